@@ -1,0 +1,64 @@
+/*
+ * Inputs and containers: turns the paths a user gives into a tree of
+ * trace_file rows and streams the bytes of every leaf (non-container) file
+ * to the session, chunk by chunk.
+ *
+ * Several root paths behave exactly as if they were members of one archive.
+ * ZIP, TAR (plain or compressed) and gzip (also concatenated members, one
+ * continuous stream) are opened with libarchive, recursively (a gzip inside
+ * a zip, a zip inside a tar, ...). Members whose path has a component
+ * starting with '.' are hidden and skipped (no row). Directories are
+ * skipped.
+ *
+ * Invariants: no file is ever held whole in memory: a leaf is streamed in
+ * chunks of at most TM_CONTAINER_CHUNK bytes, after its first bytes (up to
+ * TM_CONTAINER_HEAD) were buffered for detection. Every discovered file gets
+ * a row in model->trace_files before its bytes are streamed; all members of
+ * an archive get their rows before any member is parsed only where the
+ * archive can be listed without reading it twice (see container.c).
+ */
+#ifndef TM_CONTAINER_H
+#define TM_CONTAINER_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model.h"
+
+#define TM_CONTAINER_HEAD 512
+#define TM_CONTAINER_CHUNK (256 * 1024)
+
+typedef struct tm_container_sink {
+  void *ctx;
+  /* Names the trace_type of a non-container file from its first bytes and
+   * its name (may be NULL): a reader name, "perfetto_manifest", or NULL if
+   * unknown. The returned string must live as long as the session. */
+  const char *(*detect)(void *ctx, const uint8_t *head, size_t len,
+                        const char *name);
+  /* A leaf file starts: row `file_id` of model->trace_files, type from
+   * detect(). Returning false stops everything with `error` set. */
+  bool (*begin)(void *ctx, uint32_t file_id, const char *trace_type,
+                GError **error);
+  /* The next bytes of the file (the head included, in order). */
+  bool (*chunk)(void *ctx, uint32_t file_id, const uint8_t *data, size_t len,
+                GError **error);
+  /* End of the file. `truncated` is set when the container could not
+   * deliver the whole member (corrupt archive): the bytes delivered before
+   * are kept, and the damage is reported through `damage` (may be NULL). */
+  bool (*end)(void *ctx, uint32_t file_id, bool truncated, const char *damage,
+              GError **error);
+} tm_container_sink;
+
+/* Reads `n_paths` inputs in order. Rows are added to `model->trace_files`.
+ * Fails with a message naming the file (and member) on unreadable inputs,
+ * unknown member types ("Unknown trace type provided") or a sink failure. */
+bool container_read_inputs(tm_model *model, const char *const *paths,
+                           size_t n_paths, const tm_container_sink *sink,
+                           GError **error);
+
+/* The error domain of container and import errors. */
+#define TM_ERROR_DOMAIN (tm_error_quark())
+GQuark tm_error_quark(void);
+
+#endif /* TM_CONTAINER_H */

@@ -1,0 +1,54 @@
+/*
+ * The compact event record readers' emissions become, stored in per-source
+ * runs until the sorter merges them into the model builder.
+ *
+ * Invariant: until sorter_convert() runs, `ts` is the raw time on the run's
+ * clock; afterwards it is trace time. Durations never change: conversions
+ * are offsets, so a duration measured on one clock is the same on trace
+ * time. The record is 40 bytes; keep it that way (see DESIGN.md,
+ * performance principles): rare fields live in the session's extras array.
+ */
+#ifndef TM_EVENT_H
+#define TM_EVENT_H
+
+#include <stdint.h>
+
+typedef enum tm_event_kind {
+  TM_EVENT_SLICE_BEGIN = 0,
+  TM_EVENT_SLICE_END = 1,
+  TM_EVENT_SLICE_COMPLETE = 2, /* u.dur_ns; instants have dur 0 */
+  TM_EVENT_COUNTER = 3,        /* u.value */
+  TM_EVENT_FLOW = 4,           /* u.flow_id; flags: direction | binding */
+} tm_event_kind;
+
+/* Flag bits of tm_event.flags. */
+#define TM_EVENT_FLOW_DIRECTION_MASK 0x03u /* tm_flow_direction */
+#define TM_EVENT_FLOW_BIND_NEXT 0x04u      /* tm_flow_binding NEXT_BEGIN */
+#define TM_EVENT_HAS_EXTRA 0x08u           /* `extra` indexes extras */
+
+typedef struct tm_event {
+  int64_t ts;
+  union {
+    int64_t dur_ns;
+    double value;
+    uint64_t flow_id; /* already scoped to the file by the host */
+  } u;
+  uint32_t track_id;
+  uint32_t name_id;     /* string pool id, 0 = none */
+  uint32_t category_id; /* string pool id, 0 = none */
+  uint32_t arg_set_id;  /* 0 = none */
+  uint32_t extra;       /* index into tm_event_extra when TM_EVENT_HAS_EXTRA */
+  uint8_t kind;         /* tm_event_kind */
+  uint8_t flags;
+  uint16_t reserved;
+} tm_event;
+
+/* Fields few events carry. */
+typedef struct tm_event_extra {
+  int64_t thread_ts;  /* INT64_MIN if unknown */
+  int64_t thread_dur; /* INT64_MIN if unknown */
+} tm_event_extra;
+
+_Static_assert(sizeof(tm_event) == 40, "tm_event must stay 40 bytes");
+
+#endif /* TM_EVENT_H */

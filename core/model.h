@@ -1,0 +1,216 @@
+/*
+ * The model: every table the SQL surface exposes, as in-memory rows.
+ *
+ * The model is the one place the host keeps imported data. Readers fill
+ * the identity tables (machine, process, thread, track, args, metadata,
+ * stats, trace_file) through the session while they parse; the model
+ * builder fills the event tables (slice, counter, flow) from the sorter's
+ * merged stream, so their ids follow the merged timeline. The SQL surface
+ * reads the rows in place through virtual tables: nothing is copied into
+ * SQLite.
+ *
+ * Conventions: a row's id is its index. uint32 id columns use TM_NULL_ID
+ * for NULL; string columns hold string-pool ids (0 = NULL); int64 columns
+ * that may be NULL use TM_NULL_INT64; arg_set_id 0 = NULL. All rows are
+ * owned by the model and freed by model_free().
+ */
+#ifndef TM_MODEL_H
+#define TM_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <tracemerge/plugin.h>
+
+#include "string_pool.h"
+#include "vec.h"
+
+#define TM_NULL_INT64 INT64_MIN
+
+typedef struct tm_machine_row {
+  int64_t raw_id;
+  tm_str_id name;
+  tm_str_id sysname, release, version, arch;
+  int64_t num_cpus; /* TM_NULL_INT64 if unknown */
+  tm_str_id android_build_fingerprint, android_device_manufacturer;
+  int64_t android_sdk_version;
+  int64_t system_ram_bytes;
+  int64_t system_ram_gb;
+} tm_machine_row;
+
+typedef struct tm_trace_file_row {
+  uint32_t parent_id;        /* TM_NULL_ID for a root input */
+  tm_str_id name;            /* member path; path as given for root inputs */
+  int64_t size;              /* bytes fed to this file's parser */
+  tm_str_id trace_type;      /* "unknown" until detected */
+  int64_t processing_order;  /* TM_NULL_INT64 if never parsed */
+  bool is_container;
+} tm_trace_file_row;
+
+typedef enum tm_metadata_key_type {
+  TM_METADATA_SINGLE = 0,
+  TM_METADATA_MULTI = 1,
+} tm_metadata_key_type;
+
+typedef struct tm_metadata_row {
+  tm_str_id name;
+  uint8_t key_type;  /* tm_metadata_key_type */
+  bool is_int;       /* int_value set, else str_value */
+  int64_t int_value;
+  tm_str_id str_value;
+  uint32_t machine_id; /* TM_NULL_ID for non-machine keys */
+  uint32_t trace_id;   /* TM_NULL_ID for non-trace keys */
+} tm_metadata_row;
+
+typedef struct tm_stats_row {
+  tm_str_id name;
+  int64_t idx; /* TM_NULL_INT64 for single-value stats */
+  tm_str_id severity;    /* "info", "notice", "data_loss", "error" */
+  tm_str_id source;      /* "trace", "analysis" */
+  int64_t value;
+  tm_str_id description;
+  uint32_t machine_id;   /* TM_NULL_ID for global stats */
+  uint32_t trace_id;     /* TM_NULL_ID for global stats */
+} tm_stats_row;
+
+typedef struct tm_clock_snapshot_row {
+  int64_t ts;           /* trace time */
+  int64_t clock_id;     /* raw clock number */
+  tm_str_id clock_name; /* builtin names for 1..6, else 0 */
+  int64_t clock_value;  /* ns */
+  int64_t snapshot_id;
+  uint32_t machine_id;
+} tm_clock_snapshot_row;
+
+typedef struct tm_process_row {
+  int64_t pid;
+  tm_str_id name;
+  int64_t start_ts, end_ts; /* TM_NULL_INT64 if unknown */
+  uint32_t parent_upid;     /* TM_NULL_ID */
+  int64_t uid, android_appid, android_user_id; /* TM_NULL_INT64 */
+  tm_str_id cmdline;
+  uint32_t arg_set_id;
+  uint32_t machine_id;
+} tm_process_row;
+
+typedef struct tm_thread_row {
+  int64_t tid;
+  tm_str_id name;
+  int64_t start_ts, end_ts; /* TM_NULL_INT64 if unknown */
+  uint32_t upid;            /* TM_NULL_ID if unknown */
+  int8_t is_main_thread;    /* -1 = NULL */
+  int8_t is_idle;
+  uint32_t machine_id;
+  uint32_t arg_set_id;
+} tm_thread_row;
+
+typedef enum tm_track_event_type {
+  TM_TRACK_SLICE = 0,
+  TM_TRACK_COUNTER = 1,
+  TM_TRACK_STATE = 2,
+} tm_track_event_type;
+
+typedef struct tm_track_row {
+  tm_str_id name;
+  tm_str_id type;
+  uint32_t dimension_arg_set_id;
+  uint32_t parent_id;         /* TM_NULL_ID */
+  uint32_t source_arg_set_id;
+  uint32_t machine_id;
+  uint32_t track_group_id;    /* TM_NULL_ID */
+  uint8_t event_type;         /* tm_track_event_type */
+  tm_str_id counter_unit;
+  uint32_t utid;              /* TM_NULL_ID unless a thread dimension */
+  uint32_t upid;              /* TM_NULL_ID unless a process dimension */
+  uint32_t trace_id;          /* file the track was interned for */
+} tm_track_row;
+
+typedef struct tm_slice_row {
+  int64_t ts;
+  int64_t dur;        /* -1 while (or if never) ended */
+  int64_t thread_ts;  /* TM_NULL_INT64 */
+  int64_t thread_dur; /* TM_NULL_INT64 */
+  uint32_t track_id;
+  tm_str_id category;
+  tm_str_id name;
+  uint32_t depth;
+  uint32_t parent_id; /* TM_NULL_ID */
+  uint32_t arg_set_id;
+} tm_slice_row;
+
+typedef struct tm_counter_row {
+  int64_t ts;
+  double value;
+  uint32_t track_id;
+  uint32_t arg_set_id;
+} tm_counter_row;
+
+typedef struct tm_flow_row {
+  uint32_t slice_out;
+  uint32_t slice_in;
+  int64_t trace_id; /* the flow's own id; TM_NULL_INT64 for inferred flows */
+  uint32_t arg_set_id;
+} tm_flow_row;
+
+typedef struct tm_arg_row {
+  uint32_t arg_set_id;
+  tm_str_id flat_key;
+  tm_str_id key;
+  uint8_t value_type; /* tm_arg_type */
+  union {
+    int64_t int_value;
+    double real_value;
+    tm_str_id str_id;
+  } u;
+} tm_arg_row;
+
+typedef struct tm_model {
+  tm_string_pool *strings; /* owned */
+  TM_VEC(tm_machine_row) machines;
+  TM_VEC(tm_trace_file_row) trace_files;
+  TM_VEC(tm_metadata_row) metadata;
+  TM_VEC(tm_stats_row) stats;
+  TM_VEC(tm_clock_snapshot_row) clock_snapshots;
+  TM_VEC(tm_process_row) processes;
+  TM_VEC(tm_thread_row) threads;
+  TM_VEC(tm_track_row) tracks;
+  TM_VEC(tm_slice_row) slices;
+  TM_VEC(tm_counter_row) counters;
+  TM_VEC(tm_flow_row) flows;
+  TM_VEC(tm_arg_row) args;
+  uint32_t next_arg_set_id; /* arg set ids start at 1 */
+  /* trace_bounds, set by model_finalize(). */
+  int64_t bounds_start;
+  int64_t bounds_end;
+} tm_model;
+
+tm_model *model_new(void);
+void model_free(tm_model *model);
+
+/* Row constructors: append a row with every nullable column NULL and
+ * return its id. */
+uint32_t model_add_machine(tm_model *model, int64_t raw_id);
+uint32_t model_add_process(tm_model *model, uint32_t machine_id, int64_t pid);
+uint32_t model_add_thread(tm_model *model, uint32_t machine_id, int64_t tid,
+                          uint32_t upid);
+uint32_t model_add_trace_file(tm_model *model, uint32_t parent_id,
+                              const char *name, bool is_container);
+
+/* Sets (replaces, for 'single' keys with the same name, machine and trace)
+ * a metadata row. */
+void model_metadata_set_int(tm_model *model, const char *name,
+                            uint32_t machine_id, uint32_t trace_id,
+                            int64_t value);
+void model_metadata_set_string(tm_model *model, const char *name,
+                               uint32_t machine_id, uint32_t trace_id,
+                               tm_str_id value);
+
+/* Appends one arg to set `arg_set_id` (0: a new set), deriving the flat key
+ * from `key`; returns the set id. */
+uint32_t model_add_arg(tm_model *model, uint32_t arg_set_id, tm_str_id key,
+                       tm_arg_value value);
+
+/* Computes trace_bounds over the event tables. */
+void model_finalize(tm_model *model);
+
+#endif /* TM_MODEL_H */

@@ -1,0 +1,71 @@
+/*
+ * The sorter: per-source runs of events, converted to trace time and
+ * merged into one ordered stream.
+ *
+ * A run holds the events of one (file, machine, clock) source in emission
+ * order. Invariants: runs are numbered in creation order; the merged stream
+ * is ordered by (trace ts, run number, position in run), so events with
+ * equal timestamps keep file order and emission order (a begin before its
+ * end at the same ts). Runs that were emitted in ts order are merged as
+ * they are; the others are stable-sorted first.
+ */
+#ifndef TM_SORTER_H
+#define TM_SORTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "clock_graph.h"
+#include "event.h"
+#include "stats.h"
+
+typedef struct tm_event_run {
+  tm_clock_node clock;
+  uint32_t machine_id;
+  uint32_t trace_id;
+  tm_event *events;
+  size_t len;
+  size_t cap;
+  int64_t last_ts;
+  bool sorted; /* true while every ts >= the previous one */
+} tm_event_run;
+
+typedef struct tm_sorter tm_sorter;
+
+tm_sorter *sorter_new(void);
+void sorter_free(tm_sorter *sorter);
+
+/* The run for (clock, machine, trace), created on first use. The pointer is
+ * valid until sorter_merge() or sorter_free(). */
+tm_event_run *sorter_run(tm_sorter *sorter, tm_clock_node clock,
+                         uint32_t machine_id, uint32_t trace_id);
+
+void event_run_grow_(tm_event_run *run);
+
+static inline void event_run_push(tm_event_run *run, const tm_event *ev) {
+  if (run->len == run->cap)
+    event_run_grow_(run);
+  if (ev->ts < run->last_ts)
+    run->sorted = false;
+  else
+    run->last_ts = ev->ts;
+  run->events[run->len++] = *ev;
+}
+
+/* Total events held (for the benchmark and info). */
+size_t sorter_event_count(const tm_sorter *sorter);
+
+/* Converts every run to trace time through `graph`. Events that cannot be
+ * converted are dropped and counted (clock_sync_failure_unknown_source_clock
+ * / _no_path / _unknown_target_clock, per run's machine and trace); events
+ * at a negative trace time are dropped and counted
+ * (trace_sorter_negative_timestamp_dropped). */
+void sorter_convert(tm_sorter *sorter, tm_clock_graph *graph, tm_stats *stats);
+
+/* Sorts and k-way merges every run, calling `emit` once per event in merged
+ * order, then releases the runs. */
+typedef void (*tm_sorter_emit)(void *ctx, const tm_event *ev,
+                               uint32_t machine_id, uint32_t trace_id);
+void sorter_merge(tm_sorter *sorter, tm_sorter_emit emit, void *ctx);
+
+#endif /* TM_SORTER_H */

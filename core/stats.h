@@ -1,0 +1,54 @@
+/*
+ * Stats: named counters instead of silent drops.
+ *
+ * Every stat name the host or a reader bumps has a catalog entry (severity,
+ * source, scope, description) — the trace_processor names of
+ * reference/sql-surface.md §4. Rows live in model->stats, unique per
+ * (name, idx, machine_id, trace_id). Global single-value stats of the
+ * catalog are pre-created with value 0 by stats_new(); machine-and-trace
+ * ones by stats_open_context() when a (file, machine) starts, so
+ * `WHERE value > 0` is the idiom, as in trace_processor.
+ */
+#ifndef TM_STATS_H
+#define TM_STATS_H
+
+#include <stdint.h>
+
+#include "model.h"
+
+typedef enum tm_stat_scope {
+  TM_STAT_GLOBAL = 0,
+  TM_STAT_MACHINE_AND_TRACE = 1,
+} tm_stat_scope;
+
+typedef struct tm_stat_info {
+  const char *name;
+  const char *severity; /* "info", "notice", "data_loss", "error" */
+  const char *source;   /* "trace", "analysis" */
+  tm_stat_scope scope;
+  const char *description;
+} tm_stat_info;
+
+typedef struct tm_stats tm_stats;
+
+/* `model` is borrowed and must outlive the stats. */
+tm_stats *stats_new(tm_model *model);
+void stats_free(tm_stats *stats);
+
+/* The catalog entry of `name`, or NULL for a name the host does not know. */
+const tm_stat_info *stats_lookup(const char *name);
+
+/* Pre-creates the zero rows of machine-and-trace stats for a context. */
+void stats_open_context(tm_stats *stats, uint32_t machine_id, uint32_t trace_id);
+
+/* Adds `delta` to the row (name, idx, machine_id, trace_id). idx is
+ * TM_NULL_INT64 for single-value stats. A global stat ignores machine_id and
+ * trace_id. Unknown names get severity "error", source "trace". */
+void stats_add(tm_stats *stats, const char *name, int64_t idx,
+               uint32_t machine_id, uint32_t trace_id, int64_t delta);
+
+/* Current value of a row, 0 if absent (for tests and the CLI's info). */
+int64_t stats_get(const tm_stats *stats, const char *name, int64_t idx,
+                  uint32_t machine_id, uint32_t trace_id);
+
+#endif /* TM_STATS_H */

@@ -1,0 +1,51 @@
+/*
+ * Typed growable arrays for the host's tables and event runs.
+ *
+ * Invariant: data[0..len) are initialised, cap >= len, and data is either
+ * NULL (cap == 0) or a g_malloc'd block of cap elements. Growth doubles, so
+ * appends are amortised O(1). A vector owns its block; tm_vec_free releases
+ * it and leaves the vector empty and reusable.
+ */
+#ifndef TM_VEC_H
+#define TM_VEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TM_VEC(T)                                                           \
+  struct {                                                                  \
+    T *data;                                                                \
+    size_t len;                                                             \
+    size_t cap;                                                             \
+  }
+
+/* Grows *data so that it holds at least `need` elements of `elem_size`. */
+void tm_vec_reserve_(void **data, size_t *cap, size_t need, size_t elem_size);
+
+#define tm_vec_reserve(v, n)                                                \
+  tm_vec_reserve_((void **)&(v)->data, &(v)->cap, (n), sizeof(*(v)->data))
+
+#define tm_vec_push(v, x)                                                   \
+  do {                                                                      \
+    if ((v)->len == (v)->cap)                                               \
+      tm_vec_reserve((v), (v)->len + 1);                                    \
+    (v)->data[(v)->len++] = (x);                                            \
+  } while (0)
+
+/* Appends one zeroed element and returns a pointer to it. */
+#define tm_vec_push_zero(v)                                                 \
+  ((v)->len == (v)->cap ? tm_vec_reserve((v), (v)->len + 1) : (void)0,      \
+   memset(&(v)->data[(v)->len], 0, sizeof(*(v)->data)),                     \
+   &(v)->data[(v)->len++])
+
+#define tm_vec_free(v)                                                      \
+  do {                                                                      \
+    g_free((v)->data);                                                      \
+    (v)->data = NULL;                                                       \
+    (v)->len = (v)->cap = 0;                                                \
+  } while (0)
+
+/* Sentinel for a NULL reference in uint32 id columns. */
+#define TM_NULL_ID UINT32_MAX
+
+#endif /* TM_VEC_H */

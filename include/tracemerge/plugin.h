@@ -1,0 +1,302 @@
+/*
+ * tracemerge reader plugin ABI.
+ *
+ * A reader is a shared object that understands exactly one trace format. It
+ * exports one symbol, TM_READER_ENTRY_SYMBOL, a function returning a pointer
+ * to a static tm_reader_descriptor. The host (libtracemerge) finds readers
+ * with dlopen, asks each one's probe() about the first bytes of every input
+ * file, and streams the chosen file to the winner with open/feed/finish/close.
+ *
+ * A reader never converts timestamps, never sees another file and never
+ * writes a table: it tells the host "on this clock, at this raw time, this
+ * happened" through the host services table below. The host owns clocks,
+ * machines, threads, tracks, sorting and the SQL surface.
+ *
+ * The plugin has no link-time dependency on the host: every host function it
+ * may call is reached through the tm_host_services table passed to open().
+ * This header is the whole contract; it includes only standard C headers.
+ *
+ * Versioning
+ * ----------
+ * TM_READER_ABI_VERSION is bumped on any incompatible change. The host
+ * refuses a descriptor whose abi_version it does not support. Compatible
+ * additions append fields at the end of tm_host_services; a plugin checks
+ * `services->struct_size` before using a field added after version 1 (use
+ * TM_HOST_HAS(services, field)).
+ *
+ * Ownership and lifetimes
+ * -----------------------
+ * - Strings passed to the host are borrowed for the duration of the call
+ *   only; the host copies what it keeps (intern_string returns an id).
+ * - Ids returned by the host (tm_str_id, tm_clock_ref, tm_machine_ref,
+ *   tm_process_ref, tm_thread_ref, tm_track_ref, tm_args_ref) are plain
+ *   integers valid for the whole import session; nothing needs freeing.
+ * - The chunk passed to feed() is borrowed until feed() returns; a reader
+ *   that needs bytes across chunk boundaries copies them.
+ * - The tm_host pointer is valid from open() until close() returns.
+ * - The reader state returned by open() is owned by the reader and released
+ *   by its close(), which the host calls exactly once per successful open(),
+ *   also after an error.
+ *
+ * Threading: the host calls a reader from one thread at a time; the
+ * services must only be called from inside a callback of that reader.
+ */
+#ifndef TRACEMERGE_PLUGIN_H
+#define TRACEMERGE_PLUGIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TM_READER_ABI_VERSION 1u
+#define TM_READER_ENTRY_SYMBOL "tracemerge_reader_entry"
+
+#if defined(__GNUC__)
+#define TM_READER_EXPORT __attribute__((visibility("default")))
+#else
+#define TM_READER_EXPORT
+#endif
+
+/* Interned string id. 0 is the NULL string. */
+typedef uint32_t tm_str_id;
+/* References to host objects. Each is an opaque id; 0 is never valid
+ * except for tm_args_ref, where 0 means "no args". */
+typedef uint32_t tm_clock_ref;
+typedef uint32_t tm_machine_ref;
+typedef uint32_t tm_process_ref;
+typedef uint32_t tm_thread_ref;
+typedef uint32_t tm_track_ref;
+typedef uint32_t tm_args_ref;
+
+#define TM_NO_ARGS ((tm_args_ref)0)
+
+/* Builtin clock numbers, as in Perfetto's BuiltinClock. */
+enum tm_builtin_clock {
+  TM_CLOCK_REALTIME = 1,
+  TM_CLOCK_REALTIME_COARSE = 2,
+  TM_CLOCK_MONOTONIC = 3,
+  TM_CLOCK_MONOTONIC_COARSE = 4,
+  TM_CLOCK_MONOTONIC_RAW = 5,
+  TM_CLOCK_BOOTTIME = 6,
+  TM_CLOCK_TRACE_FILE = 11, /* a file's private timeline */
+};
+
+/* Descriptor flags. */
+enum tm_reader_flags {
+  /* The format has no absolute clock: its events sit on the file's private
+   * timeline (clock_private()). The host claims trace time with it if no
+   * one did before, else ties it to trace time by its own rules. */
+  TM_READER_CLOCKLESS = 1u << 0,
+  /* In this format pid 0 / tid 0 is the idle process ("swapper"), mapped
+   * to the machine's placeholder rows instead of fresh ones. */
+  TM_READER_PID0_IS_IDLE = 1u << 1,
+};
+
+typedef enum tm_status {
+  TM_OK = 0,
+  /* The file is damaged; the reader has called report_error() and wants no
+   * more bytes. Everything emitted before stays in the timeline. */
+  TM_ERROR = 1,
+} tm_status;
+
+/* Value types of an arg (as in trace_processor's args.value_type). */
+typedef enum tm_arg_type {
+  TM_ARG_INT = 0,
+  TM_ARG_UINT = 1,
+  TM_ARG_STRING = 2, /* value.str_id */
+  TM_ARG_REAL = 3,
+  TM_ARG_POINTER = 4,
+  TM_ARG_BOOL = 5,
+  TM_ARG_JSON = 6, /* value.str_id holds JSON text */
+} tm_arg_type;
+
+typedef struct tm_arg_value {
+  tm_arg_type type;
+  union {
+    int64_t int_value; /* INT, UINT (bit pattern), POINTER, BOOL (0/1) */
+    double real_value;
+    tm_str_id str_id;
+  } u;
+} tm_arg_value;
+
+/* How a flow attaches to a slice. */
+typedef enum tm_flow_direction {
+  TM_FLOW_OUT = 0,  /* a flow starts at the bound slice */
+  TM_FLOW_STEP = 1, /* link from the flow's previous slice, continue from here */
+  TM_FLOW_IN = 2,   /* the flow ends at the bound slice */
+} tm_flow_direction;
+
+typedef enum tm_flow_binding {
+  /* The innermost slice open on the track at the flow's timestamp (this is
+   * the slice just begun when the flow is emitted right after its begin). */
+  TM_FLOW_BIND_ENCLOSING = 0,
+  /* The next slice that begins on the track at or after the timestamp. */
+  TM_FLOW_BIND_NEXT_BEGIN = 1,
+} tm_flow_binding;
+
+/* Description of a track to intern. Tracks are interned per (file, machine,
+ * type, dimensions): the same description returns the same track. */
+typedef struct tm_track_desc {
+  const char *type;        /* trace_processor track type, e.g. "json_counter" */
+  int is_counter;          /* 1: counter track, 0: slice track */
+  tm_str_id name;          /* may be 0 */
+  tm_thread_ref thread;    /* dimension utid, or 0 */
+  tm_process_ref process;  /* dimension upid, or 0 */
+  tm_str_id scope;         /* extra dimension (async scope/category), or 0 */
+  uint64_t key;            /* extra dimension (e.g. cookie or uuid), or 0 */
+  tm_str_id unit;          /* counter unit, or 0 */
+} tm_track_desc;
+
+/* Common fields of a slice-like event. */
+typedef struct tm_slice_fields {
+  tm_track_ref track;
+  tm_clock_ref clock;
+  int64_t ts;          /* raw time on `clock`, in ns of that clock */
+  tm_str_id name;      /* 0: no name */
+  tm_str_id category;  /* 0: none */
+  tm_args_ref args;    /* TM_NO_ARGS or a committed arg set */
+  int64_t thread_ts;   /* thread CPU time in ns, or INT64_MIN if unknown */
+  int64_t thread_dur;  /* complete events: thread CPU duration, or INT64_MIN */
+} tm_slice_fields;
+
+#define TM_UNKNOWN_TIME INT64_MIN
+
+typedef struct tm_host tm_host; /* opaque: one per file being read */
+
+typedef struct tm_host_services {
+  /* sizeof(tm_host_services) as the host was built; fields past it absent. */
+  uint32_t struct_size;
+  uint32_t abi_version;
+
+  /* --- strings --------------------------------------------------------- */
+  /* Interns `len` bytes of `s` (need not be NUL-terminated); returns its id.
+   * Interning an empty string returns a valid id distinct from 0. */
+  tm_str_id (*intern_string)(tm_host *host, const char *s, size_t len);
+
+  /* --- clocks ---------------------------------------------------------- */
+  /* The file's private timeline (TRACE_FILE), on the file's base machine. */
+  tm_clock_ref (*clock_private)(tm_host *host);
+  /* A builtin or global clock (1..63, >=128) of a machine. */
+  tm_clock_ref (*clock_builtin)(tm_host *host, tm_machine_ref machine,
+                                uint32_t clock_id);
+  /* A sequence-scoped clock (64..127) of one packet sequence. */
+  tm_clock_ref (*clock_sequence)(tm_host *host, tm_machine_ref machine,
+                                 uint32_t sequence_id, uint32_t clock_id);
+  /* Asks to make `clock` the trace-time clock. The first claimer wins;
+   * later claims by other files are ignored. Returns true if `clock` is
+   * now trace time. Clockless readers need not call this. */
+  bool (*claim_trace_time)(tm_host *host, tm_clock_ref clock);
+  /* Adds a snapshot: readings of several clocks at one instant, in ns.
+   * Returns false (and counts invalid_clock_snapshots) if rejected. */
+  bool (*add_clock_snapshot)(tm_host *host, const tm_clock_ref *clocks,
+                             const int64_t *values_ns, size_t count);
+
+  /* --- machines, processes, threads ------------------------------------ */
+  /* The machine the file is attributed to (the host machine by default). */
+  tm_machine_ref (*machine_default)(tm_host *host);
+  /* An embedded machine of this file (proto machine_id); 0 = default. */
+  tm_machine_ref (*machine_embedded)(tm_host *host, uint32_t raw_id);
+  /* The process `pid` on `machine`, created on first use. Processes are
+   * shared by every file attributed to the same machine. */
+  tm_process_ref (*process)(tm_host *host, tm_machine_ref machine,
+                            int64_t pid);
+  /* Thread `tid` of process `pid` on `machine`, created on first use. */
+  tm_thread_ref (*thread)(tm_host *host, tm_machine_ref machine, int64_t pid,
+                          int64_t tid);
+  void (*process_set_name)(tm_host *host, tm_process_ref process,
+                           tm_str_id name);
+  void (*thread_set_name)(tm_host *host, tm_thread_ref thread, tm_str_id name);
+  /* Adds one arg to the process' / thread's arg set (e.g. sort hints). */
+  void (*process_add_arg)(tm_host *host, tm_process_ref process, tm_str_id key,
+                          tm_arg_value value);
+  void (*thread_add_arg)(tm_host *host, tm_thread_ref thread, tm_str_id key,
+                         tm_arg_value value);
+
+  /* --- tracks ------------------------------------------------------------ */
+  /* The thread's main slice track in this file ("thread_execution"). */
+  tm_track_ref (*track_thread)(tm_host *host, tm_thread_ref thread);
+  /* Any other track, interned by description (see tm_track_desc). */
+  tm_track_ref (*track_intern)(tm_host *host, const tm_track_desc *desc);
+
+  /* --- args -------------------------------------------------------------- */
+  /* Builds one arg set: add pairs, then commit. One set is under
+   * construction per host at a time; commit returns TM_NO_ARGS if empty.
+   * `key` is the full key (e.g. "args.list[2].x"); the host derives the
+   * flat key by removing array indexes. */
+  void (*args_add)(tm_host *host, tm_str_id key, tm_arg_value value);
+  tm_args_ref (*args_commit)(tm_host *host);
+
+  /* --- events -------------------------------------------------------------- */
+  void (*slice_begin)(tm_host *host, const tm_slice_fields *f);
+  /* Ends the innermost open slice on the track. If `f->name` or
+   * `f->category` is non-zero, the innermost open slice with that name /
+   * category is ended instead (Chrome JSON "E" rules); none matching: the
+   * end is ignored and counted. `f->args` are merged into the slice. */
+  void (*slice_end)(tm_host *host, const tm_slice_fields *f);
+  /* A slice with known duration (dur 0 = instant). */
+  void (*slice_complete)(tm_host *host, const tm_slice_fields *f,
+                         int64_t dur_ns);
+  void (*counter)(tm_host *host, tm_track_ref track, tm_clock_ref clock,
+                  int64_t ts, double value, tm_args_ref args);
+  /* Binds flow `flow_id` (scoped to this file) to a slice on `track` as
+   * described by `binding`; `args` describe the flow (may be TM_NO_ARGS). */
+  void (*flow)(tm_host *host, tm_track_ref track, tm_clock_ref clock,
+               int64_t ts, uint64_t flow_id, tm_flow_direction direction,
+               tm_flow_binding binding, tm_args_ref args);
+
+  /* --- metadata, stats, errors ------------------------------------------ */
+  /* A metadata row scoped to this file and its machine (e.g.
+   * "json_metadata.<key>"). Setting a name twice keeps the last value. */
+  void (*metadata_set_int)(tm_host *host, const char *name, int64_t value);
+  void (*metadata_set_string)(tm_host *host, const char *name, tm_str_id value);
+  /* Adds `delta` to the stat `name` for this file and its machine. Names the
+   * host knows (sql-surface stats) keep their catalog severity; others are
+   * created with severity "error", source "trace". */
+  void (*stat_add)(tm_host *host, const char *name, int64_t delta);
+  /* Reports damage at `byte_offset` of the file (-1 if unknown). The first
+   * report of a file is the one shown to the user; the reader then returns
+   * TM_ERROR from feed()/finish(). */
+  void (*report_error)(tm_host *host, int64_t byte_offset, const char *message);
+} tm_host_services;
+
+#define TM_HOST_HAS(services, field)                                       \
+  ((services)->struct_size >=                                              \
+   offsetof(tm_host_services, field) + sizeof((services)->field))
+
+/* The reader's callbacks. */
+typedef struct tm_reader_descriptor {
+  uint32_t abi_version; /* TM_READER_ABI_VERSION */
+  uint32_t flags;       /* tm_reader_flags */
+  const char *name;     /* trace_type reported in trace_file, e.g. "json" */
+  const char *description;
+
+  /* Scores the first `len` bytes of a file (at most 512) and its name
+   * (may be NULL). 0: not this format; higher wins; ties go to the reader
+   * that sorts first by name. Must not keep the pointers. */
+  int (*probe)(const uint8_t *head, size_t len, const char *file_name);
+
+  /* Starts reading one file. `config` is this reader's opaque configuration
+   * bytes from the host config (may be NULL/0). Returns the reader state,
+   * or NULL after report_error(). */
+  void *(*open)(const tm_host_services *services, tm_host *host,
+                const uint8_t *config, size_t config_len);
+  /* Receives the next chunk of the file. */
+  tm_status (*feed)(void *state, const uint8_t *data, size_t len);
+  /* End of file: flush partial state. */
+  tm_status (*finish)(void *state);
+  /* Releases the state. Called once after a successful open(). */
+  void (*close)(void *state);
+} tm_reader_descriptor;
+
+/* The type of the exported entry symbol. */
+typedef const tm_reader_descriptor *(*tm_reader_entry_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRACEMERGE_PLUGIN_H */

@@ -1,0 +1,84 @@
+/*
+ * libtracemerge: the host library.
+ *
+ * A session imports a set of inputs (trace files or archives), places every
+ * event on one timeline and answers SQL over the result. Typical use:
+ *
+ *   tm_session *s = tm_session_new(NULL);
+ *   const char *paths[] = {"run.zip"};
+ *   if (!tm_session_import(s, paths, 1, &error)) ...
+ *   tm_session_query(s, "SELECT name, ts FROM slice", TM_FORMAT_CSV, stdout,
+ *                    &error);
+ *   tm_session_free(s);
+ *
+ * Ownership: a session owns everything it imported; strings it returns are
+ * borrowed and live as long as the session. Errors are GErrors in
+ * TM_SESSION_ERROR whose message names the file (and byte offset) at fault.
+ * A session is used from one thread at a time.
+ */
+#ifndef TRACEMERGE_H
+#define TRACEMERGE_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <tracemerge/plugin.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tm_session tm_session;
+
+typedef enum tm_format {
+  TM_FORMAT_CSV = 0, /* as trace_processor prints it */
+  TM_FORMAT_TSV = 1,
+  TM_FORMAT_JSON = 2,
+} tm_format;
+
+typedef struct tm_session_options {
+  /* Extra plugin directories searched before TRACEMERGE_PLUGIN_PATH and the
+   * default ones (may be NULL). Borrowed for the call. */
+  const char *const *plugin_dirs;
+  size_t n_plugin_dirs;
+  /* Where warnings about plugins that failed to load go (NULL: stderr). */
+  FILE *warnings;
+} tm_session_options;
+
+/* Creates a session and loads the reader plugins. `options` may be NULL. */
+tm_session *tm_session_new(const tm_session_options *options);
+void tm_session_free(tm_session *session);
+
+/* Imports the inputs (each a trace file or an archive) as one merged trace.
+ * Call once per session. On failure the session still holds what was read
+ * before the error, queryable. */
+bool tm_session_import(tm_session *session, const char *const *paths,
+                       size_t n_paths, GError **error);
+
+/* Runs the statements of `sql` in order; prints the last one's rows. */
+bool tm_session_query(tm_session *session, const char *sql, tm_format format,
+                      FILE *out, GError **error);
+
+/* Saves every table as a standalone SQLite database file. */
+bool tm_session_save_sqlite(tm_session *session, const char *path,
+                            GError **error);
+
+/* Writes a human summary: files, formats, machines, clocks, stats. */
+void tm_session_print_info(tm_session *session, FILE *out);
+
+/* The reader plugins found, in search order. */
+size_t tm_session_reader_count(const tm_session *session);
+const tm_reader_descriptor *tm_session_borrow_reader(const tm_session *session,
+                                                     size_t index,
+                                                     const char **path);
+
+/* Number of events imported (placed on the timeline), for tools. */
+uint64_t tm_session_event_count(const tm_session *session);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRACEMERGE_H */
