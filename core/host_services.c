@@ -1,1 +1,531 @@
-/* in progress */
+/*
+ * The host side of the reader ABI: what a reader's calls do.
+ *
+ * Readers speak in refs (row id + 1) and raw times; this file turns their
+ * calls into identity rows (processes, threads, tracks, args, metadata,
+ * stats) immediately and into compact events in per-clock runs, which the
+ * sorter places on the timeline after every file is read.
+ *
+ * Invariants: processes and threads are shared per machine across files;
+ * tracks are interned per (file, machine, type, dimensions); a reader's
+ * damage report never removes what it emitted before.
+ */
+#include <string.h>
+
+#include "session_internal.h"
+#include "string_pool.h"
+
+#define REF(id) ((uint32_t)(id) + 1u)
+#define UNREF(ref) ((uint32_t)(ref) - 1u)
+
+typedef struct identity_key {
+  uint32_t machine_id;
+  uint32_t pad;
+  int64_t id;
+} identity_key;
+
+typedef struct track_key {
+  uint32_t trace_id;
+  uint32_t machine_id;
+  tm_str_id type;
+  tm_str_id name;
+  uint32_t utid;
+  uint32_t upid;
+  tm_str_id scope;
+  uint32_t is_counter;
+  uint64_t key;
+} track_key;
+
+static guint bytes_hash(const void *p, size_t n) {
+  const uint8_t *b = p;
+  guint h = 2166136261u;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ b[i]) * 16777619u;
+  return h;
+}
+
+guint session_identity_hash(gconstpointer p) {
+  return bytes_hash(p, sizeof(identity_key));
+}
+gboolean session_identity_equal(gconstpointer a, gconstpointer b) {
+  return memcmp(a, b, sizeof(identity_key)) == 0;
+}
+guint session_track_hash(gconstpointer p) {
+  return bytes_hash(p, sizeof(track_key));
+}
+gboolean session_track_equal(gconstpointer a, gconstpointer b) {
+  return memcmp(a, b, sizeof(track_key)) == 0;
+}
+
+static tm_model *model_of(tm_host *host) { return host->session->model; }
+
+/* --- strings ------------------------------------------------------------ */
+
+static tm_str_id svc_intern_string(tm_host *host, const char *s, size_t len) {
+  return string_pool_intern(model_of(host)->strings, s ? s : "", s ? len : 0);
+}
+
+/* --- clocks ------------------------------------------------------------- */
+
+static tm_clock_ref clock_ref_for(tm_host *host, uint32_t clock_id,
+                                  uint32_t sequence_id, uint32_t file_id,
+                                  uint32_t machine_id) {
+  tm_clock_key key = {clock_id, sequence_id, file_id, machine_id};
+  return REF(clock_graph_node(host->session->clocks, &key));
+}
+
+static uint32_t machine_of_ref(tm_host *host, tm_machine_ref machine) {
+  if (machine == 0 || UNREF(machine) >= model_of(host)->machines.len)
+    return host->machine_id;
+  return UNREF(machine);
+}
+
+static tm_clock_ref svc_clock_private(tm_host *host) {
+  return REF(host->private_clock);
+}
+
+static tm_clock_ref svc_clock_builtin(tm_host *host, tm_machine_ref machine,
+                                      uint32_t clock_id) {
+  return clock_ref_for(host, clock_id, 0, 0, machine_of_ref(host, machine));
+}
+
+static tm_clock_ref svc_clock_sequence(tm_host *host, tm_machine_ref machine,
+                                       uint32_t sequence_id, uint32_t clock_id) {
+  return clock_ref_for(host, clock_id, sequence_id, host->file_id,
+                       machine_of_ref(host, machine));
+}
+
+static bool svc_claim_trace_time(tm_host *host, tm_clock_ref clock) {
+  /* Claims are recorded per file and decided after every file is read, in
+   * processing order (the first claimer wins), so the answer here is only
+   * whether this file's claim stands. */
+  if (clock == 0)
+    return false;
+  if (host->claimed_clock == TM_NO_CLOCK_NODE)
+    host->claimed_clock = UNREF(clock);
+  return host->claimed_clock == UNREF(clock);
+}
+
+static bool svc_add_clock_snapshot(tm_host *host, const tm_clock_ref *clocks,
+                                   const int64_t *values_ns, size_t count) {
+  tm_session *session = host->session;
+  if (count == 0)
+    return false;
+  tm_clock_reading *readings = g_new0(tm_clock_reading, count);
+  for (size_t i = 0; i < count; i++) {
+    readings[i].node = clocks[i] ? UNREF(clocks[i]) : TM_NO_CLOCK_NODE;
+    readings[i].value = values_ns[i];
+    readings[i].unit_ns = 1;
+  }
+  GError *error = NULL;
+  bool ok = clock_graph_add_snapshot(session->clocks, readings, count, &error) >= 0;
+  if (!ok) {
+    stats_add(session->stats, "invalid_clock_snapshots", TM_NULL_INT64,
+              host->machine_id, host->file_id, 1);
+    g_clear_error(&error);
+  }
+  g_free(readings);
+  return ok;
+}
+
+/* --- machines, processes, threads ------------------------------------ */
+
+static tm_machine_ref svc_machine_default(tm_host *host) {
+  return REF(host->machine_id);
+}
+
+static tm_machine_ref svc_machine_embedded(tm_host *host, uint32_t raw_id) {
+  if (raw_id == 0)
+    return REF(host->machine_id);
+  /* Embedded ids are scoped to their file: two files that both say
+   * machine_id 7 describe two machines unless a manifest names them. */
+  if (!host->embedded_machines)
+    host->embedded_machines = g_hash_table_new(g_direct_hash, g_direct_equal);
+  gpointer found =
+      g_hash_table_lookup(host->embedded_machines, GUINT_TO_POINTER(raw_id));
+  if (found)
+    return GPOINTER_TO_UINT(found);
+  uint32_t id = model_add_machine(model_of(host), raw_id);
+  session_open_machine(host->session, id);
+  g_hash_table_insert(host->embedded_machines, GUINT_TO_POINTER(raw_id),
+                      GUINT_TO_POINTER(REF(id)));
+  return REF(id);
+}
+
+static bool pid0_is_idle(tm_host *host) {
+  return (host->reader->flags & TM_READER_PID0_IS_IDLE) != 0;
+}
+
+static uint32_t process_id(tm_host *host, uint32_t machine_id, int64_t pid) {
+  tm_session *session = host->session;
+  if (pid == 0 && pid0_is_idle(host))
+    return session->machine_idle_upid.data[machine_id];
+  identity_key key = {.machine_id = machine_id, .id = pid};
+  gpointer found = g_hash_table_lookup(session->processes, &key);
+  if (found)
+    return GPOINTER_TO_UINT(found) - 1;
+  uint32_t upid = model_add_process(session->model, machine_id, pid);
+  g_hash_table_insert(session->processes, g_memdup2(&key, sizeof key),
+                      GUINT_TO_POINTER(upid + 1));
+  return upid;
+}
+
+static tm_process_ref svc_process(tm_host *host, tm_machine_ref machine,
+                                  int64_t pid) {
+  return REF(process_id(host, machine_of_ref(host, machine), pid));
+}
+
+static tm_thread_ref svc_thread(tm_host *host, tm_machine_ref machine,
+                                int64_t pid, int64_t tid) {
+  tm_session *session = host->session;
+  uint32_t machine_id = machine_of_ref(host, machine);
+  if (tid == 0 && pid0_is_idle(host))
+    return REF(session->machine_idle_utid.data[machine_id]);
+  uint32_t upid = process_id(host, machine_id, pid);
+  identity_key key = {.machine_id = machine_id, .id = tid};
+  gpointer found = g_hash_table_lookup(session->threads, &key);
+  if (found) {
+    uint32_t utid = GPOINTER_TO_UINT(found) - 1;
+    tm_thread_row *row = &session->model->threads.data[utid];
+    if (row->upid == upid)
+      return REF(utid);
+    if (row->upid == TM_NULL_ID) {
+      row->upid = upid;
+      return REF(utid);
+    }
+    /* Same tid in another process: the tid was reused. */
+  }
+  uint32_t utid = model_add_thread(session->model, machine_id, tid, upid);
+  session->model->threads.data[utid].is_main_thread = tid == pid;
+  g_hash_table_replace(session->threads, g_memdup2(&key, sizeof key),
+                       GUINT_TO_POINTER(utid + 1));
+  return REF(utid);
+}
+
+static void svc_process_set_name(tm_host *host, tm_process_ref process,
+                                 tm_str_id name) {
+  tm_model *model = model_of(host);
+  if (process && UNREF(process) < model->processes.len)
+    model->processes.data[UNREF(process)].name = name;
+}
+
+static void svc_thread_set_name(tm_host *host, tm_thread_ref thread,
+                                tm_str_id name) {
+  tm_model *model = model_of(host);
+  if (thread && UNREF(thread) < model->threads.len)
+    model->threads.data[UNREF(thread)].name = name;
+}
+
+static void svc_process_add_arg(tm_host *host, tm_process_ref process,
+                                tm_str_id key, tm_arg_value value) {
+  tm_model *model = model_of(host);
+  if (!process || UNREF(process) >= model->processes.len)
+    return;
+  tm_process_row *row = &model->processes.data[UNREF(process)];
+  row->arg_set_id = model_add_arg(model, row->arg_set_id, key, value);
+}
+
+static void svc_thread_add_arg(tm_host *host, tm_thread_ref thread,
+                               tm_str_id key, tm_arg_value value) {
+  tm_model *model = model_of(host);
+  if (!thread || UNREF(thread) >= model->threads.len)
+    return;
+  tm_thread_row *row = &model->threads.data[UNREF(thread)];
+  row->arg_set_id = model_add_arg(model, row->arg_set_id, key, value);
+}
+
+/* --- tracks -------------------------------------------------------------- */
+
+static uint32_t track_intern(tm_session *session, const track_key *key) {
+  gpointer found = g_hash_table_lookup(session->tracks, key);
+  if (found)
+    return GPOINTER_TO_UINT(found) - 1;
+  tm_model *model = session->model;
+  tm_track_row row = {
+      .name = key->name,
+      .type = key->type,
+      /* Dimension arg sets are written by session_finish_tracks(), after
+       * import, so that they never interleave with a reader's args. */
+      .dimension_arg_set_id = 0,
+      .parent_id = TM_NULL_ID,
+      .machine_id = key->machine_id,
+      .track_group_id = TM_NULL_ID,
+      .event_type = key->is_counter ? TM_TRACK_COUNTER : TM_TRACK_SLICE,
+      .utid = key->utid,
+      .upid = key->upid,
+      .trace_id = key->trace_id,
+      .dimension_scope = key->scope,
+  };
+  tm_vec_push(&model->tracks, row);
+  uint32_t id = (uint32_t)(model->tracks.len - 1);
+  g_hash_table_insert(session->tracks, g_memdup2(key, sizeof *key),
+                      GUINT_TO_POINTER(id + 1));
+  return id;
+}
+
+static tm_track_ref svc_track_thread(tm_host *host, tm_thread_ref thread) {
+  tm_model *model = model_of(host);
+  if (!thread || UNREF(thread) >= model->threads.len)
+    return 0;
+  track_key key;
+  memset(&key, 0, sizeof key);
+  key.trace_id = host->file_id;
+  key.machine_id = model->threads.data[UNREF(thread)].machine_id;
+  key.type = string_pool_intern_cstr(model->strings, "thread_execution");
+  key.utid = UNREF(thread);
+  key.upid = TM_NULL_ID;
+  return REF(track_intern(host->session, &key));
+}
+
+static tm_track_ref svc_track_intern(tm_host *host, const tm_track_desc *desc) {
+  tm_model *model = model_of(host);
+  if (!desc || !desc->type)
+    return 0;
+  track_key key;
+  memset(&key, 0, sizeof key);
+  key.trace_id = host->file_id;
+  key.machine_id = host->machine_id;
+  key.type = string_pool_intern_cstr(model->strings, desc->type);
+  key.name = desc->name;
+  key.utid = TM_NULL_ID;
+  key.upid = TM_NULL_ID;
+  if (desc->thread && UNREF(desc->thread) < model->threads.len) {
+    key.utid = UNREF(desc->thread);
+    key.machine_id = model->threads.data[key.utid].machine_id;
+  }
+  if (desc->process && UNREF(desc->process) < model->processes.len) {
+    key.upid = UNREF(desc->process);
+    key.machine_id = model->processes.data[key.upid].machine_id;
+  }
+  key.scope = desc->scope;
+  key.is_counter = desc->is_counter ? 1 : 0;
+  key.key = desc->key;
+  uint32_t id = track_intern(host->session, &key);
+  if (desc->unit)
+    model->tracks.data[id].counter_unit = desc->unit;
+  return REF(id);
+}
+
+uint32_t session_overflow_track(tm_session *session, uint32_t track_id) {
+  tm_track_row *base = &session->model->tracks.data[track_id];
+  track_key key;
+  memset(&key, 0, sizeof key);
+  key.trace_id = base->trace_id;
+  key.machine_id = base->machine_id;
+  key.type =
+      string_pool_intern_cstr(session->model->strings, "thread_overlapping_slice");
+  key.utid = base->utid;
+  key.upid = base->upid;
+  /* Each spill level is its own track: the key is the base track id plus
+   * one, so overflow tracks of different base tracks never merge. */
+  key.key = (uint64_t)track_id + 1;
+  return track_intern(session, &key);
+}
+
+/* --- args ------------------------------------------------------------------ */
+
+/* Pairs are buffered in the host and written at commit, so every committed
+ * set occupies consecutive rows of model->args even when the reader creates
+ * tracks or threads (which may add rows) while building it. */
+static void svc_args_add(tm_host *host, tm_str_id key, tm_arg_value value) {
+  if (!key)
+    return;
+  tm_host_pending_arg pending = {key, value};
+  tm_vec_push(&host->pending_args, pending);
+}
+
+static tm_args_ref svc_args_commit(tm_host *host) {
+  if (host->pending_args.len == 0)
+    return TM_NO_ARGS;
+  tm_model *model = model_of(host);
+  uint32_t set = 0;
+  for (size_t i = 0; i < host->pending_args.len; i++)
+    set = model_add_arg(model, set, host->pending_args.data[i].key,
+                        host->pending_args.data[i].value);
+  host->pending_args.len = 0;
+  return set;
+}
+
+/* --- events -------------------------------------------------------------- */
+
+static tm_event_run *run_for(tm_host *host, tm_clock_ref clock) {
+  if (clock == host->last_clock && host->last_run)
+    return host->last_run;
+  tm_session *session = host->session;
+  tm_clock_node node = clock ? UNREF(clock) : host->private_clock;
+  if (node >= clock_graph_node_count(session->clocks))
+    node = host->private_clock;
+  const tm_clock_key *key = clock_graph_node_key(session->clocks, node);
+  host->last_run = sorter_run(session->sorter, node, key->machine_id, host->file_id);
+  host->last_clock = clock;
+  return host->last_run;
+}
+
+static bool track_valid(tm_host *host, tm_track_ref track) {
+  return track != 0 && UNREF(track) < model_of(host)->tracks.len;
+}
+
+static uint32_t extra_for(tm_host *host, int64_t thread_ts, int64_t thread_dur,
+                          uint8_t *flags) {
+  if (thread_ts == TM_UNKNOWN_TIME && thread_dur == TM_UNKNOWN_TIME)
+    return 0;
+  tm_session *session = host->session;
+  tm_event_extra extra = {thread_ts, thread_dur};
+  tm_vec_push(&session->extras, extra);
+  *flags |= TM_EVENT_HAS_EXTRA;
+  return (uint32_t)(session->extras.len - 1);
+}
+
+static void push_slice(tm_host *host, const tm_slice_fields *f,
+                       tm_event_kind kind, int64_t dur_ns) {
+  if (!f || !track_valid(host, f->track))
+    return;
+  tm_event ev = {
+      .ts = f->ts,
+      .u.dur_ns = dur_ns,
+      .track_id = UNREF(f->track),
+      .name_id = f->name,
+      .category_id = f->category,
+      .arg_set_id = f->args,
+      .kind = (uint8_t)kind,
+  };
+  ev.extra = extra_for(host, f->thread_ts, f->thread_dur, &ev.flags);
+  event_run_push(run_for(host, f->clock), &ev);
+}
+
+static void svc_slice_begin(tm_host *host, const tm_slice_fields *f) {
+  push_slice(host, f, TM_EVENT_SLICE_BEGIN, 0);
+}
+
+static void svc_slice_end(tm_host *host, const tm_slice_fields *f) {
+  push_slice(host, f, TM_EVENT_SLICE_END, 0);
+}
+
+static void svc_slice_complete(tm_host *host, const tm_slice_fields *f,
+                               int64_t dur_ns) {
+  push_slice(host, f, TM_EVENT_SLICE_COMPLETE, dur_ns);
+}
+
+static void svc_counter(tm_host *host, tm_track_ref track, tm_clock_ref clock,
+                        int64_t ts, double value, tm_args_ref args) {
+  if (!track_valid(host, track))
+    return;
+  tm_event ev = {
+      .ts = ts,
+      .u.value = value,
+      .track_id = UNREF(track),
+      .arg_set_id = args,
+      .kind = TM_EVENT_COUNTER,
+  };
+  event_run_push(run_for(host, clock), &ev);
+}
+
+static void svc_flow(tm_host *host, tm_track_ref track, tm_clock_ref clock,
+                     int64_t ts, uint64_t flow_id, tm_flow_direction direction,
+                     tm_flow_binding binding, tm_args_ref args) {
+  if (!track_valid(host, track))
+    return;
+  tm_event ev = {
+      .ts = ts,
+      .u.flow_id = flow_id,
+      .track_id = UNREF(track),
+      .arg_set_id = args,
+      .kind = TM_EVENT_FLOW,
+      .flags = (uint8_t)((direction & TM_EVENT_FLOW_DIRECTION_MASK) |
+                         (binding == TM_FLOW_BIND_NEXT_BEGIN
+                              ? TM_EVENT_FLOW_BIND_NEXT
+                              : 0)),
+  };
+  event_run_push(run_for(host, clock), &ev);
+}
+
+/* --- metadata, stats, errors -------------------------------------------- */
+
+static void svc_metadata_set_int(tm_host *host, const char *name,
+                                 int64_t value) {
+  if (name)
+    model_metadata_set_int(model_of(host), name, host->machine_id,
+                           host->file_id, value);
+}
+
+static void svc_metadata_set_string(tm_host *host, const char *name,
+                                    tm_str_id value) {
+  if (name)
+    model_metadata_set_string(model_of(host), name, host->machine_id,
+                              host->file_id, value);
+}
+
+static void svc_stat_add(tm_host *host, const char *name, int64_t delta) {
+  if (name)
+    stats_add(host->session->stats, name, TM_NULL_INT64, host->machine_id,
+              host->file_id, delta);
+}
+
+static void svc_report_error(tm_host *host, int64_t byte_offset,
+                             const char *message) {
+  if (host->error_message)
+    return;
+  host->error_message = g_strdup(message ? message : "unknown error");
+  host->error_offset = byte_offset;
+}
+
+const tm_host_services tm_host_services_v1 = {
+    .struct_size = sizeof(tm_host_services),
+    .abi_version = TM_READER_ABI_VERSION,
+    .intern_string = svc_intern_string,
+    .clock_private = svc_clock_private,
+    .clock_builtin = svc_clock_builtin,
+    .clock_sequence = svc_clock_sequence,
+    .claim_trace_time = svc_claim_trace_time,
+    .add_clock_snapshot = svc_add_clock_snapshot,
+    .machine_default = svc_machine_default,
+    .machine_embedded = svc_machine_embedded,
+    .process = svc_process,
+    .thread = svc_thread,
+    .process_set_name = svc_process_set_name,
+    .thread_set_name = svc_thread_set_name,
+    .process_add_arg = svc_process_add_arg,
+    .thread_add_arg = svc_thread_add_arg,
+    .track_thread = svc_track_thread,
+    .track_intern = svc_track_intern,
+    .args_add = svc_args_add,
+    .args_commit = svc_args_commit,
+    .slice_begin = svc_slice_begin,
+    .slice_end = svc_slice_end,
+    .slice_complete = svc_slice_complete,
+    .counter = svc_counter,
+    .flow = svc_flow,
+    .metadata_set_int = svc_metadata_set_int,
+    .metadata_set_string = svc_metadata_set_string,
+    .stat_add = svc_stat_add,
+    .report_error = svc_report_error,
+};
+
+void session_finish_tracks(tm_session *session) {
+  tm_model *model = session->model;
+  tm_string_pool *strings = model->strings;
+  tm_str_id utid_key = string_pool_intern_cstr(strings, "utid");
+  tm_str_id upid_key = string_pool_intern_cstr(strings, "upid");
+  tm_str_id scope_key = string_pool_intern_cstr(strings, "scope");
+  tm_str_id name_key = string_pool_intern_cstr(strings, "name");
+  for (size_t i = 0; i < model->tracks.len; i++) {
+    /* Read the row anew after each model_add_arg: the args vector grows,
+     * the tracks vector does not, so `row` stays valid. */
+    tm_track_row *row = &model->tracks.data[i];
+    uint32_t set = 0;
+    if (row->utid != TM_NULL_ID)
+      set = model_add_arg(model, set, utid_key,
+                          (tm_arg_value){.type = TM_ARG_INT, .u.int_value = row->utid});
+    if (row->upid != TM_NULL_ID)
+      set = model_add_arg(model, set, upid_key,
+                          (tm_arg_value){.type = TM_ARG_INT, .u.int_value = row->upid});
+    if (row->dimension_scope)
+      set = model_add_arg(model, set, scope_key,
+                          (tm_arg_value){.type = TM_ARG_STRING,
+                                         .u.str_id = row->dimension_scope});
+    if (row->name)
+      set = model_add_arg(model, set, name_key,
+                          (tm_arg_value){.type = TM_ARG_STRING, .u.str_id = row->name});
+    row->dimension_arg_set_id = set;
+  }
+}

@@ -1,1 +1,209 @@
-/* in progress */
+/*
+ * The model's row constructors. Every constructor appends one row with its
+ * nullable columns NULL, so a later column added to a row struct defaults
+ * to NULL in exactly one place.
+ */
+#include "model.h"
+
+#include <glib.h>
+#include <string.h>
+
+tm_model *model_new(void) {
+  tm_model *model = g_new0(tm_model, 1);
+  model->strings = string_pool_new();
+  model->next_arg_set_id = 1;
+  return model;
+}
+
+void model_free(tm_model *model) {
+  if (!model)
+    return;
+  tm_vec_free(&model->machines);
+  tm_vec_free(&model->trace_files);
+  tm_vec_free(&model->metadata);
+  tm_vec_free(&model->stats);
+  tm_vec_free(&model->clock_snapshots);
+  tm_vec_free(&model->processes);
+  tm_vec_free(&model->threads);
+  tm_vec_free(&model->tracks);
+  tm_vec_free(&model->slices);
+  tm_vec_free(&model->counters);
+  tm_vec_free(&model->flows);
+  tm_vec_free(&model->args);
+  tm_vec_free(&model->arg_set_first_row);
+  string_pool_free(model->strings);
+  g_free(model);
+}
+
+uint32_t model_add_machine(tm_model *model, int64_t raw_id) {
+  tm_machine_row row = {
+      .raw_id = raw_id,
+      .num_cpus = TM_NULL_INT64,
+      .android_sdk_version = TM_NULL_INT64,
+      .system_ram_bytes = TM_NULL_INT64,
+      .system_ram_gb = TM_NULL_INT64,
+  };
+  tm_vec_push(&model->machines, row);
+  return (uint32_t)(model->machines.len - 1);
+}
+
+uint32_t model_add_process(tm_model *model, uint32_t machine_id, int64_t pid) {
+  tm_process_row row = {
+      .pid = pid,
+      .start_ts = TM_NULL_INT64,
+      .end_ts = TM_NULL_INT64,
+      .parent_upid = TM_NULL_ID,
+      .uid = TM_NULL_INT64,
+      .android_appid = TM_NULL_INT64,
+      .android_user_id = TM_NULL_INT64,
+      .machine_id = machine_id,
+  };
+  tm_vec_push(&model->processes, row);
+  return (uint32_t)(model->processes.len - 1);
+}
+
+uint32_t model_add_thread(tm_model *model, uint32_t machine_id, int64_t tid,
+                          uint32_t upid) {
+  tm_thread_row row = {
+      .tid = tid,
+      .start_ts = TM_NULL_INT64,
+      .end_ts = TM_NULL_INT64,
+      .upid = upid,
+      .is_main_thread = -1,
+      .machine_id = machine_id,
+  };
+  tm_vec_push(&model->threads, row);
+  return (uint32_t)(model->threads.len - 1);
+}
+
+uint32_t model_add_trace_file(tm_model *model, uint32_t parent_id,
+                              const char *name, bool is_container) {
+  tm_trace_file_row row = {
+      .parent_id = parent_id,
+      .name = string_pool_intern_cstr(model->strings, name),
+      .trace_type = string_pool_intern_cstr(model->strings, "unknown"),
+      .processing_order = TM_NULL_INT64,
+      .is_container = is_container,
+  };
+  tm_vec_push(&model->trace_files, row);
+  return (uint32_t)(model->trace_files.len - 1);
+}
+
+static tm_metadata_row *metadata_single_row(tm_model *model, const char *name,
+                                            uint32_t machine_id,
+                                            uint32_t trace_id) {
+  tm_str_id name_id = string_pool_intern_cstr(model->strings, name);
+  /* Metadata stays small (tens of rows per file): a scan is cheaper than
+   * keeping an index current. */
+  for (size_t i = 0; i < model->metadata.len; i++) {
+    tm_metadata_row *row = &model->metadata.data[i];
+    if (row->name == name_id && row->machine_id == machine_id &&
+        row->trace_id == trace_id && row->key_type == TM_METADATA_SINGLE)
+      return row;
+  }
+  tm_metadata_row row = {
+      .name = name_id,
+      .key_type = TM_METADATA_SINGLE,
+      .machine_id = machine_id,
+      .trace_id = trace_id,
+  };
+  tm_vec_push(&model->metadata, row);
+  return &model->metadata.data[model->metadata.len - 1];
+}
+
+void model_metadata_set_int(tm_model *model, const char *name,
+                            uint32_t machine_id, uint32_t trace_id,
+                            int64_t value) {
+  tm_metadata_row *row = metadata_single_row(model, name, machine_id, trace_id);
+  row->is_int = true;
+  row->int_value = value;
+  row->str_value = 0;
+}
+
+void model_metadata_set_string(tm_model *model, const char *name,
+                               uint32_t machine_id, uint32_t trace_id,
+                               tm_str_id value) {
+  tm_metadata_row *row = metadata_single_row(model, name, machine_id, trace_id);
+  row->is_int = false;
+  row->int_value = 0;
+  row->str_value = value;
+}
+
+/* "args.list[2].x" -> "args.list.x": the flat key drops array indexes. */
+static tm_str_id flat_key_of(tm_model *model, tm_str_id key) {
+  const char *s = string_pool_borrow(model->strings, key);
+  if (!s || !strchr(s, '['))
+    return key;
+  size_t len = string_pool_length(model->strings, key);
+  char stack_buf[256];
+  char *buf = len < sizeof stack_buf ? stack_buf : g_malloc(len + 1);
+  size_t out = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (s[i] == '[') {
+      const char *close = strchr(s + i, ']');
+      if (close) {
+        i = (size_t)(close - s);
+        continue;
+      }
+    }
+    buf[out++] = s[i];
+  }
+  tm_str_id flat = string_pool_intern(model->strings, buf, out);
+  if (buf != stack_buf)
+    g_free(buf);
+  return flat;
+}
+
+uint32_t model_add_arg(tm_model *model, uint32_t arg_set_id, tm_str_id key,
+                       tm_arg_value value) {
+  if (arg_set_id == 0) {
+    arg_set_id = model->next_arg_set_id++;
+    tm_vec_reserve(&model->arg_set_first_row, (size_t)arg_set_id + 1);
+    model->arg_set_first_row.data[arg_set_id] = (uint32_t)model->args.len;
+    model->arg_set_first_row.len = (size_t)arg_set_id + 1;
+  }
+  tm_arg_row row = {
+      .arg_set_id = arg_set_id,
+      .flat_key = flat_key_of(model, key),
+      .key = key,
+      .value_type = (uint8_t)value.type,
+  };
+  switch (value.type) {
+  case TM_ARG_REAL:
+    row.u.real_value = value.u.real_value;
+    break;
+  case TM_ARG_STRING:
+  case TM_ARG_JSON:
+    row.u.str_id = value.u.str_id;
+    break;
+  default:
+    row.u.int_value = value.u.int_value;
+    break;
+  }
+  tm_vec_push(&model->args, row);
+  return arg_set_id;
+}
+
+void model_finalize(tm_model *model) {
+  bool any = false;
+  int64_t start = INT64_MAX, end = INT64_MIN;
+  for (size_t i = 0; i < model->slices.len; i++) {
+    const tm_slice_row *s = &model->slices.data[i];
+    int64_t slice_end = s->ts + (s->dur > 0 ? s->dur : 0);
+    start = MIN(start, s->ts);
+    end = MAX(end, slice_end);
+    any = true;
+  }
+  for (size_t i = 0; i < model->counters.len; i++) {
+    start = MIN(start, model->counters.data[i].ts);
+    end = MAX(end, model->counters.data[i].ts);
+    any = true;
+  }
+  if (!any) {
+    start = end = 0;
+  } else if (start == end) {
+    end = start + 1;
+  }
+  model->bounds_start = start;
+  model->bounds_end = end;
+}

@@ -123,6 +123,7 @@ typedef struct tm_track_row {
   uint32_t utid;              /* TM_NULL_ID unless a thread dimension */
   uint32_t upid;              /* TM_NULL_ID unless a process dimension */
   uint32_t trace_id;          /* file the track was interned for */
+  tm_str_id dimension_scope;  /* async scope dimension, or 0 */
 } tm_track_row;
 
 typedef struct tm_slice_row {
@@ -179,6 +180,10 @@ typedef struct tm_model {
   TM_VEC(tm_flow_row) flows;
   TM_VEC(tm_arg_row) args;
   uint32_t next_arg_set_id; /* arg set ids start at 1 */
+  /* Row of model->args where each set begins, by set id (sets built by one
+   * commit are consecutive rows; sets grown later with model_add_arg on an
+   * old id, e.g. process args, are not). */
+  TM_VEC(uint32_t) arg_set_first_row;
   /* trace_bounds, set by model_finalize(). */
   int64_t bounds_start;
   int64_t bounds_end;

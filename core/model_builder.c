@@ -1,1 +1,358 @@
-/* in progress */
+/*
+ * The model builder: turns the sorter's merged event stream into slice,
+ * counter and flow rows.
+ *
+ * Invariants: events arrive in trace-time order, so slice ids follow the
+ * merged timeline. Each track keeps a stack of open slices; an entry's
+ * end_ts is the known end of a complete slice, or OPEN for a begun slice
+ * not yet ended. Before any event at ts is applied to a track, complete
+ * slices ending at or before ts are popped, so the stack always holds the
+ * slices enclosing ts. Depth is the stack height at begin; parent_id is the
+ * top of the stack.
+ */
+#include <string.h>
+
+#include "session_internal.h"
+
+#define OPEN INT64_MAX
+#define MAX_DEPTH 512
+
+typedef struct open_slice {
+  uint32_t slice_id;
+  int64_t end_ts;
+} open_slice;
+
+typedef struct pending_flow {
+  uint64_t flow_id;
+  uint32_t trace_id;
+  uint32_t arg_set_id;
+  uint8_t direction;
+} pending_flow;
+
+typedef struct track_state {
+  TM_VEC(open_slice) stack;
+  TM_VEC(pending_flow) next_begin_flows;
+  uint32_t last_slice; /* TM_NULL_ID: most recent slice begun on the track */
+} track_state;
+
+typedef struct flow_key {
+  uint64_t flow_id;
+  uint32_t trace_id;
+  uint32_t pad;
+} flow_key;
+
+struct tm_model_builder {
+  tm_session *session;
+  tm_model *model;
+  TM_VEC(track_state *) tracks; /* by track id, created on first event */
+  GHashTable *flows;            /* flow_key -> last slice id + 1 */
+};
+
+static guint flow_key_hash(gconstpointer p) {
+  const flow_key *k = p;
+  uint64_t h = k->flow_id * 0x9E3779B97F4A7C15ull ^ k->trace_id;
+  return (guint)(h ^ (h >> 32));
+}
+
+static gboolean flow_key_equal(gconstpointer a, gconstpointer b) {
+  const flow_key *x = a, *y = b;
+  return x->flow_id == y->flow_id && x->trace_id == y->trace_id;
+}
+
+tm_model_builder *model_builder_new(tm_session *session) {
+  tm_model_builder *builder = g_new0(tm_model_builder, 1);
+  builder->session = session;
+  builder->model = session->model;
+  builder->flows = g_hash_table_new_full(flow_key_hash, flow_key_equal, g_free, NULL);
+  return builder;
+}
+
+void model_builder_free(tm_model_builder *builder) {
+  if (!builder)
+    return;
+  for (size_t i = 0; i < builder->tracks.len; i++) {
+    track_state *state = builder->tracks.data[i];
+    if (!state)
+      continue;
+    tm_vec_free(&state->stack);
+    tm_vec_free(&state->next_begin_flows);
+    g_free(state);
+  }
+  tm_vec_free(&builder->tracks);
+  g_hash_table_destroy(builder->flows);
+  g_free(builder);
+}
+
+static track_state *state_of(tm_model_builder *builder, uint32_t track_id) {
+  if (track_id >= builder->tracks.len) {
+    size_t old = builder->tracks.len;
+    tm_vec_reserve(&builder->tracks, (size_t)track_id + 1);
+    memset(builder->tracks.data + old, 0,
+           ((size_t)track_id + 1 - old) * sizeof(track_state *));
+    builder->tracks.len = (size_t)track_id + 1;
+  }
+  track_state *state = builder->tracks.data[track_id];
+  if (!state) {
+    state = g_new0(track_state, 1);
+    state->last_slice = TM_NULL_ID;
+    builder->tracks.data[track_id] = state;
+  }
+  return state;
+}
+
+static void pop_finished(track_state *state, int64_t ts) {
+  while (state->stack.len && state->stack.data[state->stack.len - 1].end_ts <= ts)
+    state->stack.len--;
+}
+
+static void count(tm_model_builder *builder, const char *stat,
+                  uint32_t machine_id, uint32_t trace_id) {
+  stats_add(builder->session->stats, stat, TM_NULL_INT64, machine_id, trace_id, 1);
+}
+
+static const tm_event_extra *extra_of(tm_model_builder *builder,
+                                      const tm_event *ev) {
+  if (!(ev->flags & TM_EVENT_HAS_EXTRA))
+    return NULL;
+  return &builder->session->extras.data[ev->extra];
+}
+
+static void add_flow_row(tm_model_builder *builder, uint32_t out, uint32_t in,
+                         uint64_t flow_id, uint32_t arg_set_id) {
+  tm_flow_row row = {
+      .slice_out = out,
+      .slice_in = in,
+      .trace_id = (int64_t)flow_id,
+      .arg_set_id = arg_set_id,
+  };
+  tm_vec_push(&builder->model->flows, row);
+}
+
+/* Applies one flow binding to `slice_id`. */
+static void bind_flow(tm_model_builder *builder, uint32_t slice_id,
+                      uint64_t flow_id, uint32_t trace_id, uint8_t direction,
+                      uint32_t arg_set_id, uint32_t machine_id) {
+  flow_key key = {.flow_id = flow_id, .trace_id = trace_id};
+  gpointer found = g_hash_table_lookup(builder->flows, &key);
+  uint32_t previous = found ? GPOINTER_TO_UINT(found) - 1 : TM_NULL_ID;
+  switch (direction) {
+  case TM_FLOW_OUT:
+    if (previous != TM_NULL_ID)
+      count(builder, "flow_duplicate_id", machine_id, trace_id);
+    g_hash_table_replace(builder->flows, g_memdup2(&key, sizeof key),
+                         GUINT_TO_POINTER(slice_id + 1));
+    break;
+  case TM_FLOW_STEP:
+    if (previous == TM_NULL_ID)
+      count(builder, "flow_step_without_start", machine_id, trace_id);
+    else if (previous != slice_id)
+      add_flow_row(builder, previous, slice_id, flow_id, arg_set_id);
+    g_hash_table_replace(builder->flows, g_memdup2(&key, sizeof key),
+                         GUINT_TO_POINTER(slice_id + 1));
+    break;
+  default: /* TM_FLOW_IN */
+    if (previous == TM_NULL_ID) {
+      count(builder, "flow_end_without_start", machine_id, trace_id);
+    } else {
+      if (previous != slice_id)
+        add_flow_row(builder, previous, slice_id, flow_id, arg_set_id);
+      g_hash_table_remove(builder->flows, &key);
+    }
+    break;
+  }
+}
+
+static void bind_pending_flows(tm_model_builder *builder, track_state *state,
+                               uint32_t slice_id, uint32_t machine_id) {
+  for (size_t i = 0; i < state->next_begin_flows.len; i++) {
+    const pending_flow *f = &state->next_begin_flows.data[i];
+    bind_flow(builder, slice_id, f->flow_id, f->trace_id, f->direction,
+              f->arg_set_id, machine_id);
+  }
+  state->next_begin_flows.len = 0;
+}
+
+/* Appends the slice row and pushes it on the track's stack; returns its id
+ * or TM_NULL_ID if dropped. */
+static uint32_t open_slice_row(tm_model_builder *builder, track_state *state,
+                               const tm_event *ev, uint32_t track_id,
+                               int64_t dur, uint32_t machine_id,
+                               uint32_t trace_id) {
+  if (state->stack.len >= MAX_DEPTH) {
+    count(builder, "slice_max_depth_exceeded", machine_id, trace_id);
+    return TM_NULL_ID;
+  }
+  const tm_event_extra *extra = extra_of(builder, ev);
+  tm_slice_row row = {
+      .ts = ev->ts,
+      .dur = dur,
+      .thread_ts = extra ? extra->thread_ts : TM_NULL_INT64,
+      .thread_dur = extra && ev->kind == TM_EVENT_SLICE_COMPLETE
+                        ? extra->thread_dur
+                        : TM_NULL_INT64,
+      .track_id = track_id,
+      .category = ev->category_id,
+      .name = ev->name_id,
+      .depth = (uint32_t)state->stack.len,
+      .parent_id = state->stack.len
+                       ? state->stack.data[state->stack.len - 1].slice_id
+                       : TM_NULL_ID,
+      .arg_set_id = ev->arg_set_id,
+  };
+  tm_vec_push(&builder->model->slices, row);
+  uint32_t slice_id = (uint32_t)(builder->model->slices.len - 1);
+  /* Zero-length slices enclose nothing, so they never go on the stack. */
+  if (dur != 0) {
+    open_slice entry = {slice_id, dur < 0 ? OPEN : ev->ts + dur};
+    tm_vec_push(&state->stack, entry);
+  }
+  state->last_slice = slice_id;
+  bind_pending_flows(builder, state, slice_id, machine_id);
+  return slice_id;
+}
+
+static void on_complete(tm_model_builder *builder, const tm_event *ev,
+                        uint32_t track_id, uint32_t machine_id,
+                        uint32_t trace_id) {
+  if (ev->u.dur_ns < 0) {
+    count(builder, "slice_negative_duration", machine_id, trace_id);
+    return;
+  }
+  /* A complete slice that starts inside a sibling but ends after it cannot
+   * nest: like trace_processor, move it to an overflow track. Bounded: each
+   * level is a new track whose stack is shallower or empty. */
+  for (int level = 0; level < MAX_DEPTH; level++) {
+    track_state *state = state_of(builder, track_id);
+    pop_finished(state, ev->ts);
+    const open_slice *top =
+        state->stack.len ? &state->stack.data[state->stack.len - 1] : NULL;
+    if (!top || top->end_ts == OPEN || ev->ts + ev->u.dur_ns <= top->end_ts) {
+      open_slice_row(builder, state, ev, track_id, ev->u.dur_ns, machine_id,
+                     trace_id);
+      return;
+    }
+    count(builder, "slice_spill_overlapping_complete_event", machine_id, trace_id);
+    track_id = session_overflow_track(builder->session, track_id);
+  }
+  count(builder, "slice_drop_overlapping_complete_event", machine_id, trace_id);
+}
+
+static bool end_matches(const tm_slice_row *slice, const tm_event *ev) {
+  if (ev->category_id && slice->category != ev->category_id)
+    return false;
+  if (ev->name_id && slice->name && slice->name != ev->name_id)
+    return false;
+  return true;
+}
+
+/* Appends the end event's args to the slice's set (a new set if it had
+ * none). The end's set was committed in one piece, so its rows are
+ * consecutive from arg_set_first_row. */
+static void merge_end_args(tm_model *model, tm_slice_row *slice,
+                           uint32_t end_set) {
+  if (!end_set || end_set >= model->arg_set_first_row.len)
+    return;
+  if (!slice->arg_set_id) {
+    slice->arg_set_id = end_set;
+    return;
+  }
+  uint32_t target = slice->arg_set_id;
+  for (size_t row = model->arg_set_first_row.data[end_set];
+       row < model->args.len && model->args.data[row].arg_set_id == end_set; row++) {
+    tm_arg_row src = model->args.data[row];
+    tm_arg_value value = {.type = (tm_arg_type)src.value_type};
+    if (value.type == TM_ARG_REAL)
+      value.u.real_value = src.u.real_value;
+    else if (value.type == TM_ARG_STRING || value.type == TM_ARG_JSON)
+      value.u.str_id = src.u.str_id;
+    else
+      value.u.int_value = src.u.int_value;
+    model_add_arg(model, target, src.key, value);
+  }
+}
+
+static void on_end(tm_model_builder *builder, const tm_event *ev,
+                   uint32_t track_id, uint32_t machine_id, uint32_t trace_id) {
+  track_state *state = state_of(builder, track_id);
+  pop_finished(state, ev->ts);
+  tm_model *model = builder->model;
+  for (size_t i = state->stack.len; i-- > 0;) {
+    open_slice *entry = &state->stack.data[i];
+    if (entry->end_ts != OPEN)
+      continue;
+    tm_slice_row *slice = &model->slices.data[entry->slice_id];
+    if (!end_matches(slice, ev))
+      continue;
+    slice->dur = ev->ts - slice->ts;
+    const tm_event_extra *extra = extra_of(builder, ev);
+    if (extra && extra->thread_ts != TM_NULL_INT64 &&
+        slice->thread_ts != TM_NULL_INT64)
+      slice->thread_dur = extra->thread_ts - slice->thread_ts;
+    merge_end_args(model, slice, ev->arg_set_id);
+    /* Slices opened above the matched one and still open never end. */
+    state->stack.len = i;
+    return;
+  }
+  count(builder, "misplaced_end_event", machine_id, trace_id);
+}
+
+static void on_flow(tm_model_builder *builder, const tm_event *ev,
+                    uint32_t track_id, uint32_t machine_id, uint32_t trace_id) {
+  track_state *state = state_of(builder, track_id);
+  uint8_t direction = ev->flags & TM_EVENT_FLOW_DIRECTION_MASK;
+  if (ev->flags & TM_EVENT_FLOW_BIND_NEXT) {
+    pending_flow pending = {ev->u.flow_id, trace_id, ev->arg_set_id, direction};
+    tm_vec_push(&state->next_begin_flows, pending);
+    return;
+  }
+  pop_finished(state, ev->ts);
+  uint32_t slice_id = TM_NULL_ID;
+  /* The slice that began at this very instant is the innermost one here,
+   * even when it has no length and so is not on the stack. */
+  if (state->last_slice != TM_NULL_ID &&
+      builder->model->slices.data[state->last_slice].ts == ev->ts)
+    slice_id = state->last_slice;
+  else if (state->stack.len)
+    slice_id = state->stack.data[state->stack.len - 1].slice_id;
+  if (slice_id == TM_NULL_ID) {
+    count(builder, "flow_no_enclosing_slice", machine_id, trace_id);
+    return;
+  }
+  bind_flow(builder, slice_id, ev->u.flow_id, trace_id, direction,
+            ev->arg_set_id, machine_id);
+}
+
+void model_builder_push(void *opaque, const tm_event *ev, uint32_t machine_id,
+                        uint32_t trace_id) {
+  tm_model_builder *builder = opaque;
+  builder->session->events_placed++;
+  switch (ev->kind) {
+  case TM_EVENT_SLICE_BEGIN: {
+    track_state *state = state_of(builder, ev->track_id);
+    pop_finished(state, ev->ts);
+    open_slice_row(builder, state, ev, ev->track_id, -1, machine_id, trace_id);
+    break;
+  }
+  case TM_EVENT_SLICE_END:
+    on_end(builder, ev, ev->track_id, machine_id, trace_id);
+    break;
+  case TM_EVENT_SLICE_COMPLETE:
+    on_complete(builder, ev, ev->track_id, machine_id, trace_id);
+    break;
+  case TM_EVENT_COUNTER: {
+    tm_counter_row row = {
+        .ts = ev->ts,
+        .value = ev->u.value,
+        .track_id = ev->track_id,
+        .arg_set_id = ev->arg_set_id,
+    };
+    tm_vec_push(&builder->model->counters, row);
+    break;
+  }
+  case TM_EVENT_FLOW:
+    on_flow(builder, ev, ev->track_id, machine_id, trace_id);
+    break;
+  default:
+    break;
+  }
+}

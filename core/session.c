@@ -1,1 +1,409 @@
-/* in progress */
+/*
+ * The session: the import pipeline and the public library API.
+ *
+ * Pipeline (DESIGN.md, data flow): containers stream every leaf file to its
+ * reader (pass 1: readers tokenize into per-clock runs, clock edges go into
+ * the graph); then trace time is chosen among the claims in processing
+ * order, every file's clocks are bridged to it, the runs are converted and
+ * merged (pass 2) into the model builder; then the model is finalized and
+ * the SQL surface is built over it on first use.
+ *
+ * Invariants: no timestamp is converted before every file has been read;
+ * a damaged file keeps what it emitted and is counted in stats; the first
+ * error is reported after the whole import, naming the file.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "container.h"
+#include "session_internal.h"
+#include "string_pool.h"
+
+static const char *const builtin_clock_names[] = {
+    NULL,        "REALTIME",         "REALTIME_COARSE", "MONOTONIC",
+    "MONOTONIC_COARSE", "MONOTONIC_RAW", "BOOTTIME",
+};
+
+tm_session *tm_session_new(const tm_session_options *options) {
+  tm_session *session = g_new0(tm_session, 1);
+  session->plugins = plugin_set_load(options ? options->plugin_dirs : NULL,
+                                     options ? options->n_plugin_dirs : 0,
+                                     options && options->warnings ? options->warnings
+                                                                  : stderr);
+  session->model = model_new();
+  session->stats = stats_new(session->model);
+  session->clocks = clock_graph_new();
+  session->sorter = sorter_new();
+  session->host_machine = TM_NULL_ID;
+  session->processes = g_hash_table_new_full(session_identity_hash,
+                                             session_identity_equal, g_free, NULL);
+  session->threads = g_hash_table_new_full(session_identity_hash,
+                                           session_identity_equal, g_free, NULL);
+  session->tracks = g_hash_table_new_full(session_track_hash,
+                                          session_track_equal, g_free, NULL);
+  session->hosts = g_ptr_array_new();
+  return session;
+}
+
+static void host_free(tm_host *host) {
+  if (!host)
+    return;
+  if (host->open && host->reader->close)
+    host->reader->close(host->reader_state);
+  tm_vec_free(&host->pending_args);
+  if (host->embedded_machines)
+    g_hash_table_destroy(host->embedded_machines);
+  g_free(host->error_message);
+  g_free(host);
+}
+
+void tm_session_free(tm_session *session) {
+  if (!session)
+    return;
+  for (guint i = 0; i < session->hosts->len; i++)
+    host_free(g_ptr_array_index(session->hosts, i));
+  g_ptr_array_free(session->hosts, TRUE);
+  sql_surface_free(session->sql);
+  sorter_free(session->sorter);
+  clock_graph_free(session->clocks);
+  stats_free(session->stats);
+  g_hash_table_destroy(session->processes);
+  g_hash_table_destroy(session->threads);
+  g_hash_table_destroy(session->tracks);
+  tm_vec_free(&session->extras);
+  tm_vec_free(&session->machine_idle_upid);
+  tm_vec_free(&session->machine_idle_utid);
+  model_free(session->model);
+  plugin_set_free(session->plugins);
+  g_clear_error(&session->first_error);
+  g_free(session);
+}
+
+void session_open_machine(tm_session *session, uint32_t machine_id) {
+  tm_model *model = session->model;
+  if (machine_id < session->machine_idle_upid.len &&
+      session->machine_idle_upid.data[machine_id] != TM_NULL_ID)
+    return;
+  while (session->machine_idle_upid.len <= machine_id) {
+    tm_vec_push(&session->machine_idle_upid, TM_NULL_ID);
+    tm_vec_push(&session->machine_idle_utid, TM_NULL_ID);
+  }
+  /* As trace_processor does: every machine starts with a pid 0 process and
+   * an idle tid 0 thread. */
+  uint32_t upid = model_add_process(model, machine_id, 0);
+  uint32_t utid = model_add_thread(model, machine_id, 0, upid);
+  model->threads.data[utid].is_idle = 1;
+  model->threads.data[utid].is_main_thread = 1;
+  model->threads.data[utid].name = string_pool_intern_cstr(model->strings, "swapper");
+  session->machine_idle_upid.data[machine_id] = upid;
+  session->machine_idle_utid.data[machine_id] = utid;
+}
+
+static uint32_t host_machine(tm_session *session) {
+  if (session->host_machine == TM_NULL_ID) {
+    session->host_machine = model_add_machine(session->model, 0);
+    session_open_machine(session, session->host_machine);
+  }
+  return session->host_machine;
+}
+
+/* --- container sink ----------------------------------------------------- */
+
+typedef struct import_state {
+  tm_session *session;
+  GHashTable *hosts_by_file; /* file id -> tm_host* (borrowed) */
+} import_state;
+
+static const char *sink_detect(void *ctx, const uint8_t *head, size_t len,
+                               const char *name) {
+  import_state *state = ctx;
+  const tm_reader_descriptor *reader =
+      plugin_set_detect(state->session->plugins, head, len, name);
+  return reader ? reader->name : NULL;
+}
+
+static char *describe_file(tm_session *session, uint32_t file_id) {
+  tm_model *model = session->model;
+  const tm_trace_file_row *row = &model->trace_files.data[file_id];
+  const char *name = string_pool_borrow(model->strings, row->name);
+  if (row->parent_id == TM_NULL_ID)
+    return g_strdup(name ? name : "(input)");
+  g_autofree char *parent = describe_file(session, row->parent_id);
+  return g_strdup_printf("%s: %s", parent,
+                         name && *name ? name : "(decompressed stream)");
+}
+
+static void record_damage(tm_session *session, tm_host *host,
+                          const char *message, int64_t offset) {
+  stats_add(session->stats, "file_parse_error", TM_NULL_INT64, host->machine_id,
+            host->file_id, 1);
+  if (session->first_error)
+    return;
+  g_autofree char *where = describe_file(session, host->file_id);
+  if (offset >= 0)
+    session->first_error = g_error_new(TM_ERROR_DOMAIN, 1, "%s: at byte %" G_GINT64_FORMAT ": %s",
+                                       where, offset, message);
+  else
+    session->first_error = g_error_new(TM_ERROR_DOMAIN, 1, "%s: %s", where, message);
+}
+
+static bool sink_begin(void *ctx, uint32_t file_id, const char *trace_type,
+                       GError **error) {
+  import_state *state = ctx;
+  tm_session *session = state->session;
+  const tm_reader_descriptor *reader = plugin_set_find(session->plugins, trace_type);
+  if (!reader) {
+    g_autofree char *where = describe_file(session, file_id);
+    g_set_error(error, TM_ERROR_DOMAIN, 1,
+                "%s: no reader for trace type '%s'", where, trace_type);
+    return false;
+  }
+  tm_host *host = g_new0(tm_host, 1);
+  host->session = session;
+  host->file_id = file_id;
+  host->machine_id = host_machine(session);
+  host->reader = reader;
+  host->claimed_clock = TM_NO_CLOCK_NODE;
+  host->bridge = -1;
+  host->error_offset = -1;
+  tm_clock_key private_key = {TM_CLOCK_TRACE_FILE, 0, file_id, host->machine_id};
+  host->private_clock = clock_graph_node(session->clocks, &private_key);
+  if (reader->flags & TM_READER_CLOCKLESS)
+    host->claimed_clock = host->private_clock;
+  g_ptr_array_add(session->hosts, host);
+  g_hash_table_insert(state->hosts_by_file, GUINT_TO_POINTER(file_id), host);
+  stats_open_context(session->stats, host->machine_id, file_id);
+
+  host->reader_state = reader->open(&tm_host_services_v1, host, NULL, 0);
+  if (!host->reader_state) {
+    host->failed = true;
+    record_damage(session, host,
+                  host->error_message ? host->error_message : "reader failed to open",
+                  host->error_offset);
+    return true;
+  }
+  host->open = true;
+  return true;
+}
+
+static void fail_host(tm_session *session, tm_host *host) {
+  host->failed = true;
+  record_damage(session, host,
+                host->error_message ? host->error_message : "damaged file",
+                host->error_message ? host->error_offset : (int64_t)host->bytes_fed);
+}
+
+static bool sink_chunk(void *ctx, uint32_t file_id, const uint8_t *data,
+                       size_t len, GError **error) {
+  (void)error;
+  import_state *state = ctx;
+  tm_host *host = g_hash_table_lookup(state->hosts_by_file, GUINT_TO_POINTER(file_id));
+  if (!host || host->failed || !host->open)
+    return true;
+  tm_status status = host->reader->feed(host->reader_state, data, len);
+  host->bytes_fed += len;
+  if (status != TM_OK)
+    fail_host(state->session, host);
+  return true;
+}
+
+static bool sink_end(void *ctx, uint32_t file_id, bool truncated,
+                     const char *damage, GError **error) {
+  (void)error;
+  import_state *state = ctx;
+  tm_session *session = state->session;
+  tm_host *host = g_hash_table_lookup(state->hosts_by_file, GUINT_TO_POINTER(file_id));
+  if (!host)
+    return true;
+  if (truncated) {
+    stats_add(session->stats, "container_member_truncated", TM_NULL_INT64,
+              host->machine_id, file_id, 1);
+    if (!session->first_error) {
+      g_autofree char *where = describe_file(session, file_id);
+      session->first_error =
+          g_error_new(TM_ERROR_DOMAIN, 1, "%s: archive damaged after byte %" G_GUINT64_FORMAT ": %s",
+                      where, host->bytes_fed, damage ? damage : "truncated");
+    }
+  }
+  if (host->open && !host->failed) {
+    if (host->reader->finish(host->reader_state) != TM_OK)
+      fail_host(session, host);
+  }
+  if (host->open) {
+    host->reader->close(host->reader_state);
+    host->open = false;
+  }
+  tm_model *model = session->model;
+  tm_trace_file_row *row = &model->trace_files.data[file_id];
+  model_metadata_set_string(model, "trace_type", TM_NULL_ID, file_id, row->trace_type);
+  model_metadata_set_int(model, "trace_size_bytes", TM_NULL_ID, file_id,
+                         (int64_t)host->bytes_fed);
+  return true;
+}
+
+/* --- pass 2 ------------------------------------------------------------- */
+
+static gint by_processing_order(gconstpointer a, gconstpointer b, gpointer data) {
+  const tm_model *model = data;
+  const tm_host *x = *(tm_host *const *)a, *y = *(tm_host *const *)b;
+  int64_t ox = model->trace_files.data[x->file_id].processing_order;
+  int64_t oy = model->trace_files.data[y->file_id].processing_order;
+  if (ox != oy)
+    return ox < oy ? -1 : 1;
+  return x->file_id < y->file_id ? -1 : x->file_id > y->file_id;
+}
+
+/* The first claimer in processing order owns trace time. */
+static void choose_trace_time(tm_session *session, GPtrArray *ordered) {
+  for (guint i = 0; i < ordered->len; i++) {
+    tm_host *host = g_ptr_array_index(ordered, i);
+    if (host->claimed_clock == TM_NO_CLOCK_NODE)
+      continue;
+    clock_graph_set_trace_time(session->clocks, host->claimed_clock);
+    const tm_clock_key *key = clock_graph_node_key(session->clocks, host->claimed_clock);
+    model_metadata_set_int(session->model, "trace_time_clock_id", TM_NULL_ID,
+                           TM_NULL_ID, key->clock_id);
+    return;
+  }
+}
+
+/* Ties each file's clocks to trace time, once per (file, clock), in
+ * processing order: the private clock of a clockless file first, then the
+ * clocks its runs use. */
+static void bridge_files(tm_session *session, GPtrArray *ordered) {
+  if (clock_graph_trace_time(session->clocks) == TM_NO_CLOCK_NODE)
+    return;
+  for (guint i = 0; i < ordered->len; i++) {
+    tm_host *host = g_ptr_array_index(ordered, i);
+    if (!(host->reader->flags & TM_READER_CLOCKLESS))
+      continue;
+    tm_clock_bridge result = clock_graph_bridge(session->clocks, host->private_clock);
+    host->bridge = (int)result;
+    if (result == TM_BRIDGE_UNRELATABLE)
+      stats_add(session->stats, "clock_sync_unrelatable_clock_domains",
+                TM_NULL_INT64, host->machine_id, host->file_id, 1);
+  }
+}
+
+typedef struct snapshot_rows_ctx {
+  tm_session *session;
+} snapshot_rows_ctx;
+
+static void add_snapshot_row(void *opaque, int64_t snapshot_id,
+                             tm_clock_node node, int64_t value_ns) {
+  snapshot_rows_ctx *ctx = opaque;
+  tm_session *session = ctx->session;
+  const tm_clock_key *key = clock_graph_node_key(session->clocks, node);
+  int64_t ts;
+  /* A reading whose clock cannot reach trace time has no row, as upstream. */
+  if (clock_graph_to_trace_time(session->clocks, node, value_ns, &ts) != TM_CLOCK_OK)
+    return;
+  tm_clock_snapshot_row row = {
+      .ts = ts,
+      .clock_id = key->clock_id,
+      .clock_name = key->clock_id < G_N_ELEMENTS(builtin_clock_names) &&
+                            key->sequence_id == 0
+                        ? string_pool_intern_cstr(session->model->strings,
+                                                  builtin_clock_names[key->clock_id])
+                        : 0,
+      .clock_value = value_ns,
+      .snapshot_id = snapshot_id,
+      .machine_id = key->machine_id,
+  };
+  tm_vec_push(&session->model->clock_snapshots, row);
+}
+
+bool tm_session_import(tm_session *session, const char *const *paths,
+                       size_t n_paths, GError **error) {
+  if (session->imported) {
+    g_set_error(error, TM_ERROR_DOMAIN, 1, "a session imports only once");
+    return false;
+  }
+  session->imported = true;
+  if (n_paths == 0) {
+    g_set_error(error, TM_ERROR_DOMAIN, 1, "no input files");
+    return false;
+  }
+  if (plugin_set_count(session->plugins) == 0) {
+    g_set_error(error, TM_ERROR_DOMAIN, 1,
+                "no reader plugins found (set TRACEMERGE_PLUGIN_PATH)");
+    return false;
+  }
+  import_state state = {
+      .session = session,
+      .hosts_by_file = g_hash_table_new(g_direct_hash, g_direct_equal),
+  };
+  tm_container_sink sink = {
+      .ctx = &state,
+      .detect = sink_detect,
+      .begin = sink_begin,
+      .chunk = sink_chunk,
+      .end = sink_end,
+  };
+  GError *container_error = NULL;
+  bool read_ok = container_read_inputs(session->model, paths, n_paths, &sink,
+                                       &container_error);
+  g_hash_table_destroy(state.hosts_by_file);
+
+  /* Pass 2 runs whatever pass 1 managed to read. */
+  GPtrArray *ordered = g_ptr_array_copy(session->hosts, NULL, NULL);
+  g_ptr_array_sort_with_data(ordered, by_processing_order, session->model);
+  choose_trace_time(session, ordered);
+  bridge_files(session, ordered);
+  g_ptr_array_free(ordered, TRUE);
+
+  sorter_convert(session->sorter, session->clocks, session->stats);
+  tm_model_builder *builder = model_builder_new(session);
+  sorter_merge(session->sorter, model_builder_push, builder);
+  model_builder_free(builder);
+  tm_vec_free(&session->extras);
+
+  snapshot_rows_ctx ctx = {session};
+  clock_graph_foreach_reading(session->clocks, add_snapshot_row, &ctx);
+  session_finish_tracks(session);
+  model_finalize(session->model);
+
+  if (!read_ok) {
+    g_propagate_error(error, container_error);
+    return false;
+  }
+  if (session->first_error) {
+    g_propagate_error(error, g_error_copy(session->first_error));
+    return false;
+  }
+  return true;
+}
+
+/* --- queries ------------------------------------------------------------ */
+
+static bool ensure_sql(tm_session *session, GError **error) {
+  if (session->sql)
+    return true;
+  session->sql = sql_surface_new(session->model, error);
+  return session->sql != NULL;
+}
+
+bool tm_session_query(tm_session *session, const char *sql, tm_format format,
+                      FILE *out, GError **error) {
+  return ensure_sql(session, error) &&
+         sql_surface_query(session->sql, sql, format, out, error);
+}
+
+bool tm_session_save_sqlite(tm_session *session, const char *path,
+                            GError **error) {
+  return ensure_sql(session, error) && sql_surface_save(session->sql, path, error);
+}
+
+size_t tm_session_reader_count(const tm_session *session) {
+  return plugin_set_count(session->plugins);
+}
+
+const tm_reader_descriptor *tm_session_borrow_reader(const tm_session *session,
+                                                     size_t index,
+                                                     const char **path) {
+  return plugin_set_borrow(session->plugins, index, path);
+}
+
+uint64_t tm_session_event_count(const tm_session *session) {
+  return session->events_placed;
+}

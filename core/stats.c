@@ -1,1 +1,191 @@
-/* in progress */
+/*
+ * Stats: the catalog of named counters and their rows in model->stats.
+ *
+ * Invariant: `index` maps (name, idx, machine, trace) to the row id of
+ * model->stats, so every row is unique per key; global stats are keyed
+ * with machine and trace TM_NULL_ID whatever the caller passed.
+ */
+#include "stats.h"
+
+#include <glib.h>
+#include <string.h>
+
+#define MT TM_STAT_MACHINE_AND_TRACE
+#define GL TM_STAT_GLOBAL
+
+static const tm_stat_info catalog[] = {
+    {"clock_sync_failure_unknown_source_clock", "error", "analysis", MT,
+     "An event's clock never appeared in any snapshot; event dropped."},
+    {"clock_sync_failure_unknown_target_clock", "error", "analysis", MT,
+     "The trace-time clock was not in the clock graph; event dropped."},
+    {"clock_sync_failure_no_path", "error", "analysis", MT,
+     "No chain of at most 4 clock edges reaches trace time; event dropped."},
+    {"clock_sync_unrelatable_clock_domains", "error", "analysis", MT,
+     "A file's clock could not be tied to trace time by any rule; its "
+     "events are dropped."},
+    {"clock_sync_mixed_clock_sources", "error", "analysis", MT,
+     "A file converted timestamps through its machine's shared clocks "
+     "before bringing its own snapshot."},
+    {"clock_sync_cache_miss", "info", "analysis", GL,
+     "Clock conversions that missed the conversion cache."},
+    {"invalid_clock_snapshots", "error", "analysis", GL,
+     "Clock snapshots rejected (see the import error for why)."},
+    {"trace_sorter_negative_timestamp_dropped", "error", "trace", GL,
+     "Events converted to a negative trace time were dropped."},
+    {"sorter_push_event_out_of_order", "error", "trace", GL,
+     "Events still out of order after sorting."},
+    {"json_tokenizer_failure", "error", "trace", MT,
+     "JSON event malformed (no ph, bad ts/dur/tts/tdur); dropped."},
+    {"json_parser_failure", "error", "trace", MT,
+     "JSON event semantically invalid (X without dur, async without id, "
+     "counter without args); dropped."},
+    {"json_display_time_unit", "info", "trace", MT,
+     "displayTimeUnit present in a JSON trace (ignored)."},
+    {"slice_spill_overlapping_complete_event", "error", "analysis", MT,
+     "A complete slice overlapped a sibling and moved to an overflow track."},
+    {"slice_drop_overlapping_complete_event", "error", "analysis", MT,
+     "A complete slice partially overlapped another on its track; dropped."},
+    {"slice_negative_duration", "error", "analysis", MT,
+     "A slice with a negative duration was dropped."},
+    {"slice_max_depth_exceeded", "error", "analysis", MT,
+     "A slice nested deeper than 512 levels was dropped."},
+    {"misplaced_end_event", "data_loss", "analysis", MT,
+     "An end event had no matching begin on its track."},
+    {"flow_duplicate_id", "error", "trace", MT,
+     "A flow started with an id already in flight."},
+    {"flow_no_enclosing_slice", "error", "trace", MT,
+     "A flow event found no slice to bind to."},
+    {"flow_invalid_id", "error", "trace", MT, "A flow event had no usable id."},
+    {"flow_without_direction", "error", "trace", MT,
+     "A flow binding had neither flow_in nor flow_out."},
+    {"flow_step_without_start", "info", "trace", MT,
+     "A flow step arrived for a flow never started."},
+    {"flow_end_without_start", "info", "trace", MT,
+     "A flow end arrived for a flow never started."},
+    {"container_member_truncated", "data_loss", "trace", MT,
+     "An archive member could not be read to its end; the bytes before "
+     "the damage were kept."},
+    {"file_parse_error", "error", "trace", MT,
+     "A trace file was damaged; events read before the damage were kept."},
+};
+
+#undef MT
+#undef GL
+
+typedef struct stat_key {
+  tm_str_id name;
+  uint32_t machine_id;
+  uint32_t trace_id;
+  int64_t idx;
+} stat_key;
+
+struct tm_stats {
+  tm_model *model;
+  GHashTable *index; /* stat_key* -> row id + 1 */
+};
+
+static guint stat_key_hash(gconstpointer p) {
+  const stat_key *k = p;
+  return (guint)(k->name * 2654435761u) ^ (guint)(k->machine_id * 40503u) ^
+         (guint)(k->trace_id * 97u) ^ (guint)k->idx;
+}
+
+static gboolean stat_key_equal(gconstpointer a, gconstpointer b) {
+  return memcmp(a, b, sizeof(stat_key)) == 0;
+}
+
+const tm_stat_info *stats_lookup(const char *name) {
+  for (size_t i = 0; i < G_N_ELEMENTS(catalog); i++)
+    if (strcmp(catalog[i].name, name) == 0)
+      return &catalog[i];
+  return NULL;
+}
+
+static stat_key make_key(tm_stats *stats, const char *name, int64_t idx,
+                         uint32_t machine_id, uint32_t trace_id,
+                         const tm_stat_info *info) {
+  stat_key key;
+  memset(&key, 0, sizeof key); /* padding takes part in hashing */
+  key.name = string_pool_intern_cstr(stats->model->strings, name);
+  key.idx = idx;
+  bool global = info && info->scope == TM_STAT_GLOBAL;
+  key.machine_id = global ? TM_NULL_ID : machine_id;
+  key.trace_id = global ? TM_NULL_ID : trace_id;
+  return key;
+}
+
+static tm_stats_row *row_for(tm_stats *stats, const char *name, int64_t idx,
+                             uint32_t machine_id, uint32_t trace_id) {
+  const tm_stat_info *info = stats_lookup(name);
+  stat_key key = make_key(stats, name, idx, machine_id, trace_id, info);
+  gpointer found = g_hash_table_lookup(stats->index, &key);
+  if (found)
+    return &stats->model->stats.data[GPOINTER_TO_SIZE(found) - 1];
+  tm_string_pool *strings = stats->model->strings;
+  tm_stats_row row = {
+      .name = key.name,
+      .idx = idx,
+      .severity = string_pool_intern_cstr(strings, info ? info->severity : "error"),
+      .source = string_pool_intern_cstr(strings, info ? info->source : "trace"),
+      .description = string_pool_intern_cstr(strings, info ? info->description : ""),
+      .machine_id = key.machine_id,
+      .trace_id = key.trace_id,
+  };
+  tm_vec_push(&stats->model->stats, row);
+  g_hash_table_insert(stats->index, g_memdup2(&key, sizeof key),
+                      GSIZE_TO_POINTER(stats->model->stats.len));
+  return &stats->model->stats.data[stats->model->stats.len - 1];
+}
+
+tm_stats *stats_new(tm_model *model) {
+  tm_stats *stats = g_new0(tm_stats, 1);
+  stats->model = model;
+  stats->index = g_hash_table_new_full(stat_key_hash, stat_key_equal, g_free, NULL);
+  for (size_t i = 0; i < G_N_ELEMENTS(catalog); i++)
+    if (catalog[i].scope == TM_STAT_GLOBAL)
+      row_for(stats, catalog[i].name, TM_NULL_INT64, TM_NULL_ID, TM_NULL_ID);
+  return stats;
+}
+
+void stats_free(tm_stats *stats) {
+  if (!stats)
+    return;
+  g_hash_table_destroy(stats->index);
+  g_free(stats);
+}
+
+void stats_open_context(tm_stats *stats, uint32_t machine_id, uint32_t trace_id) {
+  for (size_t i = 0; i < G_N_ELEMENTS(catalog); i++)
+    if (catalog[i].scope == TM_STAT_MACHINE_AND_TRACE)
+      row_for(stats, catalog[i].name, TM_NULL_INT64, machine_id, trace_id);
+}
+
+void stats_add(tm_stats *stats, const char *name, int64_t idx,
+               uint32_t machine_id, uint32_t trace_id, int64_t delta) {
+  row_for(stats, name, idx, machine_id, trace_id)->value += delta;
+}
+
+int64_t stats_get(const tm_stats *stats, const char *name, int64_t idx,
+                  uint32_t machine_id, uint32_t trace_id) {
+  const tm_stat_info *info = stats_lookup(name);
+  tm_str_id name_id = 0;
+  /* Look the name up without interning it: a const pool stays const. */
+  for (size_t i = 0; i < stats->model->stats.len; i++) {
+    const tm_stats_row *row = &stats->model->stats.data[i];
+    if (strcmp(string_pool_borrow(stats->model->strings, row->name), name) == 0) {
+      name_id = row->name;
+      break;
+    }
+  }
+  if (!name_id)
+    return 0;
+  stat_key key;
+  memset(&key, 0, sizeof key);
+  key.name = name_id;
+  key.idx = idx;
+  bool global = info && info->scope == TM_STAT_GLOBAL;
+  key.machine_id = global ? TM_NULL_ID : machine_id;
+  key.trace_id = global ? TM_NULL_ID : trace_id;
+  gpointer found = g_hash_table_lookup(stats->index, &key);
+  return found ? stats->model->stats.data[GPOINTER_TO_SIZE(found) - 1].value : 0;
+}

@@ -1,0 +1,85 @@
+/*
+ * `tracemerge info`: a human summary of an import — files and formats,
+ * machines, how each file reached trace time, and every non-zero stat.
+ */
+#include <inttypes.h>
+
+#include "session_internal.h"
+#include "string_pool.h"
+
+static const char *str_or(const tm_model *model, tm_str_id id, const char *fallback) {
+  const char *s = string_pool_borrow(model->strings, id);
+  return s ? s : fallback;
+}
+
+static const char *bridge_text(int bridge) {
+  switch (bridge) {
+  case TM_BRIDGE_DIRECT:
+    return "trace time itself, or a real clock path to it";
+  case TM_BRIDGE_REALTIME:
+    return "REALTIME rendezvous";
+  case TM_BRIDGE_SAME_DOMAIN:
+    return "private timeline tied to trace time at zero offset";
+  case TM_BRIDGE_UNRELATABLE:
+    return "unrelatable: its events were dropped";
+  default:
+    return "its own clocks (see clock_snapshot)";
+  }
+}
+
+void tm_session_print_info(tm_session *session, FILE *out) {
+  const tm_model *model = session->model;
+  fprintf(out, "files:\n");
+  for (size_t i = 0; i < model->trace_files.len; i++) {
+    const tm_trace_file_row *f = &model->trace_files.data[i];
+    fprintf(out, "  [%zu] %-40s %-18s %12" PRId64 " bytes", i,
+            str_or(model, f->name, "\"\""), str_or(model, f->trace_type, "?"),
+            f->size);
+    if (f->parent_id != TM_NULL_ID)
+      fprintf(out, "  in [%" PRIu32 "]", f->parent_id);
+    fputc('\n', out);
+  }
+  fprintf(out, "machines:\n");
+  for (size_t i = 0; i < model->machines.len; i++) {
+    const tm_machine_row *m = &model->machines.data[i];
+    fprintf(out, "  [%zu] raw_id %" PRId64 "  %s\n", i, m->raw_id,
+            str_or(model, m->name, m->raw_id == 0 ? "(host)" : "(unnamed)"));
+  }
+  tm_clock_node trace_time = clock_graph_trace_time(session->clocks);
+  fprintf(out, "trace time: ");
+  if (trace_time == TM_NO_CLOCK_NODE) {
+    fprintf(out, "none claimed\n");
+  } else {
+    const tm_clock_key *key = clock_graph_node_key(session->clocks, trace_time);
+    fprintf(out, "clock %" PRIu32 " of machine %" PRIu32, key->clock_id, key->machine_id);
+    if (key->trace_file_id)
+      fprintf(out, " (private timeline of file %" PRIu32 ")", key->trace_file_id);
+    fputc('\n', out);
+  }
+  fprintf(out, "placement:\n");
+  for (guint i = 0; i < session->hosts->len; i++) {
+    const tm_host *host = g_ptr_array_index(session->hosts, i);
+    fprintf(out, "  file [%" PRIu32 "] machine %" PRIu32 " (%s): %s\n", host->file_id,
+            host->machine_id, host->reader->name, bridge_text(host->bridge));
+  }
+  fprintf(out, "events on the timeline: %" PRIu64 " (%zu slices, %zu counters, %zu flows)\n",
+          session->events_placed, model->slices.len, model->counters.len,
+          model->flows.len);
+  fprintf(out, "trace bounds: %" PRId64 " .. %" PRId64 "\n", model->bounds_start,
+          model->bounds_end);
+  fprintf(out, "stats (non-zero):\n");
+  bool any = false;
+  for (size_t i = 0; i < model->stats.len; i++) {
+    const tm_stats_row *s = &model->stats.data[i];
+    if (s->value == 0)
+      continue;
+    any = true;
+    fprintf(out, "  %-45s %-9s %10" PRId64, str_or(model, s->name, "?"),
+            str_or(model, s->severity, "?"), s->value);
+    if (s->trace_id != TM_NULL_ID)
+      fprintf(out, "  file [%" PRIu32 "]", s->trace_id);
+    fputc('\n', out);
+  }
+  if (!any)
+    fprintf(out, "  (none)\n");
+}

@@ -1,0 +1,96 @@
+/*
+ * The session's private state, shared by session.c (the import pipeline),
+ * host_services.c (the reader ABI) and machine/thread/track identity.
+ *
+ * Invariants: a tm_host exists per leaf trace file; its reader emits only
+ * while the container streams that file; the host's refs handed to readers
+ * are row ids + 1 so that 0 is never valid (tm_args_ref: set id, 0 = none).
+ */
+#ifndef TM_SESSION_INTERNAL_H
+#define TM_SESSION_INTERNAL_H
+
+#include <glib.h>
+#include <tracemerge/plugin.h>
+#include <tracemerge/tracemerge.h>
+
+#include "clock_graph.h"
+#include "event.h"
+#include "model.h"
+#include "plugin_loader.h"
+#include "sorter.h"
+#include "sql_surface.h"
+#include "stats.h"
+
+typedef struct tm_host_pending_arg {
+  tm_str_id key;
+  tm_arg_value value;
+} tm_host_pending_arg;
+
+struct tm_host {
+  tm_session *session;
+  uint32_t file_id;
+  uint32_t machine_id;
+  const tm_reader_descriptor *reader;
+  void *reader_state;
+  bool open;
+  bool failed;            /* the reader reported damage: no more bytes */
+  uint64_t bytes_fed;
+  tm_clock_node private_clock;
+  tm_clock_node claimed_clock; /* TM_NO_CLOCK_NODE if no claim */
+  int bridge;                  /* tm_clock_bridge of the private clock, -1 */
+  /* Fast path: the run of the last clock used. */
+  tm_clock_ref last_clock;
+  tm_event_run *last_run;
+  TM_VEC(tm_host_pending_arg) pending_args; /* set under construction */
+  GHashTable *embedded_machines; /* raw id -> machine ref, or NULL */
+  char *error_message;      /* first damage report, owned */
+  int64_t error_offset;
+};
+
+struct tm_session {
+  tm_plugin_set *plugins;
+  tm_model *model;
+  tm_stats *stats;
+  tm_clock_graph *clocks;
+  tm_sorter *sorter;
+  tm_sql_surface *sql;
+  TM_VEC(tm_event_extra) extras;
+  uint32_t host_machine; /* TM_NULL_ID until the first trace file */
+  /* Per machine placeholder rows (pid 0 / idle tid 0), by machine id. */
+  TM_VEC(uint32_t) machine_idle_upid;
+  TM_VEC(uint32_t) machine_idle_utid;
+  GHashTable *processes; /* (machine, pid) -> upid + 1 */
+  GHashTable *threads;   /* (machine, tid) -> utid + 1 */
+  GHashTable *tracks;    /* track_key -> track id + 1 */
+  GPtrArray *hosts;      /* tm_host*, by order of first byte */
+  GError *first_error;   /* first file damage, reported after import */
+  bool imported;
+  uint64_t events_placed;
+};
+
+/* Hash/equality of the identity and track keys of host_services.c. */
+guint session_identity_hash(gconstpointer p);
+gboolean session_identity_equal(gconstpointer a, gconstpointer b);
+guint session_track_hash(gconstpointer p);
+gboolean session_track_equal(gconstpointer a, gconstpointer b);
+
+/* Writes each track's dimension arg set (utid, upid, scope, name, key). */
+void session_finish_tracks(tm_session *session);
+
+/* The services table readers receive. */
+extern const tm_host_services tm_host_services_v1;
+
+/* Machine state (placeholders) for a machine row, created once. */
+void session_open_machine(tm_session *session, uint32_t machine_id);
+
+/* The track id of the overflow twin of a thread track (JSON X spill). */
+uint32_t session_overflow_track(tm_session *session, uint32_t track_id);
+
+/* Builds slice/counter/flow rows from the merged stream. */
+typedef struct tm_model_builder tm_model_builder;
+tm_model_builder *model_builder_new(tm_session *session);
+void model_builder_push(void *builder, const tm_event *ev, uint32_t machine_id,
+                        uint32_t trace_id);
+void model_builder_free(tm_model_builder *builder);
+
+#endif /* TM_SESSION_INTERNAL_H */
