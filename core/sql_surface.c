@@ -1,1 +1,1097 @@
-/* in progress */
+/*
+ * The SQL surface: one generic SQLite virtual-table module ("tm_rows")
+ * that reads the model's row arrays in place, driven by a descriptor per
+ * table (column name, SQL type, how to read the column from a row), plus
+ * the public views of reference/sql-surface.md over those tables.
+ *
+ * Invariants:
+ * - Nothing is copied into SQLite: building the surface costs a fixed
+ *   number of CREATE statements whatever the model's size. Strings are
+ *   handed to SQLite as static text, which is safe because string-pool
+ *   bytes never move while the pool lives, and the model outlives the
+ *   surface.
+ * - A row's id is its index in the model's array; SQLite's rowid is the
+ *   same number.
+ * - Equality on `id`/rowid is a direct row access; equality on a column
+ *   flagged `indexed` uses a permutation of the row ids sorted by
+ *   (value, id), built on first use and kept until the surface is freed.
+ *   Rows whose value is NULL are not in the permutation (`= NULL` never
+ *   matches). Everything else is a scan in id order. SQLite re-checks
+ *   every constraint on the rows we return (we never set `omit`), so a
+ *   plan may return a superset, never a subset, of the matching rows.
+ */
+#include "sql_surface.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "sql_output.h"
+
+struct tm_sql_surface {
+  sqlite3 *db;
+  const tm_model *model; /* borrowed */
+};
+
+/* ---- column descriptors -------------------------------------------------- */
+
+typedef enum column_kind {
+  COL_ID,       /* the row index */
+  COL_INT64,    /* int64_t; TM_NULL_INT64 is NULL */
+  COL_UINT32,   /* uint32_t, never NULL */
+  COL_REF,      /* uint32_t row id; TM_NULL_ID is NULL */
+  COL_ARG_SET,  /* uint32_t arg set id; 0 is NULL */
+  COL_STRING,   /* tm_str_id; 0 is NULL */
+  COL_DOUBLE,   /* double */
+  COL_BOOL,     /* bool, as 0/1 */
+  COL_INT8,     /* int8_t; negative is NULL */
+  COL_NULL,     /* always NULL: a column the model does not fill */
+  COL_COMPUTED, /* derived from several fields by `compute` */
+} column_kind;
+
+typedef void (*column_compute_fn)(const tm_model *model, const void *row,
+                                  sqlite3_context *ctx);
+
+typedef struct column_def {
+  const char *name;
+  const char *sql_type;
+  column_kind kind;
+  size_t offset;
+  bool indexed; /* only integer kinds */
+  column_compute_fn compute;
+} column_def;
+
+typedef struct table_def {
+  const char *name; /* the storage name, __intrinsic_<x> */
+  const void *(*rows)(const tm_model *model, size_t *count);
+  size_t row_size;
+  const column_def *columns; /* columns[0] is the id */
+  size_t n_columns;
+} table_def;
+
+#define COL(T, field, kind, type, indexed)                                  \
+  { #field, type, kind, offsetof(T, field), indexed, NULL }
+#define COL_ID_DEF { "id", "INTEGER", COL_ID, 0, false, NULL }
+#define INT64(T, f) COL(T, f, COL_INT64, "INTEGER", false)
+#define UINT32(T, f) COL(T, f, COL_UINT32, "INTEGER", false)
+#define REF(T, f) COL(T, f, COL_REF, "INTEGER", false)
+#define REF_INDEXED(T, f) COL(T, f, COL_REF, "INTEGER", true)
+#define ARG_SET(T, f) COL(T, f, COL_ARG_SET, "INTEGER", false)
+#define ARG_SET_INDEXED(T, f) COL(T, f, COL_ARG_SET, "INTEGER", true)
+#define STRING(T, f) COL(T, f, COL_STRING, "TEXT", false)
+#define DOUBLE(T, f) COL(T, f, COL_DOUBLE, "REAL", false)
+#define BOOL(T, f) COL(T, f, COL_BOOL, "INTEGER", false)
+#define INT8(T, f) COL(T, f, COL_INT8, "INTEGER", false)
+#define NULL_COL(name, type) { name, type, COL_NULL, 0, false, NULL }
+#define COMPUTED(name, type, fn) { name, type, COL_COMPUTED, 0, false, fn }
+
+static void result_string(const tm_model *model, tm_str_id id,
+                          sqlite3_context *ctx) {
+  const char *s = string_pool_borrow(model->strings, id);
+  if (!s) {
+    sqlite3_result_null(ctx);
+    return;
+  }
+  sqlite3_result_text(ctx, s, (int)string_pool_length(model->strings, id),
+                      SQLITE_STATIC);
+}
+
+/* ---- computed columns ---- */
+
+static void metadata_key_type(const tm_model *model, const void *row,
+                              sqlite3_context *ctx) {
+  (void)model;
+  const tm_metadata_row *m = row;
+  sqlite3_result_text(ctx, m->key_type == TM_METADATA_MULTI ? "multi"
+                                                            : "single",
+                      -1, SQLITE_STATIC);
+}
+
+static void metadata_int_value(const tm_model *model, const void *row,
+                               sqlite3_context *ctx) {
+  (void)model;
+  const tm_metadata_row *m = row;
+  if (m->is_int)
+    sqlite3_result_int64(ctx, m->int_value);
+  else
+    sqlite3_result_null(ctx);
+}
+
+static void metadata_str_value(const tm_model *model, const void *row,
+                               sqlite3_context *ctx) {
+  const tm_metadata_row *m = row;
+  if (m->is_int)
+    sqlite3_result_null(ctx);
+  else
+    result_string(model, m->str_value, ctx);
+}
+
+static void track_event_type(const tm_model *model, const void *row,
+                             sqlite3_context *ctx) {
+  (void)model;
+  const tm_track_row *t = row;
+  const char *text = NULL;
+  switch (t->event_type) {
+  case TM_TRACK_SLICE:
+    text = "slice";
+    break;
+  case TM_TRACK_COUNTER:
+    text = "counter";
+    break;
+  case TM_TRACK_STATE:
+    text = "state";
+    break;
+  }
+  if (text)
+    sqlite3_result_text(ctx, text, -1, SQLITE_STATIC);
+  else
+    sqlite3_result_null(ctx);
+}
+
+static bool arg_is_integer(const tm_arg_row *a) {
+  switch (a->value_type) {
+  case TM_ARG_INT:
+  case TM_ARG_UINT:
+  case TM_ARG_POINTER:
+  case TM_ARG_BOOL:
+    return true;
+  default:
+    return false;
+  }
+}
+
+static void arg_int_value(const tm_model *model, const void *row,
+                          sqlite3_context *ctx) {
+  (void)model;
+  const tm_arg_row *a = row;
+  if (arg_is_integer(a))
+    sqlite3_result_int64(ctx, a->u.int_value);
+  else
+    sqlite3_result_null(ctx);
+}
+
+static void arg_string_value(const tm_model *model, const void *row,
+                             sqlite3_context *ctx) {
+  const tm_arg_row *a = row;
+  if (a->value_type == TM_ARG_STRING || a->value_type == TM_ARG_JSON)
+    result_string(model, a->u.str_id, ctx);
+  else
+    sqlite3_result_null(ctx);
+}
+
+static void arg_real_value(const tm_model *model, const void *row,
+                           sqlite3_context *ctx) {
+  (void)model;
+  const tm_arg_row *a = row;
+  if (a->value_type == TM_ARG_REAL)
+    sqlite3_result_double(ctx, a->u.real_value);
+  else
+    sqlite3_result_null(ctx);
+}
+
+static void arg_value_type(const tm_model *model, const void *row,
+                           sqlite3_context *ctx) {
+  (void)model;
+  static const char *const names[] = {
+      [TM_ARG_INT] = "int",         [TM_ARG_UINT] = "uint",
+      [TM_ARG_STRING] = "string",   [TM_ARG_REAL] = "real",
+      [TM_ARG_POINTER] = "pointer", [TM_ARG_BOOL] = "bool",
+      [TM_ARG_JSON] = "json",
+  };
+  const tm_arg_row *a = row;
+  if (a->value_type < G_N_ELEMENTS(names))
+    sqlite3_result_text(ctx, names[a->value_type], -1, SQLITE_STATIC);
+  else
+    sqlite3_result_null(ctx);
+}
+
+/* ---- the tables ---- */
+
+static const column_def machine_columns[] = {
+    COL_ID_DEF,
+    INT64(tm_machine_row, raw_id),
+    STRING(tm_machine_row, name),
+    STRING(tm_machine_row, sysname),
+    STRING(tm_machine_row, release),
+    STRING(tm_machine_row, version),
+    STRING(tm_machine_row, arch),
+    INT64(tm_machine_row, num_cpus),
+    STRING(tm_machine_row, android_build_fingerprint),
+    STRING(tm_machine_row, android_device_manufacturer),
+    INT64(tm_machine_row, android_sdk_version),
+    INT64(tm_machine_row, system_ram_bytes),
+    INT64(tm_machine_row, system_ram_gb),
+};
+
+static const column_def trace_file_columns[] = {
+    COL_ID_DEF,
+    REF_INDEXED(tm_trace_file_row, parent_id),
+    STRING(tm_trace_file_row, name),
+    INT64(tm_trace_file_row, size),
+    STRING(tm_trace_file_row, trace_type),
+    INT64(tm_trace_file_row, processing_order),
+    BOOL(tm_trace_file_row, is_container),
+};
+
+static const column_def metadata_columns[] = {
+    COL_ID_DEF,
+    STRING(tm_metadata_row, name),
+    COMPUTED("key_type", "TEXT", metadata_key_type),
+    COMPUTED("int_value", "INTEGER", metadata_int_value),
+    COMPUTED("str_value", "TEXT", metadata_str_value),
+    REF(tm_metadata_row, machine_id),
+    REF(tm_metadata_row, trace_id),
+};
+
+static const column_def stats_columns[] = {
+    COL_ID_DEF,
+    STRING(tm_stats_row, name),
+    /* trace_processor's index of the stat in its compiled list: we have no
+     * such list. */
+    NULL_COL("key", "INTEGER"),
+    INT64(tm_stats_row, idx),
+    STRING(tm_stats_row, severity),
+    STRING(tm_stats_row, source),
+    INT64(tm_stats_row, value),
+    STRING(tm_stats_row, description),
+    REF(tm_stats_row, machine_id),
+    REF(tm_stats_row, trace_id),
+};
+
+static const column_def clock_snapshot_columns[] = {
+    COL_ID_DEF,
+    INT64(tm_clock_snapshot_row, ts),
+    INT64(tm_clock_snapshot_row, clock_id),
+    STRING(tm_clock_snapshot_row, clock_name),
+    INT64(tm_clock_snapshot_row, clock_value),
+    INT64(tm_clock_snapshot_row, snapshot_id),
+    REF(tm_clock_snapshot_row, machine_id),
+};
+
+static const column_def process_columns[] = {
+    COL_ID_DEF,
+    COL(tm_process_row, pid, COL_INT64, "INTEGER", true),
+    STRING(tm_process_row, name),
+    INT64(tm_process_row, start_ts),
+    INT64(tm_process_row, end_ts),
+    REF(tm_process_row, parent_upid),
+    INT64(tm_process_row, uid),
+    INT64(tm_process_row, android_appid),
+    INT64(tm_process_row, android_user_id),
+    STRING(tm_process_row, cmdline),
+    ARG_SET(tm_process_row, arg_set_id),
+    REF(tm_process_row, machine_id),
+};
+
+static const column_def thread_columns[] = {
+    COL_ID_DEF,
+    COL(tm_thread_row, tid, COL_INT64, "INTEGER", true),
+    STRING(tm_thread_row, name),
+    INT64(tm_thread_row, start_ts),
+    INT64(tm_thread_row, end_ts),
+    REF_INDEXED(tm_thread_row, upid),
+    INT8(tm_thread_row, is_main_thread),
+    INT8(tm_thread_row, is_idle),
+    REF(tm_thread_row, machine_id),
+    ARG_SET(tm_thread_row, arg_set_id),
+};
+
+static const column_def track_columns[] = {
+    COL_ID_DEF,
+    STRING(tm_track_row, name),
+    STRING(tm_track_row, type),
+    ARG_SET(tm_track_row, dimension_arg_set_id),
+    REF_INDEXED(tm_track_row, parent_id),
+    ARG_SET(tm_track_row, source_arg_set_id),
+    REF(tm_track_row, machine_id),
+    REF(tm_track_row, track_group_id),
+    COMPUTED("event_type", "TEXT", track_event_type),
+    STRING(tm_track_row, counter_unit),
+    REF_INDEXED(tm_track_row, utid),
+    REF_INDEXED(tm_track_row, upid),
+    REF(tm_track_row, trace_id),
+};
+
+static const column_def slice_columns[] = {
+    COL_ID_DEF,
+    INT64(tm_slice_row, ts),
+    INT64(tm_slice_row, dur),
+    REF_INDEXED(tm_slice_row, track_id),
+    STRING(tm_slice_row, category),
+    STRING(tm_slice_row, name),
+    UINT32(tm_slice_row, depth),
+    REF_INDEXED(tm_slice_row, parent_id),
+    ARG_SET_INDEXED(tm_slice_row, arg_set_id),
+    INT64(tm_slice_row, thread_ts),
+    INT64(tm_slice_row, thread_dur),
+    NULL_COL("thread_instruction_count", "INTEGER"),
+    NULL_COL("thread_instruction_delta", "INTEGER"),
+};
+
+static const column_def counter_columns[] = {
+    COL_ID_DEF,
+    INT64(tm_counter_row, ts),
+    REF_INDEXED(tm_counter_row, track_id),
+    DOUBLE(tm_counter_row, value),
+    ARG_SET(tm_counter_row, arg_set_id),
+};
+
+static const column_def flow_columns[] = {
+    COL_ID_DEF,
+    REF_INDEXED(tm_flow_row, slice_out),
+    REF_INDEXED(tm_flow_row, slice_in),
+    INT64(tm_flow_row, trace_id),
+    ARG_SET(tm_flow_row, arg_set_id),
+};
+
+static const column_def args_columns[] = {
+    COL_ID_DEF,
+    ARG_SET_INDEXED(tm_arg_row, arg_set_id),
+    STRING(tm_arg_row, flat_key),
+    STRING(tm_arg_row, key),
+    COMPUTED("int_value", "INTEGER", arg_int_value),
+    COMPUTED("string_value", "TEXT", arg_string_value),
+    COMPUTED("real_value", "REAL", arg_real_value),
+    COMPUTED("value_type", "TEXT", arg_value_type),
+};
+
+#define ROWS_FN(field)                                                      \
+  static const void *rows_##field(const tm_model *model, size_t *count) {   \
+    *count = model->field.len;                                              \
+    return model->field.data;                                               \
+  }
+ROWS_FN(machines)
+ROWS_FN(trace_files)
+ROWS_FN(metadata)
+ROWS_FN(stats)
+ROWS_FN(clock_snapshots)
+ROWS_FN(processes)
+ROWS_FN(threads)
+ROWS_FN(tracks)
+ROWS_FN(slices)
+ROWS_FN(counters)
+ROWS_FN(flows)
+ROWS_FN(args)
+
+#define TABLE(name, field, T, columns)                                      \
+  { name, rows_##field, sizeof(T), columns, G_N_ELEMENTS(columns) }
+
+static const table_def tables[] = {
+    TABLE("__intrinsic_machine", machines, tm_machine_row, machine_columns),
+    TABLE("__intrinsic_trace_file", trace_files, tm_trace_file_row,
+          trace_file_columns),
+    TABLE("__intrinsic_metadata", metadata, tm_metadata_row,
+          metadata_columns),
+    TABLE("__intrinsic_stats", stats, tm_stats_row, stats_columns),
+    TABLE("__intrinsic_clock_snapshot", clock_snapshots,
+          tm_clock_snapshot_row, clock_snapshot_columns),
+    TABLE("__intrinsic_process", processes, tm_process_row, process_columns),
+    TABLE("__intrinsic_thread", threads, tm_thread_row, thread_columns),
+    TABLE("__intrinsic_track", tracks, tm_track_row, track_columns),
+    TABLE("__intrinsic_slice", slices, tm_slice_row, slice_columns),
+    TABLE("__intrinsic_counter", counters, tm_counter_row, counter_columns),
+    TABLE("__intrinsic_flow", flows, tm_flow_row, flow_columns),
+    TABLE("__intrinsic_args", args, tm_arg_row, args_columns),
+};
+
+/* ---- the public views ---------------------------------------------------- */
+
+#define COUNTER_TRACK_COLUMNS                                               \
+  "id, name, NULL AS parent_id, type, dimension_arg_set_id, "               \
+  "source_arg_set_id, machine_id, counter_unit AS unit, "                   \
+  "(SELECT a.string_value FROM __intrinsic_args a "                         \
+  "WHERE a.arg_set_id = t.source_arg_set_id AND a.key = 'description') "    \
+  "AS description"
+
+typedef struct view_def {
+  const char *name;
+  const char *select;
+} view_def;
+
+static const view_def views[] = {
+    /* label_index: 0 for the host, else the 1-based rank of the row among
+     * the non-host rows in id order. */
+    {"machine",
+     "SELECT *, iif(raw_id = 0, 0, sum(raw_id != 0) OVER "
+     "(ORDER BY id ROWS UNBOUNDED PRECEDING)) AS label_index "
+     "FROM __intrinsic_machine"},
+    {"trace_file", "SELECT * FROM __intrinsic_trace_file"},
+    {"metadata", "SELECT * FROM __intrinsic_metadata"},
+    {"stats", "SELECT * FROM __intrinsic_stats"},
+    {"clock_snapshot", "SELECT * FROM __intrinsic_clock_snapshot"},
+    {"track",
+     "SELECT id, name, type, dimension_arg_set_id, parent_id, "
+     "source_arg_set_id, machine_id, track_group_id FROM __intrinsic_track"},
+    {"thread_track",
+     "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, utid "
+     "FROM __intrinsic_track WHERE event_type = 'slice' AND utid IS NOT NULL"},
+    {"process_track",
+     "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, upid "
+     "FROM __intrinsic_track WHERE event_type = 'slice' AND upid IS NOT NULL"},
+    {"counter_track",
+     "SELECT " COUNTER_TRACK_COLUMNS " FROM __intrinsic_track t "
+     "WHERE event_type = 'counter'"},
+    {"process_counter_track",
+     "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, unit, "
+     "description, upid FROM (SELECT " COUNTER_TRACK_COLUMNS ", upid "
+     "FROM __intrinsic_track t WHERE event_type = 'counter' "
+     "AND upid IS NOT NULL)"},
+    {"thread_counter_track",
+     "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, unit, "
+     "description, utid FROM (SELECT " COUNTER_TRACK_COLUMNS ", utid "
+     "FROM __intrinsic_track t WHERE event_type = 'counter' "
+     "AND utid IS NOT NULL)"},
+    {"slice",
+     "SELECT *, category AS cat, id AS slice_id FROM __intrinsic_slice"},
+    {"slices", "SELECT * FROM slice"},
+    {"instant",
+     "SELECT ts, track_id, name, arg_set_id FROM slice WHERE dur = 0"},
+    {"counter", "SELECT * FROM __intrinsic_counter"},
+    {"counters",
+     "SELECT c.*, t.name AS name, t.unit AS unit FROM counter c "
+     "JOIN counter_track t ON c.track_id = t.id ORDER BY c.ts"},
+    {"thread", "SELECT id AS utid, * FROM __intrinsic_thread"},
+    {"process", "SELECT id AS upid, * FROM __intrinsic_process"},
+    {"flow", "SELECT * FROM __intrinsic_flow"},
+    /* display_value: unsigned decimal for uint, hex for pointer, SQLite's
+     * own text of a real. */
+    {"args",
+     "SELECT *, CASE value_type "
+     "WHEN 'int' THEN CAST(int_value AS TEXT) "
+     "WHEN 'uint' THEN printf('%llu', int_value) "
+     "WHEN 'pointer' THEN printf('0x%llx', int_value) "
+     "WHEN 'bool' THEN iif(int_value != 0, 'true', 'false') "
+     "WHEN 'real' THEN CAST(real_value AS TEXT) "
+     "ELSE string_value END AS display_value "
+     "FROM __intrinsic_args"},
+};
+
+/* Everything `sql_surface_save` writes, in order. trace_bounds is created
+ * separately (its values are the model's). */
+static const char *const saved_names[] = {
+    "machine",      "trace_file",    "__intrinsic_trace_file",
+    "metadata",     "stats",         "clock_snapshot",
+    "track",        "thread_track",  "process_track",
+    "counter_track", "process_counter_track", "thread_counter_track",
+    "slice",        "slices",        "instant",
+    "counter",      "counters",      "thread",
+    "process",      "flow",          "args",
+    "trace_bounds",
+};
+
+/* ---- the virtual-table module -------------------------------------------- */
+
+typedef struct column_index {
+  uint32_t *row_ids; /* non-NULL rows sorted by (value, id) */
+  size_t len;
+  size_t distinct;
+  bool built;
+} column_index;
+
+typedef struct rows_vtab {
+  sqlite3_vtab base; /* first: SQLite casts between the two */
+  const table_def *def;
+  const tm_model *model;
+  column_index *indexes; /* one per column */
+} rows_vtab;
+
+typedef struct rows_cursor {
+  sqlite3_vtab_cursor base; /* first */
+  const char *rows;
+  const uint32_t *list; /* NULL: the row id is `pos` itself */
+  size_t pos;
+  size_t end;
+  uint32_t single; /* backing store of `list` for an id lookup */
+} rows_cursor;
+
+enum {
+  PLAN_SCAN = 0,
+  PLAN_ID = 1,
+  PLAN_INDEX = 2, /* the column is idxNum >> 8 */
+};
+
+static const table_def *table_def_by_name(const char *name) {
+  for (size_t i = 0; i < G_N_ELEMENTS(tables); i++)
+    if (strcmp(tables[i].name, name) == 0)
+      return &tables[i];
+  return NULL;
+}
+
+/* The integer value of an integer column; false for NULL. */
+static bool column_int(const column_def *col, const char *row, uint32_t id,
+                       int64_t *value) {
+  const char *field = row + col->offset;
+  switch (col->kind) {
+  case COL_ID:
+    *value = id;
+    return true;
+  case COL_INT64:
+    *value = *(const int64_t *)(const void *)field;
+    return *value != TM_NULL_INT64;
+  case COL_UINT32:
+    *value = *(const uint32_t *)(const void *)field;
+    return true;
+  case COL_REF:
+    *value = *(const uint32_t *)(const void *)field;
+    return *value != TM_NULL_ID;
+  case COL_ARG_SET:
+    *value = *(const uint32_t *)(const void *)field;
+    return *value != 0;
+  case COL_BOOL:
+    *value = *(const bool *)(const void *)field ? 1 : 0;
+    return true;
+  case COL_INT8:
+    *value = *(const int8_t *)(const void *)field;
+    return *value >= 0;
+  default:
+    return false;
+  }
+}
+
+static int rows_connect(sqlite3 *db, void *aux, int argc,
+                        const char *const *argv, sqlite3_vtab **out,
+                        char **err) {
+  const tm_model *model = aux;
+  const table_def *def = argc >= 3 ? table_def_by_name(argv[2]) : NULL;
+  if (!def) {
+    *err = sqlite3_mprintf("tm_rows: no model table named %s",
+                           argc >= 3 ? argv[2] : "(none)");
+    return SQLITE_ERROR;
+  }
+  GString *schema = g_string_new("CREATE TABLE x(");
+  for (size_t i = 0; i < def->n_columns; i++)
+    g_string_append_printf(schema, "%s\"%s\" %s", i ? ", " : "",
+                           def->columns[i].name, def->columns[i].sql_type);
+  g_string_append_c(schema, ')');
+  int rc = sqlite3_declare_vtab(db, schema->str);
+  g_string_free(schema, TRUE);
+  if (rc != SQLITE_OK)
+    return rc;
+  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+
+  rows_vtab *vtab = g_new0(rows_vtab, 1);
+  vtab->def = def;
+  vtab->model = model;
+  vtab->indexes = g_new0(column_index, def->n_columns);
+  *out = &vtab->base;
+  return SQLITE_OK;
+}
+
+static int rows_disconnect(sqlite3_vtab *base) {
+  rows_vtab *vtab = (rows_vtab *)base;
+  for (size_t i = 0; i < vtab->def->n_columns; i++)
+    g_free(vtab->indexes[i].row_ids);
+  g_free(vtab->indexes);
+  g_free(vtab);
+  return SQLITE_OK;
+}
+
+static size_t table_len(const rows_vtab *vtab) {
+  size_t n;
+  vtab->def->rows(vtab->model, &n);
+  return n;
+}
+
+static int rows_best_index(sqlite3_vtab *base, sqlite3_index_info *info) {
+  rows_vtab *vtab = (rows_vtab *)base;
+  double n = (double)table_len(vtab);
+  int id_constraint = -1, index_constraint = -1, index_column = -1;
+
+  for (int i = 0; i < info->nConstraint; i++) {
+    const struct sqlite3_index_constraint *c = &info->aConstraint[i];
+    if (!c->usable || c->op != SQLITE_INDEX_CONSTRAINT_EQ)
+      continue;
+    if (c->iColumn == -1 || c->iColumn == 0) {
+      id_constraint = i;
+      break;
+    }
+    if (index_constraint < 0 && vtab->def->columns[c->iColumn].indexed) {
+      index_constraint = i;
+      index_column = c->iColumn;
+    }
+  }
+
+  if (id_constraint >= 0) {
+    info->idxNum = PLAN_ID;
+    info->aConstraintUsage[id_constraint].argvIndex = 1;
+    info->estimatedCost = 1;
+    info->estimatedRows = 1;
+    info->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
+  } else if (index_constraint >= 0) {
+    const column_index *index = &vtab->indexes[index_column];
+    double rows;
+    if (index->built)
+      rows = index->distinct ? ceil((double)index->len / index->distinct) : 0;
+    else
+      rows = n < 16 ? n : 16; /* unknown until first use: assume selective */
+    info->idxNum = PLAN_INDEX | (index_column << 8);
+    info->aConstraintUsage[index_constraint].argvIndex = 1;
+    info->estimatedCost = log2(n + 2) + rows;
+    info->estimatedRows = (sqlite3_int64)(rows < 1 ? 1 : rows);
+  } else {
+    info->idxNum = PLAN_SCAN;
+    info->estimatedCost = n + 1;
+    info->estimatedRows = (sqlite3_int64)n;
+  }
+
+  /* Every plan yields rows in increasing id. */
+  if (info->nOrderBy == 1 && !info->aOrderBy[0].desc &&
+      (info->aOrderBy[0].iColumn == 0 || info->aOrderBy[0].iColumn == -1))
+    info->orderByConsumed = 1;
+  return SQLITE_OK;
+}
+
+static int rows_open(sqlite3_vtab *base, sqlite3_vtab_cursor **out) {
+  (void)base;
+  rows_cursor *cur = g_new0(rows_cursor, 1);
+  *out = &cur->base;
+  return SQLITE_OK;
+}
+
+static int rows_close(sqlite3_vtab_cursor *base) {
+  g_free(base);
+  return SQLITE_OK;
+}
+
+typedef enum key_status {
+  KEY_OK,    /* an integer to look up */
+  KEY_NONE,  /* matches no integer column value */
+  KEY_SCAN,  /* text or blob: let SQLite compare with column affinity */
+} key_status;
+
+static key_status value_key(sqlite3_value *value, int64_t *key) {
+  switch (sqlite3_value_type(value)) {
+  case SQLITE_INTEGER:
+    *key = sqlite3_value_int64(value);
+    return KEY_OK;
+  case SQLITE_FLOAT: {
+    double d = sqlite3_value_double(value);
+    if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0) ||
+        d != floor(d))
+      return KEY_NONE;
+    *key = (int64_t)d;
+    return KEY_OK;
+  }
+  case SQLITE_NULL:
+    return KEY_NONE;
+  default:
+    return KEY_SCAN;
+  }
+}
+
+typedef struct keyed_row {
+  int64_t key;
+  uint32_t id;
+} keyed_row;
+
+static int compare_keyed_rows(const void *a, const void *b) {
+  const keyed_row *x = a, *y = b;
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Sorts the non-NULL rows of `column` by (value, id) into `index`. Ids
+ * and arg-set ids are dense, so a counting sort (O(rows + value range),
+ * stable, hence id order within a value) covers the common case; sparse
+ * values (pids, tids) fall back to qsort. */
+static const column_index *ensure_index(rows_vtab *vtab, int column) {
+  column_index *index = &vtab->indexes[column];
+  if (index->built)
+    return index;
+  const column_def *col = &vtab->def->columns[column];
+  size_t n;
+  const char *rows = vtab->def->rows(vtab->model, &n);
+  size_t row_size = vtab->def->row_size;
+  size_t len = 0;
+  int64_t min = INT64_MAX, max = INT64_MIN;
+  for (size_t i = 0; i < n; i++) {
+    int64_t key;
+    if (column_int(col, rows + i * row_size, (uint32_t)i, &key)) {
+      len++;
+      min = MIN(min, key);
+      max = MAX(max, key);
+    }
+  }
+  index->row_ids = g_new(uint32_t, len ? len : 1);
+  index->len = len;
+  index->distinct = 0;
+  index->built = true;
+  if (len == 0)
+    return index;
+
+  if ((uint64_t)max - (uint64_t)min <= 2 * (uint64_t)len + 1024) {
+    size_t range = (size_t)((uint64_t)max - (uint64_t)min) + 1;
+    uint32_t *start = g_new0(uint32_t, range + 1);
+    for (size_t i = 0; i < n; i++) {
+      int64_t key;
+      if (column_int(col, rows + i * row_size, (uint32_t)i, &key))
+        start[(uint64_t)key - (uint64_t)min + 1]++;
+    }
+    for (size_t v = 0; v < range; v++) {
+      if (start[v + 1])
+        index->distinct++;
+      start[v + 1] += start[v];
+    }
+    for (size_t i = 0; i < n; i++) {
+      int64_t key;
+      if (column_int(col, rows + i * row_size, (uint32_t)i, &key))
+        index->row_ids[start[(uint64_t)key - (uint64_t)min]++] = (uint32_t)i;
+    }
+    g_free(start);
+    return index;
+  }
+
+  keyed_row *keyed = g_new(keyed_row, len);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    int64_t key;
+    if (column_int(col, rows + i * row_size, (uint32_t)i, &key))
+      keyed[k++] = (keyed_row){key, (uint32_t)i};
+  }
+  qsort(keyed, len, sizeof *keyed, compare_keyed_rows);
+  for (size_t i = 0; i < len; i++) {
+    index->row_ids[i] = keyed[i].id;
+    if (i == 0 || keyed[i].key != keyed[i - 1].key)
+      index->distinct++;
+  }
+  g_free(keyed);
+  return index;
+}
+
+/* First position in `index` whose value is >= key (or > key if `after`). */
+static size_t index_bound(const rows_vtab *vtab, const column_index *index,
+                          int column, int64_t key, bool after) {
+  const column_def *col = &vtab->def->columns[column];
+  size_t n;
+  const char *rows = vtab->def->rows(vtab->model, &n);
+  size_t lo = 0, hi = index->len;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    uint32_t id = index->row_ids[mid];
+    int64_t value = 0;
+    column_int(col, rows + (size_t)id * vtab->def->row_size, id, &value);
+    if (value < key || (after && value == key))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+static int rows_filter(sqlite3_vtab_cursor *base, int idx_num,
+                       const char *idx_str, int argc, sqlite3_value **argv) {
+  (void)idx_str;
+  rows_cursor *cur = (rows_cursor *)base;
+  rows_vtab *vtab = (rows_vtab *)base->pVtab;
+  size_t n;
+  cur->rows = vtab->def->rows(vtab->model, &n);
+  cur->list = NULL;
+  cur->pos = 0;
+  cur->end = n;
+
+  int plan = idx_num & 0xff;
+  if (plan == PLAN_SCAN || argc < 1)
+    return SQLITE_OK;
+  int64_t key;
+  switch (value_key(argv[0], &key)) {
+  case KEY_SCAN:
+    return SQLITE_OK;
+  case KEY_NONE:
+    cur->end = 0;
+    return SQLITE_OK;
+  case KEY_OK:
+    break;
+  }
+  if (plan == PLAN_ID) {
+    if (key >= 0 && (uint64_t)key < n) {
+      cur->single = (uint32_t)key;
+      cur->list = &cur->single;
+      cur->end = 1;
+    } else {
+      cur->end = 0;
+    }
+    return SQLITE_OK;
+  }
+  int column = idx_num >> 8;
+  const column_index *index = ensure_index(vtab, column);
+  cur->list = index->row_ids;
+  cur->pos = index_bound(vtab, index, column, key, false);
+  cur->end = index_bound(vtab, index, column, key, true);
+  return SQLITE_OK;
+}
+
+static int rows_next(sqlite3_vtab_cursor *base) {
+  ((rows_cursor *)base)->pos++;
+  return SQLITE_OK;
+}
+
+static int rows_eof(sqlite3_vtab_cursor *base) {
+  rows_cursor *cur = (rows_cursor *)base;
+  return cur->pos >= cur->end;
+}
+
+static uint32_t cursor_row_id(const rows_cursor *cur) {
+  return cur->list ? cur->list[cur->pos] : (uint32_t)cur->pos;
+}
+
+static int rows_column(sqlite3_vtab_cursor *base, sqlite3_context *ctx,
+                       int column) {
+  rows_cursor *cur = (rows_cursor *)base;
+  rows_vtab *vtab = (rows_vtab *)base->pVtab;
+  const column_def *col = &vtab->def->columns[column];
+  uint32_t id = cursor_row_id(cur);
+  const char *row = cur->rows + (size_t)id * vtab->def->row_size;
+  int64_t value;
+
+  switch (col->kind) {
+  case COL_STRING:
+    result_string(vtab->model,
+                  *(const tm_str_id *)(const void *)(row + col->offset), ctx);
+    break;
+  case COL_DOUBLE:
+    sqlite3_result_double(ctx,
+                          *(const double *)(const void *)(row + col->offset));
+    break;
+  case COL_NULL:
+    sqlite3_result_null(ctx);
+    break;
+  case COL_COMPUTED:
+    col->compute(vtab->model, row, ctx);
+    break;
+  default:
+    if (column_int(col, row, id, &value))
+      sqlite3_result_int64(ctx, value);
+    else
+      sqlite3_result_null(ctx);
+    break;
+  }
+  return SQLITE_OK;
+}
+
+static int rows_rowid(sqlite3_vtab_cursor *base, sqlite3_int64 *rowid) {
+  *rowid = cursor_row_id((rows_cursor *)base);
+  return SQLITE_OK;
+}
+
+static const sqlite3_module rows_module = {
+    .iVersion = 0,
+    .xCreate = rows_connect,
+    .xConnect = rows_connect,
+    .xBestIndex = rows_best_index,
+    .xDisconnect = rows_disconnect,
+    .xDestroy = rows_disconnect,
+    .xOpen = rows_open,
+    .xClose = rows_close,
+    .xFilter = rows_filter,
+    .xNext = rows_next,
+    .xEof = rows_eof,
+    .xColumn = rows_column,
+    .xRowid = rows_rowid,
+};
+
+/* ---- the surface ---------------------------------------------------------- */
+
+static bool exec_sql(sqlite3 *db, const char *sql, tm_sql_error_code code,
+                     GError **error) {
+  char *message = NULL;
+  if (sqlite3_exec(db, sql, NULL, NULL, &message) != SQLITE_OK) {
+    g_set_error(error, TM_SQL_ERROR, (gint)code, "%s",
+                message ? message : sqlite3_errmsg(db));
+    sqlite3_free(message);
+    return false;
+  }
+  return true;
+}
+
+tm_sql_surface *sql_surface_new(const tm_model *model, GError **error) {
+  tm_sql_surface *surface = g_new0(tm_sql_surface, 1);
+  surface->model = model;
+  bool ok = false;
+  char *sql = NULL;
+
+  if (sqlite3_open_v2(":memory:", &surface->db,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+      SQLITE_OK) {
+    g_set_error(error, TM_SQL_ERROR, TM_SQL_ERROR_QUERY,
+                "cannot open the in-memory database: %s",
+                surface->db ? sqlite3_errmsg(surface->db) : "out of memory");
+    goto out;
+  }
+  if (sqlite3_create_module_v2(surface->db, "tm_rows", &rows_module,
+                               (void *)model, NULL) != SQLITE_OK) {
+    g_set_error(error, TM_SQL_ERROR, TM_SQL_ERROR_QUERY, "%s",
+                sqlite3_errmsg(surface->db));
+    goto out;
+  }
+  for (size_t i = 0; i < G_N_ELEMENTS(tables); i++) {
+    sql = g_strdup_printf("CREATE VIRTUAL TABLE %s USING tm_rows",
+                          tables[i].name);
+    if (!exec_sql(surface->db, sql, TM_SQL_ERROR_QUERY, error))
+      goto out;
+    g_clear_pointer(&sql, g_free);
+  }
+  for (size_t i = 0; i < G_N_ELEMENTS(views); i++) {
+    sql = g_strdup_printf("CREATE VIEW %s AS %s", views[i].name,
+                          views[i].select);
+    if (!exec_sql(surface->db, sql, TM_SQL_ERROR_QUERY, error))
+      goto out;
+    g_clear_pointer(&sql, g_free);
+  }
+  sql = g_strdup_printf("CREATE VIEW trace_bounds AS SELECT %" G_GINT64_FORMAT
+                        " AS start_ts, %" G_GINT64_FORMAT " AS end_ts",
+                        (gint64)model->bounds_start,
+                        (gint64)model->bounds_end);
+  if (!exec_sql(surface->db, sql, TM_SQL_ERROR_QUERY, error))
+    goto out;
+  ok = true;
+out:
+  g_free(sql);
+  if (!ok) {
+    g_prefix_error(error, "building the SQL surface: ");
+    sql_surface_free(surface);
+    return NULL;
+  }
+  return surface;
+}
+
+void sql_surface_free(tm_sql_surface *surface) {
+  if (!surface)
+    return;
+  sqlite3_close_v2(surface->db);
+  g_free(surface);
+}
+
+sqlite3 *sql_surface_borrow_db(tm_sql_surface *surface) {
+  return surface->db;
+}
+
+/* True if `sql` holds no statement: only whitespace, comments and ';' —
+ * exactly the text sqlite3_prepare_v2 compiles to no statement. */
+static bool no_statement_left(const char *sql) {
+  const char *p = sql;
+  for (;;) {
+    while (*p && (g_ascii_isspace(*p) || *p == ';'))
+      p++;
+    if (p[0] == '-' && p[1] == '-') {
+      p = strchr(p, '\n');
+      if (!p)
+        return true;
+    } else if (p[0] == '/' && p[1] == '*') {
+      p = strstr(p + 2, "*/");
+      if (!p)
+        return true;
+      p += 2;
+    } else {
+      return *p == '\0';
+    }
+  }
+}
+
+bool sql_surface_query(tm_sql_surface *surface, const char *sql,
+                       tm_format format, FILE *out, GError **error) {
+  const char *tail = sql;
+  sqlite3_stmt *stmt = NULL;
+  bool ok = false;
+
+  while (tail && *tail) {
+    const char *next = NULL;
+    if (sqlite3_prepare_v2(surface->db, tail, -1, &stmt, &next) !=
+        SQLITE_OK) {
+      g_set_error(error, TM_SQL_ERROR, TM_SQL_ERROR_QUERY, "%s",
+                  sqlite3_errmsg(surface->db));
+      goto out;
+    }
+    if (!stmt && next == tail)
+      break;
+    tail = next;
+    if (!stmt)
+      continue; /* only whitespace or a comment */
+    if (no_statement_left(tail)) {
+      if (!sql_output_write_rows(stmt, format, out, error))
+        goto out;
+      break;
+    }
+    /* An earlier statement: run it, its rows are not printed. (Unlike
+     * trace_processor_shell, no empty line is printed for it either.) */
+    int rc;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
+      ;
+    if (rc != SQLITE_DONE) {
+      g_set_error(error, TM_SQL_ERROR, TM_SQL_ERROR_QUERY, "%s",
+                  sqlite3_errmsg(surface->db));
+      goto out;
+    }
+    g_clear_pointer(&stmt, sqlite3_finalize);
+  }
+  ok = true;
+out:
+  sqlite3_finalize(stmt);
+  return ok;
+}
+
+/* exec_sql, with the saved file named in the error. */
+static bool save_exec(sqlite3 *db, const char *sql, const char *path,
+                      GError **error) {
+  if (exec_sql(db, sql, TM_SQL_ERROR_SAVE, error))
+    return true;
+  g_prefix_error(error, "writing %s: ", path);
+  return false;
+}
+
+bool sql_surface_save(tm_sql_surface *surface, const char *path,
+                      GError **error) {
+  sqlite3 *db = surface->db;
+  sqlite3_stmt *attach = NULL;
+  bool attached = false, in_transaction = false, ok = false;
+  char *sql = NULL;
+
+  if (g_unlink(path) != 0 && errno != ENOENT) {
+    int saved_errno = errno;
+    g_set_error(error, TM_SQL_ERROR, TM_SQL_ERROR_SAVE,
+                "cannot replace %s: %s", path, g_strerror(saved_errno));
+    return false;
+  }
+  if (sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS tm_saved", -1, &attach,
+                         NULL) != SQLITE_OK ||
+      sqlite3_bind_text(attach, 1, path, -1, SQLITE_TRANSIENT) != SQLITE_OK ||
+      sqlite3_step(attach) != SQLITE_DONE) {
+    g_set_error(error, TM_SQL_ERROR, TM_SQL_ERROR_SAVE, "cannot create %s: %s",
+                path, sqlite3_errmsg(db));
+    goto out;
+  }
+  attached = true;
+  /* The file is new and only complete at COMMIT: no journal needed. */
+  if (!save_exec(db,
+                 "PRAGMA tm_saved.journal_mode = OFF;"
+                 "PRAGMA tm_saved.synchronous = OFF;"
+                 "BEGIN",
+                 path, error))
+    goto out;
+  in_transaction = true;
+  for (size_t i = 0; i < G_N_ELEMENTS(saved_names); i++) {
+    sql = g_strdup_printf("CREATE TABLE tm_saved.\"%s\" AS "
+                          "SELECT * FROM main.\"%s\"",
+                          saved_names[i], saved_names[i]);
+    if (!save_exec(db, sql, path, error))
+      goto out;
+    g_clear_pointer(&sql, g_free);
+  }
+  if (!save_exec(db, "COMMIT", path, error))
+    goto out;
+  in_transaction = false;
+  ok = true;
+out:
+  g_free(sql);
+  if (in_transaction)
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+  sqlite3_finalize(attach);
+  if (attached)
+    sqlite3_exec(db, "DETACH DATABASE tm_saved", NULL, NULL, NULL);
+  if (!ok)
+    g_unlink(path);
+  return ok;
+}

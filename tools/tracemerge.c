@@ -1,1 +1,358 @@
-int main(void){return 0;}
+/*
+ * tracemerge: the command-line front-end.
+ *
+ * Thin by design: it parses arguments (GOptionContext, one per
+ * subcommand), calls the library API of <tracemerge/tracemerge.h> and maps
+ * the outcome to an exit status. Every failure is one line on stderr,
+ * "tracemerge: <message>".
+ *
+ * Exit status: 0 success; 1 the import, the query or writing the output
+ * failed; 2 the command line was wrong. A failed import still leaves what
+ * was read before the error (DESIGN.md, errors): its message goes to
+ * stderr, the command goes on over the partial trace (`query` prints,
+ * `import` saves, `info` summarises) and the exit status is 1 whatever
+ * follows, so a script never mistakes a partial result for a whole one.
+ */
+#include <errno.h>
+#include <glib.h>
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <tracemerge/tracemerge.h>
+
+#ifndef TM_VERSION
+#define TM_VERSION "0.1.0"
+#endif
+
+enum {
+  EXIT_OK = 0,
+  EXIT_FAILED = 1,
+  EXIT_USAGE = 2,
+};
+
+typedef struct command {
+  const char *name;
+  const char *summary;
+  int (*run)(int argc, char **argv);
+} command;
+
+/* Options every subcommand that loads plugins accepts. */
+static char **plugin_dirs = NULL;
+
+static const GOptionEntry plugin_entries[] = {
+    {"plugin-dir", 'P', 0, G_OPTION_ARG_FILENAME_ARRAY, &plugin_dirs,
+     "Also look for reader plugins in DIR (repeatable)", "DIR"},
+    {NULL, 0, 0, 0, NULL, NULL, NULL},
+};
+
+static int fail(const char *message) {
+  fprintf(stderr, "tracemerge: %s\n", message);
+  return EXIT_FAILED;
+}
+
+static int fail_error(GError *error) {
+  int status = fail(error->message);
+  g_error_free(error);
+  return status;
+}
+
+static int usage_error(const char *command_name, const char *message) {
+  fprintf(stderr, "tracemerge: %s\n", message);
+  fprintf(stderr, "Try 'tracemerge %s%s--help'.\n",
+          command_name ? command_name : "", command_name ? " " : "");
+  return EXIT_USAGE;
+}
+
+/* Parses the options of `name`; on return argv[1..argc) are the operands.
+ * Returns EXIT_OK, or the status to exit with. */
+static int parse_options(const char *name, const char *parameters,
+                         const char *summary, const GOptionEntry *entries,
+                         bool with_plugins, int *argc, char ***argv) {
+  GOptionContext *context = g_option_context_new(parameters);
+  g_option_context_set_summary(context, summary);
+  g_option_context_set_description(
+      context, "Exit status: 0 success; 1 an input, the SQL or the output "
+               "failed (what was read is still used); 2 usage error.");
+  g_option_context_add_main_entries(context, entries, NULL);
+  if (with_plugins)
+    g_option_context_add_main_entries(context, plugin_entries, NULL);
+  GError *error = NULL;
+  bool ok = g_option_context_parse(context, argc, argv, &error);
+  g_option_context_free(context);
+  if (!ok) {
+    int status = usage_error(name, error->message);
+    g_error_free(error);
+    return status;
+  }
+  return EXIT_OK;
+}
+
+static tm_session *session_new(void) {
+  tm_session_options options = {
+      .plugin_dirs = (const char *const *)plugin_dirs,
+      .n_plugin_dirs = plugin_dirs ? g_strv_length(plugin_dirs) : 0,
+      .warnings = stderr,
+  };
+  return tm_session_new(&options);
+}
+
+/* Imports `argv[1..argc)`; an error is reported and reflected in the
+ * returned status, the session stays usable. */
+static int import_inputs(tm_session *session, int argc, char **argv) {
+  GError *error = NULL;
+  if (tm_session_import(session, (const char *const *)argv + 1,
+                        (size_t)argc - 1, &error))
+    return EXIT_OK;
+  return fail_error(error);
+}
+
+static int check_stdout(void) {
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    char *message = g_strdup_printf("writing to standard output failed: %s",
+                                    g_strerror(errno));
+    int status = fail(message);
+    g_free(message);
+    return status;
+  }
+  return EXIT_OK;
+}
+
+/* ---- query ---- */
+
+static bool parse_format(const char *text, tm_format *format) {
+  if (!text || strcmp(text, "csv") == 0)
+    *format = TM_FORMAT_CSV;
+  else if (strcmp(text, "tsv") == 0)
+    *format = TM_FORMAT_TSV;
+  else if (strcmp(text, "json") == 0)
+    *format = TM_FORMAT_JSON;
+  else
+    return false;
+  return true;
+}
+
+static int run_query(int argc, char **argv) {
+  char *sql = NULL, *query_file = NULL, *format_name = NULL;
+  char *file_sql = NULL;
+  tm_session *session = NULL;
+  GError *error = NULL;
+  tm_format format;
+  const GOptionEntry entries[] = {
+      {"sql", 'Q', 0, G_OPTION_ARG_STRING, &sql,
+       "Run the SQL statements SQL; the last one's rows are printed", "SQL"},
+      {"query-file", 'q', 0, G_OPTION_ARG_FILENAME, &query_file,
+       "Read the SQL statements from FILE", "FILE"},
+      {"format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
+       "Output format: csv (default, as trace_processor_shell), tsv or json",
+       "FORMAT"},
+      {NULL, 0, 0, 0, NULL, NULL, NULL},
+  };
+  int status = parse_options("query", "INPUT...",
+                             "Import the inputs as one merged trace and run "
+                             "SQL over it.",
+                             entries, true, &argc, &argv);
+  if (status != EXIT_OK)
+    goto out;
+  if (!sql == !query_file) {
+    status = usage_error("query", "give exactly one of --sql and --query-file");
+    goto out;
+  }
+  if (!parse_format(format_name, &format)) {
+    status = usage_error("query", "--format must be csv, tsv or json");
+    goto out;
+  }
+  if (argc < 2) {
+    status = usage_error("query", "no input files");
+    goto out;
+  }
+  if (query_file) {
+    if (!g_file_get_contents(query_file, &file_sql, NULL, &error)) {
+      g_prefix_error(&error, "reading the query file: ");
+      status = fail_error(error);
+      goto out;
+    }
+    sql = g_steal_pointer(&file_sql);
+  }
+
+  session = session_new();
+  status = import_inputs(session, argc, argv);
+  if (!tm_session_query(session, sql, format, stdout, &error)) {
+    status = fail_error(error);
+    goto out;
+  }
+  status = MAX(status, check_stdout());
+out:
+  tm_session_free(session);
+  g_free(file_sql);
+  g_free(sql);
+  g_free(query_file);
+  g_free(format_name);
+  return status;
+}
+
+/* ---- import ---- */
+
+static int run_import(int argc, char **argv) {
+  char *output = NULL;
+  tm_session *session = NULL;
+  GError *error = NULL;
+  const GOptionEntry entries[] = {
+      {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+       "Write the SQLite database to FILE (replaced if it exists)", "FILE"},
+      {NULL, 0, 0, 0, NULL, NULL, NULL},
+  };
+  int status = parse_options("import", "INPUT... -o OUT.sqlite",
+                             "Import the inputs as one merged trace and save "
+                             "every table into a standalone SQLite file.",
+                             entries, true, &argc, &argv);
+  if (status != EXIT_OK)
+    goto out;
+  if (!output) {
+    status = usage_error("import", "missing -o OUT.sqlite");
+    goto out;
+  }
+  if (argc < 2) {
+    status = usage_error("import", "no input files");
+    goto out;
+  }
+  session = session_new();
+  status = import_inputs(session, argc, argv);
+  if (!tm_session_save_sqlite(session, output, &error))
+    status = fail_error(error);
+out:
+  tm_session_free(session);
+  g_free(output);
+  return status;
+}
+
+/* ---- info ---- */
+
+static int run_info(int argc, char **argv) {
+  const GOptionEntry entries[] = {{NULL, 0, 0, 0, NULL, NULL, NULL}};
+  int status = parse_options("info", "INPUT...",
+                             "Import the inputs and summarise them: files, "
+                             "formats, machines, clocks, stats.",
+                             entries, true, &argc, &argv);
+  if (status != EXIT_OK)
+    return status;
+  if (argc < 2)
+    return usage_error("info", "no input files");
+  tm_session *session = session_new();
+  status = import_inputs(session, argc, argv);
+  tm_session_print_info(session, stdout);
+  status = MAX(status, check_stdout());
+  tm_session_free(session);
+  return status;
+}
+
+/* ---- plugins ---- */
+
+static int run_plugins(int argc, char **argv) {
+  const GOptionEntry entries[] = {{NULL, 0, 0, 0, NULL, NULL, NULL}};
+  int status = parse_options("plugins", "",
+                             "List the reader plugins found, in search "
+                             "order: name, ABI version, whether the format "
+                             "is clockless, and the file it was loaded from.",
+                             entries, true, &argc, &argv);
+  if (status != EXIT_OK)
+    return status;
+  if (argc > 1)
+    return usage_error("plugins", "plugins takes no operands");
+
+  tm_session *session = session_new();
+  size_t n = tm_session_reader_count(session);
+  int name_width = 4;
+  for (size_t i = 0; i < n; i++) {
+    const tm_reader_descriptor *reader =
+        tm_session_borrow_reader(session, i, NULL);
+    int len = reader->name ? (int)strlen(reader->name) : 0;
+    name_width = MAX(name_width, len);
+  }
+  for (size_t i = 0; i < n; i++) {
+    const char *path = NULL;
+    const tm_reader_descriptor *reader =
+        tm_session_borrow_reader(session, i, &path);
+    printf("%-*s  abi %-3u  clockless %-3s  %s\n", name_width,
+           reader->name ? reader->name : "", reader->abi_version,
+           reader->flags & TM_READER_CLOCKLESS ? "yes" : "no",
+           path ? path : "");
+  }
+  tm_session_free(session);
+  if (n == 0)
+    return fail("no reader plugins found (set TRACEMERGE_PLUGIN_PATH or "
+                "use --plugin-dir)");
+  return check_stdout();
+}
+
+/* ---- main ---- */
+
+static const command commands[] = {
+    {"query", "Run SQL over the merged inputs and print the result",
+     run_query},
+    {"import", "Save the merged inputs as a standalone SQLite database",
+     run_import},
+    {"info", "Summarise the inputs: files, formats, machines, clocks, stats",
+     run_info},
+    {"plugins", "List the reader plugins found", run_plugins},
+};
+
+static void print_usage(FILE *out) {
+  fprintf(out,
+          "Usage: tracemerge COMMAND [OPTION...] [INPUT...]\n"
+          "\n"
+          "Merge trace files from many devices onto one timeline and query "
+          "them with SQL.\n"
+          "\n"
+          "Commands:\n");
+  for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+    fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+  fprintf(out,
+          "\n"
+          "Options:\n"
+          "  -h, --help     Show this help\n"
+          "  -V, --version  Show the version\n"
+          "\n"
+          "Run 'tracemerge COMMAND --help' for the options of a command.\n");
+}
+
+int main(int argc, char **argv) {
+  /* Only the character set, so GLib's help text keeps its UTF-8; numbers
+   * keep the C locale's format. */
+  setlocale(LC_CTYPE, "");
+  if (argc < 2) {
+    print_usage(stderr);
+    return EXIT_USAGE;
+  }
+  const char *first = argv[1];
+  if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0 ||
+      strcmp(first, "help") == 0) {
+    print_usage(stdout);
+    return check_stdout();
+  }
+  if (strcmp(first, "--version") == 0 || strcmp(first, "-V") == 0) {
+    printf("tracemerge %s\n", TM_VERSION);
+    return check_stdout();
+  }
+  for (size_t i = 0; i < G_N_ELEMENTS(commands); i++) {
+    if (strcmp(first, commands[i].name) != 0)
+      continue;
+    /* The subcommand sees "tracemerge NAME" as its program name, so its
+     * --help reads "Usage: tracemerge NAME [OPTION...] ...". */
+    char *prgname = g_strdup_printf("tracemerge %s", commands[i].name);
+    g_set_prgname(prgname);
+    char **sub_argv = g_new0(char *, (size_t)argc);
+    sub_argv[0] = prgname;
+    for (int a = 2; a < argc; a++)
+      sub_argv[a - 1] = argv[a];
+    int status = commands[i].run(argc - 1, sub_argv);
+    g_free(sub_argv);
+    g_free(prgname);
+    g_strfreev(plugin_dirs);
+    return status;
+  }
+  char *message = g_strdup_printf("unknown command '%s'", first);
+  int status = usage_error(NULL, message);
+  g_free(message);
+  return status;
+}

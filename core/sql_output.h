@@ -1,0 +1,53 @@
+/*
+ * Printers for SQL results: one prepared statement's rows as CSV, TSV or
+ * JSON.
+ *
+ * CSV is byte-for-byte what trace_processor_shell prints: every header name
+ * in double quotes, strings in double quotes with no escaping inside,
+ * integers bare, reals as printf "%f", NULL as "[NULL]" (quotes included),
+ * blobs as "<raw bytes>".
+ *
+ * TSV: header of bare names; strings with backslash, tab, newline and
+ * carriage return escaped as \\ \t \n \r; NULL is an empty field; integers
+ * bare; reals in the shortest form that reads back to the same double,
+ * with ".0" added when that form looks like an integer.
+ *
+ * JSON: one array of objects, one object per line, keys in column order;
+ * NULL is null, numbers are numbers (non-finite reals become null),
+ * strings are escaped and made valid UTF-8 (invalid bytes become U+FFFD).
+ * Zero rows print "[]".
+ *
+ * Rows are streamed as they are stepped: a runtime error in the middle of
+ * a result leaves the rows printed so far on `out`.
+ */
+#ifndef TM_SQL_OUTPUT_H
+#define TM_SQL_OUTPUT_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <tracemerge/tracemerge.h>
+
+typedef struct sqlite3_stmt sqlite3_stmt;
+
+#define TM_SQL_ERROR (tm_sql_error_quark())
+GQuark tm_sql_error_quark(void);
+
+typedef enum tm_sql_error_code {
+  TM_SQL_ERROR_QUERY,  /* SQLite rejected or failed a statement */
+  TM_SQL_ERROR_OUTPUT, /* writing the result failed */
+  TM_SQL_ERROR_SAVE,   /* the database file could not be written */
+} tm_sql_error_code;
+
+/* Steps `stmt` to completion and prints its rows to `out` in `format`. A
+ * statement without result columns prints nothing (JSON: "[]"). The caller
+ * keeps ownership of `stmt`. */
+bool sql_output_write_rows(sqlite3_stmt *stmt, tm_format format, FILE *out,
+                           GError **error);
+
+/* Formats `value` in the shortest text that reads back to it exactly
+ * ("%.15g" .. "%.17g", C locale), into `buf` of at least 32 bytes. */
+void sql_output_format_real(double value, char *buf, size_t size);
+
+#endif /* TM_SQL_OUTPUT_H */

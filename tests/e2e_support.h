@@ -1,0 +1,65 @@
+/*
+ * Support for end-to-end tests: fixture archives written at test time (so
+ * every input is readable in review as the C string that makes it) and a
+ * runner for the tracemerge CLI.
+ */
+#ifndef TM_E2E_SUPPORT_H
+#define TM_E2E_SUPPORT_H
+
+#include <glib.h>
+#include <stddef.h>
+
+typedef struct e2e_member {
+  const char *name;
+  const char *content; /* NUL-terminated unless len is set */
+  size_t len;          /* 0: strlen(content) */
+} e2e_member;
+
+typedef enum e2e_archive_format {
+  E2E_ZIP,
+  E2E_TAR,
+  E2E_TAR_GZ,
+  E2E_GZIP, /* one member: a gzip stream of its content */
+} e2e_archive_format;
+
+/* A fresh temporary directory, removed (with its files) by e2e_cleanup. */
+char *e2e_tmpdir(void);
+void e2e_cleanup(const char *dir);
+
+/* Writes `content` to dir/name; returns the path (free with g_free). */
+char *e2e_write_file(const char *dir, const char *name, const char *content,
+                     size_t len);
+
+/* Writes an archive of `members` at dir/name; returns its path. */
+char *e2e_write_archive(const char *dir, const char *name,
+                        e2e_archive_format format, const e2e_member *members,
+                        size_t n_members);
+
+typedef struct e2e_result {
+  char *out;
+  char *err;
+  int exit_code;
+} e2e_result;
+
+/* Runs $TRACEMERGE_CLI with the NULL-terminated `args` (in `cwd`, or the
+ * current directory when NULL). */
+e2e_result e2e_run(const char *const *args);
+e2e_result e2e_run_in(const char *cwd, const char *const *args);
+void e2e_result_clear(e2e_result *result);
+
+/* Runs `tracemerge query INPUTS --sql SQL` and asserts exit 0 and empty
+ * stderr; returns stdout (free with g_free). */
+char *e2e_query(const char *const *inputs, const char *sql);
+char *e2e_query_in(const char *cwd, const char *const *inputs, const char *sql);
+
+/* Asserts that `actual` equals `expected`, printing both in full on
+ * mismatch. */
+#define e2e_assert_text(actual, expected)                                    \
+  do {                                                                       \
+    const char *a_ = (actual), *e_ = (expected);                             \
+    if (g_strcmp0(a_, e_) != 0)                                              \
+      g_error("%s:%d: text differs\n--- expected\n%s\n--- actual\n%s",      \
+              __FILE__, __LINE__, e_, a_);                                   \
+  } while (0)
+
+#endif /* TM_E2E_SUPPORT_H */

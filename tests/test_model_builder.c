@@ -1,0 +1,243 @@
+/*
+ * Unit tests of the model builder: events pushed in merged order become
+ * slices with depth/parent, counters and flows; what cannot be placed is
+ * counted in stats.
+ */
+#include <glib.h>
+#include <string.h>
+
+#include "session_internal.h"
+#include "string_pool.h"
+
+typedef struct fixture {
+  tm_session *session;
+  tm_model_builder *builder;
+  uint32_t track;
+} fixture;
+
+static void fixture_set_up(fixture *f, gconstpointer data) {
+  (void)data;
+  f->session = tm_session_new(NULL);
+  f->builder = model_builder_new(f->session);
+  tm_track_row row = {
+      .type = string_pool_intern_cstr(f->session->model->strings, "thread_execution"),
+      .parent_id = TM_NULL_ID,
+      .track_group_id = TM_NULL_ID,
+      .utid = 1,
+      .upid = TM_NULL_ID,
+  };
+  tm_vec_push(&f->session->model->tracks, row);
+  f->track = 0;
+}
+
+static void fixture_tear_down(fixture *f, gconstpointer data) {
+  (void)data;
+  model_builder_free(f->builder);
+  tm_session_free(f->session);
+}
+
+static tm_str_id str(fixture *f, const char *s) {
+  return string_pool_intern_cstr(f->session->model->strings, s);
+}
+
+static void push(fixture *f, tm_event_kind kind, int64_t ts, int64_t dur,
+                 const char *name) {
+  tm_event ev = {
+      .ts = ts,
+      .u.dur_ns = dur,
+      .track_id = f->track,
+      .name_id = name ? str(f, name) : 0,
+      .kind = (uint8_t)kind,
+  };
+  model_builder_push(f->builder, &ev, 0, 0);
+}
+
+static void push_flow(fixture *f, int64_t ts, uint64_t id,
+                      tm_flow_direction direction, bool next_begin) {
+  tm_event ev = {
+      .ts = ts,
+      .u.flow_id = id,
+      .track_id = f->track,
+      .kind = TM_EVENT_FLOW,
+      .flags = (uint8_t)(direction | (next_begin ? TM_EVENT_FLOW_BIND_NEXT : 0)),
+  };
+  model_builder_push(f->builder, &ev, 0, 0);
+}
+
+static const tm_slice_row *slice(fixture *f, size_t id) {
+  g_assert_cmpuint(id, <, f->session->model->slices.len);
+  return &f->session->model->slices.data[id];
+}
+
+static int64_t stat(fixture *f, const char *name) {
+  return stats_get(f->session->stats, name, TM_NULL_INT64, 0, 0);
+}
+
+static void test_begin_end_nest_and_unended_slices_keep_minus_one(fixture *f,
+                                                                  gconstpointer d) {
+  (void)d;
+  push(f, TM_EVENT_SLICE_BEGIN, 10, 0, "outer");
+  push(f, TM_EVENT_SLICE_BEGIN, 20, 0, "inner");
+  push(f, TM_EVENT_SLICE_END, 30, 0, NULL);
+  push(f, TM_EVENT_SLICE_BEGIN, 40, 0, "never ended");
+  g_assert_cmpuint(f->session->model->slices.len, ==, 3);
+  g_assert_cmpint(slice(f, 0)->dur, ==, -1);
+  g_assert_cmpint(slice(f, 1)->dur, ==, 10);
+  g_assert_cmpuint(slice(f, 1)->depth, ==, 1);
+  g_assert_cmpuint(slice(f, 1)->parent_id, ==, 0);
+  g_assert_cmpuint(slice(f, 2)->depth, ==, 1);
+  g_assert_cmpint(slice(f, 2)->dur, ==, -1);
+  g_assert_cmpuint(slice(f, 0)->parent_id, ==, TM_NULL_ID);
+}
+
+static void test_named_end_closes_the_matching_slice(fixture *f, gconstpointer d) {
+  (void)d;
+  push(f, TM_EVENT_SLICE_BEGIN, 10, 0, "a");
+  push(f, TM_EVENT_SLICE_BEGIN, 20, 0, "b");
+  /* Ends "a": "b", opened inside it and still open, is never ended. */
+  push(f, TM_EVENT_SLICE_END, 30, 0, "a");
+  g_assert_cmpint(slice(f, 0)->dur, ==, 20);
+  g_assert_cmpint(slice(f, 1)->dur, ==, -1);
+  /* Nothing open named "zzz": counted, nothing changes. */
+  push(f, TM_EVENT_SLICE_END, 40, 0, "zzz");
+  g_assert_cmpint(stat(f, "misplaced_end_event"), ==, 1);
+  /* A new slice starts at depth 0 again. */
+  push(f, TM_EVENT_SLICE_BEGIN, 50, 0, "c");
+  g_assert_cmpuint(slice(f, 2)->depth, ==, 0);
+}
+
+static void test_complete_slices_nest_by_containment(fixture *f, gconstpointer d) {
+  (void)d;
+  push(f, TM_EVENT_SLICE_COMPLETE, 100, 50, "parent");  /* [100, 150) */
+  push(f, TM_EVENT_SLICE_COMPLETE, 110, 10, "child");   /* [110, 120) */
+  push(f, TM_EVENT_SLICE_COMPLETE, 120, 0, "instant");  /* at child's end */
+  push(f, TM_EVENT_SLICE_COMPLETE, 150, 5, "sibling");  /* after parent */
+  g_assert_cmpuint(slice(f, 1)->depth, ==, 1);
+  g_assert_cmpuint(slice(f, 1)->parent_id, ==, 0);
+  /* child ended at 120, so the instant at 120 is inside parent only. */
+  g_assert_cmpuint(slice(f, 2)->depth, ==, 1);
+  g_assert_cmpuint(slice(f, 2)->parent_id, ==, 0);
+  g_assert_cmpuint(slice(f, 3)->depth, ==, 0);
+}
+
+static void test_partially_overlapping_complete_slice_spills(fixture *f,
+                                                             gconstpointer d) {
+  (void)d;
+  push(f, TM_EVENT_SLICE_COMPLETE, 100, 50, "a");  /* [100, 150) */
+  push(f, TM_EVENT_SLICE_COMPLETE, 120, 50, "b");  /* [120, 170): overlaps */
+  g_assert_cmpuint(f->session->model->slices.len, ==, 2);
+  g_assert_cmpint(stat(f, "slice_spill_overlapping_complete_event"), ==, 1);
+  const tm_slice_row *b = slice(f, 1);
+  g_assert_cmpuint(b->track_id, !=, f->track);
+  g_assert_cmpuint(b->depth, ==, 0);
+  const tm_track_row *overflow = &f->session->model->tracks.data[b->track_id];
+  g_assert_cmpstr(string_pool_borrow(f->session->model->strings, overflow->type), ==,
+                  "thread_overlapping_slice");
+  g_assert_cmpuint(overflow->utid, ==, 1);
+}
+
+static void test_negative_duration_is_dropped(fixture *f, gconstpointer d) {
+  (void)d;
+  push(f, TM_EVENT_SLICE_COMPLETE, 100, -5, "bad");
+  g_assert_cmpuint(f->session->model->slices.len, ==, 0);
+  g_assert_cmpint(stat(f, "slice_negative_duration"), ==, 1);
+}
+
+static void test_depth_beyond_512_is_dropped(fixture *f, gconstpointer d) {
+  (void)d;
+  for (int i = 0; i < 520; i++)
+    push(f, TM_EVENT_SLICE_BEGIN, i, 0, "deep");
+  g_assert_cmpuint(f->session->model->slices.len, ==, 512);
+  g_assert_cmpint(stat(f, "slice_max_depth_exceeded"), ==, 8);
+}
+
+static void test_flows_link_enclosing_slices(fixture *f, gconstpointer d) {
+  (void)d;
+  push(f, TM_EVENT_SLICE_COMPLETE, 10, 10, "s0");
+  push_flow(f, 12, 7, TM_FLOW_OUT, false);  /* inside s0 */
+  push(f, TM_EVENT_SLICE_COMPLETE, 30, 10, "s1");
+  push_flow(f, 30, 7, TM_FLOW_STEP, false); /* s1 began at 30 */
+  push(f, TM_EVENT_SLICE_COMPLETE, 50, 0, "s2");
+  push_flow(f, 50, 7, TM_FLOW_IN, false);   /* s2 is an instant at 50 */
+  tm_model *m = f->session->model;
+  g_assert_cmpuint(m->flows.len, ==, 2);
+  g_assert_cmpuint(m->flows.data[0].slice_out, ==, 0);
+  g_assert_cmpuint(m->flows.data[0].slice_in, ==, 1);
+  g_assert_cmpuint(m->flows.data[1].slice_out, ==, 1);
+  g_assert_cmpuint(m->flows.data[1].slice_in, ==, 2);
+  g_assert_cmpint(m->flows.data[1].trace_id, ==, 7);
+  /* The flow ended: a further end has no start. */
+  push_flow(f, 50, 7, TM_FLOW_IN, false);
+  g_assert_cmpint(stat(f, "flow_end_without_start"), ==, 1);
+  /* Nothing encloses ts 100. */
+  push_flow(f, 100, 8, TM_FLOW_OUT, false);
+  g_assert_cmpint(stat(f, "flow_no_enclosing_slice"), ==, 1);
+}
+
+static void test_flow_bound_to_next_begin(fixture *f, gconstpointer d) {
+  (void)d;
+  push(f, TM_EVENT_SLICE_BEGIN, 10, 0, "from");
+  push_flow(f, 11, 3, TM_FLOW_OUT, false);
+  push_flow(f, 15, 3, TM_FLOW_IN, true); /* binds to the next slice begun */
+  push(f, TM_EVENT_SLICE_END, 20, 0, NULL);
+  push(f, TM_EVENT_SLICE_BEGIN, 40, 0, "to");
+  tm_model *m = f->session->model;
+  g_assert_cmpuint(m->flows.len, ==, 1);
+  g_assert_cmpuint(m->flows.data[0].slice_out, ==, 0);
+  g_assert_cmpuint(m->flows.data[0].slice_in, ==, 1);
+}
+
+static void test_end_args_merge_into_the_slice(fixture *f, gconstpointer d) {
+  (void)d;
+  tm_model *m = f->session->model;
+  uint32_t begin_set = model_add_arg(m, 0, str(f, "args.a"),
+                                     (tm_arg_value){.type = TM_ARG_INT, .u.int_value = 1});
+  uint32_t end_set = model_add_arg(m, 0, str(f, "args.b"),
+                                   (tm_arg_value){.type = TM_ARG_INT, .u.int_value = 2});
+  tm_event begin = {.ts = 1, .track_id = f->track, .arg_set_id = begin_set,
+                    .kind = TM_EVENT_SLICE_BEGIN};
+  tm_event end = {.ts = 2, .track_id = f->track, .arg_set_id = end_set,
+                  .kind = TM_EVENT_SLICE_END};
+  model_builder_push(f->builder, &begin, 0, 0);
+  model_builder_push(f->builder, &end, 0, 0);
+  g_assert_cmpuint(slice(f, 0)->arg_set_id, ==, begin_set);
+  size_t in_set = 0;
+  int64_t sum = 0;
+  for (size_t i = 0; i < m->args.len; i++)
+    if (m->args.data[i].arg_set_id == begin_set) {
+      in_set++;
+      sum += m->args.data[i].u.int_value;
+    }
+  g_assert_cmpuint(in_set, ==, 2);
+  g_assert_cmpint(sum, ==, 3);
+}
+
+static void test_counters_become_rows(fixture *f, gconstpointer d) {
+  (void)d;
+  tm_event ev = {.ts = 5, .u.value = 2.5, .track_id = f->track, .kind = TM_EVENT_COUNTER};
+  model_builder_push(f->builder, &ev, 0, 0);
+  g_assert_cmpuint(f->session->model->counters.len, ==, 1);
+  g_assert_cmpfloat(f->session->model->counters.data[0].value, ==, 2.5);
+  g_assert_cmpint(f->session->model->counters.data[0].ts, ==, 5);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+#define ADD(path, fn) g_test_add(path, fixture, NULL, fixture_set_up, fn, fixture_tear_down)
+  ADD("/model-builder/begin-end-nest-and-unended-slices-keep-minus-one",
+      test_begin_end_nest_and_unended_slices_keep_minus_one);
+  ADD("/model-builder/named-end-closes-the-matching-slice",
+      test_named_end_closes_the_matching_slice);
+  ADD("/model-builder/complete-slices-nest-by-containment",
+      test_complete_slices_nest_by_containment);
+  ADD("/model-builder/partially-overlapping-complete-slice-spills",
+      test_partially_overlapping_complete_slice_spills);
+  ADD("/model-builder/negative-duration-is-dropped", test_negative_duration_is_dropped);
+  ADD("/model-builder/depth-beyond-512-is-dropped", test_depth_beyond_512_is_dropped);
+  ADD("/model-builder/flows-link-enclosing-slices", test_flows_link_enclosing_slices);
+  ADD("/model-builder/flow-bound-to-next-begin", test_flow_bound_to_next_begin);
+  ADD("/model-builder/end-args-merge-into-the-slice", test_end_args_merge_into_the_slice);
+  ADD("/model-builder/counters-become-rows", test_counters_become_rows);
+#undef ADD
+  return g_test_run();
+}

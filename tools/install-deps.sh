@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what tracemerge needs to build and test on Debian 12 (as root, or
+# with sudo available). Safe to run again: apt-get skips what is present.
+set -euo pipefail
+packages=(
+  build-essential meson ninja-build pkg-config
+  libglib2.0-dev libyajl-dev libarchive-dev libsqlite3-dev
+  libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
+  sqlite3 zip
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo_cmd apt-get update -qq
+  $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
