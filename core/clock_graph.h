@@ -93,4 +93,88 @@ typedef void (*tm_clock_snapshot_visit)(void *ctx, int64_t snapshot_id,
 void clock_graph_foreach_reading(const tm_clock_graph *graph,
                                  tm_clock_snapshot_visit visit, void *ctx);
 
+/* --- Additions beyond the first contract (all additive). ------------- */
+
+#include <stdio.h>
+
+/* Snapshot rejections (clock-model.md §10.3) use this domain. */
+#define TM_CLOCK_GRAPH_ERROR (clock_graph_error_quark())
+GQuark clock_graph_error_quark(void);
+typedef enum tm_clock_graph_error {
+  TM_CLOCK_GRAPH_ERROR_SNAPSHOT_REJECTED = 1,
+} tm_clock_graph_error;
+
+/* The text form of clock-model.md §2: "6" when sequence, file and machine
+ * are all 0, else "6(seq=0,tf=2,m=1)". The caller g_free()s it. */
+char *clock_key_to_string(const tm_clock_key *key);
+
+/* The node for `key` if it exists, else TM_NO_CLOCK_NODE (creates nothing). */
+tm_clock_node clock_graph_find_node(const tm_clock_graph *graph,
+                                    const tm_clock_key *key);
+
+/* Turns a raw reading on `node` into ns (§4 step 5): raw x unit, or for an
+ * incremental clock the running value advanced by that delta (which it
+ * updates). Call it in emission order, when the event is read. Overflow
+ * wraps (garbage in, defined garbage out). */
+int64_t clock_graph_raw_to_ns(tm_clock_graph *graph, tm_clock_node node,
+                              int64_t raw);
+
+/* The stat name for a conversion failure ("clock_sync_failure_no_path"...),
+ * NULL for TM_CLOCK_OK. */
+const char *clock_failure_stat_name(tm_clock_failure failure);
+
+/* True if `from` == `to` or a path of at most 4 edges leads from one to the
+ * other. */
+bool clock_graph_has_path(tm_clock_graph *graph, tm_clock_node from,
+                          tm_clock_node to);
+
+/* Adds the two-clock snapshot {a: 0, b: 0} (each in its registered unit):
+ * the two clocks read the same at every instant. Returns the snapshot id,
+ * or -1 with `error` set if the graph rejects it. */
+int64_t clock_graph_add_zero_offset_edge(tm_clock_graph *graph, tm_clock_node a,
+                                         tm_clock_node b, GError **error);
+
+/* The translation that converts `value` and the range of source values
+ * sharing it: for every v in [first, last], convert(v) == v + offset_ns
+ * (applied with clock_span_apply, which wraps like the conversion does).
+ * A path whose edges each hold one snapshot gives a span covering every
+ * value that does not overflow; the sorter uses this to convert whole runs
+ * without per-event lookups. */
+typedef struct tm_clock_span {
+  int64_t offset_ns;
+  int64_t first;
+  int64_t last;
+} tm_clock_span;
+
+tm_clock_failure clock_graph_span(tm_clock_graph *graph, tm_clock_node from,
+                                  int64_t value, tm_clock_node to,
+                                  tm_clock_span *out);
+
+static inline int64_t clock_span_apply(const tm_clock_span *span,
+                                       int64_t value) {
+  return (int64_t)((uint64_t)value + (uint64_t)span->offset_ns);
+}
+
+/* False once a reading of `node` went backwards (it is then no conversion
+ * source any more, §3.1 step 3). */
+bool clock_graph_node_is_monotonic(const tm_clock_graph *graph,
+                                   tm_clock_node node);
+
+/* Number of accepted snapshots so far. */
+size_t clock_graph_snapshot_count(const tm_clock_graph *graph);
+
+/* A one-line explanation of how `from` reaches `to`, for `tracemerge info`,
+ * e.g. "6(seq=0,tf=0,m=1) -[1 snapshot, +500 ns]-> 6", or why it cannot
+ * ("no path", "unknown source clock", ...). The caller g_free()s it. */
+char *clock_graph_describe_path(tm_clock_graph *graph, tm_clock_node from,
+                                tm_clock_node to);
+
+/* Writes the graph in Graphviz DOT. `label` (may be NULL) appends a node's
+ * display name to `out`; the default is clock_key_to_string(). The
+ * trace-time node is drawn doubled, non-monotonic nodes dashed. */
+typedef void (*tm_clock_label_fn)(void *ctx, tm_clock_node node,
+                                  const tm_clock_key *key, GString *out);
+void clock_graph_print_dot(const tm_clock_graph *graph, FILE *out,
+                           tm_clock_label_fn label, void *ctx);
+
 #endif /* TM_CLOCK_GRAPH_H */

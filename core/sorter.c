@@ -1,1 +1,486 @@
-/* in progress */
+/*
+ * The sorter: per-source event runs, converted to trace time in place and
+ * merged into one stream ordered by (trace ts, run number, position).
+ *
+ * Invariants:
+ * - runs.data[i] is run number i, in creation order; the table maps each
+ *   (clock, machine, trace) to exactly one run.
+ * - run->sorted is true only if every ts is >= the largest one before it
+ *   (event_run_push keeps last_ts as that maximum; sorter_convert recomputes
+ *   both after converting).
+ * - The merge never reorders two events of one run with equal ts: unsorted
+ *   runs are sorted with a stable merge sort, and the k-way merge breaks ts
+ *   ties by run number, each run contributing its events in order.
+ * - Memory: a run's block is released as soon as the merge exhausts it, and
+ *   the pages of a long run already merged are handed back to the kernel
+ *   while the rest of it is still being merged, so the event store shrinks
+ *   while the model grows.
+ */
+#include "sorter.h"
+
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "vec.h"
+
+/* Natural runs shorter than this are extended by insertion sort first. */
+#define MIN_RUN 32
+/* Merged bytes of one run handed back to the kernel at a time. */
+#define RELEASE_BYTES ((size_t)4 << 20)
+
+typedef struct run_slot {
+  tm_clock_node clock;
+  uint32_t machine_id;
+  uint32_t trace_id;
+  uint32_t run_plus_one; /* 0: free slot */
+} run_slot;
+
+struct tm_sorter {
+  TM_VEC(tm_event_run *) runs;
+  run_slot *slots; /* open addressing, power-of-two capacity */
+  size_t slot_cap;
+  tm_event_run *last; /* the run sorter_run() returned last */
+};
+
+/* --- runs ---------------------------------------------------------------- */
+
+tm_sorter *sorter_new(void) {
+  return g_new0(tm_sorter, 1);
+}
+
+static void run_free(tm_event_run *run) {
+  g_free(run->events);
+  g_free(run);
+}
+
+static void sorter_clear(tm_sorter *sorter) {
+  for (size_t i = 0; i < sorter->runs.len; i++)
+    run_free(sorter->runs.data[i]);
+  tm_vec_free(&sorter->runs);
+  g_free(sorter->slots);
+  sorter->slots = NULL;
+  sorter->slot_cap = 0;
+  sorter->last = NULL;
+}
+
+void sorter_free(tm_sorter *sorter) {
+  if (!sorter)
+    return;
+  sorter_clear(sorter);
+  g_free(sorter);
+}
+
+static size_t slot_hash(tm_clock_node clock, uint32_t machine_id, uint32_t trace_id) {
+  uint64_t h = ((uint64_t)clock << 32 | machine_id) * 0x9E3779B97F4A7C15ull;
+  h ^= (uint64_t)trace_id * 0xC2B2AE3D27D4EB4Full;
+  return (size_t)(h ^ (h >> 29));
+}
+
+static void slot_insert(tm_sorter *sorter, const tm_event_run *run, uint32_t index) {
+  size_t mask = sorter->slot_cap - 1;
+  size_t i = slot_hash(run->clock, run->machine_id, run->trace_id) & mask;
+  while (sorter->slots[i].run_plus_one)
+    i = (i + 1) & mask;
+  sorter->slots[i] = (run_slot){run->clock, run->machine_id, run->trace_id, index + 1};
+}
+
+static void slots_grow(tm_sorter *sorter) {
+  g_free(sorter->slots);
+  sorter->slot_cap = sorter->slot_cap ? sorter->slot_cap * 2 : 64;
+  sorter->slots = g_new0(run_slot, sorter->slot_cap);
+  for (size_t i = 0; i < sorter->runs.len; i++)
+    slot_insert(sorter, sorter->runs.data[i], (uint32_t)i);
+}
+
+tm_event_run *sorter_run(tm_sorter *sorter, tm_clock_node clock,
+                         uint32_t machine_id, uint32_t trace_id) {
+  tm_event_run *last = sorter->last;
+  if (last && last->clock == clock && last->machine_id == machine_id &&
+      last->trace_id == trace_id)
+    return last;
+  if (sorter->slot_cap) {
+    size_t mask = sorter->slot_cap - 1;
+    for (size_t i = slot_hash(clock, machine_id, trace_id) & mask;
+         sorter->slots[i].run_plus_one; i = (i + 1) & mask) {
+      const run_slot *slot = &sorter->slots[i];
+      if (slot->clock == clock && slot->machine_id == machine_id && slot->trace_id == trace_id)
+        return sorter->last = sorter->runs.data[slot->run_plus_one - 1];
+    }
+  }
+  if (sorter->runs.len >= UINT32_MAX - 1)
+    g_error("tracemerge: more than %u event runs", UINT32_MAX - 1);
+  tm_event_run *run = g_new0(tm_event_run, 1);
+  run->clock = clock;
+  run->machine_id = machine_id;
+  run->trace_id = trace_id;
+  run->last_ts = INT64_MIN;
+  run->sorted = true;
+  uint32_t index = (uint32_t)sorter->runs.len;
+  tm_vec_push(&sorter->runs, run);
+  if ((sorter->runs.len + 1) * 2 > sorter->slot_cap)
+    slots_grow(sorter);
+  else
+    slot_insert(sorter, run, index);
+  return sorter->last = run;
+}
+
+/* Grows by half (doubling while small): the slack of a run's last growth is
+ * at most a third of its block, and large blocks are moved by mremap, not
+ * copied. */
+void event_run_grow_(tm_event_run *run) {
+  size_t cap = run->cap < 4096 ? MAX(run->cap * 2, 64) : run->cap + run->cap / 2;
+  if (cap > SIZE_MAX / sizeof(tm_event))
+    g_error("tracemerge: event run of %zu events is too large", run->cap);
+  run->events = g_renew(tm_event, run->events, cap);
+  run->cap = cap;
+}
+
+size_t sorter_event_count(const tm_sorter *sorter) {
+  size_t total = 0;
+  for (size_t i = 0; i < sorter->runs.len; i++)
+    total += sorter->runs.data[i]->len;
+  return total;
+}
+
+/* --- conversion ------------------------------------------------------------ */
+
+static void count(tm_stats *stats, const char *name, const tm_event_run *run, size_t n) {
+  if (stats && n)
+    stats_add(stats, name, TM_NULL_INT64, run->machine_id, run->trace_id, (int64_t)n);
+}
+
+/* Gives back the slack of a run that will not grow any more. */
+static void run_shrink(tm_event_run *run) {
+  if (run->len == 0) {
+    g_free(run->events);
+    run->events = NULL;
+    run->cap = 0;
+  } else if (run->cap - run->len > run->len / 16) {
+    run->events = g_renew(tm_event, run->events, run->len);
+    run->cap = run->len;
+  }
+}
+
+/* Converts one run with the spans of the graph: one lookup per range of
+ * values sharing an offset (for a constant-offset path, one for the run),
+ * and drops events that land before trace time 0. */
+static void convert_run(tm_event_run *run, tm_clock_graph *graph,
+                        tm_clock_node trace_time, tm_stats *stats) {
+  tm_clock_span span = {0, INT64_MIN, INT64_MAX};
+  if (run->clock != trace_time && run->clock != TM_NO_CLOCK_NODE && run->len) {
+    tm_clock_failure failure =
+        clock_graph_span(graph, run->clock, run->events[0].ts, trace_time, &span);
+    if (failure != TM_CLOCK_OK) {
+      /* Path failures do not depend on the value: the whole run goes. */
+      count(stats, clock_failure_stat_name(failure), run, run->len);
+      run->len = 0;
+      run->last_ts = INT64_MIN;
+      run->sorted = true;
+      run_shrink(run);
+      return;
+    }
+  }
+  tm_event *ev = run->events;
+  size_t n = run->len, kept = 0, negative = 0;
+  int64_t offset = span.offset_ns, first = span.first, last = span.last;
+  int64_t max_ts = INT64_MIN;
+  bool sorted = true;
+  for (size_t i = 0; i < n; i++) {
+    int64_t ts = ev[i].ts;
+    if (G_UNLIKELY(ts < first || ts > last)) {
+      tm_clock_failure failure = clock_graph_span(graph, run->clock, ts, trace_time, &span);
+      if (failure != TM_CLOCK_OK) { /* cannot happen once a path exists */
+        count(stats, clock_failure_stat_name(failure), run, 1);
+        continue;
+      }
+      offset = span.offset_ns;
+      first = span.first;
+      last = span.last;
+    }
+    ts = (int64_t)((uint64_t)ts + (uint64_t)offset);
+    if (G_UNLIKELY(ts < 0)) {
+      negative++;
+      continue;
+    }
+    if (ts < max_ts)
+      sorted = false;
+    else
+      max_ts = ts;
+    /* Identity conversions with nothing dropped write nothing. */
+    if (kept != i) {
+      ev[kept] = ev[i];
+      ev[kept].ts = ts;
+    } else if (offset != 0) {
+      ev[kept].ts = ts;
+    }
+    kept++;
+  }
+  run->len = kept;
+  run->sorted = sorted;
+  run->last_ts = max_ts;
+  if (stats && negative)
+    stats_add(stats, "trace_sorter_negative_timestamp_dropped", TM_NULL_INT64, 0, 0,
+              (int64_t)negative);
+  run_shrink(run);
+}
+
+void sorter_convert(tm_sorter *sorter, tm_clock_graph *graph, tm_stats *stats) {
+  tm_clock_node trace_time = clock_graph_trace_time(graph);
+  for (size_t i = 0; i < sorter->runs.len; i++)
+    convert_run(sorter->runs.data[i], graph, trace_time, stats);
+}
+
+/* --- stable sort of one run ------------------------------------------------ */
+
+/* Sorts ev[start, end) given that ev[start, sorted_end) is sorted: binary
+ * insertion after the last equal key keeps it stable. */
+static void insertion_sort(tm_event *ev, size_t start, size_t sorted_end, size_t end) {
+  for (size_t i = sorted_end; i < end; i++) {
+    tm_event item = ev[i];
+    size_t lo = start, hi = i;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (ev[mid].ts <= item.ts)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    memmove(&ev[lo + 1], &ev[lo], (i - lo) * sizeof *ev);
+    ev[lo] = item;
+  }
+}
+
+/* Merges src[lo, mid) and src[mid, hi) into dst[lo, hi), left first on ties. */
+static void merge_pair(const tm_event *src, size_t lo, size_t mid, size_t hi, tm_event *dst) {
+  if (src[mid - 1].ts <= src[mid].ts) {
+    memcpy(&dst[lo], &src[lo], (hi - lo) * sizeof *src);
+    return;
+  }
+  size_t i = lo, j = mid, k = lo;
+  while (i < mid && j < hi)
+    dst[k++] = src[j].ts < src[i].ts ? src[j++] : src[i++];
+  memcpy(&dst[k], &src[i], (mid - i) * sizeof *src);
+  k += mid - i;
+  memcpy(&dst[k], &src[j], (hi - j) * sizeof *src);
+}
+
+/* A natural merge sort of ev[0, n) through spare[0, n): the ascending
+ * stretches the reader produced are kept as they are and merged pairwise,
+ * bottom up. */
+static void natural_merge_sort(tm_event *ev, size_t n, tm_event *spare) {
+  TM_VEC(size_t) bounds = {0};
+  tm_vec_push(&bounds, (size_t)0);
+  for (size_t i = 0; i < n;) {
+    size_t j = i + 1;
+    while (j < n && ev[j].ts >= ev[j - 1].ts)
+      j++;
+    if (j - i < MIN_RUN && j < n) {
+      size_t end = MIN(n, i + MIN_RUN);
+      insertion_sort(ev, i, j, end);
+      j = end;
+    }
+    tm_vec_push(&bounds, j);
+    i = j;
+  }
+  tm_event *src = ev, *dst = spare;
+  while (bounds.len > 2) {
+    size_t out = 1, k = 0;
+    for (; k + 2 < bounds.len; k += 2) {
+      merge_pair(src, bounds.data[k], bounds.data[k + 1], bounds.data[k + 2], dst);
+      bounds.data[out++] = bounds.data[k + 2];
+    }
+    if (k + 1 < bounds.len) {
+      memcpy(&dst[bounds.data[k]], &src[bounds.data[k]],
+             (bounds.data[k + 1] - bounds.data[k]) * sizeof *src);
+      bounds.data[out++] = bounds.data[k + 1];
+    }
+    bounds.len = out;
+    tm_event *swap = src;
+    src = dst;
+    dst = swap;
+  }
+  if (src != ev)
+    memcpy(ev, src, n * sizeof *ev);
+  tm_vec_free(&bounds);
+}
+
+/* Stable sort of ev[0, n) with spare[0, n) as scratch.
+ *
+ * Runs are usually nearly sorted (complete events written when they end, a
+ * few late packets): keeping the greedy ascending subsequence in place and
+ * moving the few events smaller than it aside costs two passes. The aside
+ * events are sorted on their own and merged back from the end; on equal ts
+ * an aside event goes after a kept one, which is their original order (an
+ * event is set aside only when something before it is larger, and every
+ * later kept event is at least that large). When many events would be set
+ * aside, the merge sort is cheaper. */
+static void sort_events(tm_event *ev, size_t n, tm_event *spare) {
+  if (n <= MIN_RUN) {
+    insertion_sort(ev, 0, 1, n);
+    return;
+  }
+  size_t aside = 0;
+  int64_t max_ts = INT64_MIN;
+  for (size_t i = 0; i < n; i++) {
+    if (ev[i].ts >= max_ts)
+      max_ts = ev[i].ts;
+    else
+      aside++;
+  }
+  if (aside == 0)
+    return;
+  if (aside > n / 4) {
+    natural_merge_sort(ev, n, spare);
+    return;
+  }
+  size_t kept = 0, moved = 0;
+  max_ts = INT64_MIN;
+  for (size_t i = 0; i < n; i++) {
+    if (ev[i].ts >= max_ts) {
+      max_ts = ev[i].ts;
+      if (kept != i)
+        ev[kept] = ev[i];
+      kept++;
+    } else {
+      spare[moved++] = ev[i];
+    }
+  }
+  /* spare[aside, n) is at least three times larger than the aside events. */
+  sort_events(spare, aside, spare + aside);
+  size_t i = kept, j = aside, k = n;
+  while (j > 0) {
+    if (i > 0 && ev[i - 1].ts > spare[j - 1].ts)
+      ev[--k] = ev[--i];
+    else
+      ev[--k] = spare[--j];
+  }
+}
+
+static void run_stable_sort(tm_event_run *run) {
+  tm_event *spare = g_new(tm_event, run->len);
+  sort_events(run->events, run->len, spare);
+  g_free(spare);
+  run->sorted = true;
+}
+
+/* --- k-way merge ------------------------------------------------------------ */
+
+typedef struct merge_cursor {
+  const tm_event *pos, *end;
+  const tm_event *released; /* pages before this were given back */
+  tm_event_run *run;
+} merge_cursor;
+
+typedef struct heap_entry {
+  int64_t ts;
+  uint32_t run; /* run number = cursor index */
+} heap_entry;
+
+static inline bool entry_before(heap_entry a, heap_entry b) {
+  return a.ts < b.ts || (a.ts == b.ts && a.run < b.run);
+}
+
+static void sift_down(heap_entry *heap, size_t len, size_t at) {
+  heap_entry item = heap[at];
+  for (;;) {
+    size_t child = 2 * at + 1;
+    if (child >= len)
+      break;
+    if (child + 1 < len && entry_before(heap[child + 1], heap[child]))
+      child++;
+    if (!entry_before(heap[child], item))
+      break;
+    heap[at] = heap[child];
+    at = child;
+  }
+  heap[at] = item;
+}
+
+/* Hands the whole pages of already merged events back to the kernel. Only
+ * pages strictly after the block's first page are touched: the allocator's
+ * bookkeeping lives before the block and, once it is freed, at its start;
+ * nothing ever reads merged events again. */
+static void release_merged(merge_cursor *c) {
+  if ((size_t)((const char *)c->pos - (const char *)c->released) < RELEASE_BYTES)
+    return;
+  static size_t page;
+  if (!page)
+    page = (size_t)sysconf(_SC_PAGESIZE);
+  uintptr_t base = (uintptr_t)c->run->events;
+  uintptr_t from = MAX((uintptr_t)c->released, base + page);
+  from = (from + page - 1) & ~(uintptr_t)(page - 1);
+  uintptr_t to = (uintptr_t)c->pos & ~(uintptr_t)(page - 1);
+  if (to > from)
+    madvise((void *)from, to - from, MADV_DONTNEED);
+  c->released = c->pos;
+}
+
+static void cursor_finish(merge_cursor *c) {
+  g_free(c->run->events);
+  c->run->events = NULL;
+  c->run->len = c->run->cap = 0;
+}
+
+/* Emits the rest of one run: once it is the only one left, no heap. */
+static void stream_rest(merge_cursor *c, tm_sorter_emit emit, void *ctx) {
+  uint32_t machine_id = c->run->machine_id, trace_id = c->run->trace_id;
+  size_t batch = RELEASE_BYTES / sizeof(tm_event);
+  while (c->pos < c->end) {
+    const tm_event *stop = c->end - c->pos > (ptrdiff_t)batch ? c->pos + batch : c->end;
+    for (const tm_event *ev = c->pos; ev < stop; ev++)
+      emit(ctx, ev, machine_id, trace_id);
+    c->pos = stop;
+    release_merged(c);
+  }
+  cursor_finish(c);
+}
+
+void sorter_merge(tm_sorter *sorter, tm_sorter_emit emit, void *ctx) {
+  size_t k = sorter->runs.len;
+  merge_cursor *cursors = g_new(merge_cursor, k ? k : 1);
+  heap_entry *heap = g_new(heap_entry, k ? k : 1);
+  size_t heap_len = 0;
+  for (size_t i = 0; i < k; i++) {
+    tm_event_run *run = sorter->runs.data[i];
+    if (!run->sorted && run->len > 1)
+      run_stable_sort(run);
+    cursors[i] = (merge_cursor){run->events, run->events + run->len, run->events, run};
+    if (run->len)
+      heap[heap_len++] = (heap_entry){run->events[0].ts, (uint32_t)i};
+  }
+  for (size_t i = heap_len / 2; i-- > 0;)
+    sift_down(heap, heap_len, i);
+
+  while (heap_len > 1) {
+    merge_cursor *c = &cursors[heap[0].run];
+    uint32_t run_number = heap[0].run;
+    /* The best of the others: the top's run may go on until it reaches it. */
+    heap_entry bound = heap[1];
+    if (heap_len > 2 && entry_before(heap[2], bound))
+      bound = heap[2];
+    uint32_t machine_id = c->run->machine_id, trace_id = c->run->trace_id;
+    const tm_event *ev = c->pos;
+    do {
+      emit(ctx, ev, machine_id, trace_id);
+      ev++;
+    } while (ev < c->end && (ev->ts < bound.ts || (ev->ts == bound.ts && run_number < bound.run)));
+    c->pos = ev;
+    if (ev == c->end) {
+      cursor_finish(c);
+      heap[0] = heap[--heap_len];
+    } else {
+      release_merged(c);
+      heap[0].ts = ev->ts;
+    }
+    sift_down(heap, heap_len, 0);
+  }
+  if (heap_len == 1)
+    stream_rest(&cursors[heap[0].run], emit, ctx);
+
+  g_free(heap);
+  g_free(cursors);
+  sorter_clear(sorter);
+}

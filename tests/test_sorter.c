@@ -1,0 +1,461 @@
+/* Unit tests of the sorter: run bookkeeping, stable order at equal
+ * timestamps (within a run and across runs), stable sorting of unsorted
+ * runs, conversion to trace time (constant offsets, multi-snapshot edges,
+ * failures and negative results dropped and counted), the empty sorter, and
+ * large random inputs checked against a reference ordering. */
+#include <glib.h>
+#include <string.h>
+
+#include "clock_graph.h"
+#include "model.h"
+#include "sorter.h"
+#include "stats.h"
+
+enum { MONOTONIC = 3, BOOTTIME = 6 };
+
+/* What the emit callback saw. name_id tags each event with its identity. */
+typedef struct seen_event {
+  int64_t ts;
+  uint32_t tag;
+  uint8_t kind;
+  uint32_t machine_id;
+  uint32_t trace_id;
+} seen_event;
+
+static void collect(void *ctx, const tm_event *ev, uint32_t machine_id, uint32_t trace_id) {
+  GArray *out = ctx;
+  seen_event s = {ev->ts, ev->name_id, ev->kind, machine_id, trace_id};
+  g_array_append_val(out, s);
+}
+
+static void push(tm_event_run *run, int64_t ts, uint32_t tag, uint8_t kind) {
+  tm_event ev = {.ts = ts, .name_id = tag, .kind = kind, .track_id = 1};
+  event_run_push(run, &ev);
+}
+
+static tm_clock_node clock_node(tm_clock_graph *g, uint32_t clock_id, uint32_t machine) {
+  tm_clock_key key = {clock_id, 0, 0, machine};
+  return clock_graph_node(g, &key);
+}
+
+static void relate(tm_clock_graph *g, tm_clock_node a, int64_t a_value, tm_clock_node b,
+                   int64_t b_value) {
+  tm_clock_reading r[2] = {{.node = a, .value = a_value, .unit_ns = 1},
+                           {.node = b, .value = b_value, .unit_ns = 1}};
+  GError *error = NULL;
+  g_assert_cmpint(clock_graph_add_snapshot(g, r, 2, &error), >=, 0);
+  g_assert_no_error(error);
+}
+
+static GArray *merge_all(tm_sorter *sorter) {
+  GArray *out = g_array_new(FALSE, FALSE, sizeof(seen_event));
+  sorter_merge(sorter, collect, out);
+  return out;
+}
+
+static const seen_event *at(GArray *a, guint i) {
+  return &g_array_index(a, seen_event, i);
+}
+
+/* --- runs ------------------------------------------------------------------ */
+
+static void test_runs_are_found_again_by_their_key(void) {
+  tm_sorter *sorter = sorter_new();
+  tm_event_run *a = sorter_run(sorter, 3, 0, 1);
+  tm_event_run *b = sorter_run(sorter, 3, 0, 2);
+  tm_event_run *c = sorter_run(sorter, 4, 0, 1);
+  tm_event_run *d = sorter_run(sorter, 3, 1, 1);
+  g_assert_true(a != b && a != c && a != d && b != c && b != d && c != d);
+  g_assert_true(sorter_run(sorter, 3, 0, 1) == a);
+  g_assert_true(sorter_run(sorter, 3, 0, 2) == b);
+  g_assert_true(sorter_run(sorter, 3, 1, 1) == d);
+  g_assert_cmpuint(a->clock, ==, 3);
+  g_assert_cmpuint(d->machine_id, ==, 1);
+  g_assert_cmpuint(b->trace_id, ==, 2);
+  g_assert_true(a->sorted);
+  g_assert_cmpuint(a->len, ==, 0);
+  /* Many runs: the table grows and every run stays reachable. */
+  tm_event_run *many[3000];
+  for (uint32_t i = 0; i < 3000; i++) {
+    many[i] = sorter_run(sorter, i % 13, i % 7, i);
+    push(many[i], i, i, TM_EVENT_SLICE_COMPLETE);
+  }
+  for (uint32_t i = 0; i < 3000; i++) {
+    g_assert_true(sorter_run(sorter, i % 13, i % 7, i) == many[i]);
+    g_assert_cmpint(many[i]->events[0].ts, ==, i);
+  }
+  g_assert_cmpuint(sorter_event_count(sorter), ==, 3000);
+  sorter_free(sorter);
+}
+
+static void test_push_tracks_order_and_grows(void) {
+  tm_sorter *sorter = sorter_new();
+  tm_event_run *run = sorter_run(sorter, 3, 0, 0);
+  for (uint32_t i = 0; i < 100000; i++)
+    push(run, i / 3, i, TM_EVENT_SLICE_COMPLETE); /* equal neighbours stay sorted */
+  g_assert_true(run->sorted);
+  g_assert_cmpint(run->last_ts, ==, 33333);
+  g_assert_cmpuint(run->len, ==, 100000);
+  g_assert_cmpuint(run->cap, >=, run->len);
+  for (uint32_t i = 0; i < 100000; i++)
+    g_assert_cmpuint(run->events[i].name_id, ==, i);
+  push(run, 5, 100000, TM_EVENT_SLICE_COMPLETE);
+  g_assert_false(run->sorted);
+  g_assert_cmpint(run->last_ts, ==, 33333);
+  g_assert_cmpuint(sorter_event_count(sorter), ==, 100001);
+  sorter_free(sorter);
+}
+
+/* --- merge order ------------------------------------------------------------ */
+
+static void test_equal_ts_keeps_begin_before_end_and_file_order(void) {
+  tm_sorter *sorter = sorter_new();
+  tm_event_run *first = sorter_run(sorter, 3, 0, 0);
+  tm_event_run *second = sorter_run(sorter, 4, 0, 1);
+  /* A zero-length slice: begin then end at the same ts, in both runs. The
+   * second run's events come first in memory order of pushes. */
+  push(second, 100, 20, TM_EVENT_SLICE_BEGIN);
+  push(second, 100, 21, TM_EVENT_SLICE_END);
+  push(first, 100, 10, TM_EVENT_SLICE_BEGIN);
+  push(first, 100, 11, TM_EVENT_SLICE_END);
+  push(first, 50, 9, TM_EVENT_SLICE_COMPLETE); /* makes `first` unsorted */
+  push(second, 100, 22, TM_EVENT_COUNTER);
+  GArray *out = merge_all(sorter);
+  uint32_t expected[] = {9, 10, 11, 20, 21, 22};
+  g_assert_cmpuint(out->len, ==, G_N_ELEMENTS(expected));
+  for (guint i = 0; i < out->len; i++)
+    g_assert_cmpuint(at(out, i)->tag, ==, expected[i]);
+  g_assert_cmpuint(at(out, 1)->kind, ==, TM_EVENT_SLICE_BEGIN);
+  g_assert_cmpuint(at(out, 2)->kind, ==, TM_EVENT_SLICE_END);
+  g_assert_cmpuint(at(out, 3)->trace_id, ==, 1);
+  g_assert_cmpuint(at(out, 0)->trace_id, ==, 0);
+  g_array_free(out, TRUE);
+  /* Merging released everything. */
+  g_assert_cmpuint(sorter_event_count(sorter), ==, 0);
+  sorter_free(sorter);
+}
+
+static void test_unsorted_runs_are_sorted_stably(void) {
+  tm_sorter *sorter = sorter_new();
+  tm_event_run *run = sorter_run(sorter, 3, 0, 0);
+  /* Descending blocks with repeated ts: stability shows in the tags. */
+  int64_t ts[] = {50, 40, 50, 10, 40, 10, 30, 50, 10, 20, 20, 0};
+  for (uint32_t i = 0; i < G_N_ELEMENTS(ts); i++)
+    push(run, ts[i], i, TM_EVENT_SLICE_COMPLETE);
+  g_assert_false(run->sorted);
+  GArray *out = merge_all(sorter);
+  uint32_t expected[] = {11, 3, 5, 8, 9, 10, 6, 1, 4, 0, 2, 7};
+  g_assert_cmpuint(out->len, ==, G_N_ELEMENTS(expected));
+  for (guint i = 0; i < out->len; i++)
+    g_assert_cmpuint(at(out, i)->tag, ==, expected[i]);
+  g_array_free(out, TRUE);
+  sorter_free(sorter);
+}
+
+static void test_empty_sorter_emits_nothing(void) {
+  tm_sorter *sorter = sorter_new();
+  tm_clock_graph *g = clock_graph_new();
+  g_assert_cmpuint(sorter_event_count(sorter), ==, 0);
+  sorter_convert(sorter, g, NULL);
+  GArray *out = merge_all(sorter);
+  g_assert_cmpuint(out->len, ==, 0);
+  /* Runs without events too, and the sorter is reusable after a merge. */
+  sorter_run(sorter, 3, 0, 0);
+  sorter_run(sorter, 4, 0, 0);
+  sorter_convert(sorter, g, NULL);
+  sorter_merge(sorter, collect, out);
+  g_assert_cmpuint(out->len, ==, 0);
+  tm_event_run *run = sorter_run(sorter, 3, 0, 0);
+  g_assert_cmpuint(run->len, ==, 0);
+  push(run, 7, 1, TM_EVENT_SLICE_COMPLETE);
+  sorter_merge(sorter, collect, out);
+  g_assert_cmpuint(out->len, ==, 1);
+  g_assert_cmpint(at(out, 0)->ts, ==, 7);
+  g_array_free(out, TRUE);
+  clock_graph_free(g);
+  sorter_free(sorter);
+}
+
+/* --- conversion -------------------------------------------------------------- */
+
+static void test_conversion_applies_path_offsets(void) {
+  tm_clock_graph *g = clock_graph_new();
+  tm_clock_node phone = clock_node(g, BOOTTIME, 1);
+  tm_clock_node server = clock_node(g, BOOTTIME, 2);
+  tm_clock_node mono = clock_node(g, MONOTONIC, 1);
+  relate(g, server, 0, phone, 500);      /* server T = phone T + 500 */
+  relate(g, mono, 1000, phone, 3000);    /* mono T = phone T + 2000 */
+  clock_graph_set_trace_time(g, phone);
+  tm_sorter *sorter = sorter_new();
+  tm_event_run *on_phone = sorter_run(sorter, phone, 1, 0);
+  tm_event_run *on_server = sorter_run(sorter, server, 2, 1);
+  tm_event_run *on_mono = sorter_run(sorter, mono, 1, 2);
+  tm_event_run *raw = sorter_run(sorter, TM_NO_CLOCK_NODE, 0, 3);
+  push(on_phone, 1000, 1, TM_EVENT_SLICE_COMPLETE);
+  push(on_phone, 3000, 2, TM_EVENT_SLICE_COMPLETE);
+  push(on_server, 800, 3, TM_EVENT_SLICE_COMPLETE);  /* -> 1300 */
+  push(on_server, 2600, 4, TM_EVENT_SLICE_COMPLETE); /* -> 3100 */
+  push(on_mono, 0, 5, TM_EVENT_SLICE_COMPLETE);      /* -> 2000 */
+  push(raw, 2500, 6, TM_EVENT_SLICE_COMPLETE);       /* no clock: as is */
+  sorter_convert(sorter, g, NULL);
+  g_assert_cmpint(on_server->events[0].ts, ==, 1300);
+  g_assert_cmpint(on_server->last_ts, ==, 3100);
+  GArray *out = merge_all(sorter);
+  int64_t expected_ts[] = {1000, 1300, 2000, 2500, 3000, 3100};
+  uint32_t expected_tag[] = {1, 3, 5, 6, 2, 4};
+  g_assert_cmpuint(out->len, ==, 6);
+  for (guint i = 0; i < out->len; i++) {
+    g_assert_cmpint(at(out, i)->ts, ==, expected_ts[i]);
+    g_assert_cmpuint(at(out, i)->tag, ==, expected_tag[i]);
+  }
+  g_array_free(out, TRUE);
+  sorter_free(sorter);
+  clock_graph_free(g);
+}
+
+static void test_multi_snapshot_edge_matches_the_graph(void) {
+  tm_clock_graph *g = clock_graph_new();
+  tm_clock_node boot = clock_node(g, BOOTTIME, 0);
+  tm_clock_node mono = clock_node(g, MONOTONIC, 0);
+  /* Offsets +1000, then +40 from MONO 1000, then +500 from MONO 2000: a
+   * sorted MONO run becomes unsorted on trace time around 1000. */
+  relate(g, mono, 0, boot, 1000);
+  relate(g, mono, 1000, boot, 1040);
+  relate(g, mono, 2000, boot, 2500);
+  clock_graph_set_trace_time(g, boot);
+  tm_sorter *sorter = sorter_new();
+  tm_event_run *run = sorter_run(sorter, mono, 0, 0);
+  GArray *expected = g_array_new(FALSE, FALSE, sizeof(int64_t));
+  for (uint32_t i = 0; i < 3000; i += 3) {
+    push(run, i, i, TM_EVENT_SLICE_COMPLETE);
+    int64_t converted;
+    g_assert_cmpint(clock_graph_to_trace_time(g, mono, i, &converted), ==, TM_CLOCK_OK);
+    g_array_append_val(expected, converted);
+  }
+  g_assert_true(run->sorted);
+  sorter_convert(sorter, g, NULL);
+  g_assert_false(run->sorted);
+  for (guint i = 0; i < expected->len; i++)
+    g_assert_cmpint(run->events[i].ts, ==, g_array_index(expected, int64_t, i));
+  g_assert_cmpint(run->events[0].ts, ==, 1000);      /* MONO 0 */
+  g_assert_cmpint(run->events[333].ts, ==, 1999);    /* MONO 999 */
+  g_assert_cmpint(run->events[334].ts, ==, 1042);    /* MONO 1002 */
+  GArray *out = merge_all(sorter);
+  g_assert_cmpuint(out->len, ==, expected->len);
+  for (guint i = 1; i < out->len; i++) {
+    g_assert_cmpint(at(out, i - 1)->ts, <=, at(out, i)->ts);
+    if (at(out, i - 1)->ts == at(out, i)->ts)
+      g_assert_cmpuint(at(out, i - 1)->tag, <, at(out, i)->tag);
+  }
+  g_array_free(out, TRUE);
+  g_array_free(expected, TRUE);
+  sorter_free(sorter);
+  clock_graph_free(g);
+}
+
+static void test_failed_conversions_are_dropped_and_counted(void) {
+  tm_model *model = model_new();
+  tm_stats *stats = stats_new(model);
+  tm_clock_graph *g = clock_graph_new();
+  tm_clock_node boot = clock_node(g, BOOTTIME, 0);
+  tm_clock_node mono = clock_node(g, MONOTONIC, 0);
+  tm_clock_node lonely = clock_node(g, 140, 2);
+  tm_clock_node x = clock_node(g, 141, 4), y = clock_node(g, 142, 4);
+  relate(g, mono, 0, boot, 10);
+  relate(g, x, 0, y, 10);
+  clock_graph_set_trace_time(g, boot);
+  tm_sorter *sorter = sorter_new();
+  push(sorter_run(sorter, mono, 0, 1), 5, 1, TM_EVENT_SLICE_COMPLETE);
+  for (uint32_t i = 0; i < 3; i++)
+    push(sorter_run(sorter, lonely, 2, 3), 5 + i, 10 + i, TM_EVENT_SLICE_COMPLETE);
+  for (uint32_t i = 0; i < 2; i++)
+    push(sorter_run(sorter, x, 4, 5), 5 + i, 20 + i, TM_EVENT_SLICE_COMPLETE);
+  sorter_convert(sorter, g, stats);
+  g_assert_cmpint(stats_get(stats, "clock_sync_failure_unknown_source_clock", TM_NULL_INT64, 2, 3),
+                  ==, 3);
+  g_assert_cmpint(stats_get(stats, "clock_sync_failure_no_path", TM_NULL_INT64, 4, 5), ==, 2);
+  g_assert_cmpint(stats_get(stats, "clock_sync_failure_no_path", TM_NULL_INT64, 2, 3), ==, 0);
+  g_assert_cmpint(stats_get(stats, "clock_sync_failure_unknown_target_clock", TM_NULL_INT64, 0, 1),
+                  ==, 0);
+  g_assert_cmpuint(sorter_event_count(sorter), ==, 1);
+  GArray *out = merge_all(sorter);
+  g_assert_cmpuint(out->len, ==, 1);
+  g_assert_cmpint(at(out, 0)->ts, ==, 15);
+  g_array_free(out, TRUE);
+  sorter_free(sorter);
+  clock_graph_free(g);
+
+  /* Trace time that no snapshot ever read: unknown target. */
+  g = clock_graph_new();
+  mono = clock_node(g, MONOTONIC, 0);
+  relate(g, mono, 0, clock_node(g, BOOTTIME, 0), 10);
+  clock_graph_set_trace_time(g, clock_node(g, BOOTTIME, 7));
+  sorter = sorter_new();
+  for (uint32_t i = 0; i < 4; i++)
+    push(sorter_run(sorter, mono, 0, 8), 5, i, TM_EVENT_SLICE_COMPLETE);
+  sorter_convert(sorter, g, stats);
+  g_assert_cmpint(stats_get(stats, "clock_sync_failure_unknown_target_clock", TM_NULL_INT64, 0, 8),
+                  ==, 4);
+  g_assert_cmpuint(sorter_event_count(sorter), ==, 0);
+  out = merge_all(sorter);
+  g_assert_cmpuint(out->len, ==, 0);
+  g_array_free(out, TRUE);
+  sorter_free(sorter);
+  clock_graph_free(g);
+  stats_free(stats);
+  model_free(model);
+}
+
+static void test_negative_timestamps_are_dropped_and_counted(void) {
+  tm_model *model = model_new();
+  tm_stats *stats = stats_new(model);
+  tm_clock_graph *g = clock_graph_new();
+  tm_clock_node phone = clock_node(g, BOOTTIME, 1);
+  tm_clock_node server = clock_node(g, BOOTTIME, 2);
+  relate(g, server, 1000, phone, 0); /* server T = phone T - 1000 */
+  clock_graph_set_trace_time(g, phone);
+  tm_sorter *sorter = sorter_new();
+  tm_event_run *on_server = sorter_run(sorter, server, 2, 1);
+  tm_event_run *on_phone = sorter_run(sorter, phone, 1, 0);
+  int64_t server_ts[] = {500, 999, 1000, 400, 1500};
+  for (uint32_t i = 0; i < G_N_ELEMENTS(server_ts); i++)
+    push(on_server, server_ts[i], i, TM_EVENT_SLICE_COMPLETE);
+  push(on_phone, -5, 100, TM_EVENT_SLICE_COMPLETE); /* raw trace time < 0 */
+  push(on_phone, 0, 101, TM_EVENT_SLICE_COMPLETE);
+  sorter_convert(sorter, g, stats);
+  g_assert_cmpint(stats_get(stats, "trace_sorter_negative_timestamp_dropped", TM_NULL_INT64,
+                            TM_NULL_ID, TM_NULL_ID), ==, 4);
+  /* What is left is compacted and sorted again. */
+  g_assert_cmpuint(on_server->len, ==, 2);
+  g_assert_true(on_server->sorted);
+  GArray *out = merge_all(sorter);
+  int64_t expected_ts[] = {0, 0, 500};
+  uint32_t expected_tag[] = {2, 101, 4};
+  g_assert_cmpuint(out->len, ==, 3);
+  for (guint i = 0; i < out->len; i++) {
+    g_assert_cmpint(at(out, i)->ts, ==, expected_ts[i]);
+    g_assert_cmpuint(at(out, i)->tag, ==, expected_tag[i]);
+  }
+  g_array_free(out, TRUE);
+  sorter_free(sorter);
+  clock_graph_free(g);
+  stats_free(stats);
+  model_free(model);
+}
+
+/* --- large inputs against a reference ---------------------------------------- */
+
+typedef struct reference_event {
+  int64_t ts;
+  uint32_t run;
+  uint32_t pos;
+  uint32_t tag;
+} reference_event;
+
+static gint reference_order(gconstpointer pa, gconstpointer pb) {
+  const reference_event *a = pa, *b = pb;
+  if (a->ts != b->ts)
+    return a->ts < b->ts ? -1 : 1;
+  if (a->run != b->run)
+    return a->run < b->run ? -1 : 1;
+  return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/* Fills `runs` runs with `total` events of assorted shapes (sorted, random,
+ * nearly sorted, rarely late, descending, constant), merges them, and compares with the
+ * reference order (ts, run, position). */
+static void check_against_reference(guint32 seed, uint32_t runs, uint32_t total, int64_t ts_range) {
+  GRand *rand = g_rand_new_with_seed(seed);
+  tm_sorter *sorter = sorter_new();
+  GArray *reference = g_array_new(FALSE, FALSE, sizeof(reference_event));
+  uint32_t *pos = g_new0(uint32_t, runs);
+  int64_t *cursor = g_new0(int64_t, runs);
+  /* Run numbers are creation order: create run r as number r. */
+  for (uint32_t r = 0; r < runs; r++)
+    sorter_run(sorter, r, 0, r);
+  for (uint32_t tag = 0; tag < total; tag++) {
+    uint32_t r = (uint32_t)g_rand_int_range(rand, 0, (gint32)runs);
+    int64_t ts;
+    switch (r % 6) {
+    case 0: /* sorted, with many repeats */
+      cursor[r] += g_rand_int_range(rand, 0, 3);
+      ts = cursor[r];
+      break;
+    case 1: /* random */
+      ts = g_rand_int_range(rand, 0, (gint32)ts_range);
+      break;
+    case 2: /* nearly sorted: complete events emitted at their end */
+      cursor[r] += g_rand_int_range(rand, 0, 5);
+      ts = MAX(0, cursor[r] - g_rand_int_range(rand, 0, 40));
+      break;
+    case 3: /* descending */
+      ts = ts_range - (int64_t)pos[r];
+      break;
+    case 4: /* sorted with rare late events (the set-aside path) */
+      cursor[r] += g_rand_int_range(rand, 0, 3);
+      ts = cursor[r];
+      if (g_rand_int_range(rand, 0, 100) < 4)
+        ts = MAX(0, ts - g_rand_int_range(rand, 0, 2000));
+      break;
+    default: /* constant */
+      ts = ts_range / 2;
+      break;
+    }
+    tm_event_run *run = sorter_run(sorter, r, 0, r);
+    push(run, ts, tag, TM_EVENT_SLICE_COMPLETE);
+    reference_event ref = {ts, r, pos[r]++, tag};
+    g_array_append_val(reference, ref);
+  }
+  g_assert_cmpuint(sorter_event_count(sorter), ==, total);
+  g_array_sort(reference, reference_order);
+  GArray *out = merge_all(sorter);
+  g_assert_cmpuint(out->len, ==, reference->len);
+  for (guint i = 0; i < out->len; i++) {
+    const reference_event *want = &g_array_index(reference, reference_event, i);
+    g_assert_cmpint(at(out, i)->ts, ==, want->ts);
+    g_assert_cmpuint(at(out, i)->tag, ==, want->tag);
+    g_assert_cmpuint(at(out, i)->trace_id, ==, want->run);
+  }
+  g_array_free(out, TRUE);
+  g_array_free(reference, TRUE);
+  g_free(pos);
+  g_free(cursor);
+  sorter_free(sorter);
+  g_rand_free(rand);
+}
+
+static void test_random_runs_match_the_reference(void) {
+  check_against_reference(1, 20, 100000, 5000);
+  check_against_reference(2, 20, 100000, 1000000);
+  check_against_reference(3, 1, 50000, 100);
+  check_against_reference(4, 3, 70, 10);
+  check_against_reference(6, 6, 200000, 100000);
+}
+
+static void test_long_runs_release_memory_while_merging(void) {
+  /* Two interleaved runs of 300k events (12 MB each) cross the release
+   * threshold several times; the order must not suffer. */
+  check_against_reference(5, 2, 600000, 1000000);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/sorter/runs/found-again-by-their-key", test_runs_are_found_again_by_their_key);
+  g_test_add_func("/sorter/runs/push-tracks-order-and-grows", test_push_tracks_order_and_grows);
+  g_test_add_func("/sorter/merge/equal-ts-keeps-begin-before-end-and-file-order",
+                  test_equal_ts_keeps_begin_before_end_and_file_order);
+  g_test_add_func("/sorter/merge/unsorted-runs-are-sorted-stably",
+                  test_unsorted_runs_are_sorted_stably);
+  g_test_add_func("/sorter/merge/empty-sorter-emits-nothing", test_empty_sorter_emits_nothing);
+  g_test_add_func("/sorter/convert/applies-path-offsets", test_conversion_applies_path_offsets);
+  g_test_add_func("/sorter/convert/multi-snapshot-edge-matches-the-graph",
+                  test_multi_snapshot_edge_matches_the_graph);
+  g_test_add_func("/sorter/convert/failures-are-dropped-and-counted",
+                  test_failed_conversions_are_dropped_and_counted);
+  g_test_add_func("/sorter/convert/negative-timestamps-are-dropped-and-counted",
+                  test_negative_timestamps_are_dropped_and_counted);
+  g_test_add_func("/sorter/merge/random-runs-match-the-reference", test_random_runs_match_the_reference);
+  g_test_add_func("/sorter/merge/long-runs-release-memory-while-merging",
+                  test_long_runs_release_memory_while_merging);
+  return g_test_run();
+}
