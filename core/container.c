@@ -1,1 +1,954 @@
-/* in progress */
+/*
+ * Inputs and containers (reference/formats.md §6).
+ *
+ * Every file, root input or archive member alike, is read the same way: its
+ * first TM_CONTAINER_HEAD bytes are buffered; if they carry the magic of a
+ * container (tar, zip, gzip, zstd, sniffed in the §6.1 priority order) the
+ * file is opened with libarchive over read callbacks that replay the head
+ * and then pull the rest from wherever the file's own bytes come from (the
+ * root's fd, or the enclosing archive's current entry). A member of a
+ * member is therefore decompressed on the fly and never extracted. Any
+ * other file is a leaf: the sink names its type from the head, and its
+ * bytes go to the sink in chunks of at most TM_CONTAINER_CHUNK (the head
+ * first). At most one libarchive block per nesting level is held at once.
+ *
+ * Shapes, as trace_processor builds them: a gzip/zstd container has one
+ * child, its payload, named "" (concatenated gzip members are one stream);
+ * a .tar.gz is therefore gzip → payload "" (a tar container) → members.
+ * Hidden members (a path component starting with '.', other than "." and
+ * ".."), directories, links and special files get no row. Member names keep
+ * their full path in the archive; a root's name is the path as given.
+ *
+ * Delivery order. A ZIP that is a root regular file is listed through its
+ * central directory first: every member gets its row and is sniffed before
+ * any is delivered (an unknown member fails the import before any parsing),
+ * perfetto_manifest members are delivered first, then the rest in archive
+ * order. Everything else is a stream read once (tar, gzip, zstd, a ZIP
+ * inside another container, a ZIP from a pipe, a ZIP whose directory is
+ * unreadable): members get their rows and are delivered as they come, in
+ * archive order, a manifest included.
+ *
+ * processing_order is what trace_processor would have assigned, whatever
+ * the delivery order: once the inputs are read, each container's children
+ * (the root inputs being the members of one virtual archive) are ordered by
+ * (archive priority of their type, name byte-wise, position) and numbered
+ * depth first from 0, containers included. Priority: perfetto_manifest -1,
+ * proto 0, zip/tar/gzip/zstd 1, symbols 3, any other type 2. A row never
+ * delivered (damaged before its type was known) keeps TM_NULL_INT64. The
+ * session uses processing_order wherever trace_processor's order decides
+ * (e.g. trace-time claims), not the delivery order.
+ *
+ * Damage: when libarchive cannot deliver a member completely (corrupt zip
+ * data, bad CRC, truncated tar or gzip), the bytes already delivered stay
+ * delivered and the member ends with sink->end(truncated = true, damage =
+ * "<file>: damaged after N bytes: <innermost cause>"), the cause being
+ * libarchive's error text. Damage where no member is being streamed (a
+ * header, a member cut before its type was known, the bytes after the last
+ * member) goes to sink->container_damaged, or fails the import if that is
+ * NULL. Reading then goes on with the next member if libarchive can, else
+ * with the next input, and the call returns true if the sink accepted the
+ * reports: the session decides how damage shows (stats). Errors that fail
+ * the import: a root that cannot be opened, or whose first bytes cannot be
+ * read; an unknown type ("<file>: Unknown trace type provided (ERR:fmt)");
+ * containers nested deeper than TM_CONTAINER_MAX_DEPTH; any sink failure.
+ * Our GErrors are in TM_ERROR_DOMAIN, code 0, and name the file as
+ * "<root>/<member path>/..." (a payload is named like its container).
+ */
+#include "container.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "vec.h"
+
+/* clang-format off */
+G_DEFINE_QUARK(tm-error-quark, tm_error)
+/* clang-format on */
+
+/* A bound on nesting: each level holds a libarchive reader and its
+ * decompression buffers. */
+#define TM_CONTAINER_MAX_DEPTH 16
+
+/* libarchive returning empty blocks forever would hang us: give up after
+ * this many in a row. */
+#define MAX_EMPTY_BLOCKS 1024
+
+typedef enum container_kind {
+  KIND_NONE = 0,
+  KIND_TAR,
+  KIND_ZIP,
+  KIND_GZIP,
+  KIND_ZSTD,
+} container_kind;
+
+static const char *const kind_names[] = {NULL, "tar", "zip", "gzip", "zstd"};
+
+typedef enum input_state {
+  INPUT_OPEN = 0,
+  INPUT_END,
+  INPUT_DAMAGED,
+} input_state;
+
+/* One file being read, root or member. Invariant: bytes are handed on in
+ * file order exactly once: the head (when replayed), then `rest`, then what
+ * input_pull() returns. */
+typedef struct tm_input {
+  char *display; /* owned: how messages name the file */
+  /* A root reads `fd` into `fd_buf`; a member reads `archive`'s current
+   * entry, whose container's own bytes come from `archive_source`. */
+  int fd;
+  uint8_t *fd_buf;
+  bool seekable; /* a regular file: a ZIP can be listed */
+  struct archive *archive;
+  struct tm_input *archive_source;
+  /* A block libarchive returned that was not yet handed on, and where it
+   * belongs in the member: the holes of a sparse member (before a block,
+   * or before the end) are handed on as zeros. */
+  const uint8_t *block;
+  size_t block_len;
+  int64_t block_offset;
+  int64_t next_offset;
+  bool eof_seen;
+  char *deferred_damage; /* owned: reported with the last block (CRC) */
+  uint8_t head[TM_CONTAINER_HEAD];
+  size_t head_len;
+  bool head_replayed;
+  const uint8_t *rest; /* the part of the last pulled block past the head */
+  size_t rest_len;
+  uint64_t pulled; /* bytes taken from the source so far */
+  input_state state;
+  bool damage_fatal; /* the container cannot go on to another member */
+  char *damage;      /* owned: the cause, once state == INPUT_DAMAGED */
+} tm_input;
+
+typedef struct tm_walk {
+  tm_model *model;
+  const tm_container_sink *sink;
+  uint32_t first_row;
+  GByteArray *started; /* by row - first_row: 1 once opened or begun */
+  bool zstd_readable;
+} tm_walk;
+
+static const uint8_t zeros[64 * 1024];
+
+static tm_trace_file_row *walk_row(tm_walk *w, uint32_t id) {
+  return &w->model->trace_files.data[id];
+}
+
+static void walk_mark_started(tm_walk *w, uint32_t id) {
+  guint index = id - w->first_row;
+  if (w->started->len <= index)
+    g_byte_array_set_size(w->started, index + 1);
+  w->started->data[index] = 1;
+}
+
+static void input_clear(tm_input *in) {
+  g_free(in->display);
+  g_free(in->fd_buf);
+  g_free(in->deferred_damage);
+  g_free(in->damage);
+  memset(in, 0, sizeof *in);
+  in->fd = -1;
+}
+
+static void input_set_damaged(tm_input *in, char *cause_take, bool fatal) {
+  g_strchomp(cause_take);
+  in->state = INPUT_DAMAGED;
+  in->damage = cause_take;
+  in->damage_fatal = fatal;
+}
+
+/* Why the member's container failed: the innermost cause, i.e. the
+ * container's own source when that is what broke, else libarchive's text. */
+static char *member_damage_cause(const tm_input *member) {
+  const tm_input *source = member->archive_source;
+  if (source->state == INPUT_DAMAGED)
+    return g_strdup(source->damage);
+  const char *text = archive_error_string(member->archive);
+  return g_strdup(text != NULL ? text : "unknown libarchive error");
+}
+
+static input_state pull_fd(tm_input *in, const uint8_t **data, size_t *len) {
+  ssize_t n;
+  do {
+    n = read(in->fd, in->fd_buf, TM_CONTAINER_CHUNK);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) {
+    input_set_damaged(in, g_strdup_printf("read error: %s", g_strerror(errno)),
+                      true);
+    return in->state;
+  }
+  if (n == 0) {
+    in->state = INPUT_END;
+    return in->state;
+  }
+  *data = in->fd_buf;
+  *len = (size_t)n;
+  in->pulled += (uint64_t)n;
+  return INPUT_OPEN;
+}
+
+static input_state pull_member(tm_input *in, const uint8_t **data,
+                               size_t *len) {
+  unsigned empty_blocks = 0;
+  for (;;) {
+    if (in->block_offset > in->next_offset) {
+      uint64_t gap = (uint64_t)(in->block_offset - in->next_offset);
+      *len = gap < sizeof zeros ? (size_t)gap : sizeof zeros;
+      *data = zeros;
+      in->next_offset += (int64_t)*len;
+      in->pulled += *len;
+      return INPUT_OPEN;
+    }
+    if (in->block_len > 0) {
+      *data = in->block;
+      *len = in->block_len;
+      in->block_len = 0;
+      in->next_offset += (int64_t)*len;
+      in->pulled += *len;
+      return INPUT_OPEN;
+    }
+    if (in->eof_seen) {
+      in->state = INPUT_END;
+      return in->state;
+    }
+    if (in->deferred_damage != NULL) {
+      input_set_damaged(in, in->deferred_damage, false);
+      in->deferred_damage = NULL;
+      return in->state;
+    }
+    const void *buf = NULL;
+    size_t size = 0;
+    la_int64_t offset = 0;
+    int r = archive_read_data_block(in->archive, &buf, &size, &offset);
+    if (r == ARCHIVE_EOF) {
+      /* A sparse member may end in a hole: EOF comes at its full size. */
+      in->eof_seen = true;
+      in->block_offset = MAX((int64_t)offset, in->next_offset);
+      continue;
+    }
+    if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
+      input_set_damaged(in, member_damage_cause(in), r == ARCHIVE_FATAL);
+      return in->state;
+    }
+    /* A warning comes with the entry's last block (e.g. "ZIP bad CRC"):
+     * hand the block on, then report the damage. */
+    if (r == ARCHIVE_WARN)
+      in->deferred_damage = member_damage_cause(in);
+    if (size == 0) {
+      if (r == ARCHIVE_OK && ++empty_blocks > MAX_EMPTY_BLOCKS) {
+        input_set_damaged(in, g_strdup("libarchive makes no progress"), true);
+        return in->state;
+      }
+      continue;
+    }
+    if (buf == NULL || offset < in->next_offset) {
+      input_set_damaged(in, g_strdup("member data out of order"), true);
+      return in->state;
+    }
+    in->block = buf;
+    in->block_len = size;
+    in->block_offset = offset;
+  }
+}
+
+/* The next bytes taken from the source; INPUT_END / INPUT_DAMAGED stick. */
+static input_state input_pull(tm_input *in, const uint8_t **data, size_t *len) {
+  if (in->state != INPUT_OPEN)
+    return in->state;
+  return in->archive == NULL ? pull_fd(in, data, len)
+                             : pull_member(in, data, len);
+}
+
+/* Buffers up to TM_CONTAINER_HEAD bytes; stops early at the end or at
+ * damage (in->state tells). */
+static void input_read_head(tm_input *in) {
+  while (in->head_len < TM_CONTAINER_HEAD) {
+    const uint8_t *data;
+    size_t len;
+    if (input_pull(in, &data, &len) != INPUT_OPEN)
+      return;
+    size_t take = MIN(len, TM_CONTAINER_HEAD - in->head_len);
+    memcpy(in->head + in->head_len, data, take);
+    in->head_len += take;
+    if (take < len) {
+      in->rest = data + take;
+      in->rest_len = len - take;
+    }
+  }
+}
+
+/* The file's bytes in order, the buffered head first. */
+static input_state input_next(tm_input *in, const uint8_t **data, size_t *len) {
+  if (!in->head_replayed) {
+    in->head_replayed = true;
+    if (in->head_len > 0) {
+      *data = in->head;
+      *len = in->head_len;
+      return INPUT_OPEN;
+    }
+  }
+  if (in->rest_len > 0) {
+    *data = in->rest;
+    *len = in->rest_len;
+    in->rest_len = 0;
+    return INPUT_OPEN;
+  }
+  return input_pull(in, data, len);
+}
+
+static la_ssize_t input_archive_read(struct archive *a, void *client,
+                                     const void **buf) {
+  tm_input *in = client;
+  const uint8_t *data = NULL;
+  size_t len = 0;
+  switch (input_next(in, &data, &len)) {
+  case INPUT_OPEN:
+    *buf = data;
+    return (la_ssize_t)len;
+  case INPUT_END:
+    return 0;
+  case INPUT_DAMAGED:
+    break;
+  }
+  archive_set_error(a, EIO, "%s", in->damage);
+  return ARCHIVE_FATAL;
+}
+
+static container_kind sniff_container(const tm_walk *w, const uint8_t *head,
+                                      size_t len) {
+  if (len >= 263 && memcmp(head + 257, "ustar\0", 6) == 0)
+    return KIND_TAR;
+  if (len >= 265 && memcmp(head + 257, "ustar  \0", 8) == 0)
+    return KIND_TAR;
+  if (len >= 4 && memcmp(head, "PK\x03\x04", 4) == 0)
+    return KIND_ZIP;
+  if (len >= 2 && head[0] == 0x1f && head[1] == 0x8b)
+    return KIND_GZIP;
+  if (w->zstd_readable && len >= 4 && memcmp(head, "\x28\xb5\x2f\xfd", 4) == 0)
+    return KIND_ZSTD;
+  return KIND_NONE;
+}
+
+static bool libarchive_reads_zstd(void) {
+  struct archive *a = archive_read_new();
+  bool readable = archive_read_support_filter_zstd(a) == ARCHIVE_OK;
+  archive_read_free(a);
+  return readable;
+}
+
+static bool path_is_hidden(const char *path) {
+  const char *component = path;
+  for (;;) {
+    const char *slash = strchr(component, '/');
+    size_t len =
+        slash != NULL ? (size_t)(slash - component) : strlen(component);
+    bool dot_or_dotdot = len == 1 || (len == 2 && component[1] == '.');
+    if (len > 0 && component[0] == '.' && !dot_or_dotdot)
+      return true;
+    if (slash == NULL)
+      return false;
+    component = slash + 1;
+  }
+}
+
+/* Regular files only: directories, links and special files carry no trace
+ * (a hard link's data is its target's). */
+static bool entry_is_regular_file(struct archive_entry *entry) {
+  mode_t type = archive_entry_filetype(entry);
+  if (type != AE_IFREG && type != 0)
+    return false;
+  return archive_entry_hardlink(entry) == NULL;
+}
+
+static bool sink_refused(GError **error, const char *display) {
+  if (error != NULL && *error == NULL)
+    g_set_error(error, TM_ERROR_DOMAIN, 0, "%s: the session refused the file",
+                display);
+  return false;
+}
+
+/* Damage where no member is being streamed. A root has no container to
+ * blame: its damage fails the import. */
+static bool report_container_damage(tm_walk *w, uint32_t container_id,
+                                    const char *damage, GError **error) {
+  const tm_container_sink *sink = w->sink;
+  if (container_id == TM_NULL_ID || sink->container_damaged == NULL) {
+    g_set_error_literal(error, TM_ERROR_DOMAIN, 0, damage);
+    return false;
+  }
+  return sink->container_damaged(sink->ctx, container_id, damage, error);
+}
+
+static bool stream_leaf(tm_walk *w, tm_input *in, uint32_t id,
+                        const char *trace_type, GError **error) {
+  const tm_container_sink *sink = w->sink;
+  walk_mark_started(w, id);
+  if (!sink->begin(sink->ctx, id, trace_type, error))
+    return sink_refused(error, in->display);
+  uint64_t delivered = 0;
+  const uint8_t *data = NULL;
+  size_t len = 0;
+  input_state state;
+  while ((state = input_next(in, &data, &len)) == INPUT_OPEN) {
+    while (len > 0) {
+      size_t n = MIN(len, (size_t)TM_CONTAINER_CHUNK);
+      if (!sink->chunk(sink->ctx, id, data, n, error))
+        return sink_refused(error, in->display);
+      data += n;
+      len -= n;
+      delivered += n;
+    }
+  }
+  walk_row(w, id)->size = (int64_t)delivered;
+  bool ok;
+  if (state == INPUT_DAMAGED) {
+    char *damage = g_strdup_printf("%s: damaged after %" PRIu64 " bytes: %s",
+                                   in->display, delivered, in->damage);
+    ok = sink->end(sink->ctx, id, true, damage, error);
+    g_free(damage);
+  } else {
+    ok = sink->end(sink->ctx, id, false, NULL, error);
+  }
+  return ok ? true : sink_refused(error, in->display);
+}
+
+/* What a file is, from its head. */
+typedef struct file_kind {
+  container_kind container; /* KIND_NONE for a leaf */
+  const char *trace_type;   /* a leaf's type, named by sink->detect() */
+} file_kind;
+
+typedef enum sniff_outcome {
+  SNIFF_READY = 0,
+  SNIFF_LOST,   /* damaged before its type was known; reported */
+  SNIFF_FAILED, /* the import fails; error set */
+} sniff_outcome;
+
+static bool deliver_file(tm_walk *w, tm_input *in, uint32_t id, file_kind kind,
+                         unsigned depth, GError **error);
+
+/* Adds the file's row and finds out from its head what it is. */
+static sniff_outcome add_and_sniff(tm_walk *w, tm_input *in, uint32_t parent_id,
+                                   const char *name, uint32_t *id_out,
+                                   file_kind *kind, GError **error) {
+  tm_string_pool *strings = w->model->strings;
+  uint32_t id = model_add_trace_file(w->model, parent_id, name, false);
+  *id_out = id;
+  input_read_head(in);
+  kind->container = sniff_container(w, in->head, in->head_len);
+  kind->trace_type = NULL;
+  if (kind->container != KIND_NONE) {
+    tm_trace_file_row *row = walk_row(w, id);
+    row->is_container = true;
+    row->trace_type =
+        string_pool_intern_cstr(strings, kind_names[kind->container]);
+    return SNIFF_READY;
+  }
+  if (in->head_len > 0 || in->state != INPUT_DAMAGED)
+    kind->trace_type = w->sink->detect(w->sink->ctx, in->head, in->head_len,
+                                       name[0] != '\0' ? name : NULL);
+  if (kind->trace_type == NULL && in->state == INPUT_DAMAGED) {
+    char *damage = g_strdup_printf(
+        "%s: damaged after %zu bytes, before its type was known: %s",
+        in->display, in->head_len, in->damage);
+    bool reported = report_container_damage(w, parent_id, damage, error);
+    g_free(damage);
+    return reported ? SNIFF_LOST : SNIFF_FAILED;
+  }
+  if (kind->trace_type == NULL) {
+    g_set_error(error, TM_ERROR_DOMAIN, 0,
+                "%s: Unknown trace type provided (ERR:fmt)", in->display);
+    return SNIFF_FAILED;
+  }
+  walk_row(w, id)->trace_type =
+      string_pool_intern_cstr(strings, kind->trace_type);
+  return SNIFF_READY;
+}
+
+/* One file whose bytes come from `in`: a container is walked, a leaf is
+ * streamed to the sink. */
+static bool read_file(tm_walk *w, tm_input *in, uint32_t parent_id,
+                      const char *name, unsigned depth, GError **error) {
+  uint32_t id;
+  file_kind kind;
+  switch (add_and_sniff(w, in, parent_id, name, &id, &kind, error)) {
+  case SNIFF_READY:
+    return deliver_file(w, in, id, kind, depth, error);
+  case SNIFF_LOST:
+    return true;
+  case SNIFF_FAILED:
+    break;
+  }
+  return false;
+}
+
+static void archive_support(struct archive *a, container_kind kind) {
+  switch (kind) {
+  case KIND_TAR:
+    archive_read_support_format_tar(a);
+    break;
+  case KIND_ZIP:
+    archive_read_support_format_zip_streamable(a);
+    break;
+  /* One filter, set explicitly: with filter bidding libarchive would also
+   * peel a gzip inside the gzip, and the raw format would pass non-gzip
+   * bytes through unchanged. Each level of compression is a row. */
+  case KIND_GZIP:
+    archive_read_append_filter(a, ARCHIVE_FILTER_GZIP);
+    archive_read_support_format_raw(a);
+    break;
+  case KIND_ZSTD:
+    archive_read_append_filter(a, ARCHIVE_FILTER_ZSTD);
+    archive_read_support_format_raw(a);
+    break;
+  case KIND_NONE:
+    g_assert_not_reached();
+  }
+}
+
+/* libarchive's error text, or the innermost cause when our own source broke
+ * underneath it. */
+static char *container_damage_cause(struct archive *a, const tm_input *in) {
+  if (in->state == INPUT_DAMAGED)
+    return g_strdup(in->damage);
+  const char *text = archive_error_string(a);
+  char *cause = g_strdup(text != NULL ? text : "unknown libarchive error");
+  return g_strchomp(cause);
+}
+
+static char *header_damage(struct archive *a, const tm_input *in) {
+  char *cause = container_damage_cause(a, in);
+  char *damage =
+      g_strdup_printf("%s: damaged at byte %" PRId64 ": %s", in->display,
+                      (int64_t)archive_filter_bytes(a, 0), cause);
+  g_free(cause);
+  return damage;
+}
+
+typedef enum next_member {
+  MEMBER_FOUND = 0,
+  MEMBER_NONE,
+  MEMBER_DAMAGED,
+} next_member;
+
+/* Moves to the next member that gets a row. `name` is borrowed from the
+ * entry: valid until the next header. */
+static next_member archive_next_member(struct archive *a, bool is_stream,
+                                       const char **name) {
+  for (;;) {
+    struct archive_entry *entry = NULL;
+    int r = archive_read_next_header(a, &entry);
+    if (r == ARCHIVE_EOF)
+      return MEMBER_NONE;
+    if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
+      return MEMBER_DAMAGED;
+    if (!entry_is_regular_file(entry))
+      continue;
+    if (is_stream) {
+      *name = "";
+      return MEMBER_FOUND;
+    }
+    *name = archive_entry_pathname(entry);
+    if (*name == NULL)
+      *name = archive_entry_pathname_utf8(entry);
+    if (*name == NULL)
+      *name = "";
+    if (!path_is_hidden(*name))
+      return MEMBER_FOUND;
+  }
+}
+
+static tm_input member_input(struct archive *a, tm_input *container,
+                             const char *name) {
+  return (tm_input){
+      .display = name[0] == '\0'
+                     ? g_strdup(container->display)
+                     : g_strdup_printf("%s/%s", container->display, name),
+      .fd = -1,
+      .archive = a,
+      .archive_source = container,
+  };
+}
+
+/* Reads a streamed container's members in archive order, then takes the
+ * rest of its bytes (so `size` counts them all and damage after the last
+ * member is seen). */
+static bool read_container(tm_walk *w, tm_input *in, uint32_t id,
+                           container_kind kind, unsigned depth,
+                           GError **error) {
+  bool ok = false;
+  bool damage_seen = false;
+  char *damage = NULL;
+  bool is_stream = kind == KIND_GZIP || kind == KIND_ZSTD;
+  struct archive *a = archive_read_new();
+  archive_support(a, kind);
+  if (archive_read_open(a, in, NULL, input_archive_read, NULL) != ARCHIVE_OK) {
+    char *cause = container_damage_cause(a, in);
+    damage = g_strdup_printf("%s: cannot be opened as %s: %s", in->display,
+                             kind_names[kind], cause);
+    g_free(cause);
+    goto damaged;
+  }
+  for (;;) {
+    const char *name = NULL;
+    next_member next = archive_next_member(a, is_stream, &name);
+    if (next == MEMBER_NONE)
+      break;
+    if (next == MEMBER_DAMAGED) {
+      damage = header_damage(a, in);
+      goto damaged;
+    }
+    tm_input member = member_input(a, in, name);
+    bool member_ok = read_file(w, &member, id, name, depth + 1, error);
+    bool fatal = member.state == INPUT_DAMAGED && member.damage_fatal;
+    input_clear(&member);
+    if (!member_ok)
+      goto out;
+    if (fatal) {
+      /* Reported with the member; libarchive cannot go on. */
+      damage_seen = true;
+      break;
+    }
+  }
+  goto drain;
+
+damaged:
+  damage_seen = true;
+  if (!report_container_damage(w, id, damage, error))
+    goto out;
+
+drain:
+  for (;;) {
+    const uint8_t *data;
+    size_t len;
+    input_state state = input_next(in, &data, &len);
+    if (state == INPUT_OPEN)
+      continue;
+    if (state == INPUT_DAMAGED && !damage_seen) {
+      g_free(damage);
+      damage = g_strdup_printf("%s: damaged after its last member: %s",
+                               in->display, in->damage);
+      if (!report_container_damage(w, id, damage, error))
+        goto out;
+    }
+    break;
+  }
+  walk_row(w, id)->size = (int64_t)in->pulled;
+  ok = true;
+
+out:
+  archive_read_free(a);
+  g_free(damage);
+  return ok;
+}
+
+/* ---- a root ZIP file, listed through its central directory ----
+ *
+ * A ZIP on disk is read three times over the same central directory, never
+ * twice from a pipe: the listing pass adds every member's row and sniffs
+ * its head (so all rows exist before any member is delivered, as in
+ * trace_processor, and an unknown member fails the import before any
+ * parsing), then perfetto_manifest members are delivered, then the others
+ * in archive order. Member sizes come from the directory, so a bad CRC in
+ * a stored member does not lose the framing as in a streamed ZIP. A ZIP
+ * whose directory cannot be read (e.g. cut short) is streamed instead. */
+
+static const char manifest_type[] = "perfetto_manifest";
+
+typedef struct planned_member {
+  uint32_t id;
+  file_kind kind;
+  bool deliver;
+} planned_member;
+
+typedef enum listing_result {
+  LISTING_DONE = 0,
+  LISTING_FAILED,
+  LISTING_UNAVAILABLE, /* no readable central directory: stream instead */
+} listing_result;
+
+static struct archive *open_zip_directory(int fd) {
+  if (lseek(fd, 0, SEEK_SET) != 0)
+    return NULL;
+  struct archive *a = archive_read_new();
+  archive_read_support_format_zip_seekable(a);
+  if (archive_read_open_fd(a, fd, 64 * 1024) != ARCHIVE_OK) {
+    archive_read_free(a);
+    return NULL;
+  }
+  return a;
+}
+
+static bool is_manifest(const planned_member *p) {
+  return p->kind.trace_type != NULL &&
+         strcmp(p->kind.trace_type, manifest_type) == 0;
+}
+
+static listing_result read_listed_zip(tm_walk *w, tm_input *in, uint32_t id,
+                                      unsigned depth, GError **error) {
+  listing_result result = LISTING_FAILED;
+  TM_VEC(planned_member) plan = {0};
+  bool damage_seen = false;
+  bool has_manifest = false;
+  char *damage = NULL;
+  struct archive *a = open_zip_directory(in->fd);
+  if (a == NULL) {
+    /* Streaming goes on from where the head left the file. */
+    off_t resume = (off_t)in->pulled;
+    if (lseek(in->fd, resume, SEEK_SET) != resume) {
+      g_set_error(error, TM_ERROR_DOMAIN, 0, "%s: cannot seek: %s", in->display,
+                  g_strerror(errno));
+      return LISTING_FAILED;
+    }
+    return LISTING_UNAVAILABLE;
+  }
+
+  for (;;) {
+    const char *name = NULL;
+    next_member next = archive_next_member(a, false, &name);
+    if (next == MEMBER_NONE)
+      break;
+    if (next == MEMBER_DAMAGED) {
+      damage = header_damage(a, in);
+      damage_seen = true;
+      if (!report_container_damage(w, id, damage, error))
+        goto out;
+      break;
+    }
+    tm_input member = member_input(a, in, name);
+    planned_member p = {0};
+    sniff_outcome sniffed =
+        add_and_sniff(w, &member, id, name, &p.id, &p.kind, error);
+    bool fatal = member.state == INPUT_DAMAGED && member.damage_fatal;
+    input_clear(&member);
+    if (sniffed == SNIFF_FAILED)
+      goto out;
+    p.deliver = sniffed == SNIFF_READY;
+    has_manifest = has_manifest || (p.deliver && is_manifest(&p));
+    tm_vec_push(&plan, p);
+    if (fatal)
+      break; /* told when the member is delivered (or was lost) */
+  }
+  archive_read_free(a);
+  a = NULL;
+
+  /* Sweep 0 delivers the manifests, sweep 1 everything else. */
+  for (int sweep = has_manifest ? 0 : 1; sweep < 2; sweep++) {
+    a = open_zip_directory(in->fd);
+    if (a == NULL) {
+      g_set_error(error, TM_ERROR_DOMAIN, 0, "%s: cannot be read again",
+                  in->display);
+      goto out;
+    }
+    for (size_t k = 0; k < plan.len; k++) {
+      const char *name = NULL;
+      if (archive_next_member(a, false, &name) != MEMBER_FOUND) {
+        /* The listing pass read these headers: the file changed. */
+        if (!damage_seen) {
+          g_free(damage);
+          damage = header_damage(a, in);
+          damage_seen = true;
+          if (!report_container_damage(w, id, damage, error))
+            goto out;
+        }
+        break;
+      }
+      const planned_member *p = &plan.data[k];
+      if (!p->deliver || is_manifest(p) != (sweep == 0))
+        continue;
+      tm_input member = member_input(a, in, name);
+      input_read_head(&member);
+      bool member_ok =
+          deliver_file(w, &member, p->id, p->kind, depth + 1, error);
+      bool fatal = member.state == INPUT_DAMAGED && member.damage_fatal;
+      input_clear(&member);
+      if (!member_ok)
+        goto out;
+      if (fatal) {
+        damage_seen = true;
+        break;
+      }
+    }
+    archive_read_free(a);
+    a = NULL;
+  }
+  struct stat st;
+  walk_row(w, id)->size =
+      fstat(in->fd, &st) == 0 ? (int64_t)st.st_size : (int64_t)in->pulled;
+  result = LISTING_DONE;
+
+out:
+  if (a != NULL)
+    archive_read_free(a);
+  tm_vec_free(&plan);
+  g_free(damage);
+  return result;
+}
+
+static bool deliver_file(tm_walk *w, tm_input *in, uint32_t id, file_kind kind,
+                         unsigned depth, GError **error) {
+  if (kind.container == KIND_NONE)
+    return stream_leaf(w, in, id, kind.trace_type, error);
+  if (depth >= TM_CONTAINER_MAX_DEPTH) {
+    g_set_error(error, TM_ERROR_DOMAIN, 0,
+                "%s: containers nested more than %d deep", in->display,
+                TM_CONTAINER_MAX_DEPTH);
+    return false;
+  }
+  walk_mark_started(w, id);
+  if (kind.container == KIND_ZIP && in->seekable) {
+    switch (read_listed_zip(w, in, id, depth, error)) {
+    case LISTING_DONE:
+      return true;
+    case LISTING_FAILED:
+      return false;
+    case LISTING_UNAVAILABLE:
+      break;
+    }
+  }
+  return read_container(w, in, id, kind.container, depth, error);
+}
+
+static bool read_root(tm_walk *w, const char *path, GError **error) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    g_set_error(error, TM_ERROR_DOMAIN, 0, "%s: cannot open: %s", path,
+                g_strerror(errno));
+    return false;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    g_set_error(error, TM_ERROR_DOMAIN, 0, "%s: not a file", path);
+    close(fd);
+    return false;
+  }
+  tm_input in = {
+      .display = g_strdup(path),
+      .fd = fd,
+      .fd_buf = g_malloc(TM_CONTAINER_CHUNK),
+      .seekable = S_ISREG(st.st_mode),
+  };
+  bool ok = read_file(w, &in, TM_NULL_ID, path, 0, error);
+  input_clear(&in);
+  close(fd);
+  return ok;
+}
+
+/* ---- processing_order ---- */
+
+typedef struct order_key {
+  uint32_t parent_id;
+  int priority;
+  const char *name;
+  uint32_t id;
+} order_key;
+
+static int archive_priority(const char *trace_type) {
+  static const struct {
+    const char *type;
+    int priority;
+  } table[] = {
+      {"perfetto_manifest", -1},
+      {"proto", 0},
+      {"zip", 1},
+      {"tar", 1},
+      {"gzip", 1},
+      {"zstd", 1},
+      {"symbols", 3},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(table); i++)
+    if (g_strcmp0(trace_type, table[i].type) == 0)
+      return table[i].priority;
+  return 2;
+}
+
+static int order_key_compare(const void *pa, const void *pb) {
+  const order_key *a = pa, *b = pb;
+  if (a->parent_id != b->parent_id)
+    return a->parent_id < b->parent_id ? -1 : 1;
+  if (a->priority != b->priority)
+    return a->priority < b->priority ? -1 : 1;
+  int by_name = strcmp(a->name, b->name);
+  if (by_name != 0)
+    return by_name;
+  return a->id < b->id ? -1 : (a->id > b->id);
+}
+
+typedef struct order_walk {
+  tm_model *model;
+  const order_key *keys;
+  size_t n_keys;
+} order_walk;
+
+/* Numbers the children of `parent_id` (a sorted run of keys) depth first. */
+static int64_t number_children(const order_walk *ow, uint32_t parent_id,
+                               int64_t next) {
+  /* First key of the run: keys are sorted by parent first. */
+  size_t lo = 0, hi = ow->n_keys;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (ow->keys[mid].parent_id < parent_id)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (size_t k = lo; k < ow->n_keys && ow->keys[k].parent_id == parent_id;
+       k++) {
+    tm_trace_file_row *row = &ow->model->trace_files.data[ow->keys[k].id];
+    row->processing_order = next++;
+    if (row->is_container)
+      next = number_children(ow, ow->keys[k].id, next);
+  }
+  return next;
+}
+
+static void assign_processing_order(tm_walk *w) {
+  tm_model *model = w->model;
+  size_t n_rows = model->trace_files.len - w->first_row;
+  order_key *keys = g_new(order_key, n_rows > 0 ? n_rows : 1);
+  size_t n_keys = 0;
+  for (size_t i = 0; i < n_rows && i < w->started->len; i++) {
+    if (!w->started->data[i])
+      continue;
+    uint32_t id = w->first_row + (uint32_t)i;
+    const tm_trace_file_row *row = &model->trace_files.data[id];
+    const char *name = string_pool_borrow(model->strings, row->name);
+    keys[n_keys++] = (order_key){
+        .parent_id = row->parent_id,
+        .priority = archive_priority(
+            string_pool_borrow(model->strings, row->trace_type)),
+        .name = name != NULL ? name : "",
+        .id = id,
+    };
+  }
+  qsort(keys, n_keys, sizeof *keys, order_key_compare);
+  order_walk ow = {.model = model, .keys = keys, .n_keys = n_keys};
+  number_children(&ow, TM_NULL_ID, 0);
+  g_free(keys);
+}
+
+bool container_read_inputs(tm_model *model, const char *const *paths,
+                           size_t n_paths, const tm_container_sink *sink,
+                           GError **error) {
+  tm_walk w = {
+      .model = model,
+      .sink = sink,
+      .first_row = (uint32_t)model->trace_files.len,
+      .started = g_byte_array_new(),
+      .zstd_readable = libarchive_reads_zstd(),
+  };
+  bool ok = true;
+  for (size_t i = 0; i < n_paths && ok; i++)
+    ok = read_root(&w, paths[i], error);
+  assign_processing_order(&w);
+  g_byte_array_unref(w.started);
+  return ok;
+}

@@ -48,6 +48,13 @@ typedef struct tm_container_sink {
    * are kept, and the damage is reported through `damage` (may be NULL). */
   bool (*end)(void *ctx, uint32_t file_id, bool truncated, const char *damage,
               GError **error);
+  /* Optional. Container `file_id` is damaged where no member was being
+   * streamed (a header cut short, a member damaged before its type could be
+   * detected, a bad stream after the last member): members delivered before
+   * are kept, later ones are lost. NULL: such damage fails the import with
+   * `damage` as the error message. */
+  bool (*container_damaged)(void *ctx, uint32_t file_id, const char *damage,
+                            GError **error);
 } tm_container_sink;
 
 /* Reads `n_paths` inputs in order. Rows are added to `model->trace_files`.
