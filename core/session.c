@@ -220,9 +220,10 @@ static bool sink_end(void *ctx, uint32_t file_id, bool truncated,
               host->machine_id, file_id, 1);
     if (!session->first_error) {
       g_autofree char *where = describe_file(session, file_id);
-      session->first_error =
-          g_error_new(TM_ERROR_DOMAIN, 1, "%s: archive damaged after byte %" G_GUINT64_FORMAT ": %s",
-                      where, host->bytes_fed, damage ? damage : "truncated");
+      /* The container's message already names the member and offset. */
+      session->first_error = damage
+                                 ? g_error_new_literal(TM_ERROR_DOMAIN, 1, damage)
+                                 : g_error_new(TM_ERROR_DOMAIN, 1, "%s: truncated", where);
     }
   }
   if (host->open && !host->failed) {
@@ -238,6 +239,20 @@ static bool sink_end(void *ctx, uint32_t file_id, bool truncated,
   model_metadata_set_string(model, "trace_type", TM_NULL_ID, file_id, row->trace_type);
   model_metadata_set_int(model, "trace_size_bytes", TM_NULL_ID, file_id,
                          (int64_t)host->bytes_fed);
+  return true;
+}
+
+static bool sink_container_damaged(void *ctx, uint32_t file_id,
+                                   const char *damage, GError **error) {
+  (void)error;
+  import_state *state = ctx;
+  tm_session *session = state->session;
+  stats_add(session->stats, "container_member_truncated", TM_NULL_INT64,
+            TM_NULL_ID, file_id, 1);
+  if (!session->first_error) {
+    g_autofree char *where = describe_file(session, file_id);
+    session->first_error = g_error_new(TM_ERROR_DOMAIN, 1, "%s", damage ? damage : where);
+  }
   return true;
 }
 
@@ -339,6 +354,7 @@ bool tm_session_import(tm_session *session, const char *const *paths,
       .begin = sink_begin,
       .chunk = sink_chunk,
       .end = sink_end,
+      .container_damaged = sink_container_damaged,
   };
   GError *container_error = NULL;
   bool read_ok = container_read_inputs(session->model, paths, n_paths, &sink,
@@ -353,6 +369,10 @@ bool tm_session_import(tm_session *session, const char *const *paths,
   g_ptr_array_free(ordered, TRUE);
 
   sorter_convert(session->sorter, session->clocks, session->stats);
+  /* Size the event tables once: doubling growth would leave up to half of
+   * the largest tables unused at the memory peak. */
+  tm_vec_reserve(&session->model->slices, session->slice_events);
+  tm_vec_reserve(&session->model->counters, session->counter_events);
   tm_model_builder *builder = model_builder_new(session);
   sorter_merge(session->sorter, model_builder_push, builder);
   model_builder_free(builder);
