@@ -1,0 +1,105 @@
+/*
+ * A reader built only for the plugin loader's tests, compiled into several
+ * variants by tests/plugins/meson.build. Good variants differ by name and
+ * by the score their probe gives to heads starting with TEST_READER_PREFIX;
+ * broken variants each carry exactly one defect the loader must reject:
+ * TEST_READER_NO_ENTRY (no entry symbol), TEST_READER_NULL_DESCRIPTOR,
+ * TEST_READER_ABI (another ABI version), TEST_READER_NAME NULL, or
+ * TEST_READER_MISSING_<CALLBACK> (that callback NULL). The callbacks are
+ * never fed: the loader only loads and probes.
+ */
+#include <string.h>
+
+#include <tracemerge/plugin.h>
+
+#ifndef TEST_READER_ABI
+#define TEST_READER_ABI TM_READER_ABI_VERSION
+#endif
+#ifndef TEST_READER_PREFIX
+#define TEST_READER_PREFIX "#tm-test"
+#endif
+#ifndef TEST_READER_SCORE
+#define TEST_READER_SCORE 5
+#endif
+
+/* A variant leaves one callback out of its descriptor. */
+#define TEST_MAYBE_UNUSED __attribute__((unused))
+
+TEST_MAYBE_UNUSED static int test_probe(const uint8_t *head, size_t len,
+                                        const char *file_name) {
+  (void)file_name;
+  size_t prefix_len = strlen(TEST_READER_PREFIX);
+  /* The ABI promises at most 512 bytes; a longer head is a host bug. */
+  if (len > 512 || len < prefix_len)
+    return 0;
+  return memcmp(head, TEST_READER_PREFIX, prefix_len) == 0 ? TEST_READER_SCORE
+                                                           : 0;
+}
+
+TEST_MAYBE_UNUSED static void *test_open(const tm_host_services *services,
+                                         tm_host *host, const uint8_t *config,
+                                         size_t config_len) {
+  (void)services;
+  (void)host;
+  (void)config;
+  (void)config_len;
+  return NULL;
+}
+
+TEST_MAYBE_UNUSED static tm_status test_feed(void *state, const uint8_t *data,
+                                             size_t len) {
+  (void)state;
+  (void)data;
+  (void)len;
+  return TM_OK;
+}
+
+TEST_MAYBE_UNUSED static tm_status test_finish(void *state) {
+  (void)state;
+  return TM_OK;
+}
+
+TEST_MAYBE_UNUSED static void test_close(void *state) { (void)state; }
+
+#ifdef TEST_READER_MISSING_PROBE
+#define test_probe NULL
+#endif
+#ifdef TEST_READER_MISSING_OPEN
+#define test_open NULL
+#endif
+#ifdef TEST_READER_MISSING_FEED
+#define test_feed NULL
+#endif
+#ifdef TEST_READER_MISSING_FINISH
+#define test_finish NULL
+#endif
+#ifdef TEST_READER_MISSING_CLOSE
+#define test_close NULL
+#endif
+
+static const tm_reader_descriptor test_descriptor = {
+    .abi_version = TEST_READER_ABI,
+    .name = TEST_READER_NAME,
+    .description = "loader test reader",
+    .probe = test_probe,
+    .open = test_open,
+    .feed = test_feed,
+    .finish = test_finish,
+    .close = test_close,
+};
+
+#if defined(TEST_READER_NO_ENTRY)
+/* Exported under another name: the object loads but has no entry. */
+TM_READER_EXPORT const tm_reader_descriptor *tracemerge_reader_entry_v0(void) {
+  return &test_descriptor;
+}
+#elif defined(TEST_READER_NULL_DESCRIPTOR)
+TM_READER_EXPORT const tm_reader_descriptor *tracemerge_reader_entry(void) {
+  (void)test_descriptor;
+  return NULL;
+}
+#else
+TM_READER_EXPORT const tm_reader_descriptor *tracemerge_reader_entry(void) {
+  return &test_descriptor;
+}
+#endif

@@ -1,0 +1,458 @@
+/*
+ * Benchmark driver: how far is import from the floor of the same work?
+ *
+ *   bench [--events N] [--seed S] [--input FILE] [--workdir DIR] [--keep]
+ *         [--no-save]
+ *
+ * Writes a synthetic Chrome JSON trace (gen_chrome_json) unless --input is
+ * given, then measures, each stage in a forked child of its own so that
+ * peak RSS (wait4 -> ru_maxrss) belongs to that stage alone:
+ *
+ *   baseline     a child that does nothing: the RSS every child starts with
+ *   yajl floor   yajl with no callbacks over the same bytes, read in the
+ *                host's chunk size: the cost no JSON import can go below
+ *   import       tm_session_new + tm_session_import (library API)
+ *   import+save  the same, then tm_session_save_sqlite to a file
+ *
+ * One table: wall seconds, events/s, MB/s, peak RSS, RSS bytes per event
+ * above the baseline, and time relative to the floor. Exit status 1 if any
+ * stage failed. Performance is measured, not asserted: build with
+ * --buildtype=release and without sanitizers for numbers worth quoting.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <yajl/yajl_parse.h>
+
+#include <tracemerge/tracemerge.h>
+
+#include "gen_chrome_json.h"
+
+/* The host streams files in chunks of this size (TM_CONTAINER_CHUNK in
+ * core/container.h); the floor reads the same way. */
+#define BENCH_CHUNK (256 * 1024)
+
+typedef struct bench_config {
+  uint64_t events; /* of the generated file; 0 if --input */
+  uint64_t seed;
+  char *input;
+  char *workdir;
+  bool keep;
+  bool save;
+} bench_config;
+
+/* What a stage's child reports back through its pipe. */
+typedef struct stage_report {
+  int ok;
+  double seconds;
+  uint64_t events; /* placed by the importer; 0 for other stages */
+  char message[512];
+} stage_report;
+
+typedef bool (*stage_fn)(const bench_config *config, stage_report *report);
+
+typedef struct stage_result {
+  const char *name;
+  bool ran_ok;
+  stage_report report;
+  int64_t peak_rss_kib;
+} stage_result;
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static bool write_all(int fd, const void *data, size_t len) {
+  const char *p = data;
+  while (len > 0) {
+    ssize_t n = write(fd, p, len);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    p += n;
+    len -= (size_t)n;
+  }
+  return true;
+}
+
+static bool read_all(int fd, void *data, size_t len) {
+  char *p = data;
+  while (len > 0) {
+    ssize_t n = read(fd, p, len);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    p += n;
+    len -= (size_t)n;
+  }
+  return true;
+}
+
+/* --- stages (each runs in its own child) ---------------------------------- */
+
+static bool stage_baseline(const bench_config *config, stage_report *report) {
+  (void)config;
+  report->seconds = 0;
+  return true;
+}
+
+static bool stage_generate(const bench_config *config, stage_report *report) {
+  gen_chrome_json_options options;
+  gen_chrome_json_options_init(&options);
+  options.events = config->events;
+  options.seed = config->seed;
+  GError *error = NULL;
+  bool ok = false;
+  double start = now_seconds();
+  FILE *out = fopen(config->input, "wb");
+  if (out == NULL) {
+    g_snprintf(report->message, sizeof report->message, "cannot write %s: %s",
+               config->input, g_strerror(errno));
+    return false;
+  }
+  setvbuf(out, NULL, _IOFBF, 1 << 20);
+  ok = gen_chrome_json_write(out, &options, &error);
+  if (fclose(out) != 0 && ok) {
+    g_set_error(&error, G_FILE_ERROR, g_file_error_from_errno(errno),
+                "closing %s: %s", config->input, g_strerror(errno));
+    ok = false;
+  }
+  if (!ok)
+    g_snprintf(report->message, sizeof report->message, "%s", error->message);
+  g_clear_error(&error);
+  report->seconds = now_seconds() - start;
+  return ok;
+}
+
+static bool stage_yajl_floor(const bench_config *config, stage_report *report) {
+  bool ok = false;
+  unsigned char *buf = g_malloc(BENCH_CHUNK);
+  yajl_handle parser = yajl_alloc(NULL, NULL, NULL);
+  int fd = -1;
+  double start = now_seconds();
+
+  fd = open(config->input, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    g_snprintf(report->message, sizeof report->message, "cannot open %s: %s",
+               config->input, g_strerror(errno));
+    goto out;
+  }
+  for (;;) {
+    ssize_t n = read(fd, buf, BENCH_CHUNK);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      g_snprintf(report->message, sizeof report->message, "reading %s: %s",
+                 config->input, g_strerror(errno));
+      goto out;
+    }
+    yajl_status status = n > 0 ? yajl_parse(parser, buf, (size_t)n)
+                               : yajl_complete_parse(parser);
+    if (status != yajl_status_ok) {
+      unsigned char *why = yajl_get_error(parser, 0, NULL, 0);
+      g_snprintf(report->message, sizeof report->message, "yajl: %s: %s",
+                 config->input, (const char *)why);
+      g_strchomp(report->message);
+      yajl_free_error(parser, why);
+      goto out;
+    }
+    if (n == 0)
+      break;
+  }
+  ok = true;
+
+out:
+  report->seconds = now_seconds() - start;
+  if (fd >= 0)
+    close(fd);
+  yajl_free(parser);
+  g_free(buf);
+  return ok;
+}
+
+static bool import_and_maybe_save(const bench_config *config,
+                                  stage_report *report, bool save) {
+  GError *error = NULL;
+  bool ok = false;
+  double start = now_seconds();
+  tm_session_options options = {.warnings = stderr};
+  tm_session *session = tm_session_new(&options);
+  if (session == NULL) {
+    g_snprintf(report->message, sizeof report->message,
+               "tm_session_new failed");
+    goto out;
+  }
+  const char *paths[] = {config->input};
+  if (!tm_session_import(session, paths, 1, &error))
+    goto out;
+  report->events = tm_session_event_count(session);
+  if (save) {
+    char *db = g_build_filename(config->workdir, "bench.sqlite", NULL);
+    g_remove(db);
+    ok = tm_session_save_sqlite(session, db, &error);
+    if (!config->keep)
+      g_remove(db);
+    g_free(db);
+    if (!ok)
+      goto out;
+  }
+  if (report->events == 0) {
+    g_snprintf(report->message, sizeof report->message,
+               "the import placed no events");
+    goto out;
+  }
+  ok = true;
+
+out:
+  report->seconds = now_seconds() - start;
+  if (error != NULL)
+    g_snprintf(report->message, sizeof report->message, "%s", error->message);
+  g_clear_error(&error);
+  tm_session_free(session);
+  return ok;
+}
+
+static bool stage_import(const bench_config *config, stage_report *report) {
+  return import_and_maybe_save(config, report, false);
+}
+
+static bool stage_import_save(const bench_config *config,
+                              stage_report *report) {
+  return import_and_maybe_save(config, report, true);
+}
+
+/* --- running a stage in a child --------------------------------------------
+ */
+
+static stage_result run_stage(const char *name, stage_fn fn,
+                              const bench_config *config) {
+  stage_result result = {.name = name};
+  int fds[2];
+  fflush(NULL);
+  if (pipe(fds) != 0) {
+    g_snprintf(result.report.message, sizeof result.report.message, "pipe: %s",
+               g_strerror(errno));
+    return result;
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    g_snprintf(result.report.message, sizeof result.report.message, "fork: %s",
+               g_strerror(errno));
+    close(fds[0]);
+    close(fds[1]);
+    return result;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    stage_report report = {0};
+    report.ok = fn(config, &report);
+    fflush(NULL);
+    _exit(write_all(fds[1], &report, sizeof report) && report.ok ? 0 : 1);
+  }
+
+  close(fds[1]);
+  bool got_report = read_all(fds[0], &result.report, sizeof result.report);
+  close(fds[0]);
+  int status = 0;
+  struct rusage usage;
+  pid_t waited;
+  do
+    waited = wait4(pid, &status, 0, &usage);
+  while (waited < 0 && errno == EINTR);
+  if (waited == pid)
+    result.peak_rss_kib = usage.ru_maxrss; /* KiB on Linux */
+
+  if (waited != pid)
+    g_snprintf(result.report.message, sizeof result.report.message, "wait4: %s",
+               g_strerror(errno));
+  else if (WIFSIGNALED(status))
+    g_snprintf(result.report.message, sizeof result.report.message,
+               "killed by signal %d (%s)", WTERMSIG(status),
+               g_strsignal(WTERMSIG(status)));
+  else if (!got_report)
+    g_snprintf(result.report.message, sizeof result.report.message,
+               "exited with status %d without a report", WEXITSTATUS(status));
+  result.ran_ok = waited == pid && WIFEXITED(status) &&
+                  WEXITSTATUS(status) == 0 && got_report && result.report.ok;
+  if (!result.ran_ok)
+    fprintf(stderr, "bench: stage %s failed: %s\n", name,
+            result.report.message[0] ? result.report.message : "unknown");
+  return result;
+}
+
+/* Reads the file once so every stage starts with it in the page cache. */
+static bool warm_page_cache(const char *path, uint64_t *size) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  char *buf = g_malloc(BENCH_CHUNK);
+  ssize_t n;
+  *size = 0;
+  while ((n = read(fd, buf, BENCH_CHUNK)) > 0 || (n < 0 && errno == EINTR))
+    *size += n > 0 ? (uint64_t)n : 0;
+  g_free(buf);
+  close(fd);
+  return n == 0;
+}
+
+/* --- report ----------------------------------------------------------------
+ */
+
+static void print_row(const stage_result *r, const stage_result *baseline,
+                      double floor_seconds, uint64_t events,
+                      uint64_t file_bytes) {
+  if (!r->ran_ok) {
+    printf("%-13s %s\n", r->name, "FAILED");
+    return;
+  }
+  double s = r->report.seconds;
+  char eps[32] = "-", mbps[32] = "-", per_event[32] = "-", ratio[32] = "-";
+  bool timed = s > 0 && r != baseline;
+  if (timed && events > 0)
+    g_snprintf(eps, sizeof eps, "%.0f", (double)events / s);
+  if (timed)
+    g_snprintf(mbps, sizeof mbps, "%.1f", (double)file_bytes / 1e6 / s);
+  if (r != baseline && events > 0)
+    g_snprintf(per_event, sizeof per_event, "%.1f",
+               (double)(r->peak_rss_kib - baseline->peak_rss_kib) * 1024.0 /
+                   (double)events);
+  if (timed && floor_seconds > 0)
+    g_snprintf(ratio, sizeof ratio, "%.2f", s / floor_seconds);
+  printf("%-13s %9.3f %12s %9s %13.1f %13s %9s\n", r->name, s, eps, mbps,
+         (double)r->peak_rss_kib / 1024.0, per_event, ratio);
+}
+
+static bool parse_args(int argc, char **argv, bench_config *config) {
+  gint64 events = 2000000, seed = 1;
+  gboolean keep = FALSE, no_save = FALSE;
+  GOptionEntry entries[] = {
+      {"events", 'n', 0, G_OPTION_ARG_INT64, &events,
+       "events to generate (default 2000000)", "N"},
+      {"seed", 's', 0, G_OPTION_ARG_INT64, &seed, "generator seed (default 1)",
+       "S"},
+      {"input", 'i', 0, G_OPTION_ARG_FILENAME, &config->input,
+       "measure this file instead of generating one", "FILE"},
+      {"workdir", 'w', 0, G_OPTION_ARG_FILENAME, &config->workdir,
+       "where generated files go (default: a new temporary directory)", "DIR"},
+      {"keep", 'k', 0, G_OPTION_ARG_NONE, &keep,
+       "keep the generated trace and database", NULL},
+      {"no-save", 0, 0, G_OPTION_ARG_NONE, &no_save,
+       "skip the import+save stage", NULL},
+      {NULL, 0, 0, 0, NULL, NULL, NULL},
+  };
+  GError *error = NULL;
+  GOptionContext *context =
+      g_option_context_new("- time tracemerge import against its floor");
+  g_option_context_add_main_entries(context, entries, NULL);
+  bool ok = g_option_context_parse(context, &argc, &argv, &error);
+  g_option_context_free(context);
+  if (ok && (events <= 0 || argc > 1)) {
+    g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                events <= 0 ? "--events must be > 0" : "unexpected argument %s",
+                argc > 1 ? argv[1] : "");
+    ok = false;
+  }
+  if (!ok) {
+    fprintf(stderr, "bench: %s\n", error->message);
+    g_clear_error(&error);
+    return false;
+  }
+  config->events = config->input != NULL ? 0 : (uint64_t)events;
+  config->seed = (uint64_t)seed;
+  config->keep = keep;
+  config->save = !no_save;
+  return true;
+}
+
+int main(int argc, char **argv) {
+  bench_config config = {0};
+  int status = 1;
+  bool made_workdir = false;
+  bool generated = false;
+
+  if (!parse_args(argc, argv, &config))
+    goto out;
+  if (config.workdir == NULL) {
+    GError *error = NULL;
+    config.workdir = g_dir_make_tmp("tm-bench-XXXXXX", &error);
+    if (config.workdir == NULL) {
+      fprintf(stderr, "bench: %s\n", error->message);
+      g_clear_error(&error);
+      goto out;
+    }
+    made_workdir = true;
+  } else if (g_mkdir_with_parents(config.workdir, 0755) != 0) {
+    fprintf(stderr, "bench: cannot create %s: %s\n", config.workdir,
+            g_strerror(errno));
+    goto out;
+  }
+
+  if (config.input == NULL) {
+    config.input = g_build_filename(config.workdir, "bench.json", NULL);
+    generated = true;
+    stage_result gen = run_stage("generate", stage_generate, &config);
+    if (!gen.ran_ok)
+      goto out;
+    printf("generated %s: %" PRIu64 " events in %.2f s (seed %" PRIu64 ")\n",
+           config.input, config.events, gen.report.seconds, config.seed);
+  }
+  uint64_t file_bytes = 0;
+  if (!warm_page_cache(config.input, &file_bytes)) {
+    fprintf(stderr, "bench: cannot read %s: %s\n", config.input,
+            g_strerror(errno));
+    goto out;
+  }
+
+  stage_result results[4];
+  size_t n = 0;
+  results[n++] = run_stage("baseline", stage_baseline, &config);
+  results[n++] = run_stage("yajl floor", stage_yajl_floor, &config);
+  results[n++] = run_stage("import", stage_import, &config);
+  if (config.save)
+    results[n++] = run_stage("import+save", stage_import_save, &config);
+
+  uint64_t placed = results[2].ran_ok ? results[2].report.events : 0;
+  uint64_t events = config.events > 0 ? config.events : placed;
+  double floor_seconds = results[1].ran_ok ? results[1].report.seconds : 0;
+
+  printf("input: %s, %.1f MB, %" PRIu64 " events%s; import placed %" PRIu64
+         " events\n",
+         config.input, (double)file_bytes / 1e6, events,
+         config.events > 0 ? "" : " (as placed by the import)", placed);
+  printf("%-13s %9s %12s %9s %13s %13s %9s\n", "stage", "wall s", "events/s",
+         "MB/s", "peak RSS MiB", "RSS B/event", "x floor");
+  bool all_ok = true;
+  for (size_t i = 0; i < n; i++) {
+    print_row(&results[i], &results[0], floor_seconds, events, file_bytes);
+    all_ok = all_ok && results[i].ran_ok;
+  }
+  printf("(RSS B/event: peak RSS above the baseline child, per event; "
+         "x floor: wall time / yajl floor wall time)\n");
+  status = all_ok ? 0 : 1;
+
+out:
+  if (generated && !config.keep)
+    g_remove(config.input);
+  if (made_workdir && !config.keep)
+    g_rmdir(config.workdir);
+  else if (generated && config.keep)
+    printf("kept %s\n", config.input);
+  g_free(config.input);
+  g_free(config.workdir);
+  return status;
+}
