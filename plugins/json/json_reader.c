@@ -1,1 +1,930 @@
-/* in progress */
+/*
+ * Chrome JSON (Trace Event Format) reader: reference/formats.md §2.
+ *
+ * Bytes flow: feed() → segmenter (trailing commas, token-aligned cuts) →
+ * yajl_parse() → the callbacks below, which walk the document's structure
+ * and collect one event at a time → json_emitter (json_event.c) → host
+ * services.
+ *
+ * Shapes: an object with "traceEvents" (plus "metadata",
+ * "displayTimeUnit", "systemTraceEvents" and unknown keys, in any order),
+ * which must be complete; or a bare array of events, which may stop
+ * anywhere (an unclosed array is legal, its trailing partial event is
+ * ignored).
+ *
+ * Invariants: the file is never held in memory, only the current event
+ * (and, inside "metadata", the current value's text); `where` mirrors the
+ * containers yajl has open down to the event level, `frames` the ones
+ * inside "args" or a metadata value, and `skip_depth` counts containers
+ * being skipped; an error is reported once, with its file offset, and
+ * every later call returns TM_ERROR.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tracemerge/plugin.h>
+#include <yajl/yajl_parse.h>
+
+#include "json_buf.h"
+#include "json_event.h"
+#include "json_number.h"
+#include "json_segmenter.h"
+
+/* What the innermost open container (down to event level) is. */
+typedef enum json_where {
+  WHERE_TOP = 0,    /* outside the top-level value */
+  WHERE_ROOT,       /* the top-level object */
+  WHERE_EVENTS,     /* the event array (traceEvents, or the bare array) */
+  WHERE_EVENT,      /* one event object */
+  WHERE_ID2,        /* an event's "id2" object */
+  WHERE_ARGS,       /* inside an event's "args" (see frames) */
+  WHERE_METADATA,   /* the top-level "metadata" object */
+  WHERE_RAW,        /* inside a metadata value kept as JSON text */
+} json_where;
+
+/* TOP, ROOT, EVENTS, EVENT, then ID2 or ARGS: never deeper. */
+#define WHERE_MAX 8
+
+typedef enum root_key {
+  ROOT_OTHER = 0,
+  ROOT_TRACE_EVENTS,
+  ROOT_METADATA,
+  ROOT_DISPLAY_TIME_UNIT,
+} root_key;
+
+typedef enum event_key {
+  KEY_OTHER = 0,
+  KEY_PH,
+  KEY_TS,
+  KEY_DUR,
+  KEY_TTS,
+  KEY_TDUR,
+  KEY_PID,
+  KEY_TID,
+  KEY_NAME,
+  KEY_CAT,
+  KEY_ARGS,
+  KEY_ID,
+  KEY_ID2,
+  KEY_BIND_ID,
+  KEY_FLOW_IN,
+  KEY_FLOW_OUT,
+  KEY_BP,
+  KEY_SCOPE,
+  KEY_ID2_LOCAL,
+  KEY_ID2_GLOBAL,
+} event_key;
+
+/* A container open inside "args" (for key paths) or inside a metadata
+ * value (for re-serialising it). */
+typedef struct json_frame {
+  uint32_t base_len; /* path length when the container opened */
+  uint32_t count;    /* elements (array) or members (object) seen */
+  bool is_array;
+} json_frame;
+
+typedef enum value_type {
+  VALUE_NULL,
+  VALUE_BOOL,
+  VALUE_NUMBER,
+  VALUE_STRING,
+  VALUE_MAP,   /* start of an object */
+  VALUE_ARRAY, /* start of an array */
+} value_type;
+
+typedef struct json_value {
+  value_type type;
+  bool boolean;
+  const char *text; /* NUMBER: its text; STRING: unescaped bytes */
+  size_t len;
+} json_value;
+
+typedef struct json_reader {
+  const tm_host_services *svc;
+  tm_host *host;
+  yajl_handle yajl;
+  json_segmenter segmenter;
+  int64_t bytes_received;
+  bool started;           /* the first significant byte was seen */
+  bool object_form;
+  bool root_done;         /* the top-level value is closed */
+  bool failed;
+  const char *cancel_message; /* why a callback stopped the parser */
+
+  uint8_t where[WHERE_MAX];
+  unsigned depth; /* entries of `where` in use; where[0] = WHERE_TOP */
+  uint32_t skip_depth;
+  uint8_t root_key;
+  uint8_t event_key;
+
+  json_frame *frames;
+  size_t n_frames, cap_frames;
+  json_buf path;          /* "args.a.b[2]" under construction */
+  json_buf metadata_name; /* "json_metadata.<key>" */
+  json_buf raw;           /* a metadata object/array as JSON text */
+
+  json_event_buf event;
+  json_emitter *emitter;
+} json_reader;
+
+/* --- errors ---------------------------------------------------------------- */
+
+static void fail(json_reader *r, int64_t offset, const char *message) {
+  if (r->failed)
+    return;
+  r->failed = true;
+  r->svc->report_error(r->host, offset, message);
+}
+
+/* Stops yajl from a callback; parse_segment() reports `message`. */
+static int cancel(json_reader *r, const char *message) {
+  r->cancel_message = message;
+  return 0;
+}
+
+static int out_of_memory(json_reader *r) {
+  return cancel(r, "out of memory while reading the JSON trace");
+}
+
+/* --- structure helpers ------------------------------------------------------ */
+
+static bool is_container(const json_value *v) {
+  return v->type == VALUE_MAP || v->type == VALUE_ARRAY;
+}
+
+static void push_where(json_reader *r, json_where w) {
+  /* Depth is bounded by construction (see WHERE_MAX). */
+  if (r->depth < WHERE_MAX)
+    r->where[r->depth++] = (uint8_t)w;
+}
+
+/* Ignores a value; a container is skipped with everything inside it. */
+static int skip_value(json_reader *r, const json_value *v) {
+  if (is_container(v))
+    r->skip_depth = 1;
+  return 1;
+}
+
+static bool push_frame(json_reader *r, bool is_array, size_t base_len) {
+  if (!json_grow((void **)&r->frames, &r->cap_frames, r->n_frames + 1,
+                 sizeof(*r->frames)))
+    return false;
+  r->frames[r->n_frames++] =
+      (json_frame){.base_len = (uint32_t)base_len, .is_array = is_array};
+  return true;
+}
+
+/* --- event fields ------------------------------------------------------------ */
+
+/* Every event has a dozen keys: compare bytes, not strings. */
+static uint8_t classify_event_key(const char *s, size_t len) {
+#define KEY2(a, b) (s[0] == (a) && s[1] == (b))
+#define KEY3(a, b, c) (KEY2(a, b) && s[2] == (c))
+  switch (len) {
+  case 1:
+    return s[0] == 's' ? KEY_SCOPE : KEY_OTHER;
+  case 2:
+    return KEY2('p', 'h')   ? KEY_PH
+           : KEY2('t', 's') ? KEY_TS
+           : KEY2('i', 'd') ? KEY_ID
+           : KEY2('b', 'p') ? KEY_BP
+                            : KEY_OTHER;
+  case 3:
+    return KEY3('p', 'i', 'd')   ? KEY_PID
+           : KEY3('t', 'i', 'd') ? KEY_TID
+           : KEY3('d', 'u', 'r') ? KEY_DUR
+           : KEY3('c', 'a', 't') ? KEY_CAT
+           : KEY3('t', 't', 's') ? KEY_TTS
+           : KEY3('i', 'd', '2') ? KEY_ID2
+                                 : KEY_OTHER;
+  case 4:
+    return KEY3('n', 'a', 'm') && s[3] == 'e'   ? KEY_NAME
+           : KEY3('a', 'r', 'g') && s[3] == 's' ? KEY_ARGS
+           : KEY3('t', 'd', 'u') && s[3] == 'r' ? KEY_TDUR
+                                                : KEY_OTHER;
+  case 7:
+    return memcmp(s, "bind_id", 7) == 0   ? KEY_BIND_ID
+           : memcmp(s, "flow_in", 7) == 0 ? KEY_FLOW_IN
+                                          : KEY_OTHER;
+  case 8:
+    return memcmp(s, "flow_out", 8) == 0 ? KEY_FLOW_OUT : KEY_OTHER;
+  default:
+    return KEY_OTHER;
+  }
+#undef KEY2
+#undef KEY3
+}
+
+static void time_value(json_time_field *field, const json_value *v) {
+  if (v->type == VALUE_NULL) {
+    field->state = JSON_FIELD_ABSENT;
+  } else if ((v->type == VALUE_NUMBER || v->type == VALUE_STRING) &&
+             json_us_text_to_ns(v->text, v->len, &field->ns)) {
+    field->state = JSON_FIELD_OK;
+  } else {
+    field->state = JSON_FIELD_BAD;
+  }
+}
+
+/* pid/tid: numbers outside [0, 2^32) become 0, doubles are truncated. */
+static uint64_t coerce_to_u32(const json_number *n) {
+  if (n->kind == JSON_NUMBER_INT)
+    return n->int_value < 0 || n->int_value > (int64_t)UINT32_MAX
+               ? 0
+               : (uint64_t)n->int_value;
+  double d = n->real_value;
+  return d >= 0 && d < 4294967296.0 ? (uint64_t)d : 0;
+}
+
+static bool process_or_thread_value(json_reader *r, json_id_field *field,
+                                    bool *present, const json_value *v) {
+  json_number n;
+  field->kind = JSON_ID_NONE;
+  *present = false;
+  if (v->type == VALUE_NUMBER && json_number_parse(v->text, v->len, &n)) {
+    field->kind = JSON_ID_NUMBER;
+    field->number = coerce_to_u32(&n);
+    *present = true;
+  } else if (v->type == VALUE_STRING) {
+    if (!json_event_buf_store(&r->event, v->text, v->len, &field->text))
+      return false;
+    field->kind = JSON_ID_STRING;
+    *present = true;
+  }
+  return true;
+}
+
+/* id / bind_id: integers and strings; doubles are ignored. */
+static bool id_value(json_reader *r, json_id_field *field,
+                     const json_value *v) {
+  json_number n;
+  field->kind = JSON_ID_NONE;
+  if (v->type == VALUE_NUMBER && json_number_parse(v->text, v->len, &n) &&
+      n.kind == JSON_NUMBER_INT) {
+    field->kind = JSON_ID_NUMBER;
+    field->number = (uint64_t)n.int_value;
+  } else if (v->type == VALUE_STRING) {
+    if (!json_event_buf_store(&r->event, v->text, v->len, &field->text))
+      return false;
+    field->kind = JSON_ID_STRING;
+  }
+  return true;
+}
+
+/* name / cat: an empty or non-string value means NULL. */
+static bool string_value(json_reader *r, json_span *span,
+                         const json_value *v) {
+  *span = (json_span){0, 0};
+  if (v->type != VALUE_STRING || v->len == 0)
+    return true;
+  return json_event_buf_store(&r->event, v->text, v->len, span);
+}
+
+static int event_value(json_reader *r, const json_value *v) {
+  json_event *ev = &r->event.ev;
+  bool ok = true;
+  switch (r->event_key) {
+  case KEY_PH:
+    ev->phase = v->type == VALUE_STRING && v->len > 0 ? v->text[0] : 0;
+    break;
+  case KEY_TS:
+    time_value(&ev->ts, v);
+    break;
+  case KEY_DUR:
+    time_value(&ev->dur, v);
+    break;
+  case KEY_TTS:
+    time_value(&ev->tts, v);
+    break;
+  case KEY_TDUR:
+    time_value(&ev->tdur, v);
+    break;
+  case KEY_PID:
+    ok = process_or_thread_value(r, &ev->pid, &ev->has_pid, v);
+    break;
+  case KEY_TID:
+    ok = process_or_thread_value(r, &ev->tid, &ev->has_tid, v);
+    break;
+  case KEY_NAME:
+    ok = string_value(r, &ev->name, v);
+    break;
+  case KEY_CAT:
+    ok = string_value(r, &ev->cat, v);
+    break;
+  case KEY_ID:
+    ok = id_value(r, &ev->id, v);
+    break;
+  case KEY_BIND_ID:
+    ok = id_value(r, &ev->bind_id, v);
+    break;
+  case KEY_FLOW_IN:
+    ev->flow_in = v->type == VALUE_BOOL && v->boolean;
+    break;
+  case KEY_FLOW_OUT:
+    ev->flow_out = v->type == VALUE_BOOL && v->boolean;
+    break;
+  case KEY_BP:
+    ev->bind_enclosing = v->type == VALUE_STRING && v->len == 1 &&
+                         v->text[0] == 'e';
+    break;
+  case KEY_SCOPE:
+    ev->scope = v->type == VALUE_STRING && v->len == 1 &&
+                        (v->text[0] == 'g' || v->text[0] == 'p' ||
+                         v->text[0] == 't')
+                    ? v->text[0]
+                    : 0;
+    break;
+  case KEY_ARGS:
+    if (v->type != VALUE_MAP)
+      return skip_value(r, v);
+    ev->has_args = true;
+    r->path.len = 0;
+    if (!json_buf_append(&r->path, "args", 4) || !push_frame(r, false, 4))
+      return out_of_memory(r);
+    push_where(r, WHERE_ARGS);
+    return 1;
+  case KEY_ID2:
+    if (v->type == VALUE_MAP) {
+      ev->has_id2_local = ev->has_id2_global = false;
+      push_where(r, WHERE_ID2);
+      return 1;
+    }
+    if (v->type != VALUE_NULL)
+      ev->id2_bad = true;
+    return skip_value(r, v);
+  default:
+    break;
+  }
+  if (!ok)
+    return out_of_memory(r);
+  return skip_value(r, v);
+}
+
+static int id2_value(json_reader *r, const json_value *v) {
+  json_event *ev = &r->event.ev;
+  if ((r->event_key == KEY_ID2_LOCAL || r->event_key == KEY_ID2_GLOBAL) &&
+      (v->type == VALUE_STRING || v->type == VALUE_NUMBER)) {
+    bool local = r->event_key == KEY_ID2_LOCAL;
+    json_span *span = local ? &ev->id2_local : &ev->id2_global;
+    if (!json_event_buf_store(&r->event, v->text, v->len, span))
+      return out_of_memory(r);
+    if (local)
+      ev->has_id2_local = true;
+    else
+      ev->has_id2_global = true;
+    return 1;
+  }
+  return skip_value(r, v);
+}
+
+/* One value inside "args": flattened to its full key path. */
+static int args_value(json_reader *r, const json_value *v) {
+  json_frame *top = &r->frames[r->n_frames - 1];
+  if (top->is_array) {
+    char index[24];
+    int n = snprintf(index, sizeof(index), "[%u]", top->count++);
+    json_buf_truncate(&r->path, top->base_len);
+    if (!json_buf_append(&r->path, index, (size_t)n))
+      return out_of_memory(r);
+  }
+  bool top_level = r->n_frames == 1;
+  if (is_container(v) && !top_level)
+    return push_frame(r, v->type == VALUE_ARRAY, r->path.len)
+               ? 1
+               : out_of_memory(r);
+
+  json_arg *arg = json_event_buf_add_arg(&r->event);
+  if (!arg ||
+      !json_event_buf_store(&r->event, r->path.data, r->path.len, &arg->key))
+    return out_of_memory(r);
+  arg->top_level = top_level;
+  json_number n;
+  switch (v->type) {
+  case VALUE_NULL:
+    arg->kind = JSON_ARG_KIND_NULL;
+    break;
+  case VALUE_BOOL:
+    arg->kind = JSON_ARG_KIND_BOOL;
+    arg->u.int_value = v->boolean;
+    break;
+  case VALUE_NUMBER:
+    if (!json_number_parse(v->text, v->len, &n))
+      return cancel(r, "invalid number in args");
+    if (n.kind == JSON_NUMBER_INT) {
+      arg->kind = JSON_ARG_KIND_INT;
+      arg->u.int_value = n.int_value;
+    } else {
+      arg->kind = JSON_ARG_KIND_REAL;
+      arg->u.real_value = n.real_value;
+    }
+    break;
+  case VALUE_STRING:
+    arg->kind = JSON_ARG_KIND_STRING;
+    if (!json_event_buf_store(&r->event, v->text, v->len, &arg->u.text))
+      return out_of_memory(r);
+    break;
+  default: /* a container directly under "args": marked for counters */
+    arg->kind = JSON_ARG_KIND_CONTAINER;
+    if (!push_frame(r, v->type == VALUE_ARRAY, r->path.len))
+      return out_of_memory(r);
+    break;
+  }
+  return 1;
+}
+
+/* --- metadata ---------------------------------------------------------------- */
+
+static bool raw_append_string(json_buf *b, const char *s, size_t len) {
+  if (!json_buf_append_char(b, '"'))
+    return false;
+  size_t run = 0; /* bytes copied as they are, flushed before an escape */
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x20 && c != '"' && c != '\\')
+      continue;
+    if (!json_buf_append(b, s + run, i - run))
+      return false;
+    run = i + 1;
+    char escape[8];
+    switch (c) {
+    case '"':
+      strcpy(escape, "\\\"");
+      break;
+    case '\\':
+      strcpy(escape, "\\\\");
+      break;
+    case '\n':
+      strcpy(escape, "\\n");
+      break;
+    case '\t':
+      strcpy(escape, "\\t");
+      break;
+    case '\r':
+      strcpy(escape, "\\r");
+      break;
+    default:
+      snprintf(escape, sizeof(escape), "\\u%04x", c);
+      break;
+    }
+    if (!json_buf_append_str(b, escape))
+      return false;
+  }
+  return json_buf_append(b, s + run, len - run) && json_buf_append_char(b, '"');
+}
+
+static void set_metadata_number(json_reader *r, const json_number *n) {
+  if (n->kind == JSON_NUMBER_INT) {
+    r->svc->metadata_set_int(r->host, r->metadata_name.data, n->int_value);
+    return;
+  }
+  double d = n->real_value;
+  /* An integral double within int64 is an int; anything else is text. */
+  if (d >= -9223372036854775808.0 && d < 9223372036854775808.0 &&
+      d == floor(d)) {
+    r->svc->metadata_set_int(r->host, r->metadata_name.data, (int64_t)d);
+    return;
+  }
+  char text[32];
+  int len = snprintf(text, sizeof(text), "%g", d);
+  r->svc->metadata_set_string(
+      r->host, r->metadata_name.data,
+      r->svc->intern_string(r->host, text, (size_t)len));
+}
+
+static int metadata_value(json_reader *r, const json_value *v) {
+  json_number n;
+  switch (v->type) {
+  case VALUE_NULL:
+    return 1; /* dropped */
+  case VALUE_BOOL:
+    r->svc->metadata_set_int(r->host, r->metadata_name.data, v->boolean);
+    return 1;
+  case VALUE_NUMBER:
+    if (json_number_parse(v->text, v->len, &n))
+      set_metadata_number(r, &n);
+    return 1;
+  case VALUE_STRING:
+    r->svc->metadata_set_string(
+        r->host, r->metadata_name.data,
+        r->svc->intern_string(r->host, v->text, v->len));
+    return 1;
+  default:
+    r->raw.len = 0;
+    if (!json_buf_append_char(&r->raw, v->type == VALUE_MAP ? '{' : '[') ||
+        !push_frame(r, v->type == VALUE_ARRAY, 0))
+      return out_of_memory(r);
+    push_where(r, WHERE_RAW);
+    return 1;
+  }
+}
+
+/* One value inside a metadata object/array, re-serialised compactly. */
+static int raw_value(json_reader *r, const json_value *v) {
+  json_frame *top = &r->frames[r->n_frames - 1];
+  bool ok = true;
+  if (top->is_array && top->count++ > 0)
+    ok = json_buf_append_char(&r->raw, ',');
+  switch (v->type) {
+  case VALUE_NULL:
+    ok = ok && json_buf_append_str(&r->raw, "null");
+    break;
+  case VALUE_BOOL:
+    ok = ok && json_buf_append_str(&r->raw, v->boolean ? "true" : "false");
+    break;
+  case VALUE_NUMBER:
+    ok = ok && json_buf_append(&r->raw, v->text, v->len);
+    break;
+  case VALUE_STRING:
+    ok = ok && raw_append_string(&r->raw, v->text, v->len);
+    break;
+  default:
+    ok = ok &&
+         json_buf_append_char(&r->raw, v->type == VALUE_MAP ? '{' : '[') &&
+         push_frame(r, v->type == VALUE_ARRAY, 0);
+    break;
+  }
+  return ok ? 1 : out_of_memory(r);
+}
+
+/* --- yajl callbacks ------------------------------------------------------------ */
+
+static int on_value(json_reader *r, const json_value *v) {
+  if (r->skip_depth) {
+    if (is_container(v))
+      r->skip_depth++;
+    return 1;
+  }
+  switch ((json_where)r->where[r->depth - 1]) {
+  case WHERE_TOP:
+    if (v->type == VALUE_MAP)
+      push_where(r, WHERE_ROOT);
+    else if (v->type == VALUE_ARRAY)
+      push_where(r, WHERE_EVENTS);
+    else
+      return cancel(r, "not a JSON trace: the top-level value is neither an "
+                       "object nor an array");
+    return 1;
+  case WHERE_ROOT:
+    switch (r->root_key) {
+    case ROOT_TRACE_EVENTS:
+      if (v->type != VALUE_ARRAY)
+        return cancel(r, "Failed to parse JSON: traceEvents is not an array");
+      push_where(r, WHERE_EVENTS);
+      return 1;
+    case ROOT_METADATA:
+      if (v->type != VALUE_MAP)
+        return skip_value(r, v);
+      push_where(r, WHERE_METADATA);
+      return 1;
+    case ROOT_DISPLAY_TIME_UNIT:
+      r->svc->stat_add(r->host, "json_display_time_unit", 1);
+      return skip_value(r, v);
+    default:
+      /* systemTraceEvents (read by the systrace side, not here) and
+       * unknown keys, whatever their type. */
+      return skip_value(r, v);
+    }
+  case WHERE_EVENTS:
+    if (v->type != VALUE_MAP) {
+      r->svc->stat_add(r->host, "json_tokenizer_failure", 1);
+      return skip_value(r, v);
+    }
+    json_event_buf_reset(&r->event);
+    push_where(r, WHERE_EVENT);
+    return 1;
+  case WHERE_EVENT:
+    return event_value(r, v);
+  case WHERE_ID2:
+    return id2_value(r, v);
+  case WHERE_ARGS:
+    return args_value(r, v);
+  case WHERE_METADATA:
+    return metadata_value(r, v);
+  case WHERE_RAW:
+    return raw_value(r, v);
+  }
+  return 1;
+}
+
+static int on_end(void *ctx) {
+  json_reader *r = ctx;
+  if (r->skip_depth) {
+    r->skip_depth--;
+    return 1;
+  }
+  switch ((json_where)r->where[r->depth - 1]) {
+  case WHERE_ARGS:
+    if (--r->n_frames == 0)
+      r->depth--;
+    return 1;
+  case WHERE_RAW: {
+    bool was_array = r->frames[--r->n_frames].is_array;
+    if (!json_buf_append_char(&r->raw, was_array ? ']' : '}'))
+      return out_of_memory(r);
+    if (r->n_frames == 0) {
+      r->svc->metadata_set_string(
+          r->host, r->metadata_name.data,
+          r->svc->intern_string(r->host, r->raw.data, r->raw.len));
+      r->depth--;
+    }
+    return 1;
+  }
+  case WHERE_EVENT:
+    r->depth--;
+    return json_emitter_emit(r->emitter, &r->event) ? 1 : out_of_memory(r);
+  case WHERE_EVENTS:
+  case WHERE_ROOT:
+    r->depth--;
+    if (r->depth == 1)
+      r->root_done = true;
+    return 1;
+  default:
+    r->depth--;
+    return 1;
+  }
+}
+
+static int on_map_key(void *ctx, const unsigned char *key, size_t len) {
+  json_reader *r = ctx;
+  const char *s = (const char *)key;
+  if (r->skip_depth)
+    return 1;
+  switch ((json_where)r->where[r->depth - 1]) {
+  case WHERE_ROOT:
+    if (len == 11 && memcmp(s, "traceEvents", 11) == 0)
+      r->root_key = ROOT_TRACE_EVENTS;
+    else if (len == 8 && memcmp(s, "metadata", 8) == 0)
+      r->root_key = ROOT_METADATA;
+    else if (len == 15 && memcmp(s, "displayTimeUnit", 15) == 0)
+      r->root_key = ROOT_DISPLAY_TIME_UNIT;
+    else
+      r->root_key = ROOT_OTHER;
+    return 1;
+  case WHERE_EVENT:
+    r->event.ev.n_keys++;
+    r->event_key = classify_event_key(s, len);
+    return 1;
+  case WHERE_ID2:
+    r->event_key = len == 5 && memcmp(s, "local", 5) == 0    ? KEY_ID2_LOCAL
+                   : len == 6 && memcmp(s, "global", 6) == 0 ? KEY_ID2_GLOBAL
+                                                             : KEY_OTHER;
+    return 1;
+  case WHERE_ARGS: {
+    json_frame *top = &r->frames[r->n_frames - 1];
+    top->count++;
+    json_buf_truncate(&r->path, top->base_len);
+    if (!json_buf_append_char(&r->path, '.') ||
+        !json_buf_append(&r->path, s, len))
+      return out_of_memory(r);
+    return 1;
+  }
+  case WHERE_METADATA:
+    r->metadata_name.len = 0;
+    if (!json_buf_append_str(&r->metadata_name, "json_metadata.") ||
+        !json_buf_append(&r->metadata_name, s, len))
+      return out_of_memory(r);
+    return 1;
+  case WHERE_RAW: {
+    json_frame *top = &r->frames[r->n_frames - 1];
+    bool ok = (top->count++ == 0 || json_buf_append_char(&r->raw, ',')) &&
+              raw_append_string(&r->raw, s, len) &&
+              json_buf_append_char(&r->raw, ':');
+    return ok ? 1 : out_of_memory(r);
+  }
+  default:
+    return 1;
+  }
+}
+
+static int on_null(void *ctx) {
+  json_value v = {.type = VALUE_NULL};
+  return on_value(ctx, &v);
+}
+
+static int on_boolean(void *ctx, int boolean) {
+  json_value v = {.type = VALUE_BOOL, .boolean = boolean != 0};
+  return on_value(ctx, &v);
+}
+
+static int on_number(void *ctx, const char *text, size_t len) {
+  json_value v = {.type = VALUE_NUMBER, .text = text, .len = len};
+  return on_value(ctx, &v);
+}
+
+static int on_string(void *ctx, const unsigned char *text, size_t len) {
+  json_value v = {.type = VALUE_STRING, .text = (const char *)text, .len = len};
+  return on_value(ctx, &v);
+}
+
+static int on_start_map(void *ctx) {
+  json_value v = {.type = VALUE_MAP};
+  return on_value(ctx, &v);
+}
+
+static int on_start_array(void *ctx) {
+  json_value v = {.type = VALUE_ARRAY};
+  return on_value(ctx, &v);
+}
+
+static const yajl_callbacks callbacks = {
+    .yajl_null = on_null,
+    .yajl_boolean = on_boolean,
+    .yajl_number = on_number, /* the digits themselves, for exact times */
+    .yajl_string = on_string,
+    .yajl_start_map = on_start_map,
+    .yajl_map_key = on_map_key,
+    .yajl_end_map = on_end,
+    .yajl_start_array = on_start_array,
+    .yajl_end_array = on_end,
+};
+
+/* --- feeding yajl -------------------------------------------------------------- */
+
+static void report_yajl_error(json_reader *r, yajl_status status,
+                              int64_t offset) {
+  if (status == yajl_status_client_canceled) {
+    fail(r, offset, r->cancel_message ? r->cancel_message : "parse stopped");
+    return;
+  }
+  unsigned char *detail = yajl_get_error(r->yajl, 0, NULL, 0);
+  char message[256];
+  size_t len = detail ? strlen((const char *)detail) : 0;
+  while (len > 0 && (detail[len - 1] == '\n' || detail[len - 1] == ' '))
+    len--;
+  snprintf(message, sizeof(message), "Failed to parse JSON: %.*s", (int)len,
+           detail ? (const char *)detail : "unknown error");
+  if (detail)
+    yajl_free_error(r->yajl, detail);
+  fail(r, offset, message);
+}
+
+static bool parse_segment(void *ctx, const uint8_t *data, size_t len,
+                          int64_t file_offset) {
+  json_reader *r = ctx;
+  yajl_status status = yajl_parse(r->yajl, data, len);
+  if (status == yajl_status_ok)
+    return true;
+  report_yajl_error(r, status,
+                    file_offset + (int64_t)yajl_get_bytes_consumed(r->yajl));
+  return false;
+}
+
+static bool is_json_space(uint8_t c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* --- the reader's callbacks ------------------------------------------------------ */
+
+/* Detection scores mirror trace_processor's sniffing order (lower
+ * priority number sniffs first): score = 1000 - priority, so JSON (110)
+ * scores 890, above systrace (200) which also accepts a leading space. */
+#define JSON_PROBE_SCORE 890
+#define PROBE_WINDOW 128
+
+static bool has_prefix(const char *s, size_t len, const char *prefix) {
+  size_t n = strlen(prefix);
+  return len >= n && memcmp(s, prefix, n) == 0;
+}
+
+static int json_probe(const uint8_t *head, size_t len, const char *file_name) {
+  (void)file_name;
+  char stripped[24]; /* longest prefix compared: {"perfetto_manifest" */
+  size_t n = 0;
+  for (size_t i = 0; i < len && i < PROBE_WINDOW && n < sizeof(stripped);
+       i++) {
+    if (!is_json_space(head[i]) && head[i] != '\v' && head[i] != '\f')
+      stripped[n++] = (char)head[i];
+  }
+  if (has_prefix(stripped, n, "[{\""))
+    return JSON_PROBE_SCORE;
+  if (!has_prefix(stripped, n, "{\""))
+    return 0;
+  /* Other formats that are JSON objects too, told apart by first key. */
+  if (has_prefix(stripped, n, "{\"perfetto_manifest\"") ||
+      has_prefix(stripped, n, "{\"meta\"") ||
+      has_prefix(stripped, n, "{\"libs\""))
+    return 0;
+  return JSON_PROBE_SCORE;
+}
+
+static void json_close(void *state);
+
+static void *json_open(const tm_host_services *services, tm_host *host,
+                       const uint8_t *config, size_t config_len) {
+  (void)config;
+  (void)config_len;
+  if (!TM_HOST_HAS(services, report_error))
+    return NULL; /* a host older than ABI v1's table cannot be served */
+  json_reader *r = calloc(1, sizeof(*r));
+  if (!r) {
+    services->report_error(host, -1, "out of memory opening the JSON reader");
+    return NULL;
+  }
+  r->svc = services;
+  r->host = host;
+  r->where[0] = WHERE_TOP;
+  r->depth = 1;
+  r->emitter = json_emitter_new(services, host);
+  r->yajl = yajl_alloc(&callbacks, NULL, r);
+  if (!r->emitter || !r->yajl) {
+    services->report_error(host, -1, "out of memory opening the JSON reader");
+    json_close(r);
+    return NULL;
+  }
+  /* Names and args are bytes to us; UTF-8 checks would only turn odd
+   * producers' traces into fatal errors. */
+  yajl_config(r->yajl, yajl_dont_validate_strings, 1);
+  return r;
+}
+
+static tm_status json_feed(void *state, const uint8_t *data, size_t len) {
+  json_reader *r = state;
+  if (r->failed)
+    return TM_ERROR;
+  size_t i = 0;
+  if (!r->started) {
+    while (i < len && is_json_space(data[i]))
+      i++;
+    if (i == len) {
+      r->bytes_received += (int64_t)len;
+      return TM_OK;
+    }
+    if (data[i] != '{' && data[i] != '[') {
+      fail(r, r->bytes_received + (int64_t)i,
+           "not a JSON trace: the first non-whitespace byte is neither '{' "
+           "nor '['");
+      return TM_ERROR;
+    }
+    r->started = true;
+    r->object_form = data[i] == '{';
+  }
+  int64_t offset = r->bytes_received + (int64_t)i;
+  r->bytes_received += (int64_t)len;
+  bool out_of_memory = false;
+  if (!json_segmenter_feed(&r->segmenter, data + i, len - i, offset,
+                           parse_segment, r, &out_of_memory)) {
+    if (out_of_memory)
+      fail(r, offset, "out of memory while reading the JSON trace");
+    return TM_ERROR;
+  }
+  return TM_OK;
+}
+
+static tm_status json_finish(void *state) {
+  json_reader *r = state;
+  if (r->failed)
+    return TM_ERROR;
+  if (!r->started) {
+    fail(r, r->bytes_received, "JSON trace file is empty");
+    return TM_ERROR;
+  }
+  if (!json_segmenter_flush(&r->segmenter, parse_segment, r))
+    return TM_ERROR;
+  if (!r->root_done) {
+    if (!r->object_form)
+      return TM_OK; /* an unclosed bare array is legal */
+    fail(r, r->bytes_received, "JSON trace file is incomplete");
+    return TM_ERROR;
+  }
+  yajl_status status = yajl_complete_parse(r->yajl);
+  if (status != yajl_status_ok) {
+    report_yajl_error(r, status, r->bytes_received);
+    return TM_ERROR;
+  }
+  return TM_OK;
+}
+
+static void json_close(void *state) {
+  json_reader *r = state;
+  if (!r)
+    return;
+  if (r->yajl)
+    yajl_free(r->yajl);
+  json_emitter_free(r->emitter);
+  json_segmenter_free(&r->segmenter);
+  json_event_buf_free(&r->event);
+  json_buf_free(&r->path);
+  json_buf_free(&r->metadata_name);
+  json_buf_free(&r->raw);
+  free(r->frames);
+  free(r);
+}
+
+static const tm_reader_descriptor json_descriptor = {
+    .abi_version = TM_READER_ABI_VERSION,
+    /* No absolute clock; pid 0 is an ordinary process in JSON. */
+    .flags = TM_READER_CLOCKLESS,
+    .name = "json",
+    .description = "Chrome JSON Trace Event Format (object or bare array)",
+    .probe = json_probe,
+    .open = json_open,
+    .feed = json_feed,
+    .finish = json_finish,
+    .close = json_close,
+};
+
+TM_READER_EXPORT const tm_reader_descriptor *tracemerge_reader_entry(void) {
+  return &json_descriptor;
+}

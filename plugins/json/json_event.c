@@ -1,0 +1,649 @@
+/*
+ * From one collected Trace Event Format event to host calls.
+ *
+ * The phase table follows reference/formats.md §2.3: B/E/X and thread
+ * instants on the thread's track, async b/e/n on legacy async tracks keyed
+ * by cookie, C on per-process counter tracks, s/t/f flow v1 and bind_id
+ * flow v2, M names and sort hints; every other phase is ignored silently.
+ * A malformed event (no "ph", bad time, bad "id2") bumps
+ * json_tokenizer_failure, a semantically incomplete one (X without dur,
+ * async without pid or id, C without args, ...) json_parser_failure.
+ *
+ * Invariants: every event is placed on the file's private clock; the host
+ * refs cached here (threads, processes, tracks) are valid for the whole
+ * session, so a cache slot may be evicted and looked up again at any
+ * time; at most one arg set is under construction, and it is committed
+ * before the event that uses it is emitted.
+ */
+#include "json_event.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_cookie_map.h"
+#include "json_number.h"
+
+/* A string pid/tid (an upstream "quick-and-dirty" convention) becomes a
+ * synthetic id outside the numeric range [0, 2^32) real pids are coerced
+ * into, derived from the interned name, so equal names share a row. */
+#define SYNTHETIC_ID_BASE ((int64_t)1 << 32)
+
+#define THREAD_CACHE_SIZE 256u
+#define PROCESS_CACHE_SIZE 64u
+
+typedef struct thread_slot {
+  int64_t pid, tid;
+  tm_thread_ref thread; /* 0: empty slot */
+  tm_track_ref track;   /* its thread_execution track, 0 until needed */
+} thread_slot;
+
+typedef struct process_slot {
+  int64_t pid;
+  tm_process_ref process; /* 0: empty slot */
+  tm_track_ref instant_track; /* chrome_process_instant, 0 until needed */
+} process_slot;
+
+struct json_emitter {
+  const tm_host_services *svc;
+  tm_host *host;
+  tm_clock_ref clock;     /* 0 until the first event */
+  tm_machine_ref machine; /* 0 until the first event */
+  bool have_machine;
+  tm_track_ref global_instant_track;
+  tm_str_id key_name, key_cat; /* flow v1 arg keys, interned once */
+  thread_slot threads[THREAD_CACHE_SIZE];
+  process_slot processes[PROCESS_CACHE_SIZE];
+  json_cookie_map async_tracks; /* cookie (and upid) -> track */
+  json_buf scratch;             /* counter track names */
+};
+
+/* --- event buffer ------------------------------------------------------- */
+
+void json_event_buf_reset(json_event_buf *buf) {
+  memset(&buf->ev, 0, sizeof(buf->ev));
+  buf->n_args = 0;
+  buf->text.len = 0;
+}
+
+void json_event_buf_free(json_event_buf *buf) {
+  json_buf_free(&buf->text);
+  free(buf->args);
+  buf->args = NULL;
+  buf->n_args = buf->cap_args = 0;
+}
+
+bool json_event_buf_store(json_event_buf *buf, const void *bytes, size_t len,
+                          json_span *out) {
+  if (len > UINT32_MAX || buf->text.len > UINT32_MAX - len)
+    return false;
+  out->off = (uint32_t)buf->text.len;
+  out->len = (uint32_t)len;
+  return json_buf_append(&buf->text, bytes, len);
+}
+
+json_arg *json_event_buf_add_arg(json_event_buf *buf) {
+  if (!json_grow((void **)&buf->args, &buf->cap_args, buf->n_args + 1,
+                 sizeof(*buf->args)))
+    return NULL;
+  json_arg *arg = &buf->args[buf->n_args++];
+  memset(arg, 0, sizeof(*arg));
+  return arg;
+}
+
+/* --- hashing -------------------------------------------------------------- */
+
+static uint64_t mix64(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x;
+}
+
+static uint64_t hash_bytes(uint64_t seed, const char *s, size_t len) {
+  uint64_t h = 0xcbf29ce484222325ull ^ mix64(seed);
+  for (size_t i = 0; i < len; i++) {
+    h ^= (uint8_t)s[i];
+    h *= 0x100000001b3ull;
+  }
+  return mix64(h);
+}
+
+static uint64_t hash_combine(uint64_t a, uint64_t b) {
+  return mix64(a ^ (mix64(b) + 0x9e3779b97f4a7c15ull + (a << 6) + (a >> 2)));
+}
+
+/* --- lifecycle ------------------------------------------------------------ */
+
+json_emitter *json_emitter_new(const tm_host_services *services,
+                               tm_host *host) {
+  json_emitter *em = calloc(1, sizeof(*em));
+  if (!em)
+    return NULL;
+  em->svc = services;
+  em->host = host;
+  return em;
+}
+
+void json_emitter_free(json_emitter *em) {
+  if (!em)
+    return;
+  json_cookie_map_clear(&em->async_tracks);
+  json_buf_free(&em->scratch);
+  free(em);
+}
+
+/* --- host lookups, cached -------------------------------------------------- */
+
+static tm_clock_ref event_clock(json_emitter *em) {
+  if (!em->clock)
+    em->clock = em->svc->clock_private(em->host);
+  return em->clock;
+}
+
+static tm_machine_ref machine(json_emitter *em) {
+  if (!em->have_machine) {
+    em->machine = em->svc->machine_default(em->host);
+    em->have_machine = true;
+  }
+  return em->machine;
+}
+
+static tm_str_id intern_span(json_emitter *em, const json_event_buf *buf,
+                             json_span span) {
+  if (span.len == 0)
+    return 0;
+  return em->svc->intern_string(em->host, json_event_buf_text(buf, span),
+                                span.len);
+}
+
+static process_slot *get_process(json_emitter *em, int64_t pid,
+                                 tm_str_id name_if_new) {
+  process_slot *slot =
+      &em->processes[mix64((uint64_t)pid) & (PROCESS_CACHE_SIZE - 1)];
+  if (slot->process && slot->pid == pid)
+    return slot;
+  slot->pid = pid;
+  slot->process = em->svc->process(em->host, machine(em), pid);
+  slot->instant_track = 0;
+  if (name_if_new)
+    em->svc->process_set_name(em->host, slot->process, name_if_new);
+  return slot;
+}
+
+static thread_slot *get_thread(json_emitter *em, int64_t pid, int64_t tid,
+                               tm_str_id name_if_new) {
+  uint64_t h = mix64((uint64_t)pid * 0x9e3779b97f4a7c15ull ^ (uint64_t)tid);
+  thread_slot *slot = &em->threads[h & (THREAD_CACHE_SIZE - 1)];
+  if (slot->thread && slot->pid == pid && slot->tid == tid)
+    return slot;
+  slot->pid = pid;
+  slot->tid = tid;
+  slot->thread = em->svc->thread(em->host, machine(em), pid, tid);
+  slot->track = 0;
+  if (name_if_new)
+    em->svc->thread_set_name(em->host, slot->thread, name_if_new);
+  return slot;
+}
+
+static tm_track_ref thread_track(json_emitter *em, thread_slot *slot) {
+  if (!slot->track)
+    slot->track = em->svc->track_thread(em->host, slot->thread);
+  return slot->track;
+}
+
+static void stat(json_emitter *em, const char *name) {
+  em->svc->stat_add(em->host, name, 1);
+}
+
+/* --- args ------------------------------------------------------------------- */
+
+/* Adds the flattened "args" to the host's arg set and commits it. */
+static tm_args_ref emit_args(json_emitter *em, const json_event_buf *buf) {
+  bool any = false;
+  for (size_t i = 0; i < buf->n_args; i++) {
+    const json_arg *arg = &buf->args[i];
+    tm_arg_value value;
+    switch (arg->kind) {
+    case JSON_ARG_KIND_INT:
+      value.type = TM_ARG_INT;
+      value.u.int_value = arg->u.int_value;
+      break;
+    case JSON_ARG_KIND_BOOL:
+      value.type = TM_ARG_BOOL;
+      value.u.int_value = arg->u.int_value;
+      break;
+    case JSON_ARG_KIND_REAL:
+      value.type = TM_ARG_REAL;
+      value.u.real_value = arg->u.real_value;
+      break;
+    case JSON_ARG_KIND_STRING:
+      value.type = TM_ARG_STRING;
+      value.u.str_id = em->svc->intern_string(
+          em->host, json_event_buf_text(buf, arg->u.text), arg->u.text.len);
+      break;
+    default:
+      continue; /* null and container markers carry no value */
+    }
+    tm_str_id key = intern_span(em, buf, arg->key);
+    em->svc->args_add(em->host, key, value);
+    any = true;
+  }
+  return any ? em->svc->args_commit(em->host) : TM_NO_ARGS;
+}
+
+/* The top-level member "args.<member>" of kind `kind`, or NULL. */
+static const json_arg *find_top_arg(const json_event_buf *buf,
+                                    const char *member, uint8_t kind) {
+  size_t member_len = strlen(member);
+  for (size_t i = 0; i < buf->n_args; i++) {
+    const json_arg *arg = &buf->args[i];
+    if (!arg->top_level || arg->kind != kind ||
+        arg->key.len != 5 + member_len)
+      continue;
+    if (memcmp(json_event_buf_text(buf, arg->key) + 5, member, member_len) ==
+        0)
+      return arg;
+  }
+  return NULL;
+}
+
+/* --- flows -------------------------------------------------------------------- */
+
+static void maybe_flow_v2(json_emitter *em, const json_event_buf *buf,
+                          tm_track_ref track, int64_t ts) {
+  const json_event *ev = &buf->ev;
+  uint64_t flow_id;
+  if (ev->bind_id.kind == JSON_ID_NONE)
+    return;
+  if (ev->bind_id.kind == JSON_ID_NUMBER) {
+    flow_id = ev->bind_id.number;
+  } else if (!json_hex_id_parse(json_event_buf_text(buf, ev->bind_id.text),
+                                ev->bind_id.text.len, &flow_id)) {
+    stat(em, "flow_invalid_id");
+    return;
+  }
+  tm_flow_direction direction;
+  if (ev->flow_in && ev->flow_out)
+    direction = TM_FLOW_STEP;
+  else if (ev->flow_out)
+    direction = TM_FLOW_OUT;
+  else if (ev->flow_in)
+    direction = TM_FLOW_IN;
+  else {
+    stat(em, "flow_without_direction");
+    return;
+  }
+  em->svc->flow(em->host, track, event_clock(em), ts, flow_id, direction,
+                TM_FLOW_BIND_ENCLOSING, TM_NO_ARGS);
+}
+
+static void emit_flow_v1(json_emitter *em, const json_event_buf *buf,
+                         thread_slot *thread) {
+  const json_event *ev = &buf->ev;
+  uint64_t raw_id;
+  if (ev->id.kind == JSON_ID_NUMBER) {
+    raw_id = ev->id.number;
+  } else if (ev->id.kind != JSON_ID_STRING ||
+             !json_hex_id_parse(json_event_buf_text(buf, ev->id.text),
+                                ev->id.text.len, &raw_id)) {
+    stat(em, "flow_invalid_id");
+    return;
+  }
+  tm_str_id name = intern_span(em, buf, ev->name);
+  tm_str_id cat = intern_span(em, buf, ev->cat);
+  /* v1 flows are keyed by (id, cat, name); ids are file-scoped by the host. */
+  uint64_t flow_id = hash_combine(hash_combine(mix64(raw_id), cat), name);
+
+  if (name || cat) {
+    if (!em->key_name) {
+      em->key_name = em->svc->intern_string(em->host, "name", 4);
+      em->key_cat = em->svc->intern_string(em->host, "cat", 3);
+    }
+    if (name)
+      em->svc->args_add(em->host, em->key_name,
+                        (tm_arg_value){.type = TM_ARG_STRING, .u.str_id = name});
+    if (cat)
+      em->svc->args_add(em->host, em->key_cat,
+                        (tm_arg_value){.type = TM_ARG_STRING, .u.str_id = cat});
+  }
+  tm_args_ref args = (name || cat) ? em->svc->args_commit(em->host)
+                                   : TM_NO_ARGS;
+  tm_flow_direction direction = ev->phase == 's'   ? TM_FLOW_OUT
+                                : ev->phase == 't' ? TM_FLOW_STEP
+                                                   : TM_FLOW_IN;
+  tm_flow_binding binding = ev->phase == 'f' && !ev->bind_enclosing
+                                ? TM_FLOW_BIND_NEXT_BEGIN
+                                : TM_FLOW_BIND_ENCLOSING;
+  em->svc->flow(em->host, thread_track(em, thread), event_clock(em),
+                ev->ts.ns, flow_id, direction, binding, args);
+}
+
+/* --- phases ------------------------------------------------------------------- */
+
+static tm_slice_fields slice_fields(json_emitter *em, const json_event_buf *buf,
+                                    tm_track_ref track) {
+  const json_event *ev = &buf->ev;
+  tm_slice_fields f = {
+      .track = track,
+      .clock = event_clock(em),
+      .ts = ev->ts.ns,
+      .name = intern_span(em, buf, ev->name),
+      .category = intern_span(em, buf, ev->cat),
+      .args = TM_NO_ARGS,
+      .thread_ts = TM_UNKNOWN_TIME,
+      .thread_dur = TM_UNKNOWN_TIME,
+  };
+  return f;
+}
+
+static void emit_thread_slice(json_emitter *em, const json_event_buf *buf,
+                              thread_slot *thread) {
+  const json_event *ev = &buf->ev;
+  if (ev->phase == 'X' && ev->dur.state != JSON_FIELD_OK) {
+    stat(em, "json_parser_failure");
+    return;
+  }
+  tm_track_ref track = thread_track(em, thread);
+  tm_slice_fields f = slice_fields(em, buf, track);
+  if (ev->tts.state == JSON_FIELD_OK)
+    f.thread_ts = ev->tts.ns;
+  f.args = emit_args(em, buf);
+  switch (ev->phase) {
+  case 'B':
+    em->svc->slice_begin(em->host, &f);
+    maybe_flow_v2(em, buf, track, f.ts);
+    break;
+  case 'E':
+    em->svc->slice_end(em->host, &f);
+    break;
+  default: /* 'X' */
+    if (ev->tdur.state == JSON_FIELD_OK)
+      f.thread_dur = ev->tdur.ns;
+    em->svc->slice_complete(em->host, &f, ev->dur.ns);
+    maybe_flow_v2(em, buf, track, f.ts);
+    break;
+  }
+}
+
+static void emit_instant(json_emitter *em, const json_event_buf *buf,
+                         thread_slot *thread, int64_t pid) {
+  const json_event *ev = &buf->ev;
+  tm_track_ref track;
+  bool on_thread = false;
+  if (ev->scope == 'g') {
+    if (!em->global_instant_track) {
+      tm_track_desc desc = {.type = "legacy_chrome_global_instants"};
+      em->global_instant_track = em->svc->track_intern(em->host, &desc);
+    }
+    track = em->global_instant_track;
+  } else if (ev->scope == 'p') {
+    if (!ev->has_pid) {
+      stat(em, "json_parser_failure");
+      return;
+    }
+    process_slot *process = get_process(em, pid, 0);
+    if (!process->instant_track) {
+      tm_track_desc desc = {.type = "chrome_process_instant",
+                            .process = process->process};
+      process->instant_track = em->svc->track_intern(em->host, &desc);
+    }
+    track = process->instant_track;
+  } else {
+    if (!ev->has_tid) {
+      stat(em, "json_parser_failure");
+      return;
+    }
+    track = thread_track(em, thread);
+    on_thread = true;
+  }
+  tm_slice_fields f = slice_fields(em, buf, track);
+  if (on_thread && ev->tts.state == JSON_FIELD_OK)
+    f.thread_ts = ev->tts.ns;
+  f.args = emit_args(em, buf);
+  em->svc->slice_complete(em->host, &f, 0);
+}
+
+static bool emit_counter(json_emitter *em, const json_event_buf *buf,
+                         int64_t pid) {
+  const json_event *ev = &buf->ev;
+  if (!ev->has_args) {
+    stat(em, "json_parser_failure");
+    return true;
+  }
+  process_slot *process = get_process(em, pid, 0);
+  json_buf *name = &em->scratch;
+  name->len = 0;
+  bool ok = json_buf_append(name, json_event_buf_text(buf, ev->name),
+                            ev->name.len);
+  if (ev->id.kind == JSON_ID_STRING)
+    ok = ok && json_buf_append_str(name, " id: ") &&
+         json_buf_append(name, json_event_buf_text(buf, ev->id.text),
+                         ev->id.text.len);
+  ok = ok && json_buf_append_char(name, ' ');
+  if (!ok)
+    return false;
+  size_t prefix_len = name->len;
+  for (size_t i = 0; i < buf->n_args; i++) {
+    const json_arg *arg = &buf->args[i];
+    if (!arg->top_level)
+      continue;
+    double value;
+    json_number number;
+    if (arg->kind == JSON_ARG_KIND_INT) {
+      value = (double)arg->u.int_value;
+    } else if (arg->kind == JSON_ARG_KIND_REAL) {
+      value = arg->u.real_value;
+    } else if (arg->kind == JSON_ARG_KIND_STRING &&
+               json_number_parse(json_event_buf_text(buf, arg->u.text),
+                                 arg->u.text.len, &number)) {
+      value = number.real_value;
+    } else {
+      stat(em, "json_parser_failure");
+      continue;
+    }
+    json_buf_truncate(name, prefix_len);
+    /* Skip "args." : the counter is named after the member itself. */
+    if (!json_buf_append(name, json_event_buf_text(buf, arg->key) + 5,
+                         arg->key.len - 5))
+      return false;
+    tm_track_desc desc = {
+        .type = "json_counter",
+        .is_counter = 1,
+        .name = em->svc->intern_string(em->host, name->data, name->len),
+        .process = process->process,
+    };
+    tm_track_ref track = em->svc->track_intern(em->host, &desc);
+    em->svc->counter(em->host, track, event_clock(em), ev->ts.ns, value,
+                     TM_NO_ARGS);
+  }
+  return true;
+}
+
+static bool emit_async(json_emitter *em, const json_event_buf *buf,
+                       int64_t pid) {
+  const json_event *ev = &buf->ev;
+  if (!ev->has_pid) {
+    stat(em, "json_parser_failure");
+    return true;
+  }
+  /* Cookie sources in upstream order: id, else id2.global, else
+   * id2.local; only id2.local is process-scoped. */
+  tm_slice_fields f = slice_fields(em, buf, 0);
+  tm_str_id cat = f.category;
+  uint64_t cookie;
+  bool process_scoped = false;
+  if (ev->id.kind == JSON_ID_NUMBER) {
+    cookie = hash_combine(hash_combine(1, cat), ev->id.number);
+  } else if (ev->id.kind == JSON_ID_STRING) {
+    cookie = hash_bytes(hash_combine(2, cat),
+                        json_event_buf_text(buf, ev->id.text), ev->id.text.len);
+  } else if (ev->has_id2_global) {
+    cookie = hash_bytes(hash_combine(3, cat),
+                        json_event_buf_text(buf, ev->id2_global),
+                        ev->id2_global.len);
+  } else if (ev->has_id2_local) {
+    cookie = hash_bytes(hash_combine(4, cat),
+                        json_event_buf_text(buf, ev->id2_local),
+                        ev->id2_local.len);
+    process_scoped = true;
+  } else {
+    stat(em, "json_parser_failure");
+    return true;
+  }
+
+  tm_process_ref process = 0;
+  uint64_t map_key = cookie;
+  if (process_scoped) {
+    process = get_process(em, pid, 0)->process;
+    map_key = hash_combine(cookie, process);
+  }
+  tm_track_ref track = json_cookie_map_get(&em->async_tracks, map_key);
+  if (!track) {
+    /* The track is named after the first event seen with its cookie. */
+    tm_track_desc desc = {
+        .type = process_scoped ? "legacy_async_process_slice"
+                               : "legacy_async_global_slice",
+        .name = f.name,
+        .process = process,
+        .key = cookie,
+    };
+    track = em->svc->track_intern(em->host, &desc);
+    if (!json_cookie_map_put(&em->async_tracks, map_key, track))
+      return false;
+  }
+  f.track = track;
+  f.args = emit_args(em, buf);
+  if (ev->phase == 'b') {
+    em->svc->slice_begin(em->host, &f);
+    maybe_flow_v2(em, buf, track, f.ts);
+  } else if (ev->phase == 'e') {
+    em->svc->slice_end(em->host, &f);
+  } else {
+    em->svc->slice_complete(em->host, &f, 0);
+    maybe_flow_v2(em, buf, track, f.ts);
+  }
+  return true;
+}
+
+static bool span_equals(const json_event_buf *buf, json_span span,
+                        const char *literal) {
+  size_t len = strlen(literal);
+  return span.len == len &&
+         memcmp(json_event_buf_text(buf, span), literal, len) == 0;
+}
+
+static void emit_metadata_event(json_emitter *em, const json_event_buf *buf,
+                                thread_slot *thread, int64_t pid) {
+  const json_event *ev = &buf->ev;
+  bool process_name = span_equals(buf, ev->name, "process_name");
+  bool thread_name = !process_name && span_equals(buf, ev->name, "thread_name");
+  bool process_sort = !process_name && !thread_name &&
+                      span_equals(buf, ev->name, "process_sort_index");
+  bool thread_sort = !process_name && !thread_name && !process_sort &&
+                     span_equals(buf, ev->name, "thread_sort_index");
+  if (!(process_name || thread_name || process_sort || thread_sort) ||
+      !ev->has_args)
+    return; /* other metadata events carry nothing we import */
+
+  if (process_name || thread_name) {
+    const json_arg *arg = find_top_arg(buf, "name", JSON_ARG_KIND_STRING);
+    if (!arg || arg->u.text.len == 0) {
+      stat(em, "json_parser_failure");
+      return;
+    }
+    tm_str_id name = em->svc->intern_string(
+        em->host, json_event_buf_text(buf, arg->u.text), arg->u.text.len);
+    if (process_name)
+      em->svc->process_set_name(em->host, get_process(em, pid, 0)->process,
+                                name);
+    else
+      em->svc->thread_set_name(em->host, thread->thread, name);
+    return;
+  }
+  const json_arg *arg = find_top_arg(buf, "sort_index", JSON_ARG_KIND_INT);
+  if (!arg) {
+    stat(em, "json_parser_failure");
+    return;
+  }
+  tm_arg_value value = {.type = TM_ARG_INT, .u.int_value = arg->u.int_value};
+  if (process_sort) {
+    tm_str_id key =
+        em->svc->intern_string(em->host, "process_sort_index_hint", 23);
+    em->svc->process_add_arg(em->host, get_process(em, pid, 0)->process, key,
+                             value);
+  } else {
+    tm_str_id key =
+        em->svc->intern_string(em->host, "thread_sort_index_hint", 22);
+    em->svc->thread_add_arg(em->host, thread->thread, key, value);
+  }
+}
+
+bool json_emitter_emit(json_emitter *em, const json_event_buf *buf) {
+  const json_event *ev = &buf->ev;
+  if (ev->n_keys == 0)
+    return true; /* `{}` */
+  if (!ev->phase || ev->id2_bad || ev->ts.state == JSON_FIELD_BAD ||
+      ev->dur.state == JSON_FIELD_BAD || ev->tts.state == JSON_FIELD_BAD ||
+      ev->tdur.state == JSON_FIELD_BAD ||
+      (ev->ts.state != JSON_FIELD_OK && ev->phase != 'M')) {
+    stat(em, "json_tokenizer_failure");
+    return true;
+  }
+  if (ev->phase == 'P')
+    return true; /* V8 CPU profile chunks: sample tables not imported */
+
+  int64_t pid = 0, tid = 0;
+  tm_str_id pid_name = 0, tid_name = 0;
+  if (ev->pid.kind == JSON_ID_NUMBER) {
+    pid = (int64_t)ev->pid.number;
+  } else if (ev->pid.kind == JSON_ID_STRING) {
+    pid_name = intern_span(em, buf, ev->pid.text);
+    pid = SYNTHETIC_ID_BASE + pid_name;
+  }
+  if (ev->tid.kind == JSON_ID_NUMBER) {
+    tid = (int64_t)ev->tid.number;
+  } else if (ev->tid.kind == JSON_ID_STRING) {
+    tid_name = intern_span(em, buf, ev->tid.text);
+    tid = SYNTHETIC_ID_BASE + tid_name;
+  }
+  if (tid == 0 && pid != 0 && ev->tid.kind != JSON_ID_STRING)
+    tid = pid;
+
+  /* Every accepted event resolves its thread (creating the process and
+   * thread rows), as upstream does before looking at the phase. */
+  if (pid_name)
+    get_process(em, pid, pid_name);
+  thread_slot *thread = get_thread(em, pid, tid, tid_name);
+
+  switch (ev->phase) {
+  case 'B':
+  case 'E':
+  case 'X':
+    emit_thread_slice(em, buf, thread);
+    break;
+  case 'i':
+  case 'I':
+  case 'R':
+    emit_instant(em, buf, thread, pid);
+    break;
+  case 'C':
+    return emit_counter(em, buf, pid);
+  case 'b':
+  case 'e':
+  case 'n':
+    return emit_async(em, buf, pid);
+  case 's':
+  case 't':
+  case 'f':
+    emit_flow_v1(em, buf, thread);
+    break;
+  case 'M':
+    emit_metadata_event(em, buf, thread, pid);
+    break;
+  default:
+    break; /* S T F p O N D c ( ) V v and unknown phases: ignored */
+  }
+  return true;
+}

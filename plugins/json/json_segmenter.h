@@ -1,0 +1,67 @@
+/*
+ * Cuts the file's bytes into the segments yajl parses.
+ *
+ * Two jobs, done in the one pass that tracks whether a byte is inside a
+ * string:
+ *
+ * - Trailing commas. Chrome JSON writers leave a comma before a closing
+ *   bracket (`[{...},{...},]`); trace_processor tolerates it, yajl does
+ *   not. Every comma outside a string followed, after optional
+ *   whitespace, by `]` or `}` is replaced by a space, so the text keeps
+ *   its length and every byte its file offset.
+ *
+ * - Token alignment. yajl reports a parse error's offset relative to the
+ *   buffer it was given, clamped at that buffer's start, so a token that
+ *   straddles two buffers would move the reported offset with the
+ *   host's chunk size. Segments are therefore cut only where no token can
+ *   straddle: right after a comma or a string's closing quote outside
+ *   strings. A comma that ends a chunk (but for whitespace) is not passed
+ *   until the next significant byte tells whether it is a trailing one.
+ *   The bytes after the last cut wait in `carry` for the next chunk (or
+ *   flush()).
+ *
+ * Invariants: every byte is scanned once and passed on exactly once, in
+ * order, with its file offset; `carry` holds only bytes after the last
+ * cut point (typically less than one event; at most the longest stretch
+ * without a comma or string end, e.g. one long string, which yajl would
+ * buffer whole anyway). Chunks that need no blanking are passed on
+ * without copying.
+ */
+#ifndef TM_JSON_SEGMENTER_H
+#define TM_JSON_SEGMENTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "json_buf.h"
+
+/* Receives one segment; returns false to stop. */
+typedef bool (*json_segment_fn)(void *ctx, const uint8_t *data, size_t len,
+                                int64_t file_offset);
+
+typedef struct json_segmenter {
+  bool in_string;
+  bool after_backslash;
+  bool comma_pending;   /* a comma whose next significant byte is unseen */
+  int64_t comma_offset; /* its file offset (it waits in `carry`) */
+  json_buf carry;       /* scanned, not yet passed on */
+  int64_t carry_offset; /* file offset of carry.data[0] */
+  json_buf scratch;     /* a copy of a chunk region with a comma blanked */
+  int64_t *blanks;      /* file offsets of commas to blank, this chunk */
+  size_t n_blanks, cap_blanks;
+} json_segmenter;
+
+/* Scans `len` bytes found at `file_offset` and passes on every complete
+ * segment. False if the sink stopped, or on out of memory (then
+ * `*out_of_memory` is set). */
+bool json_segmenter_feed(json_segmenter *s, const uint8_t *data, size_t len,
+                         int64_t file_offset, json_segment_fn sink, void *ctx,
+                         bool *out_of_memory);
+
+/* End of input: passes on what is still carried. */
+bool json_segmenter_flush(json_segmenter *s, json_segment_fn sink, void *ctx);
+
+void json_segmenter_free(json_segmenter *s);
+
+#endif /* TM_JSON_SEGMENTER_H */

@@ -1,0 +1,1404 @@
+/*
+ * Unit tests of the Chrome JSON reader plugin (plugins/json).
+ *
+ * The plugin is loaded with dlopen from $TM_JSON_PLUGIN, exactly as the
+ * host loads it, and driven through a fake host services table that
+ * writes every call it receives as one line of a log: creations of
+ * processes and threads, names, slices, counters, flows (with their
+ * committed arg sets inlined), metadata, stats and errors. Tracks are
+ * written by description, async keys and flow ids by order of first
+ * appearance (k1, f1, ...), so a log states what the reader meant, not
+ * which hash it chose.
+ *
+ * Every fixture is read whole, in 7-byte chunks and byte by byte; the
+ * three logs must be identical before the log is compared with the
+ * expected one.
+ */
+#include <dlfcn.h>
+#include <glib.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include <tracemerge/plugin.h>
+
+#include "json_number.h"
+#include "json_segmenter.h"
+
+static const tm_reader_descriptor *reader;
+
+/* --- fake host ---------------------------------------------------------- */
+
+#define FAKE_CLOCK 77u
+#define FAKE_MACHINE 5u
+#define SYNTHETIC_BASE ((int64_t)1 << 32)
+
+typedef struct fake_thread {
+  int64_t pid, tid;
+} fake_thread;
+
+typedef struct fake_host {
+  GHashTable *string_ids; /* string -> id */
+  GPtrArray *strings;     /* id -> string; [0] = NULL */
+  GArray *process_pids;   /* ref-1 -> pid */
+  GArray *threads;        /* ref-1 -> fake_thread */
+  GPtrArray *tracks;      /* ref-1 -> description */
+  GHashTable *track_ids;  /* description -> ref */
+  GHashTable *key_names;  /* uint64 key -> "kN" */
+  GHashTable *flow_names; /* uint64 id -> "fN" */
+  GString *pending_args;  /* the arg set under construction */
+  GPtrArray *arg_sets;    /* ref-1 -> text */
+  GHashTable *stats;      /* name -> total */
+  GString *log;
+  int clock_calls;
+  int errors;
+  /* Tallies for the real-file checks. */
+  int completes, begins, ends, counters, flows_out, flows_step, flows_in;
+  int async_begins, async_ends;
+  GPtrArray *process_names;
+  int thread_names;
+} fake_host;
+
+static fake_host *fake(tm_host *host) { return (fake_host *)host; }
+
+static const char *str_of(fake_host *h, tm_str_id id) {
+  if (id == 0)
+    return "-";
+  g_assert_cmpuint(id, <, h->strings->len);
+  return g_ptr_array_index(h->strings, id);
+}
+
+/* pid/tid as text; synthetic ids from string pids show their name. */
+static char *id_text(fake_host *h, int64_t id) {
+  if (id >= SYNTHETIC_BASE && id - SYNTHETIC_BASE < (int64_t)h->strings->len)
+    return g_strdup_printf("$%s", str_of(h, (tm_str_id)(id - SYNTHETIC_BASE)));
+  return g_strdup_printf("%" PRId64, id);
+}
+
+static char *thread_text(fake_host *h, tm_thread_ref ref) {
+  g_assert_cmpuint(ref, >=, 1);
+  g_assert_cmpuint(ref, <=, h->threads->len);
+  fake_thread *t = &g_array_index(h->threads, fake_thread, ref - 1);
+  g_autofree char *pid = id_text(h, t->pid);
+  g_autofree char *tid = id_text(h, t->tid);
+  return g_strdup_printf("%s/%s", pid, tid);
+}
+
+static char *process_text(fake_host *h, tm_process_ref ref) {
+  g_assert_cmpuint(ref, >=, 1);
+  g_assert_cmpuint(ref, <=, h->process_pids->len);
+  return id_text(h, g_array_index(h->process_pids, int64_t, ref - 1));
+}
+
+static const char *ordinal_name(GHashTable *table, const char *prefix,
+                                uint64_t value) {
+  uint64_t *key = g_new(uint64_t, 1);
+  *key = value;
+  const char *name = g_hash_table_lookup(table, key);
+  if (name) {
+    g_free(key);
+    return name;
+  }
+  char *made = g_strdup_printf("%s%u", prefix, g_hash_table_size(table) + 1);
+  g_hash_table_insert(table, key, made);
+  return made;
+}
+
+static const char *track_text(fake_host *h, tm_track_ref ref) {
+  g_assert_cmpuint(ref, >=, 1);
+  g_assert_cmpuint(ref, <=, h->tracks->len);
+  return g_ptr_array_index(h->tracks, ref - 1);
+}
+
+static char *value_text(fake_host *h, tm_arg_value v) {
+  switch (v.type) {
+  case TM_ARG_INT:
+    return g_strdup_printf("int:%" PRId64, v.u.int_value);
+  case TM_ARG_UINT:
+    return g_strdup_printf("uint:%" PRIu64, (uint64_t)v.u.int_value);
+  case TM_ARG_STRING:
+    return g_strdup_printf("str:%s", str_of(h, v.u.str_id));
+  case TM_ARG_REAL:
+    return g_strdup_printf("real:%.17g", v.u.real_value);
+  case TM_ARG_BOOL:
+    return g_strdup_printf("bool:%s", v.u.int_value ? "true" : "false");
+  default:
+    return g_strdup_printf("type%d", (int)v.type);
+  }
+}
+
+static const char *args_text(fake_host *h, tm_args_ref args) {
+  if (args == TM_NO_ARGS)
+    return "-";
+  g_assert_cmpuint(args, <=, h->arg_sets->len);
+  return g_ptr_array_index(h->arg_sets, args - 1);
+}
+
+static char *time_text(int64_t t) {
+  return t == TM_UNKNOWN_TIME ? g_strdup("-")
+                              : g_strdup_printf("%" PRId64, t);
+}
+
+/* An event arrives: its arg set must be committed, its clock private. */
+static void check_event(fake_host *h, tm_clock_ref clock) {
+  g_assert_cmpuint(h->pending_args->len, ==, 0);
+  g_assert_cmpuint(clock, ==, FAKE_CLOCK);
+}
+
+static tm_str_id fake_intern(tm_host *host, const char *s, size_t len) {
+  fake_host *h = fake(host);
+  g_autofree char *copy = g_strndup(s, len);
+  gpointer id = g_hash_table_lookup(h->string_ids, copy);
+  if (id)
+    return GPOINTER_TO_UINT(id);
+  tm_str_id new_id = h->strings->len;
+  char *owned = g_strdup(copy);
+  g_ptr_array_add(h->strings, owned);
+  g_hash_table_insert(h->string_ids, owned, GUINT_TO_POINTER(new_id));
+  return new_id;
+}
+
+static tm_clock_ref fake_clock_private(tm_host *host) {
+  fake(host)->clock_calls++;
+  return FAKE_CLOCK;
+}
+
+static tm_machine_ref fake_machine_default(tm_host *host) {
+  (void)host;
+  return FAKE_MACHINE;
+}
+
+static tm_process_ref fake_process(tm_host *host, tm_machine_ref machine,
+                                   int64_t pid) {
+  fake_host *h = fake(host);
+  g_assert_cmpuint(machine, ==, FAKE_MACHINE);
+  for (guint i = 0; i < h->process_pids->len; i++)
+    if (g_array_index(h->process_pids, int64_t, i) == pid)
+      return i + 1;
+  g_array_append_val(h->process_pids, pid);
+  g_autofree char *text = id_text(h, pid);
+  g_string_append_printf(h->log, "process pid=%s\n", text);
+  return h->process_pids->len;
+}
+
+static tm_thread_ref fake_thread_of(tm_host *host, tm_machine_ref machine,
+                                    int64_t pid, int64_t tid) {
+  fake_host *h = fake(host);
+  g_assert_cmpuint(machine, ==, FAKE_MACHINE);
+  for (guint i = 0; i < h->threads->len; i++) {
+    fake_thread *t = &g_array_index(h->threads, fake_thread, i);
+    if (t->pid == pid && t->tid == tid)
+      return i + 1;
+  }
+  fake_thread t = {pid, tid};
+  g_array_append_val(h->threads, t);
+  g_autofree char *text = thread_text(h, h->threads->len);
+  g_string_append_printf(h->log, "thread %s\n", text);
+  return h->threads->len;
+}
+
+static void fake_process_set_name(tm_host *host, tm_process_ref process,
+                                  tm_str_id name) {
+  fake_host *h = fake(host);
+  g_autofree char *text = process_text(h, process);
+  g_string_append_printf(h->log, "process_name pid=%s name=%s\n", text,
+                         str_of(h, name));
+  g_ptr_array_add(h->process_names, g_strdup(str_of(h, name)));
+}
+
+static void fake_thread_set_name(tm_host *host, tm_thread_ref thread,
+                                 tm_str_id name) {
+  fake_host *h = fake(host);
+  g_autofree char *text = thread_text(h, thread);
+  g_string_append_printf(h->log, "thread_name %s name=%s\n", text,
+                         str_of(h, name));
+  h->thread_names++;
+}
+
+static void fake_process_add_arg(tm_host *host, tm_process_ref process,
+                                 tm_str_id key, tm_arg_value value) {
+  fake_host *h = fake(host);
+  g_autofree char *text = process_text(h, process);
+  g_autofree char *v = value_text(h, value);
+  g_string_append_printf(h->log, "process_arg pid=%s %s=%s\n", text,
+                         str_of(h, key), v);
+}
+
+static void fake_thread_add_arg(tm_host *host, tm_thread_ref thread,
+                                tm_str_id key, tm_arg_value value) {
+  fake_host *h = fake(host);
+  g_autofree char *text = thread_text(h, thread);
+  g_autofree char *v = value_text(h, value);
+  g_string_append_printf(h->log, "thread_arg %s %s=%s\n", text,
+                         str_of(h, key), v);
+}
+
+static tm_track_ref intern_track(fake_host *h, char *description_take) {
+  gpointer ref = g_hash_table_lookup(h->track_ids, description_take);
+  if (ref) {
+    g_free(description_take);
+    return GPOINTER_TO_UINT(ref);
+  }
+  g_ptr_array_add(h->tracks, description_take);
+  g_hash_table_insert(h->track_ids, description_take,
+                      GUINT_TO_POINTER(h->tracks->len));
+  return h->tracks->len;
+}
+
+static tm_track_ref fake_track_thread(tm_host *host, tm_thread_ref thread) {
+  fake_host *h = fake(host);
+  g_autofree char *text = thread_text(h, thread);
+  return intern_track(h, g_strdup_printf("thread[%s]", text));
+}
+
+static tm_track_ref fake_track_intern(tm_host *host, const tm_track_desc *d) {
+  fake_host *h = fake(host);
+  g_assert_nonnull(d->type);
+  GString *s = g_string_new(d->type);
+  g_string_append_c(s, '[');
+  const char *sep = "";
+  if (d->name) {
+    g_string_append_printf(s, "%sname=%s", sep, str_of(h, d->name));
+    sep = ";";
+  }
+  if (d->process) {
+    g_autofree char *text = process_text(h, d->process);
+    g_string_append_printf(s, "%spid=%s", sep, text);
+    sep = ";";
+  }
+  if (d->thread) {
+    g_autofree char *text = thread_text(h, d->thread);
+    g_string_append_printf(s, "%sthread=%s", sep, text);
+    sep = ";";
+  }
+  if (d->scope) {
+    g_string_append_printf(s, "%sscope=%s", sep, str_of(h, d->scope));
+    sep = ";";
+  }
+  if (d->key) {
+    g_string_append_printf(s, "%skey=%s", sep,
+                           ordinal_name(h->key_names, "k", d->key));
+    sep = ";";
+  }
+  if (d->is_counter) {
+    g_string_append_printf(s, "%scounter", sep);
+    sep = ";";
+  }
+  if (d->unit)
+    g_string_append_printf(s, "%sunit=%s", sep, str_of(h, d->unit));
+  g_string_append_c(s, ']');
+  return intern_track(h, g_string_free(s, FALSE));
+}
+
+static void fake_args_add(tm_host *host, tm_str_id key, tm_arg_value value) {
+  fake_host *h = fake(host);
+  g_autofree char *v = value_text(h, value);
+  g_string_append_printf(h->pending_args, "%s%s=%s",
+                         h->pending_args->len ? ", " : "", str_of(h, key), v);
+}
+
+static tm_args_ref fake_args_commit(tm_host *host) {
+  fake_host *h = fake(host);
+  if (h->pending_args->len == 0)
+    return TM_NO_ARGS;
+  g_ptr_array_add(h->arg_sets,
+                  g_strdup_printf("{%s}", h->pending_args->str));
+  g_string_truncate(h->pending_args, 0);
+  return h->arg_sets->len;
+}
+
+static void log_slice(fake_host *h, const char *kind,
+                      const tm_slice_fields *f, const int64_t *dur) {
+  check_event(h, f->clock);
+  g_autofree char *ts = time_text(f->ts);
+  g_autofree char *tts = time_text(f->thread_ts);
+  g_string_append_printf(h->log, "%s %s ts=%s", kind, track_text(h, f->track),
+                         ts);
+  if (dur) {
+    g_autofree char *tdur = time_text(f->thread_dur);
+    g_string_append_printf(h->log, " dur=%" PRId64 " name=%s cat=%s tts=%s "
+                                   "tdur=%s",
+                           *dur, str_of(h, f->name), str_of(h, f->category),
+                           tts, tdur);
+  } else {
+    g_assert_cmpint(f->thread_dur, ==, TM_UNKNOWN_TIME);
+    g_string_append_printf(h->log, " name=%s cat=%s tts=%s", str_of(h, f->name),
+                           str_of(h, f->category), tts);
+  }
+  g_string_append_printf(h->log, " args=%s\n", args_text(h, f->args));
+}
+
+static bool is_async_track(fake_host *h, tm_track_ref track) {
+  return g_str_has_prefix(track_text(h, track), "legacy_async_");
+}
+
+static void fake_slice_begin(tm_host *host, const tm_slice_fields *f) {
+  fake_host *h = fake(host);
+  log_slice(h, "B", f, NULL);
+  h->begins++;
+  h->async_begins += is_async_track(h, f->track);
+}
+
+static void fake_slice_end(tm_host *host, const tm_slice_fields *f) {
+  fake_host *h = fake(host);
+  log_slice(h, "E", f, NULL);
+  h->ends++;
+  h->async_ends += is_async_track(h, f->track);
+}
+
+static void fake_slice_complete(tm_host *host, const tm_slice_fields *f,
+                                int64_t dur) {
+  fake_host *h = fake(host);
+  log_slice(h, "X", f, &dur);
+  h->completes++;
+}
+
+static void fake_counter(tm_host *host, tm_track_ref track, tm_clock_ref clock,
+                         int64_t ts, double value, tm_args_ref args) {
+  fake_host *h = fake(host);
+  check_event(h, clock);
+  g_string_append_printf(h->log, "C %s ts=%" PRId64 " value=%.17g args=%s\n",
+                         track_text(h, track), ts, value, args_text(h, args));
+  h->counters++;
+}
+
+static void fake_flow(tm_host *host, tm_track_ref track, tm_clock_ref clock,
+                      int64_t ts, uint64_t flow_id,
+                      tm_flow_direction direction, tm_flow_binding binding,
+                      tm_args_ref args) {
+  fake_host *h = fake(host);
+  check_event(h, clock);
+  static const char *const directions[] = {"out", "step", "in"};
+  g_assert_cmpint(direction, <=, TM_FLOW_IN);
+  g_string_append_printf(
+      h->log, "F %s ts=%" PRId64 " id=%s dir=%s bind=%s args=%s\n",
+      track_text(h, track), ts, ordinal_name(h->flow_names, "f", flow_id),
+      directions[direction],
+      binding == TM_FLOW_BIND_NEXT_BEGIN ? "next" : "enclosing",
+      args_text(h, args));
+  h->flows_out += direction == TM_FLOW_OUT;
+  h->flows_step += direction == TM_FLOW_STEP;
+  h->flows_in += direction == TM_FLOW_IN;
+}
+
+static void fake_metadata_set_int(tm_host *host, const char *name,
+                                  int64_t value) {
+  g_string_append_printf(fake(host)->log, "meta %s=int:%" PRId64 "\n", name,
+                         value);
+}
+
+static void fake_metadata_set_string(tm_host *host, const char *name,
+                                     tm_str_id value) {
+  fake_host *h = fake(host);
+  g_string_append_printf(h->log, "meta %s=str:%s\n", name, str_of(h, value));
+}
+
+static void fake_stat_add(tm_host *host, const char *name, int64_t delta) {
+  fake_host *h = fake(host);
+  g_string_append_printf(h->log, "stat %s %+" PRId64 "\n", name, delta);
+  int64_t *total = g_hash_table_lookup(h->stats, name);
+  if (!total) {
+    total = g_new0(int64_t, 1);
+    g_hash_table_insert(h->stats, g_strdup(name), total);
+  }
+  *total += delta;
+}
+
+static void fake_report_error(tm_host *host, int64_t offset,
+                              const char *message) {
+  fake_host *h = fake(host);
+  g_string_append_printf(h->log, "error @%" PRId64 " %s\n", offset, message);
+  h->errors++;
+}
+
+/* Services a plugin must never need. */
+static tm_clock_ref fake_clock_builtin(tm_host *host, tm_machine_ref m,
+                                       uint32_t id) {
+  (void)host, (void)m, (void)id;
+  g_assert_not_reached();
+}
+static tm_clock_ref fake_clock_sequence(tm_host *host, tm_machine_ref m,
+                                        uint32_t seq, uint32_t id) {
+  (void)host, (void)m, (void)seq, (void)id;
+  g_assert_not_reached();
+}
+static bool fake_claim_trace_time(tm_host *host, tm_clock_ref clock) {
+  (void)host, (void)clock;
+  g_assert_not_reached();
+}
+static bool fake_add_clock_snapshot(tm_host *host, const tm_clock_ref *c,
+                                    const int64_t *v, size_t n) {
+  (void)host, (void)c, (void)v, (void)n;
+  g_assert_not_reached();
+}
+static tm_machine_ref fake_machine_embedded(tm_host *host, uint32_t raw) {
+  (void)host, (void)raw;
+  g_assert_not_reached();
+}
+
+static const tm_host_services services = {
+    .struct_size = sizeof(tm_host_services),
+    .abi_version = TM_READER_ABI_VERSION,
+    .intern_string = fake_intern,
+    .clock_private = fake_clock_private,
+    .clock_builtin = fake_clock_builtin,
+    .clock_sequence = fake_clock_sequence,
+    .claim_trace_time = fake_claim_trace_time,
+    .add_clock_snapshot = fake_add_clock_snapshot,
+    .machine_default = fake_machine_default,
+    .machine_embedded = fake_machine_embedded,
+    .process = fake_process,
+    .thread = fake_thread_of,
+    .process_set_name = fake_process_set_name,
+    .thread_set_name = fake_thread_set_name,
+    .process_add_arg = fake_process_add_arg,
+    .thread_add_arg = fake_thread_add_arg,
+    .track_thread = fake_track_thread,
+    .track_intern = fake_track_intern,
+    .args_add = fake_args_add,
+    .args_commit = fake_args_commit,
+    .slice_begin = fake_slice_begin,
+    .slice_end = fake_slice_end,
+    .slice_complete = fake_slice_complete,
+    .counter = fake_counter,
+    .flow = fake_flow,
+    .metadata_set_int = fake_metadata_set_int,
+    .metadata_set_string = fake_metadata_set_string,
+    .stat_add = fake_stat_add,
+    .report_error = fake_report_error,
+};
+
+static fake_host *fake_host_new(void) {
+  fake_host *h = g_new0(fake_host, 1);
+  h->string_ids = g_hash_table_new(g_str_hash, g_str_equal);
+  h->strings = g_ptr_array_new_with_free_func(g_free);
+  g_ptr_array_add(h->strings, NULL);
+  h->process_pids = g_array_new(FALSE, FALSE, sizeof(int64_t));
+  h->threads = g_array_new(FALSE, FALSE, sizeof(fake_thread));
+  h->tracks = g_ptr_array_new_with_free_func(g_free);
+  h->track_ids = g_hash_table_new(g_str_hash, g_str_equal);
+  h->key_names = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+                                       g_free);
+  h->flow_names = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+                                        g_free);
+  h->pending_args = g_string_new(NULL);
+  h->arg_sets = g_ptr_array_new_with_free_func(g_free);
+  h->stats = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  h->log = g_string_new(NULL);
+  h->process_names = g_ptr_array_new_with_free_func(g_free);
+  return h;
+}
+
+static void fake_host_free(fake_host *h) {
+  g_hash_table_destroy(h->string_ids);
+  g_ptr_array_free(h->strings, TRUE);
+  g_array_free(h->process_pids, TRUE);
+  g_array_free(h->threads, TRUE);
+  g_hash_table_destroy(h->track_ids);
+  g_ptr_array_free(h->tracks, TRUE);
+  g_hash_table_destroy(h->key_names);
+  g_hash_table_destroy(h->flow_names);
+  g_string_free(h->pending_args, TRUE);
+  g_ptr_array_free(h->arg_sets, TRUE);
+  g_hash_table_destroy(h->stats);
+  g_string_free(h->log, TRUE);
+  g_ptr_array_free(h->process_names, TRUE);
+  g_free(h);
+}
+
+static int64_t stat_total(fake_host *h, const char *name) {
+  int64_t *total = g_hash_table_lookup(h->stats, name);
+  return total ? *total : 0;
+}
+
+/* --- driving the reader ---------------------------------------------------- */
+
+/* Reads `len` bytes in chunks of `chunk` as the host would: stop feeding
+ * after an error, finish otherwise, always close. The log ends with the
+ * final status. */
+static fake_host *read_bytes(const char *bytes, size_t len, size_t chunk) {
+  fake_host *h = fake_host_new();
+  void *state = reader->open(&services, (tm_host *)h, NULL, 0);
+  g_assert_nonnull(state);
+  tm_status status = TM_OK;
+  for (size_t off = 0; off < len && status == TM_OK;) {
+    size_t n = MIN(chunk, len - off);
+    status = reader->feed(state, (const uint8_t *)bytes + off, n);
+    off += n;
+  }
+  if (status == TM_OK)
+    status = reader->finish(state);
+  reader->close(state);
+  g_assert_cmpuint(h->pending_args->len, ==, 0);
+  g_assert_cmpint(h->errors, ==, status == TM_OK ? 0 : 1);
+  g_string_append(h->log, status == TM_OK ? "status=ok\n" : "status=error\n");
+  return h;
+}
+
+/* Reads whole, in 7-byte chunks and byte by byte; the logs must match. */
+static fake_host *read_all_chunkings(const char *bytes, size_t len) {
+  fake_host *whole = read_bytes(bytes, len, MAX(len, 1));
+  const size_t chunks[] = {7, 1};
+  for (size_t i = 0; i < G_N_ELEMENTS(chunks); i++) {
+    fake_host *other = read_bytes(bytes, len, chunks[i]);
+    g_assert_cmpstr(other->log->str, ==, whole->log->str);
+    fake_host_free(other);
+  }
+  return whole;
+}
+
+static char *fixture_path(const char *name) {
+  return g_test_build_filename(G_TEST_DIST, "data", "json", name, NULL);
+}
+
+static fake_host *read_fixture(const char *name) {
+  g_autofree char *path = fixture_path(name);
+  g_autofree char *bytes = NULL;
+  gsize len = 0;
+  g_autoptr(GError) error = NULL;
+  g_file_get_contents(path, &bytes, &len, &error);
+  g_assert_no_error(error);
+  return read_all_chunkings(bytes, len);
+}
+
+static void assert_fixture_log(const char *name, const char *expected) {
+  fake_host *h = read_fixture(name);
+  g_assert_cmpstr(h->log->str, ==, expected);
+  fake_host_free(h);
+}
+
+static void assert_text_log(const char *text, const char *expected) {
+  fake_host *h = read_all_chunkings(text, strlen(text));
+  g_assert_cmpstr(h->log->str, ==, expected);
+  fake_host_free(h);
+}
+
+/* --- descriptor and probe ---------------------------------------------------- */
+
+static void test_descriptor_is_a_clockless_json_reader(void) {
+  g_assert_cmpuint(reader->abi_version, ==, TM_READER_ABI_VERSION);
+  g_assert_cmpstr(reader->name, ==, "json");
+  g_assert_cmpuint(reader->flags, ==, TM_READER_CLOCKLESS);
+  g_assert_nonnull(reader->description);
+  g_assert_nonnull(reader->probe);
+  g_assert_nonnull(reader->open);
+  g_assert_nonnull(reader->feed);
+  g_assert_nonnull(reader->finish);
+  g_assert_nonnull(reader->close);
+}
+
+static int probe(const char *head) {
+  return reader->probe((const uint8_t *)head, strlen(head), "trace.json");
+}
+
+static void test_probe_accepts_object_and_array_prefixes(void) {
+  int score = probe("{\"traceEvents\":[");
+  g_assert_cmpint(score, >, 0);
+  g_assert_cmpint(probe("[{\"pid\":96624,"), ==, score);
+  g_assert_cmpint(probe(" \n\t{ \"traceEvents\" : ["), ==, score);
+  g_assert_cmpint(probe("[ \r\n { \"ph\""), ==, score);
+  g_assert_cmpint(probe("{\"metadata\":{}}"), ==, score);
+  g_assert_cmpint(probe("{\"label\":\"simple\",\"profile\":{\"meta\":{}}}"),
+                  ==, score);
+  g_assert_cmpint(reader->probe((const uint8_t *)"{\"a\"", 4, NULL), ==,
+                  score);
+}
+
+static void test_probe_rejects_other_formats(void) {
+  g_assert_cmpint(probe("{\"perfetto_manifest\":{\"version\":1}}"), ==, 0);
+  g_assert_cmpint(probe(" { \"perfetto_manifest\" : {}}"), ==, 0);
+  g_assert_cmpint(probe("{\"meta\":{\"version\":24}}"), ==, 0);
+  g_assert_cmpint(probe("{\n  \"meta\": {"), ==, 0);
+  g_assert_cmpint(probe("{\"libs\":[]}"), ==, 0);
+  g_assert_cmpint(probe("[]"), ==, 0);
+  g_assert_cmpint(probe("[1,2]"), ==, 0);
+  g_assert_cmpint(probe("{}"), ==, 0);
+  g_assert_cmpint(probe("# tracer: nop\n"), ==, 0);
+  g_assert_cmpint(probe("<?xml version=\"1.0\"?>"), ==, 0);
+  g_assert_cmpint(probe(""), ==, 0);
+  g_assert_cmpint(reader->probe((const uint8_t *)"\x0a\x53\x32", 3, NULL), ==,
+                  0);
+}
+
+static void test_probe_looks_only_at_the_first_128_bytes(void) {
+  char head[200];
+  memset(head, ' ', sizeof(head));
+  memcpy(head + 130, "{\"a\":1}", 7);
+  g_assert_cmpint(reader->probe((const uint8_t *)head, 137, NULL), ==, 0);
+  memcpy(head + 100, "{\"a\":1}", 7);
+  g_assert_cmpint(reader->probe((const uint8_t *)head, 137, NULL), >, 0);
+}
+
+/* --- number conversions -------------------------------------------------------- */
+
+static void assert_us_to_ns(const char *text, int64_t expected) {
+  int64_t ns = 0;
+  g_assert_true(json_us_text_to_ns(text, strlen(text), &ns));
+  g_assert_cmpint(ns, ==, expected);
+}
+
+static void assert_us_rejected(const char *text) {
+  int64_t ns = 0;
+  g_assert_false(json_us_text_to_ns(text, strlen(text), &ns));
+}
+
+static void test_microseconds_convert_to_nanoseconds_exactly(void) {
+  assert_us_to_ns("0", 0);
+  assert_us_to_ns("-0", 0);
+  assert_us_to_ns("1", 1000);
+  assert_us_to_ns("123456.789", 123456789);
+  assert_us_to_ns("1.0005", 1001);   /* 1000.5 ns, half away from zero */
+  assert_us_to_ns("1.00049", 1000);
+  assert_us_to_ns("-1.0005", -1001);
+  assert_us_to_ns("-0.0004", 0);
+  assert_us_to_ns("0.001", 1);
+  assert_us_to_ns("433087829325", 433087829325000);
+  assert_us_to_ns("0.1", 100); /* no 99.999... as through a double */
+  assert_us_to_ns("2.675", 2675);
+  assert_us_to_ns("1e3", 1000000);
+  assert_us_to_ns("1.5E+3", 1500000);
+  assert_us_to_ns("25e-4", 3); /* 2.5 ns */
+  assert_us_to_ns("0e999999999999", 0);
+  assert_us_to_ns("1e-999999999999", 0);
+  assert_us_to_ns("00012.5", 12500);
+  assert_us_to_ns(".5", 500);
+  assert_us_to_ns("5.", 5000);
+  assert_us_to_ns("9223372036854775.807", INT64_MAX);
+  assert_us_to_ns("-9223372036854775.808", INT64_MIN);
+  assert_us_to_ns("0.00000000000000000000000000000000000000000000000000001",
+                  0);
+}
+
+static void test_bad_or_huge_times_are_rejected(void) {
+  assert_us_rejected("");
+  assert_us_rejected("-");
+  assert_us_rejected(".");
+  assert_us_rejected("1e");
+  assert_us_rejected("1e+");
+  assert_us_rejected("+1");
+  assert_us_rejected(" 1");
+  assert_us_rejected("1 ");
+  assert_us_rejected("0x10");
+  assert_us_rejected("inf");
+  assert_us_rejected("nan");
+  assert_us_rejected("1.2.3");
+  assert_us_rejected("9223372036854775.8075"); /* rounds past INT64_MAX */
+  assert_us_rejected("9223372036854776");
+  assert_us_rejected("-9223372036854775.809");
+  assert_us_rejected("1e999999999999");
+}
+
+static void test_numbers_are_ints_when_integral_literals(void) {
+  json_number n;
+  g_assert_true(json_number_parse("-42", 3, &n));
+  g_assert_cmpint(n.kind, ==, JSON_NUMBER_INT);
+  g_assert_cmpint(n.int_value, ==, -42);
+  g_assert_true(json_number_parse("9223372036854775807", 19, &n));
+  g_assert_cmpint(n.kind, ==, JSON_NUMBER_INT);
+  g_assert_cmpint(n.int_value, ==, INT64_MAX);
+  g_assert_true(json_number_parse("9223372036854775808", 19, &n));
+  g_assert_cmpint(n.kind, ==, JSON_NUMBER_REAL);
+  g_assert_cmpfloat(n.real_value, ==, 9223372036854775808.0);
+  g_assert_true(json_number_parse("3.0", 3, &n));
+  g_assert_cmpint(n.kind, ==, JSON_NUMBER_REAL);
+  g_assert_cmpfloat(n.real_value, ==, 3.0);
+  g_assert_true(json_number_parse("2.5e-1", 6, &n));
+  g_assert_cmpfloat(n.real_value, ==, 0.25);
+  g_autofree char *long_text = g_strnfill(300, '1');
+  g_assert_true(json_number_parse(long_text, 300, &n));
+  g_assert_cmpint(n.kind, ==, JSON_NUMBER_REAL);
+  g_assert_cmpfloat(n.real_value, >, 1e299);
+  g_assert_false(json_number_parse("abc", 3, &n));
+  g_assert_false(json_number_parse("", 0, &n));
+}
+
+static void test_hex_ids_parse_like_trace_processor(void) {
+  uint64_t id = 0;
+  g_assert_true(json_hex_id_parse("0x10", 4, &id));
+  g_assert_cmpuint(id, ==, 16);
+  g_assert_true(json_hex_id_parse("10", 2, &id));
+  g_assert_cmpuint(id, ==, 16);
+  g_assert_true(json_hex_id_parse("0XfFfFfFfFfFfFfFfF", 18, &id));
+  g_assert_cmpuint(id, ==, UINT64_MAX);
+  g_assert_false(json_hex_id_parse("0x", 2, &id));
+  g_assert_false(json_hex_id_parse("", 0, &id));
+  g_assert_false(json_hex_id_parse("zz", 2, &id));
+  g_assert_false(json_hex_id_parse("0x1ffffffffffffffff", 19, &id));
+}
+
+/* --- segmenter ---------------------------------------------------------------- */
+
+typedef struct segment_log {
+  GString *bytes;   /* segments concatenated */
+  GArray *cuts;     /* file offsets where a segment started */
+} segment_log;
+
+static bool collect_segment(void *ctx, const uint8_t *data, size_t len,
+                            int64_t file_offset) {
+  segment_log *log = ctx;
+  g_assert_cmpint(file_offset, ==, (int64_t)log->bytes->len);
+  g_assert_cmpuint(len, >, 0);
+  g_array_append_val(log->cuts, file_offset);
+  g_string_append_len(log->bytes, (const char *)data, (gssize)len);
+  return true;
+}
+
+/* The naive model: which bytes are inside strings (an opening quote
+ * counts as inside, a closing one as outside), and the text with every
+ * trailing comma blanked. */
+static void reference_segmentation(const char *text, size_t len,
+                                   bool *inside, char *blanked) {
+  bool in_string = false, escaped = false;
+  for (size_t i = 0; i < len; i++) {
+    char c = text[i];
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    }
+    inside[i] = in_string;
+  }
+  memcpy(blanked, text, len);
+  for (size_t i = 0; i < len; i++) {
+    if (text[i] != ',' || inside[i])
+      continue;
+    size_t j = i + 1;
+    while (j < len && strchr(" \t\r\n", text[j]) && text[j])
+      j++;
+    if (j < len && (text[j] == ']' || text[j] == '}'))
+      blanked[i] = ' ';
+  }
+}
+
+/* A cut before byte `p` is safe if no token can straddle it: outside
+ * strings, right after a comma or a closing quote (whitespace between
+ * allowed). */
+static bool cut_is_safe(const char *text, const bool *inside, size_t p) {
+  if (p == 0)
+    return true;
+  if (inside[p - 1])
+    return false;
+  size_t j = p;
+  while (j > 0 && strchr(" \t\r\n", text[j - 1]) && text[j - 1])
+    j--;
+  return j > 0 && (text[j - 1] == ',' || text[j - 1] == '"');
+}
+
+static void test_segmenter_matches_the_naive_model(void) {
+  static const char alphabet[] = "\"\"\"\",,,,]]}}{[ \n\\aaaaa11:";
+  for (int round = 0; round < 3000; round++) {
+    size_t len = (size_t)g_test_rand_int_range(0, 400);
+    char *text = g_malloc(len + 1);
+    for (size_t i = 0; i < len; i++)
+      text[i] = alphabet[g_test_rand_int_range(0, sizeof(alphabet) - 1)];
+    text[len] = '\0';
+    bool *inside = g_new0(bool, len + 1);
+    char *blanked = g_malloc(len + 1);
+    reference_segmentation(text, len, inside, blanked);
+
+    json_segmenter segmenter = {0};
+    segment_log log = {g_string_new(NULL),
+                       g_array_new(FALSE, FALSE, sizeof(int64_t))};
+    bool out_of_memory = false;
+    for (size_t off = 0; off < len;) {
+      size_t want = (size_t)g_test_rand_int_range(1, 150);
+      size_t n = MIN(want, len - off);
+      g_assert_true(json_segmenter_feed(&segmenter, (const uint8_t *)text + off,
+                                        n, (int64_t)off, collect_segment, &log,
+                                        &out_of_memory));
+      off += n;
+    }
+    g_assert_true(json_segmenter_flush(&segmenter, collect_segment, &log));
+    g_assert_false(out_of_memory);
+    g_assert_cmpuint(log.bytes->len, ==, len);
+    g_assert_true(memcmp(log.bytes->str, blanked, len) == 0);
+    for (guint i = 0; i < log.cuts->len; i++)
+      g_assert_true(cut_is_safe(text, inside,
+                                (size_t)g_array_index(log.cuts, int64_t, i)));
+    json_segmenter_free(&segmenter);
+    g_string_free(log.bytes, TRUE);
+    g_array_free(log.cuts, TRUE);
+    g_free(blanked);
+    g_free(inside);
+    g_free(text);
+  }
+}
+
+static void test_segmenter_passes_big_chunks_without_carrying_much(void) {
+  /* 10000 small events: only the partial event at each chunk end waits. */
+  GString *text = g_string_new("[");
+  for (int i = 0; i < 10000; i++)
+    g_string_append_printf(text, "{\"ph\":\"X\",\"ts\":%d,\"s\":\"a\\\"b\"},",
+                           i);
+  g_string_append(text, "]");
+  json_segmenter segmenter = {0};
+  segment_log log = {g_string_new(NULL),
+                     g_array_new(FALSE, FALSE, sizeof(int64_t))};
+  bool out_of_memory = false;
+  for (size_t off = 0; off < text->len; off += 65536) {
+    size_t n = MIN(65536u, text->len - off);
+    g_assert_true(json_segmenter_feed(&segmenter, (const uint8_t *)text->str + off,
+                                      n, (int64_t)off, collect_segment, &log,
+                                      &out_of_memory));
+    g_assert_cmpuint(segmenter.carry.len, <, 64);
+  }
+  g_assert_true(json_segmenter_flush(&segmenter, collect_segment, &log));
+  g_assert_cmpuint(log.bytes->len, ==, text->len);
+  /* The one trailing comma, before the final ']', is blanked. */
+  g_assert_cmpint(log.bytes->str[text->len - 2], ==, ' ');
+  text->str[text->len - 2] = ' ';
+  g_assert_cmpstr(log.bytes->str, ==, text->str);
+  json_segmenter_free(&segmenter);
+  g_string_free(log.bytes, TRUE);
+  g_array_free(log.cuts, TRUE);
+  g_string_free(text, TRUE);
+}
+
+/* --- events -------------------------------------------------------------------- */
+
+static void test_slices_instants_and_names_from_an_array(void) {
+  assert_fixture_log(
+      "slices.json",
+      "thread 10/10\n"
+      "process pid=10\n"
+      "process_name pid=10 name=Browser\n"
+      "thread 10/11\n"
+      "thread_name 10/11 name=Main\n"
+      "B thread[10/11] ts=1000 name=outer cat=a tts=500 args={args.x=int:1}\n"
+      "B thread[10/11] ts=2500 name=inner cat=b tts=- args=-\n"
+      "E thread[10/11] ts=3000 name=- cat=- tts=2000 args={args.y=str:z}\n"
+      "E thread[10/11] ts=4000 name=outer cat=a tts=- args=-\n"
+      "X thread[10/11] ts=5000 dur=1250 name=work cat=- tts=4000 tdur=750 "
+      "args=-\n"
+      "X legacy_chrome_global_instants[] ts=6000 dur=0 name=global cat=- "
+      "tts=- tdur=- args=-\n"
+      "X chrome_process_instant[pid=10] ts=7000 dur=0 name=proc cat=- tts=- "
+      "tdur=- args=-\n"
+      "X thread[10/11] ts=8000 dur=0 name=mark cat=- tts=7000 tdur=- args=-\n"
+      "X thread[10/11] ts=9000 dur=0 name=thr cat=- tts=- tdur=- args=-\n"
+      "X thread[10/11] ts=10000 dur=0 name=- cat=- tts=- tdur=- args=-\n"
+      "process_arg pid=10 process_sort_index_hint=int:-5\n"
+      "thread_arg 10/11 thread_sort_index_hint=int:2\n"
+      "status=ok\n");
+}
+
+static void test_object_form_reads_metadata_and_skips_the_rest(void) {
+  assert_fixture_log(
+      "object_form.json",
+      "stat json_display_time_unit +1\n"
+      "meta json_metadata.source=str:DevTools\n"
+      "meta json_metadata.cpuThrottling=int:1\n"
+      "meta json_metadata.ratio=str:2.5\n"
+      "meta json_metadata.integral=int:3\n"
+      "meta json_metadata.big=str:1e+300\n"
+      "meta json_metadata.flag=int:1\n"
+      "meta json_metadata.off=int:0\n"
+      "meta json_metadata.nested=str:{\"a\":[1,\"two\",{\"b\":null}],"
+      "\"c\":\"q\\\"uote\\n\"}\n"
+      "meta json_metadata.list=str:[]\n"
+      "meta json_metadata.clock-domain=str:LINUX_CLOCK_MONOTONIC\n"
+      "thread 1/2\n"
+      "X thread[1/2] ts=1000 dur=2000 name=a cat=- tts=- tdur=- "
+      "args={args.s=str:v, args.n=int:-3, args.r=real:0.25, args.b=bool:true, "
+      "args.o.p.q=int:1, args.l[0]=int:10, args.l[1][0]=int:20, "
+      "args.l[2].k=str:v}\n"
+      "X thread[1/2] ts=3000 dur=1000 name=b cat=- tts=- tdur=- args=-\n"
+      "status=ok\n");
+}
+
+static void test_async_slices_are_keyed_by_cookie(void) {
+  assert_fixture_log(
+      "async.json",
+      "thread 5/6\n"
+      "B legacy_async_global_slice[name=Load;key=k1] ts=1000 name=Load "
+      "cat=net tts=- args={args.url=str:a}\n"
+      "thread 5/7\n"
+      "B legacy_async_global_slice[name=Load;key=k1] ts=2000 name=Sub "
+      "cat=net tts=- args=-\n"
+      "E legacy_async_global_slice[name=Load;key=k1] ts=3000 name=Sub "
+      "cat=net tts=- args=-\n"
+      "E legacy_async_global_slice[name=Load;key=k1] ts=4000 name=Load "
+      "cat=net tts=- args=-\n"
+      "X legacy_async_global_slice[name=Load;key=k1] ts=5000 dur=0 "
+      "name=Ping cat=net tts=- tdur=- args=-\n"
+      "B legacy_async_global_slice[name=Load;key=k2] ts=6000 name=Load "
+      "cat=other tts=- args=-\n"
+      "process pid=5\n"
+      "B legacy_async_process_slice[name=Frame;pid=5;key=k3] ts=7000 "
+      "name=Frame cat=cc tts=- args=-\n"
+      "thread 8/8\n"
+      "process pid=8\n"
+      "B legacy_async_process_slice[name=Frame;pid=8;key=k3] ts=8000 "
+      "name=Frame cat=cc tts=- args=-\n"
+      "B legacy_async_global_slice[name=Job;key=k4] ts=9000 name=Job cat=cc "
+      "tts=- args=-\n"
+      "B legacy_async_global_slice[name=Num;key=k5] ts=10000 name=Num cat=cc "
+      "tts=- args=-\n"
+      "E legacy_async_global_slice[name=Num;key=k5] ts=11000 name=Num cat=cc "
+      "tts=- args=-\n"
+      "status=ok\n");
+}
+
+static void test_counters_name_tracks_after_members_and_string_ids(void) {
+  assert_fixture_log(
+      "counters.json",
+      "thread 3/3\n"
+      "process pid=3\n"
+      "C json_counter[name=mem heap;pid=3;counter] ts=1000 value=10 args=-\n"
+      "C json_counter[name=mem gpu;pid=3;counter] ts=1000 value=2.5 args=-\n"
+      "stat json_parser_failure +1\n"
+      "stat json_parser_failure +1\n"
+      "stat json_parser_failure +1\n"
+      "stat json_parser_failure +1\n"
+      "C json_counter[name=mem id: 0xA heap;pid=3;counter] ts=2000 value=11 "
+      "args=-\n"
+      "C json_counter[name=mem heap;pid=3;counter] ts=3000 value=12.5 "
+      "args=-\n"
+      "stat json_parser_failure +1\n"
+      "status=ok\n");
+}
+
+static void test_flows_v1_and_v2(void) {
+  assert_fixture_log(
+      "flows.json",
+      "thread 1/1\n"
+      "X thread[1/1] ts=1000 dur=5000 name=send cat=ipc tts=- tdur=- args=-\n"
+      "F thread[1/1] ts=2000 id=f1 dir=out bind=enclosing "
+      "args={name=str:msg, cat=str:ipc}\n"
+      "thread 1/2\n"
+      "F thread[1/2] ts=3000 id=f1 dir=step bind=enclosing "
+      "args={name=str:msg, cat=str:ipc}\n"
+      "thread 1/3\n"
+      "F thread[1/3] ts=4000 id=f1 dir=in bind=next "
+      "args={name=str:msg, cat=str:ipc}\n"
+      "F thread[1/3] ts=5000 id=f1 dir=in bind=enclosing "
+      "args={name=str:msg, cat=str:ipc}\n"
+      "F thread[1/1] ts=6000 id=f2 dir=out bind=enclosing "
+      "args={name=str:other, cat=str:ipc}\n"
+      "stat flow_invalid_id +1\n"
+      "stat flow_invalid_id +1\n"
+      "X thread[1/1] ts=10000 dur=1000 name=v2out cat=- tts=- tdur=- args=-\n"
+      "F thread[1/1] ts=10000 id=f3 dir=out bind=enclosing args=-\n"
+      "B thread[1/2] ts=12000 name=v2step cat=- tts=- args=-\n"
+      "F thread[1/2] ts=12000 id=f3 dir=step bind=enclosing args=-\n"
+      "E thread[1/2] ts=13000 name=- cat=- tts=- args=-\n"
+      "X thread[1/3] ts=14000 dur=1000 name=v2in cat=- tts=- tdur=- args=-\n"
+      "F thread[1/3] ts=14000 id=f3 dir=in bind=enclosing args=-\n"
+      "X thread[1/3] ts=15000 dur=1000 name=v2none cat=- tts=- tdur=- "
+      "args=-\n"
+      "stat flow_without_direction +1\n"
+      "X thread[1/3] ts=16000 dur=1000 name=v2bad cat=- tts=- tdur=- args=-\n"
+      "stat flow_invalid_id +1\n"
+      "B legacy_async_global_slice[name=v2async;key=k1] ts=17000 "
+      "name=v2async cat=c tts=- args=-\n"
+      "F legacy_async_global_slice[name=v2async;key=k1] ts=17000 id=f4 "
+      "dir=out bind=enclosing args=-\n"
+      "X legacy_async_global_slice[name=v2async;key=k1] ts=18000 dur=0 "
+      "name=v2n cat=c tts=- tdur=- args=-\n"
+      "F legacy_async_global_slice[name=v2async;key=k1] ts=18000 id=f4 "
+      "dir=in bind=enclosing args=-\n"
+      "status=ok\n");
+}
+
+static void test_pids_and_tids_follow_the_coercion_rules(void) {
+  assert_fixture_log(
+      "pid_tid.json",
+      "process pid=$Renderer\n"
+      "process_name pid=$Renderer name=Renderer\n"
+      "thread $Renderer/$Compositor\n"
+      "thread_name $Renderer/$Compositor name=Compositor\n"
+      "X thread[$Renderer/$Compositor] ts=1000 dur=1000 name=a cat=- tts=- "
+      "tdur=- args=-\n"
+      "thread $Renderer/$Renderer\n"
+      "X thread[$Renderer/$Renderer] ts=2000 dur=1000 name=b cat=- tts=- "
+      "tdur=- args=-\n"
+      "thread 7/7\n"
+      "X thread[7/7] ts=3000 dur=1000 name=c cat=- tts=- tdur=- args=-\n"
+      "X thread[7/7] ts=4000 dur=1000 name=d cat=- tts=- tdur=- args=-\n"
+      "thread 7/8\n"
+      "X thread[7/8] ts=5000 dur=1000 name=e cat=- tts=- tdur=- args=-\n"
+      "thread 0/0\n"
+      "X thread[0/0] ts=6000 dur=1000 name=f cat=- tts=- tdur=- args=-\n"
+      "X thread[0/0] ts=7000 dur=1000 name=g cat=- tts=- tdur=- args=-\n"
+      "thread 0/5\n"
+      "X thread[0/5] ts=8000 dur=1000 name=h cat=- tts=- tdur=- args=-\n"
+      "status=ok\n");
+}
+
+static void test_bad_events_are_counted_and_dropped(void) {
+  assert_fixture_log("bad_events.json",
+                     /* no ph, no ts, bad ts x2, bad dur, bad tts, bad tdur */
+                     "stat json_tokenizer_failure +1\n"
+                     "stat json_tokenizer_failure +1\n"
+                     "stat json_tokenizer_failure +1\n"
+                     "stat json_tokenizer_failure +1\n"
+                     "stat json_tokenizer_failure +1\n"
+                     "stat json_tokenizer_failure +1\n"
+                     "stat json_tokenizer_failure +1\n"
+                     "thread 1/1\n"
+                     "stat json_parser_failure +1\n" /* X without dur */
+                     "stat json_parser_failure +1\n" /* b without id */
+                     "thread 0/0\n"
+                     "stat json_parser_failure +1\n"    /* b without pid */
+                     "stat json_tokenizer_failure +1\n" /* id2 not object */
+                     "stat json_parser_failure +1\n"    /* double id */
+                     "stat json_parser_failure +1\n"    /* C without args */
+                     "stat json_parser_failure +1\n"    /* s:p without pid */
+                     "stat json_parser_failure +1\n"    /* s:t without tid */
+                     "stat json_tokenizer_failure +1\n" /* ph "" */
+                     "stat json_tokenizer_failure +1\n" /* ph 5 */
+                     "stat json_tokenizer_failure +1\n" /* 42 */
+                     "stat json_tokenizer_failure +1\n" /* "string" */
+                     "stat json_tokenizer_failure +1\n" /* [1,2] */
+                     "stat json_parser_failure +1\n" /* empty process name */
+                     "stat json_parser_failure +1\n" /* sort_index "x" */
+                     "X thread[1/1] ts=2000 dur=1000 name=ok cat=- tts=- "
+                     "tdur=- args=-\n"
+                     "status=ok\n");
+}
+
+static void test_times_keep_every_digit(void) {
+  assert_fixture_log(
+      "times.json",
+      "thread 1/1\n"
+      "X thread[1/1] ts=1001 dur=0 name=t1 cat=- tts=- tdur=- args=-\n"
+      "X thread[1/1] ts=123456789 dur=1 name=t2 cat=- tts=- tdur=- args=-\n"
+      "X thread[1/1] ts=2000000 dur=1500 name=t3 cat=- tts=- tdur=- args=-\n"
+      "X thread[1/1] ts=1500000 dur=2 name=t4 cat=- tts=- tdur=- args=-\n"
+      "X thread[1/1] ts=-1500 dur=1000 name=t5 cat=- tts=- tdur=- args=-\n"
+      "X thread[1/1] ts=-1 dur=0 name=t6 cat=- tts=- tdur=- args=-\n"
+      "X thread[1/1] ts=433087829325000 dur=10000 name=t7 cat=- tts=- "
+      "tdur=- args=-\n"
+      "X thread[1/1] ts=9223372036854775000 dur=2 name=t8 cat=- tts=- "
+      "tdur=- args=-\n"
+      "stat json_tokenizer_failure +1\n"
+      "X thread[1/1] ts=1000 dur=123 name=t10 cat=- tts=- tdur=- args=-\n"
+      "status=ok\n");
+}
+
+static void test_commas_and_brackets_inside_strings_are_text(void) {
+  assert_fixture_log(
+      "strings.json",
+      "thread 1/1\n"
+      "X thread[1/1] ts=1000 dur=1000 name=a,] cat=c,} tts=- tdur=- "
+      "args={args.s=str:x,}\",], args.u=str:caf\xc3\xa9, args.k,]=str:\\}\n"
+      "X thread[1/1] ts=2000 dur=0 name=[,{ cat=- tts=- tdur=- "
+      "args={args.list[0]=int:1, args.list[1]=int:2}\n"
+      "status=ok\n");
+}
+
+/* --- shapes and errors ------------------------------------------------------------- */
+
+static void test_unterminated_array_is_legal(void) {
+  const char *expected =
+      "thread 1/1\n"
+      "B thread[1/1] ts=1000 name=open cat=- tts=- args=-\n"
+      "E thread[1/1] ts=2000 name=- cat=- tts=- args=-\n"
+      "status=ok\n";
+  assert_fixture_log("unterminated.json", expected);
+  assert_fixture_log("unterminated_after_comma.json", expected);
+  assert_text_log("[", "status=ok\n");
+  assert_text_log(" [ {\"ph\":\"X\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1}",
+                  "thread 1/1\n"
+                  "X thread[1/1] ts=1000 dur=1000 name=- cat=- tts=- "
+                  "tdur=- args=-\n"
+                  "status=ok\n");
+}
+
+static void test_array_truncated_mid_string_keeps_earlier_events(void) {
+  assert_text_log("[{\"ph\":\"i\",\"ts\":1,\"pid\":1,\"tid\":1},"
+                  "{\"ph\":\"X\",\"name\":\"trunc",
+                  "thread 1/1\n"
+                  "X thread[1/1] ts=1000 dur=0 name=- cat=- tts=- tdur=- "
+                  "args=-\n"
+                  "status=ok\n");
+}
+
+static void test_incomplete_object_is_an_error_after_its_events(void) {
+  assert_fixture_log("incomplete_object.json",
+                     "thread 1/1\n"
+                     "X thread[1/1] ts=1000 dur=1000 name=kept cat=- tts=- "
+                     "tdur=- args=-\n"
+                     "error @93 JSON trace file is incomplete\n"
+                     "status=error\n");
+  assert_text_log("{\"traceEvents\":[]", "error @17 JSON trace file is "
+                                         "incomplete\nstatus=error\n");
+  assert_text_log("{\"traceEvents\":[],\"metadata\":{\"a\":\"b",
+                  "error @36 JSON trace file is incomplete\nstatus=error\n");
+  assert_text_log("{", "error @1 JSON trace file is incomplete\n"
+                       "status=error\n");
+}
+
+static void test_malformed_json_reports_its_offset(void) {
+  g_autofree char *path = fixture_path("malformed.json");
+  g_autofree char *bytes = NULL;
+  gsize len = 0;
+  g_assert_true(g_file_get_contents(path, &bytes, &len, NULL));
+  /* Every chunking reports the same offset (read_all_chunkings). */
+  fake_host *h = read_all_chunkings(bytes, len);
+  const char *prefix =
+      "thread 1/1\n"
+      "X thread[1/1] ts=1000 dur=1000 name=kept cat=- tts=- tdur=- args=-\n"
+      "error @";
+  g_assert_true(g_str_has_prefix(h->log->str, prefix));
+  const char *error = h->log->str + strlen(prefix);
+  char *after = NULL;
+  gint64 offset = g_ascii_strtoll(error, &after, 10);
+  g_assert_cmpstr(after, ==,
+                  " Failed to parse JSON: parse error: after key and value, "
+                  "inside map, I expect ',' or '}'\n"
+                  "status=error\n");
+  /* A comma is missing after "X": yajl points into the offending token,
+   * the string "ts" at [token, token + 4). */
+  gint64 token = strstr(bytes, "\"X\" \"ts\"") + 4 - bytes;
+  g_assert_cmpint(offset, >=, token);
+  g_assert_cmpint(offset, <, token + 4);
+  fake_host_free(h);
+}
+
+/* A trailing comma is blanked, not removed: an error after it is reported
+ * at the same offset as in the same text with a space in its place. */
+static void assert_same_log_as_with_space(const char *text, size_t comma) {
+  g_assert_cmpint(text[comma], ==, ',');
+  g_autofree char *spaced = g_strdup(text);
+  spaced[comma] = ' ';
+  fake_host *with_comma = read_all_chunkings(text, strlen(text));
+  fake_host *with_space = read_all_chunkings(spaced, strlen(spaced));
+  g_assert_cmpstr(with_comma->log->str, ==, with_space->log->str);
+  g_assert_true(g_str_has_suffix(with_comma->log->str, "status=error\n"));
+  fake_host_free(with_comma);
+  fake_host_free(with_space);
+}
+
+static void test_error_offsets_are_not_moved_by_trailing_commas(void) {
+  assert_same_log_as_with_space("[{},\n]\n]", 3);
+  assert_same_log_as_with_space("[[1,],\n 2 3]", 3);
+  assert_same_log_as_with_space(
+      "[{\"ph\":\"i\",\"ts\":1,\"pid\":1,\"tid\":1,}, ] \n x", 33);
+  assert_same_log_as_with_space("{\"a\":[1,2,],\"b\":tru}", 9);
+  /* And the offsets are the stray token's: "]" at 7 ends at 8. */
+  assert_text_log("[{},\n]\n]", "error @8 Failed to parse JSON: parse error: "
+                                  "trailing garbage\nstatus=error\n");
+}
+
+static void test_empty_and_non_json_inputs_are_errors(void) {
+  assert_text_log("", "error @0 JSON trace file is empty\nstatus=error\n");
+  assert_text_log(" \n\t ", "error @4 JSON trace file is empty\n"
+                            "status=error\n");
+  assert_text_log("hello", "error @0 not a JSON trace: the first "
+                           "non-whitespace byte is neither '{' nor '['\n"
+                           "status=error\n");
+  assert_text_log("\n\n# tracer: nop", "error @2 not a JSON trace: the first "
+                                       "non-whitespace byte is neither '{' "
+                                       "nor '['\n"
+                                       "status=error\n");
+}
+
+static void test_structural_errors_are_reported(void) {
+  assert_text_log("{\"traceEvents\":{}}",
+                  "error @16 Failed to parse JSON: traceEvents is not an "
+                  "array\nstatus=error\n");
+  assert_text_log("[{\"ph\":\"i\",\"ts\":1,\"pid\":1,\"tid\":1}] x",
+                  "thread 1/1\n"
+                  "X thread[1/1] ts=1000 dur=0 name=- cat=- tts=- tdur=- "
+                  "args=-\n"
+                  "error @37 Failed to parse JSON: parse error: trailing "
+                  "garbage\n"
+                  "status=error\n");
+  assert_text_log("[] tru", "error @6 Failed to parse JSON: parse error: "
+                            "trailing garbage\nstatus=error\n");
+  assert_text_log("[{\"ph\":\"X\"\x01}]", "error @11 Failed to parse JSON: "
+                                         "lexical error: invalid char in json "
+                                         "text.\nstatus=error\n");
+}
+
+static void test_documents_without_events_are_fine(void) {
+  assert_text_log("[]", "status=ok\n");
+  assert_text_log("{}", "status=ok\n");
+  assert_text_log("{\"label\":\"simple\",\"profile\":{\"meta\":{\"v\":12},"
+                  "\"threads\":[{\"samples\":[1,2]}]}}\n\n",
+                  "status=ok\n");
+  assert_text_log("{\"systemTraceEvents\":\"# tracer: nop\\n\"}", "status=ok\n");
+}
+
+static void test_feed_after_an_error_keeps_failing(void) {
+  fake_host *h = fake_host_new();
+  void *state = reader->open(&services, (tm_host *)h, NULL, 0);
+  g_assert_cmpint(reader->feed(state, (const uint8_t *)"x", 1), ==, TM_ERROR);
+  g_assert_cmpint(reader->feed(state, (const uint8_t *)"[]", 2), ==, TM_ERROR);
+  g_assert_cmpint(reader->finish(state), ==, TM_ERROR);
+  reader->close(state);
+  g_assert_cmpint(h->errors, ==, 1);
+  fake_host_free(h);
+}
+
+static void test_open_refuses_a_truncated_services_table(void) {
+  tm_host_services old = services;
+  old.struct_size = offsetof(tm_host_services, report_error);
+  fake_host *h = fake_host_new();
+  g_assert_null(reader->open(&old, (tm_host *)h, NULL, 0));
+  fake_host_free(h);
+}
+
+/* --- real traces ---------------------------------------------------------------------- */
+
+static fake_host *read_shared_trace(const char *name, size_t chunk) {
+  const char *root = g_getenv("TRACEMERGE_SHARED_DATA");
+  g_assert_nonnull(root);
+  g_autofree char *path = g_build_filename(root, "json", name, NULL);
+  g_autofree char *bytes = NULL;
+  gsize len = 0;
+  g_autoptr(GError) error = NULL;
+  g_file_get_contents(path, &bytes, &len, &error);
+  g_assert_no_error(error);
+  fake_host *whole = read_bytes(bytes, len, len);
+  fake_host *chunked = read_bytes(bytes, len, chunk);
+  g_assert_cmpstr(chunked->log->str, ==, whole->log->str);
+  fake_host_free(chunked);
+  return whole;
+}
+
+static void assert_process_names(fake_host *h, const char *const *names,
+                                 guint n) {
+  g_assert_cmpuint(h->process_names->len, ==, n);
+  for (guint i = 0; i < n; i++) {
+    gboolean found = FALSE;
+    for (guint j = 0; j < h->process_names->len; j++)
+      found |= g_str_equal(names[i], g_ptr_array_index(h->process_names, j));
+    g_assert_true(found);
+  }
+}
+
+/* README: object form, 3108 events: X 2456, b/e 234/234, I 97, M 28,
+ * P 17, R 13, s/f 13/13, O 2; processes Browser, GPU Process, Renderer. */
+static void test_chrome116_devtools_trace_matches_its_description(void) {
+  fake_host *h = read_shared_trace("speedscope-chrome116-devtools-trace.json",
+                                   4093);
+  g_assert_true(g_str_has_suffix(h->log->str, "status=ok\n"));
+  g_assert_cmpint(h->completes + stat_total(h, "json_parser_failure"), ==,
+                  2456 + 97 + 13);
+  g_assert_cmpint(h->async_begins, ==, 234);
+  g_assert_cmpint(h->async_ends, ==, 234);
+  g_assert_cmpint(h->begins, ==, 234); /* no B events in this file */
+  g_assert_cmpint(h->flows_out, ==, 13);
+  g_assert_cmpint(h->flows_in, ==, 13);
+  g_assert_cmpint(h->flows_step, ==, 0);
+  g_assert_cmpint(h->counters, ==, 0);
+  g_assert_cmpint(stat_total(h, "json_tokenizer_failure"), ==, 0);
+  const char *const names[] = {"Browser", "GPU Process", "Renderer"};
+  assert_process_names(h, names, G_N_ELEMENTS(names));
+  g_assert_nonnull(strstr(h->log->str, "meta json_metadata.source=str:"
+                                       "DevTools\n"));
+  g_assert_nonnull(strstr(h->log->str, "meta json_metadata.hardware"
+                                       "Concurrency=int:16\n"));
+  fake_host_free(h);
+}
+
+/* README: bare array, 2613 events: X 1988, B/E 190/190, I 87, M 70,
+ * P 43, R 15, 5 flow-v2 events; processes Browser, GPU Process, Renderer. */
+static void test_chrome70_worker_trace_matches_its_description(void) {
+  fake_host *h = read_shared_trace("speedscope-chrome70-worker.json", 1);
+  g_assert_true(g_str_has_suffix(h->log->str, "status=ok\n"));
+  g_assert_cmpint(h->completes + stat_total(h, "json_parser_failure"), ==,
+                  1988 + 87 + 15);
+  g_assert_cmpint(h->begins, ==, 190);
+  g_assert_cmpint(h->ends, ==, 190);
+  g_assert_cmpint(h->async_begins, ==, 0);
+  g_assert_cmpint(h->flows_out + h->flows_step + h->flows_in, ==, 5);
+  g_assert_cmpint(stat_total(h, "json_tokenizer_failure"), ==, 0);
+  const char *const names[] = {"Browser", "GPU Process", "Renderer"};
+  assert_process_names(h, names, G_N_ELEMENTS(names));
+  fake_host_free(h);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+
+  const char *plugin_path = g_getenv("TM_JSON_PLUGIN");
+  if (!plugin_path) {
+    g_printerr("TM_JSON_PLUGIN must name the built tm-json.so\n");
+    return 1;
+  }
+  void *handle = dlopen(plugin_path, RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    g_printerr("dlopen %s: %s\n", plugin_path, dlerror());
+    return 1;
+  }
+  tm_reader_entry_fn entry =
+      (tm_reader_entry_fn)dlsym(handle, TM_READER_ENTRY_SYMBOL);
+  if (!entry) {
+    g_printerr("%s has no %s\n", plugin_path, TM_READER_ENTRY_SYMBOL);
+    return 1;
+  }
+  reader = entry();
+
+  g_test_add_func("/json-reader/descriptor/is-a-clockless-json-reader",
+                  test_descriptor_is_a_clockless_json_reader);
+  g_test_add_func("/json-reader/probe/accepts-object-and-array-prefixes",
+                  test_probe_accepts_object_and_array_prefixes);
+  g_test_add_func("/json-reader/probe/rejects-other-formats",
+                  test_probe_rejects_other_formats);
+  g_test_add_func("/json-reader/probe/looks-only-at-the-first-128-bytes",
+                  test_probe_looks_only_at_the_first_128_bytes);
+  g_test_add_func("/json-reader/numbers/microseconds-convert-to-ns-exactly",
+                  test_microseconds_convert_to_nanoseconds_exactly);
+  g_test_add_func("/json-reader/numbers/bad-or-huge-times-are-rejected",
+                  test_bad_or_huge_times_are_rejected);
+  g_test_add_func("/json-reader/numbers/ints-when-integral-literals",
+                  test_numbers_are_ints_when_integral_literals);
+  g_test_add_func("/json-reader/numbers/hex-ids-parse-like-trace-processor",
+                  test_hex_ids_parse_like_trace_processor);
+  g_test_add_func("/json-reader/segmenter/matches-the-naive-model",
+                  test_segmenter_matches_the_naive_model);
+  g_test_add_func("/json-reader/segmenter/big-chunks-carry-little",
+                  test_segmenter_passes_big_chunks_without_carrying_much);
+  g_test_add_func("/json-reader/events/slices-instants-and-names",
+                  test_slices_instants_and_names_from_an_array);
+  g_test_add_func("/json-reader/events/object-form-metadata-and-skipped-keys",
+                  test_object_form_reads_metadata_and_skips_the_rest);
+  g_test_add_func("/json-reader/events/async-slices-are-keyed-by-cookie",
+                  test_async_slices_are_keyed_by_cookie);
+  g_test_add_func("/json-reader/events/counters-named-after-members",
+                  test_counters_name_tracks_after_members_and_string_ids);
+  g_test_add_func("/json-reader/events/flows-v1-and-v2", test_flows_v1_and_v2);
+  g_test_add_func("/json-reader/events/pids-and-tids-follow-coercion-rules",
+                  test_pids_and_tids_follow_the_coercion_rules);
+  g_test_add_func("/json-reader/events/bad-events-are-counted-and-dropped",
+                  test_bad_events_are_counted_and_dropped);
+  g_test_add_func("/json-reader/events/times-keep-every-digit",
+                  test_times_keep_every_digit);
+  g_test_add_func("/json-reader/events/commas-inside-strings-are-text",
+                  test_commas_and_brackets_inside_strings_are_text);
+  g_test_add_func("/json-reader/shapes/unterminated-array-is-legal",
+                  test_unterminated_array_is_legal);
+  g_test_add_func("/json-reader/shapes/array-truncated-mid-string-keeps-events",
+                  test_array_truncated_mid_string_keeps_earlier_events);
+  g_test_add_func("/json-reader/errors/incomplete-object-after-its-events",
+                  test_incomplete_object_is_an_error_after_its_events);
+  g_test_add_func("/json-reader/errors/malformed-json-reports-its-offset",
+                  test_malformed_json_reports_its_offset);
+  g_test_add_func("/json-reader/errors/offsets-not-moved-by-trailing-commas",
+                  test_error_offsets_are_not_moved_by_trailing_commas);
+  g_test_add_func("/json-reader/errors/empty-and-non-json-inputs",
+                  test_empty_and_non_json_inputs_are_errors);
+  g_test_add_func("/json-reader/errors/structural-errors-are-reported",
+                  test_structural_errors_are_reported);
+  g_test_add_func("/json-reader/shapes/documents-without-events-are-fine",
+                  test_documents_without_events_are_fine);
+  g_test_add_func("/json-reader/errors/feed-after-an-error-keeps-failing",
+                  test_feed_after_an_error_keeps_failing);
+  g_test_add_func("/json-reader/errors/open-refuses-truncated-services",
+                  test_open_refuses_a_truncated_services_table);
+  g_test_add_func("/json-reader/real-traces/chrome116-devtools-trace",
+                  test_chrome116_devtools_trace_matches_its_description);
+  g_test_add_func("/json-reader/real-traces/chrome70-worker-trace",
+                  test_chrome70_worker_trace_matches_its_description);
+
+  int result = g_test_run();
+  dlclose(handle);
+  return result;
+}
