@@ -391,6 +391,8 @@ static void push_slice(tm_host *host, const tm_slice_fields *f,
   };
   ev.extra = extra_for(host, f->thread_ts, f->thread_dur, &ev.flags);
   event_run_push(run_for(host, f->clock), &ev);
+  if (kind != TM_EVENT_SLICE_END)
+    host->session->slice_events++;
 }
 
 static void svc_slice_begin(tm_host *host, const tm_slice_fields *f) {
@@ -418,6 +420,7 @@ static void svc_counter(tm_host *host, tm_track_ref track, tm_clock_ref clock,
       .kind = TM_EVENT_COUNTER,
   };
   event_run_push(run_for(host, clock), &ev);
+  host->session->counter_events++;
 }
 
 static void svc_flow(tm_host *host, tm_track_ref track, tm_clock_ref clock,

@@ -66,6 +66,9 @@ struct tm_session {
   GError *first_error;   /* first file damage, reported after import */
   bool imported;
   uint64_t events_placed;
+  /* Emitted so far, to size the event tables once before the merge. */
+  size_t slice_events;
+  size_t counter_events;
 };
 
 /* Hash/equality of the identity and track keys of host_services.c. */
