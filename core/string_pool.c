@@ -28,14 +28,30 @@ struct tm_string_pool {
   size_t bytes;
 };
 
+static inline uint64_t mix64(uint64_t x) {
+  x ^= x >> 32;
+  x *= 0xd6e8feb86659fd93ull;
+  x ^= x >> 32;
+  return x;
+}
+
+/* Eight bytes per step: interning every name, category, arg key and arg
+ * value is on the import's hot path, and FNV's byte-at-a-time loop showed
+ * in the benchmark's profile. */
 static uint32_t hash_bytes(const char *s, size_t len) {
-  /* FNV-1a: short strings dominate, and it has no alignment demands. */
-  uint32_t h = 2166136261u;
-  for (size_t i = 0; i < len; i++) {
-    h ^= (uint8_t)s[i];
-    h *= 16777619u;
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ len;
+  size_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    uint64_t w;
+    memcpy(&w, s + i, 8);
+    h = mix64(h ^ w) * 0x9e3779b97f4a7c15ull;
   }
-  return h;
+  if (i < len) {
+    uint64_t w = 0;
+    memcpy(&w, s + i, len - i);
+    h = mix64(h ^ w) * 0x9e3779b97f4a7c15ull;
+  }
+  return (uint32_t)mix64(h);
 }
 
 tm_string_pool *string_pool_new(void) {

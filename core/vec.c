@@ -1,6 +1,26 @@
 #include "vec.h"
 
 #include <glib.h>
+#include <sys/mman.h>
+
+#define HUGE_PAGE ((size_t)2 << 20)
+
+void tm_memory_advise_huge(void *block, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  if (bytes < 2 * HUGE_PAGE)
+    return;
+  /* Advise the whole mapping, page-aligned at both ends: advising only part
+   * of it would split the mapping, and glibc's realloc can then no longer
+   * move it with mremap but copies it. */
+  uintptr_t page = 4096;
+  uintptr_t from = (uintptr_t)block & ~(page - 1);
+  uintptr_t to = ((uintptr_t)block + bytes + page - 1) & ~(page - 1);
+  (void)madvise((void *)from, to - from, MADV_HUGEPAGE);
+#else
+  (void)block;
+  (void)bytes;
+#endif
+}
 
 void tm_vec_reserve_(void **data, size_t *cap, size_t need, size_t elem_size) {
   if (need <= *cap)
@@ -14,4 +34,5 @@ void tm_vec_reserve_(void **data, size_t *cap, size_t need, size_t elem_size) {
   }
   *data = g_realloc(*data, new_cap * elem_size);
   *cap = new_cap;
+  tm_memory_advise_huge(*data, new_cap * elem_size);
 }
