@@ -59,8 +59,10 @@ void tm_session_print_info(tm_session *session, FILE *out) {
   fprintf(out, "placement:\n");
   for (guint i = 0; i < session->hosts->len; i++) {
     const tm_host *host = g_ptr_array_index(session->hosts, i);
+    bool owner = trace_time != TM_NO_CLOCK_NODE && host->claimed_clock == trace_time;
     fprintf(out, "  file [%" PRIu32 "] machine %" PRIu32 " (%s): %s\n", host->file_id,
-            host->machine_id, host->reader->name, bridge_text(host->bridge));
+            host->machine_id, host->reader->name,
+            owner ? "owns trace time" : bridge_text(host->bridge));
   }
   fprintf(out, "events on the timeline: %" PRIu64 " (%zu slices, %zu counters, %zu flows)\n",
           session->events_placed, model->slices.len, model->counters.len,

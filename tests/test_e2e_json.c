@@ -220,6 +220,55 @@ static void test_import_writes_a_standalone_sqlite_file(void) {
   e2e_cleanup(dir);
 }
 
+static void test_info_shows_files_machines_clocks_and_stats(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  const e2e_member members[] = {
+      {"server.json", server_json, 0},
+      {"client.json", "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[]}", 0},
+  };
+  g_autofree char *zip = e2e_write_archive(dir, "run.zip", E2E_ZIP, members, 2);
+  const char *args[] = {"info", "run.zip", NULL};
+  e2e_result r = e2e_run_in(dir, args);
+  g_assert_cmpint(r.exit_code, ==, 0);
+  const char *expected[] = {
+      "files:", "run.zip", "server.json", "client.json", "json", "zip",
+      "machines:", "raw_id 0  (host)",
+      /* client.json sorts first by name: it owns trace time. */
+      "trace time: clock 11 of machine 0 (private timeline of file 2)",
+      "file [2] machine 0 (json): owns trace time",
+      "file [1] machine 0 (json): private timeline tied to trace time at zero offset",
+      "events on the timeline: 3 (3 slices, 0 counters, 0 flows)",
+      "json_display_time_unit", "file [2]",
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(expected); i++)
+    if (!strstr(r.out, expected[i]))
+      g_error("info lacks '%s':\n%s", expected[i], r.out);
+  e2e_result_clear(&r);
+  e2e_cleanup(dir);
+}
+
+static void test_plugins_lists_the_json_reader(void) {
+  const char *args[] = {"plugins", NULL};
+  e2e_result r = e2e_run(args);
+  g_assert_cmpint(r.exit_code, ==, 0);
+  g_autofree char *line = NULL;
+  for (char *p = r.out; p && *p;) {
+    char *nl = strchr(p, '\n');
+    g_autofree char *l = nl ? g_strndup(p, (gsize)(nl - p)) : g_strdup(p);
+    if (g_str_has_prefix(l, "json ")) {
+      line = g_steal_pointer(&l);
+      break;
+    }
+    p = nl ? nl + 1 : NULL;
+  }
+  if (!line)
+    g_error("no json reader listed:\n%s", r.out);
+  g_assert_nonnull(strstr(line, "abi 1"));
+  g_assert_nonnull(strstr(line, "clockless yes"));
+  g_assert_nonnull(strstr(line, "tm-json.so"));
+  e2e_result_clear(&r);
+}
+
 /* --- bad inputs ---------------------------------------------------------- */
 
 static e2e_result run_query_on(const char *dir, const char *input) {
@@ -348,6 +397,9 @@ int main(int argc, char **argv) {
   g_test_add_func("/e2e/cli/output-formats", test_output_formats);
   g_test_add_func("/e2e/cli/import-writes-a-standalone-sqlite-file",
                   test_import_writes_a_standalone_sqlite_file);
+  g_test_add_func("/e2e/cli/info-shows-files-machines-clocks-and-stats",
+                  test_info_shows_files_machines_clocks_and_stats);
+  g_test_add_func("/e2e/cli/plugins-lists-the-json-reader", test_plugins_lists_the_json_reader);
   g_test_add_func("/e2e/errors/truncated-json-keeps-events-before-the-damage",
                   test_truncated_json_keeps_events_before_the_damage);
   g_test_add_func("/e2e/errors/unterminated-array-is-legal",
