@@ -472,6 +472,125 @@ static void svc_report_error(tm_host *host, int64_t byte_offset,
   host->error_offset = byte_offset;
 }
 
+/* --- services added after version 1 ------------------------------------ */
+
+static tm_track_ref svc_track_intern_on_machine(tm_host *host,
+                                                tm_machine_ref machine,
+                                                const tm_track_desc *desc) {
+  tm_model *model = model_of(host);
+  if (!desc || !desc->type)
+    return 0;
+  track_key key;
+  memset(&key, 0, sizeof key);
+  key.trace_id = host->file_id;
+  key.machine_id = machine_of_ref(host, machine);
+  key.type = string_pool_intern_cstr(model->strings, desc->type);
+  key.name = desc->name;
+  key.utid = TM_NULL_ID;
+  key.upid = TM_NULL_ID;
+  if (desc->thread && UNREF(desc->thread) < model->threads.len) {
+    key.utid = UNREF(desc->thread);
+    key.machine_id = model->threads.data[key.utid].machine_id;
+  }
+  if (desc->process && UNREF(desc->process) < model->processes.len) {
+    key.upid = UNREF(desc->process);
+    key.machine_id = model->processes.data[key.upid].machine_id;
+  }
+  key.scope = desc->scope;
+  key.is_counter = desc->is_counter ? 1 : 0;
+  key.key = desc->key;
+  uint32_t id = track_intern(host->session, &key);
+  if (desc->unit)
+    model->tracks.data[id].counter_unit = desc->unit;
+  return REF(id);
+}
+
+static void svc_track_set_parent(tm_host *host, tm_track_ref track,
+                                 tm_track_ref parent) {
+  tm_model *model = model_of(host);
+  if (!track_valid(host, track) || !track_valid(host, parent) || track == parent)
+    return;
+  tm_track_row *row = &model->tracks.data[UNREF(track)];
+  if (row->trace_id != host->file_id ||
+      model->tracks.data[UNREF(parent)].trace_id != host->file_id)
+    return;
+  row->parent_id = UNREF(parent);
+}
+
+static void svc_track_add_source_arg(tm_host *host, tm_track_ref track,
+                                     tm_str_id key, tm_arg_value value) {
+  tm_model *model = model_of(host);
+  if (!key || !track_valid(host, track))
+    return;
+  tm_track_row *row = &model->tracks.data[UNREF(track)];
+  row->source_arg_set_id = model_add_arg(model, row->source_arg_set_id, key, value);
+}
+
+static tm_process_row *process_row(tm_host *host, tm_process_ref process) {
+  tm_model *model = model_of(host);
+  if (!process || UNREF(process) >= model->processes.len)
+    return NULL;
+  return &model->processes.data[UNREF(process)];
+}
+
+static void svc_process_set_cmdline(tm_host *host, tm_process_ref process,
+                                    tm_str_id cmdline) {
+  tm_process_row *row = process_row(host, process);
+  if (row)
+    row->cmdline = cmdline;
+}
+
+static void svc_process_set_parent(tm_host *host, tm_process_ref process,
+                                   tm_process_ref parent) {
+  tm_process_row *row = process_row(host, process);
+  if (row && process_row(host, parent) && parent != process)
+    row->parent_upid = UNREF(parent);
+}
+
+static void svc_process_set_uid(tm_host *host, tm_process_ref process,
+                                int64_t uid) {
+  tm_process_row *row = process_row(host, process);
+  if (row)
+    row->uid = uid;
+}
+
+static void svc_machine_set_info(tm_host *host, tm_machine_ref machine,
+                                 const char *column, tm_arg_value value) {
+  tm_model *model = model_of(host);
+  if (!column)
+    return;
+  tm_machine_row *row = &model->machines.data[machine_of_ref(host, machine)];
+  static const struct {
+    const char *column;
+    size_t offset;
+  } strings[] = {
+      {"name", offsetof(tm_machine_row, name)},
+      {"sysname", offsetof(tm_machine_row, sysname)},
+      {"release", offsetof(tm_machine_row, release)},
+      {"version", offsetof(tm_machine_row, version)},
+      {"arch", offsetof(tm_machine_row, arch)},
+      {"android_build_fingerprint", offsetof(tm_machine_row, android_build_fingerprint)},
+      {"android_device_manufacturer", offsetof(tm_machine_row, android_device_manufacturer)},
+  };
+  if (value.type == TM_ARG_STRING) {
+    for (size_t i = 0; i < G_N_ELEMENTS(strings); i++)
+      if (strcmp(column, strings[i].column) == 0)
+        *(tm_str_id *)((char *)row + strings[i].offset) = value.u.str_id;
+    return;
+  }
+  if (value.type != TM_ARG_INT)
+    return;
+  if (strcmp(column, "num_cpus") == 0) {
+    row->num_cpus = value.u.int_value;
+  } else if (strcmp(column, "android_sdk_version") == 0) {
+    row->android_sdk_version = value.u.int_value;
+  } else if (strcmp(column, "system_ram_bytes") == 0) {
+    row->system_ram_bytes = value.u.int_value;
+    /* round(bytes / 1e9), as sql-surface.md §1 */
+    row->system_ram_gb = (value.u.int_value + 500000000) / 1000000000;
+  }
+}
+
 const tm_host_services tm_host_services_v1 = {
     .struct_size = sizeof(tm_host_services),
     .abi_version = TM_READER_ABI_VERSION,
@@ -502,6 +621,13 @@ const tm_host_services tm_host_services_v1 = {
     .metadata_set_string = svc_metadata_set_string,
     .stat_add = svc_stat_add,
     .report_error = svc_report_error,
+    .track_intern_on_machine = svc_track_intern_on_machine,
+    .track_set_parent = svc_track_set_parent,
+    .track_add_source_arg = svc_track_add_source_arg,
+    .process_set_cmdline = svc_process_set_cmdline,
+    .process_set_parent = svc_process_set_parent,
+    .process_set_uid = svc_process_set_uid,
+    .machine_set_info = svc_machine_set_info,
 };
 
 void session_finish_tracks(tm_session *session) {

@@ -261,6 +261,35 @@ typedef struct tm_host_services {
    * report of a file is the one shown to the user; the reader then returns
    * TM_ERROR from feed()/finish(). */
   void (*report_error)(tm_host *host, int64_t byte_offset, const char *message);
+
+  /* --- added after version 1: check with TM_HOST_HAS() before use ------ */
+  /* As track_intern, on `machine` (0: the file's machine). track_intern puts
+   * a track with neither thread nor process on the file's machine; a reader
+   * of embedded machines (proto machine_id) places global tracks with this. */
+  tm_track_ref (*track_intern_on_machine)(tm_host *host, tm_machine_ref machine,
+                                          const tm_track_desc *desc);
+  /* Sets track.parent_id (a nesting hierarchy, e.g. TrackDescriptor
+   * parent_uuid). Both tracks must belong to this file. */
+  void (*track_set_parent)(tm_host *host, tm_track_ref track,
+                           tm_track_ref parent);
+  /* Adds one arg to the track's source arg set (track.source_arg_set_id),
+   * e.g. "description"; `key` and string values are interned ids. */
+  void (*track_add_source_arg)(tm_host *host, tm_track_ref track, tm_str_id key,
+                               tm_arg_value value);
+  /* process.cmdline (the full command line, interned), process.parent_upid
+   * and process.uid. */
+  void (*process_set_cmdline)(tm_host *host, tm_process_ref process,
+                              tm_str_id cmdline);
+  void (*process_set_parent)(tm_host *host, tm_process_ref process,
+                             tm_process_ref parent);
+  void (*process_set_uid)(tm_host *host, tm_process_ref process, int64_t uid);
+  /* Sets one column of a machine row from what the trace says about the
+   * system: TM_ARG_STRING for "name", "sysname", "release", "version",
+   * "arch", "android_build_fingerprint", "android_device_manufacturer";
+   * TM_ARG_INT for "num_cpus", "android_sdk_version", "system_ram_bytes"
+   * (which also sets system_ram_gb). Other columns or types are ignored. */
+  void (*machine_set_info)(tm_host *host, tm_machine_ref machine,
+                           const char *column, tm_arg_value value);
 } tm_host_services;
 
 #define TM_HOST_HAS(services, field)                                       \

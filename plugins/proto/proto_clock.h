@@ -1,0 +1,84 @@
+/*
+ * Clocks of a proto trace, as the reader sees them (reference/formats.md
+ * §1.4-1.6, clock-model.md §3, §5, §8).
+ *
+ * The host's clock graph works in nanoseconds; unit multipliers and
+ * incremental (delta-encoded) clocks are the reader's business: every
+ * snapshot value and every packet timestamp reaches the host already as
+ * absolute ns. Invariants: a clock's unit and incremental flag are fixed by
+ * the first accepted snapshot naming it (later snapshots that disagree are
+ * rejected and counted in invalid_clock_snapshots); an incremental clock is
+ * always sequence-scoped (64..127) and its running value is re-based by
+ * every snapshot and advanced by every timestamp read on it, in file order.
+ */
+#ifndef TM_PROTO_CLOCK_H
+#define TM_PROTO_CLOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <tracemerge/plugin.h>
+
+#include "proto_map.h"
+#include "proto_vec.h"
+
+struct proto_reader;
+struct proto_machine;
+
+typedef struct proto_clock {
+  uint32_t clock_id;
+  uint32_t sequence_id; /* 0 unless 64..127 */
+  tm_clock_ref ref;
+  int64_t unit_ns;    /* 1 until a snapshot says otherwise */
+  bool registered;    /* unit and incremental fixed by a snapshot */
+  bool incremental;
+  int64_t running_ns; /* incremental clocks: the last absolute value */
+} proto_clock;
+
+typedef struct proto_clock_table {
+  proto_map index; /* sequence_id << 32 | clock_id -> items index */
+  PROTO_VEC(proto_clock) items;
+} proto_clock_table;
+
+void proto_clock_table_free(proto_clock_table *table);
+
+static inline bool proto_clock_is_sequence_scoped(uint32_t clock_id) {
+  return clock_id >= 64 && clock_id <= 127;
+}
+
+/* The clock `clock_id` of `machine` (scoped to `sequence_id` when
+ * sequence-scoped), created on first use. */
+proto_clock *proto_clock_get(struct proto_reader *reader,
+                             struct proto_machine *machine,
+                             uint32_t sequence_id, uint32_t clock_id);
+
+/* A ClockSnapshot packet (field 6) of `machine` on `sequence_id`: adds it
+ * to the host's clock graph, sets the file's default clock and claims
+ * trace time (clock-model.md §5). Returns false if it does not decode. */
+bool proto_clock_read_snapshot(struct proto_reader *reader,
+                               struct proto_machine *machine,
+                               uint32_t sequence_id, const uint8_t *data,
+                               size_t len);
+
+/* A RemoteClockSync packet (field 107) of client machine `client`: the
+ * client snapshots, and one edge per clock between the client and the
+ * file's default machine at the round-trip offsets (clock-model.md §8).
+ * Returns false if it does not decode. */
+bool proto_clock_read_remote_sync(struct proto_reader *reader,
+                                  struct proto_machine *client,
+                                  const uint8_t *data, size_t len);
+
+typedef struct proto_timestamp {
+  tm_clock_ref clock;
+  int64_t ns;
+} proto_timestamp;
+
+/* Turns a packet's raw timestamp into (clock, ns): `clock_id` is the first
+ * non-zero of the packet's timestamp_clock_id, the sequence default and the
+ * file default; 0 means the raw value is trace time (the file's private
+ * timeline). Returns false, counting the reason, if the clock cannot be
+ * named (a sequence-scoped clock on sequence 0). */
+bool proto_clock_resolve(struct proto_reader *reader,
+                         struct proto_machine *machine, uint32_t sequence_id,
+                         uint32_t clock_id, uint64_t raw, proto_timestamp *out);
+
+#endif /* TM_PROTO_CLOCK_H */

@@ -1,0 +1,471 @@
+/*
+ * The Perfetto protobuf reader ("proto"): the plugin descriptor, the probe,
+ * and the dispatch of each framed TracePacket to the module that reads its
+ * payload.
+ *
+ * Per packet, in the order trace_processor applies them (reference/
+ * formats.md §1.2-1.3): sequence loss/clear bookkeeping, the needs-state
+ * check, TracePacketDefaults, InternedData, then the payload. Invariant:
+ * a packet that does not decode ends the file with an error naming its
+ * byte offset; everything read before it stays emitted.
+ *
+ * Read: clock_snapshot, remote_clock_sync, track_descriptor,
+ * thread/process_descriptor, track_event (typed: slices, instants,
+ * counters), process_tree, system_info, compressed_packets (zlib).
+ * Not read, and skipped like unknown fields (payloads this reader does
+ * not model yet): ftrace events, perf samples, frame timelines, logs,
+ * trace_config, trace_stats, service events, trace_uuid. Counted in stats
+ * when skipped: legacy (TYPE_UNSPECIFIED) and state TrackEvents
+ * (proto_track_event_unsupported_type), zstd_compressed_packets
+ * (proto_zstd_compressed_packets_skipped).
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto_compressed.h"
+#include "proto_process_tree.h"
+#include "proto_system_info.h"
+#include "proto_reader.h"
+#include "proto_wire.h"
+#include "trace.pb-c.h"
+
+enum packet_field {
+  PACKET_PROCESS_TREE = 2,
+  PACKET_CLOCK_SNAPSHOT = 6,
+  PACKET_TIMESTAMP = 8,
+  PACKET_SEQUENCE_ID = 10,
+  PACKET_TRACK_EVENT = 11,
+  PACKET_INTERNED_DATA = 12,
+  PACKET_SEQUENCE_FLAGS = 13,
+  PACKET_INCREMENTAL_STATE_CLEARED = 41,
+  PACKET_PREVIOUS_PACKET_DROPPED = 42,
+  PACKET_PROCESS_DESCRIPTOR = 43,
+  PACKET_THREAD_DESCRIPTOR = 44,
+  PACKET_SYSTEM_INFO = 45,
+  PACKET_COMPRESSED_PACKETS = 50,
+  PACKET_TIMESTAMP_CLOCK_ID = 58,
+  PACKET_DEFAULTS = 59,
+  PACKET_TRACK_DESCRIPTOR = 60,
+  PACKET_FIRST_PACKET_ON_SEQUENCE = 87,
+  PACKET_MACHINE_ID = 98,
+  PACKET_REMOTE_CLOCK_SYNC = 107,
+  PACKET_ZSTD_COMPRESSED_PACKETS = 133,
+};
+
+#define SEQ_INCREMENTAL_STATE_CLEARED 1u
+#define SEQ_NEEDS_INCREMENTAL_STATE 2u
+
+/* The control fields of one packet and where its payload is. */
+typedef struct packet {
+  bool has_timestamp;
+  uint64_t timestamp;
+  uint32_t clock_id;
+  uint32_t sequence_id;
+  uint32_t flags;
+  bool cleared;
+  uint32_t dropped;
+  bool first_on_sequence;
+  uint32_t machine_id;
+  pw_field defaults; /* number 0 if absent */
+  pw_field interned;
+  pw_field payload;
+} packet;
+
+/* --- shared helpers ------------------------------------------------------ */
+
+proto_machine *proto_reader_machine(proto_reader *reader, uint32_t raw_id) {
+  uint32_t index;
+  if (proto_map_get(&reader->machine_index, raw_id, &index))
+    return reader->machines.data[index];
+  proto_machine *machine = proto_xrealloc(NULL, sizeof *machine);
+  memset(machine, 0, sizeof *machine);
+  machine->raw_id = raw_id;
+  machine->index = (uint32_t)reader->machines.len;
+  machine->ref = raw_id == 0 ? reader->s->machine_default(reader->host)
+                             : reader->s->machine_embedded(reader->host, raw_id);
+  proto_vec_push(&reader->machines, machine);
+  proto_map_put(&reader->machine_index, raw_id, machine->index);
+  return machine;
+}
+
+void proto_reader_count(proto_reader *reader, const char *name) {
+  reader->s->stat_add(reader->host, name, 1);
+}
+
+tm_str_id proto_reader_intern_cstr(proto_reader *reader, const char *s) {
+  return reader->s->intern_string(reader->host, s, strlen(s));
+}
+
+static bool fail(proto_reader *reader, uint64_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static bool fail(proto_reader *reader, uint64_t offset, const char *fmt, ...) {
+  char message[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(message, sizeof message, fmt, ap);
+  va_end(ap);
+  reader->s->report_error(reader->host, (int64_t)offset, message);
+  return false;
+}
+
+/* --- one packet ------------------------------------------------------------ */
+
+static bool read_control_fields(proto_reader *reader, const uint8_t *data,
+                                size_t len, packet *p) {
+  memset(p, 0, sizeof *p);
+  pw_cursor c = pw_cursor_of(data, len);
+  pw_field f;
+  while (pw_next(&c, &f)) {
+    switch (f.number) {
+    case PACKET_TIMESTAMP:
+      p->has_timestamp = true;
+      p->timestamp = f.value;
+      break;
+    case PACKET_TIMESTAMP_CLOCK_ID:
+      p->clock_id = (uint32_t)f.value;
+      break;
+    case PACKET_SEQUENCE_ID:
+      p->sequence_id = (uint32_t)f.value;
+      break;
+    case PACKET_SEQUENCE_FLAGS:
+      p->flags = (uint32_t)f.value;
+      break;
+    case PACKET_INCREMENTAL_STATE_CLEARED:
+      p->cleared = p->cleared || f.value != 0;
+      break;
+    case PACKET_PREVIOUS_PACKET_DROPPED:
+      p->dropped = (uint32_t)f.value;
+      break;
+    case PACKET_FIRST_PACKET_ON_SEQUENCE:
+      p->first_on_sequence = f.value != 0;
+      break;
+    case PACKET_MACHINE_ID:
+      p->machine_id = (uint32_t)f.value;
+      break;
+    case PACKET_DEFAULTS:
+      p->defaults = f;
+      break;
+    case PACKET_INTERNED_DATA:
+      p->interned = f;
+      break;
+    case PACKET_PROCESS_TREE:
+    case PACKET_CLOCK_SNAPSHOT:
+    case PACKET_TRACK_EVENT:
+    case PACKET_PROCESS_DESCRIPTOR:
+    case PACKET_THREAD_DESCRIPTOR:
+    case PACKET_SYSTEM_INFO:
+    case PACKET_COMPRESSED_PACKETS:
+    case PACKET_TRACK_DESCRIPTOR:
+    case PACKET_REMOTE_CLOCK_SYNC:
+    case PACKET_ZSTD_COMPRESSED_PACKETS:
+      p->payload = f;
+      break;
+    default:
+      break; /* payloads and fields we do not read */
+    }
+  }
+  if (c.error != PW_OK)
+    return fail(reader, reader->packet_offset + (uint64_t)(c.p - data),
+                "packet %" PRIu64 ": %s", reader->packet_index,
+                pw_error_message(c.error));
+  bool bad_wire = (p->defaults.number && p->defaults.wire_type != PW_LENGTH_DELIMITED) ||
+                  (p->interned.number && p->interned.wire_type != PW_LENGTH_DELIMITED) ||
+                  (p->payload.number && p->payload.wire_type != PW_LENGTH_DELIMITED);
+  if (bad_wire)
+    return fail(reader, reader->packet_offset,
+                "packet %" PRIu64 ": a message field has the wrong wire type",
+                reader->packet_index);
+  return true;
+}
+
+static void read_defaults(proto_sequence *seq, const Perfetto__Protos__TracePacketDefaults *d) {
+  seq->default_clock_id = d->has_timestamp_clock_id ? d->timestamp_clock_id : 0;
+  const Perfetto__Protos__TrackEventDefaults *te = d->track_event_defaults;
+  seq->has_default_track_uuid = te && te->has_track_uuid;
+  seq->default_track_uuid = te && te->has_track_uuid ? te->track_uuid : 0;
+  seq->default_extra_counter_uuids.len = 0;
+  seq->default_extra_double_counter_uuids.len = 0;
+  for (size_t i = 0; te && i < te->n_extra_counter_track_uuids; i++)
+    proto_vec_push(&seq->default_extra_counter_uuids, te->extra_counter_track_uuids[i]);
+  for (size_t i = 0; te && i < te->n_extra_double_counter_track_uuids; i++)
+    proto_vec_push(&seq->default_extra_double_counter_uuids,
+                   te->extra_double_counter_track_uuids[i]);
+}
+
+/* Bookkeeping before the payload. Returns false to skip the packet (or,
+ * with *error set, to stop). */
+static bool apply_sequence_state(proto_reader *reader, const packet *p,
+                                 proto_sequence *seq, bool *error) {
+  bool cleared = (p->flags & SEQ_INCREMENTAL_STATE_CLEARED) || p->cleared;
+  if (p->sequence_id == 0) {
+    if (cleared)
+      proto_reader_count(reader, "incremental_state_cleared_missing_sequence_id");
+    if (p->flags & SEQ_NEEDS_INCREMENTAL_STATE) {
+      *error = !fail(reader, reader->packet_offset,
+                     "packet %" PRIu64 " needs incremental state but has no sequence id",
+                     reader->packet_index);
+      return false;
+    }
+    if (p->defaults.number)
+      proto_reader_count(reader, "trace_packet_defaults_missing_sequence_id");
+    if (p->interned.number)
+      proto_reader_count(reader, "interned_data_missing_sequence_id");
+    return true;
+  }
+  /* A producer's first packet lost nothing before it, whatever it says. */
+  if (cleared)
+    proto_sequence_clear(seq);
+  else if (p->dropped && !p->first_on_sequence)
+    seq->state_valid = false;
+  if ((p->flags & SEQ_NEEDS_INCREMENTAL_STATE) && !seq->state_valid) {
+    proto_reader_count(reader, "packet_skipped_seq_needs_incremental_state_invalid");
+    return false;
+  }
+  if (p->defaults.number) {
+    Perfetto__Protos__TracePacketDefaults *d =
+        perfetto__protos__trace_packet_defaults__unpack(NULL, p->defaults.len,
+                                                        p->defaults.data);
+    if (!d) {
+      *error = !fail(reader, reader->packet_offset,
+                     "packet %" PRIu64 ": malformed trace_packet_defaults",
+                     reader->packet_index);
+      return false;
+    }
+    read_defaults(seq, d);
+    perfetto__protos__trace_packet_defaults__free_unpacked(d, NULL);
+  }
+  if (p->interned.number) {
+    if (!seq->state_valid) {
+      proto_reader_count(reader, "interned_data_skipped_incremental_state_invalid");
+    } else if (!proto_sequence_add_interned_data(seq, reader->s, reader->host,
+                                                 p->interned.data, p->interned.len)) {
+      *error = !fail(reader, reader->packet_offset,
+                     "packet %" PRIu64 ": malformed interned_data", reader->packet_index);
+      return false;
+    }
+  }
+  return true;
+}
+
+static bool on_packet(void *ctx, const uint8_t *data, size_t len, uint64_t offset);
+
+static bool read_payload(proto_reader *reader, const packet *p,
+                         proto_machine *machine, proto_sequence *seq) {
+  const uint8_t *data = p->payload.data;
+  size_t len = p->payload.len;
+  bool ok = true;
+  const char *what = NULL;
+  switch (p->payload.number) {
+  case PACKET_CLOCK_SNAPSHOT:
+    ok = proto_clock_read_snapshot(reader, machine, p->sequence_id, data, len);
+    what = "clock_snapshot";
+    break;
+  case PACKET_REMOTE_CLOCK_SYNC:
+    ok = proto_clock_read_remote_sync(reader, machine, data, len);
+    what = "remote_clock_sync";
+    break;
+  case PACKET_TRACK_DESCRIPTOR: {
+    uint64_t uuid;
+    ok = proto_tracks_read_descriptor(reader, machine, seq, data, len, &uuid);
+    if (ok && uuid)
+      proto_track_event_flush_uuid(reader, machine, uuid);
+    what = "track_descriptor";
+    break;
+  }
+  case PACKET_THREAD_DESCRIPTOR:
+    ok = p->sequence_id == 0 ||
+         proto_tracks_read_thread_descriptor(reader, machine, seq, data, len);
+    what = "thread_descriptor";
+    break;
+  case PACKET_PROCESS_DESCRIPTOR:
+    ok = proto_tracks_read_process_descriptor(reader, machine, data, len);
+    what = "process_descriptor";
+    break;
+  case PACKET_PROCESS_TREE:
+    ok = proto_process_tree_read(reader, machine, data, len);
+    what = "process_tree";
+    break;
+  case PACKET_SYSTEM_INFO:
+    ok = proto_system_info_read(reader, machine, data, len);
+    what = "system_info";
+    break;
+  case PACKET_TRACK_EVENT: {
+    proto_timestamp ts;
+    bool has_ts = false;
+    if (p->has_timestamp) {
+      uint32_t clock_id = p->clock_id ? p->clock_id
+                          : seq->default_clock_id ? seq->default_clock_id
+                                                  : reader->default_clock_id;
+      if (!proto_clock_resolve(reader, machine, p->sequence_id, clock_id,
+                               p->timestamp, &ts))
+        break;
+      has_ts = true;
+    }
+    ok = proto_track_event_read(reader, machine, seq, has_ts ? &ts : NULL, data, len);
+    what = "track_event";
+    break;
+  }
+  case PACKET_COMPRESSED_PACKETS:
+    return proto_compressed_read(reader, data, len, on_packet); /* reports its damage */
+  case PACKET_ZSTD_COMPRESSED_PACKETS:
+    proto_reader_count(reader, "proto_zstd_compressed_packets_skipped");
+    break;
+  default:
+    break;
+  }
+  if (!ok)
+    return fail(reader, reader->packet_offset, "packet %" PRIu64 ": malformed %s",
+                reader->packet_index, what);
+  return true;
+}
+
+static bool on_packet(void *ctx, const uint8_t *data, size_t len, uint64_t offset) {
+  proto_reader *reader = ctx;
+  /* Inflated packets have no file offset: their damage is the wrapper's,
+   * named by the wrapper's packet number. */
+  if (reader->inner_framer) {
+    reader->packet_offset = reader->wrapper_offset;
+  } else {
+    reader->packet_offset = offset;
+    reader->packet_index++;
+  }
+  packet p;
+  if (!read_control_fields(reader, data, len, &p))
+    return false;
+  proto_machine *machine = proto_reader_machine(reader, p.machine_id);
+  proto_sequence *seq = proto_sequence_get(&reader->sequences, p.sequence_id);
+  bool error = false;
+  if (!apply_sequence_state(reader, &p, seq, &error))
+    return !error;
+  return read_payload(reader, &p, machine, seq);
+}
+
+/* --- the plugin ------------------------------------------------------------ */
+
+static void reader_free(proto_reader *reader) {
+  if (!reader)
+    return;
+  proto_framer_clear(&reader->framer);
+  proto_sequence_table_free(&reader->sequences);
+  for (size_t i = 0; i < reader->machines.len; i++) {
+    proto_machine *machine = reader->machines.data[i];
+    proto_clock_table_free(&machine->clocks);
+    proto_track_table_free(&machine->tracks);
+    free(machine);
+  }
+  proto_vec_free(&reader->machines);
+  proto_map_free(&reader->machine_index);
+  proto_track_event_state_free(&reader->events);
+  free(reader);
+}
+
+static void *proto_open(const tm_host_services *s, tm_host *host,
+                        const uint8_t *config, size_t config_len) {
+  (void)config, (void)config_len;
+  proto_reader *reader = calloc(1, sizeof *reader);
+  if (!reader) {
+    s->report_error(host, -1, "out of memory");
+    return NULL;
+  }
+  reader->s = s;
+  reader->host = host;
+  reader->host_has_track_extras = TM_HOST_HAS(s, track_intern_on_machine) &&
+                                  TM_HOST_HAS(s, track_set_parent) &&
+                                  TM_HOST_HAS(s, track_add_source_arg);
+  reader->host_has_process_extras = TM_HOST_HAS(s, process_set_cmdline) &&
+                                    TM_HOST_HAS(s, process_set_parent) &&
+                                    TM_HOST_HAS(s, process_set_uid);
+  reader->host_has_machine_info = TM_HOST_HAS(s, machine_set_info);
+  proto_framer_init(&reader->framer, PROTO_DEFAULT_MAX_PACKET, on_packet, reader);
+  proto_reader_machine(reader, 0);
+  return reader;
+}
+
+/* Framing stopped: report a framing error (a packet error was reported by
+ * the packet's reader), and place the events still waiting for a
+ * descriptor, which were read before the damage. */
+static tm_status stopped(proto_reader *reader) {
+  proto_framer *framer = &reader->framer;
+  if (framer->failed)
+    fail(reader, framer->error_offset, "after packet %" PRIu64 ": %s",
+         framer->packets, framer->error);
+  proto_track_event_flush_all(reader);
+  return TM_ERROR;
+}
+
+static tm_status proto_feed(void *state, const uint8_t *data, size_t len) {
+  proto_reader *reader = state;
+  if (!proto_framer_feed(&reader->framer, data, len))
+    return stopped(reader);
+  return TM_OK;
+}
+
+static tm_status proto_finish(void *state) {
+  proto_reader *reader = state;
+  if (!proto_framer_finish(&reader->framer))
+    return stopped(reader);
+  proto_track_event_flush_all(reader);
+  return TM_OK;
+}
+
+static void proto_close(void *state) { reader_free(state); }
+
+/* True if `data` parses as protobuf fields up to `len` (a message cut by
+ * the end of the probed bytes counts as parsing). */
+static bool fields_parse(const uint8_t *data, size_t len, bool cut) {
+  pw_cursor c = pw_cursor_of(data, len);
+  pw_field f;
+  size_t fields = 0;
+  while (pw_next(&c, &f))
+    fields++;
+  if (c.error == PW_OK)
+    return fields > 0;
+  return cut && fields > 0 && (c.error == PW_TRUNCATED || c.error == PW_BAD_VARINT);
+}
+
+static bool has_suffix(const char *name, const char *suffix) {
+  size_t n = strlen(name), m = strlen(suffix);
+  return n >= m && strcmp(name + n - m, suffix) == 0;
+}
+
+static int proto_probe(const uint8_t *head, size_t len, const char *file_name) {
+  /* A trace is a run of `packet` fields: tag 0x0A, a length, a packet
+   * whose own fields parse. Text that merely starts with a newline fails
+   * the field check. */
+  if (len < 2 || head[0] != 0x0A)
+    return 0;
+  uint64_t packet_len;
+  size_t n = pw_read_varint(head + 1, head + len, &packet_len);
+  if (n == 0 || packet_len == 0 || packet_len > PROTO_DEFAULT_MAX_PACKET)
+    return 0;
+  size_t start = 1 + n;
+  bool cut = packet_len > len - start;
+  size_t visible = cut ? len - start : (size_t)packet_len;
+  if (!fields_parse(head + start, visible, cut))
+    return 0;
+  if (file_name && (has_suffix(file_name, ".pftrace") ||
+                    has_suffix(file_name, ".perfetto-trace") ||
+                    has_suffix(file_name, ".pb") || has_suffix(file_name, ".proto")))
+    return 100;
+  return 80;
+}
+
+static const tm_reader_descriptor proto_descriptor = {
+    .abi_version = TM_READER_ABI_VERSION,
+    .flags = TM_READER_PID0_IS_IDLE,
+    .name = "proto",
+    .description = "Perfetto protobuf trace (TracePacket stream)",
+    .probe = proto_probe,
+    .open = proto_open,
+    .feed = proto_feed,
+    .finish = proto_finish,
+    .close = proto_close,
+};
+
+TM_READER_EXPORT const tm_reader_descriptor *tracemerge_reader_entry(void) {
+  return &proto_descriptor;
+}

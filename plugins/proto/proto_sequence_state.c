@@ -1,0 +1,155 @@
+/* Per packet sequence state (see proto_sequence_state.h). */
+#include "proto_sequence_state.h"
+
+#include <string.h>
+
+#include "proto_wire.h"
+
+proto_sequence *proto_sequence_get(proto_sequence_table *table, uint32_t id) {
+  if (table->last && table->last->id == id)
+    return table->last;
+  uint32_t index;
+  if (!proto_map_get(&table->index, id, &index)) {
+    proto_sequence *seq = proto_xrealloc(NULL, sizeof *seq);
+    memset(seq, 0, sizeof *seq);
+    seq->id = id;
+    index = (uint32_t)table->items.len;
+    proto_vec_push(&table->items, seq);
+    proto_map_put(&table->index, id, index);
+  }
+  table->last = table->items.data[index];
+  return table->last;
+}
+
+static void sequence_free(proto_sequence *seq) {
+  proto_vec_free(&seq->default_extra_counter_uuids);
+  proto_vec_free(&seq->default_extra_double_counter_uuids);
+  for (int k = 0; k < PROTO_INTERN_KINDS; k++) {
+    proto_map_free(&seq->tables[k].index);
+    proto_vec_free(&seq->tables[k].entries);
+  }
+  proto_vec_free(&seq->arena);
+  proto_map_free(&seq->counter_index);
+  proto_vec_free(&seq->counter_values);
+  free(seq);
+}
+
+void proto_sequence_table_free(proto_sequence_table *table) {
+  for (size_t i = 0; i < table->items.len; i++)
+    sequence_free(table->items.data[i]);
+  proto_vec_free(&table->items);
+  proto_map_free(&table->index);
+  table->last = NULL;
+}
+
+void proto_sequence_clear(proto_sequence *seq) {
+  seq->state_valid = true;
+  seq->default_clock_id = 0;
+  seq->has_default_track_uuid = false;
+  seq->default_track_uuid = 0;
+  seq->default_extra_counter_uuids.len = 0;
+  seq->default_extra_double_counter_uuids.len = 0;
+  seq->timestamp_us = 0;
+  seq->thread_time_us = 0;
+  for (int k = 0; k < PROTO_INTERN_KINDS; k++) {
+    proto_map_clear(&seq->tables[k].index);
+    seq->tables[k].entries.len = 0;
+  }
+  seq->arena.len = 0;
+  proto_map_clear(&seq->counter_index);
+  seq->counter_values.len = 0;
+}
+
+static void intern(proto_sequence *seq, proto_intern_kind kind, uint64_t iid,
+                   const tm_host_services *s, tm_host *host, const uint8_t *text,
+                   size_t len) {
+  if (len > UINT32_MAX || seq->arena.len + len + 1 > UINT32_MAX)
+    return; /* beyond what offsets address; the packet limit prevents it */
+  proto_interned entry = {
+      .str = s->intern_string(host, (const char *)text, len),
+      .off = (uint32_t)seq->arena.len,
+      .len = (uint32_t)len,
+  };
+  proto_vec_reserve(&seq->arena, seq->arena.len + len + 1);
+  if (len)
+    memcpy(seq->arena.data + seq->arena.len, text, len);
+  seq->arena.data[seq->arena.len + len] = '\0';
+  seq->arena.len += len + 1;
+  proto_intern_table *table = &seq->tables[kind];
+  /* A later entry with the same iid replaces the earlier one. */
+  proto_map_put(&table->index, iid, (uint32_t)table->entries.len);
+  proto_vec_push(&table->entries, entry);
+}
+
+/* One entry message: `1 iid` plus its text in `text_field`. */
+static bool add_entry(proto_sequence *seq, proto_intern_kind kind,
+                      uint32_t text_field, const tm_host_services *s,
+                      tm_host *host, const pw_field *outer) {
+  if (outer->wire_type != PW_LENGTH_DELIMITED)
+    return false;
+  pw_cursor c = pw_cursor_of(outer->data, outer->len);
+  pw_field f;
+  uint64_t iid = 0;
+  const uint8_t *text = NULL;
+  size_t text_len = 0;
+  while (pw_next(&c, &f)) {
+    if (f.number == 1 && f.wire_type == PW_VARINT)
+      iid = f.value;
+    else if (f.number == text_field && f.wire_type == PW_LENGTH_DELIMITED)
+      text = f.data, text_len = f.len;
+  }
+  if (c.error != PW_OK)
+    return false;
+  if (iid != 0) /* iid 0 always means "not set" */
+    intern(seq, kind, iid, s, host, text ? text : (const uint8_t *)"", text_len);
+  return true;
+}
+
+bool proto_sequence_add_interned_data(proto_sequence *seq,
+                                      const tm_host_services *s, tm_host *host,
+                                      const uint8_t *data, size_t len) {
+  pw_cursor c = pw_cursor_of(data, len);
+  pw_field f;
+  bool ok = true;
+  while (ok && pw_next(&c, &f)) {
+    switch (f.number) {
+    case 1:
+      ok = add_entry(seq, PROTO_INTERN_CATEGORY, 2, s, host, &f);
+      break;
+    case 2:
+      ok = add_entry(seq, PROTO_INTERN_EVENT_NAME, 2, s, host, &f);
+      break;
+    case 3:
+      ok = add_entry(seq, PROTO_INTERN_DEBUG_NAME, 2, s, host, &f);
+      break;
+    case 29:
+      ok = add_entry(seq, PROTO_INTERN_DEBUG_STRING, 2, s, host, &f);
+      break;
+    case 43:
+      ok = add_entry(seq, PROTO_INTERN_CORRELATION, 2, s, host, &f);
+      break;
+    default:
+      break; /* interned data we do not read */
+    }
+  }
+  return ok && c.error == PW_OK;
+}
+
+const proto_interned *proto_sequence_lookup(const proto_sequence *seq,
+                                            proto_intern_kind kind,
+                                            uint64_t iid) {
+  uint32_t index;
+  if (iid == 0 || !proto_map_get(&seq->tables[kind].index, iid, &index))
+    return NULL;
+  return &seq->tables[kind].entries.data[index];
+}
+
+double *proto_sequence_counter_slot(proto_sequence *seq, uint64_t uuid) {
+  uint32_t index;
+  if (!proto_map_get(&seq->counter_index, uuid, &index)) {
+    index = (uint32_t)seq->counter_values.len;
+    proto_vec_push(&seq->counter_values, 0.0);
+    proto_map_put(&seq->counter_index, uuid, index);
+  }
+  return &seq->counter_values.data[index];
+}

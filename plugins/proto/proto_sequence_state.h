@@ -1,0 +1,96 @@
+/*
+ * Per packet sequence state (trusted_packet_sequence_id): incremental state
+ * validity, TracePacketDefaults, the default thread, interned data and
+ * incremental counter values.
+ *
+ * Invariants (reference/formats.md §1.3): a sequence starts invalid; a
+ * clear starts a new generation (interned entries, defaults and counter
+ * values dropped, default thread kept) and makes it valid; a loss makes it
+ * invalid until the next clear, keeping the defaults. Interned entries are
+ * resolved to host string ids when they arrive, so a lookup is one map
+ * probe and no string work. Two files never share a sequence table.
+ */
+#ifndef TM_PROTO_SEQUENCE_STATE_H
+#define TM_PROTO_SEQUENCE_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <tracemerge/plugin.h>
+
+#include "proto_map.h"
+#include "proto_vec.h"
+
+typedef enum proto_intern_kind {
+  PROTO_INTERN_CATEGORY = 0,   /* InternedData 1 event_categories */
+  PROTO_INTERN_EVENT_NAME,     /* 2 event_names */
+  PROTO_INTERN_DEBUG_NAME,     /* 3 debug_annotation_names */
+  PROTO_INTERN_DEBUG_STRING,   /* 29 debug_annotation_string_values */
+  PROTO_INTERN_CORRELATION,    /* 43 correlation_id_str */
+  PROTO_INTERN_KINDS
+} proto_intern_kind;
+
+typedef struct proto_interned {
+  tm_str_id str;   /* the entry's text, interned by the host */
+  uint32_t off;    /* the text in the sequence's arena */
+  uint32_t len;
+} proto_interned;
+
+typedef struct proto_intern_table {
+  proto_map index; /* iid -> entry */
+  PROTO_VEC(proto_interned) entries;
+} proto_intern_table;
+
+typedef struct proto_sequence {
+  uint32_t id;
+  bool state_valid;
+  /* TracePacketDefaults: survive a loss, dropped by a clear. */
+  uint32_t default_clock_id; /* 0: none */
+  bool has_default_track_uuid;
+  uint64_t default_track_uuid;
+  proto_u64_vec default_extra_counter_uuids;
+  proto_u64_vec default_extra_double_counter_uuids;
+  /* Default thread (ThreadDescriptor): kept across clears. */
+  tm_thread_ref thread;  /* 0: none */
+  uint32_t thread_machine; /* reader machine index of `thread` */
+  /* Bases of the legacy delta fields, in µs. */
+  int64_t timestamp_us;
+  int64_t thread_time_us;
+  proto_intern_table tables[PROTO_INTERN_KINDS];
+  PROTO_VEC(char) arena;
+  /* Incremental counter tracks: running value by track uuid. */
+  proto_map counter_index;
+  PROTO_VEC(double) counter_values;
+} proto_sequence;
+
+typedef struct proto_sequence_table {
+  proto_map index; /* sequence id -> items index */
+  PROTO_VEC(proto_sequence *) items;
+  proto_sequence *last; /* most recent lookup: packets come in runs */
+} proto_sequence_table;
+
+/* The sequence `id`, created (invalid, no defaults) on first use. */
+proto_sequence *proto_sequence_get(proto_sequence_table *table, uint32_t id);
+void proto_sequence_table_free(proto_sequence_table *table);
+
+/* SEQ_INCREMENTAL_STATE_CLEARED: a new generation, valid. */
+void proto_sequence_clear(proto_sequence *seq);
+
+/* Stores the InternedData message `data` (a packet's field 12) in the
+ * sequence's current generation. Returns false if it is malformed. */
+bool proto_sequence_add_interned_data(proto_sequence *seq,
+                                      const tm_host_services *s, tm_host *host,
+                                      const uint8_t *data, size_t len);
+
+/* The entry `iid` of `kind` in the current generation, or NULL. */
+const proto_interned *proto_sequence_lookup(const proto_sequence *seq,
+                                            proto_intern_kind kind,
+                                            uint64_t iid);
+static inline const char *proto_sequence_borrow_text(const proto_sequence *seq,
+                                                     const proto_interned *e) {
+  return seq->arena.data + e->off;
+}
+
+/* The running value slot of incremental counter track `uuid` (0 at first). */
+double *proto_sequence_counter_slot(proto_sequence *seq, uint64_t uuid);
+
+#endif /* TM_PROTO_SEQUENCE_STATE_H */

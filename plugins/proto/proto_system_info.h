@@ -1,0 +1,22 @@
+/*
+ * SystemInfo (packet field 45): the machine row's system columns and the
+ * machine's system metadata (reference/formats.md §1.11, sql-surface.md §1,
+ * §3). Metadata rows are written only for the file's default machine: the
+ * host scopes a reader's metadata to that machine.
+ */
+#ifndef TM_PROTO_SYSTEM_INFO_H
+#define TM_PROTO_SYSTEM_INFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct proto_reader;
+struct proto_machine;
+
+/* Returns false if the message does not decode. */
+bool proto_system_info_read(struct proto_reader *reader,
+                            struct proto_machine *machine, const uint8_t *data,
+                            size_t len);
+
+#endif /* TM_PROTO_SYSTEM_INFO_H */

@@ -1,0 +1,598 @@
+/* TrackEvent decoding and emission (see proto_track_event.h). */
+#include "proto_track_event.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "proto_clock.h"
+#include "proto_debug_annotation.h"
+#include "proto_reader.h"
+#include "proto_sequence_state.h"
+#include "proto_tracks.h"
+#include "proto_wire.h"
+
+enum track_event_type {
+  TYPE_UNSPECIFIED = 0,
+  TYPE_SLICE_BEGIN = 1,
+  TYPE_SLICE_END = 2,
+  TYPE_INSTANT = 3,
+  TYPE_COUNTER = 4,
+};
+
+void proto_track_event_state_free(proto_track_event_state *state) {
+  proto_vec_free(&state->category_iids);
+  proto_vec_free(&state->categories);
+  proto_vec_free(&state->annotations);
+  proto_vec_free(&state->extra_uuids);
+  proto_vec_free(&state->extra_double_uuids);
+  proto_vec_free(&state->extra_values);
+  proto_vec_free(&state->extra_double_values);
+  proto_vec_free(&state->text);
+  proto_vec_free(&state->flows);
+  proto_vec_free(&state->extras);
+  proto_vec_free(&state->pending);
+  proto_vec_free(&state->pending_flows);
+  proto_vec_free(&state->pending_extras);
+  proto_map_free(&state->pending_filter);
+}
+
+/* --- text scratch ------------------------------------------------------- */
+
+static void text_append(proto_text *text, const void *data, size_t len) {
+  proto_vec_reserve(text, text->len + len);
+  if (len)
+    memcpy(text->data + text->len, data, len);
+  text->len += len;
+}
+
+/* --- categories and names ---------------------------------------------- */
+
+static tm_str_id resolve_category(proto_reader *reader, proto_sequence *seq) {
+  proto_track_event_state *st = &reader->events;
+  if (st->category_iids.len == 1 && st->categories.len == 0) {
+    uint64_t iid = st->category_iids.data[0];
+    const proto_interned *e = proto_sequence_lookup(seq, PROTO_INTERN_CATEGORY, iid);
+    if (e)
+      return e->str;
+    char unknown[40];
+    int n = snprintf(unknown, sizeof unknown, "unknown(%" PRIu64 ")", iid);
+    return proto_reader_intern(reader, unknown, (size_t)n);
+  }
+  if (st->category_iids.len == 0 && st->categories.len == 1)
+    return proto_reader_intern(reader, (const char *)st->categories.data[0].data,
+                               st->categories.data[0].len);
+  if (st->category_iids.len == 0 && st->categories.len == 0)
+    return 0;
+  /* Several categories: joined with ",", interned ones first. */
+  st->text.len = 0;
+  size_t parts = 0;
+  for (size_t i = 0; i < st->category_iids.len; i++) {
+    const proto_interned *e =
+        proto_sequence_lookup(seq, PROTO_INTERN_CATEGORY, st->category_iids.data[i]);
+    if (!e)
+      continue;
+    if (parts++)
+      text_append(&st->text, ",", 1);
+    text_append(&st->text, proto_sequence_borrow_text(seq, e), e->len);
+  }
+  for (size_t i = 0; i < st->categories.len; i++) {
+    if (parts++)
+      text_append(&st->text, ",", 1);
+    text_append(&st->text, st->categories.data[i].data, st->categories.data[i].len);
+  }
+  return parts ? proto_reader_intern(reader, st->text.data, st->text.len) : 0;
+}
+
+static void add_correlation_id(proto_reader *reader, tm_str_id value) {
+  proto_track_event_state *st = &reader->events;
+  if (!st->key_correlation_id)
+    st->key_correlation_id = proto_reader_intern_cstr(reader, "correlation_id");
+  reader->s->args_add(reader->host, st->key_correlation_id,
+                      (tm_arg_value){.type = TM_ARG_STRING, .u.str_id = value});
+}
+
+/* --- emission ------------------------------------------------------------ */
+
+/* The value a counter track records for a raw sample (multiplier, then
+ * the sequence's running sum for incremental tracks). */
+static double counter_value(proto_reader *reader, const proto_track *track,
+                            uint32_t sequence_id, double raw) {
+  double value = raw * (double)track->unit_multiplier;
+  if (track->incremental) {
+    proto_sequence *seq = proto_sequence_get(&reader->sequences, sequence_id);
+    double *slot = proto_sequence_counter_slot(seq, track->uuid);
+    *slot += value;
+    value = *slot;
+  }
+  return value;
+}
+
+static proto_track *counter_track(proto_reader *reader, proto_machine *machine,
+                                  uint64_t uuid) {
+  proto_track *track = proto_tracks_find(machine, uuid);
+  if (!track)
+    track = proto_tracks_undescribed(reader, machine, uuid, true);
+  return track;
+}
+
+static void emit_flows(proto_reader *reader, tm_track_ref track,
+                       const proto_event *ev, const proto_flow *flows) {
+  for (uint32_t i = 0; i < ev->flows_len; i++)
+    reader->s->flow(reader->host, track, ev->clock, ev->ts, flows[i].id,
+                    (tm_flow_direction)flows[i].direction, TM_FLOW_BIND_ENCLOSING,
+                    TM_NO_ARGS);
+}
+
+/* Emits `ev` on `track` (or on `ref` when `track` is NULL: the Default
+ * Track or a thread's main track). */
+static void emit(proto_reader *reader, proto_machine *machine,
+                 const proto_event *ev, proto_track *track, tm_track_ref ref,
+                 const proto_flow *flows, const proto_extra_counter *extras) {
+  const tm_host_services *s = reader->s;
+  tm_host *host = reader->host;
+  if (track)
+    ref = proto_tracks_resolve(reader, machine, track);
+  /* A slice needs a slice track; a counter value, a counter track (the
+   * Default Track and a thread's main track are slice tracks). */
+  bool is_counter_track = track && track->is_counter;
+  if (!ref || is_counter_track != (ev->type == TYPE_COUNTER)) {
+    proto_reader_count(reader, "track_event_parser_errors");
+    return;
+  }
+  double value = ev->type == TYPE_COUNTER
+                     ? counter_value(reader, track, ev->sequence_id, ev->counter_value)
+                     : 0;
+  /* Extra samples first (finding an undescribed one adds a track, so
+   * `track` is not used past here): a thread-time counter among them is
+   * also the slice's thread time. */
+  tm_track_ref extra_refs[PROTO_MAX_EXTRA_COUNTERS];
+  double extra_values[PROTO_MAX_EXTRA_COUNTERS];
+  uint32_t n_extras = 0;
+  int64_t thread_ts = ev->thread_ts;
+  for (uint32_t i = 0; i < ev->extras_len && i < PROTO_MAX_EXTRA_COUNTERS; i++) {
+    proto_track *extra = counter_track(reader, machine, extras[i].uuid);
+    tm_track_ref extra_ref = proto_tracks_resolve(reader, machine, extra);
+    if (!extra_ref || !extra->is_counter) {
+      proto_reader_count(reader, "track_event_parser_errors");
+      continue;
+    }
+    extra_refs[n_extras] = extra_ref;
+    extra_values[n_extras] = counter_value(reader, extra, ev->sequence_id, extras[i].value);
+    if (extra->is_thread_time)
+      thread_ts = (int64_t)extra_values[n_extras];
+    n_extras++;
+  }
+  tm_slice_fields f = {
+      .track = ref,
+      .clock = ev->clock,
+      .ts = ev->ts,
+      .name = ev->name,
+      .category = ev->category,
+      .args = ev->args,
+      .thread_ts = thread_ts,
+      .thread_dur = TM_UNKNOWN_TIME,
+  };
+  switch (ev->type) {
+  case TYPE_SLICE_BEGIN:
+    s->slice_begin(host, &f);
+    emit_flows(reader, ref, ev, flows); /* bound to the slice just begun */
+    break;
+  case TYPE_SLICE_END:
+    /* Flows first: before the end, the ending slice encloses them. An end
+     * closes the innermost slice whatever its name. */
+    emit_flows(reader, ref, ev, flows);
+    f.name = 0;
+    f.category = 0;
+    s->slice_end(host, &f);
+    break;
+  case TYPE_INSTANT:
+    s->slice_complete(host, &f, 0);
+    emit_flows(reader, ref, ev, flows);
+    break;
+  case TYPE_COUNTER:
+    s->counter(host, ref, ev->clock, ev->ts, value, ev->args);
+    break;
+  default:
+    break;
+  }
+  for (uint32_t i = 0; i < n_extras; i++)
+    s->counter(host, extra_refs[i], ev->clock, ev->ts, extra_values[i], TM_NO_ARGS);
+}
+
+static uint64_t pending_key(uint64_t uuid, uint32_t machine_index) {
+  return uuid ^ ((uint64_t)machine_index * 0x9E3779B97F4A7C15ull);
+}
+
+static void defer(proto_reader *reader, const proto_event *ev) {
+  proto_track_event_state *st = &reader->events;
+  if (st->pending.len >= PROTO_MAX_PENDING_EVENTS)
+    proto_track_event_flush_all(reader); /* bounded: give up waiting */
+  proto_event copy = *ev;
+  copy.flows_start = (uint32_t)st->pending_flows.len;
+  for (uint32_t i = 0; i < ev->flows_len; i++)
+    proto_vec_push(&st->pending_flows, st->flows.data[i]);
+  copy.extras_start = (uint32_t)st->pending_extras.len;
+  for (uint32_t i = 0; i < ev->extras_len; i++)
+    proto_vec_push(&st->pending_extras, st->extras.data[i]);
+  proto_vec_push(&st->pending, copy);
+  uint64_t key = pending_key(ev->uuid, ev->machine_index);
+  uint32_t waiting = 0;
+  proto_map_get(&st->pending_filter, key, &waiting);
+  proto_map_put(&st->pending_filter, key, waiting + 1);
+}
+
+/* Emits (and removes) the waiting events `match` selects, keeping the
+ * others in order. */
+static void flush_pending(proto_reader *reader, bool all, uint32_t machine_index,
+                          uint64_t uuid) {
+  proto_track_event_state *st = &reader->events;
+  size_t kept = 0;
+  for (size_t i = 0; i < st->pending.len; i++) {
+    proto_event ev = st->pending.data[i];
+    if (!all && (ev.uuid != uuid || ev.machine_index != machine_index)) {
+      st->pending.data[kept++] = ev;
+      continue;
+    }
+    proto_machine *machine = reader->machines.data[ev.machine_index];
+    proto_track *track = proto_tracks_find(machine, ev.uuid);
+    if (!track)
+      track = proto_tracks_undescribed(reader, machine, ev.uuid,
+                                       ev.type == TYPE_COUNTER);
+    emit(reader, machine, &ev, track, 0, st->pending_flows.data + ev.flows_start,
+         st->pending_extras.data + ev.extras_start);
+  }
+  st->pending.len = kept;
+  if (kept == 0) {
+    st->pending_flows.len = 0;
+    st->pending_extras.len = 0;
+    proto_map_clear(&st->pending_filter);
+  }
+}
+
+void proto_track_event_flush_uuid(proto_reader *reader, proto_machine *machine,
+                                  uint64_t uuid) {
+  proto_track_event_state *st = &reader->events;
+  uint32_t waiting = 0;
+  uint64_t key = pending_key(uuid, machine->index);
+  if (!proto_map_get(&st->pending_filter, key, &waiting) || waiting == 0)
+    return;
+  proto_map_put(&st->pending_filter, key, 0);
+  flush_pending(reader, false, machine->index, uuid);
+}
+
+void proto_track_event_flush_all(proto_reader *reader) {
+  if (reader->events.pending.len)
+    flush_pending(reader, true, 0, 0);
+}
+
+/* --- decoding ------------------------------------------------------------- */
+
+typedef struct decoded {
+  uint8_t type;
+  bool has_uuid;
+  uint64_t uuid;
+  bool has_name_iid;
+  uint64_t name_iid;
+  const uint8_t *name;
+  size_t name_len;
+  bool has_name;
+  bool has_counter;
+  bool counter_is_double;
+  int64_t counter_int;
+  double counter_double;
+  int correlation; /* 0 none, 1 integer, 2 string, 3 interned */
+  uint64_t correlation_value;
+  const uint8_t *correlation_str;
+  size_t correlation_len;
+  bool has_ts_delta_us, has_ts_absolute_us;
+  int64_t ts_us;
+  bool has_tt_delta_us, has_tt_absolute_us;
+  int64_t tt_us;
+  bool extra_uuids_set, extra_double_uuids_set;
+  const uint8_t *source_location; /* inline SourceLocation, or NULL */
+  size_t source_location_len;
+} decoded;
+
+static bool push_repeated(const pw_field *f, bool fixed64, proto_u64_vec *out) {
+  pw_repeated r = pw_repeated_of(f, fixed64);
+  uint64_t v;
+  while (pw_repeated_next(&r, &v))
+    proto_vec_push(out, v);
+  return !r.error;
+}
+
+static void add_flows(proto_track_event_state *st, const pw_field *f,
+                      bool fixed64, uint8_t direction, bool *ok) {
+  pw_repeated r = pw_repeated_of(f, fixed64);
+  uint64_t v;
+  while (pw_repeated_next(&r, &v)) {
+    proto_flow flow = {v, direction};
+    proto_vec_push(&st->flows, flow);
+  }
+  if (r.error)
+    *ok = false;
+}
+
+static bool decode(proto_track_event_state *st, const uint8_t *data, size_t len,
+                   decoded *d) {
+  memset(d, 0, sizeof *d);
+  st->category_iids.len = 0;
+  st->categories.len = 0;
+  st->annotations.len = 0;
+  st->extra_uuids.len = 0;
+  st->extra_double_uuids.len = 0;
+  st->extra_values.len = 0;
+  st->extra_double_values.len = 0;
+  st->flows.len = 0;
+  st->extras.len = 0;
+  pw_cursor c = pw_cursor_of(data, len);
+  pw_field f;
+  bool ok = true;
+  while (ok && pw_next(&c, &f)) {
+    bool is_varint = f.wire_type == PW_VARINT;
+    bool is_bytes = f.wire_type == PW_LENGTH_DELIMITED;
+    switch (f.number) {
+    case 9:
+      ok = is_varint;
+      d->type = (uint8_t)(f.value > 255 ? 255 : f.value);
+      break;
+    case 11:
+      ok = is_varint;
+      d->uuid = f.value;
+      d->has_uuid = true;
+      break;
+    case 10:
+      ok = is_varint;
+      d->name_iid = f.value;
+      d->has_name_iid = true;
+      d->has_name = false;
+      break;
+    case 23:
+      ok = is_bytes;
+      d->name = f.data;
+      d->name_len = f.len;
+      d->has_name = true;
+      d->has_name_iid = false;
+      break;
+    case 3:
+      ok = push_repeated(&f, false, &st->category_iids);
+      break;
+    case 22: {
+      ok = is_bytes;
+      proto_bytes text = {f.data, f.len};
+      proto_vec_push(&st->categories, text);
+      break;
+    }
+    case 30:
+      ok = is_varint;
+      d->has_counter = true;
+      d->counter_is_double = false;
+      d->counter_int = pw_as_int64(&f);
+      break;
+    case 44:
+      ok = f.wire_type == PW_FIXED64;
+      d->has_counter = true;
+      d->counter_is_double = true;
+      d->counter_double = pw_as_double(&f);
+      break;
+    case 31:
+      d->extra_uuids_set = true;
+      ok = push_repeated(&f, false, &st->extra_uuids);
+      break;
+    case 12:
+      ok = push_repeated(&f, false, &st->extra_values);
+      break;
+    case 45:
+      d->extra_double_uuids_set = true;
+      ok = push_repeated(&f, false, &st->extra_double_uuids);
+      break;
+    case 46:
+      ok = push_repeated(&f, true, &st->extra_double_values);
+      break;
+    case 47:
+      add_flows(st, &f, true, TM_FLOW_STEP, &ok);
+      break;
+    case 36:
+      add_flows(st, &f, false, TM_FLOW_STEP, &ok);
+      break;
+    case 48:
+      add_flows(st, &f, true, TM_FLOW_IN, &ok);
+      break;
+    case 42:
+      add_flows(st, &f, false, TM_FLOW_IN, &ok);
+      break;
+    case 52:
+      ok = is_varint;
+      d->correlation = 1;
+      d->correlation_value = f.value;
+      break;
+    case 53:
+      ok = is_bytes;
+      d->correlation = 2;
+      d->correlation_str = f.data;
+      d->correlation_len = f.len;
+      break;
+    case 54:
+      ok = is_varint;
+      d->correlation = 3;
+      d->correlation_value = f.value;
+      break;
+    case 4: {
+      ok = is_bytes;
+      proto_bytes text = {f.data, f.len};
+      proto_vec_push(&st->annotations, text);
+      break;
+    }
+    case 1:
+    case 16:
+      ok = is_varint;
+      d->has_ts_delta_us = f.number == 1;
+      d->has_ts_absolute_us = f.number == 16;
+      d->ts_us = pw_as_int64(&f);
+      break;
+    case 2:
+    case 17:
+      ok = is_varint;
+      d->has_tt_delta_us = f.number == 2;
+      d->has_tt_absolute_us = f.number == 17;
+      d->tt_us = pw_as_int64(&f);
+      break;
+    case 33:
+      ok = is_bytes;
+      d->source_location = f.data;
+      d->source_location_len = f.len;
+      break;
+    default:
+      break;
+    }
+  }
+  return ok && c.error == PW_OK;
+}
+
+/* Pairs extra counter uuids (the event's, else the sequence defaults') with
+ * values. Returns false, counting why, if the event must be dropped. */
+static bool pair_extra_counters(proto_reader *reader, proto_sequence *seq,
+                                const decoded *d) {
+  proto_track_event_state *st = &reader->events;
+  const uint64_t *uuids = st->extra_uuids.data;
+  size_t n_uuids = st->extra_uuids.len;
+  if (!d->extra_uuids_set) {
+    uuids = seq->default_extra_counter_uuids.data;
+    n_uuids = seq->default_extra_counter_uuids.len;
+  }
+  const uint64_t *double_uuids = st->extra_double_uuids.data;
+  size_t n_double_uuids = st->extra_double_uuids.len;
+  if (!d->extra_double_uuids_set) {
+    double_uuids = seq->default_extra_double_counter_uuids.data;
+    n_double_uuids = seq->default_extra_double_counter_uuids.len;
+  }
+  if (st->extra_values.len > n_uuids || st->extra_double_values.len > n_double_uuids) {
+    proto_reader_count(reader, "track_event_extra_counter_values_without_track");
+    return false;
+  }
+  if (st->extra_values.len + st->extra_double_values.len > PROTO_MAX_EXTRA_COUNTERS) {
+    proto_reader_count(reader, "track_event_extra_counter_too_many_values");
+    return false;
+  }
+  for (size_t i = 0; i < st->extra_values.len; i++) {
+    proto_extra_counter extra = {uuids[i], (double)(int64_t)st->extra_values.data[i]};
+    proto_vec_push(&st->extras, extra);
+  }
+  for (size_t i = 0; i < st->extra_double_values.len; i++) {
+    double value;
+    memcpy(&value, &st->extra_double_values.data[i], sizeof value);
+    proto_extra_counter extra = {double_uuids[i], value};
+    proto_vec_push(&st->extras, extra);
+  }
+  return true;
+}
+
+bool proto_track_event_read(proto_reader *reader, proto_machine *machine,
+                            proto_sequence *seq,
+                            const proto_timestamp *packet_ts,
+                            const uint8_t *data, size_t len) {
+  proto_track_event_state *st = &reader->events;
+  decoded d;
+  if (!decode(st, data, len, &d))
+    return false;
+  if (d.type == TYPE_UNSPECIFIED || d.type > TYPE_COUNTER) {
+    /* Legacy (JSON-era) events and state tracks are not read. */
+    proto_reader_count(reader, "proto_track_event_unsupported_type");
+    return true;
+  }
+
+  proto_event ev = {
+      .machine_index = machine->index,
+      .sequence_id = seq->id,
+      .type = d.type,
+      .thread_ts = TM_UNKNOWN_TIME,
+  };
+  /* Legacy µs fields override the packet time, on MONOTONIC (§1.6). */
+  if (d.has_ts_absolute_us || d.has_ts_delta_us) {
+    if (d.has_ts_delta_us && !seq->state_valid) {
+      proto_reader_count(reader, "packet_skipped_seq_needs_incremental_state_invalid");
+      return true;
+    }
+    int64_t us = d.has_ts_absolute_us ? d.ts_us : (seq->timestamp_us += d.ts_us);
+    ev.clock = proto_clock_get(reader, machine, 0, TM_CLOCK_MONOTONIC)->ref;
+    ev.ts = (int64_t)((uint64_t)us * 1000u);
+  } else if (packet_ts) {
+    ev.clock = packet_ts->clock;
+    ev.ts = packet_ts->ns;
+  } else {
+    proto_reader_count(reader, "track_event_missing_timestamp");
+    return true;
+  }
+  if (ev.ts < 0) {
+    proto_reader_count(reader, "track_event_invalid_timestamp");
+    return true;
+  }
+  if (d.has_tt_absolute_us)
+    ev.thread_ts = (int64_t)((uint64_t)d.tt_us * 1000u);
+  else if (d.has_tt_delta_us)
+    ev.thread_ts = (int64_t)((uint64_t)(seq->thread_time_us += d.tt_us) * 1000u);
+  if (d.type == TYPE_COUNTER) {
+    if (!d.has_counter) {
+      proto_reader_count(reader, "track_event_counter_missing_value");
+      return true;
+    }
+    ev.counter_value = d.counter_is_double ? d.counter_double : (double)d.counter_int;
+  }
+  if (!pair_extra_counters(reader, seq, &d))
+    return true;
+
+  /* Track (§1.9). */
+  uint64_t uuid = d.has_uuid ? d.uuid : seq->has_default_track_uuid ? seq->default_track_uuid : 0;
+  ev.uuid = uuid;
+  proto_track *track = NULL;
+  tm_track_ref ref = 0;
+  bool wait = false;
+  if (uuid != 0) {
+    track = proto_tracks_find(machine, uuid);
+    wait = track == NULL;
+  } else if (seq->thread && !d.has_uuid) {
+    ref = reader->s->track_thread(reader->host, seq->thread);
+  } else {
+    ref = proto_tracks_default_track(reader, machine);
+  }
+
+  if (d.has_name_iid) {
+    const proto_interned *e = proto_sequence_lookup(seq, PROTO_INTERN_EVENT_NAME, d.name_iid);
+    ev.name = e ? e->str : 0;
+  } else if (d.has_name) {
+    ev.name = proto_reader_intern(reader, (const char *)d.name, d.name_len);
+  }
+  ev.category = resolve_category(reader, seq);
+
+  /* A malformed annotation damages the file: its pairs are never
+   * committed, and the host reads no more of this file. */
+  if (!proto_debug_annotations_add(reader, seq, st->annotations.data, st->annotations.len,
+                                   &st->text))
+    return false;
+  if (d.correlation == 1) {
+    char text[40];
+    int n = snprintf(text, sizeof text, "tp:#%" PRIu64, d.correlation_value);
+    add_correlation_id(reader, proto_reader_intern(reader, text, (size_t)n));
+  } else if (d.correlation == 2) {
+    add_correlation_id(reader, proto_reader_intern(reader, (const char *)d.correlation_str,
+                                                   d.correlation_len));
+  } else if (d.correlation == 3) {
+    const proto_interned *e =
+        proto_sequence_lookup(seq, PROTO_INTERN_CORRELATION, d.correlation_value);
+    if (e)
+      add_correlation_id(reader, e->str);
+  }
+  if (d.source_location &&
+      !proto_source_location_add(reader, d.source_location, d.source_location_len))
+    return false;
+  ev.args = reader->s->args_commit(reader->host);
+  ev.flows_len = (uint32_t)st->flows.len;
+  ev.extras_len = (uint32_t)st->extras.len;
+
+  if (wait)
+    defer(reader, &ev);
+  else
+    emit(reader, machine, &ev, track, ref, st->flows.data, st->extras.data);
+  return true;
+}

@@ -1,0 +1,99 @@
+/*
+ * TrackEvent (packet field 11): slices, instants, counters, extra counter
+ * samples, flows, correlation ids and debug annotations
+ * (reference/formats.md §1.8, §1.9), decoded straight from the wire.
+ *
+ * Invariants: decoding an event allocates nothing once the scratch arrays
+ * have grown to the largest event seen; an event's args are committed as
+ * one set just before it is emitted, and never for a dropped event; an
+ * event whose track uuid has no descriptor yet waits (in file order, at
+ * most PROTO_MAX_PENDING_EVENTS of them) until its descriptor arrives, as
+ * trace_processor knows every descriptor before it parses events. At the
+ * end of the file, events of uuids never described land on plain global
+ * tracks.
+ */
+#ifndef TM_PROTO_TRACK_EVENT_H
+#define TM_PROTO_TRACK_EVENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <tracemerge/plugin.h>
+
+#include "proto_map.h"
+#include "proto_vec.h"
+
+#define PROTO_MAX_PENDING_EVENTS 65536
+/* TrackEvent allows at most this many extra counter values per event. */
+#define PROTO_MAX_EXTRA_COUNTERS 8
+
+struct proto_reader;
+struct proto_machine;
+struct proto_sequence;
+struct proto_timestamp;
+
+typedef struct proto_flow {
+  uint64_t id;
+  uint8_t direction; /* tm_flow_direction */
+} proto_flow;
+
+typedef struct proto_extra_counter {
+  uint64_t uuid;
+  double value;
+} proto_extra_counter;
+
+/* A decoded event, ready to emit once its track is known. */
+typedef struct proto_event {
+  uint64_t uuid;
+  uint32_t machine_index;
+  uint32_t sequence_id;
+  uint8_t type; /* TrackEvent.Type */
+  tm_clock_ref clock;
+  int64_t ts;
+  int64_t thread_ts; /* TM_UNKNOWN_TIME */
+  tm_str_id name;
+  tm_str_id category;
+  tm_args_ref args;
+  double counter_value;
+  uint32_t flows_start, flows_len;     /* into the flow array */
+  uint32_t extras_start, extras_len;   /* into the extra counter array */
+} proto_event;
+
+typedef struct proto_track_event_state {
+  /* Scratch for the event being decoded. */
+  proto_u64_vec category_iids;
+  PROTO_VEC(proto_bytes) categories;
+  PROTO_VEC(proto_bytes) annotations;
+  proto_u64_vec extra_uuids;
+  proto_u64_vec extra_double_uuids;
+  proto_u64_vec extra_values;        /* int64 bits */
+  proto_u64_vec extra_double_values; /* double bits */
+  proto_text text; /* joined categories, arg keys */
+  PROTO_VEC(proto_flow) flows;
+  PROTO_VEC(proto_extra_counter) extras;
+  /* Events waiting for their track's descriptor, in file order. */
+  PROTO_VEC(proto_event) pending;
+  PROTO_VEC(proto_flow) pending_flows;
+  PROTO_VEC(proto_extra_counter) pending_extras;
+  proto_map pending_filter; /* uuid ^ machine hash -> waiting events (may over-count) */
+  /* Interned keys. */
+  tm_str_id key_correlation_id;
+} proto_track_event_state;
+
+void proto_track_event_state_free(proto_track_event_state *state);
+
+/* Reads one TrackEvent of `machine` on `seq`; `packet_ts` is the packet's
+ * resolved timestamp, or NULL if the packet had none. Returns false if the
+ * event does not decode. */
+bool proto_track_event_read(struct proto_reader *reader,
+                            struct proto_machine *machine,
+                            struct proto_sequence *seq,
+                            const struct proto_timestamp *packet_ts,
+                            const uint8_t *data, size_t len);
+
+/* Emits the events waiting for the descriptor of `uuid` on `machine`. */
+void proto_track_event_flush_uuid(struct proto_reader *reader,
+                                  struct proto_machine *machine, uint64_t uuid);
+/* End of file: emits every waiting event on an undescribed track. */
+void proto_track_event_flush_all(struct proto_reader *reader);
+
+#endif /* TM_PROTO_TRACK_EVENT_H */

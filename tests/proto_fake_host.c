@@ -1,0 +1,541 @@
+/* A transcript-writing fake host (see proto_fake_host.h). */
+#include "proto_fake_host.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+struct tm_host {
+  GString *transcript;
+  GPtrArray *strings;     /* id - 1 -> text */
+  GHashTable *string_ids; /* text -> id */
+  GPtrArray *clocks;      /* ref - 1 -> label */
+  GHashTable *clock_ids;
+  GPtrArray *machines; /* ref - 1 -> label */
+  GHashTable *machine_ids;
+  GPtrArray *processes; /* ref - 1 -> label */
+  GHashTable *process_ids;
+  GPtrArray *threads;
+  GHashTable *thread_ids;
+  GPtrArray *tracks; /* ref - 1 -> label */
+  GHashTable *track_ids;
+  GString *pending_args;
+  GPtrArray *arg_sets; /* ref - 1 -> "{...}" */
+  GHashTable *stats;   /* name -> int64 value (boxed) */
+  char *error;
+  int64_t error_offset;
+};
+
+struct fake_host {
+  struct tm_host host;
+};
+
+static void line(tm_host *host, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+static void line(tm_host *host, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  g_string_append_vprintf(host->transcript, fmt, ap);
+  va_end(ap);
+  g_string_append_c(host->transcript, '\n');
+}
+
+/* Interns `label` in (array, index); returns its ref and whether it is new. */
+static uint32_t ref_of(GPtrArray *array, GHashTable *index, const char *label,
+                       bool *created) {
+  gpointer found = g_hash_table_lookup(index, label);
+  if (found) {
+    if (created)
+      *created = false;
+    return GPOINTER_TO_UINT(found);
+  }
+  char *copy = g_strdup(label);
+  g_ptr_array_add(array, copy);
+  g_hash_table_insert(index, copy, GUINT_TO_POINTER(array->len));
+  if (created)
+    *created = true;
+  return array->len;
+}
+
+static const char *label_of(GPtrArray *array, uint32_t ref) {
+  if (ref == 0 || ref > array->len)
+    return "<invalid>";
+  return g_ptr_array_index(array, ref - 1);
+}
+
+static const char *str(tm_host *host, tm_str_id id) {
+  return id ? label_of(host->strings, id) : "-";
+}
+
+static tm_str_id svc_intern_string(tm_host *host, const char *s, size_t len) {
+  g_autofree char *text = g_strndup(s ? s : "", s ? len : 0);
+  return ref_of(host->strings, host->string_ids, text, NULL);
+}
+
+/* --- clocks ------------------------------------------------------------- */
+
+static const char *clock_name(uint32_t id, char *buf, size_t size) {
+  static const char *const names[] = {NULL, "REALTIME", "REALTIME_COARSE",
+                                      "MONOTONIC", "MONOTONIC_COARSE",
+                                      "MONOTONIC_RAW", "BOOTTIME"};
+  if (id < G_N_ELEMENTS(names) && names[id])
+    return names[id];
+  g_snprintf(buf, size, "clock%" PRIu32, id);
+  return buf;
+}
+
+static tm_clock_ref svc_clock_private(tm_host *host) {
+  return ref_of(host->clocks, host->clock_ids, "private", NULL);
+}
+
+static tm_clock_ref svc_clock_builtin(tm_host *host, tm_machine_ref machine,
+                                      uint32_t clock_id) {
+  char buf[32];
+  g_autofree char *label = g_strdup_printf(
+      "%s@%s", clock_name(clock_id, buf, sizeof buf), label_of(host->machines, machine));
+  return ref_of(host->clocks, host->clock_ids, label, NULL);
+}
+
+static tm_clock_ref svc_clock_sequence(tm_host *host, tm_machine_ref machine,
+                                       uint32_t sequence_id, uint32_t clock_id) {
+  g_autofree char *label = g_strdup_printf("clock%" PRIu32 "/seq%" PRIu32 "@%s", clock_id,
+                                           sequence_id, label_of(host->machines, machine));
+  return ref_of(host->clocks, host->clock_ids, label, NULL);
+}
+
+static bool svc_claim_trace_time(tm_host *host, tm_clock_ref clock) {
+  line(host, "claim %s", label_of(host->clocks, clock));
+  return true;
+}
+
+static bool svc_add_clock_snapshot(tm_host *host, const tm_clock_ref *clocks,
+                                   const int64_t *values_ns, size_t count) {
+  GString *text = g_string_new("snapshot");
+  for (size_t i = 0; i < count; i++)
+    g_string_append_printf(text, " %s=%" PRId64, label_of(host->clocks, clocks[i]),
+                           values_ns[i]);
+  line(host, "%s", text->str);
+  g_string_free(text, TRUE);
+  return true;
+}
+
+/* --- machines, processes, threads ------------------------------------ */
+
+static tm_machine_ref svc_machine_default(tm_host *host) {
+  return ref_of(host->machines, host->machine_ids, "host", NULL);
+}
+
+static tm_machine_ref svc_machine_embedded(tm_host *host, uint32_t raw_id) {
+  if (raw_id == 0)
+    return svc_machine_default(host);
+  g_autofree char *label = g_strdup_printf("raw%" PRIu32, raw_id);
+  bool created;
+  tm_machine_ref ref = ref_of(host->machines, host->machine_ids, label, &created);
+  if (created)
+    line(host, "machine %s", label);
+  return ref;
+}
+
+static char *entity_label(tm_host *host, char kind, tm_machine_ref machine,
+                          int64_t id) {
+  const char *m = label_of(host->machines, machine ? machine : svc_machine_default(host));
+  if (strcmp(m, "host") == 0)
+    return g_strdup_printf("%c%" PRId64, kind, id);
+  return g_strdup_printf("%c%" PRId64 "@%s", kind, id, m);
+}
+
+static tm_process_ref svc_process(tm_host *host, tm_machine_ref machine,
+                                  int64_t pid) {
+  g_autofree char *label = entity_label(host, 'p', machine, pid);
+  bool created;
+  tm_process_ref ref = ref_of(host->processes, host->process_ids, label, &created);
+  if (created)
+    line(host, "process %s", label);
+  return ref;
+}
+
+static tm_thread_ref svc_thread(tm_host *host, tm_machine_ref machine,
+                                int64_t pid, int64_t tid) {
+  tm_process_ref process = svc_process(host, machine, pid);
+  g_autofree char *label = entity_label(host, 't', machine, tid);
+  bool created;
+  tm_thread_ref ref = ref_of(host->threads, host->thread_ids, label, &created);
+  if (created)
+    line(host, "thread %s of %s", label, label_of(host->processes, process));
+  return ref;
+}
+
+static void svc_process_set_name(tm_host *host, tm_process_ref process,
+                                 tm_str_id name) {
+  line(host, "process_name %s = %s", label_of(host->processes, process), str(host, name));
+}
+
+static void svc_thread_set_name(tm_host *host, tm_thread_ref thread, tm_str_id name) {
+  line(host, "thread_name %s = %s", label_of(host->threads, thread), str(host, name));
+}
+
+static char *value_text(tm_host *host, tm_arg_value v) {
+  switch (v.type) {
+  case TM_ARG_INT:
+    return g_strdup_printf("%" PRId64, v.u.int_value);
+  case TM_ARG_UINT:
+    return g_strdup_printf("%" PRIu64 "u", (uint64_t)v.u.int_value);
+  case TM_ARG_STRING:
+    return g_strdup_printf("\"%s\"", str(host, v.u.str_id));
+  case TM_ARG_REAL:
+    return g_strdup_printf("%g", v.u.real_value);
+  case TM_ARG_POINTER:
+    return g_strdup_printf("0x%" PRIx64, (uint64_t)v.u.int_value);
+  case TM_ARG_BOOL:
+    return g_strdup(v.u.int_value ? "true" : "false");
+  case TM_ARG_JSON:
+    return g_strdup_printf("json:%s", str(host, v.u.str_id));
+  }
+  return g_strdup("?");
+}
+
+static void svc_process_add_arg(tm_host *host, tm_process_ref process,
+                                tm_str_id key, tm_arg_value value) {
+  g_autofree char *text = value_text(host, value);
+  line(host, "process_arg %s %s=%s", label_of(host->processes, process), str(host, key), text);
+}
+
+static void svc_thread_add_arg(tm_host *host, tm_thread_ref thread, tm_str_id key,
+                               tm_arg_value value) {
+  g_autofree char *text = value_text(host, value);
+  line(host, "thread_arg %s %s=%s", label_of(host->threads, thread), str(host, key), text);
+}
+
+/* --- tracks ------------------------------------------------------------- */
+
+static tm_track_ref track_of(tm_host *host, const char *description) {
+  bool created;
+  tm_track_ref ref = ref_of(host->tracks, host->track_ids, description, &created);
+  if (created)
+    line(host, "track T%" PRIu32 " = %s", ref, description);
+  return ref;
+}
+
+static const char *track(tm_host *host, tm_track_ref ref, char *buf, size_t size) {
+  if (ref == 0 || ref > host->tracks->len)
+    return "<invalid track>";
+  g_snprintf(buf, size, "T%" PRIu32, ref);
+  return buf;
+}
+
+static tm_track_ref svc_track_thread(tm_host *host, tm_thread_ref thread) {
+  g_autofree char *d = g_strdup_printf("thread_execution %s", label_of(host->threads, thread));
+  return track_of(host, d);
+}
+
+static tm_track_ref intern_track(tm_host *host, tm_machine_ref machine,
+                                 const tm_track_desc *desc) {
+  GString *d = g_string_new(desc->type);
+  if (desc->is_counter)
+    g_string_append(d, " counter");
+  if (desc->name)
+    g_string_append_printf(d, " name=\"%s\"", str(host, desc->name));
+  if (desc->thread)
+    g_string_append_printf(d, " %s", label_of(host->threads, desc->thread));
+  if (desc->process)
+    g_string_append_printf(d, " %s", label_of(host->processes, desc->process));
+  if (desc->scope)
+    g_string_append_printf(d, " scope=%s", str(host, desc->scope));
+  g_string_append_printf(d, " key=%" PRIu64, desc->key);
+  if (desc->unit)
+    g_string_append_printf(d, " unit=%s", str(host, desc->unit));
+  if (!desc->thread && !desc->process)
+    g_string_append_printf(d, " on %s",
+                           label_of(host->machines, machine ? machine : svc_machine_default(host)));
+  tm_track_ref ref = track_of(host, d->str);
+  g_string_free(d, TRUE);
+  return ref;
+}
+
+static tm_track_ref svc_track_intern(tm_host *host, const tm_track_desc *desc) {
+  return intern_track(host, 0, desc);
+}
+
+static tm_track_ref svc_track_intern_on_machine(tm_host *host, tm_machine_ref machine,
+                                                const tm_track_desc *desc) {
+  return intern_track(host, machine, desc);
+}
+
+static void svc_track_set_parent(tm_host *host, tm_track_ref t, tm_track_ref parent) {
+  char a[16], b[16];
+  line(host, "track_parent %s = %s", track(host, t, a, sizeof a), track(host, parent, b, sizeof b));
+}
+
+static void svc_track_add_source_arg(tm_host *host, tm_track_ref t, tm_str_id key,
+                                     tm_arg_value value) {
+  char a[16];
+  g_autofree char *text = value_text(host, value);
+  line(host, "track_arg %s %s=%s", track(host, t, a, sizeof a), str(host, key), text);
+}
+
+static void svc_process_set_cmdline(tm_host *host, tm_process_ref process,
+                                    tm_str_id cmdline) {
+  line(host, "process_cmdline %s = %s", label_of(host->processes, process), str(host, cmdline));
+}
+
+static void svc_process_set_parent(tm_host *host, tm_process_ref process,
+                                   tm_process_ref parent) {
+  line(host, "process_parent %s = %s", label_of(host->processes, process),
+       label_of(host->processes, parent));
+}
+
+static void svc_process_set_uid(tm_host *host, tm_process_ref process, int64_t uid) {
+  line(host, "process_uid %s = %" PRId64, label_of(host->processes, process), uid);
+}
+
+static void svc_machine_set_info(tm_host *host, tm_machine_ref machine,
+                                 const char *column, tm_arg_value value) {
+  g_autofree char *text = value_text(host, value);
+  line(host, "machine_info %s %s=%s", label_of(host->machines, machine), column, text);
+}
+
+/* --- args ---------------------------------------------------------------- */
+
+static void svc_args_add(tm_host *host, tm_str_id key, tm_arg_value value) {
+  g_autofree char *text = value_text(host, value);
+  g_string_append_printf(host->pending_args, "%s%s=%s",
+                         host->pending_args->len ? ", " : "", str(host, key), text);
+}
+
+static tm_args_ref svc_args_commit(tm_host *host) {
+  if (host->pending_args->len == 0)
+    return TM_NO_ARGS;
+  g_ptr_array_add(host->arg_sets, g_strdup_printf("{%s}", host->pending_args->str));
+  g_string_truncate(host->pending_args, 0);
+  return host->arg_sets->len;
+}
+
+/* --- events -------------------------------------------------------------- */
+
+static void slice_line(tm_host *host, const char *what, const tm_slice_fields *f,
+                       const char *extra) {
+  char t[16];
+  GString *text = g_string_new(NULL);
+  g_string_append_printf(text, "%s %s %s ts=%" PRId64, what, track(host, f->track, t, sizeof t),
+                         label_of(host->clocks, f->clock), f->ts);
+  if (f->category)
+    g_string_append_printf(text, " cat=%s", str(host, f->category));
+  if (f->name)
+    g_string_append_printf(text, " name=%s", str(host, f->name));
+  if (f->thread_ts != TM_UNKNOWN_TIME)
+    g_string_append_printf(text, " thread_ts=%" PRId64, f->thread_ts);
+  if (extra)
+    g_string_append_printf(text, " %s", extra);
+  if (f->args)
+    g_string_append_printf(text, " args=%s", label_of(host->arg_sets, f->args));
+  line(host, "%s", text->str);
+  g_string_free(text, TRUE);
+}
+
+static void svc_slice_begin(tm_host *host, const tm_slice_fields *f) {
+  slice_line(host, "slice_begin", f, NULL);
+}
+
+static void svc_slice_end(tm_host *host, const tm_slice_fields *f) {
+  slice_line(host, "slice_end", f, NULL);
+}
+
+static void svc_slice_complete(tm_host *host, const tm_slice_fields *f, int64_t dur_ns) {
+  g_autofree char *dur = g_strdup_printf("dur=%" PRId64, dur_ns);
+  slice_line(host, "slice_complete", f, dur);
+}
+
+static void svc_counter(tm_host *host, tm_track_ref t, tm_clock_ref clock, int64_t ts,
+                        double value, tm_args_ref args) {
+  char a[16];
+  line(host, "counter %s %s ts=%" PRId64 " value=%g%s%s", track(host, t, a, sizeof a),
+       label_of(host->clocks, clock), ts, value, args ? " args=" : "",
+       args ? label_of(host->arg_sets, args) : "");
+}
+
+static void svc_flow(tm_host *host, tm_track_ref t, tm_clock_ref clock, int64_t ts,
+                     uint64_t flow_id, tm_flow_direction direction,
+                     tm_flow_binding binding, tm_args_ref args) {
+  static const char *const directions[] = {"OUT", "STEP", "IN"};
+  char a[16];
+  line(host, "flow %s %s ts=%" PRId64 " id=%" PRIu64 " %s %s%s", track(host, t, a, sizeof a),
+       label_of(host->clocks, clock), ts, flow_id,
+       direction <= TM_FLOW_IN ? directions[direction] : "?",
+       binding == TM_FLOW_BIND_ENCLOSING ? "enclosing" : "next",
+       args ? label_of(host->arg_sets, args) : "");
+}
+
+/* --- metadata, stats, errors -------------------------------------------- */
+
+static void svc_metadata_set_int(tm_host *host, const char *name, int64_t value) {
+  line(host, "metadata %s = %" PRId64, name, value);
+}
+
+static void svc_metadata_set_string(tm_host *host, const char *name, tm_str_id value) {
+  line(host, "metadata %s = \"%s\"", name, str(host, value));
+}
+
+static void svc_stat_add(tm_host *host, const char *name, int64_t delta) {
+  gpointer found = g_hash_table_lookup(host->stats, name);
+  int64_t value = (found ? *(int64_t *)found : 0) + delta;
+  g_hash_table_replace(host->stats, g_strdup(name), g_memdup2(&value, sizeof value));
+}
+
+static void svc_report_error(tm_host *host, int64_t byte_offset, const char *message) {
+  line(host, "error at %" PRId64 ": %s", byte_offset, message);
+  if (host->error)
+    return;
+  host->error = g_strdup(message);
+  host->error_offset = byte_offset;
+}
+
+static const tm_host_services fake_services = {
+    .struct_size = sizeof(tm_host_services),
+    .abi_version = TM_READER_ABI_VERSION,
+    .intern_string = svc_intern_string,
+    .clock_private = svc_clock_private,
+    .clock_builtin = svc_clock_builtin,
+    .clock_sequence = svc_clock_sequence,
+    .claim_trace_time = svc_claim_trace_time,
+    .add_clock_snapshot = svc_add_clock_snapshot,
+    .machine_default = svc_machine_default,
+    .machine_embedded = svc_machine_embedded,
+    .process = svc_process,
+    .thread = svc_thread,
+    .process_set_name = svc_process_set_name,
+    .thread_set_name = svc_thread_set_name,
+    .process_add_arg = svc_process_add_arg,
+    .thread_add_arg = svc_thread_add_arg,
+    .track_thread = svc_track_thread,
+    .track_intern = svc_track_intern,
+    .args_add = svc_args_add,
+    .args_commit = svc_args_commit,
+    .slice_begin = svc_slice_begin,
+    .slice_end = svc_slice_end,
+    .slice_complete = svc_slice_complete,
+    .counter = svc_counter,
+    .flow = svc_flow,
+    .metadata_set_int = svc_metadata_set_int,
+    .metadata_set_string = svc_metadata_set_string,
+    .stat_add = svc_stat_add,
+    .report_error = svc_report_error,
+    .track_intern_on_machine = svc_track_intern_on_machine,
+    .track_set_parent = svc_track_set_parent,
+    .track_add_source_arg = svc_track_add_source_arg,
+    .process_set_cmdline = svc_process_set_cmdline,
+    .process_set_parent = svc_process_set_parent,
+    .process_set_uid = svc_process_set_uid,
+    .machine_set_info = svc_machine_set_info,
+};
+
+/* --- the fake ------------------------------------------------------------ */
+
+fake_host *fake_host_new(void) {
+  fake_host *fake = g_new0(fake_host, 1);
+  tm_host *h = &fake->host;
+  h->transcript = g_string_new(NULL);
+#define TABLE(array, index)                                            \
+  h->array = g_ptr_array_new_with_free_func(g_free);                   \
+  h->index = g_hash_table_new(g_str_hash, g_str_equal)
+  TABLE(strings, string_ids);
+  TABLE(clocks, clock_ids);
+  TABLE(machines, machine_ids);
+  TABLE(processes, process_ids);
+  TABLE(threads, thread_ids);
+  TABLE(tracks, track_ids);
+#undef TABLE
+  h->pending_args = g_string_new(NULL);
+  h->arg_sets = g_ptr_array_new_with_free_func(g_free);
+  h->stats = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  h->error_offset = -1;
+  return fake;
+}
+
+void fake_host_free(fake_host *fake) {
+  if (!fake)
+    return;
+  tm_host *h = &fake->host;
+  g_string_free(h->transcript, TRUE);
+  GHashTable *indexes[] = {h->string_ids, h->clock_ids, h->machine_ids,
+                           h->process_ids, h->thread_ids, h->track_ids};
+  for (size_t i = 0; i < G_N_ELEMENTS(indexes); i++)
+    g_hash_table_destroy(indexes[i]);
+  GPtrArray *arrays[] = {h->strings, h->clocks, h->machines, h->processes,
+                         h->threads, h->tracks, h->arg_sets};
+  for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++)
+    g_ptr_array_free(arrays[i], TRUE);
+  g_string_free(h->pending_args, TRUE);
+  g_hash_table_destroy(h->stats);
+  g_free(h->error);
+  g_free(fake);
+}
+
+tm_status fake_host_run(fake_host *fake, const tm_reader_descriptor *reader,
+                        const uint8_t *data, size_t len, size_t chunk) {
+  void *state = reader->open(&fake_services, &fake->host, NULL, 0);
+  if (!state)
+    return TM_ERROR;
+  tm_status status = TM_OK;
+  for (size_t at = 0; at < len && status == TM_OK; at += chunk)
+    status = reader->feed(state, data + at, MIN(chunk, len - at));
+  if (status == TM_OK)
+    status = reader->finish(state);
+  reader->close(state);
+  return status;
+}
+
+const char *fake_host_borrow_transcript(const fake_host *fake) {
+  return fake->host.transcript->str;
+}
+
+size_t fake_host_count_lines(const fake_host *fake, const char *prefix) {
+  size_t count = 0;
+  const char *p = fake->host.transcript->str;
+  size_t n = strlen(prefix);
+  while (*p) {
+    if (strncmp(p, prefix, n) == 0)
+      count++;
+    const char *nl = strchr(p, '\n');
+    if (!nl)
+      break;
+    p = nl + 1;
+  }
+  return count;
+}
+
+int64_t fake_host_stat(const fake_host *fake, const char *name) {
+  gpointer found = g_hash_table_lookup(fake->host.stats, name);
+  return found ? *(int64_t *)found : 0;
+}
+
+const char *fake_host_borrow_error(const fake_host *fake, int64_t *offset) {
+  if (offset)
+    *offset = fake->host.error_offset;
+  return fake->host.error;
+}
+
+void fake_host_assert_lines(const fake_host *fake, const char *expected) {
+  const char *transcript = fake->host.transcript->str;
+  g_auto(GStrv) want = g_strsplit(expected, "\n", -1);
+  const char *at = transcript;
+  for (size_t i = 0; want[i]; i++) {
+    if (!*want[i])
+      continue;
+    /* Find the line as a whole line at or after `at`. */
+    const char *found = NULL;
+    for (const char *p = at; *p;) {
+      const char *nl = strchr(p, '\n');
+      size_t len = nl ? (size_t)(nl - p) : strlen(p);
+      if (len == strlen(want[i]) && strncmp(p, want[i], len) == 0) {
+        found = p;
+        at = nl ? nl + 1 : p + len;
+        break;
+      }
+      if (!nl)
+        break;
+      p = nl + 1;
+    }
+    if (!found)
+      g_error("line %zu of the expectation not found in order: %s\n--- expected\n%s\n"
+              "--- transcript\n%s",
+              i + 1, want[i], expected, transcript);
+  }
+}

@@ -1,0 +1,283 @@
+/*
+ * End-to-end: the CLI on Perfetto protobuf traces. Fixtures are the text
+ * protobuf files of tests/data/proto/, encoded at build time; expected
+ * values are worked out in the fixtures' comments and below.
+ */
+#include <glib.h>
+#include <string.h>
+
+#include "e2e_support.h"
+
+static char *fixture(const char *name) {
+  g_autofree char *file = g_strdup_printf("%s.pb", name);
+  return g_test_build_filename(G_TEST_BUILT, "data", "proto", file, NULL);
+}
+
+static char *query(const char *name, const char *sql) {
+  g_autofree char *path = fixture(name);
+  const char *inputs[] = {path, NULL};
+  return e2e_query(inputs, sql);
+}
+
+/* Point 6: every TrackEvent feature shows up in a query result. No clock
+ * snapshot: raw times are trace time. */
+static void test_track_events_reach_every_table(void) {
+  g_autofree char *slices = query("track_events",
+      "SELECT s.id, s.ts, s.dur, s.depth, s.category, s.name, t.type, t.name AS track, "
+      "s.thread_ts FROM slice s JOIN track t ON s.track_id = t.id ORDER BY s.id");
+  e2e_assert_text(slices,
+      "\"id\",\"ts\",\"dur\",\"depth\",\"category\",\"name\",\"type\",\"track\",\"thread_ts\"\n"
+      "0,1000,1000,0,\"net,io\",\"load\",\"thread_execution\",\"[NULL]\",\"[NULL]\"\n"
+      "1,1500,0,0,\"[NULL]\",\"send\",\"process_track_event\",\"Socket 1\",\"[NULL]\"\n"
+      "2,2300,0,0,\"[NULL]\",\"tick\",\"thread_track_event\",\"main (own track)\",\"[NULL]\"\n"
+      "3,2400,0,0,\"[NULL]\",\"tock\",\"thread_track_event\",\"main (own track)\",\"[NULL]\"\n"
+      "4,2500,0,0,\"[NULL]\",\"global\",\"global_track_event\",\"Default Track\",\"[NULL]\"\n"
+      "5,2600,0,0,\"[NULL]\",\"on the default thread\",\"thread_execution\",\"[NULL]\",\"[NULL]\"\n"
+      "6,2700,0,0,\"[NULL]\",\"explicit uuid 0\",\"global_track_event\",\"Default Track\",\"[NULL]\"\n"
+      "7,2800,0,0,\"[NULL]\",\"via defaults\",\"process_track_event\",\"Network\",\"[NULL]\"\n"
+      "8,2900,0,0,\"[NULL]\",\"early\",\"global_track_event\",\"Late\",\"[NULL]\"\n"
+      "9,3100,0,0,\"[NULL]\",\"corr\",\"thread_execution\",\"[NULL]\",7000\n"
+      "10,3500,0,0,\"[NULL]\",\"orphan\",\"global_track_event\",\"[NULL]\",\"[NULL]\"\n");
+
+  g_autofree char *flows = query("track_events",
+      "SELECT f.trace_id, o.name, i.name FROM flow f JOIN slice o ON o.id = f.slice_out "
+      "JOIN slice i ON i.id = f.slice_in");
+  e2e_assert_text(flows, "\"trace_id\",\"name\",\"name\"\n77,\"load\",\"send\"\n");
+
+  /* Begin and end args merge; nested dicts and arrays flatten. */
+  g_autofree char *args = query("track_events",
+      "SELECT key, flat_key, display_value, value_type FROM args WHERE arg_set_id = "
+      "(SELECT arg_set_id FROM slice WHERE name = 'load') ORDER BY id");
+  e2e_assert_text(args,
+      "\"key\",\"flat_key\",\"display_value\",\"value_type\"\n"
+      "\"debug.url\",\"debug.url\",\"https://example.org\",\"string\"\n"
+      "\"debug.req.method\",\"debug.req.method\",\"GET\",\"string\"\n"
+      "\"debug.req.headers[0]\",\"debug.req.headers\",\"a\",\"string\"\n"
+      "\"debug.req.headers[1]\",\"debug.req.headers\",\"2\",\"int\"\n"
+      "\"debug.ok\",\"debug.ok\",\"true\",\"bool\"\n"
+      "\"debug.ratio\",\"debug.ratio\",\"0.5\",\"real\"\n"
+      "\"debug.ptr\",\"debug.ptr\",\"0x1000\",\"pointer\"\n"
+      "\"debug.big\",\"debug.big\",\"18446744073709551615\",\"uint\"\n"
+      "\"debug.legacy\",\"debug.legacy\",\"{\"a\":1}\",\"json\"\n"
+      "\"correlation_id\",\"correlation_id\",\"tp:#5\",\"string\"\n"
+      "\"debug.bytes\",\"debug.bytes\",\"512\",\"int\"\n");
+  g_autofree char *correlations = query("track_events",
+      "SELECT s.name, a.display_value FROM slice s JOIN args a ON a.arg_set_id = s.arg_set_id "
+      "WHERE a.key = 'correlation_id' ORDER BY s.id");
+  e2e_assert_text(correlations, "\"name\",\"display_value\"\n\"load\",\"tp:#5\"\n"
+                                "\"send\",\"req-1\"\n\"corr\",\"interned-corr\"\n");
+
+  /* Descriptor hierarchy and hints: Socket 1 is a child of Network. */
+  g_autofree char *tracks = query("track_events",
+      "SELECT t.id, t.name, t.type, t.parent_id, (SELECT group_concat(key || '=' || "
+      "display_value, ';') FROM args a WHERE a.arg_set_id = t.source_arg_set_id) AS source "
+      "FROM track t ORDER BY t.id");
+  e2e_assert_text(tracks,
+      "\"id\",\"name\",\"type\",\"parent_id\",\"source\"\n"
+      "0,\"[NULL]\",\"thread_execution\",\"[NULL]\",\"[NULL]\"\n"
+      "1,\"Network\",\"process_track_event\",\"[NULL]\","
+      "\"description=requests in flight;child_ordering=explicit\"\n"
+      "2,\"Socket 1\",\"process_track_event\",1,\"sibling_order_rank=2;"
+      "sibling_merge_behavior=by_sibling_merge_key;sibling_merge_key=sockets\"\n"
+      "3,\"Memory\",\"global_counter_track_event\",\"[NULL]\",\"y_axis_share_key=mem\"\n"
+      "4,\"main (own track)\",\"thread_track_event\",\"[NULL]\",\"[NULL]\"\n"
+      "5,\"Allocated\",\"thread_counter_track_event\",\"[NULL]\",\"[NULL]\"\n"
+      "6,\"Default Track\",\"global_track_event\",\"[NULL]\",\"[NULL]\"\n"
+      "7,\"Late\",\"global_track_event\",\"[NULL]\",\"[NULL]\"\n"
+      "8,\"[NULL]\",\"global_track_event\",\"[NULL]\",\"[NULL]\"\n");
+
+  /* Counters: int and double values; Allocated is incremental in KiB. */
+  g_autofree char *counters = query("track_events",
+      "SELECT c.ts, c.value, t.name, t.unit FROM counter c JOIN counter_track t "
+      "ON c.track_id = t.id ORDER BY c.id");
+  e2e_assert_text(counters,
+      "\"ts\",\"value\",\"name\",\"unit\"\n"
+      "2100,4096.000000,\"Memory\",\"bytes\"\n"
+      "2200,2.500000,\"Memory\",\"bytes\"\n"
+      "2300,2048.000000,\"Allocated\",\"KiB\"\n"
+      "2300,100.000000,\"Memory\",\"bytes\"\n"
+      "2400,5120.000000,\"Allocated\",\"KiB\"\n");
+
+  g_autofree char *owners = query("track_events",
+      "SELECT p.pid, p.name, p.cmdline, t.tid, t.name FROM thread t JOIN process p "
+      "USING (upid) WHERE t.tid != 0");
+  e2e_assert_text(owners, "\"pid\",\"name\",\"cmdline\",\"tid\",\"name\"\n"
+                          "10,\"browser\",\"/bin/browser --flag\",11,\"main\"\n");
+
+  g_autofree char *stats = query("track_events",
+      "SELECT name, value FROM stats WHERE value > 0 AND name LIKE 'track_%' ORDER BY name");
+  e2e_assert_text(stats, "\"name\",\"value\"\n"
+                         "\"track_descriptor_conflicting_reservation\",1\n"
+                         "\"track_descriptor_missing_uuid\",1\n"
+                         "\"track_event_counter_missing_value\",1\n"
+                         "\"track_event_extra_counter_values_without_track\",1\n"
+                         "\"track_event_parser_errors\",2\n");
+}
+
+/* Thread time sampled through a thread_time counter track: the slice
+ * gets thread_ts 5000 and thread_dur 9000 - 5000. */
+static void test_thread_time_counter(void) {
+  g_autofree char *slices = query("thread_time", "SELECT ts, dur, name, thread_ts, thread_dur FROM slice");
+  e2e_assert_text(slices, "\"ts\",\"dur\",\"name\",\"thread_ts\",\"thread_dur\"\n"
+                          "100,200,\"work\",5000,4000\n");
+}
+
+/* Point 5: two sequences, sequence 2 loses its state. */
+static void test_interning_with_lost_state(void) {
+  g_autofree char *slices = query("interning", "SELECT ts, dur, category, name FROM slice ORDER BY id");
+  e2e_assert_text(slices, "\"ts\",\"dur\",\"category\",\"name\"\n"
+                          "100,30,\"cat1,cat2\",\"alpha\"\n"
+                          "110,0,\"unknown(9)\",\"beta\"\n"
+                          "125,0,\"[NULL]\",\"inline while invalid\"\n"
+                          "140,0,\"[NULL]\",\"gamma\"\n"
+                          "145,0,\"[NULL]\",\"delta\"\n"
+                          "146,0,\"[NULL]\",\"delta\"\n"
+                          "150,0,\"[NULL]\",\"sequence 0\"\n");
+  g_autofree char *stats = query("interning",
+      "SELECT name, value FROM stats WHERE value > 0 ORDER BY name");
+  e2e_assert_text(stats, "\"name\",\"value\"\n"
+                         "\"interned_data_missing_sequence_id\",1\n"
+                         "\"interned_data_skipped_incremental_state_invalid\",1\n"
+                         "\"packet_skipped_seq_needs_incremental_state_invalid\",2\n");
+}
+
+/* Point 3: default clock, units, sequence-scoped and incremental clocks.
+ * Trace time is BOOTTIME (the first claim). MONOTONIC 700 -> 1000 + 300;
+ * seq 2's clock 64 is 3000 ns at BOOTTIME 5000, deltas of 2 and 5 µs ->
+ * 7000, 12000; seq 3's clock 64 at 100 = BOOTTIME 6000 -> 150 is 6050;
+ * MONOTONIC 9500 uses the later snapshot (9400 = 10000) -> 10100. */
+static void test_clocks_land_on_boottime(void) {
+  g_autofree char *slices = query("clocks",
+      "SELECT ts, name FROM slice WHERE name != 'before any snapshot' ORDER BY ts");
+  e2e_assert_text(slices, "\"ts\",\"name\"\n"
+                          "1300,\"on monotonic\"\n"
+                          "2000,\"on the default clock\"\n"
+                          "6050,\"on sequence 3's clock 64\"\n"
+                          "7000,\"delta 2 us\"\n"
+                          "10100,\"on the new default\"\n"
+                          "12000,\"delta 5 us\"\n");
+  g_autofree char *clock = query("clocks",
+      "SELECT int_value FROM metadata WHERE name = 'trace_time_clock_id'");
+  e2e_assert_text(clock, "\"int_value\"\n6\n");
+  g_autofree char *stats = query("clocks",
+      "SELECT name, value FROM stats WHERE name IN ('invalid_clock_snapshots', "
+      "'track_event_invalid_timestamp', 'track_event_missing_timestamp') ORDER BY name");
+  e2e_assert_text(stats, "\"name\",\"value\"\n"
+                         "\"invalid_clock_snapshots\",2\n"
+                         "\"track_event_invalid_timestamp\",1\n"
+                         "\"track_event_missing_timestamp\",1\n");
+}
+
+/* Point 4: machines 0 and 7; the vm's BOOTTIME 5375 is the host's 1000300
+ * (remote_clock_sync offset -994925), so vm 6000 lands at 1000925. */
+static void test_remote_clock_sync_places_vm_events(void) {
+  g_autofree char *slices = query("machines",
+      "SELECT s.ts, s.name, m.raw_id FROM slice s JOIN track t ON s.track_id = t.id "
+      "JOIN machine m ON t.machine_id = m.id ORDER BY s.ts");
+  e2e_assert_text(slices, "\"ts\",\"name\",\"raw_id\"\n"
+                          "1000200,\"host work\",0\n"
+                          "1000925,\"vm work\",7\n"
+                          "1001025,\"vm thread work\",7\n");
+  g_autofree char *threads = query("machines",
+      "SELECT t.tid, t.name, m.raw_id FROM thread t JOIN machine m ON t.machine_id = m.id "
+      "WHERE t.tid != 0");
+  e2e_assert_text(threads, "\"tid\",\"name\",\"raw_id\"\n71,\"vcpu\",7\n");
+}
+
+static void test_process_tree_fills_processes(void) {
+  g_autofree char *processes = query("process_tree",
+      "SELECT p.pid, p.name, p.cmdline, parent.pid AS ppid, p.uid FROM process p "
+      "LEFT JOIN process parent ON parent.upid = p.parent_upid WHERE p.pid != 0 ORDER BY p.pid");
+  e2e_assert_text(processes, "\"pid\",\"name\",\"cmdline\",\"ppid\",\"uid\"\n"
+                             "1,\"/sbin/init\",\"/sbin/init\",0,0\n"
+                             "42,\"/usr/bin/app\",\"/usr/bin/app --serve 8080\",1,10123\n"
+                             "43,\"worker\",\"worker pool\",1,\"[NULL]\"\n"
+                             "44,\"kworker/0:1\",\"kworker/0:1\",1,\"[NULL]\"\n");
+}
+
+/* SystemInfo fills the machine rows of the host and of machine 7;
+ * 7.6e9 bytes of RAM round to 8 GB. */
+static void test_system_info_fills_machine_rows(void) {
+  g_autofree char *machines = query("system_info",
+      "SELECT raw_id, name, sysname, release, arch, num_cpus, android_sdk_version, "
+      "system_ram_gb FROM machine ORDER BY raw_id");
+  e2e_assert_text(machines,
+      "\"raw_id\",\"name\",\"sysname\",\"release\",\"arch\",\"num_cpus\","
+      "\"android_sdk_version\",\"system_ram_gb\"\n"
+      "0,\"phone\",\"Linux\",\"6.1.0\",\"x86_64\",8,34,8\n"
+      "7,\"[NULL]\",\"Linux\",\"5.15.0\",\"aarch64\",2,\"[NULL]\",\"[NULL]\"\n");
+  g_autofree char *metadata = query("system_info",
+      "SELECT name, coalesce(str_value, int_value) FROM metadata WHERE name LIKE 'system_%' "
+      "ORDER BY name");
+  e2e_assert_text(metadata, "\"name\",\"coalesce(str_value, int_value)\"\n"
+                            "\"system_machine\",\"x86_64\"\n"
+                            "\"system_name\",\"Linux\"\n"
+                            "\"system_ram_bytes\",7600000000\n"
+                            "\"system_ram_gb\",8\n"
+                            "\"system_release\",\"6.1.0\"\n"
+                            "\"system_version\",\"#1 SMP\"\n");
+}
+
+/* The real traces import without errors. tokio's counts come from its
+ * README (227 begin/end pairs, 8 instants; 9 thread descriptors of one
+ * process); the clock snapshot packets per file too (4, 1, 2, 2). */
+static void test_real_traces_import(void) {
+  const char *dir = g_getenv("TRACEMERGE_SHARED_DATA");
+  g_assert_nonnull(dir);
+  static const struct {
+    const char *name;
+    const char *expected;
+  } traces[] = {
+      {"nowinandroid-trace.perfetto-trace", "0,4"},
+      {"systing-trace.pb", "0,1"},
+      {"tokio-flight-recorder.pftrace", "235,0"},
+      {"winscope-input-events.perfetto-trace", "0,2"},
+      {"winscope-no_winscope_traces.perfetto-trace", "0,2"},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(traces); i++) {
+    g_autofree char *path = g_build_filename(dir, "proto", traces[i].name, NULL);
+    const char *inputs[] = {path, NULL};
+    g_autofree char *counts = e2e_query(inputs,
+        "SELECT (SELECT count(*) FROM slice), "
+        "(SELECT count(DISTINCT snapshot_id) FROM clock_snapshot)");
+    g_autofree char *expected = g_strdup_printf(
+        "\"(SELECT count(*) FROM slice)\",\"(SELECT count(DISTINCT snapshot_id) FROM "
+        "clock_snapshot)\"\n%s\n", traces[i].expected);
+    e2e_assert_text(counts, expected);
+    g_autofree char *errors = e2e_query(inputs,
+        "SELECT name, value FROM stats WHERE value > 0 AND severity = 'error'");
+    e2e_assert_text(errors, "\"name\",\"value\"\n");
+  }
+  g_autofree char *path = g_build_filename(dir, "proto", "tokio-flight-recorder.pftrace", NULL);
+  const char *inputs[] = {path, NULL};
+  g_autofree char *tokio = e2e_query(inputs,
+      "SELECT (SELECT count(*) FROM slice WHERE dur > 0), (SELECT count(*) FROM slice WHERE dur = 0), "
+      "(SELECT count(*) FROM thread WHERE tid != 0), (SELECT count(*) FROM process WHERE pid != 0)");
+  g_assert_true(g_str_has_suffix(tokio, "\n227,8,9,1\n"));
+
+  /* nowinandroid: Android 13 (SDK 33) on a Pixel 7 Pro ("cheetah"), kernel 5.10. */
+  g_autofree char *android = g_build_filename(dir, "proto", "nowinandroid-trace.perfetto-trace", NULL);
+  const char *android_inputs[] = {android, NULL};
+  g_autofree char *machine = e2e_query(android_inputs,
+      "SELECT sysname, arch, android_sdk_version, substr(release, 1, 4), "
+      "instr(android_build_fingerprint, 'cheetah') > 0 FROM machine");
+  g_assert_true(g_str_has_suffix(machine, "\n\"Linux\",\"aarch64\",33,\"5.10\",1\n"));
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/e2e/proto/track-events/every-feature-reaches-a-table",
+                  test_track_events_reach_every_table);
+  g_test_add_func("/e2e/proto/track-events/thread-time-counter-sets-thread-time",
+                  test_thread_time_counter);
+  g_test_add_func("/e2e/proto/interning/one-of-two-sequences-loses-state",
+                  test_interning_with_lost_state);
+  g_test_add_func("/e2e/proto/clocks/sequence-and-incremental-clocks-land-on-boottime",
+                  test_clocks_land_on_boottime);
+  g_test_add_func("/e2e/proto/machines/remote-clock-sync-places-vm-events",
+                  test_remote_clock_sync_places_vm_events);
+  g_test_add_func("/e2e/proto/process-tree/fills-processes", test_process_tree_fills_processes);
+  g_test_add_func("/e2e/proto/system-info/fills-machine-rows", test_system_info_fills_machine_rows);
+  g_test_add_func("/e2e/proto/real-traces/import-without-errors", test_real_traces_import);
+  return g_test_run();
+}

@@ -1,0 +1,679 @@
+/*
+ * The proto reader, driven through its descriptor with a fake host that
+ * writes what the reader told it as a transcript (proto_fake_host.h).
+ * Fixtures are text protobuf under tests/data/proto/, encoded at build
+ * time; each test names the fixture and states the lines it must produce.
+ */
+#include <glib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "proto_fake_host.h"
+
+const tm_reader_descriptor *tracemerge_reader_entry(void);
+
+static GBytes *read_fixture(const char *name) {
+  g_autofree char *path = g_strdup_printf("%s/%s.pb", PROTO_FIXTURE_DIR, name);
+  GError *error = NULL;
+  char *data;
+  gsize len;
+  g_file_get_contents(path, &data, &len, &error);
+  g_assert_no_error(error);
+  return g_bytes_new_take(data, len);
+}
+
+static fake_host *run_bytes(const uint8_t *data, size_t len, size_t chunk,
+                            tm_status expected) {
+  fake_host *fake = fake_host_new();
+  tm_status status = fake_host_run(fake, tracemerge_reader_entry(), data, len, chunk);
+  if (status != expected)
+    g_error("status %d, expected %d; transcript:\n%s", status, expected,
+            fake_host_borrow_transcript(fake));
+  return fake;
+}
+
+static fake_host *run_fixture(const char *name) {
+  g_autoptr(GBytes) bytes = read_fixture(name);
+  gsize len;
+  const uint8_t *data = g_bytes_get_data(bytes, &len);
+  fake_host *fake = run_bytes(data, len, len, TM_OK);
+  g_assert_null(fake_host_borrow_error(fake, NULL));
+  return fake;
+}
+
+/* --- clocks ----------------------------------------------------------------- */
+
+static void test_clocks(void) {
+  fake_host *fake = run_fixture("clocks");
+  fake_host_assert_lines(fake,
+      "slice_complete T1 private ts=500 name=before any snapshot dur=0\n"
+      "claim BOOTTIME@host\n"
+      "snapshot BOOTTIME@host=1000 MONOTONIC@host=400\n"
+      "slice_complete T1 BOOTTIME@host ts=2000 name=on the default clock dur=0\n"
+      "slice_complete T1 MONOTONIC@host ts=700 name=on monotonic dur=0\n"
+      "claim BOOTTIME@host\n"
+      "snapshot clock64/seq2@host=3000 BOOTTIME@host=5000\n"
+      "slice_complete T1 clock64/seq2@host ts=5000 name=delta 2 us dur=0\n"
+      "slice_complete T1 clock64/seq2@host ts=10000 name=delta 5 us dur=0\n"
+      "snapshot clock64/seq3@host=100 BOOTTIME@host=6000\n"
+      "slice_complete T1 clock64/seq3@host ts=150 name=on sequence 3's clock 64 dur=0\n"
+      "claim MONOTONIC@host\n"
+      "snapshot BOOTTIME@host=10000 MONOTONIC@host=9400\n"
+      "slice_complete T1 MONOTONIC@host ts=9500 name=on the new default dur=0\n");
+  /* The two rejected snapshots never reached the host. */
+  g_assert_cmpuint(fake_host_count_lines(fake, "snapshot"), ==, 4);
+  g_assert_cmpint(fake_host_stat(fake, "invalid_clock_snapshots"), ==, 2);
+  g_assert_cmpint(fake_host_stat(fake, "clock_sync_failure_unknown_source_clock"), ==, 1);
+  g_assert_cmpint(fake_host_stat(fake, "track_event_invalid_timestamp"), ==, 1);
+  g_assert_cmpint(fake_host_stat(fake, "track_event_missing_timestamp"), ==, 1);
+  g_assert_cmpuint(fake_host_count_lines(fake, "slice_complete"), ==, 7);
+  fake_host_free(fake);
+}
+
+/* --- interning ---------------------------------------------------------------- */
+
+static void test_interning_two_sequences_one_loses_state(void) {
+  fake_host *fake = run_fixture("interning");
+  fake_host_assert_lines(fake,
+      "slice_begin T1 private ts=100 cat=cat1,cat2 name=alpha args={debug.size=\"big\"}\n"
+      "slice_complete T1 private ts=110 cat=unknown(9) name=beta dur=0\n"
+      "slice_complete T1 private ts=125 name=inline while invalid dur=0\n"
+      "slice_end T1 private ts=130\n"
+      "slice_complete T1 private ts=140 name=gamma dur=0\n"
+      "slice_complete T1 private ts=145 name=delta dur=0\n"
+      "slice_complete T1 private ts=146 name=delta dur=0\n"
+      "slice_complete T1 private ts=150 name=sequence 0 dur=0\n");
+  g_assert_cmpuint(fake_host_count_lines(fake, "slice_"), ==, 8);
+  g_assert_cmpint(fake_host_stat(fake, "packet_skipped_seq_needs_incremental_state_invalid"), ==, 2);
+  g_assert_cmpint(fake_host_stat(fake, "interned_data_skipped_incremental_state_invalid"), ==, 1);
+  g_assert_cmpint(fake_host_stat(fake, "interned_data_missing_sequence_id"), ==, 1);
+  fake_host_free(fake);
+}
+
+/* --- tracks and events ---------------------------------------------------------- */
+
+/* The whole transcript: tracks are created on first use, in event order. */
+static const char track_events_transcript[] =
+    "process p10\n"
+    "process_name p10 = browser\n"
+    "process_cmdline p10 = /bin/browser --flag\n"
+    "thread t11 of p10\n"
+    "thread_name t11 = main\n"
+    /* uuid 110 is t11's track: merged into its main track. */
+    "track T1 = thread_execution t11\n"
+    "slice_begin T1 private ts=1000 cat=net,io name=load args={debug.url=\"https://example.org\", "
+    "debug.req.method=\"GET\", debug.req.headers[0]=\"a\", debug.req.headers[1]=2, debug.ok=true, "
+    "debug.ratio=0.5, debug.ptr=0x1000, debug.big=18446744073709551615u, "
+    "debug.legacy=json:{\"a\":1}, correlation_id=\"tp:#5\"}\n"
+    "flow T1 private ts=1000 id=77 STEP enclosing\n"
+    /* 201's parent 200 is resolved first; 200 is scoped to the process. */
+    "track T2 = process_track_event name=\"Network\" p10 key=200\n"
+    "track_arg T2 description=\"requests in flight\"\n"
+    "track_arg T2 child_ordering=\"explicit\"\n"
+    "track T3 = process_track_event name=\"Socket 1\" p10 key=201\n"
+    "track_parent T3 = T2\n"
+    "track_arg T3 sibling_order_rank=2\n"
+    "track_arg T3 sibling_merge_behavior=\"by_sibling_merge_key\"\n"
+    "track_arg T3 sibling_merge_key=\"sockets\"\n"
+    "slice_complete T3 private ts=1500 name=send dur=0 args={correlation_id=\"req-1\", "
+    "source_location.file_name=\"net.cc\", source_location.function_name=\"Send\", "
+    "source_location.line_number=42}\n"
+    "flow T3 private ts=1500 id=77 IN enclosing\n"
+    "slice_end T1 private ts=2000 args={debug.bytes=512}\n"
+    "track T4 = global_counter_track_event counter name=\"Memory\" key=300 unit=bytes on host\n"
+    "track_arg T4 y_axis_share_key=\"mem\"\n"
+    "counter T4 private ts=2100 value=4096\n"
+    "counter T4 private ts=2200 value=2.5\n"
+    "track T5 = thread_track_event name=\"main (own track)\" t11 key=120\n"
+    /* Extra counter tracks are resolved before the event is emitted. */
+    "track T6 = thread_counter_track_event counter name=\"Allocated\" t11 key=301 unit=KiB\n"
+    "slice_complete T5 private ts=2300 name=tick dur=0\n"
+    "counter T6 private ts=2300 value=2048\n"
+    "counter T4 private ts=2300 value=100\n"
+    "slice_complete T5 private ts=2400 name=tock dur=0\n"
+    "counter T6 private ts=2400 value=5120\n"
+    "track T7 = global_track_event name=\"Default Track\" key=0 on host\n"
+    "slice_complete T7 private ts=2500 name=global dur=0\n"
+    "slice_complete T1 private ts=2600 name=on the default thread dur=0\n"
+    "slice_complete T7 private ts=2700 name=explicit uuid 0 dur=0\n"
+    "slice_complete T2 private ts=2800 name=via defaults dur=0\n"
+    /* "early" waited for its descriptor. */
+    "track T8 = global_track_event name=\"Late\" key=400 on host\n"
+    "slice_complete T8 private ts=2900 name=early dur=0\n"
+    "slice_complete T1 private ts=3100 name=corr thread_ts=7000 dur=0 "
+    "args={correlation_id=\"interned-corr\"}\n"
+    /* uuid 500 was never described: placed at the end of the file. */
+    "track T9 = global_track_event key=500 on host\n"
+    "slice_complete T9 private ts=3500 name=orphan dur=0\n";
+
+static void test_track_events(void) {
+  fake_host *fake = run_fixture("track_events");
+  g_assert_cmpstr(fake_host_borrow_transcript(fake), ==, track_events_transcript);
+  g_assert_cmpint(fake_host_stat(fake, "track_event_counter_missing_value"), ==, 1);
+  g_assert_cmpint(fake_host_stat(fake, "track_event_parser_errors"), ==, 2);
+  g_assert_cmpint(fake_host_stat(fake, "track_event_extra_counter_values_without_track"), ==, 1);
+  g_assert_cmpint(fake_host_stat(fake, "track_descriptor_conflicting_reservation"), ==, 1);
+  g_assert_cmpint(fake_host_stat(fake, "track_descriptor_missing_uuid"), ==, 1);
+  fake_host_free(fake);
+}
+
+/* Every fixture gives the same transcript fed whole or one byte at a time. */
+static void test_one_byte_chunks_give_the_same_transcript(void) {
+  const char *const names[] = {"clocks", "interning", "machines", "process_tree",
+                               "system_info", "thread_time", "track_events"};
+  for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+    g_autoptr(GBytes) bytes = read_fixture(names[i]);
+    gsize len;
+    const uint8_t *data = g_bytes_get_data(bytes, &len);
+    fake_host *whole = run_bytes(data, len, len, TM_OK);
+    fake_host *bytewise = run_bytes(data, len, 1, TM_OK);
+    g_assert_cmpstr(fake_host_borrow_transcript(bytewise), ==,
+                    fake_host_borrow_transcript(whole));
+    g_assert_cmpuint(strlen(fake_host_borrow_transcript(whole)), >, 0);
+    fake_host_free(whole);
+    fake_host_free(bytewise);
+  }
+}
+
+static void test_thread_time_counter_gives_slice_thread_time(void) {
+  fake_host *fake = run_fixture("thread_time");
+  fake_host_assert_lines(fake,
+                         "track T1 = thread_execution t2\n"
+                         "track T2 = thread_counter_track_event counter name=\"thread_time\" t2 "
+                         "key=11 unit=ns\n"
+                         "slice_begin T1 private ts=100 name=work thread_ts=5000\n"
+                         "counter T2 private ts=100 value=5000\n"
+                         "slice_end T1 private ts=300 thread_ts=9000\n"
+                         "counter T2 private ts=300 value=9000\n");
+  fake_host_free(fake);
+}
+
+/* --- processes, machines ---------------------------------------------------- */
+
+static void test_process_tree(void) {
+  fake_host *fake = run_fixture("process_tree");
+  g_assert_cmpstr(fake_host_borrow_transcript(fake), ==,
+                  "process p1\n"
+                  "process_name p1 = /sbin/init\n"
+                  "process_cmdline p1 = /sbin/init\n"
+                  "process p0\n"
+                  "process_parent p1 = p0\n"
+                  "process_uid p1 = 0\n"
+                  "process p42\n"
+                  "process_name p42 = /usr/bin/app\n"
+                  "process_cmdline p42 = /usr/bin/app --serve 8080\n"
+                  "process_parent p42 = p1\n"
+                  "process_uid p42 = 10123\n"
+                  /* A lone element is a whole command line: the name ends
+                   * at the first space... */
+                  "process p43\n"
+                  "process_name p43 = worker\n"
+                  "process_cmdline p43 = worker pool\n"
+                  "process_parent p43 = p1\n"
+                  /* ...unless it is the comm. pid 45 has no cmdline: skipped. */
+                  "process p44\n"
+                  "process_name p44 = kworker/0:1\n"
+                  "process_cmdline p44 = kworker/0:1\n"
+                  "process_parent p44 = p1\n"
+                  "process_arg p44 is_kthread=true\n"
+                  "thread t420 of p42\n"
+                  "thread_name t420 = io\n"
+                  "thread t421 of p42\n");
+  fake_host_free(fake);
+}
+
+static void test_machines_remote_clock_sync(void) {
+  fake_host *fake = run_fixture("machines");
+  g_assert_cmpstr(fake_host_borrow_transcript(fake), ==,
+                  "claim BOOTTIME@host\n"
+                  "snapshot BOOTTIME@host=1000000 MONOTONIC@host=500000\n"
+                  "machine raw7\n"
+                  /* The client readings, each a snapshot of the vm... */
+                  "snapshot BOOTTIME@raw7=5000\n"
+                  "snapshot BOOTTIME@raw7=5300\n"
+                  /* ...and the edge at the round-trip offset. */
+                  "snapshot BOOTTIME@host=1000300 BOOTTIME@raw7=5375\n"
+                  "track T1 = global_track_event name=\"Default Track\" key=0 on host\n"
+                  "slice_complete T1 BOOTTIME@host ts=1000200 name=host work dur=0\n"
+                  "track T2 = global_track_event name=\"Default Track\" key=0 on raw7\n"
+                  "slice_complete T2 BOOTTIME@raw7 ts=6000 name=vm work dur=0\n"
+                  "process p70@raw7\n"
+                  "thread t71@raw7 of p70@raw7\n"
+                  "thread_name t71@raw7 = vcpu\n"
+                  "track T3 = thread_execution t71@raw7\n"
+                  "slice_complete T3 BOOTTIME@raw7 ts=6100 name=vm thread work dur=0\n");
+  fake_host_free(fake);
+}
+
+static void test_system_info(void) {
+  fake_host *fake = run_fixture("system_info");
+  g_assert_cmpstr(fake_host_borrow_transcript(fake), ==,
+                  "machine_info host sysname=\"Linux\"\n"
+                  "metadata system_name = \"Linux\"\n"
+                  "machine_info host release=\"6.1.0\"\n"
+                  "metadata system_release = \"6.1.0\"\n"
+                  "machine_info host version=\"#1 SMP\"\n"
+                  "metadata system_version = \"#1 SMP\"\n"
+                  "machine_info host arch=\"x86_64\"\n"
+                  "metadata system_machine = \"x86_64\"\n"
+                  "machine_info host android_build_fingerprint=\"acme/phone:14/AB12:user/release-keys\"\n"
+                  "metadata android_build_fingerprint = \"acme/phone:14/AB12:user/release-keys\"\n"
+                  "machine_info host android_device_manufacturer=\"Acme\"\n"
+                  "metadata android_device_manufacturer = \"Acme\"\n"
+                  "metadata tracing_service_version = \"Perfetto v45.0\"\n"
+                  "machine_info host name=\"phone\"\n"
+                  "machine_info host android_sdk_version=34\n"
+                  "metadata android_sdk_version = 34\n"
+                  "machine_info host num_cpus=8\n"
+                  "metadata timezone_off_mins = -240\n"
+                  "machine_info host system_ram_bytes=7600000000\n"
+                  "metadata system_ram_bytes = 7600000000\n"
+                  "metadata system_ram_gb = 8\n"
+                  /* The embedded machine: its row only. */
+                  "machine raw7\n"
+                  "machine_info raw7 sysname=\"Linux\"\n"
+                  "machine_info raw7 release=\"5.15.0\"\n"
+                  "machine_info raw7 arch=\"aarch64\"\n"
+                  "machine_info raw7 num_cpus=2\n");
+  fake_host_free(fake);
+}
+
+/* --- damage ------------------------------------------------------------------ */
+
+/* A packet {timestamp: 5, track_event {type: INSTANT, track_uuid: 9,
+ * name: "a"}}, framed: 14 bytes. uuid 9 is never described, so the event
+ * waits for a descriptor until the file ends or breaks. */
+static const uint8_t good_packet[] = {0x0a, 0x0c, 0x40, 0x05, 0x5a, 0x08, 0x48, 0x03,
+                                      0x58, 0x09, 0xba, 0x01, 0x01, 'a'};
+
+/* Runs good_packet followed by `bad` (a framed packet), in every chunking,
+ * and asserts the error, its offset, and that the good event was kept. */
+static void assert_damage(const uint8_t *bad, size_t bad_len, int64_t offset,
+                          const char *message) {
+  GByteArray *bytes = g_byte_array_new();
+  g_byte_array_append(bytes, good_packet, sizeof good_packet);
+  g_byte_array_append(bytes, bad, (guint)bad_len);
+  const size_t chunks[] = {bytes->len, 1, 5};
+  for (size_t i = 0; i < G_N_ELEMENTS(chunks); i++) {
+    fake_host *fake = run_bytes(bytes->data, bytes->len, chunks[i], TM_ERROR);
+    int64_t at;
+    const char *error = fake_host_borrow_error(fake, &at);
+    g_assert_cmpstr(error, ==, message);
+    g_assert_cmpint(at, ==, offset);
+    fake_host_assert_lines(fake,
+                           "track T1 = global_track_event key=9 on host\n"
+                           "slice_complete T1 private ts=5 name=a dur=0\n");
+    fake_host_free(fake);
+  }
+  g_byte_array_free(bytes, TRUE);
+}
+
+static void test_damage_inside_packets(void) {
+  /* The second packet's payload starts at byte 16. */
+  const uint8_t truncated_field[] = {0x0a, 0x03, 0x5a, 0x05, 0x48};
+  assert_damage(truncated_field, sizeof truncated_field, 16,
+                "packet 2: field reaches past the end of its message");
+  const uint8_t bad_varint[] = {0x0a, 0x0b, 0x40, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                0xff, 0xff, 0xff, 0xff, 0xff};
+  assert_damage(bad_varint, sizeof bad_varint, 16, "packet 2: malformed varint");
+  const uint8_t message_as_varint[] = {0x0a, 0x02, 0x58, 0x01};
+  assert_damage(message_as_varint, sizeof message_as_varint, 16,
+                "packet 2: a message field has the wrong wire type");
+  const uint8_t group[] = {0x0a, 0x01, 0x0b};
+  assert_damage(group, sizeof group, 16, "packet 2: unsupported wire type");
+  const uint8_t bad_event[] = {0x0a, 0x05, 0x5a, 0x03, 0x48, 0xff, 0xff};
+  assert_damage(bad_event, sizeof bad_event, 16, "packet 2: malformed track_event");
+  /* A clock snapshot whose clock entry is cut short. */
+  const uint8_t bad_snapshot[] = {0x0a, 0x04, 0x32, 0x02, 0x0a, 0x05};
+  assert_damage(bad_snapshot, sizeof bad_snapshot, 16, "packet 2: malformed clock_snapshot");
+  const uint8_t needs_state_without_sequence[] = {0x0a, 0x02, 0x68, 0x02};
+  assert_damage(needs_state_without_sequence, sizeof needs_state_without_sequence, 16,
+                "packet 2 needs incremental state but has no sequence id");
+}
+
+static void test_damage_in_framing(void) {
+  const uint8_t oversized[] = {0x0a, 0x80, 0x80, 0x80, 0x80, 0x10};
+  assert_damage(oversized, sizeof oversized, 14,
+                "after packet 1: packet claims 4294967296 bytes, more than the limit of 67108864");
+  const uint8_t truncated[] = {0x0a, 0x09, 0x40};
+  assert_damage(truncated, sizeof truncated, 14,
+                "after packet 1: truncated packet: it claims 9 bytes, the file ends after 1");
+  const uint8_t wrong_wire_type[] = {0x08, 0x01};
+  assert_damage(wrong_wire_type, sizeof wrong_wire_type, 14,
+                "after packet 1: packet field has wire type 0, expected length-delimited (2)");
+  const uint8_t bad_varint[] = {0x0a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                0xff, 0xff, 0x01};
+  assert_damage(bad_varint, sizeof bad_varint, 14,
+                "after packet 1: malformed varint in field length");
+}
+
+/* Events wait for their track's descriptor only up to a bound: beyond it
+ * they are placed on the uuid's plain global track, and so are the later
+ * ones, descriptor or not. Nothing is dropped. */
+static void test_waiting_events_are_bounded(void) {
+  const size_t n = 70000;
+  GByteArray *file = g_byte_array_new();
+  for (size_t i = 0; i < n; i++)
+    g_byte_array_append(file, good_packet, sizeof good_packet);
+  /* packet {track_descriptor {uuid: 9, name: "Lat"}} */
+  const uint8_t descriptor[] = {0x0a, 0x0a, 0xe2, 0x03, 0x07, 0x08, 0x09,
+                                0x12, 0x03, 'L', 'a', 't'};
+  g_byte_array_append(file, descriptor, sizeof descriptor);
+  g_byte_array_append(file, good_packet, sizeof good_packet);
+  fake_host *fake = run_bytes(file->data, file->len, file->len, TM_OK);
+  g_assert_cmpuint(fake_host_count_lines(fake, "slice_complete T1 private ts=5 name=a dur=0"),
+                   ==, n + 1);
+  g_assert_cmpuint(fake_host_count_lines(fake, "track "), ==, 1);
+  fake_host_assert_lines(fake, "track T1 = global_track_event key=9 on host\n");
+  fake_host_free(fake);
+  g_byte_array_free(file, TRUE);
+}
+
+/* --- compressed packets ---------------------------------------------------- */
+
+static void put_varint(GByteArray *bytes, uint64_t v) {
+  do {
+    uint8_t b = (uint8_t)(v & 0x7f);
+    v >>= 7;
+    if (v)
+      b |= 0x80;
+    g_byte_array_append(bytes, &b, 1);
+  } while (v);
+}
+
+/* A file of one packet {compressed_packets: zlib(inner)} (field 50). */
+static GByteArray *wrap_compressed(const uint8_t *inner, size_t len, bool cut) {
+  uLongf zlen = compressBound(len);
+  uint8_t *z = g_malloc(zlen);
+  g_assert_cmpint(compress2(z, &zlen, inner, len, 6), ==, Z_OK);
+  if (cut)
+    zlen /= 2;
+  GByteArray *packet = g_byte_array_new();
+  const uint8_t tag[] = {0x92, 0x03};
+  g_byte_array_append(packet, tag, sizeof tag);
+  put_varint(packet, zlen);
+  g_byte_array_append(packet, z, (guint)zlen);
+  GByteArray *file = g_byte_array_new();
+  const uint8_t packet_tag = 0x0a;
+  g_byte_array_append(file, &packet_tag, 1);
+  put_varint(file, packet->len);
+  g_byte_array_append(file, packet->data, packet->len);
+  g_byte_array_free(packet, TRUE);
+  g_free(z);
+  return file;
+}
+
+static void test_compressed_packets_read_like_plain_ones(void) {
+  g_autoptr(GBytes) bytes = read_fixture("track_events");
+  gsize len;
+  const uint8_t *data = g_bytes_get_data(bytes, &len);
+  GByteArray *file = wrap_compressed(data, len, false);
+  const size_t chunks[] = {file->len, 1};
+  for (size_t i = 0; i < G_N_ELEMENTS(chunks); i++) {
+    fake_host *fake = run_bytes(file->data, file->len, chunks[i], TM_OK);
+    g_assert_cmpstr(fake_host_borrow_transcript(fake), ==, track_events_transcript);
+    fake_host_free(fake);
+  }
+  g_byte_array_free(file, TRUE);
+}
+
+static void assert_compressed_damage(const uint8_t *inner, size_t len, bool cut,
+                                     const char *message) {
+  GByteArray *file = g_byte_array_new();
+  g_byte_array_append(file, good_packet, sizeof good_packet);
+  GByteArray *wrapped = wrap_compressed(inner, len, cut);
+  g_byte_array_append(file, wrapped->data, wrapped->len);
+  fake_host *fake = run_bytes(file->data, file->len, file->len, TM_ERROR);
+  int64_t at;
+  g_assert_cmpstr(fake_host_borrow_error(fake, &at), ==, message);
+  /* The wrapper's payload starts after good_packet, its tag and length. */
+  g_assert_cmpint(at, ==, (int64_t)(sizeof good_packet + 1 + (wrapped->data[1] & 0x80 ? 2 : 1)));
+  fake_host_assert_lines(fake, "slice_complete T1 private ts=5 name=a dur=0\n");
+  fake_host_free(fake);
+  g_byte_array_free(wrapped, TRUE);
+  g_byte_array_free(file, TRUE);
+}
+
+static void test_compressed_packets_damage(void) {
+  g_autoptr(GBytes) bytes = read_fixture("track_events");
+  gsize len;
+  const uint8_t *data = g_bytes_get_data(bytes, &len);
+  assert_compressed_damage(data, len, true,
+                           "packet 2: compressed_packets: the zlib stream is cut short");
+  /* Inflated bytes that frame badly: a packet claiming 5 bytes, 1 there. */
+  const uint8_t bad_inner[] = {0x0a, 0x05, 0x00};
+  assert_compressed_damage(bad_inner, sizeof bad_inner, false,
+                           "packet 2: compressed_packets: at inflated byte 0: truncated "
+                           "packet: it claims 5 bytes, the file ends after 1");
+  /* A wrapper inside a wrapper. */
+  const uint8_t nested[] = {0x0a, 0x03, 0x92, 0x03, 0x00};
+  assert_compressed_damage(nested, sizeof nested, false,
+                           "packet 2: compressed_packets: nested inside another "
+                           "compressed_packets");
+  /* Bytes that are no zlib stream at all. */
+  GByteArray *file = g_byte_array_new();
+  g_byte_array_append(file, good_packet, sizeof good_packet);
+  const uint8_t not_zlib[] = {0x0a, 0x05, 0x92, 0x03, 0x02, 0x41, 0x42};
+  g_byte_array_append(file, not_zlib, sizeof not_zlib);
+  fake_host *fake = run_bytes(file->data, file->len, file->len, TM_ERROR);
+  int64_t at;
+  g_assert_cmpstr(fake_host_borrow_error(fake, &at), ==,
+                  "packet 2: compressed_packets: incorrect header check");
+  g_assert_cmpint(at, ==, 16);
+  fake_host_free(fake);
+  g_byte_array_free(file, TRUE);
+}
+
+/* A packet {timestamp: 5, track_event {type: INSTANT, name: "n",
+ * debug_annotations: `annotation`}} (framed). */
+static GByteArray *event_with_annotation(const GByteArray *annotation) {
+  GByteArray *event = g_byte_array_new();
+  const uint8_t head[] = {0x48, 0x03, 0xba, 0x01, 0x01, 'n', 0x22};
+  g_byte_array_append(event, head, sizeof head);
+  put_varint(event, annotation->len);
+  g_byte_array_append(event, annotation->data, annotation->len);
+  GByteArray *packet = g_byte_array_new();
+  const uint8_t ts[] = {0x40, 0x05, 0x5a};
+  g_byte_array_append(packet, ts, sizeof ts);
+  put_varint(packet, event->len);
+  g_byte_array_append(packet, event->data, event->len);
+  GByteArray *file = g_byte_array_new();
+  const uint8_t tag = 0x0a;
+  g_byte_array_append(file, &tag, 1);
+  put_varint(file, packet->len);
+  g_byte_array_append(file, packet->data, packet->len);
+  g_byte_array_free(event, TRUE);
+  g_byte_array_free(packet, TRUE);
+  return file;
+}
+
+/* 40 nested dicts {name: "d", int_value: 1, dict_entries: {...}}: args
+ * down to the depth limit, the rest skipped and counted. */
+static void test_deep_annotations_are_cut_and_counted(void) {
+  GByteArray *annotation = g_byte_array_new();
+  for (int level = 0; level < 40; level++) {
+    GByteArray *outer = g_byte_array_new();
+    const uint8_t named[] = {0x52, 0x01, 'd', 0x20, 0x01}; /* name "d", int 1 */
+    g_byte_array_append(outer, named, sizeof named);
+    if (annotation->len) {
+      const uint8_t dict = 0x5a; /* field 11 */
+      g_byte_array_append(outer, &dict, 1);
+      put_varint(outer, annotation->len);
+      g_byte_array_append(outer, annotation->data, annotation->len);
+    }
+    g_byte_array_free(annotation, TRUE);
+    annotation = outer;
+  }
+  GByteArray *file = event_with_annotation(annotation);
+  fake_host *fake = run_bytes(file->data, file->len, file->len, TM_OK);
+  g_assert_cmpint(fake_host_stat(fake, "proto_debug_annotation_too_deep"), ==, 1);
+  /* Levels 0..32 have an arg each: debug.d, debug.d.d, ... */
+  const char *transcript = fake_host_borrow_transcript(fake);
+  GString *deepest = g_string_new("debug.d");
+  for (int level = 1; level <= 32; level++)
+    g_string_append(deepest, ".d");
+  g_string_append(deepest, "=1}");
+  g_assert_nonnull(strstr(transcript, deepest->str));
+  g_string_free(deepest, TRUE);
+  fake_host_free(fake);
+  g_byte_array_free(file, TRUE);
+  g_byte_array_free(annotation, TRUE);
+}
+
+static void test_malformed_annotation_is_damage(void) {
+  /* double_value (field 5) sent as a varint. */
+  GByteArray *annotation = g_byte_array_new();
+  const uint8_t bad[] = {0x52, 0x01, 'x', 0x28, 0x01};
+  g_byte_array_append(annotation, bad, sizeof bad);
+  GByteArray *file = event_with_annotation(annotation);
+  fake_host *fake = run_bytes(file->data, file->len, file->len, TM_ERROR);
+  int64_t at;
+  g_assert_cmpstr(fake_host_borrow_error(fake, &at), ==, "packet 1: malformed track_event");
+  g_assert_cmpint(at, ==, 2);
+  g_assert_cmpuint(fake_host_count_lines(fake, "slice_"), ==, 0);
+  fake_host_free(fake);
+  g_byte_array_free(file, TRUE);
+  g_byte_array_free(annotation, TRUE);
+}
+
+/* Damaged copies of every fixture (bytes flipped, cut short) never crash
+ * the reader (run under ASan/UBSan) and either import or report damage at
+ * an offset inside the file. The seed is fixed so a failure reproduces. */
+static void test_random_damage_is_reported_not_crashed_on(void) {
+  const char *const names[] = {"clocks", "interning", "machines", "process_tree",
+                               "system_info", "thread_time", "track_events"};
+  GRand *rand = g_rand_new_with_seed(20261122);
+  size_t damaged = 0;
+  for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+    g_autoptr(GBytes) bytes = read_fixture(names[i]);
+    gsize len;
+    const uint8_t *data = g_bytes_get_data(bytes, &len);
+    for (int round = 0; round < 400; round++) {
+      uint8_t *copy = g_memdup2(data, len);
+      size_t cut = len;
+      int flips = g_rand_int_range(rand, 1, 4);
+      for (int f = 0; f < flips; f++)
+        copy[g_rand_int_range(rand, 0, (gint32)len)] ^= (uint8_t)g_rand_int_range(rand, 1, 256);
+      if (g_rand_boolean(rand))
+        cut = (size_t)g_rand_int_range(rand, 0, (gint32)len);
+      fake_host *fake = fake_host_new();
+      tm_status status = fake_host_run(fake, tracemerge_reader_entry(), copy, cut,
+                                       (size_t)g_rand_int_range(rand, 1, 64));
+      int64_t at;
+      const char *error = fake_host_borrow_error(fake, &at);
+      if (status == TM_ERROR) {
+        damaged++;
+        g_assert_nonnull(error);
+        g_assert_cmpint(at, >=, 0);
+        g_assert_cmpint(at, <=, (int64_t)cut);
+      } else {
+        g_assert_null(error);
+      }
+      fake_host_free(fake);
+      g_free(copy);
+    }
+  }
+  /* Most damage is caught: the rounds are not all silently accepted. */
+  g_assert_cmpuint(damaged, >, 100);
+  g_rand_free(rand);
+}
+
+/* --- probe ------------------------------------------------------------------- */
+
+static int probe(const char *text, size_t len, const char *name) {
+  return tracemerge_reader_entry()->probe((const uint8_t *)text, len, name);
+}
+
+static void test_probe(void) {
+  g_autoptr(GBytes) bytes = read_fixture("track_events");
+  gsize len;
+  const uint8_t *data = g_bytes_get_data(bytes, &len);
+  const tm_reader_descriptor *reader = tracemerge_reader_entry();
+  g_assert_cmpint(reader->probe(data, MIN(len, 512), NULL), ==, 80);
+  g_assert_cmpint(reader->probe(data, MIN(len, 512), "x.pftrace"), ==, 100);
+  /* A head that ends inside the first packet still parses. */
+  g_assert_cmpint(reader->probe(data, 9, NULL), ==, 80);
+  g_assert_cmpint(probe("{\"traceEvents\":[]}", 18, "x.pftrace"), ==, 0);
+  /* Text that starts with a newline is not a packet. */
+  const char systrace[] = "\n# tracer: nop\n#\n# entries-in-buffer/entries-written: 1/1\n";
+  g_assert_cmpint(probe(systrace, sizeof systrace - 1, NULL), ==, 0);
+  g_assert_cmpint(probe("\n", 1, NULL), ==, 0);
+  g_assert_cmpint(probe("", 0, NULL), ==, 0);
+}
+
+/* --- real traces -------------------------------------------------------------- */
+
+static void test_real_traces_import_without_errors(void) {
+  const char *const names[] = {
+      "nowinandroid-trace.perfetto-trace", "systing-trace.pb",
+      "tokio-flight-recorder.pftrace", "winscope-input-events.perfetto-trace",
+      "winscope-no_winscope_traces.perfetto-trace"};
+  for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+    g_autofree char *path = g_build_filename(PROTO_SHARED_DATA_DIR, names[i], NULL);
+    char *data;
+    gsize len;
+    GError *error = NULL;
+    g_file_get_contents(path, &data, &len, &error);
+    g_assert_no_error(error);
+    g_assert_cmpint(tracemerge_reader_entry()->probe((uint8_t *)data, MIN(len, 512), NULL),
+                    >, 0);
+    fake_host *fake = run_bytes((uint8_t *)data, len, 65536, TM_OK);
+    g_assert_null(fake_host_borrow_error(fake, NULL));
+    g_test_message("%s: %zu slice begins, %zu ends, %zu instants, %zu processes, "
+                   "%zu threads, %zu snapshots, %zu tracks",
+                   names[i], fake_host_count_lines(fake, "slice_begin"),
+                   fake_host_count_lines(fake, "slice_end"),
+                   fake_host_count_lines(fake, "slice_complete"),
+                   fake_host_count_lines(fake, "process "),
+                   fake_host_count_lines(fake, "thread "),
+                   fake_host_count_lines(fake, "snapshot"),
+                   fake_host_count_lines(fake, "track "));
+    if (strcmp(names[i], "tokio-flight-recorder.pftrace") == 0) {
+      /* Counted from the file by its README: 227/227 begin/end, 8 instants. */
+      g_assert_cmpuint(fake_host_count_lines(fake, "slice_begin"), ==, 227);
+      g_assert_cmpuint(fake_host_count_lines(fake, "slice_end"), ==, 227);
+      g_assert_cmpuint(fake_host_count_lines(fake, "slice_complete"), ==, 8);
+    }
+    fake_host_free(fake);
+    g_free(data);
+  }
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/proto/reader/clocks/default-clock-sequence-clocks-and-units", test_clocks);
+  g_test_add_func("/proto/reader/interning/two-sequences-one-loses-state",
+                  test_interning_two_sequences_one_loses_state);
+  g_test_add_func("/proto/reader/track-events/every-feature-reaches-the-host",
+                  test_track_events);
+  g_test_add_func("/proto/reader/track-events/thread-time-counter-gives-slice-thread-time",
+                  test_thread_time_counter_gives_slice_thread_time);
+  g_test_add_func("/proto/reader/framing/one-byte-chunks-give-the-same-transcript",
+                  test_one_byte_chunks_give_the_same_transcript);
+  g_test_add_func("/proto/reader/process-tree/names-cmdlines-parents-uids-threads",
+                  test_process_tree);
+  g_test_add_func("/proto/reader/machines/remote-clock-sync-relates-the-vm-to-the-host",
+                  test_machines_remote_clock_sync);
+  g_test_add_func("/proto/reader/system-info/fills-machine-rows-and-host-metadata",
+                  test_system_info);
+  g_test_add_func("/proto/reader/errors/damage-inside-packets-names-the-offset",
+                  test_damage_inside_packets);
+  g_test_add_func("/proto/reader/errors/damage-in-framing-names-the-offset",
+                  test_damage_in_framing);
+  g_test_add_func("/proto/reader/track-events/waiting-for-descriptors-is-bounded",
+                  test_waiting_events_are_bounded);
+  g_test_add_func("/proto/reader/compressed/packets-read-like-plain-ones",
+                  test_compressed_packets_read_like_plain_ones);
+  g_test_add_func("/proto/reader/compressed/damage-names-the-wrapper",
+                  test_compressed_packets_damage);
+  g_test_add_func("/proto/reader/debug-annotations/deep-nesting-is-cut-and-counted",
+                  test_deep_annotations_are_cut_and_counted);
+  g_test_add_func("/proto/reader/debug-annotations/malformed-value-is-damage",
+                  test_malformed_annotation_is_damage);
+  g_test_add_func("/proto/reader/errors/random-damage-is-reported-not-crashed-on",
+                  test_random_damage_is_reported_not_crashed_on);
+  g_test_add_func("/proto/reader/probe/recognises-packets-and-rejects-text", test_probe);
+  g_test_add_func("/proto/reader/real-traces/import-without-errors",
+                  test_real_traces_import_without_errors);
+  return g_test_run();
+}
