@@ -143,9 +143,10 @@ static void bind_flow(tm_model_builder *builder, uint32_t slice_id,
                          GUINT_TO_POINTER(slice_id + 1));
     break;
   case TM_FLOW_STEP:
-    if (previous == TM_NULL_ID)
+  case TM_FLOW_CONTINUE:
+    if (previous == TM_NULL_ID && direction == TM_FLOW_STEP)
       count(builder, "flow_step_without_start", machine_id, trace_id);
-    else if (previous != slice_id)
+    else if (previous != TM_NULL_ID && previous != slice_id)
       add_flow_row(builder, previous, slice_id, flow_id, arg_set_id);
     g_hash_table_replace(builder->flows, g_memdup2(&key, sizeof key),
                          GUINT_TO_POINTER(slice_id + 1));

@@ -354,7 +354,7 @@ static void svc_counter(tm_host *host, tm_track_ref t, tm_clock_ref clock, int64
 static void svc_flow(tm_host *host, tm_track_ref t, tm_clock_ref clock, int64_t ts,
                      uint64_t flow_id, tm_flow_direction direction,
                      tm_flow_binding binding, tm_args_ref args) {
-  static const char *const directions[] = {"OUT", "STEP", "IN"};
+  static const char *const directions[] = {"OUT", "STEP", "IN", "CONTINUE"};
   char a[16];
   line(host, "flow %s %s ts=%" PRId64 " id=%" PRIu64 " %s %s%s", track(host, t, a, sizeof a),
        label_of(host->clocks, clock), ts, flow_id,

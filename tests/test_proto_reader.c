@@ -105,7 +105,7 @@ static const char track_events_transcript[] =
     "debug.req.method=\"GET\", debug.req.headers[0]=\"a\", debug.req.headers[1]=2, debug.ok=true, "
     "debug.ratio=0.5, debug.ptr=0x1000, debug.big=18446744073709551615u, "
     "debug.legacy=json:{\"a\":1}, correlation_id=\"tp:#5\"}\n"
-    "flow T1 private ts=1000 id=77 STEP enclosing\n"
+    "flow T1 private ts=1000 id=77 CONTINUE enclosing\n"
     /* 201's parent 200 is resolved first; 200 is scoped to the process. */
     "track T2 = process_track_event name=\"Network\" p10 key=200\n"
     "track_arg T2 description=\"requests in flight\"\n"

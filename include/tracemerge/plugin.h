@@ -128,6 +128,9 @@ typedef enum tm_flow_direction {
   TM_FLOW_OUT = 0,  /* a flow starts at the bound slice */
   TM_FLOW_STEP = 1, /* link from the flow's previous slice, continue from here */
   TM_FLOW_IN = 2,   /* the flow ends at the bound slice */
+  /* Starts the flow at the bound slice if it is not in flight, else steps
+   * (TrackEvent flow_ids). Unlike TM_FLOW_STEP, a first use is no error. */
+  TM_FLOW_CONTINUE = 3,
 } tm_flow_direction;
 
 typedef enum tm_flow_binding {

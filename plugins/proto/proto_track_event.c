@@ -391,10 +391,10 @@ static bool decode(proto_track_event_state *st, const uint8_t *data, size_t len,
       ok = push_repeated(&f, true, &st->extra_double_values);
       break;
     case 47:
-      add_flows(st, &f, true, TM_FLOW_STEP, &ok);
+      add_flows(st, &f, true, TM_FLOW_CONTINUE, &ok);
       break;
     case 36:
-      add_flows(st, &f, false, TM_FLOW_STEP, &ok);
+      add_flows(st, &f, false, TM_FLOW_CONTINUE, &ok);
       break;
     case 48:
       add_flows(st, &f, true, TM_FLOW_IN, &ok);

@@ -100,6 +100,12 @@ static inline bool pw_next(pw_cursor *c, pw_field *f) {
     return false;
   }
   const uint8_t *p = c->p + n;
+  /* Every member is defined whatever the wire type: callers read `data`
+   * and `len` only for length-delimited fields, but the compiler cannot
+   * prove that and would warn at -O2. */
+  f->data = NULL;
+  f->len = 0;
+  f->value = 0;
   f->number = (uint32_t)(tag >> 3);
   f->wire_type = (uint8_t)(tag & 7);
   if ((tag >> 3) == 0 || (tag >> 3) > UINT32_MAX) {
