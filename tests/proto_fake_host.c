@@ -358,7 +358,7 @@ static void svc_flow(tm_host *host, tm_track_ref t, tm_clock_ref clock, int64_t 
   char a[16];
   line(host, "flow %s %s ts=%" PRId64 " id=%" PRIu64 " %s %s%s", track(host, t, a, sizeof a),
        label_of(host->clocks, clock), ts, flow_id,
-       direction <= TM_FLOW_IN ? directions[direction] : "?",
+       direction <= TM_FLOW_CONTINUE ? directions[direction] : "?",
        binding == TM_FLOW_BIND_ENCLOSING ? "enclosing" : "next",
        args ? label_of(host->arg_sets, args) : "");
 }
