@@ -63,6 +63,12 @@ void tm_session_print_info(tm_session *session, FILE *out) {
     fprintf(out, "  file [%" PRIu32 "] machine %" PRIu32 " (%s): %s\n", host->file_id,
             host->machine_id, host->reader->name,
             owner ? "owns trace time" : bridge_text(host->bridge));
+    if (!owner && host->bridge >= 0 && trace_time != TM_NO_CLOCK_NODE) {
+      /* The edges its private timeline takes to trace time. */
+      g_autofree char *path =
+          clock_graph_describe_path(session->clocks, host->private_clock, trace_time);
+      fprintf(out, "    path: %s\n", path);
+    }
   }
   fprintf(out, "events on the timeline: %" PRIu64 " (%zu slices, %zu counters, %zu flows)\n",
           session->events_placed, model->slices.len, model->counters.len,
@@ -84,4 +90,39 @@ void tm_session_print_info(tm_session *session, FILE *out) {
   }
   if (!any)
     fprintf(out, "  (none)\n");
+}
+
+static const char *const clock_names[] = {
+    NULL, "REALTIME", "REALTIME_COARSE", "MONOTONIC", "MONOTONIC_COARSE",
+    "MONOTONIC_RAW", "BOOTTIME",
+};
+
+/* "BOOTTIME, machine 0", "TRACE_FILE of client.json, machine 0",
+ * "clock 64 of sequence 3 (file 2), machine 1". */
+static void label_clock(void *ctx, tm_clock_node node, const tm_clock_key *key,
+                        GString *out) {
+  (void)node;
+  const tm_model *model = ctx;
+  if (key->clock_id == TM_CLOCK_TRACE_FILE && key->trace_file_id < model->trace_files.len &&
+      model->trace_files.data[key->trace_file_id].is_container) {
+    /* Node 0 stands for trace time before anyone claims it. */
+    g_string_append(out, "TRACE_FILE (initial trace time)");
+  } else if (key->clock_id == TM_CLOCK_TRACE_FILE && key->trace_file_id < model->trace_files.len) {
+    const char *name = str_or(model, model->trace_files.data[key->trace_file_id].name, "");
+    g_string_append_printf(out, "TRACE_FILE of %s", name);
+  } else if (key->sequence_id) {
+    g_string_append_printf(out, "clock %" PRIu32 " of sequence %" PRIu32 " (file %" PRIu32 ")",
+                           key->clock_id, key->sequence_id, key->trace_file_id);
+  } else if (key->clock_id < G_N_ELEMENTS(clock_names) && clock_names[key->clock_id]) {
+    g_string_append(out, clock_names[key->clock_id]);
+    if (key->trace_file_id)
+      g_string_append_printf(out, " (file %" PRIu32 ")", key->trace_file_id);
+  } else {
+    g_string_append_printf(out, "clock %" PRIu32, key->clock_id);
+  }
+  g_string_append_printf(out, ", machine %" PRIu32, key->machine_id);
+}
+
+void tm_session_print_clock_graph_dot(tm_session *session, FILE *out) {
+  clock_graph_print_dot(session->clocks, out, label_clock, session->model);
 }

@@ -247,6 +247,33 @@ static void test_info_shows_files_machines_clocks_and_stats(void) {
   e2e_cleanup(dir);
 }
 
+static void test_info_prints_the_clock_graph_as_dot(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  g_autofree char *a = e2e_write_file(dir, "client.json", client_json, 0);
+  g_autofree char *b = e2e_write_file(dir, "server.json", server_json, 0);
+  const char *args[] = {"info", "--clock-graph=dot", "client.json", "server.json", NULL};
+  e2e_result r = e2e_run_in(dir, args);
+  g_assert_cmpint(r.exit_code, ==, 0);
+  /* client.json owns trace time (drawn doubled); server.json's private
+   * timeline is tied to it by the zero-offset bridge, an edge each way. */
+  const char *expected[] = {
+      "digraph clocks {",
+      "[label=\"TRACE_FILE of client.json, machine 0\" shape=doublecircle]",
+      "[label=\"TRACE_FILE of server.json, machine 0\"]",
+      "n0 -> n1", "n1 -> n0",
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(expected); i++)
+    if (!strstr(r.out, expected[i]))
+      g_error("dot output lacks '%s':\n%s", expected[i], r.out);
+  e2e_result_clear(&r);
+  const char *bad[] = {"info", "--clock-graph=png", "client.json", NULL};
+  r = e2e_run_in(dir, bad);
+  g_assert_cmpint(r.exit_code, ==, 2);
+  g_assert_nonnull(strstr(r.err, "--clock-graph"));
+  e2e_result_clear(&r);
+  e2e_cleanup(dir);
+}
+
 static void test_plugins_lists_the_json_reader(void) {
   const char *args[] = {"plugins", NULL};
   e2e_result r = e2e_run(args);
@@ -400,6 +427,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/e2e/cli/info-shows-files-machines-clocks-and-stats",
                   test_info_shows_files_machines_clocks_and_stats);
   g_test_add_func("/e2e/cli/plugins-lists-the-json-reader", test_plugins_lists_the_json_reader);
+  g_test_add_func("/e2e/cli/info-prints-the-clock-graph-as-dot",
+                  test_info_prints_the_clock_graph_as_dot);
   g_test_add_func("/e2e/errors/truncated-json-keeps-events-before-the-damage",
                   test_truncated_json_keeps_events_before_the_damage);
   g_test_add_func("/e2e/errors/unterminated-array-is-legal",

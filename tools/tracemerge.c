@@ -229,20 +229,36 @@ out:
 /* ---- info ---- */
 
 static int run_info(int argc, char **argv) {
-  const GOptionEntry entries[] = {{NULL, 0, 0, 0, NULL, NULL, NULL}};
+  char *clock_graph = NULL;
+  const GOptionEntry entries[] = {
+      {"clock-graph", 0, 0, G_OPTION_ARG_STRING, &clock_graph,
+       "Print the clock graph instead, in FORMAT (only \"dot\": Graphviz)", "FORMAT"},
+      {NULL, 0, 0, 0, NULL, NULL, NULL},
+  };
   int status = parse_options("info", "INPUT...",
                              "Import the inputs and summarise them: files, "
                              "formats, machines, clocks, stats.",
                              entries, true, &argc, &argv);
   if (status != EXIT_OK)
-    return status;
-  if (argc < 2)
-    return usage_error("info", "no input files");
+    goto out;
+  if (clock_graph && strcmp(clock_graph, "dot") != 0) {
+    status = usage_error("info", "--clock-graph takes only 'dot'");
+    goto out;
+  }
+  if (argc < 2) {
+    status = usage_error("info", "no input files");
+    goto out;
+  }
   tm_session *session = session_new();
   status = import_inputs(session, argc, argv);
-  tm_session_print_info(session, stdout);
+  if (clock_graph)
+    tm_session_print_clock_graph_dot(session, stdout);
+  else
+    tm_session_print_info(session, stdout);
   status = MAX(status, check_stdout());
   tm_session_free(session);
+out:
+  g_free(clock_graph);
   return status;
 }
 

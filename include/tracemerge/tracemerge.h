@@ -68,6 +68,11 @@ bool tm_session_save_sqlite(tm_session *session, const char *path,
 /* Writes a human summary: files, formats, machines, clocks, stats. */
 void tm_session_print_info(tm_session *session, FILE *out);
 
+/* Writes the clock graph in Graphviz DOT: one node per clock (machine,
+ * domain, file or sequence scope), one edge per snapshot relation; the
+ * trace-time clock is drawn doubled. */
+void tm_session_print_clock_graph_dot(tm_session *session, FILE *out);
+
 /* The reader plugins found, in search order. */
 size_t tm_session_reader_count(const tm_session *session);
 const tm_reader_descriptor *tm_session_borrow_reader(const tm_session *session,
