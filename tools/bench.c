@@ -38,6 +38,8 @@
 #include <tracemerge/tracemerge.h>
 
 #include "gen_chrome_json.h"
+#include "gen_proto_trace.h"
+#include "proto_floor.h"
 
 /* The host streams files in chunks of this size (TM_CONTAINER_CHUNK in
  * core/container.h); the floor reads the same way. */
@@ -50,6 +52,7 @@ typedef struct bench_config {
   char *workdir;
   bool keep;
   bool save;
+  bool proto; /* --format proto: a TrackEvent trace, floored by proto_floor */
 } bench_config;
 
 /* What a stage's child reports back through its pipe. */
@@ -126,7 +129,15 @@ static bool stage_generate(const bench_config *config, stage_report *report) {
     return false;
   }
   setvbuf(out, NULL, _IOFBF, 1 << 20);
-  ok = gen_chrome_json_write(out, &options, &error);
+  if (config->proto) {
+    /* 64 sequences: SDK traces interleave many writer threads. */
+    ok = gen_proto_trace_write(out, config->events, 64, (uint32_t)config->seed, NULL);
+    if (!ok)
+      g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_IO, "writing %s failed",
+                  config->input);
+  } else {
+    ok = gen_chrome_json_write(out, &options, &error);
+  }
   if (fclose(out) != 0 && ok) {
     g_set_error(&error, G_FILE_ERROR, g_file_error_from_errno(errno),
                 "closing %s: %s", config->input, g_strerror(errno));
@@ -182,6 +193,18 @@ out:
     close(fd);
   yajl_free(parser);
   g_free(buf);
+  return ok;
+}
+
+/* The proto floor: framing and decoding every packet, no model. */
+static bool stage_proto_floor(const bench_config *config, stage_report *report) {
+  uint64_t packets = 0, fields = 0;
+  double start = now_seconds();
+  bool ok = proto_floor_walk_file(config->input, &packets, &fields);
+  report->seconds = now_seconds() - start;
+  if (!ok)
+    g_snprintf(report->message, sizeof report->message,
+               "%s: not a readable Perfetto trace", config->input);
   return ok;
 }
 
@@ -340,6 +363,7 @@ static void print_row(const stage_result *r, const stage_result *baseline,
 static bool parse_args(int argc, char **argv, bench_config *config) {
   gint64 events = 2000000, seed = 1;
   gboolean keep = FALSE, no_save = FALSE;
+  g_autofree char *format = NULL;
   GOptionEntry entries[] = {
       {"events", 'n', 0, G_OPTION_ARG_INT64, &events,
        "events to generate (default 2000000)", "N"},
@@ -353,6 +377,9 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
        "keep the generated trace and database", NULL},
       {"no-save", 0, 0, G_OPTION_ARG_NONE, &no_save,
        "skip the import+save stage", NULL},
+      {"format", 'f', 0, G_OPTION_ARG_STRING, &format,
+       "json (default: Chrome JSON, floor = yajl without callbacks) or proto "
+       "(TrackEvent trace, floor = framing and decoding every packet)", "FORMAT"},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
   };
   GError *error = NULL;
@@ -361,6 +388,11 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
   g_option_context_add_main_entries(context, entries, NULL);
   bool ok = g_option_context_parse(context, &argc, &argv, &error);
   g_option_context_free(context);
+  if (ok && format && strcmp(format, "json") != 0 && strcmp(format, "proto") != 0) {
+    g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--format must be json or proto");
+    ok = false;
+  }
   if (ok && (events <= 0 || argc > 1)) {
     g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                 events <= 0 ? "--events must be > 0" : "unexpected argument %s",
@@ -376,6 +408,7 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
   config->seed = (uint64_t)seed;
   config->keep = keep;
   config->save = !no_save;
+  config->proto = format && strcmp(format, "proto") == 0;
   return true;
 }
 
@@ -403,7 +436,8 @@ int main(int argc, char **argv) {
   }
 
   if (config.input == NULL) {
-    config.input = g_build_filename(config.workdir, "bench.json", NULL);
+    config.input = g_build_filename(config.workdir,
+                                    config.proto ? "bench.pftrace" : "bench.json", NULL);
     generated = true;
     stage_result gen = run_stage("generate", stage_generate, &config);
     if (!gen.ran_ok)
@@ -421,7 +455,10 @@ int main(int argc, char **argv) {
   stage_result results[4];
   size_t n = 0;
   results[n++] = run_stage("baseline", stage_baseline, &config);
-  results[n++] = run_stage("yajl floor", stage_yajl_floor, &config);
+  if (config.proto)
+    results[n++] = run_stage("proto floor", stage_proto_floor, &config);
+  else
+    results[n++] = run_stage("yajl floor", stage_yajl_floor, &config);
   results[n++] = run_stage("import", stage_import, &config);
   if (config.save)
     results[n++] = run_stage("import+save", stage_import_save, &config);
@@ -442,7 +479,7 @@ int main(int argc, char **argv) {
     all_ok = all_ok && results[i].ran_ok;
   }
   printf("(RSS B/event: peak RSS above the baseline child, per event; "
-         "x floor: wall time / yajl floor wall time)\n");
+         "x floor: wall time / %s floor wall time)\n", config.proto ? "proto" : "yajl");
   status = all_ok ? 0 : 1;
 
 out:
