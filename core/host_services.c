@@ -12,6 +12,8 @@
  */
 #include <string.h>
 
+#include "sched_builder.h"
+#include "profile_builder.h"
 #include "session_internal.h"
 #include "string_pool.h"
 
@@ -34,6 +36,8 @@ typedef struct track_key {
   tm_str_id scope;
   uint32_t is_counter;
   uint64_t key;
+  uint32_t cpu_dimension; /* ucpu + 1, 0 if none */
+  uint32_t pad2;
 } track_key;
 
 static guint bytes_hash(const void *p, size_t n) {
@@ -181,13 +185,14 @@ static tm_thread_ref svc_thread(tm_host *host, tm_machine_ref machine,
   uint32_t machine_id = machine_of_ref(host, machine);
   if (tid == 0 && pid0_is_idle(host))
     return REF(session->machine_idle_utid.data[machine_id]);
-  uint32_t upid = process_id(host, machine_id, pid);
+  /* pid < 0: the process is unknown (ftrace lines without a tgid). */
+  uint32_t upid = pid < 0 ? TM_NULL_ID : process_id(host, machine_id, pid);
   identity_key key = {.machine_id = machine_id, .id = tid};
   gpointer found = g_hash_table_lookup(session->threads, &key);
   if (found) {
     uint32_t utid = GPOINTER_TO_UINT(found) - 1;
     tm_thread_row *row = &session->model->threads.data[utid];
-    if (row->upid == upid)
+    if (row->upid == upid || pid < 0)
       return REF(utid);
     if (row->upid == TM_NULL_ID) {
       row->upid = upid;
@@ -196,7 +201,8 @@ static tm_thread_ref svc_thread(tm_host *host, tm_machine_ref machine,
     /* Same tid in another process: the tid was reused. */
   }
   uint32_t utid = model_add_thread(session->model, machine_id, tid, upid);
-  session->model->threads.data[utid].is_main_thread = tid == pid;
+  if (pid >= 0)
+    session->model->threads.data[utid].is_main_thread = tid == pid;
   g_hash_table_replace(session->threads, g_memdup2(&key, sizeof key),
                        GUINT_TO_POINTER(utid + 1));
   return REF(utid);
@@ -255,6 +261,7 @@ static uint32_t track_intern(tm_session *session, const track_key *key) {
       .upid = key->upid,
       .trace_id = key->trace_id,
       .dimension_scope = key->scope,
+      .cpu_dimension = key->cpu_dimension,
   };
   tm_vec_push(&model->tracks, row);
   uint32_t id = (uint32_t)(model->tracks.len - 1);
@@ -591,6 +598,141 @@ static void svc_machine_set_info(tm_host *host, tm_machine_ref machine,
   }
 }
 
+/* --- scheduling ------------------------------------------------------------ */
+
+static tm_track_ref svc_track_intern_cpu(tm_host *host, tm_machine_ref machine,
+                                         uint32_t cpu,
+                                         const tm_track_desc *desc) {
+  tm_model *model = model_of(host);
+  if (!desc || !desc->type)
+    return 0;
+  uint32_t machine_id = machine_of_ref(host, machine);
+  uint32_t ucpu = sched_cpu_intern(model, machine_id, cpu);
+  if (ucpu == TM_NULL_ID) {
+    svc_stat_add(host, "sched_cpu_out_of_range", 1);
+    return 0;
+  }
+  track_key key;
+  memset(&key, 0, sizeof key);
+  key.trace_id = host->file_id;
+  key.machine_id = machine_id;
+  key.type = string_pool_intern_cstr(model->strings, desc->type);
+  key.name = desc->name;
+  key.utid = TM_NULL_ID;
+  key.upid = TM_NULL_ID;
+  key.scope = desc->scope;
+  key.is_counter = desc->is_counter ? 1 : 0;
+  key.key = desc->key;
+  key.cpu_dimension = ucpu + 1;
+  uint32_t id = track_intern(host->session, &key);
+  if (desc->unit)
+    model->tracks.data[id].counter_unit = desc->unit;
+  return REF(id);
+}
+
+static bool thread_ref_valid(tm_host *host, tm_thread_ref thread) {
+  return thread != 0 && UNREF(thread) < model_of(host)->threads.len;
+}
+
+static void svc_sched_switch(tm_host *host, tm_clock_ref clock, int64_t ts,
+                             tm_machine_ref machine, uint32_t cpu,
+                             tm_thread_ref prev, tm_str_id prev_state,
+                             tm_thread_ref next, int32_t next_prio) {
+  if (!thread_ref_valid(host, prev) || !thread_ref_valid(host, next))
+    return;
+  uint32_t ucpu = sched_cpu_intern(model_of(host), machine_of_ref(host, machine), cpu);
+  if (ucpu == TM_NULL_ID) {
+    svc_stat_add(host, "sched_cpu_out_of_range", 1);
+    return;
+  }
+  tm_event ev = {
+      .ts = ts,
+      .u.dur_ns = next_prio,
+      .track_id = ucpu,
+      .name_id = prev_state,
+      .category_id = UNREF(prev),
+      .arg_set_id = UNREF(next),
+      .kind = TM_EVENT_SCHED_SWITCH,
+  };
+  event_run_push(run_for(host, clock), &ev);
+}
+
+static void svc_sched_waking(tm_host *host, tm_clock_ref clock, int64_t ts,
+                             tm_machine_ref machine, uint32_t target_cpu,
+                             tm_thread_ref thread, tm_thread_ref waker) {
+  if (!thread_ref_valid(host, thread))
+    return;
+  uint32_t ucpu =
+      sched_cpu_intern(model_of(host), machine_of_ref(host, machine), target_cpu);
+  if (ucpu == TM_NULL_ID) {
+    svc_stat_add(host, "sched_cpu_out_of_range", 1);
+    return;
+  }
+  tm_event ev = {
+      .ts = ts,
+      .track_id = ucpu,
+      .category_id = UNREF(thread),
+      .arg_set_id = thread_ref_valid(host, waker) ? UNREF(waker) : TM_NULL_ID,
+      .kind = TM_EVENT_SCHED_WAKING,
+  };
+  event_run_push(run_for(host, clock), &ev);
+}
+
+/* --- profiling -------------------------------------------------------- */
+
+static tm_mapping_ref svc_mapping(tm_host *host, tm_str_id name,
+                                  tm_str_id build_id, uint64_t start,
+                                  uint64_t end, uint64_t exact_offset,
+                                  uint64_t load_bias) {
+  return REF(profile_intern_mapping(model_of(host), name, build_id, start, end,
+                                    exact_offset, load_bias));
+}
+
+static tm_frame_ref svc_frame(tm_host *host, tm_str_id function_name,
+                              tm_mapping_ref mapping, uint64_t rel_pc) {
+  uint32_t mapping_id = mapping ? UNREF(mapping) : TM_NULL_ID;
+  return REF(profile_intern_frame(model_of(host), function_name, mapping_id,
+                                  rel_pc));
+}
+
+/* 0 for a frame or parent that names no row: the reader's stack is broken
+ * there, and the sample falls back to no stack rather than a wrong one. */
+static tm_callsite_ref svc_callsite(tm_host *host, tm_callsite_ref parent,
+                                    tm_frame_ref frame) {
+  if (!frame)
+    return 0;
+  uint32_t id = profile_intern_callsite(
+      model_of(host), parent ? UNREF(parent) : TM_NULL_ID, UNREF(frame));
+  return id == TM_NULL_ID ? 0 : REF(id);
+}
+
+static void svc_sample(tm_host *host, tm_clock_ref clock, int64_t ts,
+                       tm_thread_ref thread, tm_callsite_ref callsite,
+                       const char *source, int32_t cpu) {
+  tm_model *model = model_of(host);
+  if (!thread || UNREF(thread) >= model->threads.len)
+    return;
+  if (callsite && UNREF(callsite) >= model->stack_profile_callsites.len)
+    callsite = 0;
+  /* The core a sample ran on is a cpu row of the thread's machine. */
+  if (cpu >= 0 && sched_cpu_intern(model, model->threads.data[UNREF(thread)].machine_id,
+                                   (uint32_t)cpu) == TM_NULL_ID) {
+    svc_stat_add(host, "sched_cpu_out_of_range", 1);
+    cpu = -1;
+  }
+  bool instruments = source && strcmp(source, "instruments") == 0;
+  tm_event ev = {
+      .ts = ts,
+      .u.dur_ns = cpu < 0 ? -1 : cpu,
+      .track_id = UNREF(thread),
+      .name_id = callsite,
+      .category_id = instruments ? PROFILE_TABLE_INSTRUMENTS
+                                 : PROFILE_TABLE_CPU_PROFILE,
+      .kind = TM_EVENT_SAMPLE,
+  };
+  event_run_push(run_for(host, clock), &ev);
+}
+
 const tm_host_services tm_host_services_v1 = {
     .struct_size = sizeof(tm_host_services),
     .abi_version = TM_READER_ABI_VERSION,
@@ -628,6 +770,13 @@ const tm_host_services tm_host_services_v1 = {
     .process_set_parent = svc_process_set_parent,
     .process_set_uid = svc_process_set_uid,
     .machine_set_info = svc_machine_set_info,
+    .mapping = svc_mapping,
+    .frame = svc_frame,
+    .callsite = svc_callsite,
+    .sample = svc_sample,
+    .track_intern_cpu = svc_track_intern_cpu,
+    .sched_switch = svc_sched_switch,
+    .sched_waking = svc_sched_waking,
 };
 
 void session_finish_tracks(tm_session *session) {
@@ -637,6 +786,7 @@ void session_finish_tracks(tm_session *session) {
   tm_str_id upid_key = string_pool_intern_cstr(strings, "upid");
   tm_str_id scope_key = string_pool_intern_cstr(strings, "scope");
   tm_str_id name_key = string_pool_intern_cstr(strings, "name");
+  tm_str_id cpu_key = string_pool_intern_cstr(strings, "cpu");
   for (size_t i = 0; i < model->tracks.len; i++) {
     /* Read the row anew after each model_add_arg: the args vector grows,
      * the tracks vector does not, so `row` stays valid. */
@@ -655,6 +805,10 @@ void session_finish_tracks(tm_session *session) {
     if (row->name)
       set = model_add_arg(model, set, name_key,
                           (tm_arg_value){.type = TM_ARG_STRING, .u.str_id = row->name});
+    if (row->cpu_dimension)
+      set = model_add_arg(model, set, cpu_key,
+                          (tm_arg_value){.type = TM_ARG_INT,
+                                         .u.int_value = row->cpu_dimension - 1});
     row->dimension_arg_set_id = set;
   }
 }

@@ -4,6 +4,7 @@
  * to NULL in exactly one place.
  */
 #include "model.h"
+#include "profile_builder.h"
 
 #include <glib.h>
 #include <string.h>
@@ -31,6 +32,16 @@ void model_free(tm_model *model) {
   tm_vec_free(&model->flows);
   tm_vec_free(&model->args);
   tm_vec_free(&model->arg_set_first_row);
+  tm_vec_free(&model->cpus);
+  tm_vec_free(&model->sched_slices);
+  tm_vec_free(&model->thread_states);
+  tm_vec_free(&model->cpu_lookup);
+  tm_vec_free(&model->stack_profile_mappings);
+  tm_vec_free(&model->stack_profile_frames);
+  tm_vec_free(&model->stack_profile_callsites);
+  tm_vec_free(&model->cpu_profile_samples);
+  tm_vec_free(&model->instruments_samples);
+  profile_index_free(model->profile_index);
   string_pool_free(model->strings);
   g_free(model);
 }
@@ -197,6 +208,18 @@ void model_finalize(tm_model *model) {
   for (size_t i = 0; i < model->counters.len; i++) {
     start = MIN(start, model->counters.data[i].ts);
     end = MAX(end, model->counters.data[i].ts);
+    any = true;
+  }
+  for (size_t i = 0; i < model->sched_slices.len; i++) {
+    const tm_sched_row *s = &model->sched_slices.data[i];
+    start = MIN(start, s->ts);
+    end = MAX(end, s->ts + (s->dur > 0 ? s->dur : 0));
+    any = true;
+  }
+  for (size_t i = 0; i < model->thread_states.len; i++) {
+    const tm_thread_state_row *s = &model->thread_states.data[i];
+    start = MIN(start, s->ts);
+    end = MAX(end, s->ts + (s->dur > 0 ? s->dur : 0));
     any = true;
   }
   if (!any) {

@@ -124,6 +124,7 @@ typedef struct tm_track_row {
   uint32_t upid;              /* TM_NULL_ID unless a process dimension */
   uint32_t trace_id;          /* file the track was interned for */
   tm_str_id dimension_scope;  /* async scope dimension, or 0 */
+  uint32_t cpu_dimension;     /* ucpu + 1 of a cpu track, 0 if none */
 } tm_track_row;
 
 typedef struct tm_slice_row {
@@ -153,6 +154,65 @@ typedef struct tm_flow_row {
   uint32_t arg_set_id;
 } tm_flow_row;
 
+/* cpu (sql-surface.md §14); the row id is the ucpu. */
+typedef struct tm_cpu_row {
+  uint32_t cpu; /* index on its machine */
+  uint32_t machine_id;
+} tm_cpu_row;
+
+/* sched_slice: one thread running on one cpu (core/sched_builder.h). */
+typedef struct tm_sched_row {
+  int64_t ts;
+  int64_t dur; /* -1 while the thread still runs at the end */
+  uint32_t ucpu;
+  uint32_t utid;
+  tm_str_id end_state; /* prev_state of the switch that ended it, or 0 */
+  int64_t priority;
+} tm_sched_row;
+
+/* thread_state: what a thread was doing between two scheduling events. */
+typedef struct tm_thread_state_row {
+  int64_t ts;
+  int64_t dur;         /* -1 if still in that state at the end */
+  uint32_t ucpu;       /* TM_NULL_ID unless running */
+  uint32_t utid;
+  tm_str_id state;     /* "Running", or the kernel's letters ("S", "R+") */
+  uint32_t waker_utid; /* TM_NULL_ID */
+  uint32_t waker_id;   /* TM_NULL_ID: the waker's thread_state row */
+} tm_thread_state_row;
+
+/* Profiling rows (sql-surface.md §15; core/profile_builder.h). */
+typedef struct tm_stack_profile_mapping_row {
+  tm_str_id build_id;
+  int64_t exact_offset, start_offset, start, end, load_bias;
+  tm_str_id name;
+} tm_stack_profile_mapping_row;
+
+typedef struct tm_stack_profile_frame_row {
+  tm_str_id name;
+  uint32_t mapping; /* TM_NULL_ID */
+  int64_t rel_pc;
+} tm_stack_profile_frame_row;
+
+typedef struct tm_stack_profile_callsite_row {
+  uint32_t depth;
+  uint32_t parent_id; /* TM_NULL_ID at depth 0 */
+  uint32_t frame_id;
+} tm_stack_profile_callsite_row;
+
+typedef struct tm_cpu_profile_sample_row {
+  int64_t ts;
+  uint32_t callsite_id; /* TM_NULL_ID */
+  uint32_t utid;
+} tm_cpu_profile_sample_row;
+
+typedef struct tm_instruments_sample_row {
+  int64_t ts;
+  uint32_t utid;
+  uint32_t callsite_id; /* TM_NULL_ID */
+  int64_t cpu;          /* TM_NULL_INT64 */
+} tm_instruments_sample_row;
+
 typedef struct tm_arg_row {
   uint32_t arg_set_id;
   tm_str_id flat_key;
@@ -179,6 +239,20 @@ typedef struct tm_model {
   TM_VEC(tm_counter_row) counters;
   TM_VEC(tm_flow_row) flows;
   TM_VEC(tm_arg_row) args;
+  /* Scheduling (core/sched_builder.h). cpu_lookup maps machine_id *
+   * (TM_SCHED_MAX_CPU + 1) + cpu to ucpu + 1 (0: no row yet). */
+  TM_VEC(tm_cpu_row) cpus;
+  TM_VEC(tm_sched_row) sched_slices;
+  TM_VEC(tm_thread_state_row) thread_states;
+  TM_VEC(uint32_t) cpu_lookup;
+  /* Profiling (core/profile_builder.h); profile_index interns the
+   * identity rows, owned. */
+  TM_VEC(tm_stack_profile_mapping_row) stack_profile_mappings;
+  TM_VEC(tm_stack_profile_frame_row) stack_profile_frames;
+  TM_VEC(tm_stack_profile_callsite_row) stack_profile_callsites;
+  TM_VEC(tm_cpu_profile_sample_row) cpu_profile_samples;
+  TM_VEC(tm_instruments_sample_row) instruments_samples;
+  struct tm_profile_index *profile_index;
   uint32_t next_arg_set_id; /* arg set ids start at 1 */
   /* Row of model->args where each set begins, by set id (sets built by one
    * commit are consecutive rows; sets grown later with model_add_arg on an

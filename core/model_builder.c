@@ -12,6 +12,8 @@
  */
 #include <string.h>
 
+#include "profile_builder.h"
+#include "sched_builder.h"
 #include "session_internal.h"
 
 #define OPEN INT64_MAX
@@ -46,6 +48,7 @@ struct tm_model_builder {
   tm_model *model;
   TM_VEC(track_state *) tracks; /* by track id, created on first event */
   GHashTable *flows;            /* flow_key -> last slice id + 1 */
+  tm_sched_builder *sched;      /* sched and thread_state rows */
 };
 
 static guint flow_key_hash(gconstpointer p) {
@@ -64,6 +67,7 @@ tm_model_builder *model_builder_new(tm_session *session) {
   builder->session = session;
   builder->model = session->model;
   builder->flows = g_hash_table_new_full(flow_key_hash, flow_key_equal, g_free, NULL);
+  builder->sched = sched_builder_new(session->model);
   return builder;
 }
 
@@ -80,6 +84,7 @@ void model_builder_free(tm_model_builder *builder) {
   }
   tm_vec_free(&builder->tracks);
   g_hash_table_destroy(builder->flows);
+  sched_builder_free(builder->sched);
   g_free(builder);
 }
 
@@ -352,6 +357,13 @@ void model_builder_push(void *opaque, const tm_event *ev, uint32_t machine_id,
   }
   case TM_EVENT_FLOW:
     on_flow(builder, ev, ev->track_id, machine_id, trace_id);
+    break;
+  case TM_EVENT_SCHED_SWITCH:
+  case TM_EVENT_SCHED_WAKING:
+    sched_builder_push(builder->sched, ev);
+    break;
+  case TM_EVENT_SAMPLE:
+    profile_builder_push_sample(builder->model, ev);
     break;
   default:
     break;

@@ -299,6 +299,16 @@ static const column_def thread_columns[] = {
     ARG_SET(tm_thread_row, arg_set_id),
 };
 
+static void track_ucpu(const tm_model *model, const void *row,
+                       sqlite3_context *ctx) {
+  (void)model;
+  const tm_track_row *t = row;
+  if (t->cpu_dimension)
+    sqlite3_result_int64(ctx, (sqlite3_int64)t->cpu_dimension - 1);
+  else
+    sqlite3_result_null(ctx);
+}
+
 static const column_def track_columns[] = {
     COL_ID_DEF,
     STRING(tm_track_row, name),
@@ -313,6 +323,7 @@ static const column_def track_columns[] = {
     REF_INDEXED(tm_track_row, utid),
     REF_INDEXED(tm_track_row, upid),
     REF(tm_track_row, trace_id),
+    COMPUTED("ucpu", "INTEGER", track_ucpu),
 };
 
 static const column_def slice_columns[] = {
@@ -329,6 +340,33 @@ static const column_def slice_columns[] = {
     INT64(tm_slice_row, thread_dur),
     NULL_COL("thread_instruction_count", "INTEGER"),
     NULL_COL("thread_instruction_delta", "INTEGER"),
+};
+
+static const column_def cpu_columns[] = {
+    COL_ID_DEF,
+    UINT32(tm_cpu_row, cpu),
+    REF(tm_cpu_row, machine_id),
+};
+
+static const column_def sched_columns[] = {
+    COL_ID_DEF,
+    INT64(tm_sched_row, ts),
+    INT64(tm_sched_row, dur),
+    REF_INDEXED(tm_sched_row, ucpu),
+    REF_INDEXED(tm_sched_row, utid),
+    STRING(tm_sched_row, end_state),
+    INT64(tm_sched_row, priority),
+};
+
+static const column_def thread_state_columns[] = {
+    COL_ID_DEF,
+    INT64(tm_thread_state_row, ts),
+    INT64(tm_thread_state_row, dur),
+    REF(tm_thread_state_row, ucpu),
+    REF_INDEXED(tm_thread_state_row, utid),
+    STRING(tm_thread_state_row, state),
+    REF(tm_thread_state_row, waker_utid),
+    REF(tm_thread_state_row, waker_id),
 };
 
 static const column_def counter_columns[] = {
@@ -358,6 +396,50 @@ static const column_def args_columns[] = {
     COMPUTED("value_type", "TEXT", arg_value_type),
 };
 
+static const column_def stack_profile_mapping_columns[] = {
+    COL_ID_DEF,
+    STRING(tm_stack_profile_mapping_row, build_id),
+    INT64(tm_stack_profile_mapping_row, exact_offset),
+    INT64(tm_stack_profile_mapping_row, start_offset),
+    INT64(tm_stack_profile_mapping_row, start),
+    INT64(tm_stack_profile_mapping_row, end),
+    INT64(tm_stack_profile_mapping_row, load_bias),
+    STRING(tm_stack_profile_mapping_row, name),
+};
+
+static const column_def stack_profile_frame_columns[] = {
+    COL_ID_DEF,
+    STRING(tm_stack_profile_frame_row, name),
+    REF(tm_stack_profile_frame_row, mapping),
+    INT64(tm_stack_profile_frame_row, rel_pc),
+    NULL_COL("symbol_set_id", "INTEGER"),
+    NULL_COL("deobfuscated_name", "TEXT"),
+    NULL_COL("type", "TEXT"),
+};
+
+static const column_def stack_profile_callsite_columns[] = {
+    COL_ID_DEF,
+    UINT32(tm_stack_profile_callsite_row, depth),
+    REF_INDEXED(tm_stack_profile_callsite_row, parent_id),
+    REF(tm_stack_profile_callsite_row, frame_id),
+};
+
+static const column_def cpu_profile_stack_sample_columns[] = {
+    COL_ID_DEF,
+    INT64(tm_cpu_profile_sample_row, ts),
+    REF(tm_cpu_profile_sample_row, callsite_id),
+    REF_INDEXED(tm_cpu_profile_sample_row, utid),
+    NULL_COL("process_priority", "INTEGER"),
+};
+
+static const column_def instruments_sample_columns[] = {
+    COL_ID_DEF,
+    INT64(tm_instruments_sample_row, ts),
+    REF_INDEXED(tm_instruments_sample_row, utid),
+    REF(tm_instruments_sample_row, callsite_id),
+    INT64(tm_instruments_sample_row, cpu),
+};
+
 #define ROWS_FN(field)                                                      \
   static const void *rows_##field(const tm_model *model, size_t *count) {   \
     *count = model->field.len;                                              \
@@ -375,6 +457,14 @@ ROWS_FN(slices)
 ROWS_FN(counters)
 ROWS_FN(flows)
 ROWS_FN(args)
+ROWS_FN(cpus)
+ROWS_FN(sched_slices)
+ROWS_FN(thread_states)
+ROWS_FN(stack_profile_mappings)
+ROWS_FN(stack_profile_frames)
+ROWS_FN(stack_profile_callsites)
+ROWS_FN(cpu_profile_samples)
+ROWS_FN(instruments_samples)
 
 #define TABLE(name, field, T, columns)                                      \
   { name, rows_##field, sizeof(T), columns, G_N_ELEMENTS(columns) }
@@ -395,6 +485,21 @@ static const table_def tables[] = {
     TABLE("__intrinsic_counter", counters, tm_counter_row, counter_columns),
     TABLE("__intrinsic_flow", flows, tm_flow_row, flow_columns),
     TABLE("__intrinsic_args", args, tm_arg_row, args_columns),
+    TABLE("__intrinsic_cpu", cpus, tm_cpu_row, cpu_columns),
+    TABLE("__intrinsic_sched_slice", sched_slices, tm_sched_row,
+          sched_columns),
+    TABLE("__intrinsic_thread_state", thread_states, tm_thread_state_row,
+          thread_state_columns),
+    TABLE("stack_profile_mapping", stack_profile_mappings,
+          tm_stack_profile_mapping_row, stack_profile_mapping_columns),
+    TABLE("stack_profile_frame", stack_profile_frames,
+          tm_stack_profile_frame_row, stack_profile_frame_columns),
+    TABLE("stack_profile_callsite", stack_profile_callsites,
+          tm_stack_profile_callsite_row, stack_profile_callsite_columns),
+    TABLE("cpu_profile_stack_sample", cpu_profile_samples,
+          tm_cpu_profile_sample_row, cpu_profile_stack_sample_columns),
+    TABLE("instruments_sample", instruments_samples,
+          tm_instruments_sample_row, instruments_sample_columns),
 };
 
 /* ---- the public views ---------------------------------------------------- */
@@ -456,6 +561,24 @@ static const view_def views[] = {
     {"thread", "SELECT id AS utid, * FROM __intrinsic_thread"},
     {"process", "SELECT id AS upid, * FROM __intrinsic_process"},
     {"flow", "SELECT * FROM __intrinsic_flow"},
+    /* Scheduling (sql-surface.md §14): like upstream, `cpu` of sched and
+     * thread_state holds the ucpu. */
+    {"cpu",
+     "SELECT id, id AS ucpu, cpu, NULL AS cluster_id, NULL AS processor, "
+     "machine_id, NULL AS capacity, NULL AS arg_set_id FROM __intrinsic_cpu"},
+    {"sched_slice",
+     "SELECT id, ts, dur, ucpu AS cpu, utid, end_state, priority, ucpu "
+     "FROM __intrinsic_sched_slice"},
+    {"sched", "SELECT *, ts + dur AS ts_end FROM sched_slice"},
+    {"thread_state",
+     "SELECT id, ts, dur, ucpu AS cpu, utid, state, NULL AS io_wait, "
+     "NULL AS blocked_function, waker_utid, waker_id, NULL AS irq_context, "
+     "ucpu FROM __intrinsic_thread_state"},
+    {"cpu_counter_track",
+     "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, unit, "
+     "description, ucpu AS cpu FROM (SELECT " COUNTER_TRACK_COLUMNS ", ucpu "
+     "FROM __intrinsic_track t WHERE event_type = 'counter' "
+     "AND ucpu IS NOT NULL)"},
     /* display_value: unsigned decimal for uint, hex for pointer, SQLite's
      * own text of a real. */
     {"args",
@@ -479,6 +602,10 @@ static const char *const saved_names[] = {
     "slice",        "slices",        "instant",
     "counter",      "counters",      "thread",
     "process",      "flow",          "args",
+    "cpu",          "sched_slice",   "sched",
+    "thread_state", "cpu_counter_track",
+    "stack_profile_mapping", "stack_profile_frame", "stack_profile_callsite",
+    "cpu_profile_stack_sample", "instruments_sample",
     "trace_bounds",
 };
 

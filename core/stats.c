@@ -51,6 +51,45 @@ static const tm_stat_info catalog[] = {
      "A slice nested deeper than 512 levels was dropped."},
     {"misplaced_end_event", "data_loss", "analysis", MT,
      "An end event had no matching begin on its track."},
+    {"gecko_invalid_stack", "error", "trace", MT,
+     "A Gecko sample's stack index, or a prefix on its chain, named no "
+     "stack; the sample was kept without a callsite."},
+    {"gecko_invalid_frame", "error", "trace", MT,
+     "A Gecko frame's function or label named no string; the frame has an "
+     "empty name."},
+    {"gecko_sample_without_time", "error", "trace", MT,
+     "A Gecko sample had no usable time; dropped."},
+    {"gecko_invalid_marker", "error", "trace", MT,
+     "A Gecko marker had no name, an unknown phase or lacked the times its "
+     "phase needs; dropped."},
+    {"gecko_invalid_marker_category", "error", "trace", MT,
+     "A Gecko marker's category index named no meta.categories entry; the "
+     "slice has no category."},
+    {"instruments_unknown_ref", "error", "trace", MT,
+     "An Instruments element referenced an id never defined before; it was "
+     "treated as absent."},
+    {"instruments_row_missing_thread", "data_loss", "trace", MT,
+     "An Instruments sample row had no (resolvable) thread; skipped."},
+    {"instruments_row_missing_process", "data_loss", "trace", MT,
+     "An Instruments sample row's thread had no process; skipped."},
+    {"instruments_row_missing_backtrace", "data_loss", "trace", MT,
+     "An Instruments sample row's backtrace reference resolved to nothing; "
+     "skipped."},
+    {"instruments_row_missing_time", "data_loss", "trace", MT,
+     "An Instruments sample row had no sample time; skipped."},
+    {"instruments_invalid_clock_sync", "error", "trace", MT,
+     "A dev.perfetto.clock_sync signpost without exactly one uint64 or a "
+     "time, or whose BOOTTIME value went backwards; skipped."},
+    {"instruments_row_missing_frame", "info", "trace", MT,
+     "An Instruments sample's backtrace had no frames; kept without a "
+     "callsite."},
+    {"systrace_parse_failure", "error", "analysis", MT,
+     "A systrace/ftrace text line did not match the line grammar or its "
+     "payload was malformed; the line was skipped."},
+    {"systrace_line_too_long", "error", "trace", MT,
+     "A systrace line longer than the reader's limit was skipped."},
+    {"sched_cpu_out_of_range", "error", "trace", MT,
+     "A scheduling event named a cpu above 4095; it was dropped."},
     {"flow_duplicate_id", "error", "trace", MT,
      "A flow started with an id already in flight."},
     {"flow_no_enclosing_slice", "error", "trace", MT,

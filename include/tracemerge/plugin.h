@@ -71,6 +71,9 @@ typedef uint32_t tm_process_ref;
 typedef uint32_t tm_thread_ref;
 typedef uint32_t tm_track_ref;
 typedef uint32_t tm_args_ref;
+typedef uint32_t tm_mapping_ref;  /* 0: no mapping */
+typedef uint32_t tm_frame_ref;
+typedef uint32_t tm_callsite_ref; /* 0: the root (no parent) */
 
 #define TM_NO_ARGS ((tm_args_ref)0)
 
@@ -207,7 +210,9 @@ typedef struct tm_host_services {
    * shared by every file attributed to the same machine. */
   tm_process_ref (*process)(tm_host *host, tm_machine_ref machine,
                             int64_t pid);
-  /* Thread `tid` of process `pid` on `machine`, created on first use. */
+  /* Thread `tid` of process `pid` on `machine`, created on first use.
+   * pid < 0: the process is unknown; the thread keeps the process it has,
+   * or none, until a later call names it. */
   tm_thread_ref (*thread)(tm_host *host, tm_machine_ref machine, int64_t pid,
                           int64_t tid);
   void (*process_set_name)(tm_host *host, tm_process_ref process,
@@ -293,6 +298,48 @@ typedef struct tm_host_services {
    * (which also sets system_ram_gb). Other columns or types are ignored. */
   void (*machine_set_info)(tm_host *host, tm_machine_ref machine,
                            const char *column, tm_arg_value value);
+
+  /* --- scheduling (added after version 1; check with TM_HOST_HAS) -------- */
+  /* A track with a cpu dimension on `machine` (0: the file's machine), e.g.
+   * {type "cpu_frequency", is_counter 1, name "cpufreq"}; interned per
+   * (file, machine, cpu, description). Also creates the cpu row. */
+  tm_track_ref (*track_intern_cpu)(tm_host *host, tm_machine_ref machine,
+                                   uint32_t cpu, const tm_track_desc *desc);
+  /* A context switch on `cpu` of `machine`: `prev` stops running, leaving
+   * in `prev_state` (the kernel's letters, e.g. "S", "R+", "D"; 0 unknown),
+   * and `next` starts with priority `next_prio`. The host turns the ordered
+   * switches of each cpu into sched and thread_state rows. */
+  void (*sched_switch)(tm_host *host, tm_clock_ref clock, int64_t ts,
+                       tm_machine_ref machine, uint32_t cpu,
+                       tm_thread_ref prev, tm_str_id prev_state,
+                       tm_thread_ref next, int32_t next_prio);
+  /* `thread` becomes runnable on `target_cpu` (sched_waking/sched_wakeup),
+   * woken by `waker` (0 if unknown). */
+  void (*sched_waking)(tm_host *host, tm_clock_ref clock, int64_t ts,
+                       tm_machine_ref machine, uint32_t target_cpu,
+                       tm_thread_ref thread, tm_thread_ref waker);
+
+  /* --- profiling (added after version 1; check with TM_HOST_HAS) --------- */
+  /* A binary mapping (stack_profile_mapping), interned by all its fields. */
+  tm_mapping_ref (*mapping)(tm_host *host, tm_str_id name, tm_str_id build_id,
+                            uint64_t start, uint64_t end, uint64_t exact_offset,
+                            uint64_t load_bias);
+  /* A frame (stack_profile_frame), interned per (name, mapping, rel_pc). */
+  tm_frame_ref (*frame)(tm_host *host, tm_str_id function_name,
+                        tm_mapping_ref mapping, uint64_t rel_pc);
+  /* The callsite `frame` called from `parent` (0: outermost), interned per
+   * (parent, frame); depth 0 is the outermost frame. */
+  tm_callsite_ref (*callsite)(tm_host *host, tm_callsite_ref parent,
+                              tm_frame_ref frame);
+  /* A profiler sample of `thread` at `callsite` (its innermost frame).
+   * `source` names the sample table: "instruments" goes to
+   * instruments_sample, anything else ("gecko", "chrome", ...) to
+   * cpu_profile_stack_sample. `cpu` is -1 when unknown; a known cpu is
+   * also a cpu row of the thread's machine. Samples are placed on the
+   * timeline like slices: `ts` is raw time on `clock`. */
+  void (*sample)(tm_host *host, tm_clock_ref clock, int64_t ts,
+                 tm_thread_ref thread, tm_callsite_ref callsite,
+                 const char *source, int32_t cpu);
 } tm_host_services;
 
 #define TM_HOST_HAS(services, field)                                       \

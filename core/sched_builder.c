@@ -1,0 +1,167 @@
+/*
+ * Scheduling rows from ordered context switches and wakeups: see
+ * sched_builder.h for the event payload and the invariants.
+ */
+#include "sched_builder.h"
+
+#include <glib.h>
+#include <string.h>
+
+#define CPU_SLOTS ((size_t)TM_SCHED_MAX_CPU + 1)
+
+typedef TM_VEC(uint32_t) id_vec;
+
+struct tm_sched_builder {
+  tm_model *model;
+  id_vec open_sched; /* by ucpu: sched row id or TM_NULL_ID */
+  id_vec open_state; /* by utid: thread_state row or TM_NULL_ID */
+  tm_str_id running;            /* "Running" */
+  tm_str_id runnable;           /* "R" */
+};
+
+uint32_t sched_cpu_intern(tm_model *model, uint32_t machine_id, uint32_t cpu) {
+  if (cpu > TM_SCHED_MAX_CPU || machine_id == TM_NULL_ID)
+    return TM_NULL_ID;
+  size_t base = (size_t)machine_id * CPU_SLOTS;
+  if (model->cpu_lookup.len < base + CPU_SLOTS) {
+    size_t old = model->cpu_lookup.len;
+    tm_vec_reserve(&model->cpu_lookup, base + CPU_SLOTS);
+    memset(model->cpu_lookup.data + old, 0,
+           (base + CPU_SLOTS - old) * sizeof(uint32_t));
+    model->cpu_lookup.len = base + CPU_SLOTS;
+  }
+  uint32_t *slots = model->cpu_lookup.data + base;
+  if (slots[cpu])
+    return slots[cpu] - 1;
+  for (uint32_t c = 0; c <= cpu; c++) {
+    if (slots[c])
+      continue;
+    tm_cpu_row row = {.cpu = c, .machine_id = machine_id};
+    tm_vec_push(&model->cpus, row);
+    slots[c] = (uint32_t)model->cpus.len; /* ucpu + 1 */
+  }
+  return slots[cpu] - 1;
+}
+
+tm_sched_builder *sched_builder_new(tm_model *model) {
+  tm_sched_builder *builder = g_new0(tm_sched_builder, 1);
+  builder->model = model;
+  builder->running = string_pool_intern_cstr(model->strings, "Running");
+  builder->runnable = string_pool_intern_cstr(model->strings, "R");
+  return builder;
+}
+
+void sched_builder_free(tm_sched_builder *builder) {
+  if (!builder)
+    return;
+  tm_vec_free(&builder->open_sched);
+  tm_vec_free(&builder->open_state);
+  g_free(builder);
+}
+
+/* The slot for `index` in a by-id vector, grown with TM_NULL_ID. */
+static uint32_t *slot_of(id_vec *v, uint32_t index) {
+  if (index >= v->len) {
+    size_t old = v->len;
+    tm_vec_reserve(v, (size_t)index + 1);
+    for (size_t i = old; i <= index; i++)
+      v->data[i] = TM_NULL_ID;
+    v->len = (size_t)index + 1;
+  }
+  return &v->data[index];
+}
+
+static bool thread_known(const tm_model *model, uint32_t utid) {
+  return utid < model->threads.len;
+}
+
+static bool thread_is_idle(const tm_model *model, uint32_t utid) {
+  return model->threads.data[utid].is_idle > 0;
+}
+
+/* Ends the thread's open state at ts and opens `state` (0: none). */
+static uint32_t change_state(tm_sched_builder *builder, int64_t ts,
+                             uint32_t utid, tm_str_id state, uint32_t ucpu,
+                             uint32_t waker_utid, uint32_t waker_id) {
+  tm_model *model = builder->model;
+  uint32_t *open = slot_of(&builder->open_state, utid);
+  if (*open != TM_NULL_ID) {
+    tm_thread_state_row *row = &model->thread_states.data[*open];
+    row->dur = ts - row->ts;
+    *open = TM_NULL_ID;
+  }
+  if (!state)
+    return TM_NULL_ID;
+  tm_thread_state_row row = {
+      .ts = ts,
+      .dur = -1,
+      .ucpu = ucpu,
+      .utid = utid,
+      .state = state,
+      .waker_utid = waker_utid,
+      .waker_id = waker_id,
+  };
+  tm_vec_push(&model->thread_states, row);
+  *open = (uint32_t)(model->thread_states.len - 1);
+  return *open;
+}
+
+static void on_switch(tm_sched_builder *builder, const tm_event *ev) {
+  tm_model *model = builder->model;
+  uint32_t ucpu = ev->track_id;
+  uint32_t prev = ev->category_id, next = ev->arg_set_id;
+  if (ucpu >= model->cpus.len || !thread_known(model, prev) ||
+      !thread_known(model, next))
+    return;
+  uint32_t *open = slot_of(&builder->open_sched, ucpu);
+  if (*open != TM_NULL_ID) {
+    tm_sched_row *row = &model->sched_slices.data[*open];
+    row->dur = ev->ts - row->ts;
+    row->end_state = ev->name_id;
+  }
+  tm_sched_row row = {
+      .ts = ev->ts,
+      .dur = -1,
+      .ucpu = ucpu,
+      .utid = next,
+      .priority = (int32_t)(uint32_t)ev->u.dur_ns,
+  };
+  tm_vec_push(&model->sched_slices, row);
+  *open = (uint32_t)(model->sched_slices.len - 1);
+
+  if (!thread_is_idle(model, prev))
+    change_state(builder, ev->ts, prev, ev->name_id, TM_NULL_ID, TM_NULL_ID,
+                 TM_NULL_ID);
+  if (!thread_is_idle(model, next))
+    change_state(builder, ev->ts, next, builder->running, ucpu, TM_NULL_ID,
+                 TM_NULL_ID);
+}
+
+static void on_waking(tm_sched_builder *builder, const tm_event *ev) {
+  tm_model *model = builder->model;
+  uint32_t utid = ev->category_id, waker = ev->arg_set_id;
+  if (!thread_known(model, utid) || thread_is_idle(model, utid))
+    return;
+  if (waker != TM_NULL_ID && !thread_known(model, waker))
+    waker = TM_NULL_ID;
+  uint32_t open = *slot_of(&builder->open_state, utid);
+  if (open != TM_NULL_ID) {
+    /* A thread already running or runnable is not woken again. */
+    const tm_thread_state_row *row = &model->thread_states.data[open];
+    const char *state = string_pool_borrow(model->strings, row->state);
+    if (row->state == builder->running || (state && state[0] == 'R'))
+      return;
+  }
+  uint32_t waker_id = TM_NULL_ID;
+  if (waker != TM_NULL_ID)
+    waker_id = *slot_of(&builder->open_state, waker);
+  change_state(builder, ev->ts, utid, builder->runnable, TM_NULL_ID, waker,
+               waker_id);
+}
+
+void sched_builder_push(tm_sched_builder *builder, const tm_event *ev) {
+  if (ev->kind == TM_EVENT_SCHED_SWITCH)
+    on_switch(builder, ev);
+  else if (ev->kind == TM_EVENT_SCHED_WAKING)
+    on_waking(builder, ev);
+}
