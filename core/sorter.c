@@ -6,11 +6,20 @@
  * - runs.data[i] is run number i, in creation order; the table maps each
  *   (clock, machine, trace) to exactly one run.
  * - run->sorted is true only if every ts is >= the largest one before it
- *   (event_run_push keeps last_ts as that maximum; sorter_convert recomputes
- *   both after converting).
+ *   (event_run_push keeps last_ts as that maximum, aside as the number of
+ *   events that came below it, max_track, and min_ts as the minimum for
+ *   sorter_convert to skip identity conversions that drop nothing; the
+ *   other conversions recompute sorted, last_ts and aside). Counting while
+ *   pushing, when the events are in cache, saves the merge a pass over
+ *   memory that has gone cold since.
  * - The merge never reorders two events of one run with equal ts: unsorted
- *   runs are sorted with a stable merge sort, and the k-way merge breaks ts
- *   ties by run number, each run contributing its events in order.
+ *   runs are sorted stably (ties keep their position in the run), and the
+ *   k-way merge breaks ts ties by run number, each run contributing its
+ *   events in order. A run that interleaves many tracks (a JSON file written
+ *   thread block by thread block) is not sorted by merging its ascending
+ *   stretches, which are short, but by track: each track is nearly always in
+ *   order on its own, so one merge of the tracks by (ts, position) does it;
+ *   when it is the only run it is merged that way straight into the stream.
  * - Memory: a run's block is released as soon as the merge exhausts it, and
  *   the pages of a long run already merged are handed back to the kernel
  *   while the rest of it is still being merged, so the event store shrinks
@@ -19,6 +28,7 @@
 #include "sorter.h"
 
 #include <string.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -117,6 +127,7 @@ tm_event_run *sorter_run(tm_sorter *sorter, tm_clock_node clock,
   run->machine_id = machine_id;
   run->trace_id = trace_id;
   run->last_ts = INT64_MIN;
+  run->min_ts = INT64_MAX;
   run->sorted = true;
   uint32_t index = (uint32_t)sorter->runs.len;
   tm_vec_push(&sorter->runs, run);
@@ -137,6 +148,12 @@ void event_run_grow_(tm_event_run *run) {
   run->events = g_renew(tm_event, run->events, cap);
   run->cap = cap;
   tm_memory_advise_huge(run->events, cap * sizeof(tm_event));
+}
+
+size_t sorter_run_count(const tm_sorter *sorter) { return sorter->runs.len; }
+
+const tm_event_run *sorter_borrow_run(const tm_sorter *sorter, size_t index) {
+  return index < sorter->runs.len ? sorter->runs.data[index] : NULL;
 }
 
 size_t sorter_event_count(const tm_sorter *sorter) {
@@ -170,6 +187,14 @@ static void run_shrink(tm_event_run *run) {
  * and drops events that land before trace time 0. */
 static void convert_run(tm_event_run *run, tm_clock_graph *graph,
                         tm_clock_node trace_time, tm_stats *stats) {
+  if ((run->clock == trace_time || run->clock == TM_NO_CLOCK_NODE) &&
+      (run->len == 0 || run->min_ts >= 0)) {
+    /* Identity, dropping nothing: the loop below would leave the run (and
+     * the sorted/last_ts that event_run_push kept) as it is, after reading
+     * every event back from memory. */
+    run_shrink(run);
+    return;
+  }
   tm_clock_span span = {0, INT64_MIN, INT64_MAX};
   if (run->clock != trace_time && run->clock != TM_NO_CLOCK_NODE && run->len) {
     tm_clock_failure failure =
@@ -179,6 +204,7 @@ static void convert_run(tm_event_run *run, tm_clock_graph *graph,
       count(stats, clock_failure_stat_name(failure), run, run->len);
       run->len = 0;
       run->last_ts = INT64_MIN;
+      run->aside = 0;
       run->sorted = true;
       run_shrink(run);
       return;
@@ -189,6 +215,7 @@ static void convert_run(tm_event_run *run, tm_clock_graph *graph,
   int64_t offset = span.offset_ns, first = span.first, last = span.last;
   int64_t max_ts = INT64_MIN;
   bool sorted = true;
+  size_t aside = 0;
   for (size_t i = 0; i < n; i++) {
     int64_t ts = ev[i].ts;
     if (G_UNLIKELY(ts < first || ts > last)) {
@@ -206,10 +233,12 @@ static void convert_run(tm_event_run *run, tm_clock_graph *graph,
       negative++;
       continue;
     }
-    if (ts < max_ts)
+    if (ts < max_ts) {
       sorted = false;
-    else
+      aside++;
+    } else {
       max_ts = ts;
+    }
     /* Identity conversions with nothing dropped write nothing. */
     if (kept != i) {
       ev[kept] = ev[i];
@@ -221,6 +250,7 @@ static void convert_run(tm_event_run *run, tm_clock_graph *graph,
   }
   run->len = kept;
   run->sorted = sorted;
+  run->aside = aside;
   run->last_ts = max_ts;
   if (stats && negative)
     stats_add(stats, "trace_sorter_negative_timestamp_dropped", TM_NULL_INT64, 0, 0,
@@ -308,6 +338,148 @@ static void natural_merge_sort(tm_event *ev, size_t n, tm_event *spare) {
   tm_vec_free(&bounds);
 }
 
+/* A cursor over one track's events during the track merge; ties on ts go
+ * to the smaller original position, which makes the merge stable. */
+typedef struct track_head {
+  int64_t ts;
+  uint32_t pos;   /* original position of the cursor's next event */
+  uint32_t track; /* partition index */
+} track_head;
+
+static inline bool head_before(track_head a, track_head b) {
+  return a.ts < b.ts || (a.ts == b.ts && a.pos < b.pos);
+}
+
+static void head_sift_down(track_head *heap, size_t len, size_t at) {
+  track_head item = heap[at];
+  for (;;) {
+    size_t child = 2 * at + 1;
+    if (child >= len)
+      break;
+    if (child + 1 < len && head_before(heap[child + 1], heap[child]))
+      child++;
+    if (!head_before(heap[child], item))
+      break;
+    heap[at] = heap[child];
+    at = child;
+  }
+  heap[at] = item;
+}
+
+/* One partition entry of sort_partition: (ts, original position) is
+ * unique, so any sort by it is the stable order. */
+typedef struct partition_key {
+  int64_t ts;
+  uint32_t pos;
+  uint32_t at; /* index in the partition */
+} partition_key;
+
+static int partition_key_cmp(const void *a, const void *b) {
+  const partition_key *x = a, *y = b;
+  if (x->ts != y->ts)
+    return x->ts < y->ts ? -1 : 1;
+  return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Sorts ev[0, n) and pos[0, n) together by (ts, pos). */
+static void sort_partition(tm_event *ev, uint32_t *pos, size_t n) {
+  partition_key *keys = g_new(partition_key, n);
+  tm_event *copy = g_new(tm_event, n);
+  for (size_t i = 0; i < n; i++)
+    keys[i] = (partition_key){ev[i].ts, pos[i], (uint32_t)i};
+  qsort(keys, n, sizeof *keys, partition_key_cmp);
+  memcpy(copy, ev, n * sizeof *ev);
+  for (size_t i = 0; i < n; i++) {
+    ev[i] = copy[keys[i].at];
+    pos[i] = keys[i].pos;
+  }
+  g_free(copy);
+  g_free(keys);
+}
+
+/* Stable sort of ev[0, n) through spare[0, n) for runs that interleave many
+ * tracks, each in ts order on its own (a JSON file written thread block by
+ * thread block): a stable partition by track, then one heap merge of the
+ * partitions back into ev, ties broken by original position. Two passes
+ * over the events instead of a merge sort's log2(stretches). A track out of
+ * order on its own (a counter several threads write) is sorted by (ts,
+ * position) first. Returns false, with ev untouched, when the track ids are
+ * too sparse for a count table; the caller sorts another way. */
+static bool sort_by_track(tm_event *ev, size_t n, tm_event *spare) {
+  if (n >= UINT32_MAX)
+    return false;
+  uint32_t max_track = 0;
+  for (size_t i = 0; i < n; i++)
+    max_track = MAX(max_track, ev[i].track_id);
+  if (max_track >= n)
+    return false;
+  size_t k = (size_t)max_track + 1;
+  size_t *next = g_new0(size_t, k + 1); /* partition t: [next[t], end[t]) */
+  size_t *end = g_new(size_t, k);
+  int64_t *last_ts = g_new(int64_t, k);
+  uint32_t *pos = g_new(uint32_t, n);
+  tm_memory_advise_huge(pos, n * sizeof *pos);
+  bool *unsorted = g_new0(bool, k);
+  track_head *heap;
+  for (size_t i = 0; i < n; i++)
+    next[ev[i].track_id + 1]++;
+  for (size_t t = 0; t < k; t++) {
+    next[t + 1] += next[t];
+    end[t] = next[t];
+    last_ts[t] = INT64_MIN;
+  }
+  for (size_t i = 0; i < n; i++) {
+    uint32_t t = ev[i].track_id;
+    if (ev[i].ts < last_ts[t])
+      unsorted[t] = true;
+    else
+      last_ts[t] = ev[i].ts;
+    size_t j = end[t]++;
+    spare[j] = ev[i];
+    pos[j] = (uint32_t)i;
+  }
+  for (size_t t = 0; t < k; t++)
+    if (unsorted[t])
+      sort_partition(spare + next[t], pos + next[t], end[t] - next[t]);
+  heap = g_new(track_head, k);
+  size_t heap_len = 0;
+  for (size_t t = 0; t < k; t++)
+    if (next[t] < end[t])
+      heap[heap_len++] = (track_head){spare[next[t]].ts, pos[next[t]], (uint32_t)t};
+  for (size_t i = heap_len / 2; i-- > 0;)
+    head_sift_down(heap, heap_len, i);
+  size_t out = 0;
+  while (heap_len > 1) {
+    uint32_t t = heap[0].track;
+    track_head bound = heap[1];
+    if (heap_len > 2 && head_before(heap[2], bound))
+      bound = heap[2];
+    size_t j = next[t], stop = end[t];
+    do {
+      ev[out++] = spare[j++];
+    } while (j < stop && (spare[j].ts < bound.ts || (spare[j].ts == bound.ts && pos[j] < bound.pos)));
+    next[t] = j;
+    if (j == stop) {
+      heap[0] = heap[--heap_len];
+    } else {
+      heap[0].ts = spare[j].ts;
+      heap[0].pos = pos[j];
+    }
+    head_sift_down(heap, heap_len, 0);
+  }
+  if (heap_len == 1) {
+    uint32_t t = heap[0].track;
+    memcpy(&ev[out], &spare[next[t]], (end[t] - next[t]) * sizeof *ev);
+  }
+  g_free(heap);
+  g_free(unsorted);
+  g_free(pos);
+  g_free(last_ts);
+  g_free(end);
+  g_free(next);
+  return true;
+}
+
 /* Stable sort of ev[0, n) with spare[0, n) as scratch.
  *
  * Runs are usually nearly sorted (complete events written when they end, a
@@ -334,7 +506,8 @@ static void sort_events(tm_event *ev, size_t n, tm_event *spare) {
   if (aside == 0)
     return;
   if (aside > n / 4) {
-    natural_merge_sort(ev, n, spare);
+    if (!sort_by_track(ev, n, spare))
+      natural_merge_sort(ev, n, spare);
     return;
   }
   size_t kept = 0, moved = 0;
@@ -362,6 +535,7 @@ static void sort_events(tm_event *ev, size_t n, tm_event *spare) {
 
 static void run_stable_sort(tm_event_run *run) {
   tm_event *spare = g_new(tm_event, run->len);
+  tm_memory_advise_huge(spare, run->len * sizeof *spare);
   sort_events(run->events, run->len, spare);
   g_free(spare);
   run->sorted = true;
@@ -439,8 +613,191 @@ static void stream_rest(merge_cursor *c, tm_sorter_emit emit, void *ctx) {
   cursor_finish(c);
 }
 
+/* --- streaming a lone interleaved run ------------------------------------------ */
+
+#define CHAIN_END UINT32_MAX
+
+/* Hands back the whole pages of ev[0, floor) (see release_merged). */
+static void release_below(const tm_event *ev, size_t floor, size_t *released) {
+  if ((floor - *released) * sizeof *ev < RELEASE_BYTES)
+    return;
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  uintptr_t base = (uintptr_t)ev;
+  uintptr_t from = MAX((uintptr_t)(ev + *released), base + page);
+  from = (from + page - 1) & ~(uintptr_t)(page - 1);
+  uintptr_t to = (uintptr_t)(ev + floor) & ~(uintptr_t)(page - 1);
+  if (to > from)
+    madvise((void *)from, to - from, MADV_DONTNEED);
+  *released = floor;
+}
+
+/* Emits the events of `run` in stable ts order without sorting them in
+ * place, for a run that interleaves many tracks each in ts order (a JSON
+ * file written thread block by thread block): every track is a chain
+ * through the run (next[]), the chains are merged with a heap, ties broken
+ * by position in the run. A track out of order on its own (a counter that
+ * several threads write) is copied aside and sorted by (ts, position).
+ * Merged pages are handed back as the merge passes them. Returns false,
+ * having emitted nothing, when the track ids are too sparse for a table;
+ * otherwise the run is emptied. */
+static bool stream_by_track(tm_event_run *run, uint32_t max_track,
+                            tm_sorter_emit emit, void *ctx) {
+  const tm_event *ev = run->events;
+  size_t n = run->len;
+  if (n >= CHAIN_END / 2 || max_track >= n)
+    return false;
+  size_t k = (size_t)max_track + 1;
+  uint32_t *head = g_new(uint32_t, k), *tail = g_new(uint32_t, k);
+  int64_t *last_ts = g_new(int64_t, k);
+  bool *unsorted = g_new0(bool, k);
+  /* Chain links; an index >= n names side[index - n]. */
+  uint32_t *next = g_new(uint32_t, n);
+  tm_memory_advise_huge(next, n * sizeof *next);
+  for (size_t t = 0; t < k; t++) {
+    head[t] = tail[t] = CHAIN_END;
+    last_ts[t] = INT64_MIN;
+  }
+  size_t n_side = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t t = ev[i].track_id;
+    if (ev[i].ts < last_ts[t])
+      unsorted[t] = true;
+    else
+      last_ts[t] = ev[i].ts;
+    if (tail[t] == CHAIN_END)
+      head[t] = (uint32_t)i;
+    else
+      next[tail[t]] = (uint32_t)i;
+    tail[t] = (uint32_t)i;
+  }
+  for (size_t t = 0; t < k; t++)
+    if (tail[t] != CHAIN_END)
+      next[tail[t]] = CHAIN_END;
+
+  /* Out-of-order tracks, copied aside in (ts, position) order. */
+  for (size_t t = 0; t < k; t++)
+    if (unsorted[t])
+      for (uint32_t j = head[t]; j != CHAIN_END; j = next[j])
+        n_side++;
+  partition_key *keys = g_new(partition_key, n_side ? n_side : 1);
+  tm_event *side = g_new(tm_event, n_side ? n_side : 1);
+  uint32_t *side_pos = g_new(uint32_t, n_side ? n_side : 1);
+  uint32_t *side_next = g_new(uint32_t, n_side ? n_side : 1);
+  size_t filled = 0;
+  for (size_t t = 0; t < k; t++) {
+    if (!unsorted[t])
+      continue;
+    size_t first = filled;
+    for (uint32_t j = head[t]; j != CHAIN_END; j = next[j])
+      keys[filled++] = (partition_key){ev[j].ts, j, 0};
+    qsort(keys + first, filled - first, sizeof *keys, partition_key_cmp);
+    for (size_t q = first; q < filled; q++) {
+      side[q] = ev[keys[q].pos];
+      side_pos[q] = keys[q].pos;
+      side_next[q] = q + 1 < filled ? (uint32_t)(n + q + 1) : CHAIN_END;
+    }
+    head[t] = (uint32_t)(n + first);
+  }
+  g_free(keys);
+
+  track_head *heap = g_new(track_head, k);
+  size_t heap_len = 0;
+  for (size_t t = 0; t < k; t++) {
+    uint32_t j = head[t];
+    if (j == CHAIN_END)
+      continue;
+    const tm_event *e = j < n ? &ev[j] : &side[j - n];
+    heap[heap_len++] = (track_head){e->ts, j < n ? j : side_pos[j - n], (uint32_t)t};
+  }
+  for (size_t i = heap_len / 2; i-- > 0;)
+    head_sift_down(heap, heap_len, i);
+
+  uint32_t machine_id = run->machine_id, trace_id = run->trace_id;
+  size_t released = 0, until_release = RELEASE_BYTES / sizeof *ev;
+  while (heap_len > 0) {
+    uint32_t t = heap[0].track;
+    track_head bound = {INT64_MAX, UINT32_MAX, 0};
+    if (heap_len > 1)
+      bound = heap[1];
+    if (heap_len > 2 && head_before(heap[2], bound))
+      bound = heap[2];
+    uint32_t j = head[t];
+    const tm_event *e;
+    uint32_t pos;
+    size_t emitted = 0;
+    for (;;) {
+      e = j < n ? &ev[j] : &side[j - n];
+      emit(ctx, e, machine_id, trace_id);
+      emitted++;
+      j = j < n ? next[j] : side_next[j - n];
+      if (j == CHAIN_END)
+        break;
+      e = j < n ? &ev[j] : &side[j - n];
+      pos = j < n ? j : side_pos[j - n];
+      if (!(e->ts < bound.ts || (e->ts == bound.ts && pos < bound.pos)))
+        break;
+    }
+    head[t] = j;
+    if (j == CHAIN_END) {
+      heap[0] = heap[--heap_len];
+    } else {
+      heap[0].ts = e->ts;
+      heap[0].pos = pos;
+    }
+    if (heap_len > 1)
+      head_sift_down(heap, heap_len, 0);
+    if (emitted >= until_release) {
+      /* Every event before the smallest chain head in the run is merged
+       * (chains in the run ascend; the side holds copies). */
+      size_t floor = n;
+      for (size_t i = 0; i < heap_len; i++)
+        if (head[heap[i].track] < n)
+          floor = MIN(floor, (size_t)head[heap[i].track]);
+      release_below(ev, floor, &released);
+      until_release = RELEASE_BYTES / sizeof *ev;
+    } else {
+      until_release -= emitted;
+    }
+  }
+
+  g_free(heap);
+  g_free(side_next);
+  g_free(side_pos);
+  g_free(side);
+  g_free(next);
+  g_free(unsorted);
+  g_free(last_ts);
+  g_free(tail);
+  g_free(head);
+  g_free(run->events);
+  run->events = NULL;
+  run->len = run->cap = 0;
+  run->sorted = true;
+  return true;
+}
+
+/* True if the run is better merged by track than sorted: more than a
+ * quarter of it would be set aside by sort_events. */
+static bool run_is_interleaved(const tm_event_run *run) {
+  return !run->sorted && run->len > MIN_RUN && run->aside > run->len / 4;
+}
+
 void sorter_merge(tm_sorter *sorter, tm_sorter_emit emit, void *ctx) {
   size_t k = sorter->runs.len;
+  /* A lone run (one file, one clock) needs no k-way merge: an interleaved
+   * one is merged by track straight into `emit`. */
+  size_t non_empty = 0;
+  tm_event_run *lone = NULL;
+  for (size_t i = 0; i < k; i++)
+    if (sorter->runs.data[i]->len) {
+      non_empty++;
+      lone = sorter->runs.data[i];
+    }
+  if (non_empty == 1 && run_is_interleaved(lone) &&
+      stream_by_track(lone, lone->max_track, emit, ctx)) {
+    sorter_clear(sorter);
+    return;
+  }
   merge_cursor *cursors = g_new(merge_cursor, k ? k : 1);
   heap_entry *heap = g_new(heap_entry, k ? k : 1);
   size_t heap_len = 0;

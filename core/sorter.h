@@ -27,6 +27,9 @@ typedef struct tm_event_run {
   size_t len;
   size_t cap;
   int64_t last_ts;
+  int64_t min_ts; /* the smallest ts pushed, while len > 0 */
+  size_t aside;   /* events below last_ts when they came (0 if sorted) */
+  uint32_t max_track; /* at least the largest track_id held */
   bool sorted; /* true while every ts >= the previous one */
 } tm_event_run;
 
@@ -45,12 +48,25 @@ void event_run_grow_(tm_event_run *run);
 static inline void event_run_push(tm_event_run *run, const tm_event *ev) {
   if (run->len == run->cap)
     event_run_grow_(run);
-  if (ev->ts < run->last_ts)
+  if (ev->track_id > run->max_track)
+    run->max_track = ev->track_id;
+  if (ev->ts < run->last_ts) {
     run->sorted = false;
-  else
+    run->aside++;
+    if (ev->ts < run->min_ts)
+      run->min_ts = ev->ts;
+  } else {
+    if (run->len == 0)
+      run->min_ts = ev->ts; /* later ones at or above last_ts cannot be smaller */
     run->last_ts = ev->ts;
+  }
   run->events[run->len++] = *ev;
 }
+
+/* The runs in creation order, before sorter_merge(): the session walks them
+ * to find which clocks each file's events use. */
+size_t sorter_run_count(const tm_sorter *sorter);
+const tm_event_run *sorter_borrow_run(const tm_sorter *sorter, size_t index);
 
 /* Total events held (for the benchmark and info). */
 size_t sorter_event_count(const tm_sorter *sorter);

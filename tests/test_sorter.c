@@ -432,6 +432,67 @@ static void test_random_runs_match_the_reference(void) {
   check_against_reference(6, 6, 200000, 100000);
 }
 
+/* Runs that interleave many tracks in blocks, as a JSON file written
+ * thread by thread does: each track ascending on its own (with equal
+ * timestamps), some tracks in random order (counters written by several
+ * threads), track ids dense or sparse. This is the by-track merge of the
+ * sorter (one run streamed straight out, or several split into the spare
+ * buffer) and its fallback; the order must be the reference's. */
+static void check_interleaved_tracks(guint32 seed, uint32_t runs, uint32_t tracks,
+                                     uint32_t total, uint32_t track_stride,
+                                     bool some_tracks_random) {
+  GRand *rand = g_rand_new_with_seed(seed);
+  tm_sorter *sorter = sorter_new();
+  GArray *reference = g_array_new(FALSE, FALSE, sizeof(reference_event));
+  uint32_t *pos = g_new0(uint32_t, runs);
+  int64_t *track_ts = g_new0(int64_t, tracks);
+  for (uint32_t r = 0; r < runs; r++)
+    sorter_run(sorter, r, 0, r);
+  uint32_t tag = 0;
+  while (tag < total) {
+    uint32_t r = (uint32_t)g_rand_int_range(rand, 0, (gint32)runs);
+    uint32_t t = (uint32_t)g_rand_int_range(rand, 0, (gint32)tracks);
+    uint32_t block = (uint32_t)g_rand_int_range(rand, 1, 40);
+    bool random_track = some_tracks_random && t % 7 == 0;
+    for (uint32_t k = 0; k < block && tag < total; k++, tag++) {
+      int64_t ts;
+      if (random_track) {
+        ts = g_rand_int_range(rand, 0, 200000);
+      } else {
+        track_ts[t] += g_rand_int_range(rand, 0, 3); /* repeats: ties */
+        ts = track_ts[t];
+      }
+      tm_event ev = {.ts = ts, .name_id = tag, .kind = TM_EVENT_SLICE_COMPLETE,
+                     .track_id = t * track_stride};
+      event_run_push(sorter_run(sorter, r, 0, r), &ev);
+      reference_event ref = {ts, r, pos[r]++, tag};
+      g_array_append_val(reference, ref);
+    }
+  }
+  g_array_sort(reference, reference_order);
+  GArray *out = merge_all(sorter);
+  g_assert_cmpuint(out->len, ==, reference->len);
+  for (guint i = 0; i < out->len; i++) {
+    const reference_event *want = &g_array_index(reference, reference_event, i);
+    g_assert_cmpint(at(out, i)->ts, ==, want->ts);
+    g_assert_cmpuint(at(out, i)->tag, ==, want->tag);
+  }
+  g_array_free(out, TRUE);
+  g_array_free(reference, TRUE);
+  g_free(pos);
+  g_free(track_ts);
+  sorter_free(sorter);
+  g_rand_free(rand);
+}
+
+static void test_interleaved_tracks_merge_like_the_reference(void) {
+  check_interleaved_tracks(11, 1, 176, 200000, 1, false);      /* one run, ordered tracks */
+  check_interleaved_tracks(12, 1, 176, 200000, 1, true);       /* with random tracks */
+  check_interleaved_tracks(13, 3, 50, 150000, 1, true);        /* several runs */
+  check_interleaved_tracks(14, 1, 64, 100000, 1000003, true);  /* sparse track ids */
+  check_interleaved_tracks(15, 2, 2, 5000, 1, false);          /* few tracks */
+}
+
 static void test_long_runs_release_memory_while_merging(void) {
   /* Two interleaved runs of 300k events (12 MB each) cross the release
    * threshold several times; the order must not suffer. */
@@ -455,6 +516,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/sorter/convert/negative-timestamps-are-dropped-and-counted",
                   test_negative_timestamps_are_dropped_and_counted);
   g_test_add_func("/sorter/merge/random-runs-match-the-reference", test_random_runs_match_the_reference);
+  g_test_add_func("/sorter/merge/interleaved-tracks-merge-like-the-reference",
+                  test_interleaved_tracks_merge_like_the_reference);
   g_test_add_func("/sorter/merge/long-runs-release-memory-while-merging",
                   test_long_runs_release_memory_while_merging);
   return g_test_run();
