@@ -282,21 +282,58 @@ static void choose_trace_time(tm_session *session, GPtrArray *ordered) {
   }
 }
 
-/* Ties each file's clocks to trace time, once per (file, clock), in
- * processing order: the private clock of a clockless file first, then the
- * clocks its runs use. */
+/* Ties one clock of `host` to trace time (clock-model.md §6.2) and counts a
+ * refusal once per (file, machine). */
+static tm_clock_bridge bridge_clock(tm_session *session, tm_host *host,
+                                    tm_clock_node node, GHashTable *refused) {
+  tm_clock_bridge result = clock_graph_bridge(session->clocks, node);
+  if (result == TM_BRIDGE_UNRELATABLE) {
+    uint32_t machine_id = clock_graph_node_key(session->clocks, node)->machine_id;
+    if (g_hash_table_add(refused, GUINT_TO_POINTER(machine_id + 1)))
+      stats_add(session->stats, "clock_sync_unrelatable_clock_domains",
+                TM_NULL_INT64, machine_id, host->file_id, 1);
+  }
+  return result;
+}
+
+/* Ties each file's clocks to trace time, in processing order, once per
+ * (file, clock), with the graph as the earlier files left it:
+ * - the file's private timeline, if it is clockless or some of its events
+ *   sit there (a proto packet before any clock is known: its raw value
+ *   then lines up with trace time, as in trace_processor);
+ * - for the builtin clocks its events use, first BOOTTIME of that machine
+ *   when the graph knows it (the machine-wide anchor other clocks reach
+ *   through snapshots: trace_processor's deferred BOOTTIME identity), then
+ *   the clock itself. Sequence-scoped clocks reach trace time through their
+ *   snapshots and are not bridged. */
 static void bridge_files(tm_session *session, GPtrArray *ordered) {
-  if (clock_graph_trace_time(session->clocks) == TM_NO_CLOCK_NODE)
-    return;
+  tm_clock_graph *graph = session->clocks;
   for (guint i = 0; i < ordered->len; i++) {
     tm_host *host = g_ptr_array_index(ordered, i);
-    if (!(host->reader->flags & TM_READER_CLOCKLESS))
-      continue;
-    tm_clock_bridge result = clock_graph_bridge(session->clocks, host->private_clock);
-    host->bridge = (int)result;
-    if (result == TM_BRIDGE_UNRELATABLE)
-      stats_add(session->stats, "clock_sync_unrelatable_clock_domains",
-                TM_NULL_INT64, host->machine_id, host->file_id, 1);
+    GHashTable *refused = g_hash_table_new(g_direct_hash, g_direct_equal);
+    bool private_used = (host->reader->flags & TM_READER_CLOCKLESS) != 0;
+    for (size_t r = 0; r < sorter_run_count(session->sorter) && !private_used; r++) {
+      const tm_event_run *run = sorter_borrow_run(session->sorter, r);
+      private_used = run->trace_id == host->file_id && run->clock == host->private_clock;
+    }
+    if (private_used)
+      host->bridge = (int)bridge_clock(session, host, host->private_clock, refused);
+    for (size_t r = 0; r < sorter_run_count(session->sorter); r++) {
+      const tm_event_run *run = sorter_borrow_run(session->sorter, r);
+      if (run->trace_id != host->file_id || run->clock == host->private_clock)
+        continue;
+      const tm_clock_key *key = clock_graph_node_key(graph, run->clock);
+      if (key->sequence_id != 0 || key->trace_file_id != 0)
+        continue;
+      tm_clock_key boot = {TM_CLOCK_BOOTTIME, 0, 0, key->machine_id};
+      tm_clock_node boot_node = clock_graph_find_node(graph, &boot);
+      if (boot_node != TM_NO_CLOCK_NODE && boot_node != run->clock)
+        bridge_clock(session, host, boot_node, refused);
+      tm_clock_bridge result = bridge_clock(session, host, run->clock, refused);
+      if (host->bridge < 0 || result == TM_BRIDGE_UNRELATABLE)
+        host->bridge = (int)result;
+    }
+    g_hash_table_destroy(refused);
   }
 }
 
