@@ -113,7 +113,7 @@ static bool svc_claim_trace_time(tm_host *host, tm_clock_ref clock) {
 static bool svc_add_clock_snapshot(tm_host *host, const tm_clock_ref *clocks,
                                    const int64_t *values_ns, size_t count) {
   tm_session *session = host->session;
-  if (count == 0)
+  if (count == 0 || host->failed || !session_manifest_snapshot_allowed(host))
     return false;
   tm_clock_reading *readings = g_new0(tm_clock_reading, count);
   for (size_t i = 0; i < count; i++) {
@@ -141,6 +141,9 @@ static tm_machine_ref svc_machine_default(tm_host *host) {
 static tm_machine_ref svc_machine_embedded(tm_host *host, uint32_t raw_id) {
   if (raw_id == 0)
     return REF(host->machine_id);
+  uint32_t named;
+  if (session_manifest_embedded_machine(host, raw_id, &named))
+    return REF(named);
   /* Embedded ids are scoped to their file: two files that both say
    * machine_id 7 describe two machines unless a manifest names them. */
   if (!host->embedded_machines)

@@ -1131,11 +1131,10 @@ static bool resolve_reference(const tm_manifest *m, const char *file_label,
 static bool find_member(GHashTable *members, tm_manifest_string path,
                         size_t *out, GError **error) {
   gpointer found = g_hash_table_lookup(members, &path);
-  if (found == NULL)
-    return UNRESOLVED(PREFIX "clocks: could not resolve file '%s'. It must "
-                             "match the `path` of an entry in the `files` "
-                             "array.",
-                      path.str);
+  if (found == NULL) {
+    g_propagate_error(error, manifest_error_unresolved_member(path.str));
+    return false;
+  }
   *out = GPOINTER_TO_SIZE(found) - 1;
   return true;
 }
@@ -1260,6 +1259,14 @@ bool manifest_file_is_pinned(const tm_manifest_file *f) {
 static GError *apply_error(const char *message) {
   return g_error_new_literal(TM_MANIFEST_ERROR, TM_MANIFEST_ERROR_APPLY,
                              message);
+}
+
+GError *manifest_error_unresolved_member(const char *path) {
+  return g_error_new(TM_MANIFEST_ERROR, TM_MANIFEST_ERROR_UNRESOLVED,
+                     PREFIX "clocks: could not resolve file '%s'. It must "
+                            "match the `path` of an entry in the `files` "
+                            "array.",
+                     path);
 }
 
 GError *manifest_error_multiple_manifests(void) {

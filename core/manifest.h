@@ -241,6 +241,12 @@ bool manifest_file_is_pinned(const tm_manifest_file *file);
 /* "REALTIME" .. "BOOTTIME" for 1..6, NULL otherwise. */
 const char *manifest_clock_name(uint32_t clock_id);
 
+/* #43 for a member that resolve could not find among `paths` (domain
+ * TM_MANIFEST_ERROR, code UNRESOLVED); manifest_resolve raises it too. A
+ * session that resolves before a streamed archive has listed every member
+ * raises it itself once the input is read. */
+GError *manifest_error_unresolved_member(const char *path);
+
 /* The errors raised outside the manifest itself (§10.2 and #26), each a
  * new GError (domain TM_MANIFEST_ERROR, code APPLY) with the exact text. */
 GError *manifest_error_multiple_manifests(void);

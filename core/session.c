@@ -3,14 +3,17 @@
  *
  * Pipeline (DESIGN.md, data flow): containers stream every leaf file to its
  * reader (pass 1: readers tokenize into per-clock runs, clock edges go into
- * the graph); then trace time is chosen among the claims in processing
- * order, every file's clocks are bridged to it, the runs are converted and
- * merged (pass 2) into the model builder; then the model is finalized and
- * the SQL surface is built over it on first use.
+ * the graph; a perfetto_manifest is applied by session_manifest.c before
+ * any trace file begins); then trace time is chosen (the manifest's claim,
+ * else the first claim in processing order), every file's clocks are
+ * bridged to it, the runs are converted and merged (pass 2) into the model
+ * builder; then the model is finalized and the SQL surface is built over
+ * it on first use.
  *
  * Invariants: no timestamp is converted before every file has been read;
  * a damaged file keeps what it emitted and is counted in stats; the first
- * error is reported after the whole import, naming the file.
+ * error is reported after the whole import, naming the file; a manifest
+ * error (session->fatal_error) stops the import and is reported first.
  */
 #include <errno.h>
 #include <string.h>
@@ -75,7 +78,9 @@ void tm_session_free(tm_session *session) {
   tm_vec_free(&session->machine_idle_utid);
   model_free(session->model);
   plugin_set_free(session->plugins);
+  session_manifest_free(session->manifest);
   g_clear_error(&session->first_error);
+  g_clear_error(&session->fatal_error);
   g_free(session);
 }
 
@@ -99,7 +104,7 @@ void session_open_machine(tm_session *session, uint32_t machine_id) {
   session->machine_idle_utid.data[machine_id] = utid;
 }
 
-static uint32_t host_machine(tm_session *session) {
+uint32_t session_host_machine(tm_session *session) {
   if (session->host_machine == TM_NULL_ID) {
     session->host_machine = model_add_machine(session->model, 0);
     session_open_machine(session, session->host_machine);
@@ -117,6 +122,9 @@ typedef struct import_state {
 static const char *sink_detect(void *ctx, const uint8_t *head, size_t len,
                                const char *name) {
   import_state *state = ctx;
+  /* By content, whatever the name (formats.md §6.1), before any reader. */
+  if (manifest_detect(head, len))
+    return session_manifest_type;
   const tm_reader_descriptor *reader =
       plugin_set_detect(state->session->plugins, head, len, name);
   return reader ? reader->name : NULL;
@@ -151,6 +159,14 @@ static bool sink_begin(void *ctx, uint32_t file_id, const char *trace_type,
                        GError **error) {
   import_state *state = ctx;
   tm_session *session = state->session;
+  if (!session_refuse_if_failed(session, error))
+    return false;
+  if (strcmp(trace_type, session_manifest_type) == 0)
+    return session_manifest_begin(session, file_id, error);
+  uint32_t machine_id;
+  const tm_manifest_file *entry;
+  if (!session_manifest_file_begins(session, file_id, &machine_id, &entry, error))
+    return false;
   const tm_reader_descriptor *reader = plugin_set_find(session->plugins, trace_type);
   if (!reader) {
     g_autofree char *where = describe_file(session, file_id);
@@ -161,7 +177,8 @@ static bool sink_begin(void *ctx, uint32_t file_id, const char *trace_type,
   tm_host *host = g_new0(tm_host, 1);
   host->session = session;
   host->file_id = file_id;
-  host->machine_id = host_machine(session);
+  host->machine_id = machine_id;
+  host->manifest_entry = entry;
   host->reader = reader;
   host->claimed_clock = TM_NO_CLOCK_NODE;
   host->bridge = -1;
@@ -195,26 +212,36 @@ static void fail_host(tm_session *session, tm_host *host) {
 
 static bool sink_chunk(void *ctx, uint32_t file_id, const uint8_t *data,
                        size_t len, GError **error) {
-  (void)error;
   import_state *state = ctx;
+  tm_session *session = state->session;
+  if (session_manifest_is(session, file_id))
+    return session_manifest_feed(session, data, len, error);
+  if (!session_refuse_if_failed(session, error))
+    return false;
   tm_host *host = g_hash_table_lookup(state->hosts_by_file, GUINT_TO_POINTER(file_id));
   if (!host || host->failed || !host->open)
     return true;
   tm_status status = host->reader->feed(host->reader_state, data, len);
   host->bytes_fed += len;
-  if (status != TM_OK)
-    fail_host(state->session, host);
-  return true;
+  if (status != TM_OK && !session->fatal_error)
+    fail_host(session, host);
+  /* A reader callback may have failed the import (manifest rules). */
+  return session_refuse_if_failed(session, error);
 }
 
 static bool sink_end(void *ctx, uint32_t file_id, bool truncated,
                      const char *damage, GError **error) {
-  (void)error;
   import_state *state = ctx;
   tm_session *session = state->session;
+  if (session_manifest_is(session, file_id)) {
+    tm_trace_file_row *row = &session->model->trace_files.data[file_id];
+    model_metadata_set_string(session->model, "trace_type", TM_NULL_ID, file_id,
+                              row->trace_type);
+    return session_manifest_end(session, truncated, damage, error);
+  }
   tm_host *host = g_hash_table_lookup(state->hosts_by_file, GUINT_TO_POINTER(file_id));
   if (!host)
-    return true;
+    return session_refuse_if_failed(session, error);
   if (truncated) {
     stats_add(session->stats, "container_member_truncated", TM_NULL_INT64,
               host->machine_id, file_id, 1);
@@ -227,7 +254,7 @@ static bool sink_end(void *ctx, uint32_t file_id, bool truncated,
     }
   }
   if (host->open && !host->failed) {
-    if (host->reader->finish(host->reader_state) != TM_OK)
+    if (host->reader->finish(host->reader_state) != TM_OK && !session->fatal_error)
       fail_host(session, host);
   }
   if (host->open) {
@@ -239,7 +266,7 @@ static bool sink_end(void *ctx, uint32_t file_id, bool truncated,
   model_metadata_set_string(model, "trace_type", TM_NULL_ID, file_id, row->trace_type);
   model_metadata_set_int(model, "trace_size_bytes", TM_NULL_ID, file_id,
                          (int64_t)host->bytes_fed);
-  return true;
+  return session_refuse_if_failed(session, error);
 }
 
 static bool sink_container_damaged(void *ctx, uint32_t file_id,
@@ -268,18 +295,21 @@ static gint by_processing_order(gconstpointer a, gconstpointer b, gpointer data)
   return x->file_id < y->file_id ? -1 : x->file_id > y->file_id;
 }
 
-/* The first claimer in processing order owns trace time. */
+/* The manifest's claim owns trace time (it is processed first and no
+ * trace can take it over, clock-model.md §9.4); else the first claimer in
+ * processing order. */
 static void choose_trace_time(tm_session *session, GPtrArray *ordered) {
-  for (guint i = 0; i < ordered->len; i++) {
+  tm_clock_node chosen = session_manifest_trace_time(session);
+  for (guint i = 0; i < ordered->len && chosen == TM_NO_CLOCK_NODE; i++) {
     tm_host *host = g_ptr_array_index(ordered, i);
-    if (host->claimed_clock == TM_NO_CLOCK_NODE)
-      continue;
-    clock_graph_set_trace_time(session->clocks, host->claimed_clock);
-    const tm_clock_key *key = clock_graph_node_key(session->clocks, host->claimed_clock);
-    model_metadata_set_int(session->model, "trace_time_clock_id", TM_NULL_ID,
-                           TM_NULL_ID, key->clock_id);
-    return;
+    chosen = host->claimed_clock;
   }
+  if (chosen == TM_NO_CLOCK_NODE)
+    return;
+  clock_graph_set_trace_time(session->clocks, chosen);
+  const tm_clock_key *key = clock_graph_node_key(session->clocks, chosen);
+  model_metadata_set_int(session->model, "trace_time_clock_id", TM_NULL_ID,
+                         TM_NULL_ID, key->clock_id);
 }
 
 /* Ties one clock of `host` to trace time (clock-model.md §6.2) and counts a
@@ -381,6 +411,7 @@ bool tm_session_import(tm_session *session, const char *const *paths,
                 "no reader plugins found (set TRACEMERGE_PLUGIN_PATH)");
     return false;
   }
+  session->n_inputs = n_paths;
   import_state state = {
       .session = session,
       .hosts_by_file = g_hash_table_new(g_direct_hash, g_direct_equal),
@@ -397,6 +428,8 @@ bool tm_session_import(tm_session *session, const char *const *paths,
   bool read_ok = container_read_inputs(session->model, paths, n_paths, &sink,
                                        &container_error);
   g_hash_table_destroy(state.hosts_by_file);
+  if (read_ok)
+    session_manifest_finish_reading(session, NULL);
 
   /* Pass 2 runs whatever pass 1 managed to read. */
   GPtrArray *ordered = g_ptr_array_copy(session->hosts, NULL, NULL);
@@ -420,6 +453,11 @@ bool tm_session_import(tm_session *session, const char *const *paths,
   session_finish_tracks(session);
   model_finalize(session->model);
 
+  if (session->fatal_error) {
+    g_clear_error(&container_error);
+    g_propagate_error(error, g_error_copy(session->fatal_error));
+    return false;
+  }
   if (!read_ok) {
     g_propagate_error(error, container_error);
     return false;

@@ -15,6 +15,7 @@
 
 #include "clock_graph.h"
 #include "event.h"
+#include "manifest.h"
 #include "model.h"
 #include "plugin_loader.h"
 #include "sorter.h"
@@ -43,6 +44,7 @@ struct tm_host {
   tm_event_run *last_run;
   TM_VEC(tm_host_pending_arg) pending_args; /* set under construction */
   GHashTable *embedded_machines; /* raw id -> machine ref, or NULL */
+  const tm_manifest_file *manifest_entry; /* the manifest's entry, borrowed */
   char *error_message;      /* first damage report, owned */
   int64_t error_offset;
 };
@@ -64,6 +66,11 @@ struct tm_session {
   GHashTable *tracks;    /* track_key -> track id + 1 */
   GPtrArray *hosts;      /* tm_host*, by order of first byte */
   GError *first_error;   /* first file damage, reported after import */
+  /* A failure of the whole import (a manifest error): reported before any
+   * other, and every sink callback refuses once it is set. */
+  GError *fatal_error;
+  struct tm_session_manifest *manifest; /* NULL until a file begins */
+  size_t n_inputs;                      /* root paths of the import */
   bool imported;
   uint64_t events_placed;
   /* Emitted so far, to size the event tables once before the merge. */
@@ -85,6 +92,48 @@ extern const tm_host_services tm_host_services_v1;
 
 /* Machine state (placeholders) for a machine row, created once. */
 void session_open_machine(tm_session *session, uint32_t machine_id);
+
+/* The host machine row, created with its placeholders on first use. */
+uint32_t session_host_machine(tm_session *session);
+
+/* --- the perfetto_manifest (session_manifest.c) --------------------- */
+
+typedef struct tm_session_manifest tm_session_manifest;
+/* The trace_type sink_detect names a manifest with. */
+extern const char session_manifest_type[];
+void session_manifest_free(tm_session_manifest *manifest);
+/* Records `take` as the import's fatal error (the first one wins; later
+ * ones are freed) and stops feeding `host` (may be NULL). */
+void session_fail_import(tm_session *session, tm_host *host, GError *take);
+/* False, with a copy of the fatal error in `error`, once the import failed. */
+bool session_refuse_if_failed(tm_session *session, GError **error);
+/* The sink's calls for a manifest file; each false stops the import. */
+bool session_manifest_begin(tm_session *session, uint32_t file_id,
+                            GError **error);
+bool session_manifest_is(tm_session *session, uint32_t file_id);
+bool session_manifest_feed(tm_session *session, const uint8_t *data,
+                           size_t len, GError **error);
+bool session_manifest_end(tm_session *session, bool truncated,
+                          const char *damage, GError **error);
+/* A trace file begins: its manifest entry (or NULL) and base machine row. */
+bool session_manifest_file_begins(tm_session *session, uint32_t file_id,
+                                  uint32_t *machine_id,
+                                  const tm_manifest_file **entry,
+                                  GError **error);
+/* Once every input is read: overrides on late containers, members that
+ * never came. */
+bool session_manifest_finish_reading(tm_session *session, GError **error);
+/* The manifest's trace-time claim, or TM_NO_CLOCK_NODE. */
+tm_clock_node session_manifest_trace_time(const tm_session *session);
+/* Embedded machine `raw_id` (not 0) of the host's file as the manifest
+ * maps it: false if the manifest has no say (no entry, or an entry
+ * without `machine`, `machines` or a PIN); true with the machine row, or
+ * with the base machine after recording the import's fatal error. */
+bool session_manifest_embedded_machine(tm_host *host, uint32_t raw_id,
+                                       uint32_t *machine_id);
+/* False (after recording the fatal error) if the host's file is pinned:
+ * a pinned file must not add clock snapshots. */
+bool session_manifest_snapshot_allowed(tm_host *host);
 
 /* The track id of the overflow twin of a thread track (JSON X spill). */
 uint32_t session_overflow_track(tm_session *session, uint32_t track_id);

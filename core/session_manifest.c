@@ -1,0 +1,459 @@
+/*
+ * The session's side of the perfetto_manifest (reference/clock-model.md §9,
+ * §10.2): detection and placement, then applying what manifest.c parsed,
+ * validated and resolved.
+ *
+ * Placement: the container delivers a listed ZIP's manifest members first;
+ * a stream (TAR, gzip, several root inputs) delivers in its own order, so
+ * there the manifest must come before every trace file. A second manifest
+ * and a late manifest fail the import. A standalone manifest (the only
+ * input) is parsed and validated and configures nothing.
+ *
+ * Applying, at the end of the manifest, before any trace file begins:
+ * named machine rows (allocation order, raw ids from 2^32), the
+ * `manifest_attribute.<key>` metadata, the trace-time claim (which wins
+ * over every file's, see session.c choose_trace_time), and one two-clock
+ * snapshot per `clocks` override. Resolution runs against the names of the
+ * trace_file rows that exist then. A streamed archive has no rows yet for
+ * the members after the manifest, so every manifest path without a row is
+ * offered to the resolver as a member still to come: an override whose
+ * PIN source or private-clock reference is such a member gets its edge
+ * when that member begins (before it is parsed; nothing is converted
+ * before every file is read, so the edge is in time), and if the member
+ * never comes, the resolver's own message (#43) fails the import once the
+ * input is read. An override on a container or manifest member is found by
+ * checking every new trace_file row as leaves begin and once more at the
+ * end of reading.
+ *
+ * Errors raised while a reader runs (undeclared embedded machine, a
+ * `machine` override on a multi-machine file, a pinned file emitting a
+ * snapshot or a remote machine) cannot be returned through the reader ABI:
+ * session_fail_import() records the first one as the import's fatal error,
+ * marks the file's host failed (no more bytes are fed to it), and every
+ * later sink callback refuses with that error, which stops the import. The
+ * session reports the fatal error before any other.
+ *
+ * Invariants: every message is manifest.c's, byte for byte; each override
+ * adds exactly one edge, once; lookups per member are O(1).
+ */
+#include <string.h>
+
+#include "container.h"
+#include "manifest.h"
+#include "session_internal.h"
+#include "string_pool.h"
+
+const char session_manifest_type[] = "perfetto_manifest";
+
+/* An override whose edge waits for member files that had no row when the
+ * manifest was applied. */
+typedef struct pending_override {
+  const tm_manifest_clocks *clocks;
+  uint32_t source_file; /* PIN source's file id, TM_NULL_ID until known */
+  uint32_t sync_file;   /* private-clock reference's file id, idem */
+  const char *source_path; /* the awaited member, NULL if none awaited */
+  const char *sync_path;
+} pending_override;
+
+struct tm_session_manifest {
+  uint32_t file_id; /* the manifest's row, TM_NULL_ID before one begins */
+  tm_manifest_parser *parser;
+  tm_manifest *manifest; /* NULL unless applied */
+  uint32_t *machine_rows; /* manifest machine index -> machine row */
+  size_t rows_checked;    /* trace_file rows checked for overrides */
+  TM_VEC(pending_override) pending;
+  GHashTable *awaited; /* member path -> GArray of pending indexes */
+  tm_clock_node trace_time;
+  bool trace_file_started;
+};
+
+static tm_session_manifest *state_of(tm_session *session) {
+  if (!session->manifest) {
+    session->manifest = g_new0(tm_session_manifest, 1);
+    session->manifest->file_id = TM_NULL_ID;
+    session->manifest->trace_time = TM_NO_CLOCK_NODE;
+  }
+  return session->manifest;
+}
+
+void session_manifest_free(tm_session_manifest *st) {
+  if (!st)
+    return;
+  if (st->parser)
+    manifest_parser_free(st->parser);
+  manifest_free(st->manifest);
+  g_free(st->machine_rows);
+  tm_vec_free(&st->pending);
+  if (st->awaited)
+    g_hash_table_destroy(st->awaited);
+  g_free(st);
+}
+
+void session_fail_import(tm_session *session, tm_host *host, GError *take) {
+  if (host)
+    host->failed = true;
+  if (session->fatal_error)
+    g_error_free(take);
+  else
+    session->fatal_error = take;
+}
+
+bool session_refuse_if_failed(tm_session *session, GError **error) {
+  if (!session->fatal_error)
+    return true;
+  if (error && !*error)
+    *error = g_error_copy(session->fatal_error);
+  return false;
+}
+
+/* Records `take` as the fatal error and refuses with it. */
+static bool fail(tm_session *session, GError *take, GError **error) {
+  session_fail_import(session, NULL, take);
+  return session_refuse_if_failed(session, error);
+}
+
+bool session_manifest_begin(tm_session *session, uint32_t file_id,
+                            GError **error) {
+  tm_session_manifest *st = state_of(session);
+  if (st->file_id != TM_NULL_ID)
+    return fail(session, manifest_error_multiple_manifests(), error);
+  if (st->trace_file_started)
+    return fail(session, manifest_error_not_first(), error);
+  st->file_id = file_id;
+  st->parser = manifest_parser_new();
+  return true;
+}
+
+bool session_manifest_is(tm_session *session, uint32_t file_id) {
+  return session->manifest && session->manifest->file_id == file_id &&
+         file_id != TM_NULL_ID;
+}
+
+bool session_manifest_feed(tm_session *session, const uint8_t *data,
+                           size_t len, GError **error) {
+  tm_session_manifest *st = session->manifest;
+  GError *parse_error = NULL;
+  if (!st->parser)
+    return session_refuse_if_failed(session, error);
+  if (!manifest_parser_feed(st->parser, data, len, &parse_error))
+    return fail(session, parse_error, error);
+  return true;
+}
+
+static uint32_t machine_row(tm_session *session, uint32_t index) {
+  if (index == TM_MANIFEST_NO_MACHINE)
+    return session_host_machine(session);
+  return session->manifest->machine_rows[index];
+}
+
+static tm_clock_node clock_node(tm_session *session, uint32_t clock_id,
+                                uint32_t file_id, uint32_t machine_index) {
+  tm_clock_key key = {clock_id, 0, file_id, machine_row(session, machine_index)};
+  return clock_graph_node(session->clocks, &key);
+}
+
+/* The override's snapshot {source: source_reading, reference:
+ * sync_reading}; file ids matter only for private clocks. */
+static bool add_override_edge(tm_session *session, const tm_manifest_clocks *c,
+                              uint32_t source_file, uint32_t sync_file,
+                              GError **error) {
+  tm_clock_reading readings[2] = {
+      {.node = c->clock ? clock_node(session, c->clock, 0, c->source_machine)
+                        : clock_node(session, TM_CLOCK_TRACE_FILE, source_file,
+                                     c->source_machine),
+       .value = c->source_reading_ns,
+       .unit_ns = 1},
+      {.node = c->sync_clock
+                   ? clock_node(session, c->sync_clock, 0, c->sync_machine)
+                   : clock_node(session, TM_CLOCK_TRACE_FILE, sync_file,
+                                c->sync_machine),
+       .value = c->sync_reading_ns,
+       .unit_ns = 1},
+  };
+  GError *graph_error = NULL;
+  if (clock_graph_add_snapshot(session->clocks, readings, 2, &graph_error) < 0)
+    return fail(session, graph_error, error);
+  return true;
+}
+
+static void await_member(tm_session_manifest *st, const char *path,
+                         uint32_t pending_index) {
+  if (!st->awaited)
+    st->awaited = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
+                                        (GDestroyNotify)g_array_unref);
+  GArray *list = g_hash_table_lookup(st->awaited, path);
+  if (!list) {
+    list = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    g_hash_table_insert(st->awaited, (gpointer)path, list);
+  }
+  g_array_append_val(list, pending_index);
+}
+
+/* Adds each override's edge now, or parks it until its members begin. */
+static bool apply_overrides(tm_session *session, const char *const *paths,
+                            size_t n_rows, GError **error) {
+  tm_session_manifest *st = session->manifest;
+  const tm_manifest *m = st->manifest;
+  for (size_t i = 0; i < m->n_files; i++) {
+    const tm_manifest_file *f = &m->files[i];
+    if (f->shadowed || !f->clocks)
+      continue;
+    const tm_manifest_clocks *c = f->clocks;
+    pending_override p = {c, TM_NULL_ID, TM_NULL_ID, NULL, NULL};
+    if (c->clock == 0) {
+      if (c->source_member < n_rows)
+        p.source_file = (uint32_t)c->source_member;
+      else
+        p.source_path = paths[c->source_member];
+    }
+    if (c->sync_clock == 0) {
+      if (c->sync_member < n_rows)
+        p.sync_file = (uint32_t)c->sync_member;
+      else
+        p.sync_path = paths[c->sync_member];
+    }
+    if (!p.source_path && !p.sync_path) {
+      if (!add_override_edge(session, c, p.source_file, p.sync_file, error))
+        return false;
+      continue;
+    }
+    uint32_t index = (uint32_t)st->pending.len;
+    tm_vec_push(&st->pending, p);
+    if (p.source_path)
+      await_member(st, p.source_path, index);
+    if (p.sync_path && (!p.source_path || strcmp(p.sync_path, p.source_path) != 0))
+      await_member(st, p.sync_path, index);
+  }
+  return true;
+}
+
+/* A member the manifest may name: a row with a non-empty name. */
+static const char *row_name(tm_session *session, uint32_t file_id) {
+  const tm_trace_file_row *row = &session->model->trace_files.data[file_id];
+  const char *name = string_pool_borrow(session->model->strings, row->name);
+  return name && *name ? name : NULL;
+}
+
+/* §10.2: overrides on containers and manifests, for rows not checked yet. */
+static bool check_new_rows(tm_session *session, GError **error) {
+  tm_session_manifest *st = session->manifest;
+  tm_model *model = session->model;
+  for (; st->rows_checked < model->trace_files.len; st->rows_checked++) {
+    uint32_t id = (uint32_t)st->rows_checked;
+    const tm_trace_file_row *row = &model->trace_files.data[id];
+    const char *type = string_pool_borrow(model->strings, row->trace_type);
+    if (!row->is_container && g_strcmp0(type, session_manifest_type) != 0)
+      continue;
+    const char *name = row_name(session, id);
+    const tm_manifest_file *f = name ? manifest_borrow_file(st->manifest, name) : NULL;
+    if (f && manifest_file_has_override(f))
+      return fail(session, manifest_error_override_on_container(name), error);
+  }
+  return true;
+}
+
+static void add_machine_rows(tm_session *session) {
+  tm_session_manifest *st = session->manifest;
+  const tm_manifest *m = st->manifest;
+  st->machine_rows = g_new(uint32_t, m->n_machines ? m->n_machines : 1);
+  for (size_t i = 0; i < m->n_machines; i++) {
+    uint32_t row = model_add_machine(session->model, m->machines[i].raw_id);
+    session->model->machines.data[row].name = string_pool_intern(
+        session->model->strings, m->machines[i].name.str, m->machines[i].name.len);
+    session_open_machine(session, row);
+    st->machine_rows[i] = row;
+  }
+}
+
+/* Keys are unique (manifest.c keeps the last value of a repeated key) and
+ * the names are ours alone, so rows are appended without the metadata
+ * scan: a manifest of many attributes stays linear. */
+static void add_attributes(tm_session *session) {
+  const tm_manifest *m = session->manifest->manifest;
+  tm_model *model = session->model;
+  for (size_t i = 0; i < m->n_attributes; i++) {
+    const tm_manifest_attribute *a = &m->attributes[i];
+    g_autofree char *name = g_strconcat("manifest_attribute.", a->key.str, NULL);
+    tm_metadata_row row = {
+        .name = string_pool_intern_cstr(model->strings, name),
+        .key_type = TM_METADATA_SINGLE,
+        .is_int = a->is_int,
+        .int_value = a->is_int ? a->int_value : 0,
+        .str_value = a->is_int ? 0
+                               : string_pool_intern(model->strings, a->str_value.str,
+                                                    a->str_value.len),
+        .machine_id = TM_NULL_ID,
+        .trace_id = TM_NULL_ID,
+    };
+    tm_vec_push(&model->metadata, row);
+  }
+}
+
+/* Resolves against the rows that exist, plus every manifest path without
+ * a row as a member still to come (an index >= n_rows). */
+static bool resolve_and_apply(tm_session *session, GError **error) {
+  tm_session_manifest *st = session->manifest;
+  tm_manifest *m = st->manifest;
+  size_t n_rows = session->model->trace_files.len;
+  const char **paths = g_new0(const char *, n_rows + m->n_files + 1);
+  size_t n_paths = n_rows;
+  for (size_t i = 0; i < n_rows; i++)
+    paths[i] = row_name(session, (uint32_t)i);
+  for (size_t i = 0; i < m->n_files; i++) {
+    const tm_manifest_file *f = &m->files[i];
+    /* A path holding NUL can never be a member's name; an exported table
+     * must already be present (#36). */
+    if (!f->shadowed && !f->is_exported_table && strlen(f->path.str) == f->path.len)
+      paths[n_paths++] = f->path.str;
+  }
+  bool ok = false;
+  GError *resolve_error = NULL;
+  if (!manifest_resolve(m, paths, n_paths, &resolve_error)) {
+    fail(session, resolve_error, error);
+    goto out;
+  }
+  add_machine_rows(session);
+  add_attributes(session);
+  if (m->trace_time.present)
+    st->trace_time = clock_node(session, m->trace_time.clock, 0,
+                                m->trace_time.machine_index);
+  ok = apply_overrides(session, paths, n_rows, error) && check_new_rows(session, error);
+
+out:
+  g_free(paths);
+  return ok;
+}
+
+bool session_manifest_end(tm_session *session, bool truncated,
+                          const char *damage, GError **error) {
+  tm_session_manifest *st = session->manifest;
+  if (!st->parser)
+    return session_refuse_if_failed(session, error);
+  if (truncated) {
+    manifest_parser_free(st->parser);
+    st->parser = NULL;
+    return fail(session,
+                g_error_new_literal(TM_ERROR_DOMAIN, 1,
+                                    damage ? damage : "perfetto_manifest: truncated"),
+                error);
+  }
+  GError *parse_error = NULL;
+  tm_manifest *m = manifest_parser_finish(st->parser, &parse_error);
+  manifest_parser_free(st->parser);
+  st->parser = NULL;
+  if (!m)
+    return fail(session, parse_error, error);
+  const tm_trace_file_row *row = &session->model->trace_files.data[st->file_id];
+  if (session->n_inputs == 1 && row->parent_id == TM_NULL_ID) {
+    manifest_free(m); /* standalone: validated, configures nothing */
+    return true;
+  }
+  st->manifest = m;
+  return resolve_and_apply(session, error);
+}
+
+/* Fills the member's file id into the overrides waiting for it. */
+static bool member_arrives(tm_session *session, const char *name,
+                           uint32_t file_id, GError **error) {
+  tm_session_manifest *st = session->manifest;
+  GArray *list = st->awaited ? g_hash_table_lookup(st->awaited, name) : NULL;
+  if (!list)
+    return true;
+  g_array_ref(list);
+  /* The first file with a name is the member: later ones wait for nothing. */
+  g_hash_table_remove(st->awaited, name);
+  bool ok = true;
+  for (guint k = 0; k < list->len && ok; k++) {
+    pending_override *p = &st->pending.data[g_array_index(list, uint32_t, k)];
+    if (p->source_path && strcmp(p->source_path, name) == 0) {
+      p->source_file = file_id;
+      p->source_path = NULL;
+    }
+    if (p->sync_path && strcmp(p->sync_path, name) == 0) {
+      p->sync_file = file_id;
+      p->sync_path = NULL;
+    }
+    if (!p->source_path && !p->sync_path)
+      ok = add_override_edge(session, p->clocks, p->source_file, p->sync_file, error);
+  }
+  g_array_unref(list);
+  return ok;
+}
+
+bool session_manifest_file_begins(tm_session *session, uint32_t file_id,
+                                  uint32_t *machine_id,
+                                  const tm_manifest_file **entry,
+                                  GError **error) {
+  tm_session_manifest *st = state_of(session);
+  st->trace_file_started = true;
+  *entry = NULL;
+  *machine_id = TM_NULL_ID;
+  if (!session_refuse_if_failed(session, error))
+    return false;
+  if (st->manifest) {
+    if (!check_new_rows(session, error))
+      return false;
+    const char *name = row_name(session, file_id);
+    if (name) {
+      *entry = manifest_borrow_file(st->manifest, name);
+      if (!member_arrives(session, name, file_id, error))
+        return false;
+    }
+  }
+  *machine_id = *entry && (*entry)->machine != TM_MANIFEST_NO_MACHINE
+                    ? st->machine_rows[(*entry)->machine]
+                    : session_host_machine(session);
+  return true;
+}
+
+bool session_manifest_finish_reading(tm_session *session, GError **error) {
+  tm_session_manifest *st = session->manifest;
+  if (!st || !st->manifest)
+    return true;
+  if (!check_new_rows(session, error))
+    return false;
+  /* In `files` order, the source before the reference, as manifest.c. */
+  for (size_t i = 0; i < st->pending.len; i++) {
+    const pending_override *p = &st->pending.data[i];
+    const char *missing = p->source_path ? p->source_path : p->sync_path;
+    if (missing)
+      return fail(session, manifest_error_unresolved_member(missing), error);
+  }
+  return true;
+}
+
+tm_clock_node session_manifest_trace_time(const tm_session *session) {
+  return session->manifest ? session->manifest->trace_time : TM_NO_CLOCK_NODE;
+}
+
+bool session_manifest_embedded_machine(tm_host *host, uint32_t raw_id,
+                                       uint32_t *machine_id) {
+  const tm_manifest_file *f = host->manifest_entry;
+  tm_session *session = host->session;
+  GError *violation = NULL;
+  uint32_t machine;
+  if (!f)
+    return false;
+  if (f->has_machine)
+    violation = manifest_error_machine_on_multi_machine_file();
+  else if (manifest_file_is_pinned(f))
+    violation = manifest_error_clocks_on_multi_machine_file();
+  else if (!f->is_multi_machine)
+    return false; /* embedded ids stay scoped to the file */
+  else if (!manifest_file_remap(f, raw_id, &machine))
+    violation = manifest_error_undeclared_machine(raw_id);
+  if (violation) {
+    session_fail_import(session, host, violation);
+    *machine_id = host->machine_id;
+  } else {
+    *machine_id = session->manifest->machine_rows[machine];
+  }
+  return true;
+}
+
+bool session_manifest_snapshot_allowed(tm_host *host) {
+  if (!host->manifest_entry || !manifest_file_is_pinned(host->manifest_entry))
+    return true;
+  session_fail_import(host->session, host, manifest_error_pinned_clock_snapshot());
+  return false;
+}
