@@ -41,6 +41,12 @@ static const tm_stat_info catalog[] = {
      "counter without args); dropped."},
     {"json_display_time_unit", "info", "trace", MT,
      "displayTimeUnit present in a JSON trace (ignored)."},
+    {"json_system_trace_events_skipped", "info", "trace", MT,
+     "A JSON trace's systemTraceEvents in a form not read (Fuchsia's object "
+     "form) was skipped; its traceEvents were imported."},
+    {"json_system_trace_events_invalid", "error", "trace", MT,
+     "A JSON trace's systemTraceEvents was neither a string nor Fuchsia's "
+     "object form; skipped, its traceEvents were imported."},
     {"slice_spill_overlapping_complete_event", "error", "analysis", MT,
      "A complete slice overlapped a sibling and moved to an overflow track."},
     {"slice_drop_overlapping_complete_event", "error", "analysis", MT,

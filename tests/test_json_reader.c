@@ -907,7 +907,62 @@ static void test_object_form_reads_metadata_and_skips_the_rest(void) {
       "args.o.p.q=int:1, args.l[0]=int:10, args.l[1][0]=int:20, "
       "args.l[2].k=str:v}\n"
       "X thread[1/2] ts=3000 dur=1000 name=b cat=- tts=- tdur=- args=-\n"
+      /* systemTraceEvents in Fuchsia's object form: skipped, counted. */
+      "stat json_system_trace_events_skipped +1\n"
       "status=ok\n");
+}
+
+/* A systemTraceEvents string is systrace text: its lines become the
+ * systrace reader's events, on the JSON file's private clock (check_event
+ * asserts every event's clock is FAKE_CLOCK), seconds -> ns. Comment and
+ * empty lines are skipped; a line off the grammar is counted; a "\r\n"
+ * ending is accepted. */
+static void test_system_trace_string_is_systrace_on_the_private_clock(void) {
+  assert_text_log(
+      "{\"traceEvents\":[{\"ph\":\"X\",\"pid\":7,\"tid\":8,\"ts\":1000000,"
+      "\"dur\":5,\"name\":\"json\"}],\n"
+      "\"systemTraceEvents\":\"# tracer: nop\\n#\\n\\n"
+      "  app-8  ( 7) [001] ...1  1.000000: tracing_mark_write: B|7|draw\\r\\n"
+      "not an ftrace line\\n"
+      "  app-8  ( 7) [001] ...1  1.000250: tracing_mark_write: E|7\"}",
+      /* X at 1000000 µs and B at 1.000000 s: both 1e9 ns, one thread. */
+      "thread 7/8\n"
+      "X thread[7/8] ts=1000000000 dur=5000 name=json cat=- tts=- tdur=- "
+      "args=-\n"
+      "thread_name 7/8 name=app\n"
+      "B thread[7/8] ts=1000000000 name=draw cat=- tts=- args=-\n"
+      "stat systrace_parse_failure +1\n"
+      "E thread[7/8] ts=1000250000 name=- cat=- tts=- args=-\n"
+      "status=ok\n");
+}
+
+/* Fuchsia's object form is skipped without error (see object_form.json);
+ * any other type, or an object of another "type", is skipped and counted
+ * where upstream fails the file: the traceEvents stay. */
+static void test_system_trace_of_another_type_is_skipped_and_counted(void) {
+  const char *events = "\"traceEvents\":[{\"ph\":\"i\",\"pid\":1,\"tid\":1,"
+                       "\"ts\":2,\"name\":\"kept\"}]";
+  const char *expected_after = "thread 1/1\n"
+                               "X thread[1/1] ts=2000 dur=0 name=kept cat=- "
+                               "tts=- tdur=- args=-\n";
+  const char *values[] = {"42", "[\"a\\n\", 1]", "null",
+                          "{\"type\":\"other\",\"events\":[]}"};
+  for (size_t i = 0; i < G_N_ELEMENTS(values); i++) {
+    g_autofree char *text =
+        g_strdup_printf("{\"systemTraceEvents\":%s,%s}", values[i], events);
+    g_autofree char *expected =
+        g_strdup_printf("stat json_system_trace_events_invalid +1\n%s"
+                        "status=ok\n", expected_after);
+    assert_text_log(text, expected);
+  }
+  /* After traceEvents, the Fuchsia form: one info stat, no error. */
+  g_autofree char *fuchsia = g_strdup_printf(
+      "{%s,\"systemTraceEvents\":{\"events\":[{\"ph\":\"k\"}],"
+      "\"type\":\"fuchsia\"}}", events);
+  g_autofree char *expected_fuchsia = g_strdup_printf(
+      "%sstat json_system_trace_events_skipped +1\nstatus=ok\n",
+      expected_after);
+  assert_text_log(fuchsia, expected_fuchsia);
 }
 
 static void test_async_slices_are_keyed_by_cookie(void) {
@@ -1360,6 +1415,10 @@ int main(int argc, char **argv) {
                   test_slices_instants_and_names_from_an_array);
   g_test_add_func("/json-reader/events/object-form-metadata-and-skipped-keys",
                   test_object_form_reads_metadata_and_skips_the_rest);
+  g_test_add_func("/json-reader/system-trace/string-is-systrace-on-the-private-clock",
+                  test_system_trace_string_is_systrace_on_the_private_clock);
+  g_test_add_func("/json-reader/system-trace/other-types-are-skipped-and-counted",
+                  test_system_trace_of_another_type_is_skipped_and_counted);
   g_test_add_func("/json-reader/events/async-slices-are-keyed-by-cookie",
                   test_async_slices_are_keyed_by_cookie);
   g_test_add_func("/json-reader/events/counters-named-after-members",

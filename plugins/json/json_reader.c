@@ -12,12 +12,25 @@
  * anywhere (an unclosed array is legal, its trailing partial event is
  * ignored).
  *
+ * systemTraceEvents: a string is a systrace text body; each line that is
+ * neither empty nor a '#' comment goes through the systrace reader's line
+ * grammar and emitter (../systrace/systrace_emitter.h), on this file's
+ * machine and, unlike a systrace file, on this file's private clock, so
+ * that its seconds×1e9 stay aligned with traceEvents' µs×1000 (as in
+ * trace_processor). The string arrives whole from yajl: the segmenter and
+ * yajl each hold it while it is read (about twice its size in memory); it
+ * is cut into lines in place, not copied again.
+ * The object form Fuchsia's trace2json writes ({"type":"fuchsia",...}) is
+ * skipped (stat json_system_trace_events_skipped); any other type is
+ * skipped too (stat json_system_trace_events_invalid), where upstream
+ * fails the whole file: traceEvents are kept.
+ *
  * Invariants: the file is never held in memory, only the current event
- * (and, inside "metadata", the current value's text); `where` mirrors the
- * containers yajl has open down to the event level, `frames` the ones
- * inside "args" or a metadata value, and `skip_depth` counts containers
- * being skipped; an error is reported once, with its file offset, and
- * every later call returns TM_ERROR.
+ * (and, inside "metadata", the current value's text; a systemTraceEvents
+ * string, see above); `where` mirrors the containers yajl has open down to
+ * the event level, `frames` the ones inside "args" or a metadata value,
+ * and `skip_depth` counts containers being skipped; an error is reported
+ * once, with its file offset, and every later call returns TM_ERROR.
  */
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +44,7 @@
 #include "json_event.h"
 #include "json_number.h"
 #include "json_segmenter.h"
+#include "../systrace/systrace_emitter.h"
 
 /* What the innermost open container (down to event level) is. */
 typedef enum json_where {
@@ -42,9 +56,11 @@ typedef enum json_where {
   WHERE_ARGS,       /* inside an event's "args" (see frames) */
   WHERE_METADATA,   /* the top-level "metadata" object */
   WHERE_RAW,        /* inside a metadata value kept as JSON text */
+  WHERE_SYSTEM_OBJECT, /* an object as systemTraceEvents (Fuchsia's form) */
 } json_where;
 
-/* TOP, ROOT, EVENTS, EVENT, then ID2 or ARGS: never deeper. */
+/* TOP, ROOT, EVENTS, EVENT, then ID2 or ARGS: never deeper (ROOT's other
+ * branches, METADATA then RAW, or SYSTEM_OBJECT, are shallower). */
 #define WHERE_MAX 8
 
 typedef enum root_key {
@@ -52,6 +68,7 @@ typedef enum root_key {
   ROOT_TRACE_EVENTS,
   ROOT_METADATA,
   ROOT_DISPLAY_TIME_UNIT,
+  ROOT_SYSTEM_TRACE_EVENTS,
 } root_key;
 
 typedef enum event_key {
@@ -127,6 +144,11 @@ typedef struct json_reader {
 
   json_event_buf event;
   json_emitter *emitter;
+
+  /* systemTraceEvents: created with the first string body. */
+  systrace_emitter *system_trace;
+  bool system_key_is_type;  /* the object form's current key is "type" */
+  bool system_is_fuchsia;   /* the object form said "type":"fuchsia" */
 } json_reader;
 
 /* --- errors ---------------------------------------------------------------- */
@@ -548,6 +570,56 @@ static int raw_value(json_reader *r, const json_value *v) {
   return ok ? 1 : out_of_memory(r);
 }
 
+/* --- systemTraceEvents ----------------------------------------------------------- */
+
+/* A systrace text body: '\n'-separated lines (a '\r' before the '\n' is
+ * dropped); empty lines and '#' lines are skipped. Lines off the grammar
+ * are counted by the emitter (systrace_parse_failure). */
+static void system_trace_text(json_reader *r, const char *text, size_t len) {
+  if (!r->system_trace) {
+    if (!systrace_emitter_host_is_enough(r->svc)) {
+      r->svc->stat_add(r->host, "json_system_trace_events_skipped", 1);
+      return;
+    }
+    r->system_trace = systrace_emitter_new(
+        r->svc, r->host, r->svc->machine_default(r->host),
+        r->svc->clock_private(r->host));
+  }
+  size_t start = 0;
+  while (start < len) {
+    const char *nl = memchr(text + start, '\n', len - start);
+    size_t end = nl ? (size_t)(nl - text) : len;
+    size_t line_len = end - start;
+    if (line_len > 0 && text[start + line_len - 1] == '\r')
+      line_len--;
+    if (line_len > 0 && text[start] != '#')
+      systrace_emitter_data_line(r->system_trace, text + start, line_len);
+    start = end + 1;
+  }
+}
+
+static int system_trace_events_value(json_reader *r, const json_value *v) {
+  if (v->type == VALUE_STRING) {
+    system_trace_text(r, v->text, v->len);
+    return 1;
+  }
+  if (v->type == VALUE_MAP) {
+    r->system_key_is_type = false;
+    r->system_is_fuchsia = false;
+    push_where(r, WHERE_SYSTEM_OBJECT);
+    return 1;
+  }
+  r->svc->stat_add(r->host, "json_system_trace_events_invalid", 1);
+  return skip_value(r, v);
+}
+
+/* A member of the object form: only "type" is looked at. */
+static int system_object_value(json_reader *r, const json_value *v) {
+  if (r->system_key_is_type && v->type == VALUE_STRING)
+    r->system_is_fuchsia = v->len == 7 && memcmp(v->text, "fuchsia", 7) == 0;
+  return skip_value(r, v);
+}
+
 /* --- yajl callbacks ------------------------------------------------------------ */
 
 static int on_value(json_reader *r, const json_value *v) {
@@ -581,9 +653,10 @@ static int on_value(json_reader *r, const json_value *v) {
     case ROOT_DISPLAY_TIME_UNIT:
       r->svc->stat_add(r->host, "json_display_time_unit", 1);
       return skip_value(r, v);
+    case ROOT_SYSTEM_TRACE_EVENTS:
+      return system_trace_events_value(r, v);
     default:
-      /* systemTraceEvents (read by the systrace side, not here) and
-       * unknown keys, whatever their type. */
+      /* Unknown keys, whatever their type. */
       return skip_value(r, v);
     }
   case WHERE_EVENTS:
@@ -604,6 +677,8 @@ static int on_value(json_reader *r, const json_value *v) {
     return metadata_value(r, v);
   case WHERE_RAW:
     return raw_value(r, v);
+  case WHERE_SYSTEM_OBJECT:
+    return system_object_value(r, v);
   }
   return 1;
 }
@@ -640,6 +715,13 @@ static int on_end(void *ctx) {
     if (r->depth == 1)
       r->root_done = true;
     return 1;
+  case WHERE_SYSTEM_OBJECT:
+    r->svc->stat_add(r->host,
+                     r->system_is_fuchsia ? "json_system_trace_events_skipped"
+                                          : "json_system_trace_events_invalid",
+                     1);
+    r->depth--;
+    return 1;
   default:
     r->depth--;
     return 1;
@@ -659,6 +741,8 @@ static int on_map_key(void *ctx, const unsigned char *key, size_t len) {
       r->root_key = ROOT_METADATA;
     else if (len == 15 && memcmp(s, "displayTimeUnit", 15) == 0)
       r->root_key = ROOT_DISPLAY_TIME_UNIT;
+    else if (len == 17 && memcmp(s, "systemTraceEvents", 17) == 0)
+      r->root_key = ROOT_SYSTEM_TRACE_EVENTS;
     else
       r->root_key = ROOT_OTHER;
     return 1;
@@ -685,6 +769,9 @@ static int on_map_key(void *ctx, const unsigned char *key, size_t len) {
     if (!json_buf_append_str(&r->metadata_name, "json_metadata.") ||
         !json_buf_append(&r->metadata_name, s, len))
       return out_of_memory(r);
+    return 1;
+  case WHERE_SYSTEM_OBJECT:
+    r->system_key_is_type = len == 4 && memcmp(s, "type", 4) == 0;
     return 1;
   case WHERE_RAW: {
     json_frame *top = &r->frames[r->n_frames - 1];
@@ -903,6 +990,7 @@ static void json_close(void *state) {
   if (r->yajl)
     yajl_free(r->yajl);
   json_emitter_free(r->emitter);
+  systrace_emitter_free(r->system_trace);
   json_segmenter_free(&r->segmenter);
   json_event_buf_free(&r->event);
   json_buf_free(&r->path);

@@ -1,0 +1,53 @@
+/*
+ * What ftrace text lines become in the host (reference/formats.md §3.3,
+ * §3.4): threads and processes named from the task field,
+ * tracing_mark_write payloads into slices, async slices and counters,
+ * scheduling events into the scheduling services, cpu and clock events
+ * into counters, PROCESS DUMP rows into process and thread names.
+ *
+ * Shared by the systrace reader (lines of a systrace file, MONOTONIC) and
+ * the JSON reader (lines of a Chrome JSON file's systemTraceEvents string,
+ * on that file's private clock): the caller picks the machine and the
+ * clock every timestamp is given on, and the lines' seconds become ns of
+ * that clock. The emitter keeps per-file state (known threads, open async
+ * cookies, per-cpu tracks), so one emitter serves one file.
+ *
+ * The host must offer the scheduling services and process_set_parent
+ * (systrace_emitter_host_is_enough()).
+ */
+#ifndef TM_SYSTRACE_EMITTER_H
+#define TM_SYSTRACE_EMITTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <tracemerge/plugin.h>
+
+typedef struct systrace_emitter systrace_emitter;
+
+typedef enum systrace_line_result {
+  SYSTRACE_LINE_READ,        /* matched; its event was emitted or ignored */
+  SYSTRACE_LINE_BAD_PAYLOAD, /* matched the grammar, payload malformed */
+  SYSTRACE_LINE_NO_MATCH,    /* not an ftrace line */
+} systrace_line_result;
+
+/* True if `services` has every service the emitter calls. */
+bool systrace_emitter_host_is_enough(const tm_host_services *services);
+
+/* Every event goes to `machine` with timestamps on `clock`. */
+systrace_emitter *systrace_emitter_new(const tm_host_services *services,
+                                       tm_host *host, tm_machine_ref machine,
+                                       tm_clock_ref clock);
+void systrace_emitter_free(systrace_emitter *em);
+
+/* One ftrace data line (without its newline). A line that is not
+ * SYSTRACE_LINE_READ has been counted (systrace_parse_failure). */
+systrace_line_result systrace_emitter_data_line(systrace_emitter *em,
+                                                const char *text, size_t len);
+
+/* One line of a PROCESS DUMP block (a ps table header or row); a row that
+ * cannot be read is counted (systrace_parse_failure). */
+void systrace_emitter_dump_line(systrace_emitter *em, const char *text,
+                                size_t len);
+
+#endif /* TM_SYSTRACE_EMITTER_H */
