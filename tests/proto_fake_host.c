@@ -2,6 +2,7 @@
 #include "proto_fake_host.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
 
 struct tm_host {
@@ -18,6 +19,8 @@ struct tm_host {
   GHashTable *thread_ids;
   GPtrArray *tracks; /* ref - 1 -> label */
   GHashTable *track_ids;
+  GPtrArray *stack_rows; /* mappings, frames, callsites: ref - 1 -> key */
+  GHashTable *stack_row_ids;
   GString *pending_args;
   GPtrArray *arg_sets; /* ref - 1 -> "{...}" */
   GHashTable *stats;   /* name -> int64 value (boxed) */
@@ -27,6 +30,7 @@ struct tm_host {
 
 struct fake_host {
   struct tm_host host;
+  bool without_profiling;
 };
 
 static void line(tm_host *host, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
@@ -363,6 +367,49 @@ static void svc_flow(tm_host *host, tm_track_ref t, tm_clock_ref clock, int64_t 
        args ? label_of(host->arg_sets, args) : "");
 }
 
+/* --- profiling ----------------------------------------------------------- */
+
+/* Mappings, frames and callsites share one ref space, interned by their
+ * fields; a new row is one transcript line "<kind> S<ref> <fields>". */
+static uint32_t stack_row(tm_host *host, const char *kind, const char *fields) {
+  g_autofree char *key = g_strdup_printf("%s %s", kind, fields);
+  bool created;
+  uint32_t ref = ref_of(host->stack_rows, host->stack_row_ids, key, &created);
+  if (created)
+    line(host, "%s S%u %s", kind, ref, fields);
+  return ref;
+}
+
+static tm_mapping_ref svc_mapping(tm_host *host, tm_str_id name, tm_str_id build_id,
+                                  uint64_t start, uint64_t end, uint64_t exact_offset,
+                                  uint64_t load_bias) {
+  g_autofree char *fields = g_strdup_printf(
+      "name=%s build_id=%s start=%" PRIu64 " end=%" PRIu64 " exact_offset=%" PRIu64
+      " load_bias=%" PRIu64, str(host, name), str(host, build_id), start, end,
+      exact_offset, load_bias);
+  return stack_row(host, "mapping", fields);
+}
+
+static tm_frame_ref svc_frame(tm_host *host, tm_str_id function_name,
+                              tm_mapping_ref mapping, uint64_t rel_pc) {
+  g_autofree char *fields = g_strdup_printf("name=%s mapping=S%u rel_pc=%" PRIu64,
+                                            str(host, function_name), mapping, rel_pc);
+  return stack_row(host, "frame", fields);
+}
+
+static tm_callsite_ref svc_callsite(tm_host *host, tm_callsite_ref parent,
+                                    tm_frame_ref frame) {
+  g_autofree char *fields = g_strdup_printf("parent=S%u frame=S%u", parent, frame);
+  return stack_row(host, "callsite", fields);
+}
+
+static void svc_sample(tm_host *host, tm_clock_ref clock, int64_t ts, tm_thread_ref thread,
+                       tm_callsite_ref callsite, const char *source, int32_t cpu) {
+  line(host, "sample %s %s ts=%" PRId64 " callsite=S%u source=%s cpu=%d",
+       label_of(host->threads, thread), label_of(host->clocks, clock), ts, callsite,
+       source, cpu);
+}
+
 /* --- metadata, stats, errors -------------------------------------------- */
 
 static void svc_metadata_set_int(tm_host *host, const char *name, int64_t value) {
@@ -424,6 +471,10 @@ static const tm_host_services fake_services = {
     .process_set_parent = svc_process_set_parent,
     .process_set_uid = svc_process_set_uid,
     .machine_set_info = svc_machine_set_info,
+    .mapping = svc_mapping,
+    .frame = svc_frame,
+    .callsite = svc_callsite,
+    .sample = svc_sample,
 };
 
 /* --- the fake ------------------------------------------------------------ */
@@ -441,6 +492,7 @@ fake_host *fake_host_new(void) {
   TABLE(processes, process_ids);
   TABLE(threads, thread_ids);
   TABLE(tracks, track_ids);
+  TABLE(stack_rows, stack_row_ids);
 #undef TABLE
   h->pending_args = g_string_new(NULL);
   h->arg_sets = g_ptr_array_new_with_free_func(g_free);
@@ -449,17 +501,20 @@ fake_host *fake_host_new(void) {
   return fake;
 }
 
+void fake_host_set_without_profiling(fake_host *fake) { fake->without_profiling = true; }
+
 void fake_host_free(fake_host *fake) {
   if (!fake)
     return;
   tm_host *h = &fake->host;
   g_string_free(h->transcript, TRUE);
   GHashTable *indexes[] = {h->string_ids, h->clock_ids, h->machine_ids,
-                           h->process_ids, h->thread_ids, h->track_ids};
+                           h->process_ids, h->thread_ids, h->track_ids,
+                           h->stack_row_ids};
   for (size_t i = 0; i < G_N_ELEMENTS(indexes); i++)
     g_hash_table_destroy(indexes[i]);
   GPtrArray *arrays[] = {h->strings, h->clocks, h->machines, h->processes,
-                         h->threads, h->tracks, h->arg_sets};
+                         h->threads, h->tracks, h->arg_sets, h->stack_rows};
   for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++)
     g_ptr_array_free(arrays[i], TRUE);
   g_string_free(h->pending_args, TRUE);
@@ -470,7 +525,11 @@ void fake_host_free(fake_host *fake) {
 
 tm_status fake_host_run(fake_host *fake, const tm_reader_descriptor *reader,
                         const uint8_t *data, size_t len, size_t chunk) {
-  void *state = reader->open(&fake_services, &fake->host, NULL, 0);
+  /* A host built before the profiling services: its table ends there. */
+  tm_host_services services = fake_services;
+  if (fake->without_profiling)
+    services.struct_size = (uint32_t)offsetof(tm_host_services, mapping);
+  void *state = reader->open(&services, &fake->host, NULL, 0);
   if (!state)
     return TM_ERROR;
   tm_status status = TM_OK;

@@ -17,6 +17,9 @@ typedef struct fake_host fake_host;
 
 fake_host *fake_host_new(void);
 void fake_host_free(fake_host *fake);
+/* Makes the next runs offer a host table that ends before the profiling
+ * services (mapping, frame, callsite, sample), as an older host would. */
+void fake_host_set_without_profiling(fake_host *fake);
 
 /* Opens `reader` on the fake host, feeds `data` in chunks of `chunk` bytes
  * (stopping at the first TM_ERROR), finishes and closes it. Returns the

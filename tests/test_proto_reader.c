@@ -278,6 +278,69 @@ static void test_system_info(void) {
   fake_host_free(fake);
 }
 
+/* --- stack profiles ----------------------------------------------------------- */
+
+/* Stack rows are created when a sample or event first uses them, each once
+ * per generation (callstack 2 and the event's callstack 1 reuse them), and
+ * frames that arrived before their strings still resolve. Sequence 2's
+ * sample after its loss is skipped; after the next clear its callstack iid
+ * names nothing, so the sample has no stack (S0). */
+static void test_stacks_resolve_when_first_used(void) {
+  fake_host *fake = run_fixture("stacks");
+  fake_host_assert_lines(fake,
+      "mapping S1 name=/usr/bin/app build_id=01ab start=4096 end=8192 exact_offset=256 "
+      "load_bias=64\n"
+      "frame S2 name=main mapping=S1 rel_pc=16\n"
+      "callsite S3 parent=S0 frame=S2\n"
+      "frame S4 name=work mapping=S1 rel_pc=32\n"
+      "callsite S5 parent=S3 frame=S4\n"
+      "frame S6 name=leaf mapping=S1 rel_pc=48\n"
+      "callsite S7 parent=S5 frame=S6\n"
+      "sample t11 private ts=1000 callsite=S7 source=perf cpu=2\n"
+      "sample t12 private ts=2000 callsite=S5 source=perf cpu=3\n"
+      "slice_complete T1 private ts=2500 name=interned stack dur=0 args={callsite_id=6}\n"
+      "frame S8 name=outer mapping=S0 rel_pc=0\n"
+      "callsite S9 parent=S0 frame=S8\n"
+      "frame S10 name=inner mapping=S0 rel_pc=0\n"
+      "callsite S11 parent=S9 frame=S10\n"
+      "slice_complete T1 private ts=2600 name=inline stack dur=0 args={callsite_id=10}\n"
+      "mapping S12 name=/system/lib build_id=- start=0 end=0 exact_offset=0 load_bias=0\n"
+      "frame S13 name=other mapping=S12 rel_pc=0\n"
+      "callsite S14 parent=S0 frame=S13\n"
+      "sample t21 private ts=3050 callsite=S14 source=perf cpu=0\n"
+      "sample t21 private ts=3300 callsite=S0 source=perf cpu=0\n");
+  g_assert_cmpuint(fake_host_count_lines(fake, "sample "), ==, 4);
+  g_assert_cmpuint(fake_host_count_lines(fake, "mapping "), ==, 2);
+  g_assert_cmpuint(fake_host_count_lines(fake, "frame "), ==, 6);
+  g_assert_cmpuint(fake_host_count_lines(fake, "callsite "), ==, 6);
+  g_assert_cmpint(fake_host_stat(fake, "packet_skipped_seq_needs_incremental_state_invalid"), ==, 1);
+  g_assert_cmpint(fake_host_stat(fake, "stackprofile_invalid_callstack_id"), ==, 1);
+  g_assert_cmpint(fake_host_stat(fake, "perf_samples_skipped_dataloss"), ==, 5);
+  g_assert_cmpint(fake_host_stat(fake, "perf_samples_skipped"), ==, 1);
+  g_assert_cmpint(fake_host_stat(fake, "perf_sample_missing_timestamp"), ==, 1);
+  fake_host_free(fake);
+}
+
+/* A host without the profiling services gets no stack rows or samples:
+ * each sample and each event callstack is counted instead, and the events
+ * themselves still arrive. */
+static void test_stacks_on_a_host_without_profiling_are_counted(void) {
+  g_autoptr(GBytes) bytes = read_fixture("stacks");
+  gsize len;
+  const uint8_t *data = g_bytes_get_data(bytes, &len);
+  fake_host *fake = fake_host_new();
+  fake_host_set_without_profiling(fake);
+  g_assert_cmpint(fake_host_run(fake, tracemerge_reader_entry(), data, len, len), ==, TM_OK);
+  g_assert_null(fake_host_borrow_error(fake, NULL));
+  g_assert_cmpuint(fake_host_count_lines(fake, "sample "), ==, 0);
+  g_assert_cmpuint(fake_host_count_lines(fake, "frame "), ==, 0);
+  fake_host_assert_lines(fake, "slice_complete T1 private ts=2500 name=interned stack dur=0\n"
+                               "slice_complete T1 private ts=2600 name=inline stack dur=0\n");
+  g_assert_cmpint(fake_host_stat(fake, "proto_perf_samples_unsupported_by_host"), ==, 4);
+  g_assert_cmpint(fake_host_stat(fake, "proto_track_event_callstack_unsupported_by_host"), ==, 2);
+  fake_host_free(fake);
+}
+
 /* --- damage ------------------------------------------------------------------ */
 
 /* A packet {timestamp: 5, track_event {type: INSTANT, track_uuid: 9,
@@ -326,6 +389,25 @@ static void test_damage_inside_packets(void) {
   /* A clock snapshot whose clock entry is cut short. */
   const uint8_t bad_snapshot[] = {0x0a, 0x04, 0x32, 0x02, 0x0a, 0x05};
   assert_damage(bad_snapshot, sizeof bad_snapshot, 16, "packet 2: malformed clock_snapshot");
+  /* Sequence 1 cleared, interned frames (6) as a varint. */
+  const uint8_t frame_as_varint[] = {0x0a, 0x08, 0x50, 0x01, 0x68, 0x01,
+                                     0x62, 0x02, 0x30, 0x05};
+  assert_damage(frame_as_varint, sizeof frame_as_varint, 16, "packet 2: malformed interned_data");
+  /* A callstack (7) whose packed frame_ids end inside a varint. */
+  const uint8_t cut_frame_ids[] = {0x0a, 0x0d, 0x50, 0x01, 0x68, 0x01, 0x62, 0x07,
+                                   0x3a, 0x05, 0x08, 0x01, 0x12, 0x01, 0xff};
+  assert_damage(cut_frame_ids, sizeof cut_frame_ids, 16, "packet 2: malformed interned_data");
+  /* A mapping (19) whose path_string_ids (7) is a fixed64. */
+  const uint8_t bad_mapping[] = {0x0a, 0x14, 0x50, 0x01, 0x68, 0x01, 0x62, 0x0e, 0x9a, 0x01,
+                                 0x0b, 0x08, 0x01, 0x39, 1, 2, 3, 4, 5, 6, 7, 8};
+  assert_damage(bad_mapping, sizeof bad_mapping, 16, "packet 2: malformed interned_data");
+  /* A perf_sample (66) whose cpu is length-delimited. */
+  const uint8_t bad_sample[] = {0x0a, 0x07, 0x40, 0x05, 0x92, 0x04, 0x02, 0x0a, 0x00};
+  assert_damage(bad_sample, sizeof bad_sample, 16, "packet 2: malformed perf_sample");
+  /* A TrackEvent whose inline callstack (55) has a frame cut short. */
+  const uint8_t bad_inline_stack[] = {0x0a, 0x0d, 0x40, 0x05, 0x5a, 0x09, 0x48, 0x03, 0x58,
+                                      0x09, 0xba, 0x03, 0x02, 0x0a, 0x05};
+  assert_damage(bad_inline_stack, sizeof bad_inline_stack, 16, "packet 2: malformed track_event");
   const uint8_t needs_state_without_sequence[] = {0x0a, 0x02, 0x68, 0x02};
   assert_damage(needs_state_without_sequence, sizeof needs_state_without_sequence, 16,
                 "packet 2 needs incremental state but has no sequence id");
@@ -656,6 +738,10 @@ int main(int argc, char **argv) {
                   test_machines_remote_clock_sync);
   g_test_add_func("/proto/reader/system-info/fills-machine-rows-and-host-metadata",
                   test_system_info);
+  g_test_add_func("/proto/reader/stacks/resolve-when-first-used-once-per-generation",
+                  test_stacks_resolve_when_first_used);
+  g_test_add_func("/proto/reader/stacks/host-without-profiling-counts-what-it-cannot-take",
+                  test_stacks_on_a_host_without_profiling_are_counted);
   g_test_add_func("/proto/reader/errors/damage-inside-packets-names-the-offset",
                   test_damage_inside_packets);
   g_test_add_func("/proto/reader/errors/damage-in-framing-names-the-offset",

@@ -328,7 +328,9 @@ typedef struct tm_host_services {
   tm_frame_ref (*frame)(tm_host *host, tm_str_id function_name,
                         tm_mapping_ref mapping, uint64_t rel_pc);
   /* The callsite `frame` called from `parent` (0: outermost), interned per
-   * (parent, frame); depth 0 is the outermost frame. */
+   * (parent, frame); depth 0 is the outermost frame. The ref minus one is
+   * the callsite's `stack_profile_callsite.id`, so a reader may record it in
+   * an arg (e.g. a slice's "callsite_id"). */
   tm_callsite_ref (*callsite)(tm_host *host, tm_callsite_ref parent,
                               tm_frame_ref frame);
   /* A profiler sample of `thread` at `callsite` (its innermost frame).

@@ -11,9 +11,9 @@
  *
  * Read: clock_snapshot, remote_clock_sync, track_descriptor,
  * thread/process_descriptor, track_event (typed: slices, instants,
- * counters), process_tree, system_info, compressed_packets (zlib).
- * Not read, and skipped like unknown fields (payloads this reader does
- * not model yet): ftrace events, perf samples, frame timelines, logs,
+ * counters), process_tree, system_info, perf_sample, compressed_packets
+ * (zlib). Not read, and skipped like unknown fields (payloads this reader
+ * does not model yet): ftrace events, frame timelines, logs,
  * trace_config, trace_stats, service events, trace_uuid. Counted in stats
  * when skipped: legacy (TYPE_UNSPECIFIED) and state TrackEvents
  * (proto_track_event_unsupported_type), zstd_compressed_packets
@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "proto_compressed.h"
+#include "proto_perf_sample.h"
 #include "proto_process_tree.h"
 #include "proto_system_info.h"
 #include "proto_reader.h"
@@ -49,6 +50,7 @@ enum packet_field {
   PACKET_TIMESTAMP_CLOCK_ID = 58,
   PACKET_DEFAULTS = 59,
   PACKET_TRACK_DESCRIPTOR = 60,
+  PACKET_PERF_SAMPLE = 66,
   PACKET_FIRST_PACKET_ON_SEQUENCE = 87,
   PACKET_MACHINE_ID = 98,
   PACKET_REMOTE_CLOCK_SYNC = 107,
@@ -160,6 +162,7 @@ static bool read_control_fields(proto_reader *reader, const uint8_t *data,
     case PACKET_SYSTEM_INFO:
     case PACKET_COMPRESSED_PACKETS:
     case PACKET_TRACK_DESCRIPTOR:
+    case PACKET_PERF_SAMPLE:
     case PACKET_REMOTE_CLOCK_SYNC:
     case PACKET_ZSTD_COMPRESSED_PACKETS:
       p->payload = f;
@@ -253,6 +256,18 @@ static bool apply_sequence_state(proto_reader *reader, const packet *p,
 
 static bool on_packet(void *ctx, const uint8_t *data, size_t len, uint64_t offset);
 
+/* The packet's timestamp as (clock, ns) (formats.md §1.6). False if it has
+ * none or its clock cannot be named (counted by the resolver). */
+static bool packet_time(proto_reader *reader, const packet *p, proto_machine *machine,
+                        const proto_sequence *seq, proto_timestamp *out) {
+  if (!p->has_timestamp)
+    return false;
+  uint32_t clock_id = p->clock_id ? p->clock_id
+                      : seq->default_clock_id ? seq->default_clock_id
+                                              : reader->default_clock_id;
+  return proto_clock_resolve(reader, machine, p->sequence_id, clock_id, p->timestamp, out);
+}
+
 static bool read_payload(proto_reader *reader, const packet *p,
                          proto_machine *machine, proto_sequence *seq) {
   const uint8_t *data = p->payload.data;
@@ -297,16 +312,24 @@ static bool read_payload(proto_reader *reader, const packet *p,
     proto_timestamp ts;
     bool has_ts = false;
     if (p->has_timestamp) {
-      uint32_t clock_id = p->clock_id ? p->clock_id
-                          : seq->default_clock_id ? seq->default_clock_id
-                                                  : reader->default_clock_id;
-      if (!proto_clock_resolve(reader, machine, p->sequence_id, clock_id,
-                               p->timestamp, &ts))
+      if (!packet_time(reader, p, machine, seq, &ts))
         break;
       has_ts = true;
     }
     ok = proto_track_event_read(reader, machine, seq, has_ts ? &ts : NULL, data, len);
     what = "track_event";
+    break;
+  }
+  case PACKET_PERF_SAMPLE: {
+    proto_timestamp ts;
+    if (!p->has_timestamp) {
+      proto_reader_count(reader, "perf_sample_missing_timestamp");
+      break;
+    }
+    if (!packet_time(reader, p, machine, seq, &ts))
+      break;
+    ok = proto_perf_sample_read(reader, machine, seq, &ts, data, len);
+    what = "perf_sample";
     break;
   }
   case PACKET_COMPRESSED_PACKETS:
@@ -380,6 +403,7 @@ static void *proto_open(const tm_host_services *s, tm_host *host,
                                     TM_HOST_HAS(s, process_set_parent) &&
                                     TM_HOST_HAS(s, process_set_uid);
   reader->host_has_machine_info = TM_HOST_HAS(s, machine_set_info);
+  reader->host_has_stacks = proto_stack_host_supports(s);
   proto_framer_init(&reader->framer, PROTO_DEFAULT_MAX_PACKET, on_packet, reader);
   proto_reader_machine(reader, 0);
   return reader;

@@ -53,6 +53,7 @@ typedef struct proto_reader {
   bool host_has_track_extras;
   bool host_has_process_extras;
   bool host_has_machine_info;
+  bool host_has_stacks; /* mapping, frame, callsite, sample */
 } proto_reader;
 
 /* The machine of raw id `raw_id` (0: the default machine). */

@@ -29,6 +29,7 @@ static void sequence_free(proto_sequence *seq) {
     proto_vec_free(&seq->tables[k].entries);
   }
   proto_vec_free(&seq->arena);
+  proto_stack_table_free(&seq->stacks);
   proto_map_free(&seq->counter_index);
   proto_vec_free(&seq->counter_values);
   free(seq);
@@ -56,6 +57,7 @@ void proto_sequence_clear(proto_sequence *seq) {
     seq->tables[k].entries.len = 0;
   }
   seq->arena.len = 0;
+  proto_stack_table_clear(&seq->stacks);
   proto_map_clear(&seq->counter_index);
   seq->counter_values.len = 0;
 }
@@ -65,8 +67,10 @@ static void intern(proto_sequence *seq, proto_intern_kind kind, uint64_t iid,
                    size_t len) {
   if (len > UINT32_MAX || seq->arena.len + len + 1 > UINT32_MAX)
     return; /* beyond what offsets address; the packet limit prevents it */
+  /* Build ids and path components are only read back as text. */
+  bool to_host = kind != PROTO_INTERN_BUILD_ID && kind != PROTO_INTERN_MAPPING_PATH;
   proto_interned entry = {
-      .str = s->intern_string(host, (const char *)text, len),
+      .str = to_host ? s->intern_string(host, (const char *)text, len) : 0,
       .off = (uint32_t)seq->arena.len,
       .len = (uint32_t)len,
   };
@@ -127,6 +131,21 @@ bool proto_sequence_add_interned_data(proto_sequence *seq,
       break;
     case 43:
       ok = add_entry(seq, PROTO_INTERN_CORRELATION, 2, s, host, &f);
+      break;
+    case 5:
+      ok = add_entry(seq, PROTO_INTERN_FUNCTION_NAME, 2, s, host, &f);
+      break;
+    case 16:
+      ok = add_entry(seq, PROTO_INTERN_BUILD_ID, 2, s, host, &f);
+      break;
+    case 17:
+      ok = add_entry(seq, PROTO_INTERN_MAPPING_PATH, 2, s, host, &f);
+      break;
+    case 6:
+    case 7:
+    case 19:
+      ok = f.wire_type == PW_LENGTH_DELIMITED &&
+           proto_stack_table_add(&seq->stacks, f.number, f.data, f.len);
       break;
     default:
       break; /* interned data we do not read */

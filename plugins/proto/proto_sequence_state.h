@@ -6,9 +6,10 @@
  * Invariants (reference/formats.md §1.3): a sequence starts invalid; a
  * clear starts a new generation (interned entries, defaults and counter
  * values dropped, default thread kept) and makes it valid; a loss makes it
- * invalid until the next clear, keeping the defaults. Interned entries are
+ * invalid until the next clear, keeping the defaults. Interned strings are
  * resolved to host string ids when they arrive, so a lookup is one map
- * probe and no string work. Two files never share a sequence table.
+ * probe and no string work; stack profile entries (proto_stack_profile.h)
+ * are resolved when first used. Two files never share a sequence table.
  */
 #ifndef TM_PROTO_SEQUENCE_STATE_H
 #define TM_PROTO_SEQUENCE_STATE_H
@@ -18,6 +19,7 @@
 #include <tracemerge/plugin.h>
 
 #include "proto_map.h"
+#include "proto_stack_profile.h"
 #include "proto_vec.h"
 
 typedef enum proto_intern_kind {
@@ -26,11 +28,15 @@ typedef enum proto_intern_kind {
   PROTO_INTERN_DEBUG_NAME,     /* 3 debug_annotation_names */
   PROTO_INTERN_DEBUG_STRING,   /* 29 debug_annotation_string_values */
   PROTO_INTERN_CORRELATION,    /* 43 correlation_id_str */
+  PROTO_INTERN_FUNCTION_NAME,  /* 5 function_names */
+  PROTO_INTERN_BUILD_ID,       /* 16 build_ids (raw bytes: str is 0) */
+  PROTO_INTERN_MAPPING_PATH,   /* 17 mapping_paths (str is 0) */
   PROTO_INTERN_KINDS
 } proto_intern_kind;
 
 typedef struct proto_interned {
-  tm_str_id str;   /* the entry's text, interned by the host */
+  tm_str_id str;   /* the entry's text, interned by the host (0 for
+                      kinds only ever read as text, see above) */
   uint32_t off;    /* the text in the sequence's arena */
   uint32_t len;
 } proto_interned;
@@ -57,6 +63,7 @@ typedef struct proto_sequence {
   int64_t thread_time_us;
   proto_intern_table tables[PROTO_INTERN_KINDS];
   PROTO_VEC(char) arena;
+  proto_stack_table stacks; /* mappings, frames, callstacks */
   /* Incremental counter tracks: running value by track uuid. */
   proto_map counter_index;
   PROTO_VEC(double) counter_values;

@@ -9,6 +9,7 @@
 #include "proto_debug_annotation.h"
 #include "proto_reader.h"
 #include "proto_sequence_state.h"
+#include "proto_stack_profile.h"
 #include "proto_tracks.h"
 #include "proto_wire.h"
 
@@ -292,7 +293,36 @@ typedef struct decoded {
   bool extra_uuids_set, extra_double_uuids_set;
   const uint8_t *source_location; /* inline SourceLocation, or NULL */
   size_t source_location_len;
+  const uint8_t *callstack; /* InlineCallstack, or NULL */
+  size_t callstack_len;
+  uint64_t callstack_iid; /* 0: none */
 } decoded;
+
+/* An event's callstack (inline or interned) becomes its innermost
+ * callsite, recorded as the int arg "callsite_id" holding the
+ * stack_profile_callsite.id (the host's callsite refs are that id + 1).
+ * Returns false if an inline callstack is malformed. */
+static bool add_callsite(proto_reader *reader, proto_sequence *seq, const decoded *d) {
+  proto_track_event_state *st = &reader->events;
+  if (!reader->host_has_stacks) {
+    proto_reader_count(reader, "proto_track_event_callstack_unsupported_by_host");
+    return true;
+  }
+  tm_callsite_ref callsite = 0;
+  if (d->callstack) {
+    if (!proto_stack_inline_callsite(reader, d->callstack, d->callstack_len, &callsite))
+      return false;
+  } else {
+    callsite = proto_stack_callsite(reader, seq, d->callstack_iid);
+  }
+  if (!callsite)
+    return true;
+  if (!st->key_callsite_id)
+    st->key_callsite_id = proto_reader_intern_cstr(reader, "callsite_id");
+  reader->s->args_add(reader->host, st->key_callsite_id,
+                      (tm_arg_value){.type = TM_ARG_INT, .u.int_value = (int64_t)callsite - 1});
+  return true;
+}
 
 static bool push_repeated(const pw_field *f, bool fixed64, proto_u64_vec *out) {
   pw_repeated r = pw_repeated_of(f, fixed64);
@@ -443,6 +473,17 @@ static bool decode(proto_track_event_state *st, const uint8_t *data, size_t len,
       d->source_location = f.data;
       d->source_location_len = f.len;
       break;
+    case 55: /* callstack and callstack_iid are a oneof: the last wins */
+      ok = is_bytes;
+      d->callstack = f.data;
+      d->callstack_len = f.len;
+      d->callstack_iid = 0;
+      break;
+    case 56:
+      ok = is_varint;
+      d->callstack_iid = f.value;
+      d->callstack = NULL;
+      break;
     default:
       break;
     }
@@ -585,6 +626,8 @@ bool proto_track_event_read(proto_reader *reader, proto_machine *machine,
   }
   if (d.source_location &&
       !proto_source_location_add(reader, d.source_location, d.source_location_len))
+    return false;
+  if ((d.callstack || d.callstack_iid) && !add_callsite(reader, seq, &d))
     return false;
   ev.args = reader->s->args_commit(reader->host);
   ev.flows_len = (uint32_t)st->flows.len;

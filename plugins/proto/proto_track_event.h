@@ -1,6 +1,7 @@
 /*
  * TrackEvent (packet field 11): slices, instants, counters, extra counter
- * samples, flows, correlation ids and debug annotations
+ * samples, flows, correlation ids, callstacks (arg "callsite_id") and debug
+ * annotations
  * (reference/formats.md §1.8, §1.9), decoded straight from the wire.
  *
  * Invariants: decoding an event allocates nothing once the scratch arrays
@@ -77,6 +78,7 @@ typedef struct proto_track_event_state {
   proto_map pending_filter; /* uuid ^ machine hash -> waiting events (may over-count) */
   /* Interned keys. */
   tm_str_id key_correlation_id;
+  tm_str_id key_callsite_id;
 } proto_track_event_state;
 
 void proto_track_event_state_free(proto_track_event_state *state);

@@ -1,0 +1,32 @@
+/*
+ * PerfSample (packet field 66): one sample of a perf-event profiler
+ * (traced_perf, systing): cpu, pid, tid and an interned callstack.
+ *
+ * trace_processor keeps these in its own perf_sample table; our SQL surface
+ * has none, so they become cpu_profile_stack_sample rows with source
+ * "perf" (the host's sample service). Records that carry no sample are
+ * counted, not stored: kernel_records_lost adds its value to
+ * perf_samples_skipped_dataloss, sample_skipped_reason counts
+ * perf_samples_skipped, a bare producer_event is ignored.
+ */
+#ifndef TM_PROTO_PERF_SAMPLE_H
+#define TM_PROTO_PERF_SAMPLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct proto_reader;
+struct proto_machine;
+struct proto_sequence;
+struct proto_timestamp;
+
+/* Reads one PerfSample at the packet's resolved time `ts`. Returns false
+ * if it does not decode. */
+bool proto_perf_sample_read(struct proto_reader *reader,
+                            struct proto_machine *machine,
+                            struct proto_sequence *seq,
+                            const struct proto_timestamp *ts,
+                            const uint8_t *data, size_t len);
+
+#endif /* TM_PROTO_PERF_SAMPLE_H */
