@@ -93,6 +93,81 @@ static tm_clock_ref svc_clock_builtin(tm_host *host, tm_machine_ref machine,
   return clock_ref_for(host, clock_id, 0, 0, machine_of_ref(host, machine));
 }
 
+/* --- primary and isolated files (clock-model.md §2) --------------------- */
+
+static void note_primary_file(tm_session *session, uint32_t machine_id,
+                              uint32_t file_id) {
+  gpointer key = GUINT_TO_POINTER(machine_id + 1);
+  if (!g_hash_table_contains(session->primary_file, key))
+    g_hash_table_insert(session->primary_file, key, GUINT_TO_POINTER(file_id));
+}
+
+static bool is_canonical_builtin(const tm_clock_key *key) {
+  return key->clock_id < 64 && key->sequence_id == 0 && key->trace_file_id == 0;
+}
+
+/* Events `host` already emitted through canonical builtin clocks of
+ * `machine_id`. */
+static size_t events_on_canonical_clocks(tm_host *host, uint32_t machine_id) {
+  tm_session *session = host->session;
+  size_t events = 0;
+  for (size_t r = 0; r < sorter_run_count(session->sorter); r++) {
+    const tm_event_run *run = sorter_borrow_run(session->sorter, r);
+    if (run->trace_id != host->file_id || run->machine_id != machine_id)
+      continue;
+    if (is_canonical_builtin(clock_graph_node_key(session->clocks, run->clock)))
+      events += run->len;
+  }
+  return events;
+}
+
+/* Decides, at the file's first snapshot on `machine_id`, whether its builtin
+ * clocks there are isolated: yes when another file is the machine's
+ * primary. The primary is the first file to add a snapshot on the machine,
+ * in delivery order: processing order (upstream's criterion) is only known
+ * once every input is read, and a file that never adds a snapshot (JSON,
+ * systrace) places its events the same whether it is primary or not. A
+ * file that already emitted events through the canonical nodes keeps them
+ * there (refs handed out stay valid); that mix is counted once in
+ * clock_sync_mixed_clock_sources. */
+static void decide_isolation(tm_host *host, uint32_t machine_id) {
+  tm_session *session = host->session;
+  gpointer key = GUINT_TO_POINTER(machine_id + 1);
+  if (!host->isolated_on)
+    host->isolated_on = g_hash_table_new(g_direct_hash, g_direct_equal);
+  if (g_hash_table_contains(host->isolated_on, key))
+    return;
+  note_primary_file(session, machine_id, host->file_id);
+  uint32_t primary =
+      GPOINTER_TO_UINT(g_hash_table_lookup(session->primary_file, key));
+  bool isolated = primary != host->file_id;
+  g_hash_table_insert(host->isolated_on, key, GINT_TO_POINTER(isolated));
+  if (!isolated)
+    return;
+  host->last_clock = 0;
+  host->last_run = NULL;
+  if (events_on_canonical_clocks(host, machine_id) > 0)
+    stats_add(session->stats, "clock_sync_mixed_clock_sources", TM_NULL_INT64,
+              machine_id, host->file_id, 1);
+}
+
+/* The node events and snapshots of `host` use for `node`: the file's
+ * isolated twin of a machine-canonical builtin clock once the file is
+ * isolated on that machine, else `node` itself. */
+static tm_clock_node host_clock_node(tm_host *host, tm_clock_node node) {
+  if (!host->isolated_on)
+    return node;
+  tm_clock_graph *graph = host->session->clocks;
+  const tm_clock_key *key = clock_graph_node_key(graph, node);
+  if (!is_canonical_builtin(key) ||
+      !GPOINTER_TO_INT(g_hash_table_lookup(host->isolated_on,
+                                           GUINT_TO_POINTER(key->machine_id + 1))))
+    return node;
+  tm_clock_key isolated = *key;
+  isolated.trace_file_id = host->file_id;
+  return clock_graph_node(graph, &isolated);
+}
+
 static tm_clock_ref svc_clock_sequence(tm_host *host, tm_machine_ref machine,
                                        uint32_t sequence_id, uint32_t clock_id) {
   return clock_ref_for(host, clock_id, sequence_id, host->file_id,
@@ -110,14 +185,47 @@ static bool svc_claim_trace_time(tm_host *host, tm_clock_ref clock) {
   return host->claimed_clock == UNREF(clock);
 }
 
+/* Keeps an accepted snapshot that has a REALTIME / REALTIME_COARSE reading
+ * on an isolated node, for the twins of clock-model.md §6.3 (the session
+ * adds them once the trace-time machine is known). */
+static void keep_for_realtime_twins(tm_host *host, const tm_clock_reading *readings,
+                                    size_t count) {
+  tm_session *session = host->session;
+  for (size_t i = 0; i < count; i++) {
+    if (readings[i].node >= clock_graph_node_count(session->clocks))
+      continue;
+    const tm_clock_key *key = clock_graph_node_key(session->clocks, readings[i].node);
+    if ((key->clock_id != TM_CLOCK_REALTIME && key->clock_id != TM_CLOCK_REALTIME_COARSE) ||
+        key->sequence_id != 0 || key->trace_file_id != host->file_id)
+      continue;
+    tm_realtime_twin *twin = g_new0(tm_realtime_twin, 1);
+    twin->machine_id = key->machine_id;
+    twin->file_id = host->file_id;
+    twin->count = count;
+    twin->readings = g_memdup2(readings, count * sizeof(*readings));
+    g_ptr_array_add(session->realtime_twins, twin);
+    return;
+  }
+}
+
 static bool svc_add_clock_snapshot(tm_host *host, const tm_clock_ref *clocks,
                                    const int64_t *values_ns, size_t count) {
   tm_session *session = host->session;
   if (count == 0 || host->failed || !session_manifest_snapshot_allowed(host))
     return false;
+  size_t n_nodes = clock_graph_node_count(session->clocks);
+  for (size_t i = 0; i < count; i++) {
+    if (clocks[i] == 0 || UNREF(clocks[i]) >= n_nodes)
+      continue;
+    const tm_clock_key *key = clock_graph_node_key(session->clocks, UNREF(clocks[i]));
+    if (is_canonical_builtin(key))
+      decide_isolation(host, key->machine_id);
+  }
   tm_clock_reading *readings = g_new0(tm_clock_reading, count);
   for (size_t i = 0; i < count; i++) {
-    readings[i].node = clocks[i] ? UNREF(clocks[i]) : TM_NO_CLOCK_NODE;
+    readings[i].node = clocks[i] && UNREF(clocks[i]) < n_nodes
+                           ? host_clock_node(host, UNREF(clocks[i]))
+                           : TM_NO_CLOCK_NODE;
     readings[i].value = values_ns[i];
     readings[i].unit_ns = 1;
   }
@@ -127,6 +235,8 @@ static bool svc_add_clock_snapshot(tm_host *host, const tm_clock_ref *clocks,
     stats_add(session->stats, "invalid_clock_snapshots", TM_NULL_INT64,
               host->machine_id, host->file_id, 1);
     g_clear_error(&error);
+  } else {
+    keep_for_realtime_twins(host, readings, count);
   }
   g_free(readings);
   return ok;
@@ -365,6 +475,7 @@ static tm_event_run *run_for(tm_host *host, tm_clock_ref clock) {
   tm_clock_node node = clock ? UNREF(clock) : host->private_clock;
   if (node >= clock_graph_node_count(session->clocks))
     node = host->private_clock;
+  node = host_clock_node(host, node);
   const tm_clock_key *key = clock_graph_node_key(session->clocks, node);
   host->last_run = sorter_run(session->sorter, node, key->machine_id, host->file_id);
   host->last_clock = clock;

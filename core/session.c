@@ -27,6 +27,12 @@ static const char *const builtin_clock_names[] = {
     "MONOTONIC_COARSE", "MONOTONIC_RAW", "BOOTTIME",
 };
 
+static void realtime_twin_free(gpointer p) {
+  tm_realtime_twin *twin = p;
+  g_free(twin->readings);
+  g_free(twin);
+}
+
 tm_session *tm_session_new(const tm_session_options *options) {
   tm_session *session = g_new0(tm_session, 1);
   session->plugins = plugin_set_load(options ? options->plugin_dirs : NULL,
@@ -42,6 +48,8 @@ tm_session *tm_session_new(const tm_session_options *options) {
                                              session_identity_equal, g_free, NULL);
   session->threads = g_hash_table_new_full(session_identity_hash,
                                            session_identity_equal, g_free, NULL);
+  session->primary_file = g_hash_table_new(g_direct_hash, g_direct_equal);
+  session->realtime_twins = g_ptr_array_new_with_free_func(realtime_twin_free);
   session->tracks = g_hash_table_new_full(session_track_hash,
                                           session_track_equal, g_free, NULL);
   session->hosts = g_ptr_array_new();
@@ -56,6 +64,8 @@ static void host_free(tm_host *host) {
   tm_vec_free(&host->pending_args);
   if (host->embedded_machines)
     g_hash_table_destroy(host->embedded_machines);
+  if (host->isolated_on)
+    g_hash_table_destroy(host->isolated_on);
   g_free(host->error_message);
   g_free(host);
 }
@@ -73,6 +83,8 @@ void tm_session_free(tm_session *session) {
   g_hash_table_destroy(session->processes);
   g_hash_table_destroy(session->threads);
   g_hash_table_destroy(session->tracks);
+  g_hash_table_destroy(session->primary_file);
+  g_ptr_array_free(session->realtime_twins, TRUE);
   tm_vec_free(&session->extras);
   tm_vec_free(&session->machine_idle_upid);
   tm_vec_free(&session->machine_idle_utid);
@@ -326,6 +338,77 @@ static tm_clock_bridge bridge_clock(tm_session *session, tm_host *host,
   return result;
 }
 
+/* An isolated clock `node` of `host` (clock-model.md §2) reaches its
+ * machine-canonical node by the file's own snapshots, or else by the
+ * deferred identity edge of §6.1: first for the file's BOOTTIME (the proto
+ * format's clock), then for `node` itself, each only when no path exists. */
+static void tie_isolated_clocks(tm_session *session, tm_host *host,
+                                tm_clock_node node) {
+  tm_clock_graph *graph = session->clocks;
+  const tm_clock_key *key = clock_graph_node_key(graph, node);
+  uint32_t machine_id = key->machine_id;
+  tm_clock_key isolated_boot = {TM_CLOCK_BOOTTIME, 0, host->file_id, machine_id};
+  tm_clock_node isolated[2] = {clock_graph_find_node(graph, &isolated_boot), node};
+  for (size_t i = 0; i < 2; i++) {
+    tm_clock_node q = isolated[i];
+    if (q == TM_NO_CLOCK_NODE)
+      continue;
+    tm_clock_key canonical = *clock_graph_node_key(graph, q);
+    canonical.trace_file_id = 0;
+    tm_clock_node c = clock_graph_node(graph, &canonical);
+    if (clock_graph_has_path(graph, q, c))
+      continue;
+    GError *error = NULL;
+    if (clock_graph_add_zero_offset_edge(graph, q, c, &error) < 0) {
+      stats_add(session->stats, "invalid_clock_snapshots", TM_NULL_INT64,
+                machine_id, host->file_id, 1);
+      g_clear_error(&error);
+    }
+  }
+}
+
+/* REALTIME twins (clock-model.md §6.3): each recorded snapshot of an
+ * isolated file on a machine other than the trace-time machine is added
+ * again with every REALTIME / REALTIME_COARSE reading duplicated onto the
+ * machine-canonical node (same value), which links the file's wall clock to
+ * its machine's for the rendezvous of §6.2. Upstream puts the twin in the
+ * original snapshot; here the trace-time machine is only known once every
+ * file is read, so the snapshot is added a second time with the twins (its
+ * own readings again give the same offsets), before any bridging. */
+static void add_realtime_twins(tm_session *session) {
+  tm_clock_graph *graph = session->clocks;
+  tm_clock_node trace_time = clock_graph_trace_time(graph);
+  if (trace_time == TM_NO_CLOCK_NODE)
+    return;
+  uint32_t trace_time_machine = clock_graph_node_key(graph, trace_time)->machine_id;
+  for (guint i = 0; i < session->realtime_twins->len; i++) {
+    const tm_realtime_twin *twin = g_ptr_array_index(session->realtime_twins, i);
+    if (twin->machine_id == trace_time_machine)
+      continue;
+    TM_VEC(tm_clock_reading) readings = {0};
+    for (size_t r = 0; r < twin->count; r++)
+      tm_vec_push(&readings, twin->readings[r]);
+    for (size_t r = 0; r < twin->count; r++) {
+      tm_clock_key key = *clock_graph_node_key(graph, twin->readings[r].node);
+      if (key.clock_id != TM_CLOCK_REALTIME && key.clock_id != TM_CLOCK_REALTIME_COARSE)
+        continue;
+      if (key.trace_file_id == 0 || key.sequence_id != 0)
+        continue;
+      key.trace_file_id = 0;
+      tm_clock_reading canonical = twin->readings[r];
+      canonical.node = clock_graph_node(graph, &key);
+      tm_vec_push(&readings, canonical);
+    }
+    GError *error = NULL;
+    if (clock_graph_add_snapshot(graph, readings.data, readings.len, &error) < 0) {
+      stats_add(session->stats, "invalid_clock_snapshots", TM_NULL_INT64,
+                twin->machine_id, twin->file_id, 1);
+      g_clear_error(&error);
+    }
+    tm_vec_free(&readings);
+  }
+}
+
 /* Ties each file's clocks to trace time, in processing order, once per
  * (file, clock), with the graph as the earlier files left it:
  * - the file's private timeline, if it is clockless or some of its events
@@ -334,8 +417,9 @@ static tm_clock_bridge bridge_clock(tm_session *session, tm_host *host,
  * - for the builtin clocks its events use, first BOOTTIME of that machine
  *   when the graph knows it (the machine-wide anchor other clocks reach
  *   through snapshots: trace_processor's deferred BOOTTIME identity), then
- *   the clock itself. Sequence-scoped clocks reach trace time through their
- *   snapshots and are not bridged. */
+ *   the clock itself; a clock of a file isolated on its machine is first
+ *   tied to its canonical node (tie_isolated_clocks). Sequence-scoped
+ *   clocks reach trace time through their snapshots and are not bridged. */
 static void bridge_files(tm_session *session, GPtrArray *ordered) {
   tm_clock_graph *graph = session->clocks;
   for (guint i = 0; i < ordered->len; i++) {
@@ -353,8 +437,12 @@ static void bridge_files(tm_session *session, GPtrArray *ordered) {
       if (run->trace_id != host->file_id || run->clock == host->private_clock)
         continue;
       const tm_clock_key *key = clock_graph_node_key(graph, run->clock);
-      if (key->sequence_id != 0 || key->trace_file_id != 0)
+      if (key->sequence_id != 0)
         continue;
+      if (key->trace_file_id != 0) {
+        tie_isolated_clocks(session, host, run->clock);
+        key = clock_graph_node_key(graph, run->clock);
+      }
       tm_clock_key boot = {TM_CLOCK_BOOTTIME, 0, 0, key->machine_id};
       tm_clock_node boot_node = clock_graph_find_node(graph, &boot);
       if (boot_node != TM_NO_CLOCK_NODE && boot_node != run->clock)
@@ -435,6 +523,7 @@ bool tm_session_import(tm_session *session, const char *const *paths,
   GPtrArray *ordered = g_ptr_array_copy(session->hosts, NULL, NULL);
   g_ptr_array_sort_with_data(ordered, by_processing_order, session->model);
   choose_trace_time(session, ordered);
+  add_realtime_twins(session);
   bridge_files(session, ordered);
   g_ptr_array_free(ordered, TRUE);
 

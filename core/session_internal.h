@@ -44,10 +44,27 @@ struct tm_host {
   tm_event_run *last_run;
   TM_VEC(tm_host_pending_arg) pending_args; /* set under construction */
   GHashTable *embedded_machines; /* raw id -> machine ref, or NULL */
+  /* Machine row + 1 -> true if this file's builtin clocks on that machine
+   * are its own (isolated, clock-model.md §2), false if they are the
+   * machine-canonical nodes. Decided at the file's first snapshot on the
+   * machine; NULL until then. Clock refs always name canonical nodes; the
+   * host routes a canonical ref to the isolated node (snapshots, events)
+   * once the file is isolated on that machine. */
+  GHashTable *isolated_on;
   const tm_manifest_file *manifest_entry; /* the manifest's entry, borrowed */
   char *error_message;      /* first damage report, owned */
   int64_t error_offset;
 };
+
+/* A snapshot of an isolated file that holds REALTIME or REALTIME_COARSE
+ * readings: re-added with their canonical twins (clock-model.md §6.3) once
+ * the trace-time machine is known. */
+typedef struct tm_realtime_twin {
+  uint32_t machine_id;
+  uint32_t file_id;
+  size_t count;
+  tm_clock_reading *readings; /* owned */
+} tm_realtime_twin;
 
 struct tm_session {
   tm_plugin_set *plugins;
@@ -64,6 +81,10 @@ struct tm_session {
   GHashTable *processes; /* (machine, pid) -> upid + 1 */
   GHashTable *threads;   /* (machine, tid) -> utid + 1 */
   GHashTable *tracks;    /* track_key -> track id + 1 */
+  /* Machine row + 1 -> file id of its primary file (clock-model.md §2):
+   * the first file to add a clock snapshot on that machine. */
+  GHashTable *primary_file;
+  GPtrArray *realtime_twins; /* tm_realtime_twin*, owned */
   GPtrArray *hosts;      /* tm_host*, by order of first byte */
   GError *first_error;   /* first file damage, reported after import */
   /* A failure of the whole import (a manifest error): reported before any

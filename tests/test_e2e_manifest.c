@@ -559,6 +559,376 @@ static void test_override_on_a_container_member(void) {
   e2e_cleanup(dir);
 }
 
+/* --- Hostile manifests (issue 4, acceptance: no input crashes or hangs
+ * the host). Each runs the CLI end to end, under ASan/UBSan in the
+ * sanitized build. */
+
+/* Runs `query INPUT --sql SQL` in `dir`; returns the result and the wall
+ * time in seconds in `seconds`. */
+static e2e_result run_query_timed(const char *dir, const char *input,
+                                  const char *sql, double *seconds) {
+  const char *args[] = {"query", input, "--sql", sql, NULL};
+  gint64 start = g_get_monotonic_time();
+  e2e_result r = e2e_run_in(dir, args);
+  *seconds = (double)(g_get_monotonic_time() - start) / G_USEC_PER_SEC;
+  return r;
+}
+
+/* 100 000 nested arrays under an unknown key. The parser never recurses on
+ * nesting and refuses the container that would open level 1001 (the two
+ * enclosing objects count), so it stops about 1 000 bytes in: the error is
+ * the JSON parser's (no prefix, §10.1 "propagated unchanged"), names a
+ * byte offset near the 1 000th '[' and not the end of the 200 000-byte
+ * input, and comes back in well under the time bound. */
+static void test_hostile_deep_nesting(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  enum { DEPTH = 100000 };
+  GString *manifest = g_string_new("{\"perfetto_manifest\": {\"version\": 1, \"x\": ");
+  for (int i = 0; i < DEPTH; i++)
+    g_string_append_c(manifest, '[');
+  for (int i = 0; i < DEPTH; i++)
+    g_string_append_c(manifest, ']');
+  g_string_append(manifest, "}}\n");
+  g_autofree char *a = json_slice("a", 1, 1, 1);
+  const e2e_member members[] = {{"manifest.json", manifest->str, manifest->len},
+                                {"a.json", a, 0}};
+  g_autofree char *zip = e2e_write_archive(dir, "deep.zip", E2E_ZIP, members, 2);
+  double seconds = 0;
+  e2e_result r = run_query_timed(dir, "deep.zip", "SELECT 1", &seconds);
+  g_assert_cmpint(r.exit_code, ==, 1);
+  static const char prefix[] =
+      "tracemerge: Failed to parse array: nesting deeper than 1000 levels, near byte ";
+  g_assert_true(g_str_has_prefix(r.err, prefix));
+  char *end = NULL;
+  guint64 offset = g_ascii_strtoull(r.err + strlen(prefix), &end, 10);
+  g_assert_cmpstr(end, ==, "\n");
+  /* The 999th '[' (depth 1 000 with the two objects) sits at byte
+   * 42 + 998 (the text before the first '[' is 42 bytes); the parser
+   * reports where it stopped, just after it. */
+  g_assert_cmpuint(offset, >=, 42 + 998);
+  g_assert_cmpuint(offset, <, 42 + 1100);
+  g_assert_cmpfloat(seconds, <, 20.0);
+  e2e_result_clear(&r);
+  g_string_free(manifest, TRUE);
+  e2e_cleanup(dir);
+}
+
+/* 200 000 `files` entries, each naming its own machine; only the last one
+ * (a.json, machine "phone") is in the archive. Entries for absent members
+ * without clock overrides are not errors (§10.1 #43 concerns PIN sources
+ * and private-clock references only). Each distinct name gets a named
+ * machine row with raw_id 2^32 + its order of first appearance (§9.2), so
+ * "phone", the 200 000th name, has raw_id 4294967296 + 199 999 =
+ * 4295167295, and a's slice (1 µs -> 1000 ns, a owns trace time) sits on
+ * it. The manifest is ~11 MB, under the 16 MiB cap. Lookups are O(1), so
+ * this finishes within seconds; the bound is generous for ASan. */
+static void test_hostile_huge_files_array(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  enum { ENTRIES = 200000 };
+  GString *manifest =
+      g_string_new("{\"perfetto_manifest\": {\"version\": 1, \"files\": [\n");
+  for (int i = 0; i < ENTRIES - 1; i++)
+    g_string_append_printf(manifest,
+        "{\"path\": \"f%d.json\", \"machine\": {\"name\": \"m%d\"}},\n", i, i);
+  g_string_append(manifest,
+      "{\"path\": \"a.json\", \"machine\": {\"name\": \"phone\"}}]}}\n");
+  g_autofree char *a = json_slice("a", 1, 1, 1);
+  const e2e_member members[] = {{"manifest.json", manifest->str, manifest->len},
+                                {"a.json", a, 0}};
+  g_autofree char *zip = e2e_write_archive(dir, "huge.zip", E2E_ZIP, members, 2);
+  double seconds = 0;
+  e2e_result r = run_query_timed(dir, "huge.zip",
+      "SELECT (SELECT count(*) FROM machine WHERE raw_id >= 4294967296) AS named, "
+      "s.ts, m.name, m.raw_id FROM slice s JOIN thread_track t ON s.track_id = t.id "
+      "JOIN thread USING (utid) JOIN machine m ON thread.machine_id = m.id",
+      &seconds);
+  g_assert_cmpint(r.exit_code, ==, 0);
+  e2e_assert_text(r.err, "");
+  e2e_assert_text(r.out, "\"named\",\"ts\",\"name\",\"raw_id\"\n"
+                         "200000,1000,\"phone\",4295167295\n");
+  g_assert_cmpfloat(seconds, <, 20.0);
+  e2e_result_clear(&r);
+  g_string_free(manifest, TRUE);
+  e2e_cleanup(dir);
+}
+
+/* A sync_to cycle of three files, all PINs with offsets: a -> b (+100),
+ * b -> c (+200), c -> a (+400). Overrides are just edges (one snapshot
+ * each, §9.3): {a: 0, b: 100}, {b: 0, c: 200}, {c: 0, a: 400}. The cycle is
+ * inconsistent (700 ns around the loop) but nothing loops: conversion is a
+ * breadth-first search of at most 4 edges and takes the shortest path.
+ * a.json is processed first, so its private clock is trace time. b and c
+ * each have a direct edge to a, so that edge places them and no fallback
+ * edge is added:
+ *  - b reads T when a reads T - 100: b's 2 000 000 -> 1 999 900;
+ *  - c reads T when a reads T + 400: c's 2 000 000 -> 2 000 400;
+ *  - a stays at 2 000 000.
+ * Three snapshots in clock_snapshot, one per override. */
+static void test_hostile_sync_cycle_of_three(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  g_autofree char *a = json_slice("a", 1, 1, 2000);
+  g_autofree char *b = json_slice("b", 2, 2, 2000);
+  g_autofree char *c = json_slice("c", 3, 3, 2000);
+  const e2e_member members[] = {
+      {"manifest.json",
+       "{\"perfetto_manifest\": {\"version\": 1, \"files\": [\n"
+       " {\"path\": \"a.json\", \"clocks\": {\"sync_to\": {\"file\": \"b.json\"},"
+       " \"offset_ns\": 100}},\n"
+       " {\"path\": \"b.json\", \"clocks\": {\"sync_to\": {\"file\": \"c.json\"},"
+       " \"offset_ns\": 200}},\n"
+       " {\"path\": \"c.json\", \"clocks\": {\"sync_to\": {\"file\": \"a.json\"},"
+       " \"offset_ns\": 400}}]}}\n",
+       0},
+      {"a.json", a, 0},
+      {"b.json", b, 0},
+      {"c.json", c, 0},
+  };
+  g_autofree char *slices = query_zip(dir, members, 4, E2E_ZIP,
+      "SELECT name, ts, (SELECT count(DISTINCT snapshot_id) FROM clock_snapshot) "
+      "AS snapshots FROM slice ORDER BY name");
+  e2e_assert_text(slices, "\"name\",\"ts\",\"snapshots\"\n"
+                          "\"a\",2000000,3\n\"b\",1999900,3\n\"c\",2000400,3\n");
+  e2e_cleanup(dir);
+}
+
+/* Duplicate paths: the first entry wins (§9 "a repeated `path` uses the
+ * first entry"), for attribution as for clocks. a.json is listed as
+ * machine "phone" and then as "server"; its thread lands on "phone". */
+static void test_hostile_duplicate_paths_first_wins(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  g_autofree char *a = json_slice("a", 1, 1, 1);
+  const e2e_member members[] = {
+      {"manifest.json",
+       "{\"perfetto_manifest\": {\"version\": 1, \"files\": [\n"
+       " {\"path\": \"a.json\", \"machine\": {\"name\": \"phone\"}},\n"
+       " {\"path\": \"a.json\", \"machine\": {\"name\": \"server\"}},\n"
+       " {\"path\": \"a.json\", \"clocks\": {\"sync_to\": {\"file\": \"a.json\"},"
+       " \"offset_ns\": 5}}]}}\n",
+       0},
+      {"a.json", a, 0},
+  };
+  g_autofree char *slices = query_zip(dir, members, 2, E2E_ZIP,
+      "SELECT s.ts, m.name FROM slice s JOIN thread_track t ON s.track_id = t.id "
+      "JOIN thread USING (utid) JOIN machine m ON thread.machine_id = m.id");
+  /* The third entry's self-PIN is ignored with it: no edge, ts 1 µs. */
+  e2e_assert_text(slices, "\"ts\",\"name\"\n1000,\"phone\"\n");
+  e2e_cleanup(dir);
+}
+
+/* The shortest cycle: a file synced to itself. The override's edge is one
+ * snapshot naming the same clock twice, which the graph rejects (§3.1
+ * step 2); the rejection of an override edge fails the import with the
+ * graph's message (§10.1, "propagated unchanged"). PIN: a.json's private
+ * clock, trace_file 2 (the ZIP is 0, the manifest 1) on machine row 0 (the
+ * host, created when a.json begins). RELATE: the host's canonical
+ * BOOTTIME, printed bare. */
+static void test_hostile_file_synced_to_itself(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  g_autofree char *a = json_slice("a", 1, 1, 1);
+  e2e_member members[] = {
+      {"manifest.json",
+       "{\"perfetto_manifest\": {\"version\": 1, \"files\": [{\"path\": \"a.json\","
+       " \"clocks\": {\"sync_to\": {\"file\": \"a.json\"}, \"offset_ns\": 5}}]}}",
+       0},
+      {"a.json", a, 0}};
+  g_autofree char *pin = e2e_write_archive(dir, "pin.zip", E2E_ZIP, members, 2);
+  assert_import_fails(dir, "pin.zip",
+      "Clock sync error: duplicate clock domain with id=11(seq=0,tf=2,m=0) at snapshot 0.");
+  members[0].content =
+      "{\"perfetto_manifest\": {\"version\": 1, \"files\": [{\"path\": \"a.json\","
+      " \"clocks\": {\"clock\": \"BOOTTIME\", \"sync_to\": {\"file\": \"a.json\","
+      " \"clock\": \"BOOTTIME\"}, \"offset_ns\": 5}}]}}";
+  g_autofree char *relate = e2e_write_archive(dir, "relate.zip", E2E_ZIP, members, 2);
+  assert_import_fails(dir, "relate.zip",
+      "Clock sync error: duplicate clock domain with id=6 at snapshot 0.");
+  e2e_cleanup(dir);
+}
+
+/* Non-UTF-8 bytes. In the manifest they are a JSON error (strings must be
+ * UTF-8, manifest.h) naming the offset: in `"path": "a\xff.json"` the 0xff
+ * is byte 58 and the parser reports the 59 bytes it consumed; in a machine
+ * name likewise. In an archive member's name they are just bytes: the
+ * member is detected by content and imported (its slice is there). */
+static void test_hostile_non_utf8_names(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  g_autofree char *a = json_slice("a", 1, 1, 1);
+  const e2e_member bad_path[] = {
+      {"manifest.json",
+       "{\"perfetto_manifest\": {\"version\": 1, \"files\": [{\"path\": \"a\xff.json\"}]}}",
+       0},
+      {"a.json", a, 0}};
+  g_autofree char *zip1 = e2e_write_archive(dir, "path.zip", E2E_ZIP, bad_path, 2);
+  assert_import_fails(dir, "path.zip",
+      "Failed to parse object: lexical error: invalid bytes in UTF8 string, near byte 59");
+  const e2e_member bad_machine[] = {
+      {"manifest.json",
+       "{\"perfetto_manifest\": {\"version\": 1, \"files\": [{\"path\": \"a.json\", "
+       "\"machine\": {\"name\": \"ph\xc3o\"}}]}}",
+       0},
+      {"a.json", a, 0}};
+  /* 0xc3 (byte 89) opens a two-byte sequence; the parser reads the next
+   * byte, "o" (byte 90), finds no continuation byte and reports the 91
+   * bytes consumed. */
+  g_autofree char *zip2 = e2e_write_archive(dir, "machine.zip", E2E_ZIP, bad_machine, 2);
+  assert_import_fails(dir, "machine.zip",
+      "Failed to parse object: lexical error: invalid bytes in UTF8 string, near byte 91");
+  const e2e_member bad_member[] = {
+      {"manifest.json", "{\"perfetto_manifest\": {\"version\": 1}}", 0},
+      {"\xff\xfe.json", a, 0}};
+  g_autofree char *slices = query_zip(dir, bad_member, 2, E2E_ZIP,
+      "SELECT name, ts FROM slice");
+  e2e_assert_text(slices, "\"name\",\"ts\"\n\"a\",1000\n");
+  e2e_cleanup(dir);
+}
+
+/* A huge attribute value: 8 MiB fits the 16 MiB cap and lands whole in
+ * metadata; 17 MiB exceeds the cap and fails the import with the cap's
+ * message before anything is buffered beyond it. */
+static void test_hostile_huge_attribute(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  g_autofree char *a = json_slice("a", 1, 1, 1);
+  size_t sizes[] = {(size_t)8 << 20, (size_t)17 << 20};
+  for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
+    GString *manifest = g_string_new(
+        "{\"perfetto_manifest\": {\"version\": 1, \"attributes\": {\"big\": \"");
+    for (size_t n = 0; n < sizes[i]; n++)
+      g_string_append_c(manifest, (char)('a' + n % 26));
+    g_string_append(manifest, "\"}}}\n");
+    const e2e_member members[] = {{"manifest.json", manifest->str, manifest->len},
+                                  {"a.json", a, 0}};
+    g_autofree char *zip = e2e_write_archive(dir, "big.zip", E2E_ZIP, members, 2);
+    double seconds = 0;
+    e2e_result r = run_query_timed(dir, "big.zip",
+        "SELECT length(str_value) AS len, substr(str_value, 1, 3) AS head, "
+        "substr(str_value, -2) AS tail FROM metadata "
+        "WHERE name = 'manifest_attribute.big'", &seconds);
+    if (i == 0) {
+      g_assert_cmpint(r.exit_code, ==, 0);
+      e2e_assert_text(r.err, "");
+      /* 8 388 608 = 26 x 322 638 + 20: the last two letters are s, t. */
+      e2e_assert_text(r.out, "\"len\",\"head\",\"tail\"\n8388608,\"abc\",\"st\"\n");
+    } else {
+      g_assert_cmpint(r.exit_code, ==, 1);
+      e2e_assert_text(r.err,
+          "tracemerge: perfetto_manifest: the manifest is larger than 16777216 "
+          "bytes (16 MiB); a manifest only lists files, machines and attributes\n");
+    }
+    g_assert_cmpfloat(seconds, <, 20.0);
+    e2e_result_clear(&r);
+    g_string_free(manifest, TRUE);
+  }
+  e2e_cleanup(dir);
+}
+
+/* Primary vs isolated files (clock-model.md §2): two captures on one
+ * device, no manifest, both on the host machine. capture_a.pb comes first
+ * (in the ZIP and in processing order) and is the machine's primary file:
+ * its snapshot {BOOTTIME 1e9, REALTIME R0} (R0 = 1.7e18) is on the
+ * canonical nodes, and it claims BOOTTIME as trace time. capture_b.pb's
+ * snapshot {BOOTTIME 5e9, REALTIME R0 + 10 s} isolates it: from then on
+ * its builtin clocks are its own nodes, tied to the canonical BOOTTIME by
+ * a zero-offset identity edge at bridging. So:
+ *  - a early, R0 + 0.1 s: 1e9 + 0.1e9 = 1 100 000 000;
+ *  - a late, R0 + 20 s: 1e9 + 20e9 = 21 000 000 000 (had b's snapshot
+ *    been on the canonical nodes too, the last entry <= R0 + 20 s would be
+ *    b's: 15 000 000 000);
+ *  - b at R0 + 6 s, before b's only entry, takes its offset: 5e9 - 4e9 =
+ *    1 000 000 000 (through a's snapshot it would be 7 000 000 000);
+ *  - b at R0 + 10.2 s: 5e9 + 0.2e9 = 5 200 000 000;
+ *  - b before its snapshot, R0 + 30 s, was emitted through the canonical
+ *    REALTIME before b isolated and stays there: a's snapshot gives
+ *    1e9 + 30e9 = 31 000 000 000; that mix is counted once for
+ *    capture_b.pb in clock_sync_mixed_clock_sources. */
+static void test_two_captures_on_one_machine_use_their_own_snapshots(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  fixture_bytes a = proto_fixture("capture_a");
+  fixture_bytes b = proto_fixture("capture_b");
+  const e2e_member members[] = {{"capture_a.pb", a.data, a.len},
+                                {"capture_b.pb", b.data, b.len}};
+  g_autofree char *slices = query_zip(dir, members, 2, E2E_ZIP,
+      "SELECT ts, name FROM slice ORDER BY ts");
+  e2e_assert_text(slices, "\"ts\",\"name\"\n"
+                          "1000000000,\"b at R0 + 6 s\"\n"
+                          "1100000000,\"a early\"\n"
+                          "5200000000,\"b at R0 + 10.2 s\"\n"
+                          "21000000000,\"a late\"\n"
+                          "31000000000,\"b before its snapshot\"\n");
+  g_autofree char *stats = query_zip(dir, members, 2, E2E_ZIP,
+      "SELECT s.name, s.value, t.name AS file FROM stats s JOIN trace_file t ON "
+      "s.trace_id = t.id WHERE s.name LIKE 'clock_sync_%' AND s.value > 0 "
+      "ORDER BY s.name");
+  e2e_assert_text(stats, "\"name\",\"value\",\"file\"\n"
+                         "\"clock_sync_mixed_clock_sources\",1,\"capture_b.pb\"\n");
+  g_autofree char *clock = query_zip(dir, members, 2, E2E_ZIP,
+      "SELECT int_value FROM metadata WHERE name = 'trace_time_clock_id'");
+  e2e_assert_text(clock, "\"int_value\"\n6\n");
+  g_free(a.data);
+  g_free(b.data);
+  e2e_cleanup(dir);
+}
+
+/* REALTIME twins (clock-model.md §6.3). capture_a.pb twice, as
+ * 1_phone.pb (machine phone) and 2_server.pb (machine server), each
+ * {BOOTTIME 1e9, REALTIME R0}; capture_b.pb as 3_server.pb, also on
+ * server, isolated there by its snapshot {BOOTTIME 5e9, REALTIME R0 + 10 s}
+ * (R0 = 1.7e18). 1_phone.pb sorts first and claims trace time: phone's
+ * BOOTTIME. Bridging 2_server.pb's BOOTTIME uses the REALTIME rendezvous
+ * (server REALTIME = phone REALTIME). 3_server.pb is not on the trace-time
+ * machine, so its REALTIME readings get twins on server's canonical
+ * REALTIME: its wall clock is server's wall clock, and its events on
+ * REALTIME reach trace time by REALTIME_q -> server REALTIME -> phone
+ * REALTIME -> phone BOOTTIME:
+ *  - b at R0 + 10.2 s -> 1e9 + 10.2e9 = 11 200 000 000;
+ *  - b at R0 + 6 s -> 7 000 000 000 (without the twins both would be
+ *    dropped: REALTIME_q -> BOOTTIME_q -> server BOOTTIME (identity) ->
+ *    server REALTIME -> phone REALTIME -> phone BOOTTIME is 5 edges, over
+ *    the limit of 4);
+ *  - b before its snapshot (canonical server REALTIME) R0 + 30 s ->
+ *    31 000 000 000.
+ * With `trace_time` on 2_server.pb's BOOTTIME the server is the trace-time
+ * machine: no twins, and 3_server.pb reaches trace time by its own
+ * snapshot and the identity edge BOOTTIME_q = server BOOTTIME: R0 + 10.2 s
+ * -> 5 200 000 000, R0 + 6 s -> 1 000 000 000; the event through the
+ * canonical REALTIME uses 2_server's snapshot: 1e9 + 30e9. */
+static void test_realtime_twins_link_isolated_wall_clocks(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  fixture_bytes a = proto_fixture("capture_a");
+  fixture_bytes b = proto_fixture("capture_b");
+  e2e_member members[] = {
+      {"manifest.json",
+       "{\"perfetto_manifest\": {\"version\": 1, \"files\": [\n"
+       " {\"path\": \"1_phone.pb\", \"machine\": {\"name\": \"phone\"}},\n"
+       " {\"path\": \"2_server.pb\", \"machine\": {\"name\": \"server\"}},\n"
+       " {\"path\": \"3_server.pb\", \"machine\": {\"name\": \"server\"}}]}}\n",
+       0},
+      {"1_phone.pb", a.data, a.len},
+      {"2_server.pb", a.data, a.len},
+      {"3_server.pb", b.data, b.len},
+  };
+  static const char sql[] =
+      "SELECT ts, name FROM slice WHERE name LIKE 'b %' ORDER BY ts";
+  g_autofree char *twinned = query_zip(dir, members, 4, E2E_ZIP, sql);
+  e2e_assert_text(twinned, "\"ts\",\"name\"\n"
+                           "7000000000,\"b at R0 + 6 s\"\n"
+                           "11200000000,\"b at R0 + 10.2 s\"\n"
+                           "31000000000,\"b before its snapshot\"\n");
+  members[0].content =
+      "{\"perfetto_manifest\": {\"version\": 1,\n"
+      " \"trace_time\": {\"clock\": \"BOOTTIME\", \"file\": \"2_server.pb\"},\n"
+      " \"files\": [\n"
+      " {\"path\": \"1_phone.pb\", \"machine\": {\"name\": \"phone\"}},\n"
+      " {\"path\": \"2_server.pb\", \"machine\": {\"name\": \"server\"}},\n"
+      " {\"path\": \"3_server.pb\", \"machine\": {\"name\": \"server\"}}]}}\n";
+  g_autofree char *excluded = query_zip(dir, members, 4, E2E_ZIP, sql);
+  e2e_assert_text(excluded, "\"ts\",\"name\"\n"
+                            "1000000000,\"b at R0 + 6 s\"\n"
+                            "5200000000,\"b at R0 + 10.2 s\"\n"
+                            "31000000000,\"b before its snapshot\"\n");
+  g_free(a.data);
+  g_free(b.data);
+  e2e_cleanup(dir);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/e2e/manifest/pin/json-to-json-private-clock-adds-offset",
@@ -588,5 +958,23 @@ int main(int argc, char **argv) {
                   test_lazily_detected_errors_fail_the_import);
   g_test_add_func("/e2e/manifest/errors/override-on-a-container-member",
                   test_override_on_a_container_member);
+  g_test_add_func("/e2e/manifest/hostile/nesting-100000-deep-fails-early",
+                  test_hostile_deep_nesting);
+  g_test_add_func("/e2e/manifest/hostile/files-array-of-200000-entries-imports",
+                  test_hostile_huge_files_array);
+  g_test_add_func("/e2e/manifest/hostile/sync-to-cycle-of-three-places-by-direct-edges",
+                  test_hostile_sync_cycle_of_three);
+  g_test_add_func("/e2e/manifest/hostile/duplicate-paths-first-entry-wins",
+                  test_hostile_duplicate_paths_first_wins);
+  g_test_add_func("/e2e/manifest/hostile/file-synced-to-itself-fails-with-the-graph-error",
+                  test_hostile_file_synced_to_itself);
+  g_test_add_func("/e2e/manifest/hostile/non-utf8-names-fail-clearly-or-import",
+                  test_hostile_non_utf8_names);
+  g_test_add_func("/e2e/manifest/hostile/huge-attribute-value-and-size-cap",
+                  test_hostile_huge_attribute);
+  g_test_add_func("/e2e/clocks/two-captures-on-one-machine-use-their-own-snapshots",
+                  test_two_captures_on_one_machine_use_their_own_snapshots);
+  g_test_add_func("/e2e/clocks/realtime-twins-link-isolated-wall-clocks-off-the-trace-time-machine",
+                  test_realtime_twins_link_isolated_wall_clocks);
   return g_test_run();
 }
