@@ -397,14 +397,17 @@ static tm_track_ref svc_track_thread(tm_host *host, tm_thread_ref thread) {
   return REF(track_intern(host->session, &key));
 }
 
-static tm_track_ref svc_track_intern(tm_host *host, const tm_track_desc *desc) {
+/* Interns a described track on `machine_id`; a thread or process
+ * dimension puts it on that thread's or process's machine instead. */
+static tm_track_ref track_intern_desc(tm_host *host, uint32_t machine_id,
+                                      const tm_track_desc *desc) {
   tm_model *model = model_of(host);
   if (!desc || !desc->type)
     return 0;
   track_key key;
   memset(&key, 0, sizeof key);
   key.trace_id = host->file_id;
-  key.machine_id = host->machine_id;
+  key.machine_id = machine_id;
   key.type = string_pool_intern_cstr(model->strings, desc->type);
   key.name = desc->name;
   key.utid = TM_NULL_ID;
@@ -424,6 +427,10 @@ static tm_track_ref svc_track_intern(tm_host *host, const tm_track_desc *desc) {
   if (desc->unit)
     model->tracks.data[id].counter_unit = desc->unit;
   return REF(id);
+}
+
+static tm_track_ref svc_track_intern(tm_host *host, const tm_track_desc *desc) {
+  return track_intern_desc(host, host->machine_id, desc);
 }
 
 uint32_t session_overflow_track(tm_session *session, uint32_t track_id) {
@@ -598,32 +605,7 @@ static void svc_report_error(tm_host *host, int64_t byte_offset,
 static tm_track_ref svc_track_intern_on_machine(tm_host *host,
                                                 tm_machine_ref machine,
                                                 const tm_track_desc *desc) {
-  tm_model *model = model_of(host);
-  if (!desc || !desc->type)
-    return 0;
-  track_key key;
-  memset(&key, 0, sizeof key);
-  key.trace_id = host->file_id;
-  key.machine_id = machine_of_ref(host, machine);
-  key.type = string_pool_intern_cstr(model->strings, desc->type);
-  key.name = desc->name;
-  key.utid = TM_NULL_ID;
-  key.upid = TM_NULL_ID;
-  if (desc->thread && UNREF(desc->thread) < model->threads.len) {
-    key.utid = UNREF(desc->thread);
-    key.machine_id = model->threads.data[key.utid].machine_id;
-  }
-  if (desc->process && UNREF(desc->process) < model->processes.len) {
-    key.upid = UNREF(desc->process);
-    key.machine_id = model->processes.data[key.upid].machine_id;
-  }
-  key.scope = desc->scope;
-  key.is_counter = desc->is_counter ? 1 : 0;
-  key.key = desc->key;
-  uint32_t id = track_intern(host->session, &key);
-  if (desc->unit)
-    model->tracks.data[id].counter_unit = desc->unit;
-  return REF(id);
+  return track_intern_desc(host, machine_of_ref(host, machine), desc);
 }
 
 static void svc_track_set_parent(tm_host *host, tm_track_ref track,
