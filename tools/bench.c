@@ -52,7 +52,12 @@ typedef struct bench_config {
   char *workdir;
   bool keep;
   bool save;
-  bool proto; /* --format proto: a TrackEvent trace, floored by proto_floor */
+  /* What the input is and so which floor applies: json and gecko (yajl
+   * without callbacks), proto (framing and decoding every packet), systrace
+   * (splitting lines), instruments (GMarkup without callbacks). Only json
+   * and proto inputs are generated; the others need --input. */
+  const char *format;
+  bool proto;
 } bench_config;
 
 /* What a stage's child reports back through its pipe. */
@@ -193,6 +198,74 @@ out:
     close(fd);
   yajl_free(parser);
   g_free(buf);
+  return ok;
+}
+
+/* Reads `path` in BENCH_CHUNK pieces, handing each to `consume`. */
+static bool read_chunks(const char *path, stage_report *report,
+                        bool (*consume)(void *ctx, const char *data, size_t len),
+                        void *ctx) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    g_snprintf(report->message, sizeof report->message, "cannot open %s: %s",
+               path, g_strerror(errno));
+    return false;
+  }
+  char *buf = g_malloc(BENCH_CHUNK);
+  bool ok = true;
+  for (;;) {
+    ssize_t n = read(fd, buf, BENCH_CHUNK);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      g_snprintf(report->message, sizeof report->message, "reading %s: %s",
+                 path, g_strerror(errno));
+      ok = false;
+      break;
+    }
+    if (n == 0 || !consume(ctx, buf, (size_t)n)) {
+      ok = n == 0;
+      break;
+    }
+  }
+  g_free(buf);
+  close(fd);
+  return ok;
+}
+
+static bool count_lines(void *ctx, const char *data, size_t len) {
+  uint64_t *lines = ctx;
+  for (const char *p = data, *end = data + len;
+       (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+    (*lines)++;
+  return true;
+}
+
+/* The systrace floor: the bytes split into lines, nothing parsed. */
+static bool stage_line_floor(const bench_config *config, stage_report *report) {
+  uint64_t lines = 0;
+  double start = now_seconds();
+  bool ok = read_chunks(config->input, report, count_lines, &lines);
+  report->seconds = now_seconds() - start;
+  return ok;
+}
+
+static bool feed_markup(void *ctx, const char *data, size_t len) {
+  return g_markup_parse_context_parse(ctx, data, (gssize)len, NULL);
+}
+
+/* The Instruments floor: GMarkup parsing the XML with no callbacks. */
+static bool stage_markup_floor(const bench_config *config, stage_report *report) {
+  static const GMarkupParser no_callbacks = {NULL, NULL, NULL, NULL, NULL};
+  GMarkupParseContext *markup = g_markup_parse_context_new(&no_callbacks, 0, NULL, NULL);
+  double start = now_seconds();
+  bool ok = read_chunks(config->input, report, feed_markup, markup) &&
+            g_markup_parse_context_end_parse(markup, NULL);
+  report->seconds = now_seconds() - start;
+  if (!ok && !report->message[0])
+    g_snprintf(report->message, sizeof report->message, "%s: not well-formed XML",
+               config->input);
+  g_markup_parse_context_free(markup);
   return ok;
 }
 
@@ -378,8 +451,10 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
       {"no-save", 0, 0, G_OPTION_ARG_NONE, &no_save,
        "skip the import+save stage", NULL},
       {"format", 'f', 0, G_OPTION_ARG_STRING, &format,
-       "json (default: Chrome JSON, floor = yajl without callbacks) or proto "
-       "(TrackEvent trace, floor = framing and decoding every packet)", "FORMAT"},
+       "json (default: Chrome JSON, floor = yajl without callbacks), proto "
+       "(TrackEvent trace, floor = framing and decoding every packet); with "
+       "--input also gecko (floor = yajl), systrace (floor = splitting "
+       "lines) or instruments (floor = GMarkup without callbacks)", "FORMAT"},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
   };
   GError *error = NULL;
@@ -388,9 +463,22 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
   g_option_context_add_main_entries(context, entries, NULL);
   bool ok = g_option_context_parse(context, &argc, &argv, &error);
   g_option_context_free(context);
-  if (ok && format && strcmp(format, "json") != 0 && strcmp(format, "proto") != 0) {
+  static const char *const formats[] = {"json", "proto", "gecko", "systrace",
+                                        "instruments"};
+  const char *chosen = NULL;
+  for (size_t i = 0; i < G_N_ELEMENTS(formats); i++)
+    if (g_strcmp0(format ? format : "json", formats[i]) == 0)
+      chosen = formats[i];
+  if (ok && !chosen) {
     g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--format must be json or proto");
+                "--format must be json, proto, gecko, systrace or instruments");
+    ok = false;
+  }
+  if (ok && config->input == NULL && strcmp(chosen, "json") != 0 &&
+      strcmp(chosen, "proto") != 0) {
+    g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--format %s needs --input FILE (only json and proto are generated)",
+                chosen);
     ok = false;
   }
   if (ok && (events <= 0 || argc > 1)) {
@@ -408,7 +496,8 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
   config->seed = (uint64_t)seed;
   config->keep = keep;
   config->save = !no_save;
-  config->proto = format && strcmp(format, "proto") == 0;
+  config->format = chosen;
+  config->proto = strcmp(chosen, "proto") == 0;
   return true;
 }
 
@@ -455,10 +544,19 @@ int main(int argc, char **argv) {
   stage_result results[4];
   size_t n = 0;
   results[n++] = run_stage("baseline", stage_baseline, &config);
-  if (config.proto)
+  const char *floor_name = "yajl";
+  if (config.proto) {
+    floor_name = "proto";
     results[n++] = run_stage("proto floor", stage_proto_floor, &config);
-  else
+  } else if (strcmp(config.format, "systrace") == 0) {
+    floor_name = "line split";
+    results[n++] = run_stage("line floor", stage_line_floor, &config);
+  } else if (strcmp(config.format, "instruments") == 0) {
+    floor_name = "GMarkup";
+    results[n++] = run_stage("xml floor", stage_markup_floor, &config);
+  } else {
     results[n++] = run_stage("yajl floor", stage_yajl_floor, &config);
+  }
   results[n++] = run_stage("import", stage_import, &config);
   if (config.save)
     results[n++] = run_stage("import+save", stage_import_save, &config);
@@ -479,7 +577,7 @@ int main(int argc, char **argv) {
     all_ok = all_ok && results[i].ran_ok;
   }
   printf("(RSS B/event: peak RSS above the baseline child, per event; "
-         "x floor: wall time / %s floor wall time)\n", config.proto ? "proto" : "yajl");
+         "x floor: wall time / %s floor wall time)\n", floor_name);
   status = all_ok ? 0 : 1;
 
 out:
