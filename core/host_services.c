@@ -78,13 +78,20 @@ static tm_clock_ref clock_ref_for(tm_host *host, uint32_t clock_id,
   return REF(clock_graph_node(host->session->clocks, &key));
 }
 
+/* Resolving a machine is attributing data to it (a clock, process,
+ * thread, track or machine info), so resolving the base machine here marks
+ * it as having data; machine_default() alone does not (adopt_base_machine). */
 static uint32_t machine_of_ref(tm_host *host, tm_machine_ref machine) {
-  if (machine == 0 || UNREF(machine) >= model_of(host)->machines.len)
+  if (machine == 0 || UNREF(machine) >= model_of(host)->machines.len ||
+      UNREF(machine) == host->machine_id) {
+    host->base_machine_has_data = true;
     return host->machine_id;
+  }
   return UNREF(machine);
 }
 
 static tm_clock_ref svc_clock_private(tm_host *host) {
+  host->base_machine_has_data = true;
   return REF(host->private_clock);
 }
 
@@ -248,6 +255,34 @@ static tm_machine_ref svc_machine_default(tm_host *host) {
   return REF(host->machine_id);
 }
 
+/* Adoption (formats.md §1.12, sql-surface.md §1): a file whose first data
+ * comes from an embedded machine, with no data on its base machine before,
+ * relabels the base row with that raw id instead of leaving it empty beside
+ * a second row. The base machine has data once any file on it resolved it
+ * for a clock, process, thread, track, machine info or event (the flag
+ * base_machine_has_data, set by machine_of_ref, svc_clock_private,
+ * svc_track_intern and run_for); machine_default(), stats and metadata do
+ * not count. The base row is shared by every file without a manifest
+ * machine, so every such file must be free of base data, and a row already
+ * relabelled is never adopted again. A manifest remap decides before this
+ * (session_manifest_embedded_machine), so a remapped file is never adopted.
+ * Later packets of the adopting file without machine_id stay on the
+ * adopted row: it is the file's base machine, and the references do not
+ * split it again. */
+static bool adopt_base_machine(tm_host *host, uint32_t raw_id) {
+  tm_session *session = host->session;
+  tm_machine_row *row = &model_of(host)->machines.data[host->machine_id];
+  if (row->raw_id != 0)
+    return false;
+  for (guint i = 0; i < session->hosts->len; i++) {
+    const tm_host *other = g_ptr_array_index(session->hosts, i);
+    if (other->machine_id == host->machine_id && other->base_machine_has_data)
+      return false;
+  }
+  row->raw_id = raw_id;
+  return true;
+}
+
 static tm_machine_ref svc_machine_embedded(tm_host *host, uint32_t raw_id) {
   if (raw_id == 0)
     return REF(host->machine_id);
@@ -262,6 +297,11 @@ static tm_machine_ref svc_machine_embedded(tm_host *host, uint32_t raw_id) {
       g_hash_table_lookup(host->embedded_machines, GUINT_TO_POINTER(raw_id));
   if (found)
     return GPOINTER_TO_UINT(found);
+  if (adopt_base_machine(host, raw_id)) {
+    g_hash_table_insert(host->embedded_machines, GUINT_TO_POINTER(raw_id),
+                        GUINT_TO_POINTER(REF(host->machine_id)));
+    return REF(host->machine_id);
+  }
   uint32_t id = model_add_machine(model_of(host), raw_id);
   session_open_machine(host->session, id);
   g_hash_table_insert(host->embedded_machines, GUINT_TO_POINTER(raw_id),
@@ -430,6 +470,7 @@ static tm_track_ref track_intern_desc(tm_host *host, uint32_t machine_id,
 }
 
 static tm_track_ref svc_track_intern(tm_host *host, const tm_track_desc *desc) {
+  host->base_machine_has_data = true;
   return track_intern_desc(host, host->machine_id, desc);
 }
 
@@ -484,6 +525,8 @@ static tm_event_run *run_for(tm_host *host, tm_clock_ref clock) {
     node = host->private_clock;
   node = host_clock_node(host, node);
   const tm_clock_key *key = clock_graph_node_key(session->clocks, node);
+  if (key->machine_id == host->machine_id)
+    host->base_machine_has_data = true;
   host->last_run = sorter_run(session->sorter, node, key->machine_id, host->file_id);
   host->last_clock = clock;
   return host->last_run;

@@ -44,6 +44,9 @@ struct tm_host {
   tm_event_run *last_run;
   TM_VEC(tm_host_pending_arg) pending_args; /* set under construction */
   GHashTable *embedded_machines; /* raw id -> machine ref, or NULL */
+  /* The file attributed data to its base machine (see adopt_base_machine
+   * in host_services.c): after that, an embedded machine gets its own row. */
+  bool base_machine_has_data;
   /* Machine row + 1 -> true if this file's builtin clocks on that machine
    * are its own (isolated, clock-model.md §2), false if they are the
    * machine-canonical nodes. Decided at the file's first snapshot on the

@@ -475,6 +475,27 @@ static void test_validation_errors_fail_the_import(void) {
   e2e_cleanup(dir);
 }
 
+/* A `machines` remap decides before adoption: the remote-only
+ * adopted_machine.pb maps machine 7 to the named row, and the host row the
+ * file begins on stays raw_id 0 instead of being relabelled 7. */
+static void test_remapped_file_is_never_adopted(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  fixture_bytes remote = proto_fixture("adopted_machine");
+  const char *manifest =
+      "{\"perfetto_manifest\": {\"version\": 1, \"files\": [{\"path\": \"remote.pb\","
+      " \"machines\": [{\"id\": 7, \"name\": \"vm\"}]}]}}";
+  const e2e_member members[] = {{"manifest.json", manifest, 0},
+                                {"remote.pb", remote.data, remote.len}};
+  g_autofree char *machines = query_zip(dir, members, 2, E2E_ZIP,
+      "SELECT m.raw_id, m.name, count(s.id) FROM machine m LEFT JOIN track t "
+      "ON t.machine_id = m.id LEFT JOIN slice s ON s.track_id = t.id "
+      "GROUP BY m.id ORDER BY m.id");
+  e2e_assert_text(machines, "\"raw_id\",\"name\",\"count(s.id)\"\n"
+                            "4294967296,\"vm\",1\n0,\"[NULL]\",0\n");
+  g_free(remote.data);
+  e2e_cleanup(dir);
+}
+
 /* Errors detected while a file is read (§10.2). machines.pb has packets
  * of embedded machine 7 (after a snapshot of its host: PINning it fails on
  * that snapshot first); remote_machine.pb starts with a packet of machine
@@ -972,6 +993,8 @@ int main(int argc, char **argv) {
                   test_hostile_non_utf8_names);
   g_test_add_func("/e2e/manifest/hostile/huge-attribute-value-and-size-cap",
                   test_hostile_huge_attribute);
+  g_test_add_func("/e2e/manifest/machines/remapped-file-is-never-adopted",
+                  test_remapped_file_is_never_adopted);
   g_test_add_func("/e2e/clocks/two-captures-on-one-machine-use-their-own-snapshots",
                   test_two_captures_on_one_machine_use_their_own_snapshots);
   g_test_add_func("/e2e/clocks/realtime-twins-link-isolated-wall-clocks-off-the-trace-time-machine",

@@ -190,6 +190,41 @@ static void test_remote_clock_sync_places_vm_events(void) {
   e2e_assert_text(threads, "\"tid\",\"name\",\"raw_id\"\n71,\"vcpu\",7\n");
 }
 
+/* Point 4, adoption: every packet of adopted_machine carries machine 7
+ * and none is the host's, so the one machine row is relabelled raw_id 7
+ * and holds the slice's track and thread; its remote_clock_sync, now with
+ * itself, adds no edge. machines.pb has host data before
+ * machine 7: two rows. */
+static void test_remote_only_file_adopts_host_row(void) {
+  g_autofree char *machines = query("adopted_machine", "SELECT id, raw_id FROM machine");
+  e2e_assert_text(machines, "\"id\",\"raw_id\"\n0,7\n");
+  g_autofree char *slices = query("adopted_machine",
+      "SELECT s.ts, s.name, tm.raw_id, th.tid, th.name, hm.raw_id FROM slice s "
+      "JOIN thread_track tt ON s.track_id = tt.id JOIN machine tm ON tt.machine_id = tm.id "
+      "JOIN thread th ON th.utid = tt.utid JOIN machine hm ON th.machine_id = hm.id");
+  e2e_assert_text(slices, "\"ts\",\"name\",\"raw_id\",\"tid\",\"name\",\"raw_id\"\n"
+                          "1200,\"remote work\",7,71,\"vcpu\",7\n");
+  g_autofree char *stats = query("adopted_machine",
+      "SELECT name, value FROM stats WHERE value > 0 AND name LIKE '%clock%'");
+  e2e_assert_text(stats, "\"name\",\"value\"\n");
+  g_autofree char *both = query("machines", "SELECT id, raw_id FROM machine ORDER BY id");
+  e2e_assert_text(both, "\"id\",\"raw_id\"\n0,0\n1,7\n");
+}
+
+/* The host row is shared by the files without a manifest machine: once an
+ * earlier file put data on it, a later remote-only file gets its own row. */
+static void test_host_data_of_another_file_prevents_adoption(void) {
+  g_autofree char *host = fixture("track_events");
+  g_autofree char *remote = fixture("adopted_machine");
+  const char *inputs[] = {host, remote, NULL};
+  g_autofree char *machines = e2e_query(inputs, "SELECT id, raw_id FROM machine ORDER BY id");
+  e2e_assert_text(machines, "\"id\",\"raw_id\"\n0,0\n1,7\n");
+  g_autofree char *slices = e2e_query(inputs,
+      "SELECT m.raw_id FROM slice s JOIN track t ON s.track_id = t.id "
+      "JOIN machine m ON t.machine_id = m.id WHERE s.name = 'remote work'");
+  e2e_assert_text(slices, "\"raw_id\"\n7\n");
+}
+
 static void test_process_tree_fills_processes(void) {
   g_autofree char *processes = query("process_tree",
       "SELECT p.pid, p.name, p.cmdline, parent.pid AS ppid, p.uid FROM process p "
@@ -348,6 +383,10 @@ int main(int argc, char **argv) {
                   test_clocks_land_on_boottime);
   g_test_add_func("/e2e/proto/machines/remote-clock-sync-places-vm-events",
                   test_remote_clock_sync_places_vm_events);
+  g_test_add_func("/e2e/proto/machines/remote-only-file-adopts-the-host-row",
+                  test_remote_only_file_adopts_host_row);
+  g_test_add_func("/e2e/proto/machines/host-data-of-another-file-prevents-adoption",
+                  test_host_data_of_another_file_prevents_adoption);
   g_test_add_func("/e2e/proto/process-tree/fills-processes", test_process_tree_fills_processes);
   g_test_add_func("/e2e/proto/system-info/fills-machine-rows", test_system_info_fills_machine_rows);
   g_test_add_func("/e2e/proto/stacks/interned-stacks-reach-samples-and-slices",

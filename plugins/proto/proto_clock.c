@@ -192,7 +192,9 @@ bool proto_clock_read_remote_sync(proto_reader *reader, proto_machine *client,
 
   proto_machine *host_machine = reader->machines.data[0];
   sync_sample_vec samples = {0};
-  for (size_t i = 1; i < n && client != host_machine; i++) {
+  /* A client adopted onto the host row (host_services.c) is the host's own
+   * machine: a sync with itself is no edge. */
+  for (size_t i = 1; i < n && client->ref != host_machine->ref; i++) {
     uint64_t gap = (uint64_t)reading_of(entries[i]->client_clocks, TM_CLOCK_BOOTTIME) -
                    (uint64_t)reading_of(entries[i - 1]->client_clocks, TM_CLOCK_BOOTTIME);
     if (gap >= SYNC_ROUND_LIMIT_NS)
