@@ -437,13 +437,13 @@ static tm_track_ref svc_track_thread(tm_host *host, tm_thread_ref thread) {
   return REF(track_intern(host->session, &key));
 }
 
-/* Interns a described track on `machine_id`; a thread or process
- * dimension puts it on that thread's or process's machine instead. */
-static tm_track_ref track_intern_desc(tm_host *host, uint32_t machine_id,
-                                      const tm_track_desc *desc) {
+/* Interns a described track on `machine_id`. A cpu track (cpu_dimension =
+ * ucpu + 1) is machine-wide; otherwise a thread or process dimension puts
+ * the track on that thread's or process's machine instead. */
+static tm_track_ref intern_described_track(tm_host *host, uint32_t machine_id,
+                                           const tm_track_desc *desc,
+                                           uint32_t cpu_dimension) {
   tm_model *model = model_of(host);
-  if (!desc || !desc->type)
-    return 0;
   track_key key;
   memset(&key, 0, sizeof key);
   key.trace_id = host->file_id;
@@ -452,21 +452,29 @@ static tm_track_ref track_intern_desc(tm_host *host, uint32_t machine_id,
   key.name = desc->name;
   key.utid = TM_NULL_ID;
   key.upid = TM_NULL_ID;
-  if (desc->thread && UNREF(desc->thread) < model->threads.len) {
+  if (!cpu_dimension && desc->thread && UNREF(desc->thread) < model->threads.len) {
     key.utid = UNREF(desc->thread);
     key.machine_id = model->threads.data[key.utid].machine_id;
   }
-  if (desc->process && UNREF(desc->process) < model->processes.len) {
+  if (!cpu_dimension && desc->process && UNREF(desc->process) < model->processes.len) {
     key.upid = UNREF(desc->process);
     key.machine_id = model->processes.data[key.upid].machine_id;
   }
   key.scope = desc->scope;
   key.is_counter = desc->is_counter ? 1 : 0;
   key.key = desc->key;
+  key.cpu_dimension = cpu_dimension;
   uint32_t id = track_intern(host->session, &key);
   if (desc->unit)
     model->tracks.data[id].counter_unit = desc->unit;
   return REF(id);
+}
+
+static tm_track_ref track_intern_desc(tm_host *host, uint32_t machine_id,
+                                      const tm_track_desc *desc) {
+  if (!desc || !desc->type)
+    return 0;
+  return intern_described_track(host, machine_id, desc, 0);
 }
 
 static tm_track_ref svc_track_intern(tm_host *host, const tm_track_desc *desc) {
@@ -751,22 +759,7 @@ static tm_track_ref svc_track_intern_cpu(tm_host *host, tm_machine_ref machine,
     svc_stat_add(host, "sched_cpu_out_of_range", 1);
     return 0;
   }
-  track_key key;
-  memset(&key, 0, sizeof key);
-  key.trace_id = host->file_id;
-  key.machine_id = machine_id;
-  key.type = string_pool_intern_cstr(model->strings, desc->type);
-  key.name = desc->name;
-  key.utid = TM_NULL_ID;
-  key.upid = TM_NULL_ID;
-  key.scope = desc->scope;
-  key.is_counter = desc->is_counter ? 1 : 0;
-  key.key = desc->key;
-  key.cpu_dimension = ucpu + 1;
-  uint32_t id = track_intern(host->session, &key);
-  if (desc->unit)
-    model->tracks.data[id].counter_unit = desc->unit;
-  return REF(id);
+  return intern_described_track(host, machine_id, desc, ucpu + 1);
 }
 
 static bool thread_ref_valid(tm_host *host, tm_thread_ref thread) {
