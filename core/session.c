@@ -62,6 +62,7 @@ static void host_free(tm_host *host) {
   if (host->open && host->reader->close)
     host->reader->close(host->reader_state);
   tm_vec_free(&host->pending_args);
+  tm_vec_free(&host->placements);
   if (host->embedded_machines)
     g_hash_table_destroy(host->embedded_machines);
   if (host->isolated_on)
@@ -297,7 +298,7 @@ static bool sink_container_damaged(void *ctx, uint32_t file_id,
 
 /* --- pass 2 ------------------------------------------------------------- */
 
-static gint by_processing_order(gconstpointer a, gconstpointer b, gpointer data) {
+gint session_host_by_processing_order(gconstpointer a, gconstpointer b, gpointer data) {
   const tm_model *model = data;
   const tm_host *x = *(tm_host *const *)a, *y = *(tm_host *const *)b;
   int64_t ox = model->trace_files.data[x->file_id].processing_order;
@@ -409,6 +410,39 @@ static void add_realtime_twins(tm_session *session) {
   }
 }
 
+/* The placement record of `host` for `clock`, created on first use. */
+static tm_host_placement *host_placement(tm_host *host, tm_clock_node clock) {
+  for (size_t i = 0; i < host->placements.len; i++)
+    if (host->placements.data[i].clock == clock)
+      return &host->placements.data[i];
+  tm_host_placement fresh = {.clock = clock, .bridge = TM_BRIDGE_DIRECT};
+  tm_vec_push(&host->placements, fresh);
+  return &host->placements.data[host->placements.len - 1];
+}
+
+/* A file's summary is its worst placement: unrelatable over any
+ * assumption, an assumption over a real path. */
+static void note_bridge(tm_host *host, tm_host_placement *placement,
+                        tm_clock_bridge result) {
+  placement->bridge = (int)result;
+  if (host->bridge < 0 || (int)result > host->bridge)
+    host->bridge = (int)result;
+}
+
+/* bridge_clock() once per node of a file: a later call would only find
+ * the edge the first one added, so the first outcome is the one kept. */
+static tm_clock_bridge bridge_anchor(tm_session *session, tm_host *host,
+                                     tm_clock_node node, GHashTable *anchors,
+                                     GHashTable *refused) {
+  gpointer key = GUINT_TO_POINTER(node + 1);
+  gpointer known = g_hash_table_lookup(anchors, key);
+  if (known)
+    return (tm_clock_bridge)(GPOINTER_TO_INT(known) - 1);
+  tm_clock_bridge result = bridge_clock(session, host, node, refused);
+  g_hash_table_insert(anchors, key, GINT_TO_POINTER((int)result + 1));
+  return result;
+}
+
 /* Ties each file's clocks to trace time, in processing order, once per
  * (file, clock), with the graph as the earlier files left it:
  * - the file's private timeline, if it is clockless or some of its events
@@ -419,19 +453,24 @@ static void add_realtime_twins(tm_session *session) {
  *   through snapshots: trace_processor's deferred BOOTTIME identity), then
  *   the clock itself; a clock of a file isolated on its machine is first
  *   tied to its canonical node (tie_isolated_clocks). Sequence-scoped
- *   clocks reach trace time through their snapshots and are not bridged. */
+ *   clocks reach trace time through their snapshots and are not bridged.
+ * Each clock's outcome and event count is kept for `tracemerge info`. */
 static void bridge_files(tm_session *session, GPtrArray *ordered) {
   tm_clock_graph *graph = session->clocks;
   for (guint i = 0; i < ordered->len; i++) {
     tm_host *host = g_ptr_array_index(ordered, i);
     GHashTable *refused = g_hash_table_new(g_direct_hash, g_direct_equal);
+    GHashTable *anchors = g_hash_table_new(g_direct_hash, g_direct_equal);
     bool private_used = (host->reader->flags & TM_READER_CLOCKLESS) != 0;
-    for (size_t r = 0; r < sorter_run_count(session->sorter) && !private_used; r++) {
+    for (size_t r = 0; r < sorter_run_count(session->sorter); r++) {
       const tm_event_run *run = sorter_borrow_run(session->sorter, r);
-      private_used = run->trace_id == host->file_id && run->clock == host->private_clock;
+      if (run->trace_id == host->file_id)
+        host_placement(host, run->clock)->read += run->len;
+      private_used |= run->trace_id == host->file_id && run->clock == host->private_clock;
     }
     if (private_used)
-      host->bridge = (int)bridge_clock(session, host, host->private_clock, refused);
+      note_bridge(host, host_placement(host, host->private_clock),
+                  bridge_clock(session, host, host->private_clock, refused));
     for (size_t r = 0; r < sorter_run_count(session->sorter); r++) {
       const tm_event_run *run = sorter_borrow_run(session->sorter, r);
       if (run->trace_id != host->file_id || run->clock == host->private_clock)
@@ -445,14 +484,39 @@ static void bridge_files(tm_session *session, GPtrArray *ordered) {
       }
       tm_clock_key boot = {TM_CLOCK_BOOTTIME, 0, 0, key->machine_id};
       tm_clock_node boot_node = clock_graph_find_node(graph, &boot);
+      tm_clock_bridge anchor = TM_BRIDGE_DIRECT;
       if (boot_node != TM_NO_CLOCK_NODE && boot_node != run->clock)
-        bridge_clock(session, host, boot_node, refused);
-      tm_clock_bridge result = bridge_clock(session, host, run->clock, refused);
-      if (host->bridge < 0 || result == TM_BRIDGE_UNRELATABLE)
-        host->bridge = (int)result;
+        anchor = bridge_anchor(session, host, boot_node, anchors, refused);
+      tm_clock_bridge result = bridge_anchor(session, host, run->clock, anchors, refused);
+      /* A clock that found a real path through its machine's BOOTTIME was
+       * placed by whatever tied that BOOTTIME. */
+      tm_host_placement *placement = host_placement(host, run->clock);
+      if (result == TM_BRIDGE_DIRECT && anchor != TM_BRIDGE_UNRELATABLE &&
+          anchor != TM_BRIDGE_DIRECT) {
+        result = anchor;
+        placement->via_boottime = true;
+      }
+      note_bridge(host, placement, result);
     }
+    g_hash_table_destroy(anchors);
     g_hash_table_destroy(refused);
   }
+}
+
+/* After conversion, each run holds the events that were placed. */
+static void count_placed_events(tm_session *session) {
+  GHashTable *hosts = g_hash_table_new(g_direct_hash, g_direct_equal);
+  for (guint i = 0; i < session->hosts->len; i++) {
+    tm_host *host = g_ptr_array_index(session->hosts, i);
+    g_hash_table_insert(hosts, GUINT_TO_POINTER(host->file_id), host);
+  }
+  for (size_t r = 0; r < sorter_run_count(session->sorter); r++) {
+    const tm_event_run *run = sorter_borrow_run(session->sorter, r);
+    tm_host *host = g_hash_table_lookup(hosts, GUINT_TO_POINTER(run->trace_id));
+    if (host)
+      host_placement(host, run->clock)->placed += run->len;
+  }
+  g_hash_table_destroy(hosts);
 }
 
 typedef struct snapshot_rows_ctx {
@@ -521,13 +585,14 @@ bool tm_session_import(tm_session *session, const char *const *paths,
 
   /* Pass 2 runs whatever pass 1 managed to read. */
   GPtrArray *ordered = g_ptr_array_copy(session->hosts, NULL, NULL);
-  g_ptr_array_sort_with_data(ordered, by_processing_order, session->model);
+  g_ptr_array_sort_with_data(ordered, session_host_by_processing_order, session->model);
   choose_trace_time(session, ordered);
   add_realtime_twins(session);
   bridge_files(session, ordered);
   g_ptr_array_free(ordered, TRUE);
 
   sorter_convert(session->sorter, session->clocks, session->stats);
+  count_placed_events(session);
   /* Size the event tables once: doubling growth would leave up to half of
    * the largest tables unused at the memory peak. */
   tm_vec_reserve(&session->model->slices, session->slice_events);

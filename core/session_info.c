@@ -12,18 +12,69 @@ static const char *str_or(const tm_model *model, tm_str_id id, const char *fallb
   return s ? s : fallback;
 }
 
-static const char *bridge_text(int bridge) {
+/* How a file (its worst clock) or one clock reached trace time. A
+ * zero-offset tie is an assumption about the private timeline of a
+ * clockless file, or about two clocks of the same domain on different
+ * machines or files (clock-model.md §6.2 step 3). */
+static const char *bridge_text(int bridge, bool private_clock) {
   switch (bridge) {
   case TM_BRIDGE_DIRECT:
     return "trace time itself, or a real clock path to it";
   case TM_BRIDGE_REALTIME:
     return "REALTIME rendezvous";
   case TM_BRIDGE_SAME_DOMAIN:
-    return "private timeline tied to trace time at zero offset";
+    return private_clock ? "private timeline tied to trace time at zero offset"
+                         : "same clock domain as trace time, assumed at zero offset";
   case TM_BRIDGE_UNRELATABLE:
     return "unrelatable: its events were dropped";
   default:
     return "its own clocks (see clock_snapshot)";
+  }
+}
+
+/* The clock behind a file's summary: the first with its worst outcome. */
+static const tm_host_placement *worst_placement(const tm_host *host) {
+  const tm_host_placement *worst = NULL;
+  for (size_t i = 0; i < host->placements.len; i++)
+    if (!worst || host->placements.data[i].bridge > worst->bridge)
+      worst = &host->placements.data[i];
+  return worst;
+}
+
+/* One line per clock carrying the file's events: how it reached trace
+ * time, how many events were read and placed, the stat that counted the
+ * others, and the edges to trace time. */
+static void print_clock_placements(tm_session *session, const tm_host *host,
+                                   tm_clock_node trace_time, FILE *out) {
+  for (size_t i = 0; i < host->placements.len; i++) {
+    const tm_host_placement *p = &host->placements.data[i];
+    g_autofree char *clock =
+        clock_key_to_string(clock_graph_node_key(session->clocks, p->clock));
+    fprintf(out, "    %s: %s%s; %" PRIu64 " event%s, %" PRIu64 " placed", clock,
+            p->via_boottime ? "through its machine's BOOTTIME, " : "",
+            p->clock == trace_time            ? "trace time itself"
+            : p->bridge == TM_BRIDGE_DIRECT ? "a real clock path to trace time"
+                                            : bridge_text(p->bridge, p->clock == host->private_clock),
+            p->read, p->read == 1 ? "" : "s", p->placed);
+    if (p->placed < p->read) {
+      /* A clock without a path loses all its events (a failure that does
+       * not depend on the value); with one, only those converted before
+       * trace time 0 (clock-model.md §7). */
+      int64_t ignored;
+      tm_clock_failure failure =
+          trace_time == TM_NO_CLOCK_NODE
+              ? TM_CLOCK_UNKNOWN_TARGET
+              : clock_graph_to_trace_time(session->clocks, p->clock, 0, &ignored);
+      fprintf(out, ", %" PRIu64 " dropped (%s)", p->read - p->placed,
+              failure == TM_CLOCK_OK ? "trace_sorter_negative_timestamp_dropped"
+                                     : clock_failure_stat_name(failure));
+    }
+    fputc('\n', out);
+    if (trace_time != TM_NO_CLOCK_NODE) {
+      g_autofree char *path =
+          clock_graph_describe_path(session->clocks, p->clock, trace_time);
+      fprintf(out, "      path: %s\n", path);
+    }
   }
 }
 
@@ -57,19 +108,20 @@ void tm_session_print_info(tm_session *session, FILE *out) {
     fputc('\n', out);
   }
   fprintf(out, "placement:\n");
-  for (guint i = 0; i < session->hosts->len; i++) {
-    const tm_host *host = g_ptr_array_index(session->hosts, i);
+  /* In the order the files were tied to trace time. */
+  GPtrArray *ordered = g_ptr_array_copy(session->hosts, NULL, NULL);
+  g_ptr_array_sort_with_data(ordered, session_host_by_processing_order, session->model);
+  for (guint i = 0; i < ordered->len; i++) {
+    const tm_host *host = g_ptr_array_index(ordered, i);
     bool owner = trace_time != TM_NO_CLOCK_NODE && host->claimed_clock == trace_time;
+    const tm_host_placement *worst = worst_placement(host);
+    bool private_clock = worst && worst->clock == host->private_clock;
     fprintf(out, "  file [%" PRIu32 "] machine %" PRIu32 " (%s): %s\n", host->file_id,
             host->machine_id, host->reader->name,
-            owner ? "owns trace time" : bridge_text(host->bridge));
-    if (!owner && host->bridge >= 0 && trace_time != TM_NO_CLOCK_NODE) {
-      /* The edges its private timeline takes to trace time. */
-      g_autofree char *path =
-          clock_graph_describe_path(session->clocks, host->private_clock, trace_time);
-      fprintf(out, "    path: %s\n", path);
-    }
+            owner ? "owns trace time" : bridge_text(host->bridge, private_clock));
+    print_clock_placements(session, host, trace_time, out);
   }
+  g_ptr_array_free(ordered, TRUE);
   fprintf(out, "events on the timeline: %" PRIu64 " (%zu slices, %zu counters, %zu flows)\n",
           session->events_placed, model->slices.len, model->counters.len,
           model->flows.len);

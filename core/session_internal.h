@@ -27,6 +27,19 @@ typedef struct tm_host_pending_arg {
   tm_arg_value value;
 } tm_host_pending_arg;
 
+/* How one clock carrying a file's events reached trace time, for
+ * `tracemerge info`: the fallback that tied it (clock-model.md §6.2; for a
+ * builtin clock, the one that tied its machine's BOOTTIME when the clock
+ * itself then had a real path), the events read on it and those placed
+ * (converted to a trace time >= 0). Filled in pass 2. */
+typedef struct tm_host_placement {
+  tm_clock_node clock;
+  int bridge; /* tm_clock_bridge */
+  bool via_boottime; /* `bridge` tied the machine's BOOTTIME, not the clock */
+  uint64_t read;
+  uint64_t placed;
+} tm_host_placement;
+
 struct tm_host {
   tm_session *session;
   uint32_t file_id;
@@ -38,7 +51,8 @@ struct tm_host {
   uint64_t bytes_fed;
   tm_clock_node private_clock;
   tm_clock_node claimed_clock; /* TM_NO_CLOCK_NODE if no claim */
-  int bridge;                  /* tm_clock_bridge of the private clock, -1 */
+  int bridge;                  /* worst tm_clock_bridge of its clocks, -1 */
+  TM_VEC(tm_host_placement) placements; /* one per clock with events */
   /* Fast path: the run of the last clock used. */
   tm_clock_ref last_clock;
   tm_event_run *last_run;
@@ -119,6 +133,10 @@ void session_open_machine(tm_session *session, uint32_t machine_id);
 
 /* The host machine row, created with its placeholders on first use. */
 uint32_t session_host_machine(tm_session *session);
+
+/* GCompareDataFunc over tm_host* elements (data: the tm_model): the order
+ * files are bridged in, trace_file.processing_order. */
+gint session_host_by_processing_order(gconstpointer a, gconstpointer b, gpointer model);
 
 /* --- the perfetto_manifest (session_manifest.c) --------------------- */
 

@@ -38,6 +38,25 @@ static char *query_archive(const char *dir, e2e_archive_format format,
 
 #define BOUNDS_SQL "SELECT start_ts, end_ts FROM trace_bounds"
 
+/* The placement section of `tracemerge info` (from "placement:" up to the
+ * event count line), which explains how each file reached trace time. */
+static char *info_placement(const char *dir, e2e_archive_format format,
+                            const e2e_member *members, size_t n) {
+  g_autofree char *archive = e2e_write_archive(
+      dir, format == E2E_ZIP ? "run.zip" : "run.tar", format, members, n);
+  const char *args[] = {"info", archive, NULL};
+  e2e_result r = e2e_run_in(dir, args);
+  g_assert_cmpint(r.exit_code, ==, 0);
+  e2e_assert_text(r.err, "");
+  const char *start = strstr(r.out, "placement:\n");
+  const char *end = start ? strstr(start, "events on the timeline:") : NULL;
+  if (!start || !end)
+    g_error("info has no placement section:\n%s", r.out);
+  char *section = g_strndup(start, (gsize)(end - start));
+  e2e_result_clear(&r);
+  return section;
+}
+
 #define SLICES_WITH_MACHINE_SQL                                               \
   "SELECT s.ts, s.name, m.name AS machine FROM slice s JOIN track t ON "      \
   "s.track_id = t.id LEFT JOIN machine m ON t.machine_id = m.id "             \
@@ -101,6 +120,25 @@ static void test_realtime_rendezvous_between_machines_of_different_files(void) {
   e2e_assert_text(bounds, "\"start_ts\",\"end_ts\"\n1000,2100000000\n");
   g_autofree char *stats = query_archive(dir, E2E_ZIP, members, 4, CLOCK_STATS_SQL);
   e2e_assert_text(stats, "\"name\",\"value\",\"machine\",\"file\"\n");
+  /* `info`, in processing order (files are numbered in archive order:
+   * server.pb 1, server.json 2, phone.pb 3). The rendezvous path's offsets:
+   * server BOOTTIME -> server REALTIME 1 700 000 002e9 - 1e9 =
+   * +1 700 000 001e9; the rendezvous edge +0; phone REALTIME -> phone
+   * BOOTTIME 1e9 - 1 700 000 001e9 = -1 700 000 000e9. */
+  g_autofree char *info = info_placement(dir, E2E_ZIP, members, 4);
+  e2e_assert_text(info,
+      "placement:\n"
+      "  file [3] machine 0 (proto): owns trace time\n"
+      "    6: trace time itself; 1 event, 1 placed\n"
+      "      path: 6 is the target clock itself\n"
+      "  file [1] machine 1 (proto): REALTIME rendezvous\n"
+      "    6(seq=0,tf=0,m=1): REALTIME rendezvous; 1 event, 1 placed\n"
+      "      path: 6(seq=0,tf=0,m=1) -[1 snapshot, +1700000001000000000 ns]-> "
+      "1(seq=0,tf=0,m=1) -[1 snapshot, +0 ns]-> 1 -[1 snapshot, -1700000000000000000 ns]-> 6\n"
+      "  file [2] machine 1 (json): private timeline tied to trace time at zero offset\n"
+      "    11(seq=0,tf=2,m=1): private timeline tied to trace time at zero offset; "
+      "1 event, 1 placed\n"
+      "      path: 11(seq=0,tf=2,m=1) -[1 snapshot, +0 ns]-> 6\n");
   g_free(phone.data);
   g_free(server.data);
   e2e_cleanup(dir);
@@ -135,6 +173,22 @@ static void test_same_domain_overlays_two_boottimes(void) {
                         "1300000000,\"boot 1.3 s\",\"server\"\n");
   g_autofree char *peer_stats = query_archive(dir, E2E_ZIP, members, 3, CLOCK_STATS_SQL);
   e2e_assert_text(peer_stats, "\"name\",\"value\",\"machine\",\"file\"\n");
+  /* `info`: server's BOOTTIME is the assumption; its MONOTONIC reaches
+   * trace time through it (MONOTONIC -> BOOTTIME +5e8 by its snapshot). */
+  g_autofree char *info = info_placement(dir, E2E_ZIP, members, 3);
+  e2e_assert_text(info,
+      "placement:\n"
+      "  file [2] machine 0 (proto): owns trace time\n"
+      "    6: trace time itself; 1 event, 1 placed\n"
+      "      path: 6 is the target clock itself\n"
+      "  file [3] machine 1 (proto): same clock domain as trace time, assumed at zero offset\n"
+      "    6(seq=0,tf=0,m=1): same clock domain as trace time, assumed at zero offset; "
+      "2 events, 2 placed\n"
+      "      path: 6(seq=0,tf=0,m=1) -[1 snapshot, +0 ns]-> 6\n"
+      "    3(seq=0,tf=0,m=1): through its machine's BOOTTIME, same clock domain as trace "
+      "time, assumed at zero offset; 1 event, 1 placed\n"
+      "      path: 3(seq=0,tf=0,m=1) -[1 snapshot, +500000000 ns]-> 6(seq=0,tf=0,m=1) "
+      "-[1 snapshot, +0 ns]-> 6\n");
 
   e2e_bytes spine = e2e_proto_fixture("systrace_spine");
   e2e_bytes server = e2e_proto_fixture("rendezvous_server");
@@ -208,6 +262,27 @@ static void test_unrelatable_domains_drop_and_count(void) {
   g_autofree char *bounds = query_archive(dir, E2E_TAR, members, 4, BOUNDS_SQL);
   e2e_assert_text(bounds, "\"start_ts\",\"end_ts\"\n"
                           "1700000001100000000,1700000001100000001\n");
+  /* `info` (files in archive order: edge.systrace 2, server.pb 3,
+   * phone.pb 4): each dropped clock with its count and the stat that
+   * counted it. phone's BOOTTIME reaches REALTIME by its snapshot:
+   * 1 700 000 001e9 - 1e9 = +1 700 000 000e9. */
+  g_autofree char *info = info_placement(dir, E2E_TAR, members, 4);
+  e2e_assert_text(info,
+      "placement:\n"
+      "  file [4] machine 0 (proto): trace time itself, or a real clock path to it\n"
+      "    6: a real clock path to trace time; 1 event, 1 placed\n"
+      "      path: 6 -[1 snapshot, +1700000000000000000 ns]-> 1\n"
+      "  file [3] machine 1 (proto): unrelatable: its events were dropped\n"
+      "    6(seq=0,tf=0,m=1): unrelatable: its events were dropped; 2 events, 0 placed, "
+      "2 dropped (clock_sync_failure_no_path)\n"
+      "      path: 6(seq=0,tf=0,m=1) -> 1: no path of at most 4 edges\n"
+      "    3(seq=0,tf=0,m=1): unrelatable: its events were dropped; 1 event, 0 placed, "
+      "1 dropped (clock_sync_failure_no_path)\n"
+      "      path: 3(seq=0,tf=0,m=1) -> 1: no path of at most 4 edges\n"
+      "  file [2] machine 2 (systrace): unrelatable: its events were dropped\n"
+      "    3(seq=0,tf=0,m=2): unrelatable: its events were dropped; 2 events, 0 placed, "
+      "2 dropped (clock_sync_failure_unknown_source_clock)\n"
+      "      path: 3(seq=0,tf=0,m=2) -> 1: unknown source clock\n");
   g_free(phone.data);
   g_free(server.data);
   e2e_cleanup(dir);
@@ -257,6 +332,19 @@ static void test_negative_offset_drops_events_before_time_zero(void) {
                          "\"trace_sorter_negative_timestamp_dropped\",1,\"[NULL]\",\"[NULL]\"\n");
   g_autofree char *bounds = query_archive(dir, E2E_ZIP, members, 3, BOUNDS_SQL);
   e2e_assert_text(bounds, "\"start_ts\",\"end_ts\"\n0,1200000000\n");
+  /* `info` (manifest 1, app.json 2, phone.pb 3): app.json's private clock
+   * reaches trace time by the PIN edge, -1 500 000 ns; one of its three
+   * events is dropped before time 0. */
+  g_autofree char *info = info_placement(dir, E2E_ZIP, members, 3);
+  e2e_assert_text(info,
+      "placement:\n"
+      "  file [3] machine 0 (proto): owns trace time\n"
+      "    6: trace time itself; 1 event, 1 placed\n"
+      "      path: 6 is the target clock itself\n"
+      "  file [2] machine 0 (json): trace time itself, or a real clock path to it\n"
+      "    11(seq=0,tf=2,m=0): a real clock path to trace time; 3 events, 2 placed, "
+      "1 dropped (trace_sorter_negative_timestamp_dropped)\n"
+      "      path: 11(seq=0,tf=2,m=0) -[1 snapshot, -1500000 ns]-> 6\n");
   g_free(phone.data);
   e2e_cleanup(dir);
 }
