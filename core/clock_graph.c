@@ -703,6 +703,101 @@ const char *clock_failure_stat_name(tm_clock_failure failure) {
   return NULL;
 }
 
+/* --- merging a node into another ---------------------------------------- */
+
+static bool set_has_member(const clock_set *set, tm_clock_node node) {
+  size_t lo = 0, hi = set->count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (set->members[mid] < node)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < set->count && set->members[lo] == node;
+}
+
+/* The members of `set` with `from` replaced by `into`, sorted, in
+ * graph->scratch_members; returns their hash (as intern_set computes it). */
+static uint32_t replaced_members(tm_clock_graph *graph, const clock_set *set,
+                                 tm_clock_node from, tm_clock_node into) {
+  graph->scratch_members.len = 0;
+  for (uint32_t i = 0; i < set->count; i++)
+    tm_vec_push(&graph->scratch_members, set->members[i] == from ? into : set->members[i]);
+  qsort(graph->scratch_members.data, set->count, sizeof(tm_clock_node), compare_nodes);
+  uint32_t hash = 2166136261u;
+  for (uint32_t i = 0; i < set->count; i++)
+    hash = (hash ^ graph->scratch_members.data[i]) * 16777619u;
+  return hash;
+}
+
+bool clock_graph_merge_node(tm_clock_graph *graph, tm_clock_node from,
+                            tm_clock_node into) {
+  if (from == into || from >= graph->nodes.len || into >= graph->nodes.len)
+    return false;
+  clock_node *f = graph->nodes.data[from], *t = graph->nodes.data[into];
+  if (f->registered && t->registered &&
+      (f->unit_ns != t->unit_ns || f->incremental != t->incremental))
+    return false;
+  for (size_t m = 0; m < f->sets.len; m++) {
+    const clock_set *set = graph->sets.data[f->sets.data[m].set];
+    if (set_has_member(set, into))
+      return false;
+    clock_set probe = {.count = set->count};
+    probe.hash = replaced_members(graph, set, from, into);
+    probe.members = graph->scratch_members.data;
+    if (g_hash_table_lookup(graph->set_ids, &probe))
+      return false;
+  }
+  for (size_t m = 0; m < f->sets.len; m++) {
+    uint32_t set_id = f->sets.data[m].set;
+    clock_set *set = graph->sets.data[set_id];
+    g_hash_table_remove(graph->set_ids, set);
+    /* Move `into` from `from`'s place to its sorted place, its series
+     * with it: the members stay sorted and aligned with their series. */
+    uint32_t pos = f->sets.data[m].pos;
+    uint32_t series = set->series[pos];
+    while (pos > 0 && set->members[pos - 1] > into) {
+      set->members[pos] = set->members[pos - 1];
+      set->series[pos] = set->series[pos - 1];
+      pos--;
+    }
+    while (pos + 1 < set->count && set->members[pos + 1] < into) {
+      set->members[pos] = set->members[pos + 1];
+      set->series[pos] = set->series[pos + 1];
+      pos++;
+    }
+    set->members[pos] = into;
+    set->series[pos] = series;
+    set->hash = replaced_members(graph, set, into, into);
+    g_hash_table_insert(graph->set_ids, set, GUINT_TO_POINTER(set_id + 1));
+    node_membership moved = {set_id, pos};
+    tm_vec_push(&t->sets, moved);
+    for (uint32_t i = 0; i < set->count; i++) {
+      clock_node *member = graph->nodes.data[set->members[i]];
+      for (size_t k = 0; k < member->sets.len; k++)
+        if (member->sets.data[k].set == set_id)
+          member->sets.data[k].pos = i;
+    }
+  }
+  f->sets.len = 0;
+  if (!t->registered && f->registered) {
+    t->registered = true;
+    t->unit_ns = f->unit_ns;
+    t->incremental = f->incremental;
+    t->running_ns = f->running_ns;
+  }
+  t->non_monotonic |= f->non_monotonic;
+  t->last_snapshot = MAX(t->last_snapshot, f->last_snapshot);
+  for (size_t i = 0; i < graph->log.len; i++)
+    if (graph->log.data[i].node == from)
+      graph->log.data[i].node = into;
+  if (graph->trace_time == from)
+    graph->trace_time = into;
+  invalidate_caches(graph);
+  return true;
+}
+
 /* --- bridging (§6.2) ----------------------------------------------------- */
 
 /* True if a snapshot already related `from` to `to` directly. */

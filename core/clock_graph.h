@@ -163,6 +163,17 @@ bool clock_graph_node_is_monotonic(const tm_clock_graph *graph,
 /* Number of accepted snapshots so far. */
 size_t clock_graph_snapshot_count(const tm_clock_graph *graph);
 
+/* Makes `into` the node of every reading of `from`: each snapshot that read
+ * `from` now reads `into` (its offsets unchanged), and the snapshot log
+ * and trace time follow. `from` is left with no reading. For a file that
+ * turns out to be its machine's primary (clock-model.md §2), whose
+ * readings were kept on its own nodes until every input was read.
+ * Refused (false, nothing changed) if the two clocks were registered with
+ * different units, if a snapshot read both, or if a snapshot over the
+ * same clocks as one of `from`'s, with `into` in its place, exists. */
+bool clock_graph_merge_node(tm_clock_graph *graph, tm_clock_node from,
+                            tm_clock_node into);
+
 /* A one-line explanation of how `from` reaches `to`, for `tracemerge info`,
  * e.g. "6(seq=0,tf=0,m=1) -[1 snapshot, +500 ns]-> 6", or why it cannot
  * ("no path", "unknown source clock", ...). The caller g_free()s it. */

@@ -102,13 +102,6 @@ static tm_clock_ref svc_clock_builtin(tm_host *host, tm_machine_ref machine,
 
 /* --- primary and isolated files (clock-model.md §2) --------------------- */
 
-static void note_primary_file(tm_session *session, uint32_t machine_id,
-                              uint32_t file_id) {
-  gpointer key = GUINT_TO_POINTER(machine_id + 1);
-  if (!g_hash_table_contains(session->primary_file, key))
-    g_hash_table_insert(session->primary_file, key, GUINT_TO_POINTER(file_id));
-}
-
 static bool is_canonical_builtin(const tm_clock_key *key) {
   return key->clock_id < 64 && key->sequence_id == 0 && key->trace_file_id == 0;
 }
@@ -128,34 +121,24 @@ static size_t events_on_canonical_clocks(tm_host *host, uint32_t machine_id) {
   return events;
 }
 
-/* Decides, at the file's first snapshot on `machine_id`, whether its builtin
- * clocks there are isolated: yes when another file is the machine's
- * primary. The primary is the first file to add a snapshot on the machine,
- * in delivery order: processing order (upstream's criterion) is only known
- * once every input is read, and a file that never adds a snapshot (JSON,
- * systrace) places its events the same whether it is primary or not. A
- * file that already emitted events through the canonical nodes keeps them
- * there (refs handed out stay valid); that mix is counted once in
- * clock_sync_mixed_clock_sources. */
+/* At the file's first snapshot on `machine_id`, its builtin clocks there
+ * become its own (isolated) from then on. The machine's primary file, whose
+ * clocks are the canonical ones, is the first processed for the machine:
+ * processing order is only known once every input is read, so every file
+ * isolates here and session.c gives the primary's nodes back to the
+ * machine (session_adopt_primary_files). The events the file had emitted
+ * through the canonical nodes stay there (refs handed out stay valid);
+ * their number is kept for clock_sync_mixed_clock_sources. */
 static void decide_isolation(tm_host *host, uint32_t machine_id) {
-  tm_session *session = host->session;
   gpointer key = GUINT_TO_POINTER(machine_id + 1);
   if (!host->isolated_on)
     host->isolated_on = g_hash_table_new(g_direct_hash, g_direct_equal);
   if (g_hash_table_contains(host->isolated_on, key))
     return;
-  note_primary_file(session, machine_id, host->file_id);
-  uint32_t primary =
-      GPOINTER_TO_UINT(g_hash_table_lookup(session->primary_file, key));
-  bool isolated = primary != host->file_id;
-  g_hash_table_insert(host->isolated_on, key, GINT_TO_POINTER(isolated));
-  if (!isolated)
-    return;
+  size_t events = events_on_canonical_clocks(host, machine_id);
+  g_hash_table_insert(host->isolated_on, key, GSIZE_TO_POINTER(events + 1));
   host->last_clock = 0;
   host->last_run = NULL;
-  if (events_on_canonical_clocks(host, machine_id) > 0)
-    stats_add(session->stats, "clock_sync_mixed_clock_sources", TM_NULL_INT64,
-              machine_id, host->file_id, 1);
 }
 
 /* The node events and snapshots of `host` use for `node`: the file's
@@ -167,8 +150,7 @@ static tm_clock_node host_clock_node(tm_host *host, tm_clock_node node) {
   tm_clock_graph *graph = host->session->clocks;
   const tm_clock_key *key = clock_graph_node_key(graph, node);
   if (!is_canonical_builtin(key) ||
-      !GPOINTER_TO_INT(g_hash_table_lookup(host->isolated_on,
-                                           GUINT_TO_POINTER(key->machine_id + 1))))
+      !g_hash_table_contains(host->isolated_on, GUINT_TO_POINTER(key->machine_id + 1)))
     return node;
   tm_clock_key isolated = *key;
   isolated.trace_file_id = host->file_id;

@@ -4,11 +4,12 @@
  * Pipeline (DESIGN.md, data flow): containers stream every leaf file to its
  * reader (pass 1: readers tokenize into per-clock runs, clock edges go into
  * the graph; a perfetto_manifest is applied by session_manifest.c before
- * any trace file begins); then trace time is chosen (the manifest's claim,
- * else the first claim in processing order), every file's clocks are
- * bridged to it, the runs are converted and merged (pass 2) into the model
- * builder; then the model is finalized and the SQL surface is built over
- * it on first use.
+ * any trace file begins); then each machine's primary file (the first in
+ * processing order) gets its clocks back from isolation, trace time is
+ * chosen (the manifest's claim, else the first claim in processing
+ * order), every file's clocks are bridged to it, the runs are converted
+ * and merged (pass 2) into the model builder; then the model is finalized
+ * and the SQL surface is built over it on first use.
  *
  * Invariants: no timestamp is converted before every file has been read;
  * a damaged file keeps what it emitted and is counted in stats; the first
@@ -308,6 +309,96 @@ gint session_host_by_processing_order(gconstpointer a, gconstpointer b, gpointer
   return x->file_id < y->file_id ? -1 : x->file_id > y->file_id;
 }
 
+/* Notes `host` as the primary file of `machine_id` unless an earlier file
+ * in processing order is. */
+static void note_primary(tm_session *session, tm_host *host, uint32_t machine_id) {
+  gpointer key = GUINT_TO_POINTER(machine_id + 1);
+  if (!g_hash_table_contains(session->primary_file, key))
+    g_hash_table_insert(session->primary_file, key, host);
+}
+
+/* Gives `host`'s isolated builtin clocks on `machine_id` back to the
+ * machine: each is merged into its canonical node and its events follow.
+ * A clock the graph cannot merge (clock_graph_merge_node) stays the file's
+ * own and is tied to the canonical node at bridging, as for any isolated
+ * file. */
+static void unisolate(tm_session *session, tm_host *host, uint32_t machine_id) {
+  tm_clock_graph *graph = session->clocks;
+  size_t n = clock_graph_node_count(graph);
+  for (tm_clock_node node = 0; node < n; node++) {
+    const tm_clock_key *key = clock_graph_node_key(graph, node);
+    if (key->trace_file_id != host->file_id || key->machine_id != machine_id ||
+        key->sequence_id != 0 || key->clock_id >= 64 || key->clock_id == TM_CLOCK_TRACE_FILE)
+      continue;
+    tm_clock_key canonical_key = *key;
+    canonical_key.trace_file_id = 0;
+    tm_clock_node canonical = clock_graph_node(graph, &canonical_key);
+    if (clock_graph_merge_node(graph, node, canonical))
+      sorter_retarget_clock(session->sorter, node, canonical);
+  }
+  g_hash_table_remove(host->isolated_on, GUINT_TO_POINTER(machine_id + 1));
+  /* Its snapshots are on the canonical nodes now: no REALTIME twins. */
+  for (guint i = session->realtime_twins->len; i-- > 0;) {
+    const tm_realtime_twin *twin = g_ptr_array_index(session->realtime_twins, i);
+    if (twin->file_id == host->file_id && twin->machine_id == machine_id)
+      g_ptr_array_remove_index(session->realtime_twins, i);
+  }
+}
+
+/* clock-model.md §2: the first trace file processed for a machine is its
+ * primary file, whose builtin clocks are the machine-canonical nodes; a
+ * later file uses them until its first snapshot there, and is isolated
+ * from then on. Files read in a stream's order isolated at their first
+ * snapshot (decide_isolation in host_services.c); here, with processing
+ * order known, each machine's primary gets its nodes back, and every other
+ * file that had emitted through the canonical nodes before isolating is
+ * counted in clock_sync_mixed_clock_sources. A file is processed for its
+ * base machine and for every machine it has events or snapshots on. */
+static void adopt_primary_files(tm_session *session, GPtrArray *ordered) {
+  for (guint i = 0; i < ordered->len; i++) {
+    tm_host *host = g_ptr_array_index(ordered, i);
+    note_primary(session, host, host->machine_id);
+    for (size_t r = 0; r < sorter_run_count(session->sorter); r++) {
+      const tm_event_run *run = sorter_borrow_run(session->sorter, r);
+      if (run->trace_id == host->file_id)
+        note_primary(session, host, run->machine_id);
+    }
+    if (host->isolated_on) {
+      GHashTableIter iter;
+      gpointer key;
+      g_hash_table_iter_init(&iter, host->isolated_on);
+      while (g_hash_table_iter_next(&iter, &key, NULL))
+        note_primary(session, host, GPOINTER_TO_UINT(key) - 1);
+    }
+  }
+  for (guint i = 0; i < ordered->len; i++) {
+    tm_host *host = g_ptr_array_index(ordered, i);
+    if (!host->isolated_on)
+      continue;
+    GArray *machines = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    GHashTableIter iter;
+    gpointer key, value;
+    g_hash_table_iter_init(&iter, host->isolated_on);
+    while (g_hash_table_iter_next(&iter, &key, NULL)) {
+      uint32_t machine_id = GPOINTER_TO_UINT(key) - 1;
+      g_array_append_val(machines, machine_id);
+    }
+    for (guint m = 0; m < machines->len; m++) {
+      uint32_t machine_id = g_array_index(machines, uint32_t, m);
+      key = GUINT_TO_POINTER(machine_id + 1);
+      if (g_hash_table_lookup(session->primary_file, key) == host) {
+        unisolate(session, host, machine_id);
+        continue;
+      }
+      value = g_hash_table_lookup(host->isolated_on, key);
+      if (GPOINTER_TO_SIZE(value) > 1)
+        stats_add(session->stats, "clock_sync_mixed_clock_sources", TM_NULL_INT64,
+                  machine_id, host->file_id, 1);
+    }
+    g_array_free(machines, TRUE);
+  }
+}
+
 /* The manifest's claim owns trace time (it is processed first and no
  * trace can take it over, clock-model.md §9.4); else the first claimer in
  * processing order. */
@@ -586,6 +677,7 @@ bool tm_session_import(tm_session *session, const char *const *paths,
   /* Pass 2 runs whatever pass 1 managed to read. */
   GPtrArray *ordered = g_ptr_array_copy(session->hosts, NULL, NULL);
   g_ptr_array_sort_with_data(ordered, session_host_by_processing_order, session->model);
+  adopt_primary_files(session, ordered);
   choose_trace_time(session, ordered);
   add_realtime_twins(session);
   bridge_files(session, ordered);

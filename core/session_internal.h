@@ -61,12 +61,14 @@ struct tm_host {
   /* The file attributed data to its base machine (see adopt_base_machine
    * in host_services.c): after that, an embedded machine gets its own row. */
   bool base_machine_has_data;
-  /* Machine row + 1 -> true if this file's builtin clocks on that machine
-   * are its own (isolated, clock-model.md §2), false if they are the
-   * machine-canonical nodes. Decided at the file's first snapshot on the
-   * machine; NULL until then. Clock refs always name canonical nodes; the
-   * host routes a canonical ref to the isolated node (snapshots, events)
-   * once the file is isolated on that machine. */
+  /* Machine row + 1 -> 1 + the events the file had emitted through the
+   * machine's canonical builtin clocks when it isolated there: present
+   * when this file's builtin clocks on that machine are its own (isolated,
+   * clock-model.md §2) from its first snapshot there; NULL until then.
+   * Clock refs always name canonical nodes; the host routes a canonical
+   * ref to the isolated node (snapshots, events) once the file is isolated
+   * on that machine. The machine's primary file is removed from here (and
+   * its nodes merged into the canonical ones) once every input is read. */
   GHashTable *isolated_on;
   const tm_manifest_file *manifest_entry; /* the manifest's entry, borrowed */
   char *error_message;      /* first damage report, owned */
@@ -98,8 +100,9 @@ struct tm_session {
   GHashTable *processes; /* (machine, pid) -> upid + 1 */
   GHashTable *threads;   /* (machine, tid) -> utid + 1 */
   GHashTable *tracks;    /* track_key -> track id + 1 */
-  /* Machine row + 1 -> file id of its primary file (clock-model.md §2):
-   * the first file to add a clock snapshot on that machine. */
+  /* Machine row + 1 -> tm_host* of its primary file (clock-model.md §2):
+   * the first file in processing order to have data or clocks on that
+   * machine. Decided once every input is read. */
   GHashTable *primary_file;
   GPtrArray *realtime_twins; /* tm_realtime_twin*, owned */
   GPtrArray *hosts;      /* tm_host*, by order of first byte */

@@ -156,6 +156,23 @@ const tm_event_run *sorter_borrow_run(const tm_sorter *sorter, size_t index) {
   return index < sorter->runs.len ? sorter->runs.data[index] : NULL;
 }
 
+void sorter_retarget_clock(tm_sorter *sorter, tm_clock_node from, tm_clock_node to) {
+  bool moved = false;
+  for (size_t i = 0; i < sorter->runs.len; i++) {
+    if (sorter->runs.data[i]->clock == from) {
+      sorter->runs.data[i]->clock = to;
+      moved = true;
+    }
+  }
+  if (!moved)
+    return;
+  /* Rehash at the same capacity: the slots name runs by their keys. */
+  memset(sorter->slots, 0, sorter->slot_cap * sizeof *sorter->slots);
+  for (size_t i = 0; i < sorter->runs.len; i++)
+    slot_insert(sorter, sorter->runs.data[i], (uint32_t)i);
+  sorter->last = NULL;
+}
+
 size_t sorter_event_count(const tm_sorter *sorter) {
   size_t total = 0;
   for (size_t i = 0; i < sorter->runs.len; i++)

@@ -783,6 +783,80 @@ static void test_dot_lists_nodes_and_edges(void) {
   clock_graph_free(g);
 }
 
+/* --- merging a file's nodes into the canonical ones -------------------- */
+
+typedef struct logged {
+  int64_t snapshot_id;
+  tm_clock_node node;
+  int64_t value_ns;
+} logged;
+
+static void collect_reading(void *ctx, int64_t snapshot_id, tm_clock_node n,
+                            int64_t value_ns) {
+  g_array_append_val((GArray *)ctx, ((logged){snapshot_id, n, value_ns}));
+}
+
+/* A primary file decided after reading (clock-model.md §2): its snapshot
+ * {BOOTTIME 1000, REALTIME 5000} sat on its own nodes (file 2); merged
+ * into the machine-canonical nodes, it joins the edge the manifest gave
+ * canonical BOOTTIME ({machine 1 BOOTTIME 500, BOOTTIME 0}, i.e. machine 0
+ * BOOTTIME = machine 1 BOOTTIME - 500): REALTIME 5100 -> BOOTTIME 1100 ->
+ * machine 1 BOOTTIME 1600, which had no path before. The snapshot log and
+ * trace time follow the merged node. */
+static void test_merge_moves_readings_to_the_canonical_node(void) {
+  tm_clock_graph *g = clock_graph_new();
+  tm_clock_node boot = node(g, BOOTTIME, 0, 0, 0), rt = node(g, REALTIME, 0, 0, 0);
+  tm_clock_node other = node(g, BOOTTIME, 0, 0, 1);
+  tm_clock_node own_boot = node(g, BOOTTIME, 0, 2, 0), own_rt = node(g, REALTIME, 0, 2, 0);
+  snap2(g, ns(other, 500), ns(boot, 0));
+  snap2(g, ns(own_boot, 1000), ns(own_rt, 5000));
+  clock_graph_set_trace_time(g, own_boot);
+  int64_t out;
+  g_assert_cmpint(clock_graph_convert(g, rt, 5100, other, &out), ==, TM_CLOCK_UNKNOWN_SOURCE);
+  g_assert_true(clock_graph_merge_node(g, own_boot, boot));
+  g_assert_true(clock_graph_merge_node(g, own_rt, rt));
+  g_assert_cmpint(convert_ok(g, rt, 5100, other), ==, 1600);
+  g_assert_cmpint(convert_ok(g, other, 1600, rt), ==, 5100);
+  g_assert_cmpuint(clock_graph_trace_time(g), ==, boot);
+  g_assert_false(clock_graph_has_path(g, own_rt, other));
+  GArray *log = g_array_new(FALSE, FALSE, sizeof(logged));
+  clock_graph_foreach_reading(g, collect_reading, log);
+  g_assert_cmpuint(log->len, ==, 4);
+  const logged *second = &g_array_index(log, logged, 2), *third = &g_array_index(log, logged, 3);
+  g_assert_cmpint(second->snapshot_id, ==, 1);
+  g_assert_true((second->node == boot && second->value_ns == 1000 && third->node == rt &&
+                 third->value_ns == 5000) ||
+                (second->node == rt && second->value_ns == 5000 && third->node == boot &&
+                 third->value_ns == 1000));
+  g_array_free(log, TRUE);
+  clock_graph_free(g);
+}
+
+/* Refusals leave the graph as it was: a snapshot that read both nodes
+ * (the merged snapshot would read one clock twice); a snapshot over the
+ * same clocks as an existing one once merged (two series of one edge
+ * set); different units. */
+static void test_merge_refuses_what_it_cannot_keep(void) {
+  tm_clock_graph *g = clock_graph_new();
+  tm_clock_node boot = node(g, BOOTTIME, 0, 0, 0), other = node(g, BOOTTIME, 0, 0, 1);
+  tm_clock_node both = node(g, BOOTTIME, 0, 2, 0), twin = node(g, BOOTTIME, 0, 3, 0);
+  tm_clock_node micro = node(g, MONOTONIC, 0, 4, 0), mono = node(g, MONOTONIC, 0, 0, 0);
+  snap2(g, ns(other, 500), ns(boot, 0));
+  snap2(g, ns(both, 7), ns(boot, 9));
+  snap2(g, ns(twin, 1), ns(other, 2));
+  tm_clock_reading in_us[2] = {{.node = micro, .value = 1, .unit_ns = 1000}, ns(other, 3)};
+  g_assert_cmpint(clock_graph_add_snapshot(g, in_us, 2, NULL), >=, 0);
+  snap2(g, ns(mono, 4), ns(boot, 5));
+  g_assert_false(clock_graph_merge_node(g, both, boot));
+  g_assert_false(clock_graph_merge_node(g, twin, boot));
+  g_assert_false(clock_graph_merge_node(g, micro, mono));
+  g_assert_false(clock_graph_merge_node(g, boot, boot));
+  g_assert_cmpint(convert_ok(g, twin, 1, other), ==, 2);
+  g_assert_cmpint(convert_ok(g, both, 7, boot), ==, 9);
+  g_assert_cmpint(convert_ok(g, micro, 1000, other), ==, 3);
+  clock_graph_free(g);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/clock-graph/nodes/are-keyed-by-four-fields", test_nodes_are_keyed_by_four_fields);
@@ -843,5 +917,9 @@ int main(int argc, char **argv) {
   g_test_add_func("/clock-graph/bridge/zero-offset-edge-keeps-registered-units",
                   test_zero_offset_edge_keeps_registered_units);
   g_test_add_func("/clock-graph/dot/lists-nodes-and-edges", test_dot_lists_nodes_and_edges);
+  g_test_add_func("/clock-graph/merge/moves-readings-to-the-canonical-node",
+                  test_merge_moves_readings_to_the_canonical_node);
+  g_test_add_func("/clock-graph/merge/refuses-what-it-cannot-keep",
+                  test_merge_refuses_what_it_cannot_keep);
   return g_test_run();
 }

@@ -419,6 +419,44 @@ static void test_mixed_archive_in_zip_and_tar(void) {
   e2e_cleanup(dir);
 }
 
+/* Primary vs isolated files (clock-model.md §2): the primary file of a
+ * machine is the first trace file *processed* for it, whatever order a
+ * stream delivers the files in. A TAR delivers 2_b.pb (capture_b) before
+ * 1_a.pb (capture_a), both on the host machine; processing order is by
+ * name, so 1_a.pb is the primary: its snapshot {BOOTTIME 1e9, REALTIME R0}
+ * (R0 = 1.7e18) is on the canonical nodes and it claims BOOTTIME as trace
+ * time; 2_b.pb isolates at its snapshot {BOOTTIME 5e9, REALTIME R0 + 10 s}.
+ * The values are those of the same two captures in processing order
+ * (test_e2e_manifest.c, two-captures-on-one-machine):
+ *  - 1_a.pb: R0 + 0.1 s -> 1e9 + 0.1e9; R0 + 20 s -> 1e9 + 20e9;
+ *  - 2_b.pb after its snapshot, on its own nodes: R0 + 6 s -> 5e9 - 4e9,
+ *    R0 + 10.2 s -> 5e9 + 0.2e9;
+ *  - 2_b.pb before its snapshot, through the canonical REALTIME, which
+ *    only the primary's snapshot relates: R0 + 30 s -> 1e9 + 30e9 =
+ *    31 000 000 000 (had the first *delivered* file been the primary, the
+ *    canonical REALTIME would hold b's snapshot: 5e9 + 20e9);
+ *  - that mix is counted once for 2_b.pb (clock_sync_mixed_clock_sources). */
+static void test_primary_file_is_first_in_processing_order(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  e2e_bytes a = e2e_proto_fixture("capture_a");
+  e2e_bytes b = e2e_proto_fixture("capture_b");
+  const e2e_member members[] = {{"2_b.pb", b.data, b.len}, {"1_a.pb", a.data, a.len}};
+  g_autofree char *slices = query_archive(dir, E2E_TAR, members, 2,
+      "SELECT ts, name FROM slice ORDER BY ts");
+  e2e_assert_text(slices, "\"ts\",\"name\"\n"
+                          "1000000000,\"b at R0 + 6 s\"\n"
+                          "1100000000,\"a early\"\n"
+                          "5200000000,\"b at R0 + 10.2 s\"\n"
+                          "21000000000,\"a late\"\n"
+                          "31000000000,\"b before its snapshot\"\n");
+  g_autofree char *stats = query_archive(dir, E2E_TAR, members, 2, CLOCK_STATS_SQL);
+  e2e_assert_text(stats, "\"name\",\"value\",\"machine\",\"file\"\n"
+                         "\"clock_sync_mixed_clock_sources\",1,\"[NULL]\",\"2_b.pb\"\n");
+  g_free(a.data);
+  g_free(b.data);
+  e2e_cleanup(dir);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/e2e/placement/realtime-rendezvous/between-machines-of-different-files",
@@ -431,5 +469,7 @@ int main(int argc, char **argv) {
                   test_negative_offset_drops_events_before_time_zero);
   g_test_add_func("/e2e/placement/mixed-archive/proto-json-manifest-in-zip-and-tar",
                   test_mixed_archive_in_zip_and_tar);
+  g_test_add_func("/e2e/placement/primary-file/first-in-processing-order-not-first-delivered",
+                  test_primary_file_is_first_in_processing_order);
   return g_test_run();
 }
