@@ -102,8 +102,11 @@ static tm_clock_ref svc_clock_builtin(tm_host *host, tm_machine_ref machine,
 
 /* --- primary and isolated files (clock-model.md §2) --------------------- */
 
+/* The private clock of trace file 0 has its tf = 0 too, but belongs to
+ * that file alone. */
 static bool is_canonical_builtin(const tm_clock_key *key) {
-  return key->clock_id < 64 && key->sequence_id == 0 && key->trace_file_id == 0;
+  return key->clock_id < 64 && key->clock_id != TM_CLOCK_TRACE_FILE &&
+         key->sequence_id == 0 && key->trace_file_id == 0;
 }
 
 /* Events `host` already emitted through canonical builtin clocks of
@@ -153,7 +156,7 @@ static tm_clock_node host_clock_node(tm_host *host, tm_clock_node node) {
       !g_hash_table_contains(host->isolated_on, GUINT_TO_POINTER(key->machine_id + 1)))
     return node;
   tm_clock_key isolated = *key;
-  isolated.trace_file_id = host->file_id;
+  isolated.trace_file_id = session_isolation_tag(host->file_id);
   return clock_graph_node(graph, &isolated);
 }
 
@@ -185,7 +188,7 @@ static void keep_for_realtime_twins(tm_host *host, const tm_clock_reading *readi
       continue;
     const tm_clock_key *key = clock_graph_node_key(session->clocks, readings[i].node);
     if ((key->clock_id != TM_CLOCK_REALTIME && key->clock_id != TM_CLOCK_REALTIME_COARSE) ||
-        key->sequence_id != 0 || key->trace_file_id != host->file_id)
+        key->sequence_id != 0 || key->trace_file_id != session_isolation_tag(host->file_id))
       continue;
     tm_realtime_twin *twin = g_new0(tm_realtime_twin, 1);
     twin->machine_id = key->machine_id;

@@ -327,7 +327,8 @@ static void unisolate(tm_session *session, tm_host *host, uint32_t machine_id) {
   size_t n = clock_graph_node_count(graph);
   for (tm_clock_node node = 0; node < n; node++) {
     const tm_clock_key *key = clock_graph_node_key(graph, node);
-    if (key->trace_file_id != host->file_id || key->machine_id != machine_id ||
+    if (key->trace_file_id != session_isolation_tag(host->file_id) ||
+        key->machine_id != machine_id ||
         key->sequence_id != 0 || key->clock_id >= 64 || key->clock_id == TM_CLOCK_TRACE_FILE)
       continue;
     tm_clock_key canonical_key = *key;
@@ -439,7 +440,8 @@ static void tie_isolated_clocks(tm_session *session, tm_host *host,
   tm_clock_graph *graph = session->clocks;
   const tm_clock_key *key = clock_graph_node_key(graph, node);
   uint32_t machine_id = key->machine_id;
-  tm_clock_key isolated_boot = {TM_CLOCK_BOOTTIME, 0, host->file_id, machine_id};
+  tm_clock_key isolated_boot = {TM_CLOCK_BOOTTIME, 0, session_isolation_tag(host->file_id),
+                                machine_id};
   tm_clock_node isolated[2] = {clock_graph_find_node(graph, &isolated_boot), node};
   for (size_t i = 0; i < 2; i++) {
     tm_clock_node q = isolated[i];

@@ -168,7 +168,9 @@ static void label_clock(void *ctx, tm_clock_node node, const tm_clock_key *key,
   } else if (key->clock_id < G_N_ELEMENTS(clock_names) && clock_names[key->clock_id]) {
     g_string_append(out, clock_names[key->clock_id]);
     if (key->trace_file_id)
-      g_string_append_printf(out, " (file %" PRIu32 ")", key->trace_file_id);
+      g_string_append_printf(out, " (file %" PRIu32 ")",
+                             key->trace_file_id == session_isolation_tag(0) ? 0
+                                                                             : key->trace_file_id);
   } else {
     g_string_append_printf(out, "clock %" PRIu32, key->clock_id);
   }

@@ -75,6 +75,14 @@ struct tm_host {
   int64_t error_offset;
 };
 
+/* The trace_file_id of a file's isolated builtin clocks (clock-model.md
+ * §2): its file id, except for trace file 0 (the first root input), whose
+ * id is the canonical nodes' 0 and would not isolate anything: UINT32_MAX,
+ * which no file has, stands for it. */
+static inline uint32_t session_isolation_tag(uint32_t file_id) {
+  return file_id ? file_id : UINT32_MAX;
+}
+
 /* A snapshot of an isolated file that holds REALTIME or REALTIME_COARSE
  * readings: re-added with their canonical twins (clock-model.md §6.3) once
  * the trace-time machine is known. */

@@ -435,7 +435,10 @@ static void test_mixed_archive_in_zip_and_tar(void) {
  *    only the primary's snapshot relates: R0 + 30 s -> 1e9 + 30e9 =
  *    31 000 000 000 (had the first *delivered* file been the primary, the
  *    canonical REALTIME would hold b's snapshot: 5e9 + 20e9);
- *  - that mix is counted once for 2_b.pb (clock_sync_mixed_clock_sources). */
+ *  - that mix is counted once for 2_b.pb (clock_sync_mixed_clock_sources).
+ * The same two files as root inputs, 2_b.pb first: it is trace file 0,
+ * whose id is also the canonical nodes' trace_file_id, and must still
+ * isolate (same values). */
 static void test_primary_file_is_first_in_processing_order(void) {
   g_autofree char *dir = e2e_tmpdir();
   e2e_bytes a = e2e_proto_fixture("capture_a");
@@ -452,6 +455,13 @@ static void test_primary_file_is_first_in_processing_order(void) {
   g_autofree char *stats = query_archive(dir, E2E_TAR, members, 2, CLOCK_STATS_SQL);
   e2e_assert_text(stats, "\"name\",\"value\",\"machine\",\"file\"\n"
                          "\"clock_sync_mixed_clock_sources\",1,\"[NULL]\",\"2_b.pb\"\n");
+  g_autofree char *pb = e2e_write_file(dir, "2_b.pb", b.data, b.len);
+  g_autofree char *pa = e2e_write_file(dir, "1_a.pb", a.data, a.len);
+  const char *roots[] = {"2_b.pb", "1_a.pb", NULL};
+  g_autofree char *root_slices = e2e_query_in(dir, roots, "SELECT ts, name FROM slice ORDER BY ts");
+  e2e_assert_text(root_slices, slices);
+  g_autofree char *root_stats = e2e_query_in(dir, roots, CLOCK_STATS_SQL);
+  e2e_assert_text(root_stats, stats);
   g_free(a.data);
   g_free(b.data);
   e2e_cleanup(dir);
