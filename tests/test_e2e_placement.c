@@ -438,7 +438,11 @@ static void test_mixed_archive_in_zip_and_tar(void) {
  *  - that mix is counted once for 2_b.pb (clock_sync_mixed_clock_sources).
  * The same two files as root inputs, 2_b.pb first: it is trace file 0,
  * whose id is also the canonical nodes' trace_file_id, and must still
- * isolate (same values). */
+ * isolate (same values).
+ * capture_b alone is its machine's primary: its event before the snapshot
+ * and those after it are all on the canonical REALTIME, which its snapshot
+ * relates to BOOTTIME (trace time, its claim): R0 + 30 s -> 5e9 + 20e9 =
+ * 25 000 000 000, the others as above; no mix is counted. */
 static void test_primary_file_is_first_in_processing_order(void) {
   g_autofree char *dir = e2e_tmpdir();
   e2e_bytes a = e2e_proto_fixture("capture_a");
@@ -462,6 +466,14 @@ static void test_primary_file_is_first_in_processing_order(void) {
   e2e_assert_text(root_slices, slices);
   g_autofree char *root_stats = e2e_query_in(dir, roots, CLOCK_STATS_SQL);
   e2e_assert_text(root_stats, stats);
+  const char *alone[] = {"2_b.pb", NULL};
+  g_autofree char *alone_slices = e2e_query_in(dir, alone, "SELECT ts, name FROM slice ORDER BY ts");
+  e2e_assert_text(alone_slices, "\"ts\",\"name\"\n"
+                                "1000000000,\"b at R0 + 6 s\"\n"
+                                "5200000000,\"b at R0 + 10.2 s\"\n"
+                                "25000000000,\"b before its snapshot\"\n");
+  g_autofree char *alone_stats = e2e_query_in(dir, alone, CLOCK_STATS_SQL);
+  e2e_assert_text(alone_stats, "\"name\",\"value\",\"machine\",\"file\"\n");
   g_free(a.data);
   g_free(b.data);
   e2e_cleanup(dir);
