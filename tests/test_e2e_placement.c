@@ -66,7 +66,7 @@ static char *info_placement(const char *dir, e2e_archive_format format,
   "SELECT s.name, s.value, m.name AS machine, f.name AS file FROM stats s "   \
   "LEFT JOIN machine m ON s.machine_id = m.id LEFT JOIN trace_file f ON "     \
   "s.trace_id = f.id WHERE s.value > 0 AND (s.name LIKE 'clock_sync%' OR "    \
-  "s.name LIKE 'trace_sorter%') ORDER BY s.name, file"
+  "s.name LIKE 'trace_sorter%') ORDER BY s.name, file, machine"
 
 static const char rendezvous_manifest[] =
     "{\"perfetto_manifest\": {\"version\": 1, \"files\": [\n"
@@ -288,6 +288,44 @@ static void test_unrelatable_domains_drop_and_count(void) {
   e2e_cleanup(dir);
 }
 
+/* §11: clock_sync_unrelatable_clock_domains is counted once per (file,
+ * machine). relay.pb (two_machines_unsynced, remapped: embedded 0 ->
+ * relay, 7 -> vm) has two machines, each with BOOTTIME and MONOTONIC only;
+ * trace time is phone's REALTIME (manifest). Each machine's BOOTTIME is
+ * unrelatable (no path, no wall clock, 6 is not 1): one count for (relay.pb,
+ * relay) and one for (relay.pb, vm), and each machine's instant is dropped
+ * as clock_sync_failure_no_path. Only phone's instant stays (BOOTTIME 1.1e9
+ * -> REALTIME 1 700 000 001 100 000 000). */
+static void test_unrelatable_counted_per_machine_of_one_file(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  e2e_bytes phone = e2e_proto_fixture("rendezvous_phone");
+  e2e_bytes relay = e2e_proto_fixture("two_machines_unsynced");
+  const e2e_member members[] = {
+      {"manifest.json",
+       "{\"perfetto_manifest\": {\"version\": 1,\n"
+       " \"trace_time\": {\"clock\": \"REALTIME\", \"file\": \"phone.pb\"},\n"
+       " \"files\": [\n"
+       " {\"path\": \"phone.pb\", \"machine\": {\"name\": \"phone\"}},\n"
+       " {\"path\": \"relay.pb\", \"machines\": [{\"id\": 0, \"name\": \"relay\"},"
+       " {\"id\": 7, \"name\": \"vm\"}]}]}}\n",
+       0},
+      {"relay.pb", relay.data, relay.len},
+      {"phone.pb", phone.data, phone.len},
+  };
+  g_autofree char *slices = query_archive(dir, E2E_TAR, members, 3, SLICES_WITH_MACHINE_SQL);
+  e2e_assert_text(slices, "\"ts\",\"name\",\"machine\"\n"
+                          "1700000001100000000,\"phone slice\",\"phone\"\n");
+  g_autofree char *stats = query_archive(dir, E2E_TAR, members, 3, CLOCK_STATS_SQL);
+  e2e_assert_text(stats, "\"name\",\"value\",\"machine\",\"file\"\n"
+                         "\"clock_sync_failure_no_path\",1,\"relay\",\"relay.pb\"\n"
+                         "\"clock_sync_failure_no_path\",1,\"vm\",\"relay.pb\"\n"
+                         "\"clock_sync_unrelatable_clock_domains\",1,\"relay\",\"relay.pb\"\n"
+                         "\"clock_sync_unrelatable_clock_domains\",1,\"vm\",\"relay.pb\"\n");
+  g_free(phone.data);
+  g_free(relay.data);
+  e2e_cleanup(dir);
+}
+
 /* Three X slices of 1 µs on one thread, at 1000, 1500 and 2000 µs. */
 static const char early_json[] =
     "{\"traceEvents\": [\n"
@@ -487,6 +525,8 @@ int main(int argc, char **argv) {
                   test_same_domain_overlays_two_boottimes);
   g_test_add_func("/e2e/placement/unrelatable/events-dropped-and-counted-once-per-file-and-machine",
                   test_unrelatable_domains_drop_and_count);
+  g_test_add_func("/e2e/placement/unrelatable/counted-once-per-machine-of-a-multi-machine-file",
+                  test_unrelatable_counted_per_machine_of_one_file);
   g_test_add_func("/e2e/placement/negative-offset/events-before-time-zero-are-dropped",
                   test_negative_offset_drops_events_before_time_zero);
   g_test_add_func("/e2e/placement/mixed-archive/proto-json-manifest-in-zip-and-tar",
