@@ -52,6 +52,17 @@ void e2e_result_clear(e2e_result *result);
 char *e2e_query(const char *const *inputs, const char *sql);
 char *e2e_query_in(const char *cwd, const char *const *inputs, const char *sql);
 
+/* Runs `tracemerge query FILE --sql SELECT 1` in `dir` and asserts that it
+ * exits 1 with one stderr line that names `file` and contains `message`. */
+void e2e_assert_query_fails(const char *dir, const char *file, const char *message);
+
+/* Queries $TRACEMERGE_SHARED_DATA/SUBDIR/FILE (the real traces in
+ * ../shared/data) with `sql`, which returns one row, and asserts that the
+ * row reads `expected_row` (CSV without the header); a mismatch names the
+ * file. */
+void e2e_assert_shared_file_row(const char *subdir, const char *file, const char *sql,
+                                const char *expected_row);
+
 /* Asserts that `actual` equals `expected`, printing both in full on
  * mismatch. */
 #define e2e_assert_text(actual, expected)                                    \
