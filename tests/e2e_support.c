@@ -151,3 +151,28 @@ char *e2e_json_slice(const char *name, int pid, int tid, int ts_us) {
                          "\"ts\":%d,\"dur\":1,\"name\":\"%s\"}]}\n",
                          pid, tid, ts_us, name);
 }
+
+void e2e_assert_query_fails(const char *dir, const char *file, const char *message) {
+  const char *args[] = {"query", file, "--sql", "SELECT 1", NULL};
+  e2e_result r = e2e_run_in(dir, args);
+  const char *newline = strchr(r.err, '\n');
+  if (r.exit_code != 1 || !strstr(r.err, message) || !strstr(r.err, file) || !newline ||
+      newline[1] != '\0')
+    g_error("%s: expected exit 1 and one line naming it with \"%s\"; got exit %d: %s", file,
+            message, r.exit_code, r.err);
+  e2e_result_clear(&r);
+}
+
+void e2e_assert_shared_file_row(const char *subdir, const char *file, const char *sql,
+                                const char *expected_row) {
+  const char *data = g_getenv("TRACEMERGE_SHARED_DATA");
+  g_assert_nonnull(data);
+  g_autofree char *path = g_build_filename(data, subdir, file, NULL);
+  const char *inputs[] = {path, NULL};
+  g_autofree char *out = e2e_query(inputs, sql);
+  const char *body = strchr(out, '\n');
+  g_assert_nonnull(body);
+  g_autofree char *expected = g_strdup_printf("%s\n", expected_row);
+  if (g_strcmp0(body + 1, expected) != 0)
+    g_error("%s/%s: expected %s got %s", subdir, file, expected, body + 1);
+}

@@ -64,6 +64,17 @@ e2e_bytes e2e_proto_fixture(const char *name);
  * (pid, tid); free with g_free. */
 char *e2e_json_slice(const char *name, int pid, int tid, int ts_us);
 
+/* Runs `tracemerge query FILE --sql SELECT 1` in `dir` and asserts that it
+ * exits 1 with one stderr line that names `file` and contains `message`. */
+void e2e_assert_query_fails(const char *dir, const char *file, const char *message);
+
+/* Queries $TRACEMERGE_SHARED_DATA/SUBDIR/FILE (the real traces in
+ * ../shared/data) with `sql`, which returns one row, and asserts that the
+ * row reads `expected_row` (CSV without the header); a mismatch names the
+ * file. */
+void e2e_assert_shared_file_row(const char *subdir, const char *file, const char *sql,
+                                const char *expected_row);
+
 /* Asserts that `actual` equals `expected`, printing both in full on
  * mismatch. */
 #define e2e_assert_text(actual, expected)                                    \

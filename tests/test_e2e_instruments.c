@@ -199,22 +199,11 @@ static void test_damaged_inputs_fail_with_a_clear_error(void) {
     g_string_append(deep, "<n>");
   g_autofree char *deep_file = e2e_write_file(dir, "deep.xml", deep->str, 0);
   g_string_free(deep, TRUE);
-  const char *deep_args[] = {"query", "deep.xml", "--sql", "SELECT 1", NULL};
-  e2e_result deep_result = e2e_run_in(dir, deep_args);
-  g_assert_cmpint(deep_result.exit_code, ==, 1);
-  g_assert_nonnull(strstr(deep_result.err, "nested deeper than 256 levels"));
-  e2e_result_clear(&deep_result);
+  e2e_assert_query_fails(dir, "deep.xml", "nested deeper than 256 levels");
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autofree char *f =
         e2e_write_file(dir, cases[i].name, cases[i].content, cases[i].len);
-    const char *args[] = {"query", cases[i].name, "--sql",
-                          "SELECT count(*) FROM instruments_sample", NULL};
-    e2e_result r = e2e_run_in(dir, args);
-    g_assert_cmpint(r.exit_code, ==, 1);
-    if (!strstr(r.err, "Error parsing Instruments XML") ||
-        !strstr(r.err, cases[i].name))
-      g_error("%s: unexpected error text: %s", cases[i].name, r.err);
-    e2e_result_clear(&r);
+    e2e_assert_query_fails(dir, cases[i].name, "Error parsing Instruments XML");
   }
   e2e_cleanup(dir);
 }
@@ -237,26 +226,16 @@ static void test_corpus_files_import(void) {
       {"jmh-time-profile.xcode26.4.1.xml", "85,1,1,49,14,2"},
       {"xctrace-mcp-potential-hangs.xml", "0,0,0,0,0,0"},
   };
-  const char *data = g_getenv("TRACEMERGE_SHARED_DATA");
-  g_assert_nonnull(data);
-  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-    g_autofree char *path =
-        g_build_filename(data, "instruments", cases[i].file, NULL);
-    const char *inputs[] = {path, NULL};
-    g_autofree char *out = e2e_query(
-        inputs,
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
+    e2e_assert_shared_file_row(
+        "instruments", cases[i].file,
         "SELECT (SELECT count(*) FROM instruments_sample), "
         "(SELECT count(*) FROM thread WHERE tid != 0), "
         "(SELECT count(*) FROM process WHERE pid != 0), "
         "(SELECT count(*) FROM stack_profile_callsite), "
         "(SELECT count(*) FROM stack_profile_frame), "
-        "(SELECT count(*) FROM stack_profile_mapping)");
-    const char *body = strchr(out, '\n');
-    g_assert_nonnull(body);
-    g_autofree char *expected = g_strdup_printf("%s\n", cases[i].expected);
-    if (g_strcmp0(body + 1, expected) != 0)
-      g_error("%s: expected %s got %s", cases[i].file, expected, body + 1);
-  }
+        "(SELECT count(*) FROM stack_profile_mapping)",
+        cases[i].expected);
 }
 
 int main(int argc, char **argv) {
