@@ -133,3 +133,21 @@ char *e2e_query_in(const char *cwd, const char *const *inputs, const char *sql) 
 char *e2e_query(const char *const *inputs, const char *sql) {
   return e2e_query_in(NULL, inputs, sql);
 }
+
+e2e_bytes e2e_proto_fixture(const char *name) {
+  g_autofree char *file = g_strdup_printf("%s.pb", name);
+  g_autofree char *path =
+      g_test_build_filename(G_TEST_BUILT, "data", "proto", file, NULL);
+  e2e_bytes bytes = {0};
+  GError *error = NULL;
+  g_file_get_contents(path, &bytes.data, &bytes.len, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(bytes.len, >, 0);
+  return bytes;
+}
+
+char *e2e_json_slice(const char *name, int pid, int tid, int ts_us) {
+  return g_strdup_printf("{\"traceEvents\": [{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,"
+                         "\"ts\":%d,\"dur\":1,\"name\":\"%s\"}]}\n",
+                         pid, tid, ts_us, name);
+}

@@ -52,6 +52,18 @@ void e2e_result_clear(e2e_result *result);
 char *e2e_query(const char *const *inputs, const char *sql);
 char *e2e_query_in(const char *cwd, const char *const *inputs, const char *sql);
 
+/* The bytes of the encoded proto fixture tests/data/proto/NAME.textproto
+ * (built as NAME.pb next to the test); asserts it is not empty. */
+typedef struct e2e_bytes {
+  char *data; /* free with g_free */
+  gsize len;
+} e2e_bytes;
+e2e_bytes e2e_proto_fixture(const char *name);
+
+/* A Chrome JSON trace of one complete slice of 1 µs at `ts_us` on thread
+ * (pid, tid); free with g_free. */
+char *e2e_json_slice(const char *name, int pid, int tid, int ts_us);
+
 /* Asserts that `actual` equals `expected`, printing both in full on
  * mismatch. */
 #define e2e_assert_text(actual, expected)                                    \

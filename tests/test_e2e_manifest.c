@@ -19,30 +19,6 @@
 
 #include "e2e_support.h"
 
-typedef struct fixture_bytes {
-  char *data;
-  gsize len;
-} fixture_bytes;
-
-static fixture_bytes proto_fixture(const char *name) {
-  g_autofree char *file = g_strdup_printf("%s.pb", name);
-  g_autofree char *path =
-      g_test_build_filename(G_TEST_BUILT, "data", "proto", file, NULL);
-  fixture_bytes bytes = {0};
-  GError *error = NULL;
-  g_file_get_contents(path, &bytes.data, &bytes.len, &error);
-  g_assert_no_error(error);
-  g_assert_cmpuint(bytes.len, >, 0);
-  return bytes;
-}
-
-/* One complete slice of 1 µs at `ts_us` on thread (pid, tid). */
-static char *json_slice(const char *name, int pid, int tid, int ts_us) {
-  return g_strdup_printf("{\"traceEvents\": [{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,"
-                         "\"ts\":%d,\"dur\":1,\"name\":\"%s\"}]}\n",
-                         pid, tid, ts_us, name);
-}
-
 /* Runs `query INPUT --sql SQL` in `dir`, expecting the import to fail with
  * exactly `message`. */
 static void assert_import_fails(const char *dir, const char *input,
@@ -74,8 +50,8 @@ static char *query_zip(const char *dir, const e2e_member *members, size_t n,
  * a's 500). The manifest sits last in the ZIP and still applies first. */
 static void test_pin_json_to_json_private_clock(void) {
   g_autofree char *dir = e2e_tmpdir();
-  g_autofree char *a = json_slice("a", 1, 1, 2000);
-  g_autofree char *b = json_slice("b", 2, 2, 2000);
+  g_autofree char *a = e2e_json_slice("a", 1, 1, 2000);
+  g_autofree char *b = e2e_json_slice("b", 2, 2, 2000);
   const e2e_member members[] = {
       {"b.json", b, 0},
       {"a.json", a, 0},
@@ -113,8 +89,8 @@ static void test_pin_json_to_json_private_clock(void) {
  * others 1-based. */
 static void test_pin_json_to_proto_boottime(void) {
   g_autofree char *dir = e2e_tmpdir();
-  fixture_bytes phone = proto_fixture("systrace_spine");
-  g_autofree char *app = json_slice("app", 5, 6, 2000);
+  e2e_bytes phone = e2e_proto_fixture("systrace_spine");
+  g_autofree char *app = e2e_json_slice("app", 5, 6, 2000);
   const e2e_member members[] = {
       {"manifest.json",
        "{\"perfetto_manifest\": {\"version\": 1, \"files\": [\n"
@@ -168,7 +144,7 @@ static const char relate_manifest_server_owns[] =
  * 1 200 000 000 - 500 = 1 199 999 500. Either way trace time is BOOTTIME. */
 static void test_relate_boottime_and_trace_time_claim(void) {
   g_autofree char *dir = e2e_tmpdir();
-  fixture_bytes spine = proto_fixture("systrace_spine");
+  e2e_bytes spine = e2e_proto_fixture("systrace_spine");
   const char *sql = "SELECT m.name AS machine, s.ts FROM slice s JOIN track t ON "
                     "s.track_id = t.id JOIN machine m ON t.machine_id = m.id "
                     "ORDER BY m.name";
@@ -198,7 +174,7 @@ static void test_relate_boottime_and_trace_time_claim(void) {
  * 1 200 000 000 - 500. */
 static void test_trace_time_without_file_is_machine_row_zero(void) {
   g_autofree char *dir = e2e_tmpdir();
-  fixture_bytes spine = proto_fixture("systrace_spine");
+  e2e_bytes spine = e2e_proto_fixture("systrace_spine");
   const e2e_member members[] = {
       {"manifest.json",
        "{\"perfetto_manifest\": {\"version\": 1, \"trace_time\": {\"clock\": \"BOOTTIME\"},\n"
@@ -225,7 +201,7 @@ static void test_trace_time_without_file_is_machine_row_zero(void) {
  * time (first proto by name). Markers: p1 1 200 000 000, p2 +300, p3 +500. */
 static void test_relate_chain_offsets_add_up_in_tar(void) {
   g_autofree char *dir = e2e_tmpdir();
-  fixture_bytes spine = proto_fixture("systrace_spine");
+  e2e_bytes spine = e2e_proto_fixture("systrace_spine");
   const e2e_member members[] = {
       {"manifest.json",
        "{\"perfetto_manifest\": {\"version\": 1, \"files\": [\n"
@@ -257,9 +233,9 @@ static void test_relate_chain_offsets_add_up_in_tar(void) {
  * time. All slices at 1000 µs: a 1 000 000, b 1 000 300, c 1 000 500. */
 static void test_pin_chain_to_later_members_in_tar(void) {
   g_autofree char *dir = e2e_tmpdir();
-  g_autofree char *a = json_slice("a", 1, 1, 1000);
-  g_autofree char *b = json_slice("b", 2, 2, 1000);
-  g_autofree char *c = json_slice("c", 3, 3, 1000);
+  g_autofree char *a = e2e_json_slice("a", 1, 1, 1000);
+  g_autofree char *b = e2e_json_slice("b", 2, 2, 1000);
+  g_autofree char *c = e2e_json_slice("c", 3, 3, 1000);
   const e2e_member members[] = {
       {"perfetto_manifest.json",
        "{\"perfetto_manifest\": {\"version\": 1, \"files\": [\n"
@@ -296,9 +272,9 @@ static const char relay_manifest[] =
  * clocks are tied to it at zero offset (1 µs -> 1000, 2 µs -> 2000). */
 static void test_machines_remap_and_shared_names(void) {
   g_autofree char *dir = e2e_tmpdir();
-  fixture_bytes relay = proto_fixture("machines");
-  g_autofree char *vm = json_slice("json on vm", 70, 72, 1);
-  g_autofree char *phone = json_slice("json on phone", 70, 72, 2);
+  e2e_bytes relay = e2e_proto_fixture("machines");
+  g_autofree char *vm = e2e_json_slice("json on vm", 70, 72, 1);
+  g_autofree char *phone = e2e_json_slice("json on phone", 70, 72, 2);
   const e2e_member members[] = {
       {"relay.pb", relay.data, relay.len},
       {"vm.json", vm, 0},
@@ -344,7 +320,7 @@ static void test_machines_remap_and_shared_names(void) {
  * 1 200 000 000 is MONOTONIC 700 000 000; trace_time_clock_id = 3. */
 static void test_trace_time_clock_from_manifest(void) {
   g_autofree char *dir = e2e_tmpdir();
-  fixture_bytes spine = proto_fixture("systrace_spine");
+  e2e_bytes spine = e2e_proto_fixture("systrace_spine");
   const e2e_member members[] = {
       {"phone.pb", spine.data, spine.len},
       {"manifest.json",
@@ -365,8 +341,8 @@ static void test_trace_time_clock_from_manifest(void) {
  * is validated and configures nothing: no machine row, no metadata. */
 static void test_loose_inputs_and_standalone_manifest(void) {
   g_autofree char *dir = e2e_tmpdir();
-  g_autofree char *a = json_slice("a", 1, 1, 2000);
-  g_autofree char *b = json_slice("b", 2, 2, 2000);
+  g_autofree char *a = e2e_json_slice("a", 1, 1, 2000);
+  g_autofree char *b = e2e_json_slice("b", 2, 2, 2000);
   g_autofree char *pa = e2e_write_file(dir, "a.json", a, 0);
   g_autofree char *pb = e2e_write_file(dir, "b.json", b, 0);
   g_autofree char *pm = e2e_write_file(dir, "m.json",
@@ -396,8 +372,8 @@ static void test_loose_inputs_and_standalone_manifest(void) {
  * cycle of `sync_to` is no error, only two edges (both slices place). */
 static void test_repeated_paths_and_sync_cycles(void) {
   g_autofree char *dir = e2e_tmpdir();
-  g_autofree char *a = json_slice("a", 1, 1, 2000);
-  g_autofree char *b = json_slice("b", 2, 2, 2000);
+  g_autofree char *a = e2e_json_slice("a", 1, 1, 2000);
+  g_autofree char *b = e2e_json_slice("b", 2, 2, 2000);
   e2e_member members[] = {
       {"manifest.json",
        "{\"perfetto_manifest\": {\"version\": 1, \"files\": [\n"
@@ -428,7 +404,7 @@ static void test_repeated_paths_and_sync_cycles(void) {
 /* Placement errors (§10.1 #26, §10.2). */
 static void test_placement_errors(void) {
   g_autofree char *dir = e2e_tmpdir();
-  g_autofree char *a = json_slice("a", 1, 1, 1);
+  g_autofree char *a = e2e_json_slice("a", 1, 1, 1);
   static const char manifest[] = "{\"perfetto_manifest\": {\"version\": 1}}";
   /* A TAR is read in archive order: a trace file came first. */
   const e2e_member late[] = {{"a.json", a, 0}, {"manifest.json", manifest, 0}};
@@ -445,7 +421,7 @@ static void test_placement_errors(void) {
 /* Validation errors surface unchanged and fail the whole import. */
 static void test_validation_errors_fail_the_import(void) {
   g_autofree char *dir = e2e_tmpdir();
-  g_autofree char *a = json_slice("a", 1, 1, 1);
+  g_autofree char *a = e2e_json_slice("a", 1, 1, 1);
   static const struct {
     const char *manifest;
     const char *message;
@@ -480,7 +456,7 @@ static void test_validation_errors_fail_the_import(void) {
  * file begins on stays raw_id 0 instead of being relabelled 7. */
 static void test_remapped_file_is_never_adopted(void) {
   g_autofree char *dir = e2e_tmpdir();
-  fixture_bytes remote = proto_fixture("adopted_machine");
+  e2e_bytes remote = e2e_proto_fixture("adopted_machine");
   const char *manifest =
       "{\"perfetto_manifest\": {\"version\": 1, \"files\": [{\"path\": \"remote.pb\","
       " \"machines\": [{\"id\": 7, \"name\": \"vm\"}]}]}}";
@@ -502,10 +478,10 @@ static void test_remapped_file_is_never_adopted(void) {
  * 7 and has no snapshot; systrace_spine.pb emits a clock snapshot. */
 static void test_lazily_detected_errors_fail_the_import(void) {
   g_autofree char *dir = e2e_tmpdir();
-  fixture_bytes relay = proto_fixture("machines");
-  fixture_bytes spine = proto_fixture("systrace_spine");
-  fixture_bytes remote = proto_fixture("remote_machine");
-  g_autofree char *a = json_slice("a", 1, 1, 1);
+  e2e_bytes relay = e2e_proto_fixture("machines");
+  e2e_bytes spine = e2e_proto_fixture("systrace_spine");
+  e2e_bytes remote = e2e_proto_fixture("remote_machine");
+  g_autofree char *a = e2e_json_slice("a", 1, 1, 1);
   static const struct {
     const char *manifest;
     const char *message;
@@ -553,10 +529,10 @@ static void test_lazily_detected_errors_fail_the_import(void) {
 /* An override on a member that is itself an archive (a gzip stream). */
 static void test_override_on_a_container_member(void) {
   g_autofree char *dir = e2e_tmpdir();
-  g_autofree char *a = json_slice("a", 1, 1, 1);
+  g_autofree char *a = e2e_json_slice("a", 1, 1, 1);
   const e2e_member inner[] = {{"a.json", a, 0}};
   g_autofree char *gz = e2e_write_archive(dir, "a.json.gz", E2E_GZIP, inner, 1);
-  fixture_bytes gz_bytes = {0};
+  e2e_bytes gz_bytes = {0};
   g_file_get_contents(gz, &gz_bytes.data, &gz_bytes.len, NULL);
   g_assert_nonnull(gz_bytes.data);
   const e2e_member members[] = {
@@ -610,7 +586,7 @@ static void test_hostile_deep_nesting(void) {
   for (int i = 0; i < DEPTH; i++)
     g_string_append_c(manifest, ']');
   g_string_append(manifest, "}}\n");
-  g_autofree char *a = json_slice("a", 1, 1, 1);
+  g_autofree char *a = e2e_json_slice("a", 1, 1, 1);
   const e2e_member members[] = {{"manifest.json", manifest->str, manifest->len},
                                 {"a.json", a, 0}};
   g_autofree char *zip = e2e_write_archive(dir, "deep.zip", E2E_ZIP, members, 2);
@@ -653,7 +629,7 @@ static void test_hostile_huge_files_array(void) {
         "{\"path\": \"f%d.json\", \"machine\": {\"name\": \"m%d\"}},\n", i, i);
   g_string_append(manifest,
       "{\"path\": \"a.json\", \"machine\": {\"name\": \"phone\"}}]}}\n");
-  g_autofree char *a = json_slice("a", 1, 1, 1);
+  g_autofree char *a = e2e_json_slice("a", 1, 1, 1);
   const e2e_member members[] = {{"manifest.json", manifest->str, manifest->len},
                                 {"a.json", a, 0}};
   g_autofree char *zip = e2e_write_archive(dir, "huge.zip", E2E_ZIP, members, 2);
@@ -687,9 +663,9 @@ static void test_hostile_huge_files_array(void) {
  * Three snapshots in clock_snapshot, one per override. */
 static void test_hostile_sync_cycle_of_three(void) {
   g_autofree char *dir = e2e_tmpdir();
-  g_autofree char *a = json_slice("a", 1, 1, 2000);
-  g_autofree char *b = json_slice("b", 2, 2, 2000);
-  g_autofree char *c = json_slice("c", 3, 3, 2000);
+  g_autofree char *a = e2e_json_slice("a", 1, 1, 2000);
+  g_autofree char *b = e2e_json_slice("b", 2, 2, 2000);
+  g_autofree char *c = e2e_json_slice("c", 3, 3, 2000);
   const e2e_member members[] = {
       {"manifest.json",
        "{\"perfetto_manifest\": {\"version\": 1, \"files\": [\n"
@@ -717,7 +693,7 @@ static void test_hostile_sync_cycle_of_three(void) {
  * machine "phone" and then as "server"; its thread lands on "phone". */
 static void test_hostile_duplicate_paths_first_wins(void) {
   g_autofree char *dir = e2e_tmpdir();
-  g_autofree char *a = json_slice("a", 1, 1, 1);
+  g_autofree char *a = e2e_json_slice("a", 1, 1, 1);
   const e2e_member members[] = {
       {"manifest.json",
        "{\"perfetto_manifest\": {\"version\": 1, \"files\": [\n"
@@ -745,7 +721,7 @@ static void test_hostile_duplicate_paths_first_wins(void) {
  * BOOTTIME, printed bare. */
 static void test_hostile_file_synced_to_itself(void) {
   g_autofree char *dir = e2e_tmpdir();
-  g_autofree char *a = json_slice("a", 1, 1, 1);
+  g_autofree char *a = e2e_json_slice("a", 1, 1, 1);
   e2e_member members[] = {
       {"manifest.json",
        "{\"perfetto_manifest\": {\"version\": 1, \"files\": [{\"path\": \"a.json\","
@@ -772,7 +748,7 @@ static void test_hostile_file_synced_to_itself(void) {
  * member is detected by content and imported (its slice is there). */
 static void test_hostile_non_utf8_names(void) {
   g_autofree char *dir = e2e_tmpdir();
-  g_autofree char *a = json_slice("a", 1, 1, 1);
+  g_autofree char *a = e2e_json_slice("a", 1, 1, 1);
   const e2e_member bad_path[] = {
       {"manifest.json",
        "{\"perfetto_manifest\": {\"version\": 1, \"files\": [{\"path\": \"a\xff.json\"}]}}",
@@ -807,7 +783,7 @@ static void test_hostile_non_utf8_names(void) {
  * message before anything is buffered beyond it. */
 static void test_hostile_huge_attribute(void) {
   g_autofree char *dir = e2e_tmpdir();
-  g_autofree char *a = json_slice("a", 1, 1, 1);
+  g_autofree char *a = e2e_json_slice("a", 1, 1, 1);
   size_t sizes[] = {(size_t)8 << 20, (size_t)17 << 20};
   for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
     GString *manifest = g_string_new(
@@ -862,8 +838,8 @@ static void test_hostile_huge_attribute(void) {
  *    capture_b.pb in clock_sync_mixed_clock_sources. */
 static void test_two_captures_on_one_machine_use_their_own_snapshots(void) {
   g_autofree char *dir = e2e_tmpdir();
-  fixture_bytes a = proto_fixture("capture_a");
-  fixture_bytes b = proto_fixture("capture_b");
+  e2e_bytes a = e2e_proto_fixture("capture_a");
+  e2e_bytes b = e2e_proto_fixture("capture_b");
   const e2e_member members[] = {{"capture_a.pb", a.data, a.len},
                                 {"capture_b.pb", b.data, b.len}};
   g_autofree char *slices = query_zip(dir, members, 2, E2E_ZIP,
@@ -913,8 +889,8 @@ static void test_two_captures_on_one_machine_use_their_own_snapshots(void) {
  * canonical REALTIME uses 2_server's snapshot: 1e9 + 30e9. */
 static void test_realtime_twins_link_isolated_wall_clocks(void) {
   g_autofree char *dir = e2e_tmpdir();
-  fixture_bytes a = proto_fixture("capture_a");
-  fixture_bytes b = proto_fixture("capture_b");
+  e2e_bytes a = e2e_proto_fixture("capture_a");
+  e2e_bytes b = e2e_proto_fixture("capture_b");
   e2e_member members[] = {
       {"manifest.json",
        "{\"perfetto_manifest\": {\"version\": 1, \"files\": [\n"
