@@ -314,9 +314,14 @@ static bool resolve_and_apply(tm_session *session, GError **error) {
   }
   add_machine_rows(session);
   add_attributes(session);
-  if (m->trace_time.present)
+  /* The claim is the graph's trace time before any edge is added, as in
+   * the reference (§9.1: claim, then edges), so an override edge that
+   * moves the trace clock backwards is rejected (§10.3). */
+  if (m->trace_time.present) {
     st->trace_time = clock_node(session, m->trace_time.clock, 0,
                                 m->trace_time.machine_index);
+    clock_graph_set_trace_time(session->clocks, st->trace_time);
+  }
   ok = apply_overrides(session, paths, n_rows, error) && check_new_rows(session, error);
 
 out:
