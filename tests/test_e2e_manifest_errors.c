@@ -803,7 +803,8 @@ static void test_file_synced_to_itself(void) {
 }
 
 /* Overrides are resolved in `files` order (§10.1), each fully: in a ZIP
- * entry 0's absent reference (#43) wins over entry 1's unknown one (#38).
+ * (listed: every member has its row when the manifest applies) entry 0's
+ * absent reference (#43) wins over entry 1's unknown one (#38).
  * #43 in a TAR: members after the manifest have no row when it is
  * applied, so resolution takes every listed path as a member still to
  * come and only the end of the input shows one never came. The member
@@ -821,6 +822,8 @@ static void test_tar_defers_member_resolution(void) {
       M("'files': [{'path': 'b.json', 'clocks': {'sync_to': {'file': 'absent.json'}}}, "
         "{'path': 'a.json', 'clocks': {'sync_to': {'file': 'ghost.json'}}}, {'path': 'absent.json'}]"));
   const e2e_member members[] = {{"manifest.json", both, 0}, {"a.json", a, 0}, {"b.json", b, 0}};
+  g_autofree char *zip = e2e_write_archive(dir, "both.zip", E2E_ZIP, members, 3);
+  assert_archive_fails(dir, "both.zip", NOT_RESOLVED("absent.json"));
   g_autofree char *tar = e2e_write_archive(dir, "both.tar", E2E_TAR, members, 3);
   assert_archive_fails(dir, "both.tar", UNKNOWN_FILE("clocks: sync_to.file", "ghost.json"));
   g_autofree char *never = manifest_text(
