@@ -8,7 +8,9 @@
  * exact single stderr line ("tracemerge: " + the reference's message) and
  * that nothing was imported half-way: the query the CLI still runs over a
  * failed import sees no event of any trace and no clock snapshot (a
- * manifest error fails the whole import, §9.1 and DESIGN.md "Errors").
+ * manifest error fails the whole import, §9.1 and DESIGN.md "Errors"; the
+ * process, thread and track rows a reader declared before a lazily
+ * detected error stay, without events).
  * Table cases run twice: in a ZIP with the manifest listed last (a ZIP
  * delivers its manifest first wherever it is listed) and in a TAR with the
  * manifest first (a stream is read in order). Cases where placement itself
@@ -505,6 +507,22 @@ static const error_case cases[] = {
      M("'files': [{'path': 'phone.pb', 'clocks': {'clock': 'BOOTTIME', 'sync_to': {'file': "
        "'absent.json'}}}, {'path': 'absent.json'}]"),
      NOT_RESOLVED("absent.json")},
+
+    /* The JSON parser's messages, propagated without a prefix (§10.1,
+     * after the table); ours name how far the parser read. "Empty JSON
+     * input" and "Failed to start parsing" cannot be reached: a manifest
+     * is detected by its first bytes {"perfetto_manifest", so its root
+     * value has begun. "Empty parse stack after ParseStart" and "Unknown
+     * JSON value type" are internal states of the reference's parser. */
+    {"/e2e/manifest/errors/10.1-json/trailing-comma-in-an-object",
+     "{'perfetto_manifest': {'version': 1,}}",
+     "Failed to parse object: parse error: invalid object key (must be a string), near byte 37"},
+    {"/e2e/manifest/errors/10.1-json/missing-comma-in-an-array",
+     M("'files': [{'path': 'a.json'} {'path': 'b.json'}]"),
+     "Failed to parse array: parse error: after array element, I expect ',' or ']', near byte 67"},
+    {"/e2e/manifest/errors/10.1-json/manifest-cut-short",
+     "{'perfetto_manifest': {'version': 1, 'files': [",
+     "Failed to parse array: parse error: premature EOF, near byte 47"},
 
     /* §10.2, raised while files are read. */
     {"/e2e/manifest/errors/10.2/pinned-file-adds-a-clock-snapshot",
