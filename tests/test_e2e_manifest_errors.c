@@ -31,14 +31,18 @@
  *    and an override edge is two plain ns readings; so "cannot use
  *    incremental encoding", "previously registered with different
  *    properties" and "must always use nanoseconds" are unit-tested in
- *    test_clock_graph.c and cannot come from a manifest. "Not updating
- *    trace time clock" is ignored by its callers and never fails an import.
+ *    test_clock_graph.c and cannot come from a manifest
+ *    (test_units_never_reach_an_override_edge shows a µs clock and an
+ *    override edge on one node). "Not updating trace time clock" never
+ *    fails an import: the reference's callers ignore it, and we choose
+ *    trace time after every file is read, so we never raise it.
  *
  * Fixtures: a.json and b.json are one-slice JSON traces; phone.pb is
  * systrace_spine.pb (one BOOTTIME/MONOTONIC snapshot, one marker);
  * relay.pb is machines.pb (a host snapshot, then packets of embedded
  * machine 7); remote.pb is remote_machine.pb (its first packet is from
- * machine 7, no snapshot). Manifests are written with ' for " and
+ * machine 7, no snapshot). Two cases use remote_sync_first.pb (a
+ * remote_clock_sync of machine 7 first) and boottime_in_us.pb. Manifests are written with ' for " and
  * converted before use, so the table stays readable.
  */
 #include <glib.h>
@@ -906,6 +910,64 @@ static void test_manifest_error_before_earlier_damage(void) {
   e2e_cleanup(dir);
 }
 
+/* §10.2's `clocks` and `machine` rules on a file whose first packet is a
+ * remote_clock_sync of embedded machine 7 (remote_sync_first.pb): that
+ * packet alone fails the import, before the sync adds any edge. */
+static void test_remote_clock_sync_in_an_overridden_file(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  g_autofree char *a = e2e_json_slice("a", 1, 1, 1);
+  e2e_bytes sync = e2e_proto_fixture("remote_sync_first");
+  static const struct {
+    const char *manifest;
+    const char *message;
+  } overrides[] = {
+      {M("'files': [{'path': 'sync.pb', 'clocks': {'sync_to': {'file': 'a.json'}}}, "
+         "{'path': 'a.json'}]"),
+       MSG_CLOCKS_ON_MULTI},
+      {M("'files': [{'path': 'sync.pb', 'machine': {'name': 'relay'}}]"), MSG_MACHINE_ON_MULTI},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(overrides); i++) {
+    g_autofree char *m = manifest_text(overrides[i].manifest);
+    const e2e_member members[] = {
+        {"manifest.json", m, 0}, {"a.json", a, 0}, {"sync.pb", sync.data, sync.len}};
+    g_autofree char *zip = e2e_write_archive(dir, "run.zip", E2E_ZIP, members, 3);
+    assert_archive_fails(dir, "run.zip", overrides[i].message);
+    g_autofree char *tar = e2e_write_archive(dir, "run.tar", E2E_TAR, members, 3);
+    assert_archive_fails(dir, "run.tar", overrides[i].message);
+  }
+  g_free(sync.data);
+  e2e_cleanup(dir);
+}
+
+/* Why §10.3's unit message cannot come from an override: us.pb
+ * (boottime_in_us.pb) writes BOOTTIME in µs, and in this TAR its snapshot
+ * (snapshot 0) is in the graph before the PIN edge that waits for a.json
+ * (snapshot 1) names the same host BOOTTIME. The reader hands the graph ns
+ * (1000 µs -> 1 000 000), the edge is ns too: no "previously registered
+ * with different properties", and the import succeeds. us.pb claims
+ * BOOTTIME; a's 1 µs is BOOTTIME 1000 through the edge; the marker's raw
+ * 1200 µs is 1 200 000. */
+static void test_units_never_reach_an_override_edge(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  g_autofree char *a = e2e_json_slice("a", 1, 1, 1);
+  e2e_bytes us = e2e_proto_fixture("boottime_in_us");
+  g_autofree char *m = manifest_text(
+      M("'files': [{'path': 'a.json', 'clocks': {'sync_to': {'file': 'us.pb', 'clock': "
+        "'BOOTTIME'}}}, {'path': 'us.pb'}]"));
+  const e2e_member members[] = {
+      {"manifest.json", m, 0}, {"us.pb", us.data, us.len}, {"a.json", a, 0}};
+  g_autofree char *tar = e2e_write_archive(dir, "run.tar", E2E_TAR, members, 3);
+  const char *inputs[] = {"run.tar", NULL};
+  g_autofree char *out = e2e_query_in(dir, inputs,
+      "SELECT (SELECT group_concat(name || '@' || ts) FROM (SELECT name, ts FROM slice "
+      "ORDER BY ts)) AS slices, (SELECT group_concat(clock_id || '=' || clock_value) FROM "
+      "(SELECT clock_id, clock_value FROM clock_snapshot WHERE snapshot_id = 1 ORDER BY "
+      "clock_id)) AS edge");
+  e2e_assert_text(out, "\"slices\",\"edge\"\n\"a@1000,us marker@1200000\",\"6=0,11=0\"\n");
+  g_free(us.data);
+  e2e_cleanup(dir);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
@@ -923,6 +985,10 @@ int main(int argc, char **argv) {
                   test_override_on_an_archive_member);
   g_test_add_func("/e2e/manifest/errors/10.2/unknown-member-type-next-to-a-manifest",
                   test_unknown_member_type);
+  g_test_add_func("/e2e/manifest/errors/10.2/remote-clock-sync-in-a-pinned-or-attributed-file",
+                  test_remote_clock_sync_in_an_overridden_file);
+  g_test_add_func("/e2e/manifest/errors/10.3/units-never-reach-an-override-edge",
+                  test_units_never_reach_an_override_edge);
   g_test_add_func("/e2e/manifest/errors/10.3/file-synced-to-itself-pin-and-relate",
                   test_file_synced_to_itself);
   g_test_add_func("/e2e/manifest/errors/order/overrides-in-files-order-but-a-tar-checks-members-at-the-end",
