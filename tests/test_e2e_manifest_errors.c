@@ -42,8 +42,9 @@
  * relay.pb is machines.pb (a host snapshot, then packets of embedded
  * machine 7); remote.pb is remote_machine.pb (its first packet is from
  * machine 7, no snapshot). Two cases use remote_sync_first.pb (a
- * remote_clock_sync of machine 7 first) and boottime_in_us.pb. Manifests are written with ' for " and
- * converted before use, so the table stays readable.
+ * remote_clock_sync of machine 7 first) and boottime_in_us.pb. Manifests
+ * are written with ' for " and converted before use, so the table stays
+ * readable.
  */
 #include <glib.h>
 #include <sqlite3.h>
@@ -200,7 +201,8 @@ static const error_case cases[] = {
     {"/e2e/manifest/errors/10.1-02/trace-time-clock-unknown",
      M("'trace_time': {'clock': 'TAI'}"), P "unknown clock name: TAI" CLOCK_NAMES},
     {"/e2e/manifest/errors/10.1-02/clock-names-are-case-sensitive",
-     M("'files': [{'path': 'a.json', 'clocks': {'clock': 'boottime', 'sync_to': {'file': 'b.json'}}},"
+     M("'files': [{'path': 'a.json', 'clocks': {'clock': 'boottime', "
+       "'sync_to': {'file': 'b.json'}}},"
        " {'path': 'b.json'}]"),
      P "unknown clock name: boottime" CLOCK_NAMES},
     {"/e2e/manifest/errors/10.1-02/sync-to-clock-unknown",
@@ -210,7 +212,8 @@ static const error_case cases[] = {
     /* #3 */
     {"/e2e/manifest/errors/10.1-03/clocks-machine-not-a-string",
      M("'files': [{'path': 'relay.pb', 'machines': [{'id': 7, 'name': 'vm'}], 'clocks': "
-       "{'machine': 7, 'clock': 'BOOTTIME', 'sync_to': {'file': 'phone.pb'}}}, {'path': 'phone.pb'}]"),
+       "{'machine': 7, 'clock': 'BOOTTIME', 'sync_to': {'file': 'phone.pb'}}}, "
+       "{'path': 'phone.pb'}]"),
      P "clocks: machine must be a string"},
     /* #4 */
     {"/e2e/manifest/errors/10.1-04/clocks-without-sync-to",
@@ -226,14 +229,16 @@ static const error_case cases[] = {
      M("'files': [{'path': 'a.json', 'clocks': {'sync_to': 'b.json'}}, {'path': 'b.json'}]"),
      P "clocks: sync_to must be an object"},
     {"/e2e/manifest/errors/10.1-05/sync-to-is-an-array",
-     M("'files': [{'path': 'a.json', 'clocks': {'sync_to': [{'file': 'b.json'}]}}, {'path': 'b.json'}]"),
+     M("'files': [{'path': 'a.json', 'clocks': {'sync_to': [{'file': 'b.json'}]}}, "
+       "{'path': 'b.json'}]"),
      P "clocks: sync_to must be an object"},
     /* #6 */
     {"/e2e/manifest/errors/10.1-06/sync-to-file-missing",
      M("'files': [{'path': 'a.json', 'clocks': {'sync_to': {'clock': 'BOOTTIME'}}}]"),
      MSG_SYNC_FILE},
     {"/e2e/manifest/errors/10.1-06/sync-to-file-not-a-string",
-     M("'files': [{'path': 'a.json', 'clocks': {'sync_to': {'file': ['b.json']}}}, {'path': 'b.json'}]"),
+     M("'files': [{'path': 'a.json', 'clocks': {'sync_to': {'file': ['b.json']}}}, "
+       "{'path': 'b.json'}]"),
      MSG_SYNC_FILE},
     /* #7 */
     {"/e2e/manifest/errors/10.1-07/sync-to-machine-not-a-string",
@@ -250,7 +255,8 @@ static const error_case cases[] = {
        " {'path': 'b.json'}]"),
      P "clocks: offset_ns must be an integer"},
     {"/e2e/manifest/errors/10.1-08/offset-ns-is-a-string",
-     M("'files': [{'path': 'a.json', 'clocks': {'sync_to': {'file': 'b.json'}, 'offset_ns': '500'}},"
+     M("'files': [{'path': 'a.json', 'clocks': {'sync_to': {'file': 'b.json'}, "
+       "'offset_ns': '500'}},"
        " {'path': 'b.json'}]"),
      P "clocks: offset_ns must be an integer"},
     /* #9 */
@@ -802,7 +808,8 @@ static void test_file_synced_to_itself(void) {
   g_autofree char *dir = e2e_tmpdir();
   g_autofree char *a = e2e_json_slice("a", 1, 1, 1);
   g_autofree char *pin = manifest_text(
-      M("'files': [{'path': 'a.json', 'clocks': {'sync_to': {'file': 'a.json'}, 'offset_ns': 5}}]"));
+      M("'files': [{'path': 'a.json', 'clocks': {'sync_to': {'file': 'a.json'}, "
+        "'offset_ns': 5}}]"));
   g_autofree char *relate = manifest_text(
       M("'files': [{'path': 'a.json', 'clocks': {'clock': 'BOOTTIME', 'sync_to': {'file': "
         "'a.json', 'clock': 'BOOTTIME'}}}]"));
@@ -842,7 +849,8 @@ static void test_tar_defers_member_resolution(void) {
   g_autofree char *b = e2e_json_slice("b", 2, 2, 2);
   g_autofree char *both = manifest_text(
       M("'files': [{'path': 'b.json', 'clocks': {'sync_to': {'file': 'absent.json'}}}, "
-        "{'path': 'a.json', 'clocks': {'sync_to': {'file': 'ghost.json'}}}, {'path': 'absent.json'}]"));
+        "{'path': 'a.json', 'clocks': {'sync_to': {'file': 'ghost.json'}}}, "
+        "{'path': 'absent.json'}]"));
   const e2e_member members[] = {{"manifest.json", both, 0}, {"a.json", a, 0}, {"b.json", b, 0}};
   g_autofree char *zip = e2e_write_archive(dir, "both.zip", E2E_ZIP, members, 3);
   assert_archive_fails(dir, "both.zip", NOT_RESOLVED("absent.json"));
@@ -851,7 +859,8 @@ static void test_tar_defers_member_resolution(void) {
   g_autofree char *never = manifest_text(
       M("'files': [{'path': 'b.json', 'clocks': {'sync_to': {'file': 'absent.json'}}}, "
         "{'path': 'absent.json'}]"));
-  const e2e_member never_members[] = {{"manifest.json", never, 0}, {"a.json", a, 0}, {"b.json", b, 0}};
+  const e2e_member never_members[] = {
+      {"manifest.json", never, 0}, {"a.json", a, 0}, {"b.json", b, 0}};
   g_autofree char *tar2 = e2e_write_archive(dir, "never.tar", E2E_TAR, never_members, 3);
   assert_archive_fails(dir, "never.tar", NOT_RESOLVED("absent.json"));
   e2e_cleanup(dir);
@@ -865,7 +874,8 @@ static void test_import_command_fails_whole(void) {
   g_autofree char *a = e2e_json_slice("a", 1, 1, 1);
   e2e_bytes phone = e2e_proto_fixture("systrace_spine");
   g_autofree char *m = manifest_text(
-      M("'files': [{'path': 'phone.pb', 'clocks': {'sync_to': {'file': 'a.json'}}}, {'path': 'a.json'}]"));
+      M("'files': [{'path': 'phone.pb', 'clocks': {'sync_to': {'file': 'a.json'}}}, "
+        "{'path': 'a.json'}]"));
   const e2e_member members[] = {{"a.json", a, 0},
                                 {"phone.pb", phone.data, phone.len},
                                 {"manifest.json", m, 0}};
@@ -897,7 +907,8 @@ static void test_manifest_error_before_earlier_damage(void) {
   e2e_bytes phone = e2e_proto_fixture("systrace_spine");
   g_autofree char *a = e2e_json_slice("a", 1, 1, 1);
   g_autofree char *m = manifest_text(
-      M("'files': [{'path': 'phone.pb', 'clocks': {'sync_to': {'file': 'a.json'}}}, {'path': 'a.json'}]"));
+      M("'files': [{'path': 'phone.pb', 'clocks': {'sync_to': {'file': 'a.json'}}}, "
+        "{'path': 'a.json'}]"));
   const e2e_member members[] = {{"manifest.json", m, 0},
                                 {"a.json", a, 0},
                                 {"broken.json", "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": ]}", 0},
@@ -991,7 +1002,8 @@ int main(int argc, char **argv) {
                   test_units_never_reach_an_override_edge);
   g_test_add_func("/e2e/manifest/errors/10.3/file-synced-to-itself-pin-and-relate",
                   test_file_synced_to_itself);
-  g_test_add_func("/e2e/manifest/errors/order/overrides-in-files-order-but-a-tar-checks-members-at-the-end",
+  g_test_add_func(
+      "/e2e/manifest/errors/order/overrides-in-files-order-but-a-tar-checks-members-at-the-end",
                   test_tar_defers_member_resolution);
   g_test_add_func("/e2e/manifest/errors/import-command-saves-no-event",
                   test_import_command_fails_whole);
