@@ -732,7 +732,8 @@ static void test_manifest_after_a_trace(void) {
 /* §10.2: an override on a member that is itself an archive: a gzip stream
  * and a nested ZIP, with `machine` and with `clocks`, in a ZIP (the rows
  * exist when the manifest applies) and in a TAR (the container's row comes
- * after). */
+ * after). a.json is on machine x where a RELATE names its BOOTTIME, so the
+ * edge itself is valid. */
 static void test_override_on_an_archive_member(void) {
   g_autofree char *dir = e2e_tmpdir();
   g_autofree char *a = e2e_json_slice("a", 1, 1, 1);
@@ -756,6 +757,13 @@ static void test_override_on_an_archive_member(void) {
          "{'file': 'a.json', 'clock': 'BOOTTIME'}}}, {'path': 'a.json', 'machine': "
          "{'name': 'x'}}]"),
        MSG_CONTAINER("nested.zip")},
+      /* Order: the override's edge is added when the manifest applies
+       * (§9.1), the container rule is checked as the member begins (§9.5):
+       * a RELATE from the host's BOOTTIME to the host's BOOTTIME (a.json
+       * left on the host) fails as one clock named twice first. */
+      {M("'files': [{'path': 'nested.zip', 'clocks': {'clock': 'BOOTTIME', 'sync_to': "
+         "{'file': 'a.json', 'clock': 'BOOTTIME'}}}, {'path': 'a.json'}]"),
+       "Clock sync error: duplicate clock domain with id=6 at snapshot 0."},
   };
   for (size_t i = 0; i < G_N_ELEMENTS(overrides); i++) {
     g_autofree char *m = manifest_text(overrides[i].manifest);
