@@ -676,7 +676,11 @@ bool tm_session_import(tm_session *session, const char *const *paths,
   if (read_ok)
     session_manifest_finish_reading(session, NULL);
 
-  /* Pass 2 runs whatever pass 1 managed to read. */
+  /* Pass 2 runs whatever pass 1 managed to read, unless a manifest error
+   * failed the whole import (clock-model.md §9.1): then no event of any
+   * trace is converted or merged and no snapshot becomes a row, so what
+   * the CLI still shows holds no part of a merge. */
+  bool whole = !session->fatal_error;
   GPtrArray *ordered = g_ptr_array_copy(session->hosts, NULL, NULL);
   g_ptr_array_sort_with_data(ordered, session_host_by_processing_order, session->model);
   adopt_primary_files(session, ordered);
@@ -685,19 +689,23 @@ bool tm_session_import(tm_session *session, const char *const *paths,
   bridge_files(session, ordered);
   g_ptr_array_free(ordered, TRUE);
 
-  sorter_convert(session->sorter, session->clocks, session->stats);
-  count_placed_events(session);
+  if (whole) {
+    sorter_convert(session->sorter, session->clocks, session->stats);
+    count_placed_events(session);
+  }
   /* Size the event tables once: doubling growth would leave up to half of
    * the largest tables unused at the memory peak. */
   tm_vec_reserve(&session->model->slices, session->slice_events);
   tm_vec_reserve(&session->model->counters, session->counter_events);
   tm_model_builder *builder = model_builder_new(session);
-  sorter_merge(session->sorter, model_builder_push, builder);
+  if (whole)
+    sorter_merge(session->sorter, model_builder_push, builder);
   model_builder_free(builder);
   tm_vec_free(&session->extras);
 
   snapshot_rows_ctx ctx = {session};
-  clock_graph_foreach_reading(session->clocks, add_snapshot_row, &ctx);
+  if (whole)
+    clock_graph_foreach_reading(session->clocks, add_snapshot_row, &ctx);
   session_finish_tracks(session);
   model_finalize(session->model);
 

@@ -14,8 +14,10 @@
  * `manifest_attribute.<key>` metadata, the trace-time claim (which wins
  * over every file's, see session.c choose_trace_time), and one two-clock
  * snapshot per `clocks` override. Resolution runs against the names of the
- * trace_file rows that exist then. A streamed archive has no rows yet for
- * the members after the manifest, so every manifest path without a row is
+ * trace_file rows that exist then. A listed root ZIP has a row for every
+ * member by then, so a path without one is absent (#43 at once, in
+ * validation order). A streamed archive has no rows yet for the members
+ * after the manifest, so there every manifest path without a row is
  * offered to the resolver as a member still to come: an override whose
  * PIN source or private-clock reference is such a member gets its edge
  * when that member begins (before it is parsed; nothing is converted
@@ -289,8 +291,39 @@ static void add_attributes(tm_session *session) {
   }
 }
 
-/* Resolves against the rows that exist, plus every manifest path without
- * a row as a member still to come (an index >= n_rows). */
+/* True unless every member of the input already has a row: the input is
+ * one root ZIP, listed through its central directory (container.c: every
+ * member gets its row and is sniffed before the manifest is delivered, so
+ * a detected sibling that has not begun shows the listing), holding no
+ * container whose members come only when it is read. Then a path without
+ * a row is absent now, and #43 keeps its place in the validation order. */
+static bool members_may_still_come(tm_session *session) {
+  const tm_model *model = session->model;
+  uint32_t zip = model->trace_files.data[session->manifest->file_id].parent_id;
+  if (session->n_inputs != 1 || zip == TM_NULL_ID ||
+      model->trace_files.data[zip].parent_id != TM_NULL_ID)
+    return true;
+  const char *zip_type =
+      string_pool_borrow(model->strings, model->trace_files.data[zip].trace_type);
+  if (g_strcmp0(zip_type, "zip") != 0)
+    return true;
+  bool listed = false;
+  for (uint32_t id = 0; id < model->trace_files.len; id++) {
+    const tm_trace_file_row *row = &model->trace_files.data[id];
+    const char *type = string_pool_borrow(model->strings, row->trace_type);
+    if (id == zip || id == session->manifest->file_id)
+      continue;
+    if (row->is_container)
+      return true;
+    if (row->parent_id == zip && g_strcmp0(type, "unknown") != 0)
+      listed = true;
+  }
+  return !listed;
+}
+
+/* Resolves against the rows that exist, plus, if members may still come,
+ * every manifest path without a row as a member still to come (an index
+ * >= n_rows). */
 static bool resolve_and_apply(tm_session *session, GError **error) {
   tm_session_manifest *st = session->manifest;
   tm_manifest *m = st->manifest;
@@ -299,7 +332,8 @@ static bool resolve_and_apply(tm_session *session, GError **error) {
   size_t n_paths = n_rows;
   for (size_t i = 0; i < n_rows; i++)
     paths[i] = row_name(session, (uint32_t)i);
-  for (size_t i = 0; i < m->n_files; i++) {
+  bool may_come = members_may_still_come(session);
+  for (size_t i = 0; i < m->n_files && may_come; i++) {
     const tm_manifest_file *f = &m->files[i];
     /* A path holding NUL can never be a member's name; an exported table
      * must already be present (#36). */
@@ -314,9 +348,14 @@ static bool resolve_and_apply(tm_session *session, GError **error) {
   }
   add_machine_rows(session);
   add_attributes(session);
-  if (m->trace_time.present)
+  /* The claim is the graph's trace time before any edge is added, as in
+   * the reference (§9.1: claim, then edges), so an override edge that
+   * moves the trace clock backwards is rejected (§10.3). */
+  if (m->trace_time.present) {
     st->trace_time = clock_node(session, m->trace_time.clock, 0,
                                 m->trace_time.machine_index);
+    clock_graph_set_trace_time(session->clocks, st->trace_time);
+  }
   ok = apply_overrides(session, paths, n_rows, error) && check_new_rows(session, error);
 
 out:

@@ -8,8 +8,9 @@
  *
  * Exit status: 0 success; 1 the import, the query or writing the output
  * failed; 2 the command line was wrong. A failed import still leaves what
- * was read before the error (DESIGN.md, errors): its message goes to
- * stderr, the command goes on over the partial trace (`query` prints,
+ * was read before the error (DESIGN.md, errors; after a manifest error,
+ * which fails the whole import, that is no event at all): its message goes
+ * to stderr, the command goes on over the partial trace (`query` prints,
  * `import` saves, `info` summarises) and the exit status is 1 whatever
  * follows, so a script never mistakes a partial result for a whole one.
  */
