@@ -6,6 +6,18 @@
  * and collect one event at a time → json_emitter (json_event.c) → host
  * services.
  *
+ * The fast path: where yajl has just read the event array's '[' or a
+ * ',' between its elements, the next element and its comma, when whole
+ * in the segment and of the common shape, are tokenized by json_fast.c
+ * instead, which calls the same callbacks below and leaves yajl in an
+ * equivalent state (json_fast.h). Everything else — and every element it
+ * declines — goes to yajl, cut after each ',' or '[' outside strings (the
+ * segmenter's kind of cut: no token straddles it, so yajl's error offsets
+ * do not move) so that the fast path can resume at the next element.
+ * Inside an element the callbacks only fill the event buffer and the
+ * args frames; the host hears of it at its closing brace. That is what
+ * lets a declined element be replayed by yajl from its first byte.
+ *
  * Shapes: an object with "traceEvents" (plus "metadata",
  * "displayTimeUnit", "systemTraceEvents" and unknown keys, in any order),
  * which must be complete; or a bare array of events, which may stop
@@ -42,6 +54,7 @@
 
 #include "json_buf.h"
 #include "json_event.h"
+#include "json_fast.h"
 #include "json_number.h"
 #include "json_segmenter.h"
 #include "../systrace/systrace_emitter.h"
@@ -129,6 +142,10 @@ typedef struct json_reader {
   bool root_done;         /* the top-level value is closed */
   bool failed;
   const char *cancel_message; /* why a callback stopped the parser */
+  /* yajl's last byte was the event array's '[' or a ',' between its
+   * elements, with nothing skipped or pending: the fast path may run. */
+  bool at_element;
+  json_buf decoded; /* the fast path's string with escapes */
 
   uint8_t where[WHERE_MAX];
   unsigned depth; /* entries of `where` in use; where[0] = WHERE_TOP */
@@ -847,15 +864,87 @@ static void report_yajl_error(json_reader *r, yajl_status status,
   fail(r, offset, message);
 }
 
-static bool parse_segment(void *ctx, const uint8_t *data, size_t len,
-                          int64_t file_offset) {
-  json_reader *r = ctx;
+/* The bytes up to and including the next ',' or '[' outside strings (all
+ * of them if there is none). `data` starts outside any string: at a
+ * segment's start, or right after such a cut. Sets `*at_delimiter` when
+ * the stretch ends with one. */
+static size_t yajl_stretch(const uint8_t *data, size_t len,
+                           bool *at_delimiter) {
+  bool in_string = false;
+  for (size_t i = 0; i < len; i++) {
+    uint8_t c = data[i];
+    if (in_string) {
+      if (c == '\\')
+        i++;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == ',' || c == '[') {
+      *at_delimiter = true;
+      return i + 1;
+    }
+  }
+  *at_delimiter = false;
+  return len;
+}
+
+static bool yajl_feed(json_reader *r, const uint8_t *data, size_t len,
+                      int64_t file_offset) {
   yajl_status status = yajl_parse(r->yajl, data, len);
   if (status == yajl_status_ok)
     return true;
   report_yajl_error(r, status,
                     file_offset + (int64_t)yajl_get_bytes_consumed(r->yajl));
   return false;
+}
+
+/* One element by the fast path. On a decline the reader's structure is
+ * put back as it was at the element's start (the event buffer is reset
+ * by yajl's start_map anyway). */
+static json_fast_status fast_element(json_reader *r, const uint8_t *data,
+                                     size_t len, size_t *consumed) {
+  unsigned depth = r->depth;
+  size_t n_frames = r->n_frames;
+  json_fast_status status =
+      json_fast_element(&callbacks, r, &r->decoded, data, len, consumed);
+  if (status == JSON_FAST_DECLINED) {
+    r->depth = depth;
+    r->n_frames = n_frames;
+    r->skip_depth = 0;
+    r->cancel_message = NULL;
+  }
+  return status;
+}
+
+static bool parse_segment(void *ctx, const uint8_t *data, size_t len,
+                          int64_t file_offset) {
+  json_reader *r = ctx;
+  size_t pos = 0;
+  while (pos < len) {
+    if (r->at_element) {
+      size_t used = 0;
+      json_fast_status status = fast_element(r, data + pos, len - pos, &used);
+      if (status == JSON_FAST_DONE) {
+        pos += used;
+        continue;
+      }
+      if (status == JSON_FAST_STOPPED) {
+        fail(r, file_offset + (int64_t)(pos + used),
+             r->cancel_message ? r->cancel_message : "parse stopped");
+        return false;
+      }
+      r->at_element = false; /* yajl reads this element */
+    }
+    bool at_delimiter;
+    size_t n = yajl_stretch(data + pos, len - pos, &at_delimiter);
+    if (!yajl_feed(r, data + pos, n, file_offset + (int64_t)pos))
+      return false;
+    pos += n;
+    r->at_element = at_delimiter && r->skip_depth == 0 &&
+                    r->where[r->depth - 1] == WHERE_EVENTS;
+  }
+  return true;
 }
 
 static bool is_json_space(uint8_t c) {
@@ -996,6 +1085,7 @@ static void json_close(void *state) {
   json_buf_free(&r->path);
   json_buf_free(&r->metadata_name);
   json_buf_free(&r->raw);
+  json_buf_free(&r->decoded);
   free(r->frames);
   free(r);
 }

@@ -1,0 +1,56 @@
+/*
+ * A hand-written tokenizer for the common case of the JSON reader: one
+ * object element of an array (a traceEvents entry) followed by its comma,
+ * found whole in one buffer. It drives the very yajl_callbacks the reader
+ * gives yajl, in the order yajl would call them, with the same bytes
+ * (strings decoded exactly as yajl 2.1 decodes them), so what the reader
+ * builds cannot depend on which of the two tokenized an event.
+ *
+ * It handles only what it can prove valid without looking further: the
+ * element, whitespace (space, tab, CR, LF), then a ',' — all inside the
+ * buffer, nesting at most JSON_FAST_MAX_DEPTH. Anything else (a syntax
+ * error, a rare escape, an element cut by the buffer's end, the array's
+ * last element) is declined, and the caller hands the same bytes to yajl,
+ * which then reports errors with yajl's own words and offsets.
+ *
+ * Invariant: every callback but the element's final end_map runs before
+ * the element is known to be valid, so a caller may use this only where
+ * those callbacks have no effect outside state it restores on a decline;
+ * the final end_map runs only after the element and its comma were
+ * checked, and nothing runs after it.
+ *
+ * Why skipping yajl leaves yajl consistent: the caller calls this only
+ * when yajl has just consumed the array's '[' or a ',' between its
+ * elements (array_start or array_need_val), and the comma consumed here
+ * is one the segmenter kept, so it is followed by another element (or
+ * the end of the input): in both yajl states that next element parses
+ * the same way.
+ */
+#ifndef TM_JSON_FAST_H
+#define TM_JSON_FAST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <yajl/yajl_parse.h>
+
+#include "json_buf.h"
+
+/* Containers open at once, the element included; deeper ones go to yajl. */
+#define JSON_FAST_MAX_DEPTH 32
+
+typedef enum json_fast_status {
+  JSON_FAST_DECLINED = 0, /* nothing consumed; yajl must read these bytes */
+  JSON_FAST_DONE,         /* `*consumed` bytes read: element and comma */
+  JSON_FAST_STOPPED,      /* the final end_map returned 0; `*consumed` ends
+                           * just after the element's closing brace, where
+                           * yajl would have stopped */
+} json_fast_status;
+
+/* `decoded` holds a string with escapes while its callback runs. Every
+ * callback of `cb` must be set. */
+json_fast_status json_fast_element(const yajl_callbacks *cb, void *ctx,
+                                   json_buf *decoded, const uint8_t *data,
+                                   size_t len, size_t *consumed);
+
+#endif /* TM_JSON_FAST_H */
