@@ -344,6 +344,12 @@ close: /* the container at depth - 1 closed just before p */
     const uint8_t *comma = skip_space(p, end);
     if (comma == end || *comma != ',')
       return JSON_FAST_DECLINED;
+    /* yajl may still be in array_start, which unlike array_need_val
+     * takes a ']' ("[{},,]" keeps its first comma): that byte must not
+     * follow, and must be seen not to. */
+    const uint8_t *next = skip_space(comma + 1, end);
+    if (next == end || *next == ']')
+      return JSON_FAST_DECLINED;
     if (!cb->yajl_end_map(ctx)) {
       *consumed = (size_t)(p - data);
       return JSON_FAST_STOPPED;

@@ -7,8 +7,9 @@
  * builds cannot depend on which of the two tokenized an event.
  *
  * It handles only what it can prove valid without looking further: the
- * element, whitespace (space, tab, CR, LF), then a ',' — all inside the
- * buffer, nesting at most JSON_FAST_MAX_DEPTH. Anything else (a syntax
+ * element, whitespace (space, tab, CR, LF), then a ',' and the next
+ * significant byte, which must not be ']' — all inside the buffer,
+ * nesting at most JSON_FAST_MAX_DEPTH. Anything else (a syntax
  * error, a rare escape, an element cut by the buffer's end, the array's
  * last element) is declined, and the caller hands the same bytes to yajl,
  * which then reports errors with yajl's own words and offsets.
@@ -21,10 +22,12 @@
  *
  * Why skipping yajl leaves yajl consistent: the caller calls this only
  * when yajl has just consumed the array's '[' or a ',' between its
- * elements (array_start or array_need_val), and the comma consumed here
- * is one the segmenter kept, so it is followed by another element (or
- * the end of the input): in both yajl states that next element parses
- * the same way.
+ * elements (array_start or array_need_val). Having skipped an element and
+ * its comma, yajl should be in array_need_val; it may be in array_start
+ * instead, and the two differ only on a ']' (accepted by array_start,
+ * an error after a comma), which is why the byte after the comma is
+ * checked. (The segmenter blanks a comma before a closer, but of ",,]"
+ * it keeps the first.)
  */
 #ifndef TM_JSON_FAST_H
 #define TM_JSON_FAST_H

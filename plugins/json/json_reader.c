@@ -146,6 +146,10 @@ typedef struct json_reader {
    * elements, with nothing skipped or pending: the fast path may run. */
   bool at_element;
   json_buf decoded; /* the fast path's string with escapes */
+#ifdef TM_JSON_TEST_KNOBS
+  bool yajl_only;  /* config "yajl-only": the reference for the fast path */
+  bool count_fast; /* config "count-fast": stat json_test_fast_elements */
+#endif
 
   uint8_t where[WHERE_MAX];
   unsigned depth; /* entries of `where` in use; where[0] = WHERE_TOP */
@@ -926,6 +930,10 @@ static bool parse_segment(void *ctx, const uint8_t *data, size_t len,
       size_t used = 0;
       json_fast_status status = fast_element(r, data + pos, len - pos, &used);
       if (status == JSON_FAST_DONE) {
+#ifdef TM_JSON_TEST_KNOBS
+        if (r->count_fast)
+          r->svc->stat_add(r->host, "json_test_fast_elements", 1);
+#endif
         pos += used;
         continue;
       }
@@ -943,6 +951,9 @@ static bool parse_segment(void *ctx, const uint8_t *data, size_t len,
     pos += n;
     r->at_element = at_delimiter && r->skip_depth == 0 &&
                     r->where[r->depth - 1] == WHERE_EVENTS;
+#ifdef TM_JSON_TEST_KNOBS
+    r->at_element = r->at_element && !r->yajl_only;
+#endif
   }
   return true;
 }
@@ -987,10 +998,14 @@ static int json_probe(const uint8_t *head, size_t len, const char *file_name) {
 
 static void json_close(void *state);
 
+#ifdef TM_JSON_TEST_KNOBS
+static bool config_is(const uint8_t *config, size_t len, const char *word) {
+  return config && len == strlen(word) && memcmp(config, word, len) == 0;
+}
+#endif
+
 static void *json_open(const tm_host_services *services, tm_host *host,
                        const uint8_t *config, size_t config_len) {
-  (void)config;
-  (void)config_len;
   if (!TM_HOST_HAS(services, report_error))
     return NULL; /* a host older than ABI v1's table cannot be served */
   json_reader *r = calloc(1, sizeof(*r));
@@ -1000,6 +1015,13 @@ static void *json_open(const tm_host_services *services, tm_host *host,
   }
   r->svc = services;
   r->host = host;
+#ifdef TM_JSON_TEST_KNOBS
+  r->yajl_only = config_is(config, config_len, "yajl-only");
+  r->count_fast = config_is(config, config_len, "count-fast");
+#else
+  (void)config;
+  (void)config_len;
+#endif
   r->where[0] = WHERE_TOP;
   r->depth = 1;
   r->emitter = json_emitter_new(services, host);
