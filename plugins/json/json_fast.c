@@ -21,6 +21,12 @@
 #define JSON_FAST_SSE2 1
 #endif
 
+#if defined(__GNUC__)
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define LIKELY(x) (x)
+#endif
+
 static inline bool is_space(uint8_t c) {
   return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
@@ -161,19 +167,13 @@ static const uint8_t *decode_escape(const uint8_t *p, const uint8_t *end,
   return json_buf_append_char(out, c) ? p + 2 : NULL;
 }
 
-/* A string at p ('"'). Sets its bytes (in the input, or decoded into
- * `decoded`) and returns the byte after the closing quote; NULL to
- * decline. */
-static const uint8_t *scan_string(const uint8_t *p, const uint8_t *end,
-                                  json_buf *decoded, const uint8_t **text,
-                                  size_t *text_len) {
-  const uint8_t *start = ++p;
-  p = plain_run_end(p, end);
-  if (p < end && *p == '"') {
-    *text = start;
-    *text_len = (size_t)(p - start);
-    return p + 1;
-  }
+/* The rest of a string whose plain run ended at p on something else than
+ * its closing quote: decoded into `decoded`. Returns the byte after the
+ * closing quote; NULL to decline. */
+static const uint8_t *scan_string_slow(const uint8_t *start, const uint8_t *p,
+                                       const uint8_t *end, json_buf *decoded,
+                                       const uint8_t **text,
+                                       size_t *text_len) {
   decoded->len = 0;
   for (;;) {
     if (p == end || *p < 0x20)
@@ -191,6 +191,23 @@ static const uint8_t *scan_string(const uint8_t *p, const uint8_t *end,
   *text = (const uint8_t *)decoded->data;
   *text_len = decoded->len;
   return p + 1;
+}
+
+/* A string at p ('"'). Sets its bytes (in the input, or decoded into
+ * `decoded`) and returns the byte after the closing quote; NULL to
+ * decline. Inlined: most strings are plain. */
+static inline const uint8_t *scan_string(const uint8_t *p, const uint8_t *end,
+                                         json_buf *decoded,
+                                         const uint8_t **text,
+                                         size_t *text_len) {
+  const uint8_t *start = ++p;
+  p = plain_run_end(p, end);
+  if (LIKELY(p < end && *p == '"')) {
+    *text = start;
+    *text_len = (size_t)(p - start);
+    return p + 1;
+  }
+  return scan_string_slow(start, p, end, decoded, text, text_len);
 }
 
 /* A number at p ('-' or a digit); returns the byte after it, NULL to
