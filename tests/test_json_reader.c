@@ -1401,6 +1401,19 @@ static void test_object_form_reads_metadata_and_skips_the_rest(void) {
       "status=ok\n");
 }
 
+static void test_args_arrays_are_indexed_past_nine(void) {
+  assert_text_log("[{\"ph\":\"i\",\"ts\":1,\"pid\":1,\"tid\":1,\"args\":"
+                  "{\"l\":[0,1,2,3,4,5,6,7,8,9,10,[11,{\"k\":12}]]}},{}]",
+                  "thread 1/1\n"
+                  "X thread[1/1] ts=1000 dur=0 name=- cat=- tts=- tdur=- "
+                  "args={args.l[0]=int:0, args.l[1]=int:1, args.l[2]=int:2, "
+                  "args.l[3]=int:3, args.l[4]=int:4, args.l[5]=int:5, "
+                  "args.l[6]=int:6, args.l[7]=int:7, args.l[8]=int:8, "
+                  "args.l[9]=int:9, args.l[10]=int:10, args.l[11][0]=int:11, "
+                  "args.l[11][1].k=int:12}\n"
+                  "status=ok\n");
+}
+
 /* A systemTraceEvents string is systrace text: its lines become the
  * systrace reader's events, on the JSON file's private clock (check_event
  * asserts every event's clock is FAKE_CLOCK), seconds -> ns. Comment and
@@ -1926,6 +1939,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/json-reader/events/counters-named-after-members",
                   test_counters_name_tracks_after_members_and_string_ids);
   g_test_add_func("/json-reader/events/flows-v1-and-v2", test_flows_v1_and_v2);
+  g_test_add_func("/json-reader/events/args-arrays-are-indexed-past-nine",
+                  test_args_arrays_are_indexed_past_nine);
   g_test_add_func("/json-reader/events/pids-and-tids-follow-coercion-rules",
                   test_pids_and_tids_follow_the_coercion_rules);
   g_test_add_func("/json-reader/events/bad-events-are-counted-and-dropped",

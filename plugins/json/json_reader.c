@@ -426,10 +426,17 @@ static int id2_value(json_reader *r, const json_value *v) {
 static int args_value(json_reader *r, const json_value *v) {
   json_frame *top = &r->frames[r->n_frames - 1];
   if (top->is_array) {
-    char index[24];
-    int n = snprintf(index, sizeof(index), "[%u]", top->count++);
+    /* "[<count>]", written backwards: snprintf was a tenth of the args. */
+    char index[16];
+    char *p = index + sizeof(index);
+    uint32_t k = top->count++;
+    *--p = ']';
+    do
+      *--p = (char)('0' + k % 10u);
+    while ((k /= 10u) != 0);
+    *--p = '[';
     json_buf_truncate(&r->path, top->base_len);
-    if (!json_buf_append(&r->path, index, (size_t)n))
+    if (!json_buf_append(&r->path, p, (size_t)(index + sizeof(index) - p)))
       return out_of_memory(r);
   }
   bool top_level = r->n_frames == 1;
