@@ -593,57 +593,91 @@ static void assert_text_log(const char *text, const char *expected) {
 
 static const tm_reader_descriptor *test_reader; /* TM_JSON_TEST_PLUGIN */
 
-/* One line per callback; strings with their length, bytes as they are. */
-static int rec_null(void *ctx) {
-  g_string_append((GString *)ctx, "null\n");
-  return 1;
+/* One line per callback; strings with their length, bytes as they are.
+ * A line is marked "m " when the callback is one for a member of the
+ * element: yajl's by depth (directly inside the array's object), the
+ * tokenizer's by the table it came from (json_fast_element's `members`),
+ * so that the logs agree only if the tokenizer picks its tables right. */
+typedef struct recording {
+  GString *log;
+  int depth; /* containers open */
+  bool by_depth;
+} recording;
+
+static GString *rec_line(void *ctx, bool member_table, int depth_change) {
+  recording *r = ctx;
+  if (depth_change < 0)
+    r->depth--;
+  bool member = r->by_depth ? depth_change >= 0 && r->depth == 2
+                            : member_table;
+  if (depth_change > 0)
+    r->depth++;
+  if (member)
+    g_string_append(r->log, "m ");
+  return r->log;
 }
-static int rec_boolean(void *ctx, int b) {
-  g_string_append_printf((GString *)ctx, "bool %d\n", b);
-  return 1;
-}
-static int rec_number(void *ctx, const char *s, size_t len) {
-  g_string_append_printf((GString *)ctx, "number %.*s\n", (int)len, s);
-  return 1;
-}
-static int rec_string(void *ctx, const unsigned char *s, size_t len) {
-  g_string_append_printf((GString *)ctx, "string %zu:", len);
-  g_string_append_len((GString *)ctx, (const char *)s, (gssize)len);
-  g_string_append_c((GString *)ctx, '\n');
-  return 1;
-}
-static int rec_key(void *ctx, const unsigned char *s, size_t len) {
-  g_string_append_printf((GString *)ctx, "key %zu:", len);
-  g_string_append_len((GString *)ctx, (const char *)s, (gssize)len);
-  g_string_append_c((GString *)ctx, '\n');
-  return 1;
-}
-static int rec_start_map(void *ctx) {
-  g_string_append((GString *)ctx, "{\n");
-  return 1;
-}
-static int rec_end_map(void *ctx) {
-  g_string_append((GString *)ctx, "}\n");
-  return 1;
-}
-static int rec_start_array(void *ctx) {
-  g_string_append((GString *)ctx, "[\n");
-  return 1;
-}
-static int rec_end_array(void *ctx) {
-  g_string_append((GString *)ctx, "]\n");
-  return 1;
-}
-static const yajl_callbacks recorder = {
-    rec_null,     rec_boolean,     NULL,       NULL,          rec_number,
-    rec_string,   rec_start_map,   rec_key,    rec_end_map,   rec_start_array,
-    rec_end_array};
+
+#define RECORDERS(prefix, member_table)                                        \
+  static int prefix##null(void *ctx) {                                        \
+    g_string_append(rec_line(ctx, member_table, 0), "null\n");                \
+    return 1;                                                                  \
+  }                                                                            \
+  static int prefix##boolean(void *ctx, int b) {                              \
+    g_string_append_printf(rec_line(ctx, member_table, 0), "bool %d\n", b);   \
+    return 1;                                                                  \
+  }                                                                            \
+  static int prefix##number(void *ctx, const char *s, size_t len) {           \
+    g_string_append_printf(rec_line(ctx, member_table, 0), "number %.*s\n",   \
+                           (int)len, s);                                       \
+    return 1;                                                                  \
+  }                                                                            \
+  static int prefix##string(void *ctx, const unsigned char *s, size_t len) {  \
+    GString *log = rec_line(ctx, member_table, 0);                             \
+    g_string_append_printf(log, "string %zu:", len);                           \
+    g_string_append_len(log, (const char *)s, (gssize)len);                    \
+    g_string_append_c(log, '\n');                                             \
+    return 1;                                                                  \
+  }                                                                            \
+  static int prefix##key(void *ctx, const unsigned char *s, size_t len) {     \
+    GString *log = rec_line(ctx, member_table, 0);                             \
+    g_string_append_printf(log, "key %zu:", len);                              \
+    g_string_append_len(log, (const char *)s, (gssize)len);                    \
+    g_string_append_c(log, '\n');                                             \
+    return 1;                                                                  \
+  }                                                                            \
+  static int prefix##start_map(void *ctx) {                                   \
+    g_string_append(rec_line(ctx, member_table, 1), "{\n");                   \
+    return 1;                                                                  \
+  }                                                                            \
+  static int prefix##end_map(void *ctx) {                                     \
+    g_string_append(rec_line(ctx, member_table, -1), "}\n");                  \
+    return 1;                                                                  \
+  }                                                                            \
+  static int prefix##start_array(void *ctx) {                                 \
+    g_string_append(rec_line(ctx, member_table, 1), "[\n");                   \
+    return 1;                                                                  \
+  }                                                                            \
+  static int prefix##end_array(void *ctx) {                                   \
+    g_string_append(rec_line(ctx, member_table, -1), "]\n");                  \
+    return 1;                                                                  \
+  }                                                                            \
+  static const yajl_callbacks prefix##table = {                                \
+      prefix##null,      prefix##boolean,   NULL,                              \
+      NULL,              prefix##number,    prefix##string,                    \
+      prefix##start_map, prefix##key,       prefix##end_map,                   \
+      prefix##start_array, prefix##end_array};
+
+RECORDERS(rec_, false)
+RECORDERS(member_rec_, true)
+#define recorder rec_table
+#define member_recorder member_rec_table
 
 /* yajl's callbacks over `text` (configured as the reader configures it);
  * NULL if yajl rejects it. */
 static char *yajl_log(const char *text, size_t len) {
   GString *log = g_string_new(NULL);
-  yajl_handle yajl = yajl_alloc(&recorder, NULL, log);
+  recording rec = {log, 0, true};
+  yajl_handle yajl = yajl_alloc(&recorder, NULL, &rec);
   yajl_config(yajl, yajl_dont_validate_strings, 1);
   bool ok = yajl_parse(yajl, (const unsigned char *)text, len) ==
                 yajl_status_ok &&
@@ -658,10 +692,12 @@ static char *yajl_log(const char *text, size_t len) {
 static json_fast_status check_fast_element(const char *data, size_t len,
                                            size_t *consumed) {
   GString *fast = g_string_new("[\n");
+  recording rec = {fast, 1, false};
   json_buf decoded = {0};
   *consumed = 0;
-  json_fast_status status = json_fast_element(
-      &recorder, fast, &decoded, (const uint8_t *)data, len, consumed);
+  json_fast_status status =
+      json_fast_element(&recorder, &member_recorder, &rec, &decoded,
+                        (const uint8_t *)data, len, consumed);
   if (status == JSON_FAST_DONE) {
     g_assert_cmpuint(*consumed, <=, len);
     g_assert_cmpint(data[*consumed - 1], ==, ',');

@@ -252,7 +252,8 @@ static bool has_literal(const uint8_t *p, const uint8_t *end, const char *word,
   return (size_t)(end - p) >= n && memcmp(p, word, n) == 0;
 }
 
-json_fast_status json_fast_element(const yajl_callbacks *cb, void *ctx,
+json_fast_status json_fast_element(const yajl_callbacks *cb,
+                                   const yajl_callbacks *members, void *ctx,
                                    json_buf *decoded, const uint8_t *data,
                                    size_t len, size_t *consumed) {
   const uint8_t *p = data;
@@ -261,6 +262,7 @@ json_fast_status json_fast_element(const yajl_callbacks *cb, void *ctx,
   unsigned depth = 0;
   const uint8_t *text;
   size_t text_len;
+  const yajl_callbacks *in; /* the table for the current container */
 
   p = skip_space(p, end);
   if (p == end || *p != '{')
@@ -269,14 +271,15 @@ json_fast_status json_fast_element(const yajl_callbacks *cb, void *ctx,
 value: /* p: the first byte of a value (not yet checked to exist) */
   if (p == end)
     return JSON_FAST_DECLINED;
+  in = depth == 1 ? members : cb;
   switch (*p) {
   case '{':
   case '[':
     if (depth == JSON_FAST_MAX_DEPTH)
       return JSON_FAST_DECLINED;
     is_object[depth] = *p == '{';
-    if (!(is_object[depth] ? cb->yajl_start_map(ctx)
-                           : cb->yajl_start_array(ctx)))
+    if (!(is_object[depth] ? in->yajl_start_map(ctx)
+                           : in->yajl_start_array(ctx)))
       return JSON_FAST_DECLINED;
     depth++;
     p = skip_space(p + 1, end);
@@ -291,21 +294,21 @@ value: /* p: the first byte of a value (not yet checked to exist) */
     goto value;
   case '"':
     p = scan_string(p, end, decoded, &text, &text_len);
-    if (!p || !cb->yajl_string(ctx, text, text_len))
+    if (!p || !in->yajl_string(ctx, text, text_len))
       return JSON_FAST_DECLINED;
     goto after_value;
   case 't':
-    if (!has_literal(p, end, "true", 4) || !cb->yajl_boolean(ctx, 1))
+    if (!has_literal(p, end, "true", 4) || !in->yajl_boolean(ctx, 1))
       return JSON_FAST_DECLINED;
     p += 4;
     goto after_value;
   case 'f':
-    if (!has_literal(p, end, "false", 5) || !cb->yajl_boolean(ctx, 0))
+    if (!has_literal(p, end, "false", 5) || !in->yajl_boolean(ctx, 0))
       return JSON_FAST_DECLINED;
     p += 5;
     goto after_value;
   case 'n':
-    if (!has_literal(p, end, "null", 4) || !cb->yajl_null(ctx))
+    if (!has_literal(p, end, "null", 4) || !in->yajl_null(ctx))
       return JSON_FAST_DECLINED;
     p += 4;
     goto after_value;
@@ -314,7 +317,7 @@ value: /* p: the first byte of a value (not yet checked to exist) */
       return JSON_FAST_DECLINED;
     const uint8_t *number = p;
     p = scan_number(p, end);
-    if (!p || !cb->yajl_number(ctx, (const char *)number,
+    if (!p || !in->yajl_number(ctx, (const char *)number,
                                (size_t)(p - number)))
       return JSON_FAST_DECLINED;
     goto after_value;
@@ -328,7 +331,8 @@ key: /* p: a significant byte inside an object, where a key must be */
   if (!p)
     return JSON_FAST_DECLINED;
   p = skip_space(p, end);
-  if (p == end || *p != ':' || !cb->yajl_map_key(ctx, text, text_len))
+  in = depth == 1 ? members : cb;
+  if (p == end || *p != ':' || !in->yajl_map_key(ctx, text, text_len))
     return JSON_FAST_DECLINED;
   p = skip_space(p + 1, end);
   goto value;

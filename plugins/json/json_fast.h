@@ -50,9 +50,14 @@ typedef enum json_fast_status {
                            * yajl would have stopped */
 } json_fast_status;
 
-/* `decoded` holds a string with escapes while its callback runs. Every
- * callback of `cb` must be set. */
-json_fast_status json_fast_element(const yajl_callbacks *cb, void *ctx,
+/* Callbacks for the keys and values directly inside the element object
+ * come from `members`, all others (the element's own start and end, and
+ * everything nested deeper) from `cb`: a caller whose state at that level
+ * is known saves its dispatch there. Every callback of both must be set;
+ * they may be the same table. `decoded` holds a string with escapes while
+ * its callback runs. */
+json_fast_status json_fast_element(const yajl_callbacks *cb,
+                                   const yajl_callbacks *members, void *ctx,
                                    json_buf *decoded, const uint8_t *data,
                                    size_t len, size_t *consumed);
 

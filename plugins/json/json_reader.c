@@ -855,6 +855,49 @@ static const yajl_callbacks callbacks = {
     .yajl_end_array = on_end,
 };
 
+/* The fast path's callbacks for the keys and values directly inside an
+ * event: there `where` is WHERE_EVENT and nothing is being skipped (what
+ * a nested value pushes, its end pops), so on_map_key's and on_value's
+ * dispatch is known, and skipped. Containers take the general path. */
+static int on_event_key(void *ctx, const unsigned char *key, size_t len) {
+  json_reader *r = ctx;
+  r->event.ev.n_keys++;
+  r->event_key = classify_event_key((const char *)key, len);
+  return 1;
+}
+
+static int on_event_null(void *ctx) {
+  json_value v = {.type = VALUE_NULL};
+  return event_value(ctx, &v);
+}
+
+static int on_event_boolean(void *ctx, int boolean) {
+  json_value v = {.type = VALUE_BOOL, .boolean = boolean != 0};
+  return event_value(ctx, &v);
+}
+
+static int on_event_number(void *ctx, const char *text, size_t len) {
+  json_value v = {.type = VALUE_NUMBER, .text = text, .len = len};
+  return event_value(ctx, &v);
+}
+
+static int on_event_string(void *ctx, const unsigned char *text, size_t len) {
+  json_value v = {.type = VALUE_STRING, .text = (const char *)text, .len = len};
+  return event_value(ctx, &v);
+}
+
+static const yajl_callbacks event_member_callbacks = {
+    .yajl_null = on_event_null,
+    .yajl_boolean = on_event_boolean,
+    .yajl_number = on_event_number,
+    .yajl_string = on_event_string,
+    .yajl_start_map = on_start_map,
+    .yajl_map_key = on_event_key,
+    .yajl_end_map = on_end,
+    .yajl_start_array = on_start_array,
+    .yajl_end_array = on_end,
+};
+
 /* --- feeding yajl -------------------------------------------------------------- */
 
 static void report_yajl_error(json_reader *r, yajl_status status,
@@ -917,8 +960,8 @@ static json_fast_status fast_element(json_reader *r, const uint8_t *data,
                                      size_t len, size_t *consumed) {
   unsigned depth = r->depth;
   size_t n_frames = r->n_frames;
-  json_fast_status status =
-      json_fast_element(&callbacks, r, &r->decoded, data, len, consumed);
+  json_fast_status status = json_fast_element(
+      &callbacks, &event_member_callbacks, r, &r->decoded, data, len, consumed);
   if (status == JSON_FAST_DECLINED) {
     r->depth = depth;
     r->n_frames = n_frames;
