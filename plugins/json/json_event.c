@@ -35,8 +35,8 @@
  * keys, and a lookup here (a hash of at most 16 bytes, one memcmp) costs
  * a fraction of the host's hash and probe of the whole string. Exact: a
  * hit compares every byte; ids never change within a session. */
-#define INTERN_CACHE_SIZE 512u
-#define INTERN_CACHE_MAX_LEN 44u
+#define INTERN_CACHE_SIZE 1024u
+#define INTERN_CACHE_MAX_LEN 88u
 
 typedef struct intern_slot {
   uint32_t len; /* 0: empty slot ("" is never cached) */
