@@ -1191,6 +1191,15 @@ static void test_microseconds_convert_to_nanoseconds_exactly(void) {
   assert_us_to_ns("-9223372036854775.808", INT64_MIN);
   assert_us_to_ns("0.00000000000000000000000000000000000000000000000000001",
                   0);
+  /* Integer parts read eight digits at a time, and the rest one by one. */
+  assert_us_to_ns("12345678", 12345678000);
+  assert_us_to_ns("1234567.8", 1234567800);
+  assert_us_to_ns("98765432.1", 98765432100);
+  assert_us_to_ns("123456789", 123456789000);
+  assert_us_to_ns("90807060504030.201", 90807060504030201);
+  assert_us_to_ns("372811992840.3745", 372811992840375);
+  assert_us_to_ns("-1234567890123.5", -1234567890123500);
+  assert_us_to_ns("100000000", 100000000000);
 }
 
 static void test_bad_or_huge_times_are_rejected(void) {
@@ -1210,6 +1219,10 @@ static void test_bad_or_huge_times_are_rejected(void) {
   assert_us_rejected("9223372036854776");
   assert_us_rejected("-9223372036854775.809");
   assert_us_rejected("1e999999999999");
+  assert_us_rejected("1234567:");
+  assert_us_rejected("12345678/");
+  assert_us_rejected("1234567\xb8");
+  assert_us_rejected("1234567890123456789012345");
 }
 
 static void test_numbers_are_ints_when_integral_literals(void) {
