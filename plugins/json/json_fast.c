@@ -220,12 +220,37 @@ static const uint8_t *scan_string_slow(const uint8_t *start, const uint8_t *p,
 
 /* A string at p ('"'). Sets its bytes (in the input, or decoded into
  * `decoded`) and returns the byte after the closing quote; NULL to
- * decline. Inlined: most strings are plain. */
+ * decline. Inlined: most strings are plain. With SSE2 the quotes get a
+ * mask of their own, so that a closing quote is known without reading
+ * its byte again (that load sat on the critical path). */
 static inline const uint8_t *scan_string(const uint8_t *p, const uint8_t *end,
                                          json_buf *decoded,
                                          const uint8_t **text,
                                          size_t *text_len) {
   const uint8_t *start = ++p;
+#ifdef JSON_FAST_SSE2
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i control_max = _mm_set1_epi8(0x1f);
+  while (end - p >= 16) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    unsigned quotes = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote));
+    unsigned others = (unsigned)_mm_movemask_epi8(
+        _mm_or_si128(_mm_cmpeq_epi8(v, backslash),
+                     _mm_cmpeq_epi8(_mm_min_epu8(v, control_max), v)));
+    unsigned hits = quotes | others;
+    if (hits) {
+      unsigned at = (unsigned)__builtin_ctz(hits);
+      if (LIKELY(quotes & (1u << at))) {
+        *text = start;
+        *text_len = (size_t)(p + at - start);
+        return p + at + 1;
+      }
+      return scan_string_slow(start, p + at, end, decoded, text, text_len);
+    }
+    p += 16;
+  }
+#endif
   p = plain_run_end(p, end);
   if (LIKELY(p < end && *p == '"')) {
     *text = start;
