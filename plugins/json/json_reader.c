@@ -39,10 +39,12 @@
  *
  * Invariants: the file is never held in memory, only the current event
  * (and, inside "metadata", the current value's text; a systemTraceEvents
- * string, see above); `where` mirrors the containers yajl has open down to
- * the event level, `frames` the ones inside "args" or a metadata value,
- * and `skip_depth` counts containers being skipped; an error is reported
- * once, with its file offset, and every later call returns TM_ERROR.
+ * string, see above); `where` mirrors the containers yajl (or the fast
+ * path) has open down to the event level, `frames` the ones inside "args"
+ * or a metadata value, and `skip_depth` counts containers being skipped;
+ * inside an event no callback reaches the host before the event's closing
+ * brace; an error is reported once, with its file offset, and every later
+ * call returns TM_ERROR.
  */
 #include <math.h>
 #include <stdio.h>
