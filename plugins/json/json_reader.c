@@ -57,6 +57,7 @@
 #include "json_buf.h"
 #include "json_event.h"
 #include "json_fast.h"
+#include "json_fast_impl.h"
 #include "json_number.h"
 #include "json_segmenter.h"
 #include "../systrace/systrace_emitter.h"
@@ -962,8 +963,9 @@ static json_fast_status fast_element(json_reader *r, const uint8_t *data,
                                      size_t len, size_t *consumed) {
   unsigned depth = r->depth;
   size_t n_frames = r->n_frames;
-  json_fast_status status = json_fast_element(
-      &callbacks, &event_member_callbacks, r, &r->decoded, data, len, consumed);
+  json_fast_status status =
+      json_fast_element_inline(&callbacks, &event_member_callbacks, r,
+                               &r->decoded, data, len, consumed);
   if (status == JSON_FAST_DECLINED) {
     r->depth = depth;
     r->n_frames = n_frames;
