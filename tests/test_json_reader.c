@@ -1200,6 +1200,13 @@ static void test_microseconds_convert_to_nanoseconds_exactly(void) {
   assert_us_to_ns("372811992840.3745", 372811992840375);
   assert_us_to_ns("-1234567890123.5", -1234567890123500);
   assert_us_to_ns("100000000", 100000000000);
+  /* One to three fraction digits take a shortcut; four or more round. */
+  assert_us_to_ns("7.5", 7500);
+  assert_us_to_ns("7.05", 7050);
+  assert_us_to_ns("7.005", 7005);
+  assert_us_to_ns("-7.005", -7005);
+  assert_us_to_ns("7.0055", 7006);
+  assert_us_to_ns("7.0054", 7005);
 }
 
 static void test_bad_or_huge_times_are_rejected(void) {
@@ -1223,6 +1230,11 @@ static void test_bad_or_huge_times_are_rejected(void) {
   assert_us_rejected("12345678/");
   assert_us_rejected("1234567\xb8");
   assert_us_rejected("1234567890123456789012345");
+  assert_us_rejected("7.a");
+  assert_us_rejected("7.0a");
+  assert_us_rejected("7.00a");
+  assert_us_rejected("7.-1");
+  assert_us_rejected("7.1.");
 }
 
 static void test_numbers_are_ints_when_integral_literals(void) {

@@ -126,6 +126,19 @@ static bool us_text_to_ns_fast(const char *text, size_t len, int64_t *ns_out) {
     if (text[i] != '.')
       return false;
     i++;
+    /* Up to three fraction digits (the ns of a µs time) are the rule:
+     * added at their scale without a loop. */
+    size_t frac_len = len - i;
+    if (frac_len >= 1 && frac_len <= 3) {
+      unsigned d0 = (unsigned)(uint8_t)text[i] - '0';
+      unsigned d1 = frac_len > 1 ? (unsigned)(uint8_t)text[i + 1] - '0' : 0u;
+      unsigned d2 = frac_len > 2 ? (unsigned)(uint8_t)text[i + 2] - '0' : 0u;
+      if (d0 > 9u || d1 > 9u || d2 > 9u)
+        return false;
+      ns += d0 * 100u + d1 * 10u + d2;
+      *ns_out = negative ? -(int64_t)ns : (int64_t)ns;
+      return true;
+    }
     uint64_t scale = 100u;
     size_t frac_begin = i;
     while (i < len && is_digit(text[i]) && scale > 0) {
