@@ -968,12 +968,17 @@ static char *random_trace(int n, size_t *len) {
 
 /* The fast path's log, in each chunking, must be the test build's with
  * yajl alone reading the input whole. */
-static void assert_same_as_yajl_alone(const char *bytes, size_t len,
-                                      const size_t *chunks, size_t n_chunks) {
-  fake_host *reference =
-      read_bytes_with(test_reader, "yajl-only", bytes, len, MAX(len, 1));
+static void assert_same_with_config(const char *config, const char *bytes,
+                                    size_t len, const size_t *chunks,
+                                    size_t n_chunks) {
+  g_autofree char *reference_config =
+      g_strjoin(" ", "yajl-only", config, NULL);
+  fake_host *reference = read_bytes_with(test_reader, reference_config, bytes,
+                                         len, MAX(len, 1));
   for (size_t i = 0; i < n_chunks; i++) {
-    fake_host *h = read_bytes_with(reader, NULL, bytes, len, chunks[i]);
+    fake_host *h =
+        config ? read_bytes_with(test_reader, config, bytes, len, chunks[i])
+               : read_bytes_with(reader, NULL, bytes, len, chunks[i]);
     if (strcmp(h->log->str, reference->log->str) != 0) {
       g_printerr("input (%zu bytes, chunks of %zu):\n%.*s\n", len, chunks[i],
                  (int)len, bytes);
@@ -982,6 +987,11 @@ static void assert_same_as_yajl_alone(const char *bytes, size_t len,
     fake_host_free(h);
   }
   fake_host_free(reference);
+}
+
+static void assert_same_as_yajl_alone(const char *bytes, size_t len,
+                                      const size_t *chunks, size_t n_chunks) {
+  assert_same_with_config(NULL, bytes, len, chunks, n_chunks);
 }
 
 static void assert_same_in_every_chunking(const char *bytes, size_t len) {
@@ -1033,6 +1043,38 @@ static void test_fast_reader_agrees_with_yajl_on_truncated_traces(void) {
     for (size_t cut = 0; cut <= len; cut++)
       assert_same_as_yajl_alone(trace, cut, chunks, G_N_ELEMENTS(chunks));
   }
+}
+
+/* When an event's end fails (out of memory), the fast path reports it
+ * where yajl would: just after the event's closing brace. */
+static void test_fast_reader_stops_where_yajl_would(void) {
+  static const size_t chunks[] = {1, 2, 5, 16, 64, 4096};
+  int stopped = 0;
+  for (int round = 0; round < 30; round++) {
+    size_t len;
+    g_autofree char *trace = random_trace(g_test_rand_int_range(3, 8), &len);
+    assert_same_with_config("cancel-third-event", trace, len, chunks,
+                            G_N_ELEMENTS(chunks));
+    fake_host *h = read_bytes_with(test_reader, "cancel-third-event", trace,
+                                   len, len);
+    stopped += strstr(h->log->str, "out of memory") != NULL;
+    fake_host_free(h);
+  }
+  g_assert_cmpint(stopped, >, 0);
+  /* And by the fast path itself, in a trace it reads whole. */
+  const char *events = "[{\"ph\":\"i\",\"ts\":1,\"pid\":1,\"tid\":1},"
+                       "{\"ph\":\"i\",\"ts\":2,\"pid\":1,\"tid\":1},"
+                       "{\"ph\":\"i\",\"ts\":3,\"pid\":1,\"tid\":1},"
+                       "{\"ph\":\"i\",\"ts\":4,\"pid\":1,\"tid\":1}]";
+  size_t third_end = (size_t)(strstr(events, "\"ts\":3") - events) + 23;
+  g_assert_cmpint(events[third_end - 1], ==, '}');
+  fake_host *h = read_bytes_with(test_reader, "cancel-third-event count-fast",
+                                 events, strlen(events), strlen(events));
+  g_autofree char *expected = g_strdup_printf(
+      "error @%zu out of memory while reading the JSON trace\n", third_end);
+  g_assert_nonnull(strstr(h->log->str, expected));
+  g_assert_cmpint(stat_total(h, "json_test_fast_elements"), ==, 2);
+  fake_host_free(h);
 }
 
 static void test_fast_reader_agrees_with_yajl_on_damaged_traces(void) {
@@ -2045,6 +2087,8 @@ int main(int argc, char **argv) {
                   test_fast_reader_agrees_with_yajl_in_every_chunking);
   g_test_add_func("/json-reader/fast-path/reader-agrees-with-yajl-on-truncated-traces",
                   test_fast_reader_agrees_with_yajl_on_truncated_traces);
+  g_test_add_func("/json-reader/fast-path/reader-stops-where-yajl-would",
+                  test_fast_reader_stops_where_yajl_would);
   g_test_add_func("/json-reader/fast-path/reader-agrees-with-yajl-on-damaged-traces",
                   test_fast_reader_agrees_with_yajl_on_damaged_traces);
 

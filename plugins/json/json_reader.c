@@ -150,8 +150,13 @@ typedef struct json_reader {
   bool at_element;
   json_buf decoded; /* the fast path's string with escapes */
 #ifdef TM_JSON_TEST_KNOBS
-  bool yajl_only;  /* config "yajl-only": the reference for the fast path */
-  bool count_fast; /* config "count-fast": stat json_test_fast_elements */
+  /* Words of the config, for the tests only. */
+  bool yajl_only;  /* "yajl-only": yajl reads whole segments, as before
+                    * the fast path; the reference it is compared with */
+  bool count_fast; /* "count-fast": stat json_test_fast_elements */
+  bool cancel_third_event; /* "cancel-third-event": the third event's end
+                            * fails as if out of memory */
+  int events_ended;
 #endif
 
   uint8_t where[WHERE_MAX];
@@ -739,6 +744,10 @@ static int on_end(void *ctx) {
   }
   case WHERE_EVENT:
     r->depth--;
+#ifdef TM_JSON_TEST_KNOBS
+    if (r->cancel_third_event && ++r->events_ended == 3)
+      return out_of_memory(r);
+#endif
     return json_emitter_emit(r->emitter, &r->event) ? 1 : out_of_memory(r);
   case WHERE_EVENTS:
   case WHERE_ROOT:
@@ -1000,14 +1009,17 @@ static bool parse_segment(void *ctx, const uint8_t *data, size_t len,
     }
     bool at_delimiter;
     size_t n = yajl_stretch(data + pos, len - pos, &at_delimiter);
+#ifdef TM_JSON_TEST_KNOBS
+    if (r->yajl_only) {
+      n = len - pos;
+      at_delimiter = false;
+    }
+#endif
     if (!yajl_feed(r, data + pos, n, file_offset + (int64_t)pos))
       return false;
     pos += n;
     r->at_element = at_delimiter && r->skip_depth == 0 &&
                     r->where[r->depth - 1] == WHERE_EVENTS;
-#ifdef TM_JSON_TEST_KNOBS
-    r->at_element = r->at_element && !r->yajl_only;
-#endif
   }
   return true;
 }
@@ -1053,8 +1065,14 @@ static int json_probe(const uint8_t *head, size_t len, const char *file_name) {
 static void json_close(void *state);
 
 #ifdef TM_JSON_TEST_KNOBS
-static bool config_is(const uint8_t *config, size_t len, const char *word) {
-  return config && len == strlen(word) && memcmp(config, word, len) == 0;
+/* Whether `word` is one of the config's space-separated words. */
+static bool config_has(const uint8_t *config, size_t len, const char *word) {
+  size_t n = strlen(word);
+  for (size_t i = 0; config && i + n <= len; i++)
+    if ((i == 0 || config[i - 1] == ' ') && memcmp(config + i, word, n) == 0 &&
+        (i + n == len || config[i + n] == ' '))
+      return true;
+  return false;
 }
 #endif
 
@@ -1070,8 +1088,9 @@ static void *json_open(const tm_host_services *services, tm_host *host,
   r->svc = services;
   r->host = host;
 #ifdef TM_JSON_TEST_KNOBS
-  r->yajl_only = config_is(config, config_len, "yajl-only");
-  r->count_fast = config_is(config, config_len, "count-fast");
+  r->yajl_only = config_has(config, config_len, "yajl-only");
+  r->count_fast = config_has(config, config_len, "count-fast");
+  r->cancel_third_event = config_has(config, config_len, "cancel-third-event");
 #else
   (void)config;
   (void)config_len;
