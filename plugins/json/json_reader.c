@@ -230,7 +230,7 @@ static bool push_frame(json_reader *r, bool is_array, size_t base_len) {
 /* --- event fields ------------------------------------------------------------ */
 
 /* Every event has a dozen keys: compare bytes, not strings. */
-static uint8_t classify_event_key(const char *s, size_t len) {
+static inline uint8_t classify_event_key(const char *s, size_t len) {
 #define KEY2(a, b) (s[0] == (a) && s[1] == (b))
 #define KEY3(a, b, c) (KEY2(a, b) && s[2] == (c))
   switch (len) {
