@@ -8,9 +8,9 @@
  *
  * The fast path: where yajl has just read the event array's '[' or a
  * ',' between its elements, the next element and its comma, when whole
- * in the segment and of the common shape, are tokenized by json_fast.c
- * instead, which calls the same callbacks below and leaves yajl in an
- * equivalent state (json_fast.h). Everything else — and every element it
+ * in the segment and of the common shape, are tokenized by the element
+ * tokenizer instead (json_fast.h, inlined from json_fast_impl.h), which
+ * calls the same callbacks below and leaves yajl in an equivalent state. Everything else — and every element it
  * declines — goes to yajl, cut after each ',' or '[' outside strings (the
  * segmenter's kind of cut: no token straddles it, so yajl's error offsets
  * do not move) so that the fast path can resume at the next element.
