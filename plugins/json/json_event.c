@@ -31,6 +31,19 @@
 #define THREAD_CACHE_SIZE 256u
 #define PROCESS_CACHE_SIZE 64u
 
+/* Interned strings, cached: events repeat a few names, categories and arg
+ * keys, and a lookup here (a hash of at most 16 bytes, one memcmp) costs
+ * a fraction of the host's hash and probe of the whole string. Exact: a
+ * hit compares every byte; ids never change within a session. */
+#define INTERN_CACHE_SIZE 1024u
+#define INTERN_CACHE_MAX_LEN 88u
+
+typedef struct intern_slot {
+  uint32_t len; /* 0: empty slot ("" is never cached) */
+  tm_str_id id;
+  char bytes[INTERN_CACHE_MAX_LEN];
+} intern_slot;
+
 typedef struct thread_slot {
   int64_t pid, tid;
   tm_thread_ref thread; /* 0: empty slot */
@@ -55,6 +68,7 @@ struct json_emitter {
   process_slot processes[PROCESS_CACHE_SIZE];
   json_cookie_map async_tracks; /* cookie (and upid) -> track */
   json_buf scratch;             /* counter track names */
+  intern_slot interned[INTERN_CACHE_SIZE];
 };
 
 /* --- event buffer ------------------------------------------------------- */
@@ -150,12 +164,38 @@ static tm_machine_ref machine(json_emitter *em) {
   return em->machine;
 }
 
+static unsigned intern_slot_of(const char *s, size_t len) {
+  uint64_t head = 0, tail = 0;
+  if (len >= 8) {
+    memcpy(&head, s, 8);
+    memcpy(&tail, s + len - 8, 8);
+  } else {
+    for (size_t i = 0; i < len; i++)
+      head = head << 8 | (uint8_t)s[i];
+  }
+  uint64_t h = (head * 0x9e3779b97f4a7c15ull) ^
+               (tail * 0xc2b2ae3d27d4eb4full) ^ (uint64_t)len;
+  return (unsigned)(h >> 40) & (INTERN_CACHE_SIZE - 1u);
+}
+
+static tm_str_id intern(json_emitter *em, const char *s, size_t len) {
+  if (len == 0 || len > INTERN_CACHE_MAX_LEN)
+    return em->svc->intern_string(em->host, s, len);
+  intern_slot *slot = &em->interned[intern_slot_of(s, len)];
+  if (slot->len == len && memcmp(slot->bytes, s, len) == 0)
+    return slot->id;
+  tm_str_id id = em->svc->intern_string(em->host, s, len);
+  slot->len = (uint32_t)len;
+  slot->id = id;
+  memcpy(slot->bytes, s, len);
+  return id;
+}
+
 static tm_str_id intern_span(json_emitter *em, const json_event_buf *buf,
                              json_span span) {
   if (span.len == 0)
     return 0;
-  return em->svc->intern_string(em->host, json_event_buf_text(buf, span),
-                                span.len);
+  return intern(em, json_event_buf_text(buf, span), span.len);
 }
 
 static process_slot *get_process(json_emitter *em, int64_t pid,
@@ -220,8 +260,8 @@ static tm_args_ref emit_args(json_emitter *em, const json_event_buf *buf) {
       break;
     case JSON_ARG_KIND_STRING:
       value.type = TM_ARG_STRING;
-      value.u.str_id = em->svc->intern_string(
-          em->host, json_event_buf_text(buf, arg->u.text), arg->u.text.len);
+      value.u.str_id =
+          intern(em, json_event_buf_text(buf, arg->u.text), arg->u.text.len);
       break;
     default:
       continue; /* null and container markers carry no value */

@@ -6,6 +6,18 @@
  * and collect one event at a time → json_emitter (json_event.c) → host
  * services.
  *
+ * The fast path: where yajl has just read the event array's '[' or a
+ * ',' between its elements, the next element and its comma, when whole
+ * in the segment and of the common shape, are tokenized by the element
+ * tokenizer instead (json_fast.h, inlined from json_fast_impl.h), which
+ * calls the same callbacks below and leaves yajl in an equivalent state. Everything else — and every element it
+ * declines — goes to yajl, cut after each ',' or '[' outside strings (the
+ * segmenter's kind of cut: no token straddles it, so yajl's error offsets
+ * do not move) so that the fast path can resume at the next element.
+ * Inside an element the callbacks only fill the event buffer and the
+ * args frames; the host hears of it at its closing brace. That is what
+ * lets a declined element be replayed by yajl from its first byte.
+ *
  * Shapes: an object with "traceEvents" (plus "metadata",
  * "displayTimeUnit", "systemTraceEvents" and unknown keys, in any order),
  * which must be complete; or a bare array of events, which may stop
@@ -27,10 +39,12 @@
  *
  * Invariants: the file is never held in memory, only the current event
  * (and, inside "metadata", the current value's text; a systemTraceEvents
- * string, see above); `where` mirrors the containers yajl has open down to
- * the event level, `frames` the ones inside "args" or a metadata value,
- * and `skip_depth` counts containers being skipped; an error is reported
- * once, with its file offset, and every later call returns TM_ERROR.
+ * string, see above); `where` mirrors the containers yajl (or the fast
+ * path) has open down to the event level, `frames` the ones inside "args"
+ * or a metadata value, and `skip_depth` counts containers being skipped;
+ * inside an event no callback reaches the host before the event's closing
+ * brace; an error is reported once, with its file offset, and every later
+ * call returns TM_ERROR.
  */
 #include <math.h>
 #include <stdio.h>
@@ -42,6 +56,8 @@
 
 #include "json_buf.h"
 #include "json_event.h"
+#include "json_fast.h"
+#include "json_fast_impl.h"
 #include "json_number.h"
 #include "json_segmenter.h"
 #include "../systrace/systrace_emitter.h"
@@ -129,6 +145,19 @@ typedef struct json_reader {
   bool root_done;         /* the top-level value is closed */
   bool failed;
   const char *cancel_message; /* why a callback stopped the parser */
+  /* yajl's last byte was the event array's '[' or a ',' between its
+   * elements, with nothing skipped or pending: the fast path may run. */
+  bool at_element;
+  json_buf decoded; /* the fast path's string with escapes */
+#ifdef TM_JSON_TEST_KNOBS
+  /* Words of the config, for the tests only. */
+  bool yajl_only;  /* "yajl-only": yajl reads whole segments, as before
+                    * the fast path; the reference it is compared with */
+  bool count_fast; /* "count-fast": stat json_test_fast_elements */
+  bool cancel_third_event; /* "cancel-third-event": the third event's end
+                            * fails as if out of memory */
+  int events_ended;
+#endif
 
   uint8_t where[WHERE_MAX];
   unsigned depth; /* entries of `where` in use; where[0] = WHERE_TOP */
@@ -201,7 +230,7 @@ static bool push_frame(json_reader *r, bool is_array, size_t base_len) {
 /* --- event fields ------------------------------------------------------------ */
 
 /* Every event has a dozen keys: compare bytes, not strings. */
-static uint8_t classify_event_key(const char *s, size_t len) {
+static inline uint8_t classify_event_key(const char *s, size_t len) {
 #define KEY2(a, b) (s[0] == (a) && s[1] == (b))
 #define KEY3(a, b, c) (KEY2(a, b) && s[2] == (c))
   switch (len) {
@@ -405,10 +434,17 @@ static int id2_value(json_reader *r, const json_value *v) {
 static int args_value(json_reader *r, const json_value *v) {
   json_frame *top = &r->frames[r->n_frames - 1];
   if (top->is_array) {
-    char index[24];
-    int n = snprintf(index, sizeof(index), "[%u]", top->count++);
+    /* "[<count>]", written backwards: snprintf was a tenth of the args. */
+    char index[16];
+    char *p = index + sizeof(index);
+    uint32_t k = top->count++;
+    *--p = ']';
+    do
+      *--p = (char)('0' + k % 10u);
+    while ((k /= 10u) != 0);
+    *--p = '[';
     json_buf_truncate(&r->path, top->base_len);
-    if (!json_buf_append(&r->path, index, (size_t)n))
+    if (!json_buf_append(&r->path, p, (size_t)(index + sizeof(index) - p)))
       return out_of_memory(r);
   }
   bool top_level = r->n_frames == 1;
@@ -708,6 +744,10 @@ static int on_end(void *ctx) {
   }
   case WHERE_EVENT:
     r->depth--;
+#ifdef TM_JSON_TEST_KNOBS
+    if (r->cancel_third_event && ++r->events_ended == 3)
+      return out_of_memory(r);
+#endif
     return json_emitter_emit(r->emitter, &r->event) ? 1 : out_of_memory(r);
   case WHERE_EVENTS:
   case WHERE_ROOT:
@@ -827,6 +867,49 @@ static const yajl_callbacks callbacks = {
     .yajl_end_array = on_end,
 };
 
+/* The fast path's callbacks for the keys and values directly inside an
+ * event: there `where` is WHERE_EVENT and nothing is being skipped (what
+ * a nested value pushes, its end pops), so on_map_key's and on_value's
+ * dispatch is known, and skipped. Containers take the general path. */
+static int on_event_key(void *ctx, const unsigned char *key, size_t len) {
+  json_reader *r = ctx;
+  r->event.ev.n_keys++;
+  r->event_key = classify_event_key((const char *)key, len);
+  return 1;
+}
+
+static int on_event_null(void *ctx) {
+  json_value v = {.type = VALUE_NULL};
+  return event_value(ctx, &v);
+}
+
+static int on_event_boolean(void *ctx, int boolean) {
+  json_value v = {.type = VALUE_BOOL, .boolean = boolean != 0};
+  return event_value(ctx, &v);
+}
+
+static int on_event_number(void *ctx, const char *text, size_t len) {
+  json_value v = {.type = VALUE_NUMBER, .text = text, .len = len};
+  return event_value(ctx, &v);
+}
+
+static int on_event_string(void *ctx, const unsigned char *text, size_t len) {
+  json_value v = {.type = VALUE_STRING, .text = (const char *)text, .len = len};
+  return event_value(ctx, &v);
+}
+
+static const yajl_callbacks event_member_callbacks = {
+    .yajl_null = on_event_null,
+    .yajl_boolean = on_event_boolean,
+    .yajl_number = on_event_number,
+    .yajl_string = on_event_string,
+    .yajl_start_map = on_start_map,
+    .yajl_map_key = on_event_key,
+    .yajl_end_map = on_end,
+    .yajl_start_array = on_start_array,
+    .yajl_end_array = on_end,
+};
+
 /* --- feeding yajl -------------------------------------------------------------- */
 
 static void report_yajl_error(json_reader *r, yajl_status status,
@@ -847,15 +930,98 @@ static void report_yajl_error(json_reader *r, yajl_status status,
   fail(r, offset, message);
 }
 
-static bool parse_segment(void *ctx, const uint8_t *data, size_t len,
-                          int64_t file_offset) {
-  json_reader *r = ctx;
+/* The bytes up to and including the next ',' or '[' outside strings (all
+ * of them if there is none). `data` starts outside any string: at a
+ * segment's start, or right after such a cut. Sets `*at_delimiter` when
+ * the stretch ends with one. */
+static size_t yajl_stretch(const uint8_t *data, size_t len,
+                           bool *at_delimiter) {
+  bool in_string = false;
+  for (size_t i = 0; i < len; i++) {
+    uint8_t c = data[i];
+    if (in_string) {
+      if (c == '\\')
+        i++;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == ',' || c == '[') {
+      *at_delimiter = true;
+      return i + 1;
+    }
+  }
+  *at_delimiter = false;
+  return len;
+}
+
+static bool yajl_feed(json_reader *r, const uint8_t *data, size_t len,
+                      int64_t file_offset) {
   yajl_status status = yajl_parse(r->yajl, data, len);
   if (status == yajl_status_ok)
     return true;
   report_yajl_error(r, status,
                     file_offset + (int64_t)yajl_get_bytes_consumed(r->yajl));
   return false;
+}
+
+/* One element by the fast path. On a decline the reader's structure is
+ * put back as it was at the element's start (the event buffer is reset
+ * by yajl's start_map anyway). */
+static json_fast_status fast_element(json_reader *r, const uint8_t *data,
+                                     size_t len, size_t *consumed) {
+  unsigned depth = r->depth;
+  size_t n_frames = r->n_frames;
+  json_fast_status status =
+      json_fast_element_inline(&callbacks, &event_member_callbacks, r,
+                               &r->decoded, data, len, consumed);
+  if (status == JSON_FAST_DECLINED) {
+    r->depth = depth;
+    r->n_frames = n_frames;
+    r->skip_depth = 0;
+    r->cancel_message = NULL;
+  }
+  return status;
+}
+
+static bool parse_segment(void *ctx, const uint8_t *data, size_t len,
+                          int64_t file_offset) {
+  json_reader *r = ctx;
+  size_t pos = 0;
+  while (pos < len) {
+    if (r->at_element) {
+      size_t used = 0;
+      json_fast_status status = fast_element(r, data + pos, len - pos, &used);
+      if (status == JSON_FAST_DONE) {
+#ifdef TM_JSON_TEST_KNOBS
+        if (r->count_fast)
+          r->svc->stat_add(r->host, "json_test_fast_elements", 1);
+#endif
+        pos += used;
+        continue;
+      }
+      if (status == JSON_FAST_STOPPED) {
+        fail(r, file_offset + (int64_t)(pos + used),
+             r->cancel_message ? r->cancel_message : "parse stopped");
+        return false;
+      }
+      r->at_element = false; /* yajl reads this element */
+    }
+    bool at_delimiter;
+    size_t n = yajl_stretch(data + pos, len - pos, &at_delimiter);
+#ifdef TM_JSON_TEST_KNOBS
+    if (r->yajl_only) {
+      n = len - pos;
+      at_delimiter = false;
+    }
+#endif
+    if (!yajl_feed(r, data + pos, n, file_offset + (int64_t)pos))
+      return false;
+    pos += n;
+    r->at_element = at_delimiter && r->skip_depth == 0 &&
+                    r->where[r->depth - 1] == WHERE_EVENTS;
+  }
+  return true;
 }
 
 static bool is_json_space(uint8_t c) {
@@ -898,10 +1064,20 @@ static int json_probe(const uint8_t *head, size_t len, const char *file_name) {
 
 static void json_close(void *state);
 
+#ifdef TM_JSON_TEST_KNOBS
+/* Whether `word` is one of the config's space-separated words. */
+static bool config_has(const uint8_t *config, size_t len, const char *word) {
+  size_t n = strlen(word);
+  for (size_t i = 0; config && i + n <= len; i++)
+    if ((i == 0 || config[i - 1] == ' ') && memcmp(config + i, word, n) == 0 &&
+        (i + n == len || config[i + n] == ' '))
+      return true;
+  return false;
+}
+#endif
+
 static void *json_open(const tm_host_services *services, tm_host *host,
                        const uint8_t *config, size_t config_len) {
-  (void)config;
-  (void)config_len;
   if (!TM_HOST_HAS(services, report_error))
     return NULL; /* a host older than ABI v1's table cannot be served */
   json_reader *r = calloc(1, sizeof(*r));
@@ -911,6 +1087,14 @@ static void *json_open(const tm_host_services *services, tm_host *host,
   }
   r->svc = services;
   r->host = host;
+#ifdef TM_JSON_TEST_KNOBS
+  r->yajl_only = config_has(config, config_len, "yajl-only");
+  r->count_fast = config_has(config, config_len, "count-fast");
+  r->cancel_third_event = config_has(config, config_len, "cancel-third-event");
+#else
+  (void)config;
+  (void)config_len;
+#endif
   r->where[0] = WHERE_TOP;
   r->depth = 1;
   r->emitter = json_emitter_new(services, host);
@@ -996,6 +1180,7 @@ static void json_close(void *state) {
   json_buf_free(&r->path);
   json_buf_free(&r->metadata_name);
   json_buf_free(&r->raw);
+  json_buf_free(&r->decoded);
   free(r->frames);
   free(r);
 }
