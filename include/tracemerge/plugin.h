@@ -367,6 +367,14 @@ typedef struct tm_host_services {
    * keeps. */
   void (*import_log)(tm_host *host, const char *name, int64_t byte_offset,
                      const tm_import_log_arg *args, size_t n_args);
+
+  /* --- machine syncs (added after version 1; check with TM_HOST_HAS) ----- */
+  /* Announces a remote clock sync (Perfetto's RemoteClockSync: readings
+   * that relate a client machine's clocks to the host's), whichever
+   * machine it carries, before adding any of its readings. False: the host
+   * refuses it, because the manifest pins the file to a single clock and
+   * machine, which fails the import; add nothing of it then. */
+  bool (*remote_clock_sync)(tm_host *host);
 } tm_host_services;
 
 #define TM_HOST_HAS(services, field)                                       \
