@@ -628,6 +628,22 @@ static void svc_stat_add(tm_host *host, const char *name, int64_t delta) {
               host->file_id, delta);
 }
 
+/* One occurrence of a stat with its details (sql-surface.md §5), counted
+ * and logged by stats_log, which bounds the rows. */
+static void svc_import_log(tm_host *host, const char *name, int64_t byte_offset,
+                           const tm_import_log_arg *args, size_t n_args) {
+  if (name)
+    stats_log(host->session->stats, name, host->machine_id, host->file_id,
+              TM_NULL_INT64, byte_offset, args, args ? n_args : 0);
+}
+
+/* Checked before any reading of the sync is added, so a PINned file fails
+ * with the single-machine message, not the single-clock one its client
+ * snapshot would raise. */
+static bool svc_remote_clock_sync(tm_host *host) {
+  return session_manifest_remote_sync_allowed(host);
+}
+
 static void svc_report_error(tm_host *host, int64_t byte_offset,
                              const char *message) {
   if (host->error_message)
@@ -894,6 +910,8 @@ const tm_host_services tm_host_services_v1 = {
     .track_intern_cpu = svc_track_intern_cpu,
     .sched_switch = svc_sched_switch,
     .sched_waking = svc_sched_waking,
+    .import_log = svc_import_log,
+    .remote_clock_sync = svc_remote_clock_sync,
 };
 
 void session_finish_tracks(tm_session *session) {

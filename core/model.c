@@ -23,6 +23,7 @@ void model_free(tm_model *model) {
   tm_vec_free(&model->trace_files);
   tm_vec_free(&model->metadata);
   tm_vec_free(&model->stats);
+  tm_vec_free(&model->import_logs);
   tm_vec_free(&model->clock_snapshots);
   tm_vec_free(&model->processes);
   tm_vec_free(&model->threads);
@@ -98,6 +99,18 @@ uint32_t model_add_trace_file(tm_model *model, uint32_t parent_id,
   };
   tm_vec_push(&model->trace_files, row);
   return (uint32_t)(model->trace_files.len - 1);
+}
+
+uint32_t model_add_import_log(tm_model *model, uint32_t stat_id,
+                              uint32_t trace_id) {
+  tm_import_log_row row = {
+      .trace_id = trace_id,
+      .stat_id = stat_id,
+      .ts = TM_NULL_INT64,
+      .byte_offset = TM_NULL_INT64,
+  };
+  tm_vec_push(&model->import_logs, row);
+  return (uint32_t)(model->import_logs.len - 1);
 }
 
 static tm_metadata_row *metadata_single_row(tm_model *model, const char *name,

@@ -73,6 +73,16 @@ typedef struct tm_stats_row {
   uint32_t trace_id;     /* TM_NULL_ID for global stats */
 } tm_stats_row;
 
+/* One import-log entry (sql-surface.md §5): the details of one occurrence
+ * of a stat, written with it by stats_log() (core/stats.h). */
+typedef struct tm_import_log_row {
+  uint32_t trace_id;   /* TM_NULL_ID if no file */
+  uint32_t stat_id;    /* the model->stats row the occurrence counted in */
+  int64_t ts;          /* trace time, TM_NULL_INT64 if none */
+  int64_t byte_offset; /* in the file, TM_NULL_INT64 if unknown */
+  uint32_t arg_set_id; /* 0: no args */
+} tm_import_log_row;
+
 typedef struct tm_clock_snapshot_row {
   int64_t ts;           /* trace time */
   int64_t clock_id;     /* raw clock number */
@@ -231,6 +241,7 @@ typedef struct tm_model {
   TM_VEC(tm_trace_file_row) trace_files;
   TM_VEC(tm_metadata_row) metadata;
   TM_VEC(tm_stats_row) stats;
+  TM_VEC(tm_import_log_row) import_logs;
   TM_VEC(tm_clock_snapshot_row) clock_snapshots;
   TM_VEC(tm_process_row) processes;
   TM_VEC(tm_thread_row) threads;
@@ -274,6 +285,11 @@ uint32_t model_add_thread(tm_model *model, uint32_t machine_id, int64_t tid,
                           uint32_t upid);
 uint32_t model_add_trace_file(tm_model *model, uint32_t parent_id,
                               const char *name, bool is_container);
+
+/* Appends an import-log row for stats row `stat_id` with ts, byte offset
+ * and args NULL; returns its id. */
+uint32_t model_add_import_log(tm_model *model, uint32_t stat_id,
+                              uint32_t trace_id);
 
 /* Sets (replaces, for 'single' keys with the same name, machine and trace)
  * a metadata row. */

@@ -392,9 +392,15 @@ static void adopt_primary_files(tm_session *session, GPtrArray *ordered) {
         continue;
       }
       value = g_hash_table_lookup(host->isolated_on, key);
-      if (GPOINTER_TO_SIZE(value) > 1)
-        stats_add(session->stats, "clock_sync_mixed_clock_sources", TM_NULL_INT64,
-                  machine_id, host->file_id, 1);
+      if (GPOINTER_TO_SIZE(value) > 1) {
+        /* The events emitted through the shared clocks before isolating:
+         * each is one conversion through the primary's clocks. */
+        tm_import_log_arg arg = {.key = "num_conversions_using_primary",
+                                 .type = TM_ARG_INT,
+                                 .int_value = (int64_t)(GPOINTER_TO_SIZE(value) - 1)};
+        stats_log(session->stats, "clock_sync_mixed_clock_sources", machine_id,
+                  host->file_id, TM_NULL_INT64, -1, &arg, 1);
+      }
     }
     g_array_free(machines, TRUE);
   }
@@ -424,9 +430,21 @@ static tm_clock_bridge bridge_clock(tm_session *session, tm_host *host,
   tm_clock_bridge result = clock_graph_bridge(session->clocks, node);
   if (result == TM_BRIDGE_UNRELATABLE) {
     uint32_t machine_id = clock_graph_node_key(session->clocks, node)->machine_id;
-    if (g_hash_table_add(refused, GUINT_TO_POINTER(machine_id + 1)))
-      stats_add(session->stats, "clock_sync_unrelatable_clock_domains",
-                TM_NULL_INT64, machine_id, host->file_id, 1);
+    if (g_hash_table_add(refused, GUINT_TO_POINTER(machine_id + 1))) {
+      /* The clock refused first names the decision (clock-model.md §11). */
+      tm_clock_node trace_time = clock_graph_trace_time(session->clocks);
+      tm_import_log_arg args[2] = {
+          {.key = "source_clock_id", .type = TM_ARG_INT,
+           .int_value = clock_graph_node_key(session->clocks, node)->clock_id},
+          {.key = "target_clock_id", .type = TM_ARG_INT,
+           .int_value = trace_time == TM_NO_CLOCK_NODE
+                            ? 0
+                            : clock_graph_node_key(session->clocks, trace_time)->clock_id},
+      };
+      stats_log(session->stats, "clock_sync_unrelatable_clock_domains", machine_id,
+                host->file_id, TM_NULL_INT64, -1, args,
+                trace_time == TM_NO_CLOCK_NODE ? 1 : 2);
+    }
   }
   return result;
 }

@@ -185,6 +185,10 @@ tm_clock_node session_manifest_trace_time(const tm_session *session);
 bool session_manifest_embedded_machine(tm_host *host, uint32_t raw_id,
                                        uint32_t *machine_id);
 /* False (after recording the fatal error) if the host's file is pinned:
+ * a pinned file must not sync machines with a remote_clock_sync, whatever
+ * machine the sync carries (clock-model.md §9.3, §10.2). */
+bool session_manifest_remote_sync_allowed(tm_host *host);
+/* False (after recording the fatal error) if the host's file is pinned:
  * a pinned file must not add clock snapshots. */
 bool session_manifest_snapshot_allowed(tm_host *host);
 

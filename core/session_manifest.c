@@ -490,6 +490,13 @@ bool session_manifest_embedded_machine(tm_host *host, uint32_t raw_id,
   return true;
 }
 
+bool session_manifest_remote_sync_allowed(tm_host *host) {
+  if (!host->manifest_entry || !manifest_file_is_pinned(host->manifest_entry))
+    return true;
+  session_fail_import(host->session, host, manifest_error_clocks_on_multi_machine_file());
+  return false;
+}
+
 bool session_manifest_snapshot_allowed(tm_host *host) {
   if (!host->manifest_entry || !manifest_file_is_pinned(host->manifest_entry))
     return true;

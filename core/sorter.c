@@ -187,6 +187,43 @@ static void count(tm_stats *stats, const char *name, const tm_event_run *run, si
     stats_add(stats, name, TM_NULL_INT64, run->machine_id, run->trace_id, (int64_t)n);
 }
 
+/* Events [first, first + n) of `run`, which `failure` keeps from trace
+ * time: each is counted in the failure's stat, the first ones of each
+ * (stat, file, machine) with their clocks and raw time in the import log
+ * (clock-model.md §11, core/stats.h). */
+static void count_clock_failures(tm_stats *stats, const tm_clock_graph *graph,
+                                 tm_clock_failure failure, const tm_event_run *run,
+                                 size_t first, size_t n, tm_clock_node trace_time) {
+  if (!stats || !n)
+    return;
+  const char *name = clock_failure_stat_name(failure);
+  const tm_clock_key *source = clock_graph_node_key(graph, run->clock);
+  const tm_clock_key *target =
+      trace_time == TM_NO_CLOCK_NODE ? NULL : clock_graph_node_key(graph, trace_time);
+  tm_import_log_arg args[5] = {
+      {.key = "source_clock_id", .type = TM_ARG_INT, .int_value = source->clock_id},
+      {.key = "source_timestamp", .type = TM_ARG_INT},
+  };
+  size_t n_args = 2;
+  if (target)
+    args[n_args++] = (tm_import_log_arg){
+        .key = "target_clock_id", .type = TM_ARG_INT, .int_value = target->clock_id};
+  if (source->sequence_id)
+    args[n_args++] = (tm_import_log_arg){
+        .key = "source_sequence_id", .type = TM_ARG_INT, .int_value = source->sequence_id};
+  if (target && target->sequence_id)
+    args[n_args++] = (tm_import_log_arg){
+        .key = "target_sequence_id", .type = TM_ARG_INT, .int_value = target->sequence_id};
+  /* stats_log stops writing rows at its bound; beyond it, count at once. */
+  size_t detailed = MIN(n, (size_t)TM_IMPORT_LOG_ROWS_PER_STAT);
+  for (size_t i = 0; i < detailed; i++) {
+    args[1].int_value = run->events[first + i].ts;
+    stats_log(stats, name, run->machine_id, run->trace_id, TM_NULL_INT64, -1, args,
+              n_args);
+  }
+  count(stats, name, run, n - detailed);
+}
+
 /* Gives back the slack of a run that will not grow any more. */
 static void run_shrink(tm_event_run *run) {
   if (run->len == 0) {
@@ -218,7 +255,7 @@ static void convert_run(tm_event_run *run, tm_clock_graph *graph,
         clock_graph_span(graph, run->clock, run->events[0].ts, trace_time, &span);
     if (failure != TM_CLOCK_OK) {
       /* Path failures do not depend on the value: the whole run goes. */
-      count(stats, clock_failure_stat_name(failure), run, run->len);
+      count_clock_failures(stats, graph, failure, run, 0, run->len, trace_time);
       run->len = 0;
       run->last_ts = INT64_MIN;
       run->aside = 0;
@@ -238,7 +275,7 @@ static void convert_run(tm_event_run *run, tm_clock_graph *graph,
     if (G_UNLIKELY(ts < first || ts > last)) {
       tm_clock_failure failure = clock_graph_span(graph, run->clock, ts, trace_time, &span);
       if (failure != TM_CLOCK_OK) { /* cannot happen once a path exists */
-        count(stats, clock_failure_stat_name(failure), run, 1);
+        count_clock_failures(stats, graph, failure, run, i, 1, trace_time);
         continue;
       }
       offset = span.offset_ns;

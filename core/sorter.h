@@ -78,7 +78,8 @@ size_t sorter_event_count(const tm_sorter *sorter);
 
 /* Converts every run to trace time through `graph`. Events that cannot be
  * converted are dropped and counted (clock_sync_failure_unknown_source_clock
- * / _no_path / _unknown_target_clock, per run's machine and trace); events
+ * / _no_path / _unknown_target_clock, per run's machine and trace; the
+ * first ones with their clocks and raw time in the import log); events
  * at a negative trace time are dropped and counted
  * (trace_sorter_negative_timestamp_dropped). A run on TM_NO_CLOCK_NODE
  * holds raw values taken as trace time (clock-model.md §7). Call once. */

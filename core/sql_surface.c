@@ -261,6 +261,19 @@ static const column_def stats_columns[] = {
     REF(tm_stats_row, trace_id),
 };
 
+/* sql-surface.md §5. stat_key is NULL as stats.key is; stat_id (ours)
+ * names the stats row, which gives the view its name and severity and the
+ * occurrence's machine. */
+static const column_def import_log_columns[] = {
+    COL_ID_DEF,
+    REF(tm_import_log_row, trace_id),
+    INT64(tm_import_log_row, ts),
+    INT64(tm_import_log_row, byte_offset),
+    NULL_COL("stat_key", "INTEGER"),
+    REF(tm_import_log_row, stat_id),
+    ARG_SET(tm_import_log_row, arg_set_id),
+};
+
 static const column_def clock_snapshot_columns[] = {
     COL_ID_DEF,
     INT64(tm_clock_snapshot_row, ts),
@@ -449,6 +462,7 @@ ROWS_FN(machines)
 ROWS_FN(trace_files)
 ROWS_FN(metadata)
 ROWS_FN(stats)
+ROWS_FN(import_logs)
 ROWS_FN(clock_snapshots)
 ROWS_FN(processes)
 ROWS_FN(threads)
@@ -476,6 +490,8 @@ static const table_def tables[] = {
     TABLE("__intrinsic_metadata", metadata, tm_metadata_row,
           metadata_columns),
     TABLE("__intrinsic_stats", stats, tm_stats_row, stats_columns),
+    TABLE("__intrinsic_trace_import_logs", import_logs, tm_import_log_row,
+          import_log_columns),
     TABLE("__intrinsic_clock_snapshot", clock_snapshots,
           tm_clock_snapshot_row, clock_snapshot_columns),
     TABLE("__intrinsic_process", processes, tm_process_row, process_columns),
@@ -526,6 +542,10 @@ static const view_def views[] = {
     {"trace_file", "SELECT * FROM __intrinsic_trace_file"},
     {"metadata", "SELECT * FROM __intrinsic_metadata"},
     {"stats", "SELECT * FROM __intrinsic_stats"},
+    {"_trace_import_logs",
+     "SELECT l.id, l.trace_id, l.ts, l.byte_offset, s.severity, s.name, "
+     "l.arg_set_id FROM __intrinsic_trace_import_logs l "
+     "JOIN __intrinsic_stats s ON s.id = l.stat_id"},
     {"clock_snapshot", "SELECT * FROM __intrinsic_clock_snapshot"},
     {"track",
      "SELECT id, name, type, dimension_arg_set_id, parent_id, "
@@ -607,6 +627,7 @@ static const char *const saved_names[] = {
     "stack_profile_mapping", "stack_profile_frame", "stack_profile_callsite",
     "cpu_profile_stack_sample", "instruments_sample",
     "trace_bounds",
+    "__intrinsic_trace_import_logs", "_trace_import_logs",
 };
 
 /* ---- the virtual-table module -------------------------------------------- */

@@ -183,6 +183,9 @@ typedef struct stat_key {
 struct tm_stats {
   tm_model *model;
   GHashTable *index; /* stat_key* -> row id + 1 */
+  /* Import-log rows written per stats row, by row id (shorter than
+   * model->stats until a row first logs). */
+  TM_VEC(uint32_t) logged;
 };
 
 static guint stat_key_hash(gconstpointer p) {
@@ -252,6 +255,7 @@ void stats_free(tm_stats *stats) {
   if (!stats)
     return;
   g_hash_table_destroy(stats->index);
+  tm_vec_free(&stats->logged);
   g_free(stats);
 }
 
@@ -264,6 +268,53 @@ void stats_open_context(tm_stats *stats, uint32_t machine_id, uint32_t trace_id)
 void stats_add(tm_stats *stats, const char *name, int64_t idx,
                uint32_t machine_id, uint32_t trace_id, int64_t delta) {
   row_for(stats, name, idx, machine_id, trace_id)->value += delta;
+}
+
+static tm_arg_value import_log_value(tm_string_pool *strings,
+                                     const tm_import_log_arg *arg) {
+  tm_arg_value value = {.type = arg->type};
+  switch (arg->type) {
+  case TM_ARG_REAL:
+    value.u.real_value = arg->real_value;
+    break;
+  case TM_ARG_STRING:
+  case TM_ARG_JSON:
+    value.u.str_id = string_pool_intern(strings, arg->string ? arg->string : "",
+                                        arg->string ? arg->string_len : 0);
+    break;
+  default:
+    value.u.int_value = arg->int_value;
+    break;
+  }
+  return value;
+}
+
+bool stats_log(tm_stats *stats, const char *name, uint32_t machine_id,
+               uint32_t trace_id, int64_t ts, int64_t byte_offset,
+               const tm_import_log_arg *args, size_t n_args) {
+  tm_model *model = stats->model;
+  tm_stats_row *row = row_for(stats, name, TM_NULL_INT64, machine_id, trace_id);
+  row->value++;
+  size_t stat_id = (size_t)(row - model->stats.data);
+  while (stats->logged.len <= stat_id)
+    tm_vec_push(&stats->logged, 0);
+  if (stats->logged.data[stat_id] >= TM_IMPORT_LOG_ROWS_PER_STAT)
+    return false;
+  stats->logged.data[stat_id]++;
+  uint32_t arg_set_id = 0;
+  for (size_t i = 0; i < n_args; i++) {
+    if (!args[i].key)
+      continue;
+    tm_str_id key = string_pool_intern_cstr(model->strings, args[i].key);
+    arg_set_id = model_add_arg(model, arg_set_id, key,
+                               import_log_value(model->strings, &args[i]));
+  }
+  uint32_t id = model_add_import_log(model, (uint32_t)stat_id, trace_id);
+  tm_import_log_row *log = &model->import_logs.data[id];
+  log->ts = ts;
+  log->byte_offset = byte_offset < 0 ? TM_NULL_INT64 : byte_offset;
+  log->arg_set_id = arg_set_id;
+  return true;
 }
 
 int64_t stats_get(const tm_stats *stats, const char *name, int64_t idx,

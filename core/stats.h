@@ -12,6 +12,8 @@
 #ifndef TM_STATS_H
 #define TM_STATS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "model.h"
@@ -46,6 +48,24 @@ void stats_open_context(tm_stats *stats, uint32_t machine_id, uint32_t trace_id)
  * trace_id. Unknown names get severity "error", source "trace". */
 void stats_add(tm_stats *stats, const char *name, int64_t idx,
                uint32_t machine_id, uint32_t trace_id, int64_t delta);
+
+/* Import-log rows (sql-surface.md §5) kept per stats row, i.e. per (stat,
+ * file, machine): the first occurrences show what went wrong, and a
+ * million dropped events must not become a million rows. The stat still
+ * counts every occurrence. */
+#define TM_IMPORT_LOG_ROWS_PER_STAT 16
+
+/* Counts one occurrence of stat `name` for (machine_id, trace_id), as
+ * stats_add(..., 1) does, and writes its import-log row while that stats
+ * row has fewer than TM_IMPORT_LOG_ROWS_PER_STAT: `ts` is trace time and
+ * `byte_offset` the offset in the file (each TM_NULL_INT64, or for the
+ * offset any negative value, if unknown); `args` are borrowed, their keys
+ * and strings interned only when the row is written. This is the one way
+ * details of a stat are recorded, so a log row never lacks its count.
+ * Returns true if the row was written. */
+bool stats_log(tm_stats *stats, const char *name, uint32_t machine_id,
+               uint32_t trace_id, int64_t ts, int64_t byte_offset,
+               const tm_import_log_arg *args, size_t n_args);
 
 /* Current value of a row, 0 if absent (for tests and the CLI's info). */
 int64_t stats_get(const tm_stats *stats, const char *name, int64_t idx,

@@ -434,6 +434,11 @@ static void svc_report_error(tm_host *host, int64_t byte_offset, const char *mes
   host->error_offset = byte_offset;
 }
 
+static bool svc_remote_clock_sync(tm_host *host) {
+  line(host, "remote_clock_sync");
+  return true;
+}
+
 static const tm_host_services fake_services = {
     .struct_size = sizeof(tm_host_services),
     .abi_version = TM_READER_ABI_VERSION,
@@ -475,6 +480,7 @@ static const tm_host_services fake_services = {
     .frame = svc_frame,
     .callsite = svc_callsite,
     .sample = svc_sample,
+    .remote_clock_sync = svc_remote_clock_sync,
 };
 
 /* --- the fake ------------------------------------------------------------ */

@@ -42,7 +42,8 @@
  * relay.pb is machines.pb (a host snapshot, then packets of embedded
  * machine 7); remote.pb is remote_machine.pb (its first packet is from
  * machine 7, no snapshot). Two cases use remote_sync_first.pb (a
- * remote_clock_sync of machine 7 first) and boottime_in_us.pb. Manifests
+ * remote_clock_sync of machine 7 first), remote_sync_on_host.pb (the same
+ * sync without a machine_id) and boottime_in_us.pb. Manifests
  * are written with ' for " and converted before use, so the table stays
  * readable.
  */
@@ -929,6 +930,45 @@ static void test_manifest_error_before_earlier_damage(void) {
   e2e_cleanup(dir);
 }
 
+/* A remote_clock_sync without a machine_id syncs the host machine with
+ * itself (remote_sync_on_host.pb). In a PINned file it still fails with
+ * the `clocks` single-machine message: §10.2 raises it for the "first
+ * remote packet or `remote_clock_sync`" and §9.3 fails a PINned file on
+ * any remote_clock_sync, whichever machine it carries; the snapshot of its
+ * client readings must not turn it into the single-clock message. Under a
+ * `machine` override the packet is no remote packet (§10.2 names only
+ * those): the file imports, its instant on the named machine at its raw
+ * BOOTTIME (the proto's claim; a.json's private clock meets it at 0). */
+static void test_remote_clock_sync_on_the_host_machine(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  g_autofree char *a = e2e_json_slice("a", 1, 1, 1);
+  e2e_bytes sync = e2e_proto_fixture("remote_sync_on_host");
+  g_autofree char *pin = manifest_text(
+      M("'files': [{'path': 'sync.pb', 'clocks': {'sync_to': {'file': 'a.json'}}}, "
+        "{'path': 'a.json'}]"));
+  const e2e_member pinned[] = {
+      {"manifest.json", pin, 0}, {"a.json", a, 0}, {"sync.pb", sync.data, sync.len}};
+  g_autofree char *zip = e2e_write_archive(dir, "run.zip", E2E_ZIP, pinned, 3);
+  assert_archive_fails(dir, "run.zip", MSG_CLOCKS_ON_MULTI);
+  g_autofree char *tar = e2e_write_archive(dir, "run.tar", E2E_TAR, pinned, 3);
+  assert_archive_fails(dir, "run.tar", MSG_CLOCKS_ON_MULTI);
+
+  g_autofree char *named = manifest_text(
+      M("'files': [{'path': 'sync.pb', 'machine': {'name': 'relay'}}]"));
+  const e2e_member attributed[] = {
+      {"manifest.json", named, 0}, {"a.json", a, 0}, {"sync.pb", sync.data, sync.len}};
+  g_autofree char *ok = e2e_write_archive(dir, "ok.tar", E2E_TAR, attributed, 3);
+  const char *inputs[] = {"ok.tar", NULL};
+  g_autofree char *out = e2e_query_in(dir, inputs,
+      "SELECT s.ts, s.name, m.name AS machine FROM slice s JOIN track t ON "
+      "s.track_id = t.id LEFT JOIN machine m ON t.machine_id = m.id ORDER BY s.ts");
+  e2e_assert_text(out, "\"ts\",\"name\",\"machine\"\n"
+                       "1000,\"a\",\"[NULL]\"\n"
+                       "6000,\"host work\",\"relay\"\n");
+  g_free(sync.data);
+  e2e_cleanup(dir);
+}
+
 /* §10.2's `clocks` and `machine` rules on a file whose first packet is a
  * remote_clock_sync of embedded machine 7 (remote_sync_first.pb): that
  * packet alone fails the import, before the sync adds any edge. */
@@ -1006,6 +1046,8 @@ int main(int argc, char **argv) {
                   test_unknown_member_type);
   g_test_add_func("/e2e/manifest/errors/10.2/remote-clock-sync-in-a-pinned-or-attributed-file",
                   test_remote_clock_sync_in_an_overridden_file);
+  g_test_add_func("/e2e/manifest/errors/10.2/remote-clock-sync-on-the-host-machine-in-a-pinned-file",
+                  test_remote_clock_sync_on_the_host_machine);
   g_test_add_func("/e2e/manifest/errors/10.3/units-never-reach-an-override-edge",
                   test_units_never_reach_an_override_edge);
   g_test_add_func("/e2e/manifest/errors/10.3/file-synced-to-itself-pin-and-relate",

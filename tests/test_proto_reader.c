@@ -228,7 +228,9 @@ static void test_machines_remote_clock_sync(void) {
                   "claim BOOTTIME@host\n"
                   "snapshot BOOTTIME@host=1000000 MONOTONIC@host=500000\n"
                   "machine raw7\n"
-                  /* The client readings, each a snapshot of the vm... */
+                  /* The sync is announced before any of its readings... */
+                  "remote_clock_sync\n"
+                  /* ...the client readings, each a snapshot of the vm... */
                   "snapshot BOOTTIME@raw7=5000\n"
                   "snapshot BOOTTIME@raw7=5300\n"
                   /* ...and the edge at the round-trip offset. */

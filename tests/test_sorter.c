@@ -306,6 +306,63 @@ static void test_failed_conversions_are_dropped_and_counted(void) {
   model_free(model);
 }
 
+/* The int args of import-log row `id` as "key=value ...", in order. */
+static char *log_args(const tm_model *model, size_t id) {
+  GString *text = g_string_new(NULL);
+  uint32_t set = model->import_logs.data[id].arg_set_id;
+  for (size_t i = 0; i < model->args.len; i++) {
+    const tm_arg_row *a = &model->args.data[i];
+    if (a->arg_set_id == set)
+      g_string_append_printf(text, "%s%s=%" G_GINT64_FORMAT, text->len ? " " : "",
+                             string_pool_borrow(model->strings, a->key), a->u.int_value);
+  }
+  return g_string_free(text, FALSE);
+}
+
+/* clock-model.md §11: each dropped event counts; the first 16 of a (stat,
+ * file, machine) are logged with the source clock (and its sequence),
+ * their raw time and trace time's clock, in run order; a second run of
+ * the same file and machine adds to the stat only. */
+static void test_failed_conversions_log_the_first_events(void) {
+  tm_model *model = model_new();
+  tm_stats *stats = stats_new(model);
+  tm_clock_graph *g = clock_graph_new();
+  tm_clock_node boot = clock_node(g, BOOTTIME, 0);
+  relate(g, clock_node(g, MONOTONIC, 0), 0, boot, 10);
+  clock_graph_set_trace_time(g, boot);
+  tm_clock_key scoped_key = {70, 3, 0, 1};
+  tm_clock_node scoped = clock_graph_node(g, &scoped_key);
+  tm_sorter *sorter = sorter_new();
+  for (uint32_t i = 0; i < 20; i++)
+    push(sorter_run(sorter, scoped, 1, 2), 100 + i, i, TM_EVENT_SLICE_COMPLETE);
+  for (uint32_t i = 0; i < 3; i++)
+    push(sorter_run(sorter, clock_node(g, 141, 1), 1, 2), 500 + i, i,
+         TM_EVENT_SLICE_COMPLETE);
+  sorter_convert(sorter, g, stats);
+  g_assert_cmpint(stats_get(stats, "clock_sync_failure_unknown_source_clock", TM_NULL_INT64, 1, 2),
+                  ==, 23);
+  g_assert_cmpuint(model->import_logs.len, ==, TM_IMPORT_LOG_ROWS_PER_STAT);
+  for (size_t i = 0; i < model->import_logs.len; i++) {
+    const tm_import_log_row *row = &model->import_logs.data[i];
+    g_assert_cmpuint(row->trace_id, ==, 2);
+    g_assert_cmpint(row->ts, ==, TM_NULL_INT64);
+    g_assert_cmpint(row->byte_offset, ==, TM_NULL_INT64);
+    const tm_stats_row *stat = &model->stats.data[row->stat_id];
+    g_assert_cmpstr(string_pool_borrow(model->strings, stat->name), ==,
+                    "clock_sync_failure_unknown_source_clock");
+    g_assert_cmpuint(stat->machine_id, ==, 1);
+    g_autofree char *args = log_args(model, i);
+    g_autofree char *expected = g_strdup_printf(
+        "source_clock_id=70 source_timestamp=%zu target_clock_id=6 source_sequence_id=3",
+        100 + i);
+    g_assert_cmpstr(args, ==, expected);
+  }
+  sorter_free(sorter);
+  clock_graph_free(g);
+  stats_free(stats);
+  model_free(model);
+}
+
 static void test_negative_timestamps_are_dropped_and_counted(void) {
   tm_model *model = model_new();
   tm_stats *stats = stats_new(model);
@@ -515,6 +572,8 @@ int main(int argc, char **argv) {
                   test_failed_conversions_are_dropped_and_counted);
   g_test_add_func("/sorter/convert/negative-timestamps-are-dropped-and-counted",
                   test_negative_timestamps_are_dropped_and_counted);
+  g_test_add_func("/sorter/convert/failed-conversions-log-the-first-16-per-stat-file-and-machine",
+                  test_failed_conversions_log_the_first_events);
   g_test_add_func("/sorter/merge/random-runs-match-the-reference", test_random_runs_match_the_reference);
   g_test_add_func("/sorter/merge/interleaved-tracks-merge-like-the-reference",
                   test_interleaved_tracks_merge_like_the_reference);

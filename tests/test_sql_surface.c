@@ -120,6 +120,9 @@ static tm_model *build_model(void) {
                        .machine_id = 1,
                        .trace_id = 1};
   tm_vec_push(&m->stats, stat);
+  /* One occurrence of that stat logged at byte 12 (import logs). */
+  uint32_t log = model_add_import_log(m, 0, 1);
+  m->import_logs.data[log].byte_offset = 12;
 
   tm_clock_snapshot_row snap = {.ts = 1000,
                                 .clock_id = 6,
@@ -413,6 +416,10 @@ static void test_metadata_stats_and_clock_snapshot(fixture *f,
                "\"value\",\"description\",\"machine_id\",\"trace_id\"\n"
                "0,\"json_parser_failure\",\"[NULL]\",\"[NULL]\",\"error\","
                "\"trace\",2,\"bad event\",1,1\n");
+  assert_query(f, "SELECT * FROM _trace_import_logs", TM_FORMAT_CSV,
+               "\"id\",\"trace_id\",\"ts\",\"byte_offset\",\"severity\",\"name\","
+               "\"arg_set_id\"\n"
+               "0,1,\"[NULL]\",12,\"error\",\"json_parser_failure\",\"[NULL]\"\n");
   assert_query(f, "SELECT * FROM clock_snapshot", TM_FORMAT_CSV,
                "\"id\",\"ts\",\"clock_id\",\"clock_name\",\"clock_value\","
                "\"snapshot_id\",\"machine_id\"\n"
@@ -562,7 +569,8 @@ static void test_empty_model_has_every_table(void) {
       "stats", "clock_snapshot", "track", "thread_track", "process_track",
       "counter_track", "process_counter_track", "thread_counter_track",
       "slice", "slices", "instant", "counter", "counters", "thread",
-      "process", "flow", "args"};
+      "process", "flow", "args", "__intrinsic_trace_import_logs",
+      "_trace_import_logs"};
   for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
     char *sql = g_strdup_printf("SELECT count(*) AS n FROM %s", names[i]);
     assert_query(&f, sql, TM_FORMAT_CSV, "\"n\"\n0\n");
@@ -813,7 +821,8 @@ static void test_save_writes_a_standalone_database(fixture *f,
       "stats", "clock_snapshot", "track", "thread_track", "process_track",
       "counter_track", "process_counter_track", "thread_counter_track",
       "slice", "slices", "instant", "counter", "counters", "thread",
-      "process", "flow", "args", "trace_bounds"};
+      "process", "flow", "args", "trace_bounds",
+      "__intrinsic_trace_import_logs", "_trace_import_logs"};
   sqlite3 *live = sql_surface_borrow_db(f->surface);
   for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
     char *sql = g_strdup_printf("SELECT * FROM %s", names[i]);

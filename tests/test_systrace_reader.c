@@ -144,6 +144,7 @@ typedef struct counting_host {
   size_t switches, wakings, counters, begins, ends, completes;
   char *error;
   int64_t error_offset;
+  GPtrArray *logs; /* "stat@offset: key=value", one per import_log call */
 } counting_host;
 
 #define HOST(h) ((counting_host *)(void *)(h))
@@ -220,6 +221,19 @@ static void c_stat(tm_host *h, const char *name, int64_t delta) {
   int64_t value = GPOINTER_TO_SIZE(g_hash_table_lookup(stats, name)) + delta;
   g_hash_table_replace(stats, g_strdup(name), GSIZE_TO_POINTER((gsize)value));
 }
+/* As the host: counts the stat, and keeps what the call carried. */
+static void c_import_log(tm_host *h, const char *name, int64_t offset,
+                         const tm_import_log_arg *args, size_t n_args) {
+  c_stat(h, name, 1);
+  GString *entry = g_string_new(NULL);
+  g_string_printf(entry, "%s@%" G_GINT64_FORMAT ":", name, offset);
+  for (size_t i = 0; i < n_args; i++) {
+    g_assert_cmpint(args[i].type, ==, TM_ARG_STRING);
+    g_string_append_printf(entry, " %s=%.*s", args[i].key, (int)args[i].string_len,
+                           args[i].string);
+  }
+  g_ptr_array_add(HOST(h)->logs, g_string_free(entry, FALSE));
+}
 static void c_error(tm_host *h, int64_t offset, const char *message) {
   if (HOST(h)->error)
     return;
@@ -267,17 +281,20 @@ static const tm_host_services counting_services = {
     .track_intern_cpu = c_track_cpu,
     .sched_switch = c_switch,
     .sched_waking = c_waking,
+    .import_log = c_import_log,
 };
 
 static void counting_host_init(counting_host *h) {
   memset(h, 0, sizeof *h);
   h->stats = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   h->strings = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  h->logs = g_ptr_array_new_with_free_func(g_free);
 }
 
 static void counting_host_clear(counting_host *h) {
   g_hash_table_destroy(h->stats);
   g_hash_table_destroy(h->strings);
+  g_ptr_array_free(h->logs, TRUE);
   g_free(h->error);
 }
 
@@ -285,10 +302,10 @@ static int64_t stat_of(const counting_host *h, const char *name) {
   return (int64_t)GPOINTER_TO_SIZE(g_hash_table_lookup(h->stats, name));
 }
 
-static tm_status run_reader(counting_host *h, const char *data, size_t len,
-                            size_t chunk) {
+static tm_status run_reader_with(const tm_host_services *services, counting_host *h,
+                                 const char *data, size_t len, size_t chunk) {
   const tm_reader_descriptor *d = tracemerge_reader_entry();
-  void *state = d->open(&counting_services, (tm_host *)(void *)h, NULL, 0);
+  void *state = d->open(services, (tm_host *)(void *)h, NULL, 0);
   g_assert_nonnull(state);
   tm_status status = TM_OK;
   for (size_t at = 0; at < len && status == TM_OK; at += chunk)
@@ -297,6 +314,11 @@ static tm_status run_reader(counting_host *h, const char *data, size_t len,
     status = d->finish(state);
   d->close(state);
   return status;
+}
+
+static tm_status run_reader(counting_host *h, const char *data, size_t len,
+                            size_t chunk) {
+  return run_reader_with(&counting_services, h, data, len, chunk);
 }
 
 static void test_any_chunking_reads_the_same_events(void) {
@@ -355,6 +377,50 @@ static void test_malformed_kernel_events_are_counted(void) {
   counting_host_clear(&h);
 }
 
+/* A line that is not read is logged with the offset of its first byte
+ * and its text, however the chunks cut it; lines that parse are not. */
+static void test_bad_lines_are_logged_with_offset_and_text(void) {
+  static const char data[] =
+      "# tracer: nop\n"                                              /* 0 */
+      "a-1 [000] 1.0: tracing_mark_write: B|1|ok\n"                  /* 14 */
+      "a-1 [000] 1.0: cpu_idle: state=1\n"                           /* 56 */
+      "not an ftrace line\n"                                         /* 89 */
+      "a-1 [000] 1.0: tracing_mark_write: E|1\n";                    /* 108 */
+  static const size_t chunks[] = {1, 5, 1 << 20};
+  for (size_t i = 0; i < G_N_ELEMENTS(chunks); i++) {
+    counting_host h;
+    counting_host_init(&h);
+    g_assert_cmpint(run_reader(&h, data, sizeof data - 1, chunks[i]), ==, TM_OK);
+    g_assert_cmpuint(h.logs->len, ==, 2);
+    g_assert_cmpstr(g_ptr_array_index(h.logs, 0), ==,
+                    "systrace_parse_failure@56: line=a-1 [000] 1.0: cpu_idle: state=1");
+    g_assert_cmpstr(g_ptr_array_index(h.logs, 1), ==,
+                    "systrace_parse_failure@89: line=not an ftrace line");
+    g_assert_cmpint(stat_of(&h, "systrace_parse_failure"), ==, 2);
+    g_assert_cmpuint(h.begins + h.ends, ==, 2);
+    counting_host_clear(&h);
+  }
+}
+
+/* A host from before import_log (struct_size ends at sched_waking) still
+ * gets every failure counted through stat_add. */
+static void test_bad_lines_are_counted_by_an_older_host(void) {
+  static const char data[] =
+      "# tracer: nop\n"
+      "a-1 [000] 1.0: cpu_idle: state=1\n"
+      "not an ftrace line\n"
+      "a-1 [000] 1.0: tracing_mark_write: B|1|ok\n";
+  tm_host_services old = counting_services;
+  old.struct_size = (uint32_t)(offsetof(tm_host_services, sched_waking) +
+                               sizeof old.sched_waking);
+  counting_host h;
+  counting_host_init(&h);
+  g_assert_cmpint(run_reader_with(&old, &h, data, sizeof data - 1, 7), ==, TM_OK);
+  g_assert_cmpuint(h.logs->len, ==, 0);
+  g_assert_cmpint(stat_of(&h, "systrace_parse_failure"), ==, 2);
+  counting_host_clear(&h);
+}
+
 static void test_probe(void) {
   const tm_reader_descriptor *d = tracemerge_reader_entry();
   g_assert_true(d->flags & TM_READER_PID0_IS_IDLE);
@@ -395,6 +461,10 @@ int main(int argc, char **argv) {
                   test_binary_input_reports_the_first_bad_offset);
   g_test_add_func("/systrace/reader/malformed-kernel-events-are-counted",
                   test_malformed_kernel_events_are_counted);
+  g_test_add_func("/systrace/reader/bad-lines-are-logged-with-offset-and-text",
+                  test_bad_lines_are_logged_with_offset_and_text);
+  g_test_add_func("/systrace/reader/bad-lines-are-counted-by-a-host-without-import-log",
+                  test_bad_lines_are_counted_by_an_older_host);
   g_test_add_func("/systrace/reader/probe", test_probe);
   return g_test_run();
 }

@@ -126,6 +126,18 @@ typedef struct tm_arg_value {
   } u;
 } tm_arg_value;
 
+/* One key/value pair of an import-log entry (the import_log service).
+ * Unlike tm_arg_value, strings are passed as bytes, so the host interns
+ * only the entries it keeps. */
+typedef struct tm_import_log_arg {
+  const char *key;     /* NUL-terminated, e.g. "line" */
+  tm_arg_type type;
+  int64_t int_value;   /* INT, UINT (bit pattern), POINTER, BOOL (0/1) */
+  double real_value;   /* REAL */
+  const char *string;  /* STRING, JSON: `string_len` bytes, no NUL needed */
+  size_t string_len;
+} tm_import_log_arg;
+
 /* How a flow attaches to a slice. */
 typedef enum tm_flow_direction {
   TM_FLOW_OUT = 0,  /* a flow starts at the bound slice */
@@ -342,6 +354,27 @@ typedef struct tm_host_services {
   void (*sample)(tm_host *host, tm_clock_ref clock, int64_t ts,
                  tm_thread_ref thread, tm_callsite_ref callsite,
                  const char *source, int32_t cpu);
+
+  /* --- import logs (added after version 1; check with TM_HOST_HAS) ------- */
+  /* Counts one occurrence of stat `name` for this file and its machine,
+   * exactly as stat_add(host, name, 1), and records its details as a row
+   * of _trace_import_logs: `byte_offset` in the file (-1 if unknown) and
+   * the `n_args` pairs of `args` (NULL if 0) as the row's arg set. The
+   * host keeps rows for the first few occurrences of each stat per file
+   * and machine only (16 today); later calls just count, so a reader may
+   * call this for every occurrence. `name`, `args` and every string they
+   * point to are borrowed for the call only; the host copies what it
+   * keeps. */
+  void (*import_log)(tm_host *host, const char *name, int64_t byte_offset,
+                     const tm_import_log_arg *args, size_t n_args);
+
+  /* --- machine syncs (added after version 1; check with TM_HOST_HAS) ----- */
+  /* Announces a remote clock sync (Perfetto's RemoteClockSync: readings
+   * that relate a client machine's clocks to the host's), whichever
+   * machine it carries, before adding any of its readings. False: the host
+   * refuses it, because the manifest pins the file to a single clock and
+   * machine, which fails the import; add nothing of it then. */
+  bool (*remote_clock_sync)(tm_host *host);
 } tm_host_services;
 
 #define TM_HOST_HAS(services, field)                                       \

@@ -42,7 +42,28 @@ struct systrace_emitter {
   /* Columns of the current PROCESS DUMP table, -1 if absent. */
   int dump_pid, dump_ppid, dump_tid, dump_name;
   GHashTable *dump_named; /* pids named by a PROCESS DUMP: keep that name */
+  /* Set by systrace_emitter_set_line_offset: failures are logged with the
+   * line's offset and text, not only counted. */
+  bool log_failures;
+  int64_t line_offset;
 };
+
+void systrace_emitter_set_line_offset(systrace_emitter *em, int64_t byte_offset) {
+  em->log_failures = true;
+  em->line_offset = byte_offset;
+}
+
+/* Counts a line that could not be read; with a known offset and a host
+ * that keeps import logs, with the line's offset and text. */
+static void count_failure(systrace_emitter *em, const char *text, size_t len) {
+  if (em->log_failures && TM_HOST_HAS(em->s, import_log) && em->s->import_log) {
+    tm_import_log_arg line = {.key = "line", .type = TM_ARG_STRING,
+                              .string = text, .string_len = len};
+    em->s->import_log(em->host, "systrace_parse_failure", em->line_offset, &line, 1);
+    return;
+  }
+  em->s->stat_add(em->host, "systrace_parse_failure", 1);
+}
 
 bool systrace_emitter_host_is_enough(const tm_host_services *services) {
   return TM_HOST_HAS(services, sched_waking) &&
@@ -431,7 +452,7 @@ systrace_line_result systrace_emitter_data_line(systrace_emitter *em,
                                                 const char *text, size_t len) {
   systrace_line l;
   if (!systrace_line_parse(text, len, &l)) {
-    em->s->stat_add(em->host, "systrace_parse_failure", 1);
+    count_failure(em, text, len);
     return SYSTRACE_LINE_NO_MATCH;
   }
   thread_for(em, l.tgid == SYSTRACE_NO_TGID ? -1 : l.tgid, l.pid, l.task);
@@ -457,7 +478,7 @@ systrace_line_result systrace_emitter_data_line(systrace_emitter *em,
     ok = clock_counter(em, &l, "clock_state");
   if (ok)
     return SYSTRACE_LINE_READ;
-  em->s->stat_add(em->host, "systrace_parse_failure", 1);
+  count_failure(em, text, len);
   return SYSTRACE_LINE_BAD_PAYLOAD;
 }
 
@@ -510,7 +531,7 @@ void systrace_emitter_dump_line(systrace_emitter *em, const char *text,
   int64_t pid, other;
   if (em->dump_pid < 0 || em->dump_name < 0 || (size_t)em->dump_name >= n ||
       !systrace_parse_int64(t[em->dump_pid], &pid) || pid <= 0) {
-    em->s->stat_add(em->host, "systrace_parse_failure", 1);
+    count_failure(em, text, len);
     return;
   }
   /* The name is the rest of the row: it may hold blanks. */
@@ -518,7 +539,7 @@ void systrace_emitter_dump_line(systrace_emitter *em, const char *text,
   tm_str_id name = intern(em, t[em->dump_name]);
   if (em->dump_tid >= 0) {
     if (!systrace_parse_int64(t[em->dump_tid], &other) || other <= 0) {
-      em->s->stat_add(em->host, "systrace_parse_failure", 1);
+      count_failure(em, text, len);
       return;
     }
     thread_for(em, pid, other, t[em->dump_name]);

@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <tracemerge/plugin.h>
 
@@ -39,6 +40,14 @@ systrace_emitter *systrace_emitter_new(const tm_host_services *services,
                                        tm_host *host, tm_machine_ref machine,
                                        tm_clock_ref clock);
 void systrace_emitter_free(systrace_emitter *em);
+
+/* The byte offset in the file of the lines that follow, until the next
+ * call: from the first call on, a line that cannot be read is recorded
+ * with that offset and its text (key "line") through the host's
+ * import_log when it has one. Without a call (the JSON reader's
+ * systemTraceEvents lines, which have no offset of their own in a file)
+ * such lines are only counted. */
+void systrace_emitter_set_line_offset(systrace_emitter *em, int64_t byte_offset);
 
 /* One ftrace data line (without its newline). A line that is not
  * SYSTRACE_LINE_READ has been counted (systrace_parse_failure). */

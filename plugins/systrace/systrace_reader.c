@@ -21,7 +21,8 @@
  * Limits: a line is held in one buffer of at most MAX_LINE bytes; a longer
  * data line is skipped and counted (systrace_line_too_long), so memory
  * does not grow with the file. A data line that does not parse is counted
- * (systrace_parse_failure). A file in which no data line parses at all but
+ * (systrace_parse_failure), with its byte offset and text in the host's
+ * import log when the host has one (the host bounds the rows). A file in which no data line parses at all but
  * some failed is reported as damaged, naming the first failing offset.
  */
 #include <glib.h>
@@ -99,6 +100,7 @@ static void data_line(systrace_reader *r, const char *text, size_t len) {
 static void end_of_line(systrace_reader *r) {
   size_t len = r->line_len;
   if (!r->line_overlong) {
+    systrace_emitter_set_line_offset(r->emitter, r->offset);
     systrace_line_kind kind = systrace_wrapper_line(&r->wrapper, r->line, &len);
     if (kind == LINE_DATA)
       data_line(r, r->line, len);

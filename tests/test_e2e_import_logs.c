@@ -1,0 +1,216 @@
+/*
+ * End-to-end: the import logs (reference/sql-surface.md §5,
+ * clock-model.md §11) of the clock machinery and of the systrace reader,
+ * read through the CLI as `_trace_import_logs` rows with their `args`
+ * joined on arg_set_id, beside the stats they counted in.
+ *
+ * Fixtures are those of test_e2e_placement.c (their comments there give
+ * the placements): rendezvous_phone.pb (BOOTTIME and REALTIME),
+ * boot_mono_only.pb (BOOTTIME and MONOTONIC only; instants at BOOTTIME
+ * 1.1e9 and 1.3e9 and at MONOTONIC 7e8), capture_a.pb and capture_b.pb
+ * (two captures of one machine; capture_b has one instant before its own
+ * snapshot).
+ */
+#include <glib.h>
+#include <string.h>
+
+#include "e2e_support.h"
+
+static char *query_tar(const char *dir, const e2e_member *members, size_t n,
+                       const char *sql) {
+  g_autofree char *archive = e2e_write_archive(dir, "run.tar", E2E_TAR, members, n);
+  const char *inputs[] = {archive, NULL};
+  return e2e_query_in(dir, inputs, sql);
+}
+
+/* One line per log row: its file, stat, severity, trace time, byte offset
+ * and its args (joined on arg_set_id) as key=value in key order. */
+#define LOGS_SQL                                                              \
+  "SELECT f.name AS file, l.name, l.severity, l.ts, l.byte_offset, "          \
+  "(SELECT group_concat(key || '=' || display_value, ' ') FROM "             \
+  "(SELECT a.key, a.display_value FROM args a "                               \
+  "WHERE a.arg_set_id = l.arg_set_id ORDER BY a.key)) AS args "               \
+  "FROM _trace_import_logs l JOIN trace_file f ON f.id = l.trace_id "         \
+  "ORDER BY file, l.name, l.id"
+
+#define LOGS_HEADER "\"file\",\"name\",\"severity\",\"ts\",\"byte_offset\",\"args\"\n"
+
+/* Stats next to their log rows: every log row counted in its stat. */
+#define STATS_VS_LOGS_SQL                                                     \
+  "SELECT f.name AS file, s.name, s.value, "                                  \
+  "(SELECT count(*) FROM __intrinsic_trace_import_logs l "                    \
+  "WHERE l.stat_id = s.id) AS log_rows "                                      \
+  "FROM stats s JOIN trace_file f ON f.id = s.trace_id "                      \
+  "WHERE s.value > 0 ORDER BY file, s.name"
+
+static const char unrelatable_manifest[] =
+    "{\"perfetto_manifest\": {\"version\": 1,\n"
+    " \"trace_time\": {\"clock\": \"REALTIME\", \"file\": \"phone.pb\"},\n"
+    " \"files\": [\n"
+    " {\"path\": \"phone.pb\", \"machine\": {\"name\": \"phone\"}},\n"
+    " {\"path\": \"server.pb\", \"machine\": {\"name\": \"server\"}},\n"
+    " {\"path\": \"edge.systrace\", \"machine\": {\"name\": \"edge\"}}]}}\n";
+
+static const char edge_systrace[] =
+    "# tracer: nop\n"
+    "#\n"
+    "#           TASK-PID    TGID   CPU#  ||||    TIMESTAMP  FUNCTION\n"
+    "             app-100   (  100) [000] ...1     1.000000: tracing_mark_write: B|100|work\n"
+    "             app-100   (-----) [000] ...1     1.000500: tracing_mark_write: E|100\n";
+
+/* test_e2e_placement.c, unrelatable: trace time is phone's REALTIME (1).
+ *  - server.pb's BOOTTIME (6), the first of its clocks bridged, has no
+ *    way to it: one unrelatable row {6 -> 1}; its three events are
+ *    dropped as no_path, each logged with its clock and raw time (two on
+ *    BOOTTIME, one on MONOTONIC 3);
+ *  - edge.systrace's MONOTONIC (3) is in no snapshot: one unrelatable row
+ *    {3 -> 1}; its two events (1 s and 1.0005 s) are dropped as
+ *    unknown_source_clock.
+ * No row has a trace time (nothing was placed) or a byte offset. */
+static void test_unrelatable_domains_and_dropped_events(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  e2e_bytes phone = e2e_proto_fixture("rendezvous_phone");
+  e2e_bytes server = e2e_proto_fixture("boot_mono_only");
+  const e2e_member members[] = {
+      {"manifest.json", unrelatable_manifest, 0},
+      {"edge.systrace", edge_systrace, 0},
+      {"server.pb", server.data, server.len},
+      {"phone.pb", phone.data, phone.len},
+  };
+  g_autofree char *logs = query_tar(dir, members, 4, LOGS_SQL);
+  e2e_assert_text(logs,
+      LOGS_HEADER
+      "\"edge.systrace\",\"clock_sync_failure_unknown_source_clock\",\"error\",\"[NULL]\","
+      "\"[NULL]\",\"source_clock_id=3 source_timestamp=1000000000 target_clock_id=1\"\n"
+      "\"edge.systrace\",\"clock_sync_failure_unknown_source_clock\",\"error\",\"[NULL]\","
+      "\"[NULL]\",\"source_clock_id=3 source_timestamp=1000500000 target_clock_id=1\"\n"
+      "\"edge.systrace\",\"clock_sync_unrelatable_clock_domains\",\"error\",\"[NULL]\","
+      "\"[NULL]\",\"source_clock_id=3 target_clock_id=1\"\n"
+      "\"server.pb\",\"clock_sync_failure_no_path\",\"error\",\"[NULL]\",\"[NULL]\","
+      "\"source_clock_id=6 source_timestamp=1100000000 target_clock_id=1\"\n"
+      "\"server.pb\",\"clock_sync_failure_no_path\",\"error\",\"[NULL]\",\"[NULL]\","
+      "\"source_clock_id=6 source_timestamp=1300000000 target_clock_id=1\"\n"
+      "\"server.pb\",\"clock_sync_failure_no_path\",\"error\",\"[NULL]\",\"[NULL]\","
+      "\"source_clock_id=3 source_timestamp=700000000 target_clock_id=1\"\n"
+      "\"server.pb\",\"clock_sync_unrelatable_clock_domains\",\"error\",\"[NULL]\","
+      "\"[NULL]\",\"source_clock_id=6 target_clock_id=1\"\n");
+  /* The args are ints, and the rows are on the stats' machines. */
+  g_autofree char *types = query_tar(dir, members, 4,
+      "SELECT DISTINCT a.value_type FROM _trace_import_logs l "
+      "JOIN args a ON a.arg_set_id = l.arg_set_id");
+  e2e_assert_text(types, "\"value_type\"\n\"int\"\n");
+  g_autofree char *machines = query_tar(dir, members, 4,
+      "SELECT s.name, m.name AS machine, count(*) AS n FROM __intrinsic_trace_import_logs l "
+      "JOIN stats s ON s.id = l.stat_id JOIN machine m ON m.id = s.machine_id "
+      "GROUP BY s.name, m.name ORDER BY s.name, m.name");
+  e2e_assert_text(machines, "\"name\",\"machine\",\"n\"\n"
+                            "\"clock_sync_failure_no_path\",\"server\",3\n"
+                            "\"clock_sync_failure_unknown_source_clock\",\"edge\",2\n"
+                            "\"clock_sync_unrelatable_clock_domains\",\"edge\",1\n"
+                            "\"clock_sync_unrelatable_clock_domains\",\"server\",1\n");
+  g_autofree char *stats = query_tar(dir, members, 4, STATS_VS_LOGS_SQL);
+  e2e_assert_text(stats, "\"file\",\"name\",\"value\",\"log_rows\"\n"
+                         "\"edge.systrace\",\"clock_sync_failure_unknown_source_clock\",2,2\n"
+                         "\"edge.systrace\",\"clock_sync_unrelatable_clock_domains\",1,1\n"
+                         "\"server.pb\",\"clock_sync_failure_no_path\",3,3\n"
+                         "\"server.pb\",\"clock_sync_unrelatable_clock_domains\",1,1\n");
+  g_free(phone.data);
+  g_free(server.data);
+  e2e_cleanup(dir);
+}
+
+/* test_e2e_placement.c, primary file: 1_a.pb is the primary of the host
+ * machine; 2_b.pb converted one instant ("b before its snapshot") through
+ * the machine's shared clocks before its own snapshot isolated it: one
+ * mixed-clock-sources row with num_conversions_using_primary 1. Alone,
+ * capture_b is its machine's primary and logs nothing. */
+static void test_mixed_clock_sources_counts_conversions(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  e2e_bytes a = e2e_proto_fixture("capture_a");
+  e2e_bytes b = e2e_proto_fixture("capture_b");
+  const e2e_member members[] = {{"2_b.pb", b.data, b.len}, {"1_a.pb", a.data, a.len}};
+  g_autofree char *logs = query_tar(dir, members, 2, LOGS_SQL);
+  e2e_assert_text(logs, LOGS_HEADER
+                        "\"2_b.pb\",\"clock_sync_mixed_clock_sources\",\"error\",\"[NULL]\","
+                        "\"[NULL]\",\"num_conversions_using_primary=1\"\n");
+  g_autofree char *stats = query_tar(dir, members, 2, STATS_VS_LOGS_SQL);
+  e2e_assert_text(stats, "\"file\",\"name\",\"value\",\"log_rows\"\n"
+                         "\"2_b.pb\",\"clock_sync_mixed_clock_sources\",1,1\n");
+  g_autofree char *pb = e2e_write_file(dir, "2_b.pb", b.data, b.len);
+  const char *alone[] = {"2_b.pb", NULL};
+  g_autofree char *alone_logs = e2e_query_in(dir, alone, LOGS_SQL);
+  e2e_assert_text(alone_logs, LOGS_HEADER);
+  g_free(a.data);
+  g_free(b.data);
+  e2e_cleanup(dir);
+}
+
+/* Offsets: the header is 14 bytes, the good line 76 (to 90), the bad
+ * payload (cpu_idle without cpu_id) 35 (to 125), then a line off the
+ * grammar. The stat and the rows agree; the good line's slice is kept. */
+static const char bad_lines_systrace[] =
+    "# tracer: nop\n"
+    "          app-100   [000] ...1     1.000000: tracing_mark_write: B|100|work\n"
+    "app-1 [000] 1.0: cpu_idle: state=1\n"
+    "this is not ftrace\n"
+    "          app-100   [000] ...1     1.000500: tracing_mark_write: E|100\n";
+
+static void test_systrace_bad_lines_with_offset_and_text(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  g_autofree char *path = e2e_write_file(dir, "bad.systrace", bad_lines_systrace, 0);
+  const char *inputs[] = {"bad.systrace", NULL};
+  g_autofree char *logs = e2e_query_in(dir, inputs, LOGS_SQL);
+  e2e_assert_text(logs, LOGS_HEADER
+                        "\"bad.systrace\",\"systrace_parse_failure\",\"error\",\"[NULL]\",90,"
+                        "\"line=app-1 [000] 1.0: cpu_idle: state=1\"\n"
+                        "\"bad.systrace\",\"systrace_parse_failure\",\"error\",\"[NULL]\",125,"
+                        "\"line=this is not ftrace\"\n");
+  g_autofree char *stats = e2e_query_in(dir, inputs, STATS_VS_LOGS_SQL);
+  e2e_assert_text(stats, "\"file\",\"name\",\"value\",\"log_rows\"\n"
+                         "\"bad.systrace\",\"systrace_parse_failure\",2,2\n");
+  /* The offsets point at the lines as written. */
+  g_assert_cmpint(strncmp(bad_lines_systrace + 90, "app-1 [000]", 11), ==, 0);
+  g_assert_cmpint(strncmp(bad_lines_systrace + 125, "this is not", 11), ==, 0);
+  g_autofree char *slices = e2e_query_in(dir, inputs, "SELECT ts, dur, name FROM slice");
+  e2e_assert_text(slices, "\"ts\",\"dur\",\"name\"\n1000000000,500000,\"work\"\n");
+  e2e_cleanup(dir);
+}
+
+/* 40 bad lines: the stat counts 40, the log keeps the first 16, in file
+ * order (each line is 12 bytes: "bad line NN\n"). */
+static void test_systrace_log_rows_are_bounded(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  GString *text = g_string_new("# tracer: nop\n"
+                               "          app-100   [000] ...1     1.000000: "
+                               "tracing_mark_write: B|100|work\n");
+  gsize first_bad = text->len;
+  for (int i = 0; i < 40; i++)
+    g_string_append_printf(text, "bad line %02d\n", i);
+  g_autofree char *path = e2e_write_file(dir, "many.systrace", text->str, text->len);
+  const char *inputs[] = {"many.systrace", NULL};
+  g_autofree char *stats = e2e_query_in(dir, inputs, STATS_VS_LOGS_SQL);
+  e2e_assert_text(stats, "\"file\",\"name\",\"value\",\"log_rows\"\n"
+                         "\"many.systrace\",\"systrace_parse_failure\",40,16\n");
+  g_autofree char *last = e2e_query_in(dir, inputs,
+      "SELECT l.byte_offset, a.display_value FROM _trace_import_logs l "
+      "JOIN args a USING (arg_set_id) ORDER BY l.id DESC LIMIT 1");
+  g_autofree char *expected = g_strdup_printf(
+      "\"byte_offset\",\"display_value\"\n%" G_GSIZE_FORMAT ",\"bad line 15\"\n",
+      first_bad + 15 * 12);
+  e2e_assert_text(last, expected);
+  g_string_free(text, TRUE);
+  e2e_cleanup(dir);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/e2e/import-logs/clock/unrelatable-domains-and-each-dropped-event",
+                  test_unrelatable_domains_and_dropped_events);
+  g_test_add_func("/e2e/import-logs/clock/mixed-clock-sources-counts-conversions-through-primary",
+                  test_mixed_clock_sources_counts_conversions);
+  g_test_add_func("/e2e/import-logs/systrace/bad-lines-with-byte-offset-and-text",
+                  test_systrace_bad_lines_with_offset_and_text);
+  g_test_add_func("/e2e/import-logs/systrace/first-16-rows-while-the-stat-counts-all",
+                  test_systrace_log_rows_are_bounded);
+  return g_test_run();
+}
