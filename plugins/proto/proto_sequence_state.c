@@ -73,6 +73,7 @@ static void intern(proto_sequence *seq, proto_intern_kind kind, uint64_t iid,
       .str = to_host ? s->intern_string(host, (const char *)text, len) : 0,
       .off = (uint32_t)seq->arena.len,
       .len = (uint32_t)len,
+      .debug_key = 0,
   };
   proto_vec_reserve(&seq->arena, seq->arena.len + len + 1);
   if (len)
@@ -157,6 +158,14 @@ bool proto_sequence_add_interned_data(proto_sequence *seq,
 const proto_interned *proto_sequence_lookup(const proto_sequence *seq,
                                             proto_intern_kind kind,
                                             uint64_t iid) {
+  uint32_t index;
+  if (iid == 0 || !proto_map_get(&seq->tables[kind].index, iid, &index))
+    return NULL;
+  return &seq->tables[kind].entries.data[index];
+}
+
+proto_interned *proto_sequence_entry(proto_sequence *seq, proto_intern_kind kind,
+                                     uint64_t iid) {
   uint32_t index;
   if (iid == 0 || !proto_map_get(&seq->tables[kind].index, iid, &index))
     return NULL;

@@ -39,6 +39,9 @@ typedef struct proto_interned {
                       kinds only ever read as text, see above) */
   uint32_t off;    /* the text in the sequence's arena */
   uint32_t len;
+  /* Debug annotation names: the host id of the arg key "debug.<name>",
+   * 0 until first needed (an annotation name recurs on most events). */
+  tm_str_id debug_key;
 } proto_interned;
 
 typedef struct proto_intern_table {
@@ -92,6 +95,9 @@ bool proto_sequence_add_interned_data(proto_sequence *seq,
 const proto_interned *proto_sequence_lookup(const proto_sequence *seq,
                                             proto_intern_kind kind,
                                             uint64_t iid);
+/* The same entry, writable (for its cached fields). */
+proto_interned *proto_sequence_entry(proto_sequence *seq, proto_intern_kind kind,
+                                     uint64_t iid);
 static inline const char *proto_sequence_borrow_text(const proto_sequence *seq,
                                                      const proto_interned *e) {
   return seq->arena.data + e->off;
