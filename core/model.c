@@ -173,9 +173,14 @@ uint32_t model_add_arg(tm_model *model, uint32_t arg_set_id, tm_str_id key,
     model->arg_set_first_row.data[arg_set_id] = (uint32_t)model->args.len;
     model->arg_set_first_row.len = (size_t)arg_set_id + 1;
   }
+  tm_str_id *memo = model->flat_key_memo[key % 256];
+  if (memo[0] != key) {
+    memo[0] = key;
+    memo[1] = flat_key_of(model, key);
+  }
   tm_arg_row row = {
       .arg_set_id = arg_set_id,
-      .flat_key = flat_key_of(model, key),
+      .flat_key = memo[1],
       .key = key,
       .value_type = (uint8_t)value.type,
   };

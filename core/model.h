@@ -258,6 +258,10 @@ typedef struct tm_model {
    * commit are consecutive rows; sets grown later with model_add_arg on an
    * old id, e.g. process args, are not). */
   TM_VEC(uint32_t) arg_set_first_row;
+  /* model_add_arg's memo of flat keys: slot key % 256 holds (key, flat
+   * key) for the last key that landed there (key 0 never does). Events
+   * repeat a few arg keys millions of times. */
+  tm_str_id flat_key_memo[256][2];
   /* trace_bounds, set by model_finalize(). */
   int64_t bounds_start;
   int64_t bounds_end;
