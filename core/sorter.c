@@ -346,8 +346,38 @@ typedef struct track_head {
   uint32_t track; /* partition index */
 } track_head;
 
+/* Non-short-circuit operators: the outcome is data-dependent and
+ * unpredictable, so a flag computation beats a branch. */
 static inline bool head_before(track_head a, track_head b) {
-  return a.ts < b.ts || (a.ts == b.ts && a.pos < b.pos);
+  return (a.ts < b.ts) | ((a.ts == b.ts) & (a.pos < b.pos));
+}
+
+/* Puts `item` in place of the top and restores the heap, bottom-up (Floyd):
+ * the hole goes down to a leaf along the smaller children, one comparison
+ * per level and the child picked without a branch, then `item` rises from
+ * there. In a merge the new head is usually later than most others, so it
+ * rises little, where a top-down sift pays two unpredictable comparisons
+ * per level. Heads are unique by (ts, pos), so the result is the same
+ * heap order either way. */
+static inline void head_replace_top(track_head *heap, size_t len, track_head item) {
+  size_t at = 0;
+  for (;;) {
+    size_t child = 2 * at + 1;
+    if (child + 1 < len)
+      child += head_before(heap[child + 1], heap[child]);
+    else if (child >= len)
+      break;
+    heap[at] = heap[child];
+    at = child;
+  }
+  while (at > 0) {
+    size_t parent = (at - 1) / 2;
+    if (!head_before(item, heap[parent]))
+      break;
+    heap[at] = heap[parent];
+    at = parent;
+  }
+  heap[at] = item;
 }
 
 static void head_sift_down(track_head *heap, size_t len, size_t at) {
@@ -460,12 +490,11 @@ static bool sort_by_track(tm_event *ev, size_t n, tm_event *spare) {
     } while (j < stop && (spare[j].ts < bound.ts || (spare[j].ts == bound.ts && pos[j] < bound.pos)));
     next[t] = j;
     if (j == stop) {
-      heap[0] = heap[--heap_len];
+      heap_len--;
+      head_replace_top(heap, heap_len, heap[heap_len]);
     } else {
-      heap[0].ts = spare[j].ts;
-      heap[0].pos = pos[j];
+      head_replace_top(heap, heap_len, (track_head){spare[j].ts, pos[j], t});
     }
-    head_sift_down(heap, heap_len, 0);
   }
   if (heap_len == 1) {
     uint32_t t = heap[0].track;
@@ -555,7 +584,29 @@ typedef struct heap_entry {
 } heap_entry;
 
 static inline bool entry_before(heap_entry a, heap_entry b) {
-  return a.ts < b.ts || (a.ts == b.ts && a.run < b.run);
+  return (a.ts < b.ts) | ((a.ts == b.ts) & (a.run < b.run));
+}
+
+/* head_replace_top for the k-way merge: entries are unique by (ts, run). */
+static inline void replace_top(heap_entry *heap, size_t len, heap_entry item) {
+  size_t at = 0;
+  for (;;) {
+    size_t child = 2 * at + 1;
+    if (child + 1 < len)
+      child += entry_before(heap[child + 1], heap[child]);
+    else if (child >= len)
+      break;
+    heap[at] = heap[child];
+    at = child;
+  }
+  while (at > 0) {
+    size_t parent = (at - 1) / 2;
+    if (!entry_before(item, heap[parent]))
+      break;
+    heap[at] = heap[parent];
+    at = parent;
+  }
+  heap[at] = item;
 }
 
 static void sift_down(heap_entry *heap, size_t len, size_t at) {
@@ -739,13 +790,11 @@ static bool stream_by_track(tm_event_run *run, uint32_t max_track,
     }
     head[t] = j;
     if (j == CHAIN_END) {
-      heap[0] = heap[--heap_len];
+      heap_len--;
+      head_replace_top(heap, heap_len, heap[heap_len]);
     } else {
-      heap[0].ts = e->ts;
-      heap[0].pos = pos;
+      head_replace_top(heap, heap_len, (track_head){e->ts, pos, t});
     }
-    if (heap_len > 1)
-      head_sift_down(heap, heap_len, 0);
     if (emitted >= until_release) {
       /* Every event before the smallest chain head in the run is merged
        * (chains in the run ascend; the side holds copies). */
@@ -828,12 +877,12 @@ void sorter_merge(tm_sorter *sorter, tm_sorter_emit emit, void *ctx) {
     c->pos = ev;
     if (ev == c->end) {
       cursor_finish(c);
-      heap[0] = heap[--heap_len];
+      heap_len--;
+      replace_top(heap, heap_len, heap[heap_len]);
     } else {
       release_merged(c);
-      heap[0].ts = ev->ts;
+      replace_top(heap, heap_len, (heap_entry){ev->ts, run_number});
     }
-    sift_down(heap, heap_len, 0);
   }
   if (heap_len == 1)
     stream_rest(&cursors[heap[0].run], emit, ctx);
