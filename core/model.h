@@ -127,11 +127,11 @@ typedef struct tm_track_row {
   uint32_t cpu_dimension;     /* ucpu + 1 of a cpu track, 0 if none */
 } tm_track_row;
 
+/* 40 bytes: the slice table is the largest the model builds. Thread time
+ * (few slices have it) lives in tm_model.slice_thread_times. */
 typedef struct tm_slice_row {
   int64_t ts;
   int64_t dur;        /* -1 while (or if never) ended */
-  int64_t thread_ts;  /* TM_NULL_INT64 */
-  int64_t thread_dur; /* TM_NULL_INT64 */
   uint32_t track_id;
   tm_str_id category;
   tm_str_id name;
@@ -139,6 +139,16 @@ typedef struct tm_slice_row {
   uint32_t parent_id; /* TM_NULL_ID */
   uint32_t arg_set_id;
 } tm_slice_row;
+
+_Static_assert(sizeof(tm_slice_row) == 40, "tm_slice_row must stay 40 bytes");
+
+/* The thread time of one slice that has any (slice.thread_ts/thread_dur
+ * are NULL for every slice without an entry). */
+typedef struct tm_slice_thread_time {
+  uint32_t slice_id;
+  int64_t thread_ts;  /* TM_NULL_INT64 */
+  int64_t thread_dur; /* TM_NULL_INT64 */
+} tm_slice_thread_time;
 
 typedef struct tm_counter_row {
   int64_t ts;
@@ -236,6 +246,8 @@ typedef struct tm_model {
   TM_VEC(tm_thread_row) threads;
   TM_VEC(tm_track_row) tracks;
   TM_VEC(tm_slice_row) slices;
+  /* Sorted by slice_id, at most one entry per slice. */
+  TM_VEC(tm_slice_thread_time) slice_thread_times;
   TM_VEC(tm_counter_row) counters;
   TM_VEC(tm_flow_row) flows;
   TM_VEC(tm_arg_row) args;
@@ -292,6 +304,15 @@ void model_metadata_set_string(tm_model *model, const char *name,
  * from `key`; returns the set id. */
 uint32_t model_add_arg(tm_model *model, uint32_t arg_set_id, tm_str_id key,
                        tm_arg_value value);
+
+/* The thread-time entry of slice `slice_id`, or NULL if it has none. The
+ * pointer is valid until the next model_slice_set_thread_time(). */
+tm_slice_thread_time *model_slice_thread_time(const tm_model *model,
+                                              uint32_t slice_id);
+/* Sets the thread time of slice `slice_id` (TM_NULL_INT64 for unknown).
+ * Appending for the newest slice, as the model builder does, is O(1). */
+void model_slice_set_thread_time(tm_model *model, uint32_t slice_id,
+                                 int64_t thread_ts, int64_t thread_dur);
 
 /* Computes trace_bounds over the event tables. */
 void model_finalize(tm_model *model);
