@@ -105,6 +105,23 @@ static void test_interned_annotation_keys_follow_the_entry(void) {
   fake_host_free(fake);
 }
 
+/* Small iids (a direct array) and large ones (a map) alike: resolved,
+ * replaced by a later entry, forgotten by a clear. */
+static void test_interning_small_and_large_iids(void) {
+  fake_host *fake = run_fixture("interning_iids");
+  fake_host_assert_lines(fake,
+      "slice_complete T1 private ts=100 name=small dur=0\n"
+      "slice_complete T1 private ts=110 name=last direct dur=0\n"
+      "slice_complete T1 private ts=120 name=first mapped dur=0\n"
+      "slice_complete T1 private ts=130 name=huge dur=0\n"
+      "slice_complete T1 private ts=140 name=small again dur=0\n"
+      "slice_complete T1 private ts=150 name=mapped after clear dur=0\n"
+      "slice_complete T1 private ts=160 dur=0\n"
+      "slice_complete T1 private ts=170 dur=0\n"
+      "slice_complete T1 private ts=180 dur=0\n");
+  fake_host_free(fake);
+}
+
 /* The reader's map: replace, clear (a generation bump), growth. */
 static void test_map_clear_and_growth(void) {
   proto_map map = {0};
@@ -773,6 +790,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/proto/reader/interning/annotation-keys-follow-the-entry",
                   test_interned_annotation_keys_follow_the_entry);
   g_test_add_func("/proto/reader/map/clear-and-growth", test_map_clear_and_growth);
+  g_test_add_func("/proto/reader/interning/small-and-large-iids",
+                  test_interning_small_and_large_iids);
   g_test_add_func("/proto/reader/interning/two-sequences-one-loses-state",
                   test_interning_two_sequences_one_loses_state);
   g_test_add_func("/proto/reader/track-events/every-feature-reaches-the-host",

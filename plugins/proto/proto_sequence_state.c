@@ -26,6 +26,7 @@ static void sequence_free(proto_sequence *seq) {
   proto_vec_free(&seq->default_extra_double_counter_uuids);
   for (int k = 0; k < PROTO_INTERN_KINDS; k++) {
     proto_map_free(&seq->tables[k].index);
+    proto_vec_free(&seq->tables[k].dense);
     proto_vec_free(&seq->tables[k].entries);
   }
   proto_vec_free(&seq->arena);
@@ -53,8 +54,12 @@ void proto_sequence_clear(proto_sequence *seq) {
   seq->timestamp_us = 0;
   seq->thread_time_us = 0;
   for (int k = 0; k < PROTO_INTERN_KINDS; k++) {
-    proto_map_clear(&seq->tables[k].index);
-    seq->tables[k].entries.len = 0;
+    proto_intern_table *table = &seq->tables[k];
+    proto_map_clear(&table->index);
+    if (table->dense.len)
+      memset(table->dense.data, 0, table->dense.len * sizeof *table->dense.data);
+    table->dense.len = 0;
+    table->entries.len = 0;
   }
   seq->arena.len = 0;
   proto_stack_table_clear(&seq->stacks);
@@ -82,8 +87,33 @@ static void intern(proto_sequence *seq, proto_intern_kind kind, uint64_t iid,
   seq->arena.len += len + 1;
   proto_intern_table *table = &seq->tables[kind];
   /* A later entry with the same iid replaces the earlier one. */
-  proto_map_put(&table->index, iid, (uint32_t)table->entries.len);
+  uint32_t index = (uint32_t)table->entries.len;
+  if (iid < PROTO_INTERN_DENSE_IIDS) {
+    size_t need = (size_t)iid + 1;
+    if (need > table->dense.len) {
+      /* Slots from len on hold nothing of this generation: zero them. */
+      proto_vec_reserve(&table->dense, need);
+      memset(table->dense.data + table->dense.len, 0,
+             (need - table->dense.len) * sizeof *table->dense.data);
+      table->dense.len = need;
+    }
+    table->dense.data[iid] = index + 1;
+  } else {
+    proto_map_put(&table->index, iid, index);
+  }
   proto_vec_push(&table->entries, entry);
+}
+
+/* The index of entry `iid` in `table`, or false. */
+static inline bool find_entry(const proto_intern_table *table, uint64_t iid,
+                              uint32_t *index) {
+  if (iid < PROTO_INTERN_DENSE_IIDS) {
+    if (iid >= table->dense.len || table->dense.data[iid] == 0)
+      return false;
+    *index = table->dense.data[iid] - 1;
+    return true;
+  }
+  return proto_map_get(&table->index, iid, index);
 }
 
 /* One entry message: `1 iid` plus its text in `text_field`. */
@@ -159,7 +189,7 @@ const proto_interned *proto_sequence_lookup(const proto_sequence *seq,
                                             proto_intern_kind kind,
                                             uint64_t iid) {
   uint32_t index;
-  if (iid == 0 || !proto_map_get(&seq->tables[kind].index, iid, &index))
+  if (iid == 0 || !find_entry(&seq->tables[kind], iid, &index))
     return NULL;
   return &seq->tables[kind].entries.data[index];
 }
@@ -167,7 +197,7 @@ const proto_interned *proto_sequence_lookup(const proto_sequence *seq,
 proto_interned *proto_sequence_entry(proto_sequence *seq, proto_intern_kind kind,
                                      uint64_t iid) {
   uint32_t index;
-  if (iid == 0 || !proto_map_get(&seq->tables[kind].index, iid, &index))
+  if (iid == 0 || !find_entry(&seq->tables[kind], iid, &index))
     return NULL;
   return &seq->tables[kind].entries.data[index];
 }

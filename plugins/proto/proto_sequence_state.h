@@ -44,8 +44,19 @@ typedef struct proto_interned {
   tm_str_id debug_key;
 } proto_interned;
 
+/* Interned iids below this are found through a direct array: producers
+ * number their entries from 1, and an array of 4-byte slots keeps a
+ * sequence's lookups in a few cache lines (64 sequences' hash maps did not
+ * stay in cache). Larger iids go to the map. */
+#ifndef PROTO_INTERN_DENSE_IIDS
+#define PROTO_INTERN_DENSE_IIDS 4096u
+#endif
+
 typedef struct proto_intern_table {
-  proto_map index; /* iid -> entry */
+  proto_map index; /* iid -> entry, for iids >= PROTO_INTERN_DENSE_IIDS */
+  /* dense.data[iid] = entry index + 1 (0: none) for iids < dense.len, all
+   * in the current generation; a clear zeroes dense.len slots. */
+  PROTO_VEC(uint32_t) dense;
   PROTO_VEC(proto_interned) entries;
 } proto_intern_table;
 
