@@ -5,9 +5,7 @@
 
 #include "proto_wire.h"
 
-proto_sequence *proto_sequence_get(proto_sequence_table *table, uint32_t id) {
-  if (table->last && table->last->id == id)
-    return table->last;
+proto_sequence *proto_sequence_get_slow_(proto_sequence_table *table, uint32_t id) {
   uint32_t index;
   if (!proto_map_get(&table->index, id, &index)) {
     proto_sequence *seq = proto_xrealloc(NULL, sizeof *seq);
@@ -104,18 +102,6 @@ static void intern(proto_sequence *seq, proto_intern_kind kind, uint64_t iid,
   proto_vec_push(&table->entries, entry);
 }
 
-/* The index of entry `iid` in `table`, or false. */
-static inline bool find_entry(const proto_intern_table *table, uint64_t iid,
-                              uint32_t *index) {
-  if (iid < PROTO_INTERN_DENSE_IIDS) {
-    if (iid >= table->dense.len || table->dense.data[iid] == 0)
-      return false;
-    *index = table->dense.data[iid] - 1;
-    return true;
-  }
-  return proto_map_get(&table->index, iid, index);
-}
-
 /* One entry message: `1 iid` plus its text in `text_field`. */
 static bool add_entry(proto_sequence *seq, proto_intern_kind kind,
                       uint32_t text_field, const tm_host_services *s,
@@ -183,23 +169,6 @@ bool proto_sequence_add_interned_data(proto_sequence *seq,
     }
   }
   return ok && c.error == PW_OK;
-}
-
-const proto_interned *proto_sequence_lookup(const proto_sequence *seq,
-                                            proto_intern_kind kind,
-                                            uint64_t iid) {
-  uint32_t index;
-  if (iid == 0 || !find_entry(&seq->tables[kind], iid, &index))
-    return NULL;
-  return &seq->tables[kind].entries.data[index];
-}
-
-proto_interned *proto_sequence_entry(proto_sequence *seq, proto_intern_kind kind,
-                                     uint64_t iid) {
-  uint32_t index;
-  if (iid == 0 || !find_entry(&seq->tables[kind], iid, &index))
-    return NULL;
-  return &seq->tables[kind].entries.data[index];
 }
 
 double *proto_sequence_counter_slot(proto_sequence *seq, uint64_t uuid) {

@@ -89,8 +89,16 @@ typedef struct proto_sequence_table {
   proto_sequence *last; /* most recent lookup: packets come in runs */
 } proto_sequence_table;
 
-/* The sequence `id`, created (invalid, no defaults) on first use. */
-proto_sequence *proto_sequence_get(proto_sequence_table *table, uint32_t id);
+proto_sequence *proto_sequence_get_slow_(proto_sequence_table *table, uint32_t id);
+
+/* The sequence `id`, created (invalid, no defaults) on first use. Packets
+ * come in runs of one sequence: the last one is checked inline. */
+static inline proto_sequence *proto_sequence_get(proto_sequence_table *table,
+                                                 uint32_t id) {
+  if (table->last && table->last->id == id)
+    return table->last;
+  return proto_sequence_get_slow_(table, id);
+}
 void proto_sequence_table_free(proto_sequence_table *table);
 
 /* SEQ_INCREMENTAL_STATE_CLEARED: a new generation, valid. */
@@ -102,13 +110,39 @@ bool proto_sequence_add_interned_data(proto_sequence *seq,
                                       const tm_host_services *s, tm_host *host,
                                       const uint8_t *data, size_t len);
 
-/* The entry `iid` of `kind` in the current generation, or NULL. */
-const proto_interned *proto_sequence_lookup(const proto_sequence *seq,
-                                            proto_intern_kind kind,
-                                            uint64_t iid);
-/* The same entry, writable (for its cached fields). */
-proto_interned *proto_sequence_entry(proto_sequence *seq, proto_intern_kind kind,
-                                     uint64_t iid);
+/* The index of entry `iid` in `table`, or false. Inline: several lookups
+ * per event. */
+static inline bool proto_intern_find(const proto_intern_table *table, uint64_t iid,
+                                     uint32_t *index) {
+  if (iid < PROTO_INTERN_DENSE_IIDS) {
+    if (iid >= table->dense.len || table->dense.data[iid] == 0)
+      return false;
+    *index = table->dense.data[iid] - 1;
+    return true;
+  }
+  return proto_map_get(&table->index, iid, index);
+}
+
+/* The entry `iid` of `kind` in the current generation, writable (for its
+ * cached fields), or NULL. */
+static inline proto_interned *proto_sequence_entry(proto_sequence *seq,
+                                                   proto_intern_kind kind,
+                                                   uint64_t iid) {
+  uint32_t index;
+  if (iid == 0 || !proto_intern_find(&seq->tables[kind], iid, &index))
+    return NULL;
+  return &seq->tables[kind].entries.data[index];
+}
+
+/* The same, read-only. */
+static inline const proto_interned *proto_sequence_lookup(const proto_sequence *seq,
+                                                          proto_intern_kind kind,
+                                                          uint64_t iid) {
+  uint32_t index;
+  if (iid == 0 || !proto_intern_find(&seq->tables[kind], iid, &index))
+    return NULL;
+  return &seq->tables[kind].entries.data[index];
+}
 static inline const char *proto_sequence_borrow_text(const proto_sequence *seq,
                                                      const proto_interned *e) {
   return seq->arena.data + e->off;
