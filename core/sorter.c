@@ -354,30 +354,70 @@ static inline bool head_before(track_head a, track_head b) {
   return (a.ts < b.ts) | ((a.ts == b.ts) & (a.pos < b.pos));
 }
 
-/* Puts `item` in place of the top and restores the heap, bottom-up (Floyd):
- * the hole goes down to a leaf along the smaller children, one comparison
- * per level and the child picked without a branch, then `item` rises from
- * there. In a merge the new head is usually later than most others, so it
- * rises little, where a top-down sift pays two unpredictable comparisons
- * per level. Heads are unique by (ts, pos), so the result is the same
- * heap order either way. */
-static inline void head_replace_top(track_head *heap, size_t len, track_head item) {
-  size_t at = 0;
-  for (;;) {
-    size_t child = 2 * at + 1;
-    if (child + 1 < len)
-      child += head_before(heap[child + 1], heap[child]);
-    else if (child >= len)
-      break;
-    heap[at] = heap[child];
-    at = child;
-  }
-  while (at > 0) {
-    size_t parent = (at - 1) / 2;
-    if (!head_before(item, heap[parent]))
-      break;
-    heap[at] = heap[parent];
-    at = parent;
+/* Puts `item` in place of the top and restores the heap.
+ *
+ * Two ways, chosen by where new heads have been landing (`sink`, a score
+ * kept by the caller, starting at 0): when they sink to the bottom (proto
+ * sequences advancing together: the chain just emitted is now later than
+ * most), bottom-up (Floyd): the hole goes down to a leaf along the smaller
+ * children, one comparison per level and the child picked without a
+ * branch, then `item` rises the little it must. When they stay near the
+ * top (a JSON thread's events close together), top-down, which stops
+ * early. Heads are unique, so both give the same heap: only the cost
+ * differs. Comparisons use non-short-circuit operators: their outcome is
+ * data-dependent and unpredictable. */
+#define SINK_SCORE_LIMIT 64
+
+/* Levels below the root of a heap of `len` entries (0 when empty: the
+ * merge replaces the top of a heap it has just emptied). */
+static inline size_t heap_height(size_t len) {
+  return len > 1 ? (size_t)(63 - __builtin_clzll((unsigned long long)len)) : 0;
+}
+
+static inline void sink_update(int *sink, bool deep) {
+  int score = *sink + (deep ? 1 : -1);
+  *sink = score > SINK_SCORE_LIMIT ? SINK_SCORE_LIMIT
+          : score < -SINK_SCORE_LIMIT ? -SINK_SCORE_LIMIT : score;
+}
+
+static inline void head_replace_top(track_head *heap, size_t len, track_head item,
+                                    int *sink) {
+  size_t at = 0, levels = 0;
+  if (*sink > 0) {
+    for (;;) {
+      size_t child = 2 * at + 1;
+      if (child + 1 < len)
+        child += head_before(heap[child + 1], heap[child]);
+      else if (child >= len)
+        break;
+      heap[at] = heap[child];
+      at = child;
+      levels++;
+    }
+    size_t climbed = 0;
+    while (at > 0) {
+      size_t parent = (at - 1) / 2;
+      if (!head_before(item, heap[parent]))
+        break;
+      heap[at] = heap[parent];
+      at = parent;
+      climbed++;
+    }
+    sink_update(sink, 2 * climbed <= levels); /* ended in the lower half */
+  } else {
+    for (;;) {
+      size_t child = 2 * at + 1;
+      if (child >= len)
+        break;
+      if (child + 1 < len)
+        child += head_before(heap[child + 1], heap[child]);
+      if (!head_before(heap[child], item))
+        break;
+      heap[at] = heap[child];
+      at = child;
+      levels++;
+    }
+    sink_update(sink, 2 * levels >= heap_height(len)); /* in the lower half */
   }
   heap[at] = item;
 }
@@ -481,6 +521,7 @@ static bool sort_by_track(tm_event *ev, size_t n, tm_event *spare) {
   for (size_t i = heap_len / 2; i-- > 0;)
     head_sift_down(heap, heap_len, i);
   size_t out = 0;
+  int sink = 0;
   while (heap_len > 1) {
     uint32_t t = heap[0].track;
     track_head bound = heap[1];
@@ -493,9 +534,9 @@ static bool sort_by_track(tm_event *ev, size_t n, tm_event *spare) {
     next[t] = j;
     if (j == stop) {
       heap_len--;
-      head_replace_top(heap, heap_len, heap[heap_len]);
+      head_replace_top(heap, heap_len, heap[heap_len], &sink);
     } else {
-      head_replace_top(heap, heap_len, (track_head){spare[j].ts, pos[j], t});
+      head_replace_top(heap, heap_len, (track_head){spare[j].ts, pos[j], t}, &sink);
     }
   }
   if (heap_len == 1) {
@@ -590,23 +631,43 @@ static inline bool entry_before(heap_entry a, heap_entry b) {
 }
 
 /* head_replace_top for the k-way merge: entries are unique by (ts, run). */
-static inline void replace_top(heap_entry *heap, size_t len, heap_entry item) {
-  size_t at = 0;
-  for (;;) {
-    size_t child = 2 * at + 1;
-    if (child + 1 < len)
-      child += entry_before(heap[child + 1], heap[child]);
-    else if (child >= len)
-      break;
-    heap[at] = heap[child];
-    at = child;
-  }
-  while (at > 0) {
-    size_t parent = (at - 1) / 2;
-    if (!entry_before(item, heap[parent]))
-      break;
-    heap[at] = heap[parent];
-    at = parent;
+static inline void replace_top(heap_entry *heap, size_t len, heap_entry item, int *sink) {
+  size_t at = 0, levels = 0;
+  if (*sink > 0) {
+    for (;;) {
+      size_t child = 2 * at + 1;
+      if (child + 1 < len)
+        child += entry_before(heap[child + 1], heap[child]);
+      else if (child >= len)
+        break;
+      heap[at] = heap[child];
+      at = child;
+      levels++;
+    }
+    size_t climbed = 0;
+    while (at > 0) {
+      size_t parent = (at - 1) / 2;
+      if (!entry_before(item, heap[parent]))
+        break;
+      heap[at] = heap[parent];
+      at = parent;
+      climbed++;
+    }
+    sink_update(sink, 2 * climbed <= levels); /* ended in the lower half */
+  } else {
+    for (;;) {
+      size_t child = 2 * at + 1;
+      if (child >= len)
+        break;
+      if (child + 1 < len)
+        child += entry_before(heap[child + 1], heap[child]);
+      if (!entry_before(heap[child], item))
+        break;
+      heap[at] = heap[child];
+      at = child;
+      levels++;
+    }
+    sink_update(sink, 2 * levels >= heap_height(len)); /* in the lower half */
   }
   heap[at] = item;
 }
@@ -767,6 +828,7 @@ static bool stream_by_track(tm_event_run *run, uint32_t max_track,
 
   uint32_t machine_id = run->machine_id, trace_id = run->trace_id;
   size_t released = 0, until_release = RELEASE_BYTES / sizeof *ev;
+  int sink = 0;
   while (heap_len > 0) {
     uint32_t t = heap[0].track;
     track_head bound = {INT64_MAX, UINT32_MAX, 0};
@@ -802,9 +864,9 @@ static bool stream_by_track(tm_event_run *run, uint32_t max_track,
     head[t] = j;
     if (j == CHAIN_END) {
       heap_len--;
-      head_replace_top(heap, heap_len, heap[heap_len]);
+      head_replace_top(heap, heap_len, heap[heap_len], &sink);
     } else {
-      head_replace_top(heap, heap_len, (track_head){e->ts, pos, t});
+      head_replace_top(heap, heap_len, (track_head){e->ts, pos, t}, &sink);
     }
     if (emitted >= until_release) {
       /* Every event before the smallest chain head in the run is merged
@@ -869,6 +931,7 @@ void sorter_merge(tm_sorter *sorter, tm_sorter_emit emit, void *ctx) {
     if (run->len)
       heap[heap_len++] = (heap_entry){run->events[0].ts, (uint32_t)i};
   }
+  int sink = 0;
   for (size_t i = heap_len / 2; i-- > 0;)
     sift_down(heap, heap_len, i);
 
@@ -891,10 +954,10 @@ void sorter_merge(tm_sorter *sorter, tm_sorter_emit emit, void *ctx) {
     if (ev == c->end) {
       cursor_finish(c);
       heap_len--;
-      replace_top(heap, heap_len, heap[heap_len]);
+      replace_top(heap, heap_len, heap[heap_len], &sink);
     } else {
       release_merged(c);
-      replace_top(heap, heap_len, (heap_entry){ev->ts, run_number});
+      replace_top(heap, heap_len, (heap_entry){ev->ts, run_number}, &sink);
     }
   }
   if (heap_len == 1)
