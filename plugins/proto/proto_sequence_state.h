@@ -7,8 +7,9 @@
  * clear starts a new generation (interned entries, defaults and counter
  * values dropped, default thread kept) and makes it valid; a loss makes it
  * invalid until the next clear, keeping the defaults. Interned strings are
- * resolved to host string ids when they arrive, so a lookup is one map
- * probe and no string work; stack profile entries (proto_stack_profile.h)
+ * resolved to host string ids when they arrive, so a lookup is one array
+ * read (a map probe for iids from PROTO_INTERN_DENSE_IIDS on) and no
+ * string work; stack profile entries (proto_stack_profile.h)
  * are resolved when first used. Two files never share a sequence table.
  */
 #ifndef TM_PROTO_SEQUENCE_STATE_H
