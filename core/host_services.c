@@ -509,9 +509,7 @@ static tm_args_ref svc_args_commit(tm_host *host) {
 
 /* --- events -------------------------------------------------------------- */
 
-static tm_event_run *run_for(tm_host *host, tm_clock_ref clock) {
-  if (clock == host->last_clock && host->last_run)
-    return host->last_run;
+static tm_event_run *run_for_slow(tm_host *host, tm_clock_ref clock) {
   tm_session *session = host->session;
   tm_clock_node node = clock ? UNREF(clock) : host->private_clock;
   if (node >= clock_graph_node_count(session->clocks))
@@ -523,6 +521,14 @@ static tm_event_run *run_for(tm_host *host, tm_clock_ref clock) {
   host->last_run = sorter_run(session->sorter, node, key->machine_id, host->file_id);
   host->last_clock = clock;
   return host->last_run;
+}
+
+/* The run for events on `clock`: a reader emits on one clock for long
+ * stretches, so the last one is checked inline, once per event. */
+static inline tm_event_run *run_for(tm_host *host, tm_clock_ref clock) {
+  if (G_LIKELY(clock == host->last_clock && host->last_run))
+    return host->last_run;
+  return run_for_slow(host, clock);
 }
 
 static bool track_valid(tm_host *host, tm_track_ref track) {

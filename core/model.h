@@ -137,11 +137,11 @@ typedef struct tm_track_row {
   uint32_t cpu_dimension;     /* ucpu + 1 of a cpu track, 0 if none */
 } tm_track_row;
 
+/* 40 bytes: the slice table is the largest the model builds. Thread time
+ * (few slices have it) lives in tm_model.slice_thread_times. */
 typedef struct tm_slice_row {
   int64_t ts;
   int64_t dur;        /* -1 while (or if never) ended */
-  int64_t thread_ts;  /* TM_NULL_INT64 */
-  int64_t thread_dur; /* TM_NULL_INT64 */
   uint32_t track_id;
   tm_str_id category;
   tm_str_id name;
@@ -149,6 +149,16 @@ typedef struct tm_slice_row {
   uint32_t parent_id; /* TM_NULL_ID */
   uint32_t arg_set_id;
 } tm_slice_row;
+
+_Static_assert(sizeof(tm_slice_row) == 40, "tm_slice_row must stay 40 bytes");
+
+/* The thread time of one slice that has any (slice.thread_ts/thread_dur
+ * are NULL for every slice without an entry). */
+typedef struct tm_slice_thread_time {
+  uint32_t slice_id;
+  int64_t thread_ts;  /* TM_NULL_INT64 */
+  int64_t thread_dur; /* TM_NULL_INT64 */
+} tm_slice_thread_time;
 
 typedef struct tm_counter_row {
   int64_t ts;
@@ -247,6 +257,8 @@ typedef struct tm_model {
   TM_VEC(tm_thread_row) threads;
   TM_VEC(tm_track_row) tracks;
   TM_VEC(tm_slice_row) slices;
+  /* Sorted by slice_id, at most one entry per slice. */
+  TM_VEC(tm_slice_thread_time) slice_thread_times;
   TM_VEC(tm_counter_row) counters;
   TM_VEC(tm_flow_row) flows;
   TM_VEC(tm_arg_row) args;
@@ -269,6 +281,10 @@ typedef struct tm_model {
    * commit are consecutive rows; sets grown later with model_add_arg on an
    * old id, e.g. process args, are not). */
   TM_VEC(uint32_t) arg_set_first_row;
+  /* model_add_arg's memo of flat keys: slot key % 256 holds (key, flat
+   * key) for the last key that landed there (key 0 never does). Events
+   * repeat a few arg keys millions of times. */
+  tm_str_id flat_key_memo[256][2];
   /* trace_bounds, set by model_finalize(). */
   int64_t bounds_start;
   int64_t bounds_end;
@@ -304,6 +320,15 @@ void model_metadata_set_string(tm_model *model, const char *name,
  * from `key`; returns the set id. */
 uint32_t model_add_arg(tm_model *model, uint32_t arg_set_id, tm_str_id key,
                        tm_arg_value value);
+
+/* The thread-time entry of slice `slice_id`, or NULL if it has none. The
+ * pointer is valid until the next model_slice_set_thread_time(). */
+tm_slice_thread_time *model_slice_thread_time(const tm_model *model,
+                                              uint32_t slice_id);
+/* Sets the thread time of slice `slice_id` (TM_NULL_INT64 for unknown).
+ * Appending for the newest slice, as the model builder does, is O(1). */
+void model_slice_set_thread_time(tm_model *model, uint32_t slice_id,
+                                 int64_t thread_ts, int64_t thread_dur);
 
 /* Computes trace_bounds over the event tables. */
 void model_finalize(tm_model *model);

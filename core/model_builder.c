@@ -188,14 +188,9 @@ static uint32_t open_slice_row(tm_model_builder *builder, track_state *state,
     count(builder, "slice_max_depth_exceeded", machine_id, trace_id);
     return TM_NULL_ID;
   }
-  const tm_event_extra *extra = extra_of(builder, ev);
   tm_slice_row row = {
       .ts = ev->ts,
       .dur = dur,
-      .thread_ts = extra ? extra->thread_ts : TM_NULL_INT64,
-      .thread_dur = extra && ev->kind == TM_EVENT_SLICE_COMPLETE
-                        ? extra->thread_dur
-                        : TM_NULL_INT64,
       .track_id = track_id,
       .category = ev->category_id,
       .name = ev->name_id,
@@ -207,6 +202,14 @@ static uint32_t open_slice_row(tm_model_builder *builder, track_state *state,
   };
   tm_vec_push(&builder->model->slices, row);
   uint32_t slice_id = (uint32_t)(builder->model->slices.len - 1);
+  const tm_event_extra *extra = extra_of(builder, ev);
+  if (extra) {
+    int64_t thread_dur =
+        ev->kind == TM_EVENT_SLICE_COMPLETE ? extra->thread_dur : TM_NULL_INT64;
+    if (extra->thread_ts != TM_NULL_INT64 || thread_dur != TM_NULL_INT64)
+      model_slice_set_thread_time(builder->model, slice_id, extra->thread_ts,
+                                  thread_dur);
+  }
   /* Zero-length slices enclose nothing, so they never go on the stack. */
   if (dur != 0) {
     open_slice entry = {slice_id, dur < 0 ? OPEN : ev->ts + dur};
@@ -291,9 +294,11 @@ static void on_end(tm_model_builder *builder, const tm_event *ev,
       continue;
     slice->dur = ev->ts - slice->ts;
     const tm_event_extra *extra = extra_of(builder, ev);
-    if (extra && extra->thread_ts != TM_NULL_INT64 &&
-        slice->thread_ts != TM_NULL_INT64)
-      slice->thread_dur = extra->thread_ts - slice->thread_ts;
+    if (extra && extra->thread_ts != TM_NULL_INT64) {
+      tm_slice_thread_time *tt = model_slice_thread_time(model, entry->slice_id);
+      if (tt && tt->thread_ts != TM_NULL_INT64)
+        tt->thread_dur = extra->thread_ts - tt->thread_ts;
+    }
     merge_end_args(model, slice, ev->arg_set_id);
     /* Slices opened above the matched one and still open never end. */
     state->stack.len = i;

@@ -38,6 +38,8 @@
 
 /* Natural runs shorter than this are extended by insertion sort first. */
 #define MIN_RUN 32
+/* How far ahead of a merge cursor events are prefetched: a few lines. */
+#define PREFETCH_EVENTS 8
 /* Merged bytes of one run handed back to the kernel at a time. */
 #define RELEASE_BYTES ((size_t)4 << 20)
 
@@ -400,8 +402,78 @@ typedef struct track_head {
   uint32_t track; /* partition index */
 } track_head;
 
+/* Non-short-circuit operators: the outcome is data-dependent and
+ * unpredictable, so a flag computation beats a branch. */
 static inline bool head_before(track_head a, track_head b) {
-  return a.ts < b.ts || (a.ts == b.ts && a.pos < b.pos);
+  return (a.ts < b.ts) | ((a.ts == b.ts) & (a.pos < b.pos));
+}
+
+/* Puts `item` in place of the top and restores the heap.
+ *
+ * Two ways, chosen by where new heads have been landing (`sink`, a score
+ * kept by the caller, starting at 0): when they sink to the bottom (proto
+ * sequences advancing together: the chain just emitted is now later than
+ * most), bottom-up (Floyd): the hole goes down to a leaf along the smaller
+ * children, one comparison per level and the child picked without a
+ * branch, then `item` rises the little it must. When they stay near the
+ * top (a JSON thread's events close together), top-down, which stops
+ * early. Heads are unique, so both give the same heap: only the cost
+ * differs. Comparisons use non-short-circuit operators: their outcome is
+ * data-dependent and unpredictable. */
+#define SINK_SCORE_LIMIT 64
+
+/* Levels below the root of a heap of `len` entries (0 when empty: the
+ * merge replaces the top of a heap it has just emptied). */
+static inline size_t heap_height(size_t len) {
+  return len > 1 ? (size_t)(63 - __builtin_clzll((unsigned long long)len)) : 0;
+}
+
+static inline void sink_update(int *sink, bool deep) {
+  int score = *sink + (deep ? 1 : -1);
+  *sink = score > SINK_SCORE_LIMIT ? SINK_SCORE_LIMIT
+          : score < -SINK_SCORE_LIMIT ? -SINK_SCORE_LIMIT : score;
+}
+
+static inline void head_replace_top(track_head *heap, size_t len, track_head item,
+                                    int *sink) {
+  size_t at = 0, levels = 0;
+  if (*sink > 0) {
+    for (;;) {
+      size_t child = 2 * at + 1;
+      if (child + 1 < len)
+        child += head_before(heap[child + 1], heap[child]);
+      else if (child >= len)
+        break;
+      heap[at] = heap[child];
+      at = child;
+      levels++;
+    }
+    size_t climbed = 0;
+    while (at > 0) {
+      size_t parent = (at - 1) / 2;
+      if (!head_before(item, heap[parent]))
+        break;
+      heap[at] = heap[parent];
+      at = parent;
+      climbed++;
+    }
+    sink_update(sink, 2 * climbed <= levels); /* ended in the lower half */
+  } else {
+    for (;;) {
+      size_t child = 2 * at + 1;
+      if (child >= len)
+        break;
+      if (child + 1 < len)
+        child += head_before(heap[child + 1], heap[child]);
+      if (!head_before(heap[child], item))
+        break;
+      heap[at] = heap[child];
+      at = child;
+      levels++;
+    }
+    sink_update(sink, 2 * levels >= heap_height(len)); /* in the lower half */
+  }
+  heap[at] = item;
 }
 
 static void head_sift_down(track_head *heap, size_t len, size_t at) {
@@ -503,6 +575,7 @@ static bool sort_by_track(tm_event *ev, size_t n, tm_event *spare) {
   for (size_t i = heap_len / 2; i-- > 0;)
     head_sift_down(heap, heap_len, i);
   size_t out = 0;
+  int sink = 0;
   while (heap_len > 1) {
     uint32_t t = heap[0].track;
     track_head bound = heap[1];
@@ -514,12 +587,11 @@ static bool sort_by_track(tm_event *ev, size_t n, tm_event *spare) {
     } while (j < stop && (spare[j].ts < bound.ts || (spare[j].ts == bound.ts && pos[j] < bound.pos)));
     next[t] = j;
     if (j == stop) {
-      heap[0] = heap[--heap_len];
+      heap_len--;
+      head_replace_top(heap, heap_len, heap[heap_len], &sink);
     } else {
-      heap[0].ts = spare[j].ts;
-      heap[0].pos = pos[j];
+      head_replace_top(heap, heap_len, (track_head){spare[j].ts, pos[j], t}, &sink);
     }
-    head_sift_down(heap, heap_len, 0);
   }
   if (heap_len == 1) {
     uint32_t t = heap[0].track;
@@ -609,7 +681,49 @@ typedef struct heap_entry {
 } heap_entry;
 
 static inline bool entry_before(heap_entry a, heap_entry b) {
-  return a.ts < b.ts || (a.ts == b.ts && a.run < b.run);
+  return (a.ts < b.ts) | ((a.ts == b.ts) & (a.run < b.run));
+}
+
+/* head_replace_top for the k-way merge: entries are unique by (ts, run). */
+static inline void replace_top(heap_entry *heap, size_t len, heap_entry item, int *sink) {
+  size_t at = 0, levels = 0;
+  if (*sink > 0) {
+    for (;;) {
+      size_t child = 2 * at + 1;
+      if (child + 1 < len)
+        child += entry_before(heap[child + 1], heap[child]);
+      else if (child >= len)
+        break;
+      heap[at] = heap[child];
+      at = child;
+      levels++;
+    }
+    size_t climbed = 0;
+    while (at > 0) {
+      size_t parent = (at - 1) / 2;
+      if (!entry_before(item, heap[parent]))
+        break;
+      heap[at] = heap[parent];
+      at = parent;
+      climbed++;
+    }
+    sink_update(sink, 2 * climbed <= levels); /* ended in the lower half */
+  } else {
+    for (;;) {
+      size_t child = 2 * at + 1;
+      if (child >= len)
+        break;
+      if (child + 1 < len)
+        child += entry_before(heap[child + 1], heap[child]);
+      if (!entry_before(heap[child], item))
+        break;
+      heap[at] = heap[child];
+      at = child;
+      levels++;
+    }
+    sink_update(sink, 2 * levels >= heap_height(len)); /* in the lower half */
+  }
+  heap[at] = item;
 }
 
 static void sift_down(heap_entry *heap, size_t len, size_t at) {
@@ -768,6 +882,7 @@ static bool stream_by_track(tm_event_run *run, uint32_t max_track,
 
   uint32_t machine_id = run->machine_id, trace_id = run->trace_id;
   size_t released = 0, until_release = RELEASE_BYTES / sizeof *ev;
+  int sink = 0;
   while (heap_len > 0) {
     uint32_t t = heap[0].track;
     track_head bound = {INT64_MAX, UINT32_MAX, 0};
@@ -781,6 +896,15 @@ static bool stream_by_track(tm_event_run *run, uint32_t max_track,
     size_t emitted = 0;
     for (;;) {
       e = j < n ? &ev[j] : &side[j - n];
+      if (j < n) {
+        /* Tracks are written in blocks, so a chain mostly walks forward
+         * through the run; with dozens of chains in turn the hardware
+         * prefetcher loses them, and every line of events would be a
+         * miss to memory. */
+        size_t ahead = MIN((size_t)j + PREFETCH_EVENTS, n - 1);
+        __builtin_prefetch(&ev[ahead]);
+        __builtin_prefetch(&next[ahead]);
+      }
       emit(ctx, e, machine_id, trace_id);
       emitted++;
       j = j < n ? next[j] : side_next[j - n];
@@ -793,13 +917,11 @@ static bool stream_by_track(tm_event_run *run, uint32_t max_track,
     }
     head[t] = j;
     if (j == CHAIN_END) {
-      heap[0] = heap[--heap_len];
+      heap_len--;
+      head_replace_top(heap, heap_len, heap[heap_len], &sink);
     } else {
-      heap[0].ts = e->ts;
-      heap[0].pos = pos;
+      head_replace_top(heap, heap_len, (track_head){e->ts, pos, t}, &sink);
     }
-    if (heap_len > 1)
-      head_sift_down(heap, heap_len, 0);
     if (emitted >= until_release) {
       /* Every event before the smallest chain head in the run is merged
        * (chains in the run ascend; the side holds copies). */
@@ -863,6 +985,7 @@ void sorter_merge(tm_sorter *sorter, tm_sorter_emit emit, void *ctx) {
     if (run->len)
       heap[heap_len++] = (heap_entry){run->events[0].ts, (uint32_t)i};
   }
+  int sink = 0;
   for (size_t i = heap_len / 2; i-- > 0;)
     sift_down(heap, heap_len, i);
 
@@ -876,18 +999,20 @@ void sorter_merge(tm_sorter *sorter, tm_sorter_emit emit, void *ctx) {
     uint32_t machine_id = c->run->machine_id, trace_id = c->run->trace_id;
     const tm_event *ev = c->pos;
     do {
+      /* Many runs in turn lose the hardware prefetcher (see above). */
+      __builtin_prefetch(c->end - ev > PREFETCH_EVENTS ? ev + PREFETCH_EVENTS : ev);
       emit(ctx, ev, machine_id, trace_id);
       ev++;
     } while (ev < c->end && (ev->ts < bound.ts || (ev->ts == bound.ts && run_number < bound.run)));
     c->pos = ev;
     if (ev == c->end) {
       cursor_finish(c);
-      heap[0] = heap[--heap_len];
+      heap_len--;
+      replace_top(heap, heap_len, heap[heap_len], &sink);
     } else {
       release_merged(c);
-      heap[0].ts = ev->ts;
+      replace_top(heap, heap_len, (heap_entry){ev->ts, run_number}, &sink);
     }
-    sift_down(heap, heap_len, 0);
   }
   if (heap_len == 1)
     stream_rest(&cursors[heap[0].run], emit, ctx);

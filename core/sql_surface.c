@@ -339,6 +339,32 @@ static const column_def track_columns[] = {
     COMPUTED("ucpu", "INTEGER", track_ucpu),
 };
 
+/* Thread time lives beside the slice rows (model.h): found by slice id. */
+static const tm_slice_thread_time *slice_thread_time(const tm_model *model,
+                                                     const void *row) {
+  uint32_t id = (uint32_t)((const tm_slice_row *)row - model->slices.data);
+  return model_slice_thread_time(model, id);
+}
+
+static void result_int64_or_null(int64_t v, sqlite3_context *ctx) {
+  if (v == TM_NULL_INT64)
+    sqlite3_result_null(ctx);
+  else
+    sqlite3_result_int64(ctx, v);
+}
+
+static void slice_thread_ts(const tm_model *model, const void *row,
+                            sqlite3_context *ctx) {
+  const tm_slice_thread_time *tt = slice_thread_time(model, row);
+  result_int64_or_null(tt ? tt->thread_ts : TM_NULL_INT64, ctx);
+}
+
+static void slice_thread_dur(const tm_model *model, const void *row,
+                             sqlite3_context *ctx) {
+  const tm_slice_thread_time *tt = slice_thread_time(model, row);
+  result_int64_or_null(tt ? tt->thread_dur : TM_NULL_INT64, ctx);
+}
+
 static const column_def slice_columns[] = {
     COL_ID_DEF,
     INT64(tm_slice_row, ts),
@@ -349,8 +375,8 @@ static const column_def slice_columns[] = {
     UINT32(tm_slice_row, depth),
     REF_INDEXED(tm_slice_row, parent_id),
     ARG_SET_INDEXED(tm_slice_row, arg_set_id),
-    INT64(tm_slice_row, thread_ts),
-    INT64(tm_slice_row, thread_dur),
+    COMPUTED("thread_ts", "INTEGER", slice_thread_ts),
+    COMPUTED("thread_dur", "INTEGER", slice_thread_dur),
     NULL_COL("thread_instruction_count", "INTEGER"),
     NULL_COL("thread_instruction_delta", "INTEGER"),
 };

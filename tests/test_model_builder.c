@@ -221,6 +221,50 @@ static void test_counters_become_rows(fixture *f, gconstpointer d) {
   g_assert_cmpint(f->session->model->counters.data[0].ts, ==, 5);
 }
 
+/* Thread time lives beside the slice rows: begin/end pairs get a duration
+ * from the end's thread time, complete slices keep theirs, slices without
+ * any have no entry; entries set out of order stay sorted by slice id. */
+static void test_thread_time_beside_the_rows(fixture *f, gconstpointer d) {
+  (void)d;
+  tm_model *m = f->session->model;
+  tm_vec_push(&f->session->extras, ((tm_event_extra){100, TM_NULL_INT64}));
+  tm_vec_push(&f->session->extras, ((tm_event_extra){130, TM_NULL_INT64}));
+  tm_vec_push(&f->session->extras, ((tm_event_extra){110, 7}));
+  tm_event begin = {.ts = 1, .track_id = f->track, .kind = TM_EVENT_SLICE_BEGIN,
+                    .flags = TM_EVENT_HAS_EXTRA, .extra = 0};
+  tm_event plain = {.ts = 2, .u.dur_ns = 1, .track_id = f->track,
+                    .kind = TM_EVENT_SLICE_COMPLETE};
+  tm_event complete = {.ts = 4, .u.dur_ns = 2, .track_id = f->track,
+                       .kind = TM_EVENT_SLICE_COMPLETE, .flags = TM_EVENT_HAS_EXTRA,
+                       .extra = 2};
+  tm_event end = {.ts = 9, .track_id = f->track, .kind = TM_EVENT_SLICE_END,
+                  .flags = TM_EVENT_HAS_EXTRA, .extra = 1};
+  model_builder_push(f->builder, &begin, 0, 0);
+  model_builder_push(f->builder, &plain, 0, 0);
+  model_builder_push(f->builder, &complete, 0, 0);
+  model_builder_push(f->builder, &end, 0, 0);
+  g_assert_cmpuint(m->slices.len, ==, 3);
+  const tm_slice_thread_time *tt = model_slice_thread_time(m, 0);
+  g_assert_nonnull(tt);
+  g_assert_cmpint(tt->thread_ts, ==, 100);
+  g_assert_cmpint(tt->thread_dur, ==, 30);
+  g_assert_null(model_slice_thread_time(m, 1));
+  tt = model_slice_thread_time(m, 2);
+  g_assert_nonnull(tt);
+  g_assert_cmpint(tt->thread_ts, ==, 110);
+  g_assert_cmpint(tt->thread_dur, ==, 7);
+  g_assert_null(model_slice_thread_time(m, 3));
+  /* Out of order: inserted in place, an existing entry replaced. */
+  model_slice_set_thread_time(m, 1, 5, TM_NULL_INT64);
+  model_slice_set_thread_time(m, 2, 6, 1);
+  g_assert_cmpuint(m->slice_thread_times.len, ==, 3);
+  for (uint32_t id = 0; id < 3; id++)
+    g_assert_cmpuint(m->slice_thread_times.data[id].slice_id, ==, id);
+  g_assert_cmpint(model_slice_thread_time(m, 1)->thread_ts, ==, 5);
+  g_assert_cmpint(model_slice_thread_time(m, 2)->thread_dur, ==, 1);
+  g_assert_cmpint(model_slice_thread_time(m, 0)->thread_dur, ==, 30);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
 #define ADD(path, fn) g_test_add(path, fixture, NULL, fixture_set_up, fn, fixture_tear_down)
@@ -238,6 +282,7 @@ int main(int argc, char **argv) {
   ADD("/model-builder/flow-bound-to-next-begin", test_flow_bound_to_next_begin);
   ADD("/model-builder/end-args-merge-into-the-slice", test_end_args_merge_into_the_slice);
   ADD("/model-builder/counters-become-rows", test_counters_become_rows);
+  ADD("/model-builder/thread-time-beside-the-rows", test_thread_time_beside_the_rows);
 #undef ADD
   return g_test_run();
 }

@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "proto_fake_host.h"
+#include "proto_map.h"
 
 const tm_reader_descriptor *tracemerge_reader_entry(void);
 
@@ -88,6 +89,68 @@ static void test_interning_two_sequences_one_loses_state(void) {
   g_assert_cmpint(fake_host_stat(fake, "interned_data_skipped_incremental_state_invalid"), ==, 1);
   g_assert_cmpint(fake_host_stat(fake, "interned_data_missing_sequence_id"), ==, 1);
   fake_host_free(fake);
+}
+
+/* An interned annotation name's arg key is interned once per entry: a
+ * clear or a replacing entry for the same iid must give the new key. */
+static void test_interned_annotation_keys_follow_the_entry(void) {
+  fake_host *fake = run_fixture("annotation_keys");
+  fake_host_assert_lines(fake,
+      "slice_complete T1 private ts=100 name=first dur=0 args={debug.size=1}\n"
+      "slice_complete T1 private ts=110 name=same name again dur=0 args={debug.size=2}\n"
+      "slice_complete T1 private ts=120 name=after clear dur=0 args={debug.count=3}\n"
+      "slice_complete T1 private ts=130 name=replaced dur=0 args={debug.weight=4}\n"
+      "slice_complete T1 private ts=140 name=nested dur=0 "
+      "args={debug.weight.x=5, debug.weight=6}\n");
+  fake_host_free(fake);
+}
+
+/* Small iids (a direct array) and large ones (a map) alike: resolved,
+ * replaced by a later entry, forgotten by a clear. */
+static void test_interning_small_and_large_iids(void) {
+  fake_host *fake = run_fixture("interning_iids");
+  fake_host_assert_lines(fake,
+      "slice_complete T1 private ts=100 name=small dur=0\n"
+      "slice_complete T1 private ts=110 name=last direct dur=0\n"
+      "slice_complete T1 private ts=120 name=first mapped dur=0\n"
+      "slice_complete T1 private ts=130 name=huge dur=0\n"
+      "slice_complete T1 private ts=140 name=small again dur=0\n"
+      "slice_complete T1 private ts=150 name=mapped after clear dur=0\n"
+      "slice_complete T1 private ts=160 dur=0\n"
+      "slice_complete T1 private ts=170 dur=0\n"
+      "slice_complete T1 private ts=180 dur=0\n");
+  fake_host_free(fake);
+}
+
+/* The reader's map: replace, clear (a generation bump), growth. */
+static void test_map_clear_and_growth(void) {
+  proto_map map = {0};
+  uint32_t value = 0;
+  g_assert_false(proto_map_get(&map, 7, &value));
+  proto_map_put(&map, 7, 70);
+  proto_map_put(&map, 7, 71);
+  g_assert_true(proto_map_get(&map, 7, &value));
+  g_assert_cmpuint(value, ==, 71);
+  g_assert_cmpuint(map.len, ==, 1);
+  proto_map_clear(&map);
+  g_assert_false(proto_map_get(&map, 7, &value));
+  g_assert_cmpuint(map.len, ==, 0);
+  /* Many generations and growths: only the current generation's keys. */
+  for (uint64_t round = 0; round < 50; round++) {
+    for (uint64_t k = 0; k < round * 10; k++)
+      proto_map_put(&map, k * 0x100000001ull + round, (uint32_t)(k + round));
+    for (uint64_t k = 0; k < round * 10; k++) {
+      g_assert_true(proto_map_get(&map, k * 0x100000001ull + round, &value));
+      g_assert_cmpuint(value, ==, k + round);
+    }
+    /* The previous generation's keys are gone (they never equal this
+     * round's: keys differ by less than the stride). */
+    for (uint64_t k = 0; round > 0 && k < (round - 1) * 10; k++)
+      g_assert_false(proto_map_get(&map, k * 0x100000001ull + round - 1, &value));
+    g_assert_cmpuint(map.len, ==, round * 10);
+    proto_map_clear(&map);
+  }
+  proto_map_free(&map);
 }
 
 /* --- tracks and events ---------------------------------------------------------- */
@@ -726,6 +789,11 @@ static void test_real_traces_import_without_errors(void) {
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/proto/reader/clocks/default-clock-sequence-clocks-and-units", test_clocks);
+  g_test_add_func("/proto/reader/interning/annotation-keys-follow-the-entry",
+                  test_interned_annotation_keys_follow_the_entry);
+  g_test_add_func("/proto/reader/map/clear-and-growth", test_map_clear_and_growth);
+  g_test_add_func("/proto/reader/interning/small-and-large-iids",
+                  test_interning_small_and_large_iids);
   g_test_add_func("/proto/reader/interning/two-sequences-one-loses-state",
                   test_interning_two_sequences_one_loses_state);
   g_test_add_func("/proto/reader/track-events/every-feature-reaches-the-host",

@@ -550,6 +550,67 @@ static void test_interleaved_tracks_merge_like_the_reference(void) {
   check_interleaved_tracks(15, 2, 2, 5000, 1, false);          /* few tracks */
 }
 
+/* Packet sequences as a proto file writes them: `tracks` sequences taking
+ * turns in blocks of `block` events, all advancing together so their
+ * events interleave one by one on the timeline, with ties across
+ * sequences (every sequence steps through the same few timestamps) and,
+ * when `backwards` is set, one sequence that jumps back in time half-way
+ * and one in random order. Split over `runs` runs (one clock each) so both
+ * the lone-run merge by track and the k-way merge are exercised; the
+ * order must be the reference's (ts, run, position). */
+static void check_sequences(guint32 seed, uint32_t runs, uint32_t tracks, uint32_t block,
+                            uint32_t total, int64_t max_step, bool backwards) {
+  GRand *rand = g_rand_new_with_seed(seed);
+  tm_sorter *sorter = sorter_new();
+  GArray *reference = g_array_new(FALSE, FALSE, sizeof(reference_event));
+  uint32_t *pos = g_new0(uint32_t, runs);
+  int64_t *track_ts = g_new0(int64_t, tracks);
+  for (uint32_t r = 0; r < runs; r++)
+    sorter_run(sorter, r, 0, r);
+  uint32_t tag = 0;
+  while (tag < total) {
+    for (uint32_t t = 0; t < tracks && tag < total; t++) {
+      uint32_t r = t % runs;
+      for (uint32_t k = 0; k < block && tag < total; k++, tag++) {
+        track_ts[t] += g_rand_int_range(rand, 0, (gint32)max_step + 1);
+        int64_t ts = track_ts[t];
+        if (backwards && t == 1 && tag > total / 2 && tag - block < total / 2 + block)
+          track_ts[t] = ts = MAX(0, ts - 10000); /* back in time, then on */
+        if (backwards && t == 2)
+          ts = g_rand_int_range(rand, 0, (gint32)(track_ts[0] + 1));
+        tm_event ev = {.ts = ts, .name_id = tag, .kind = TM_EVENT_SLICE_COMPLETE,
+                       .track_id = t};
+        event_run_push(sorter_run(sorter, r, 0, r), &ev);
+        reference_event ref = {ts, r, pos[r]++, tag};
+        g_array_append_val(reference, ref);
+      }
+    }
+  }
+  g_array_sort(reference, reference_order);
+  GArray *out = merge_all(sorter);
+  g_assert_cmpuint(out->len, ==, reference->len);
+  for (guint i = 0; i < out->len; i++) {
+    const reference_event *want = &g_array_index(reference, reference_event, i);
+    g_assert_cmpint(at(out, i)->ts, ==, want->ts);
+    g_assert_cmpuint(at(out, i)->tag, ==, want->tag);
+  }
+  g_array_free(out, TRUE);
+  g_array_free(reference, TRUE);
+  g_free(pos);
+  g_free(track_ts);
+  sorter_free(sorter);
+  g_rand_free(rand);
+}
+
+static void test_sequences_merge_like_the_reference(void) {
+  check_sequences(21, 1, 64, 64, 200000, 3, false);   /* one run, ties across sequences */
+  check_sequences(22, 1, 64, 64, 200000, 400, true);  /* backwards and random sequences */
+  check_sequences(23, 1, 64, 1, 50000, 1, true);      /* one event per turn, many ties */
+  check_sequences(24, 4, 64, 64, 200000, 3, true);    /* several runs: the k-way merge */
+  check_sequences(25, 64, 64, 16, 100000, 2, false);  /* a run per sequence */
+  check_sequences(26, 1, 3, 5, 300, 0, true);         /* few sequences, all ts equal */
+}
+
 static void test_long_runs_release_memory_while_merging(void) {
   /* Two interleaved runs of 300k events (12 MB each) cross the release
    * threshold several times; the order must not suffer. */
@@ -577,6 +638,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/sorter/merge/random-runs-match-the-reference", test_random_runs_match_the_reference);
   g_test_add_func("/sorter/merge/interleaved-tracks-merge-like-the-reference",
                   test_interleaved_tracks_merge_like_the_reference);
+  g_test_add_func("/sorter/merge/sequences-merge-like-the-reference",
+                  test_sequences_merge_like_the_reference);
   g_test_add_func("/sorter/merge/long-runs-release-memory-while-merging",
                   test_long_runs_release_memory_while_merging);
   return g_test_run();

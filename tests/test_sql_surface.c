@@ -48,8 +48,6 @@ static void add_slice(tm_model *m, int64_t ts, int64_t dur, uint32_t track,
   tm_slice_row s = {
       .ts = ts,
       .dur = dur,
-      .thread_ts = TM_NULL_INT64,
-      .thread_dur = TM_NULL_INT64,
       .track_id = track,
       .category = category ? S(m, category) : 0,
       .name = S(m, name),
@@ -175,8 +173,7 @@ static tm_model *build_model(void) {
 
   /* slices 0..2 by hand */
   add_slice(m, 1000, 500, 0, "cat", "outer", 0, TM_NULL_ID, set);
-  m->slices.data[0].thread_ts = 10;
-  m->slices.data[0].thread_dur = 5;
+  model_slice_set_thread_time(m, 0, 10, 5);
   add_slice(m, 1100, 0, 0, NULL, "tick", 1, 0, 0);
   add_slice(m, 1200, -1, 3, "a,b", "q\"b\\c\nd\te\001f\xff", 0, TM_NULL_ID,
             0);

@@ -12,15 +12,21 @@
 void proto_clock_table_free(proto_clock_table *table) {
   proto_map_free(&table->index);
   proto_vec_free(&table->items);
+  table->last_index_plus_one = 0;
 }
 
 proto_clock *proto_clock_get(proto_reader *reader, proto_machine *machine,
                              uint32_t sequence_id, uint32_t clock_id) {
   proto_clock_table *table = &machine->clocks;
   uint64_t key = (uint64_t)sequence_id << 32 | clock_id;
+  if (table->last_index_plus_one && table->last_key == key)
+    return &table->items.data[table->last_index_plus_one - 1];
   uint32_t index;
-  if (proto_map_get(&table->index, key, &index))
+  if (proto_map_get(&table->index, key, &index)) {
+    table->last_key = key;
+    table->last_index_plus_one = index + 1;
     return &table->items.data[index];
+  }
   proto_clock clock = {
       .clock_id = clock_id,
       .sequence_id = sequence_id,

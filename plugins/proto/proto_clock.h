@@ -37,6 +37,9 @@ typedef struct proto_clock {
 typedef struct proto_clock_table {
   proto_map index; /* sequence_id << 32 | clock_id -> items index */
   PROTO_VEC(proto_clock) items;
+  /* The last clock found, by key: packets keep using the same clock. */
+  uint64_t last_key;
+  uint32_t last_index_plus_one; /* 0: none */
 } proto_clock_table;
 
 void proto_clock_table_free(proto_clock_table *table);

@@ -19,14 +19,24 @@ static void text_append(proto_text *text, const void *data, size_t len) {
   text->len += len;
 }
 
-static void add_arg(proto_reader *reader, const proto_text *key, tm_arg_value value) {
-  reader->s->args_add(reader->host, proto_reader_intern(reader, key->data, key->len), value);
+/* Adds the arg `key` = `value`. `key_id`, when not NULL, caches the host
+ * id of `key` (0: not known yet). */
+static void add_arg(proto_reader *reader, const proto_text *key, tm_str_id *key_id,
+                    tm_arg_value value) {
+  tm_str_id id = key_id ? *key_id : 0;
+  if (!id)
+    id = proto_reader_intern(reader, key->data, key->len);
+  if (key_id)
+    *key_id = id;
+  reader->s->args_add(reader->host, id, value);
 }
 
-/* The annotation's name: inline, or interned on the sequence. Returns
- * false if it has none. */
+/* The annotation's name: inline, or interned on the sequence (then
+ * `*entry` is its entry, else NULL). Returns false if it has none. */
 static bool annotation_name(proto_sequence *seq, const uint8_t *data, size_t len,
-                            const char **name, size_t *name_len) {
+                            const char **name, size_t *name_len,
+                            proto_interned **entry) {
+  *entry = NULL;
   pw_cursor c = pw_cursor_of(data, len);
   pw_field f;
   while (pw_next(&c, &f)) {
@@ -36,22 +46,23 @@ static bool annotation_name(proto_sequence *seq, const uint8_t *data, size_t len
       return true;
     }
     if (f.number == 1 && f.wire_type == PW_VARINT) {
-      const proto_interned *e = proto_sequence_lookup(seq, PROTO_INTERN_DEBUG_NAME, f.value);
+      proto_interned *e = proto_sequence_entry(seq, PROTO_INTERN_DEBUG_NAME, f.value);
       if (!e)
         return false;
       *name = proto_sequence_borrow_text(seq, e);
       *name_len = e->len;
+      *entry = e;
       return true;
     }
   }
   return false;
 }
 
-/* Adds the args of one annotation whose key is in `key`.
- * Returns false if it is malformed. */
+/* Adds the args of one annotation whose key is in `key` (its host id
+ * cached in `*key_id` when not NULL). Returns false if it is malformed. */
 static bool add_annotation(proto_reader *reader, proto_sequence *seq,
-                           proto_text *key, const uint8_t *data, size_t len,
-                           int depth) {
+                           proto_text *key, tm_str_id *key_id,
+                           const uint8_t *data, size_t len, int depth) {
   if (depth > PROTO_MAX_ANNOTATION_DEPTH) {
     proto_reader_count(reader, "proto_debug_annotation_too_deep");
     return true;
@@ -105,11 +116,12 @@ static bool add_annotation(proto_reader *reader, proto_sequence *seq,
       leaf = false;
       const char *name;
       size_t name_len;
-      if (!annotation_name(seq, f.data, f.len, &name, &name_len))
+      proto_interned *entry;
+      if (!annotation_name(seq, f.data, f.len, &name, &name_len, &entry))
         break;
       text_append(key, ".", 1);
       text_append(key, name, name_len);
-      bool ok = add_annotation(reader, seq, key, f.data, f.len, depth + 1);
+      bool ok = add_annotation(reader, seq, key, NULL, f.data, f.len, depth + 1);
       key->len = key_len;
       if (!ok)
         return false;
@@ -122,7 +134,7 @@ static bool add_annotation(proto_reader *reader, proto_sequence *seq,
       char index[16];
       int n = snprintf(index, sizeof index, "[%" PRIu32 "]", array_index++);
       text_append(key, index, (size_t)n);
-      bool ok = add_annotation(reader, seq, key, f.data, f.len, depth + 1);
+      bool ok = add_annotation(reader, seq, key, NULL, f.data, f.len, depth + 1);
       key->len = key_len;
       if (!ok)
         return false;
@@ -133,7 +145,7 @@ static bool add_annotation(proto_reader *reader, proto_sequence *seq,
       break;
     }
     if (leaf)
-      add_arg(reader, key, value);
+      add_arg(reader, key, key_id, value);
   }
   return c.error == PW_OK;
 }
@@ -146,12 +158,14 @@ bool proto_debug_annotations_add(proto_reader *reader, proto_sequence *seq,
     size_t len = annotations[i].len;
     const char *name;
     size_t name_len;
-    if (!annotation_name(seq, data, len, &name, &name_len))
+    proto_interned *entry;
+    if (!annotation_name(seq, data, len, &name, &name_len, &entry))
       continue; /* an annotation without a (known) name has no key */
     key->len = 0;
     text_append(key, "debug.", 6);
     text_append(key, name, name_len);
-    if (!add_annotation(reader, seq, key, data, len, 0))
+    /* The key of an interned name is the same every time: interned once. */
+    if (!add_annotation(reader, seq, key, entry ? &entry->debug_key : NULL, data, len, 0))
       return false;
   }
   return true;

@@ -6,37 +6,17 @@
 
 #include "proto_vec.h"
 
-static size_t slot_of(uint64_t key, size_t cap) {
-  uint64_t h = key * 0x9E3779B97F4A7C15ull;
-  h ^= h >> 29;
-  return (size_t)h & (cap - 1);
-}
-
-bool proto_map_get(const proto_map *map, uint64_t key, uint32_t *value) {
-  if (map->len == 0)
-    return false;
-  for (size_t i = slot_of(key, map->cap);; i = (i + 1) & (map->cap - 1)) {
-    if (!map->used[i])
-      return false;
-    if (map->keys[i] == key) {
-      *value = map->values[i];
-      return true;
-    }
-  }
-}
-
 static void grow(proto_map *map) {
   size_t cap = map->cap ? map->cap * 2 : 16;
   proto_map bigger = {
-      .keys = proto_xrealloc(NULL, cap * sizeof(uint64_t)),
-      .values = proto_xrealloc(NULL, cap * sizeof(uint32_t)),
-      .used = proto_xrealloc(NULL, cap),
+      .slots = proto_xrealloc(NULL, cap * sizeof(proto_map_slot)),
       .cap = cap,
+      .generation = 1,
   };
-  memset(bigger.used, 0, cap);
+  memset(bigger.slots, 0, cap * sizeof(proto_map_slot));
   for (size_t i = 0; i < map->cap; i++)
-    if (map->used[i])
-      proto_map_put(&bigger, map->keys[i], map->values[i]);
+    if (map->slots[i].mark == map->generation)
+      proto_map_put(&bigger, map->slots[i].key, map->slots[i].value);
   proto_map_free(map);
   *map = bigger;
 }
@@ -44,30 +24,33 @@ static void grow(proto_map *map) {
 void proto_map_put(proto_map *map, uint64_t key, uint32_t value) {
   if ((map->len + 1) * 4 > map->cap * 3)
     grow(map);
-  for (size_t i = slot_of(key, map->cap);; i = (i + 1) & (map->cap - 1)) {
-    if (!map->used[i]) {
-      map->used[i] = 1;
-      map->keys[i] = key;
-      map->values[i] = value;
+  size_t mask = map->cap - 1;
+  for (size_t i = proto_map_slot_of(key, map->cap);; i = (i + 1) & mask) {
+    proto_map_slot *slot = &map->slots[i];
+    if (slot->mark != map->generation) {
+      *slot = (proto_map_slot){key, value, map->generation};
       map->len++;
       return;
     }
-    if (map->keys[i] == key) {
-      map->values[i] = value;
+    if (slot->key == key) {
+      slot->value = value;
       return;
     }
   }
 }
 
 void proto_map_clear(proto_map *map) {
-  if (map->len)
-    memset(map->used, 0, map->cap);
+  if (map->len == 0)
+    return;
   map->len = 0;
+  if (++map->generation == 0) {
+    /* After 2^32 - 1 clears, marks from old generations could match again. */
+    memset(map->slots, 0, map->cap * sizeof(proto_map_slot));
+    map->generation = 1;
+  }
 }
 
 void proto_map_free(proto_map *map) {
-  free(map->keys);
-  free(map->values);
-  free(map->used);
+  free(map->slots);
   memset(map, 0, sizeof *map);
 }

@@ -78,7 +78,7 @@ typedef struct packet {
 
 /* --- shared helpers ------------------------------------------------------ */
 
-proto_machine *proto_reader_machine(proto_reader *reader, uint32_t raw_id) {
+proto_machine *proto_reader_machine_slow_(proto_reader *reader, uint32_t raw_id) {
   uint32_t index;
   if (proto_map_get(&reader->machine_index, raw_id, &index))
     return reader->machines.data[index];

@@ -56,8 +56,16 @@ typedef struct proto_reader {
   bool host_has_stacks; /* mapping, frame, callsite, sample */
 } proto_reader;
 
-/* The machine of raw id `raw_id` (0: the default machine). */
-proto_machine *proto_reader_machine(proto_reader *reader, uint32_t raw_id);
+proto_machine *proto_reader_machine_slow_(proto_reader *reader, uint32_t raw_id);
+
+/* The machine of raw id `raw_id` (0: the default machine). Nearly every
+ * packet is on the default machine (created at open): checked inline. */
+static inline proto_machine *proto_reader_machine(proto_reader *reader,
+                                                  uint32_t raw_id) {
+  if (raw_id == 0 && reader->machines.len)
+    return reader->machines.data[0];
+  return proto_reader_machine_slow_(reader, raw_id);
+}
 
 /* Adds 1 to the stat `name` of this file. */
 void proto_reader_count(proto_reader *reader, const char *name);

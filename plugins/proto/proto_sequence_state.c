@@ -5,9 +5,7 @@
 
 #include "proto_wire.h"
 
-proto_sequence *proto_sequence_get(proto_sequence_table *table, uint32_t id) {
-  if (table->last && table->last->id == id)
-    return table->last;
+proto_sequence *proto_sequence_get_slow_(proto_sequence_table *table, uint32_t id) {
   uint32_t index;
   if (!proto_map_get(&table->index, id, &index)) {
     proto_sequence *seq = proto_xrealloc(NULL, sizeof *seq);
@@ -26,6 +24,7 @@ static void sequence_free(proto_sequence *seq) {
   proto_vec_free(&seq->default_extra_double_counter_uuids);
   for (int k = 0; k < PROTO_INTERN_KINDS; k++) {
     proto_map_free(&seq->tables[k].index);
+    proto_vec_free(&seq->tables[k].dense);
     proto_vec_free(&seq->tables[k].entries);
   }
   proto_vec_free(&seq->arena);
@@ -53,8 +52,12 @@ void proto_sequence_clear(proto_sequence *seq) {
   seq->timestamp_us = 0;
   seq->thread_time_us = 0;
   for (int k = 0; k < PROTO_INTERN_KINDS; k++) {
-    proto_map_clear(&seq->tables[k].index);
-    seq->tables[k].entries.len = 0;
+    proto_intern_table *table = &seq->tables[k];
+    proto_map_clear(&table->index);
+    if (table->dense.len)
+      memset(table->dense.data, 0, table->dense.len * sizeof *table->dense.data);
+    table->dense.len = 0;
+    table->entries.len = 0;
   }
   seq->arena.len = 0;
   proto_stack_table_clear(&seq->stacks);
@@ -73,6 +76,7 @@ static void intern(proto_sequence *seq, proto_intern_kind kind, uint64_t iid,
       .str = to_host ? s->intern_string(host, (const char *)text, len) : 0,
       .off = (uint32_t)seq->arena.len,
       .len = (uint32_t)len,
+      .debug_key = 0,
   };
   proto_vec_reserve(&seq->arena, seq->arena.len + len + 1);
   if (len)
@@ -81,7 +85,20 @@ static void intern(proto_sequence *seq, proto_intern_kind kind, uint64_t iid,
   seq->arena.len += len + 1;
   proto_intern_table *table = &seq->tables[kind];
   /* A later entry with the same iid replaces the earlier one. */
-  proto_map_put(&table->index, iid, (uint32_t)table->entries.len);
+  uint32_t index = (uint32_t)table->entries.len;
+  if (iid < PROTO_INTERN_DENSE_IIDS) {
+    size_t need = (size_t)iid + 1;
+    if (need > table->dense.len) {
+      /* Slots from len on hold nothing of this generation: zero them. */
+      proto_vec_reserve(&table->dense, need);
+      memset(table->dense.data + table->dense.len, 0,
+             (need - table->dense.len) * sizeof *table->dense.data);
+      table->dense.len = need;
+    }
+    table->dense.data[iid] = index + 1;
+  } else {
+    proto_map_put(&table->index, iid, index);
+  }
   proto_vec_push(&table->entries, entry);
 }
 
@@ -152,15 +169,6 @@ bool proto_sequence_add_interned_data(proto_sequence *seq,
     }
   }
   return ok && c.error == PW_OK;
-}
-
-const proto_interned *proto_sequence_lookup(const proto_sequence *seq,
-                                            proto_intern_kind kind,
-                                            uint64_t iid) {
-  uint32_t index;
-  if (iid == 0 || !proto_map_get(&seq->tables[kind].index, iid, &index))
-    return NULL;
-  return &seq->tables[kind].entries.data[index];
 }
 
 double *proto_sequence_counter_slot(proto_sequence *seq, uint64_t uuid) {

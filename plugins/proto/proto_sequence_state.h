@@ -7,8 +7,9 @@
  * clear starts a new generation (interned entries, defaults and counter
  * values dropped, default thread kept) and makes it valid; a loss makes it
  * invalid until the next clear, keeping the defaults. Interned strings are
- * resolved to host string ids when they arrive, so a lookup is one map
- * probe and no string work; stack profile entries (proto_stack_profile.h)
+ * resolved to host string ids when they arrive, so a lookup is one array
+ * read (a map probe for iids from PROTO_INTERN_DENSE_IIDS on) and no
+ * string work; stack profile entries (proto_stack_profile.h)
  * are resolved when first used. Two files never share a sequence table.
  */
 #ifndef TM_PROTO_SEQUENCE_STATE_H
@@ -39,10 +40,24 @@ typedef struct proto_interned {
                       kinds only ever read as text, see above) */
   uint32_t off;    /* the text in the sequence's arena */
   uint32_t len;
+  /* Debug annotation names: the host id of the arg key "debug.<name>",
+   * 0 until first needed (an annotation name recurs on most events). */
+  tm_str_id debug_key;
 } proto_interned;
 
+/* Interned iids below this are found through a direct array: producers
+ * number their entries from 1, and an array of 4-byte slots keeps a
+ * sequence's lookups in a few cache lines (64 sequences' hash maps did not
+ * stay in cache). Larger iids go to the map. */
+#ifndef PROTO_INTERN_DENSE_IIDS
+#define PROTO_INTERN_DENSE_IIDS 4096u
+#endif
+
 typedef struct proto_intern_table {
-  proto_map index; /* iid -> entry */
+  proto_map index; /* iid -> entry, for iids >= PROTO_INTERN_DENSE_IIDS */
+  /* dense.data[iid] = entry index + 1 (0: none) for iids < dense.len, all
+   * in the current generation; a clear zeroes dense.len slots. */
+  PROTO_VEC(uint32_t) dense;
   PROTO_VEC(proto_interned) entries;
 } proto_intern_table;
 
@@ -75,8 +90,16 @@ typedef struct proto_sequence_table {
   proto_sequence *last; /* most recent lookup: packets come in runs */
 } proto_sequence_table;
 
-/* The sequence `id`, created (invalid, no defaults) on first use. */
-proto_sequence *proto_sequence_get(proto_sequence_table *table, uint32_t id);
+proto_sequence *proto_sequence_get_slow_(proto_sequence_table *table, uint32_t id);
+
+/* The sequence `id`, created (invalid, no defaults) on first use. Packets
+ * come in runs of one sequence: the last one is checked inline. */
+static inline proto_sequence *proto_sequence_get(proto_sequence_table *table,
+                                                 uint32_t id) {
+  if (table->last && table->last->id == id)
+    return table->last;
+  return proto_sequence_get_slow_(table, id);
+}
 void proto_sequence_table_free(proto_sequence_table *table);
 
 /* SEQ_INCREMENTAL_STATE_CLEARED: a new generation, valid. */
@@ -88,10 +111,39 @@ bool proto_sequence_add_interned_data(proto_sequence *seq,
                                       const tm_host_services *s, tm_host *host,
                                       const uint8_t *data, size_t len);
 
-/* The entry `iid` of `kind` in the current generation, or NULL. */
-const proto_interned *proto_sequence_lookup(const proto_sequence *seq,
-                                            proto_intern_kind kind,
-                                            uint64_t iid);
+/* The index of entry `iid` in `table`, or false. Inline: several lookups
+ * per event. */
+static inline bool proto_intern_find(const proto_intern_table *table, uint64_t iid,
+                                     uint32_t *index) {
+  if (iid < PROTO_INTERN_DENSE_IIDS) {
+    if (iid >= table->dense.len || table->dense.data[iid] == 0)
+      return false;
+    *index = table->dense.data[iid] - 1;
+    return true;
+  }
+  return proto_map_get(&table->index, iid, index);
+}
+
+/* The entry `iid` of `kind` in the current generation, writable (for its
+ * cached fields), or NULL. */
+static inline proto_interned *proto_sequence_entry(proto_sequence *seq,
+                                                   proto_intern_kind kind,
+                                                   uint64_t iid) {
+  uint32_t index;
+  if (iid == 0 || !proto_intern_find(&seq->tables[kind], iid, &index))
+    return NULL;
+  return &seq->tables[kind].entries.data[index];
+}
+
+/* The same, read-only. */
+static inline const proto_interned *proto_sequence_lookup(const proto_sequence *seq,
+                                                          proto_intern_kind kind,
+                                                          uint64_t iid) {
+  uint32_t index;
+  if (iid == 0 || !proto_intern_find(&seq->tables[kind], iid, &index))
+    return NULL;
+  return &seq->tables[kind].entries.data[index];
+}
 static inline const char *proto_sequence_borrow_text(const proto_sequence *seq,
                                                      const proto_interned *e) {
   return seq->arena.data + e->off;
