@@ -394,18 +394,20 @@ static void natural_merge_sort(tm_event *ev, size_t n, tm_event *spare) {
   tm_vec_free(&bounds);
 }
 
-/* A cursor over one track's events during the track merge; ties on ts go
- * to the smaller original position, which makes the merge stable. */
-typedef struct track_head {
+/* The head of one cursor in a merge heap. Ties on ts go to the smaller
+ * `order`, which makes the merge stable: in the track merge it is the
+ * original position of the cursor's next event, in the k-way merge of runs
+ * the run number. */
+typedef struct merge_head {
   int64_t ts;
-  uint32_t pos;   /* original position of the cursor's next event */
-  uint32_t track; /* partition index */
-} track_head;
+  uint32_t order;  /* tie-break: original position, or run number */
+  uint32_t source; /* the cursor: partition index, or run number */
+} merge_head;
 
 /* Non-short-circuit operators: the outcome is data-dependent and
  * unpredictable, so a flag computation beats a branch. */
-static inline bool head_before(track_head a, track_head b) {
-  return (a.ts < b.ts) | ((a.ts == b.ts) & (a.pos < b.pos));
+static inline bool head_before(merge_head a, merge_head b) {
+  return (a.ts < b.ts) | ((a.ts == b.ts) & (a.order < b.order));
 }
 
 /* Puts `item` in place of the top and restores the heap.
@@ -434,7 +436,7 @@ static inline void sink_update(int *sink, bool deep) {
           : score < -SINK_SCORE_LIMIT ? -SINK_SCORE_LIMIT : score;
 }
 
-static inline void head_replace_top(track_head *heap, size_t len, track_head item,
+static inline void head_replace_top(merge_head *heap, size_t len, merge_head item,
                                     int *sink) {
   size_t at = 0, levels = 0;
   if (*sink > 0) {
@@ -476,8 +478,8 @@ static inline void head_replace_top(track_head *heap, size_t len, track_head ite
   heap[at] = item;
 }
 
-static void head_sift_down(track_head *heap, size_t len, size_t at) {
-  track_head item = heap[at];
+static void head_sift_down(merge_head *heap, size_t len, size_t at) {
+  merge_head item = heap[at];
   for (;;) {
     size_t child = 2 * at + 1;
     if (child >= len)
@@ -546,7 +548,7 @@ static bool sort_by_track(tm_event *ev, size_t n, tm_event *spare) {
   uint32_t *pos = g_new(uint32_t, n);
   tm_memory_advise_huge(pos, n * sizeof *pos);
   bool *unsorted = g_new0(bool, k);
-  track_head *heap;
+  merge_head *heap;
   for (size_t i = 0; i < n; i++)
     next[ev[i].track_id + 1]++;
   for (size_t t = 0; t < k; t++) {
@@ -567,34 +569,34 @@ static bool sort_by_track(tm_event *ev, size_t n, tm_event *spare) {
   for (size_t t = 0; t < k; t++)
     if (unsorted[t])
       sort_partition(spare + next[t], pos + next[t], end[t] - next[t]);
-  heap = g_new(track_head, k);
+  heap = g_new(merge_head, k);
   size_t heap_len = 0;
   for (size_t t = 0; t < k; t++)
     if (next[t] < end[t])
-      heap[heap_len++] = (track_head){spare[next[t]].ts, pos[next[t]], (uint32_t)t};
+      heap[heap_len++] = (merge_head){spare[next[t]].ts, pos[next[t]], (uint32_t)t};
   for (size_t i = heap_len / 2; i-- > 0;)
     head_sift_down(heap, heap_len, i);
   size_t out = 0;
   int sink = 0;
   while (heap_len > 1) {
-    uint32_t t = heap[0].track;
-    track_head bound = heap[1];
+    uint32_t t = heap[0].source;
+    merge_head bound = heap[1];
     if (heap_len > 2 && head_before(heap[2], bound))
       bound = heap[2];
     size_t j = next[t], stop = end[t];
     do {
       ev[out++] = spare[j++];
-    } while (j < stop && (spare[j].ts < bound.ts || (spare[j].ts == bound.ts && pos[j] < bound.pos)));
+    } while (j < stop && (spare[j].ts < bound.ts || (spare[j].ts == bound.ts && pos[j] < bound.order)));
     next[t] = j;
     if (j == stop) {
       heap_len--;
       head_replace_top(heap, heap_len, heap[heap_len], &sink);
     } else {
-      head_replace_top(heap, heap_len, (track_head){spare[j].ts, pos[j], t}, &sink);
+      head_replace_top(heap, heap_len, (merge_head){spare[j].ts, pos[j], t}, &sink);
     }
   }
   if (heap_len == 1) {
-    uint32_t t = heap[0].track;
+    uint32_t t = heap[0].source;
     memcpy(&ev[out], &spare[next[t]], (end[t] - next[t]) * sizeof *ev);
   }
   g_free(heap);
@@ -674,73 +676,6 @@ typedef struct merge_cursor {
   const tm_event *released; /* pages before this were given back */
   tm_event_run *run;
 } merge_cursor;
-
-typedef struct heap_entry {
-  int64_t ts;
-  uint32_t run; /* run number = cursor index */
-} heap_entry;
-
-static inline bool entry_before(heap_entry a, heap_entry b) {
-  return (a.ts < b.ts) | ((a.ts == b.ts) & (a.run < b.run));
-}
-
-/* head_replace_top for the k-way merge: entries are unique by (ts, run). */
-static inline void replace_top(heap_entry *heap, size_t len, heap_entry item, int *sink) {
-  size_t at = 0, levels = 0;
-  if (*sink > 0) {
-    for (;;) {
-      size_t child = 2 * at + 1;
-      if (child + 1 < len)
-        child += entry_before(heap[child + 1], heap[child]);
-      else if (child >= len)
-        break;
-      heap[at] = heap[child];
-      at = child;
-      levels++;
-    }
-    size_t climbed = 0;
-    while (at > 0) {
-      size_t parent = (at - 1) / 2;
-      if (!entry_before(item, heap[parent]))
-        break;
-      heap[at] = heap[parent];
-      at = parent;
-      climbed++;
-    }
-    sink_update(sink, 2 * climbed <= levels); /* ended in the lower half */
-  } else {
-    for (;;) {
-      size_t child = 2 * at + 1;
-      if (child >= len)
-        break;
-      if (child + 1 < len)
-        child += entry_before(heap[child + 1], heap[child]);
-      if (!entry_before(heap[child], item))
-        break;
-      heap[at] = heap[child];
-      at = child;
-      levels++;
-    }
-    sink_update(sink, 2 * levels >= heap_height(len)); /* in the lower half */
-  }
-  heap[at] = item;
-}
-
-static void sift_down(heap_entry *heap, size_t len, size_t at) {
-  heap_entry item = heap[at];
-  for (;;) {
-    size_t child = 2 * at + 1;
-    if (child >= len)
-      break;
-    if (child + 1 < len && entry_before(heap[child + 1], heap[child]))
-      child++;
-    if (!entry_before(heap[child], item))
-      break;
-    heap[at] = heap[child];
-    at = child;
-  }
-  heap[at] = item;
-}
 
 /* Hands the whole pages of already merged events back to the kernel. Only
  * pages strictly after the block's first page are touched: the allocator's
@@ -868,14 +803,14 @@ static bool stream_by_track(tm_event_run *run, uint32_t max_track,
   }
   g_free(keys);
 
-  track_head *heap = g_new(track_head, k);
+  merge_head *heap = g_new(merge_head, k);
   size_t heap_len = 0;
   for (size_t t = 0; t < k; t++) {
     uint32_t j = head[t];
     if (j == CHAIN_END)
       continue;
     const tm_event *e = j < n ? &ev[j] : &side[j - n];
-    heap[heap_len++] = (track_head){e->ts, j < n ? j : side_pos[j - n], (uint32_t)t};
+    heap[heap_len++] = (merge_head){e->ts, j < n ? j : side_pos[j - n], (uint32_t)t};
   }
   for (size_t i = heap_len / 2; i-- > 0;)
     head_sift_down(heap, heap_len, i);
@@ -884,8 +819,8 @@ static bool stream_by_track(tm_event_run *run, uint32_t max_track,
   size_t released = 0, until_release = RELEASE_BYTES / sizeof *ev;
   int sink = 0;
   while (heap_len > 0) {
-    uint32_t t = heap[0].track;
-    track_head bound = {INT64_MAX, UINT32_MAX, 0};
+    uint32_t t = heap[0].source;
+    merge_head bound = {INT64_MAX, UINT32_MAX, 0};
     if (heap_len > 1)
       bound = heap[1];
     if (heap_len > 2 && head_before(heap[2], bound))
@@ -912,7 +847,7 @@ static bool stream_by_track(tm_event_run *run, uint32_t max_track,
         break;
       e = j < n ? &ev[j] : &side[j - n];
       pos = j < n ? j : side_pos[j - n];
-      if (!(e->ts < bound.ts || (e->ts == bound.ts && pos < bound.pos)))
+      if (!(e->ts < bound.ts || (e->ts == bound.ts && pos < bound.order)))
         break;
     }
     head[t] = j;
@@ -920,15 +855,15 @@ static bool stream_by_track(tm_event_run *run, uint32_t max_track,
       heap_len--;
       head_replace_top(heap, heap_len, heap[heap_len], &sink);
     } else {
-      head_replace_top(heap, heap_len, (track_head){e->ts, pos, t}, &sink);
+      head_replace_top(heap, heap_len, (merge_head){e->ts, pos, t}, &sink);
     }
     if (emitted >= until_release) {
       /* Every event before the smallest chain head in the run is merged
        * (chains in the run ascend; the side holds copies). */
       size_t floor = n;
       for (size_t i = 0; i < heap_len; i++)
-        if (head[heap[i].track] < n)
-          floor = MIN(floor, (size_t)head[heap[i].track]);
+        if (head[heap[i].source] < n)
+          floor = MIN(floor, (size_t)head[heap[i].source]);
       release_below(ev, floor, &released);
       until_release = RELEASE_BYTES / sizeof *ev;
     } else {
@@ -975,7 +910,7 @@ void sorter_merge(tm_sorter *sorter, tm_sorter_emit emit, void *ctx) {
     return;
   }
   merge_cursor *cursors = g_new(merge_cursor, k ? k : 1);
-  heap_entry *heap = g_new(heap_entry, k ? k : 1);
+  merge_head *heap = g_new(merge_head, k ? k : 1);
   size_t heap_len = 0;
   for (size_t i = 0; i < k; i++) {
     tm_event_run *run = sorter->runs.data[i];
@@ -983,18 +918,18 @@ void sorter_merge(tm_sorter *sorter, tm_sorter_emit emit, void *ctx) {
       run_stable_sort(run);
     cursors[i] = (merge_cursor){run->events, run->events + run->len, run->events, run};
     if (run->len)
-      heap[heap_len++] = (heap_entry){run->events[0].ts, (uint32_t)i};
+      heap[heap_len++] = (merge_head){run->events[0].ts, (uint32_t)i, (uint32_t)i};
   }
   int sink = 0;
   for (size_t i = heap_len / 2; i-- > 0;)
-    sift_down(heap, heap_len, i);
+    head_sift_down(heap, heap_len, i);
 
   while (heap_len > 1) {
-    merge_cursor *c = &cursors[heap[0].run];
-    uint32_t run_number = heap[0].run;
+    merge_cursor *c = &cursors[heap[0].source];
+    uint32_t run_number = heap[0].source;
     /* The best of the others: the top's run may go on until it reaches it. */
-    heap_entry bound = heap[1];
-    if (heap_len > 2 && entry_before(heap[2], bound))
+    merge_head bound = heap[1];
+    if (heap_len > 2 && head_before(heap[2], bound))
       bound = heap[2];
     uint32_t machine_id = c->run->machine_id, trace_id = c->run->trace_id;
     const tm_event *ev = c->pos;
@@ -1003,19 +938,19 @@ void sorter_merge(tm_sorter *sorter, tm_sorter_emit emit, void *ctx) {
       __builtin_prefetch(c->end - ev > PREFETCH_EVENTS ? ev + PREFETCH_EVENTS : ev);
       emit(ctx, ev, machine_id, trace_id);
       ev++;
-    } while (ev < c->end && (ev->ts < bound.ts || (ev->ts == bound.ts && run_number < bound.run)));
+    } while (ev < c->end && (ev->ts < bound.ts || (ev->ts == bound.ts && run_number < bound.order)));
     c->pos = ev;
     if (ev == c->end) {
       cursor_finish(c);
       heap_len--;
-      replace_top(heap, heap_len, heap[heap_len], &sink);
+      head_replace_top(heap, heap_len, heap[heap_len], &sink);
     } else {
       release_merged(c);
-      replace_top(heap, heap_len, (heap_entry){ev->ts, run_number}, &sink);
+      head_replace_top(heap, heap_len, (merge_head){ev->ts, run_number, run_number}, &sink);
     }
   }
   if (heap_len == 1)
-    stream_rest(&cursors[heap[0].run], emit, ctx);
+    stream_rest(&cursors[heap[0].source], emit, ctx);
 
   g_free(heap);
   g_free(cursors);
