@@ -42,8 +42,9 @@
  * import_log service (with the element's byte offset and, for the
  * tokenizer kind, its text, bounded) or, on an older host, only counts
  * it. To find that text without cost to valid events, the hot path only
- * notes where each element starts (element_offset: one store per fast
- * element, one test per yajl element); the bytes are gathered on failure
+ * notes where each element starts (one pointer store per fast element;
+ * yajl's start_map callback, not the fast path's, tests for an element
+ * start); the bytes are gathered on failure
  * from the current segment, which holds the whole element when the fast
  * path read it, plus `kept`: the first RAW_EVENT_MAX bytes of an element
  * that was still open when an earlier segment ended (copied once per
@@ -194,8 +195,13 @@ typedef struct json_reader {
   int64_t seg_offset;
   const uint8_t *yajl_data; /* what yajl_parse is reading now */
   int64_t yajl_offset;
-  int64_t element_offset; /* the element's first byte, or whitespace
-                           * before it (fast path); -1 before any */
+  /* The current element's start: `fast_element` when the fast path is
+   * reading it (in seg_data, maybe at whitespace before it), else
+   * `element_offset` (its first byte, noted in yajl's callbacks; -1
+   * before any). A failure or a segment's end always concerns the
+   * element noted last, so fast_element is never used stale. */
+  const uint8_t *fast_element;
+  int64_t element_offset;
   json_buf kept;          /* its first bytes from earlier segments */
   int64_t kept_from;      /* file offset of kept.data[0]; -1: none */
   json_buf failure_text;  /* scratch for raw_event */
@@ -709,6 +715,7 @@ static bool element_open(const json_reader *r) {
  * end (or by yajl reading one after a decline), at most RAW_EVENT_MAX
  * bytes in all per element. False on out of memory. */
 static bool keep_element_bytes(json_reader *r) {
+  /* An element still open was declined by the fast path: yajl noted it. */
   if (r->element_offset < 0 || !element_open(r))
     return true;
   if (r->kept_from != r->element_offset) {
@@ -802,9 +809,12 @@ static size_t element_end(const char *s, size_t len) {
 static int64_t element_text(json_reader *r) {
   json_buf *out = &r->failure_text;
   out->len = 0;
-  if (r->element_offset < 0)
+  int64_t start = r->fast_element
+                      ? r->seg_offset + (int64_t)(r->fast_element - r->seg_data)
+                      : r->element_offset;
+  if (start < 0)
     return -1;
-  int64_t at = r->element_offset;
+  int64_t at = start;
   size_t skipped = 0;
   bool started = false;
   if (r->kept_from == at && r->kept.len > 0) {
@@ -820,7 +830,7 @@ static int64_t element_text(json_reader *r) {
   }
   if (out->data)
     json_buf_truncate(out, element_end(out->data, out->len));
-  return r->element_offset + (int64_t)skipped;
+  return start + (int64_t)skipped;
 }
 
 /* The one path of json_tokenizer_failure and json_parser_failure (the
@@ -893,11 +903,14 @@ static void note_yajl_element(json_reader *r, const json_value *v) {
       start--;
   }
   r->element_offset = r->yajl_offset + (int64_t)start;
+  r->fast_element = NULL;
 }
 
 /* An element of the event array that is not an object: a scalar is
- * logged now, a container once skipped whole (so its text is known). */
+ * logged now, a container once skipped whole (so its text is known).
+ * Only yajl reads such an element (the fast path takes objects only). */
 static int bad_element(json_reader *r, const json_value *v) {
+  note_yajl_element(r, v);
   if (is_container(v)) {
     r->skipping_element = true;
     return skip_value(r, v);
@@ -946,8 +959,6 @@ static int on_value(json_reader *r, const json_value *v) {
       return skip_value(r, v);
     }
   case WHERE_EVENTS:
-    if (!r->at_element)
-      note_yajl_element(r, v); /* the fast path noted it before starting */
     if (v->type != VALUE_MAP)
       return bad_element(r, v);
     json_event_buf_reset(&r->event);
@@ -1104,6 +1115,16 @@ static int on_start_map(void *ctx) {
   return on_value(ctx, &v);
 }
 
+/* yajl's start_map: an event object yajl reads is noted here, so that
+ * the fast path (which calls on_start_map) pays nothing for it. */
+static int on_yajl_start_map(void *ctx) {
+  json_reader *r = ctx;
+  json_value v = {.type = VALUE_MAP};
+  if (!r->skip_depth && r->where[r->depth - 1] == WHERE_EVENTS)
+    note_yajl_element(r, &v);
+  return on_value(r, &v);
+}
+
 static int on_start_array(void *ctx) {
   json_value v = {.type = VALUE_ARRAY};
   return on_value(ctx, &v);
@@ -1115,6 +1136,19 @@ static const yajl_callbacks callbacks = {
     .yajl_number = on_number, /* the digits themselves, for exact times */
     .yajl_string = on_string,
     .yajl_start_map = on_start_map,
+    .yajl_map_key = on_map_key,
+    .yajl_end_map = on_end,
+    .yajl_start_array = on_start_array,
+    .yajl_end_array = on_end,
+};
+
+/* yajl's own: `callbacks` but for noting where event objects start. */
+static const yajl_callbacks parser_callbacks = {
+    .yajl_null = on_null,
+    .yajl_boolean = on_boolean,
+    .yajl_number = on_number,
+    .yajl_string = on_string,
+    .yajl_start_map = on_yajl_start_map,
     .yajl_map_key = on_map_key,
     .yajl_end_map = on_end,
     .yajl_start_array = on_start_array,
@@ -1247,7 +1281,7 @@ static bool parse_segment_body(json_reader *r, const uint8_t *data,
     if (r->at_element) {
       /* Before its whitespace; the element is whole in `data` if the
        * fast path takes it, and noted anew by yajl if it declines. */
-      r->element_offset = file_offset + (int64_t)pos;
+      r->fast_element = data + pos;
       size_t used = 0;
       json_fast_status status = fast_element(r, data + pos, len - pos, &used);
       if (status == JSON_FAST_DONE) {
@@ -1374,7 +1408,7 @@ static void *json_open(const tm_host_services *services, tm_host *host,
   r->element_offset = -1;
   r->kept_from = -1;
   r->emitter = json_emitter_new(services, host, event_failure, r);
-  r->yajl = yajl_alloc(&callbacks, NULL, r);
+  r->yajl = yajl_alloc(&parser_callbacks, NULL, r);
   if (!r->emitter || !r->yajl) {
     services->report_error(host, -1, "out of memory opening the JSON reader");
     json_close(r);
