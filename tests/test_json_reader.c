@@ -2223,6 +2223,9 @@ static void test_import_logs_fast_path_agrees_with_yajl(void) {
   assert_same_in_every_chunking(bytes, len);
   /* The comparison means something only if failures were logged. */
   g_assert_cmpint(logged, >, 0);
+  /* Truncated and damaged traces too, where elements end early. */
+  test_fast_reader_agrees_with_yajl_on_truncated_traces();
+  test_fast_reader_agrees_with_yajl_on_damaged_traces();
   active_services = &services;
 }
 

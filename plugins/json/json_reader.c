@@ -809,9 +809,11 @@ static size_t element_end(const char *s, size_t len) {
 static int64_t element_text(json_reader *r) {
   json_buf *out = &r->failure_text;
   out->len = 0;
-  int64_t start = r->fast_element
-                      ? r->seg_offset + (int64_t)(r->fast_element - r->seg_data)
-                      : r->element_offset;
+  int64_t start = r->element_offset;
+  if (r->fast_element) /* in seg_data: failures happen while it is parsed */
+    start = r->seg_data ? r->seg_offset +
+                              (int64_t)(r->fast_element - r->seg_data)
+                        : -1;
   if (start < 0)
     return -1;
   int64_t at = start;
