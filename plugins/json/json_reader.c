@@ -44,12 +44,13 @@
  * it. To find that text without cost to valid events, the hot path only
  * notes where each element starts (one pointer store per fast element;
  * yajl's start_map callback, not the fast path's, tests for an element
- * start); the bytes are gathered on failure
- * from the current segment, which holds the whole element when the fast
- * path read it, plus `kept`: the first RAW_EVENT_MAX bytes of an element
- * that was still open when an earlier segment ended (copied once per
- * segment at most, and only then). Copying at failure from the segment
- * alone would make the text depend on where the host cut its chunks.
+ * start). The bytes are gathered on failure from the current segment,
+ * which holds the whole element when the fast path read it, plus `kept`:
+ * the first RAW_EVENT_MAX bytes of an element that was still open when
+ * an earlier segment ended (copied at a segment's end, so at most once
+ * per host chunk). Quoting only what the current segment still holds
+ * would be cheaper by that copy, but the text would then depend on where
+ * the host cut its chunks.
  *
  * Invariants: the file is never held in memory, only the current event
  * (and, inside "metadata", the current value's text; a systemTraceEvents
@@ -855,7 +856,9 @@ static void event_failure(void *ctx, const json_event_buf *buf,
   if (error) {
     args[n++] = (tm_import_log_arg){.key = "raw_event",
                                     .type = TM_ARG_STRING,
-                                    .string = r->failure_text.data,
+                                    .string = r->failure_text.data
+                                                  ? r->failure_text.data
+                                                  : "",
                                     .string_len = r->failure_text.len};
     args[n++] = (tm_import_log_arg){.key = "error",
                                     .type = TM_ARG_STRING,
