@@ -2011,14 +2011,17 @@ static void test_chrome70_worker_trace_matches_its_description(void) {
  * whitespace, whitespace before a comma, non-object elements (a string
  * with escaped quotes and a bracket, an array holding an object), a
  * trailing comma inside an event, an event longer than the 1 KiB quoted.
- * LONG_TS marks where a long "ts" string goes. */
+ * LONG_TS marks where a long "ts" string goes. Most elements start a
+ * line; one follows its comma directly. */
 #define LONG_TS "@LONG@"
 static const char import_log_template[] =
     "[\n"
     "{\"name\":\"no phase\",\"ts\":1,\"pid\":1,\"tid\":1},\n"
     "  {\"ph\":\"X\",\"name\":\"bad ts\",\"ts\":\"soon\",\"dur\":1,\"pid\":1,"
     "\"tid\":1} ,\n"
-    "{\"ph\":\"X\",\"name\":\"no dur\",\"ts\":1,\"pid\":1,\"tid\":1},\n"
+    "{\"ph\":\"X\",\"name\":\"no dur\",\"ts\":1,\"pid\":1,\"tid\":1},"
+    "{\"ph\":\"X\",\"name\":\"dur null\",\"ts\":1,\"dur\":null,\"pid\":1,"
+    "\"tid\":1},\n"
     "42,\n"
     "\"a \\\"quoted\\\" [string],\",\n"
     "[1,{\"ph\":\"X\"}],\n"
@@ -2103,6 +2106,10 @@ static void test_import_logs_quote_each_dropped_event(void) {
   expect_parser_log(expected, input,
                     "{\"ph\":\"X\",\"name\":\"no dur\"",
                     "event_name=no dur; event_phase=X");
+  /* Right after the previous comma, without whitespace. */
+  expect_parser_log(expected, input,
+                    "{\"ph\":\"X\",\"name\":\"dur null\"",
+                    "event_name=dur null; event_phase=X");
   g_string_append_printf(expected,
                          "log json_tokenizer_failure @%zu raw_event=42; "
                          "error=event is not an object\n",
@@ -2149,7 +2156,7 @@ static void test_import_logs_quote_each_dropped_event(void) {
   g_assert_cmpstr(h->log->str, ==, expected->str);
   /* Logging counts too, as the host's stats_log does. */
   g_assert_cmpint(stat_total(h, "json_tokenizer_failure"), ==, 8);
-  g_assert_cmpint(stat_total(h, "json_parser_failure"), ==, 5);
+  g_assert_cmpint(stat_total(h, "json_parser_failure"), ==, 6);
   fake_host_free(h);
   active_services = &services;
 }
