@@ -2180,6 +2180,30 @@ static void test_import_logs_offsets_in_the_object_form(void) {
   active_services = &services;
 }
 
+/* A scalar element is quoted as yajl lexed it, even when garbage follows
+ * it before the next comma (the parse error comes after the log). */
+static void test_import_logs_quote_scalars_as_lexed(void) {
+  active_services = &logging_services;
+  const char *input = "[3.5e2,\"s\\\\\",null{\"ts\":1,\"x\":[1]}]";
+  g_autoptr(GString) expected = g_string_new(NULL);
+  g_string_append_printf(expected,
+                         "log json_tokenizer_failure @1 raw_event=3.5e2; "
+                         "error=event is not an object\n"
+                         "log json_tokenizer_failure @7 raw_event=\"s\\\\\"; "
+                         "error=event is not an object\n"
+                         "log json_tokenizer_failure @13 raw_event=null; "
+                         "error=event is not an object\n"
+                         "error @18 Failed to parse JSON: parse error: after "
+                         "array element, I expect ',' or ']'\n"
+                         "status=error\n");
+  g_assert_cmpint(offset_of(input, "null"), ==, 13);
+  fake_host *h = read_in_every_chunk_size(input, strlen(input));
+  g_assert_cmpstr(h->log->str, ==, expected->str);
+  fake_host_free(h);
+  assert_same_in_every_chunking(input, strlen(input));
+  active_services = &services;
+}
+
 /* A host whose table ends before import_log only counts, even if the
  * bytes after its end happen to hold a function pointer. */
 static void fake_import_log_never(tm_host *host, const char *name,
@@ -2356,6 +2380,8 @@ int main(int argc, char **argv) {
                   test_import_logs_quote_each_dropped_event);
   g_test_add_func("/json-reader/import-logs/offsets-in-the-object-form",
                   test_import_logs_offsets_in_the_object_form);
+  g_test_add_func("/json-reader/import-logs/scalars-are-quoted-as-lexed",
+                  test_import_logs_quote_scalars_as_lexed);
   g_test_add_func("/json-reader/import-logs/older-hosts-only-count",
                   test_import_logs_older_hosts_only_count);
   g_test_add_func("/json-reader/import-logs/fast-path-agrees-with-yajl",

@@ -754,10 +754,24 @@ static size_t append_element_bytes(json_buf *out, const uint8_t *bytes,
 }
 
 /* Where the JSON value starting at s[0] ends: after its closing brace,
- * bracket or quote, or before the delimiter after a number or literal;
- * `len` if not within the bytes. The bytes were accepted by yajl or the
- * fast path up to the element's end, so a plain scan is enough. */
+ * bracket or quote, or after the token of a literal or number (as yajl
+ * lexed it, whatever garbage follows); `len` if not within the bytes.
+ * The bytes were accepted by yajl or the fast path up to the element's
+ * end, so a plain scan is enough. */
 static size_t element_end(const char *s, size_t len) {
+  if (len == 0)
+    return 0;
+  size_t literal = s[0] == 't' || s[0] == 'n' ? 4 : s[0] == 'f' ? 5 : 0;
+  if (literal)
+    return literal < len ? literal : len;
+  if (s[0] == '-' || (s[0] >= '0' && s[0] <= '9')) {
+    size_t i = 1;
+    while (i < len && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.' ||
+                       s[i] == 'e' || s[i] == 'E' || s[i] == '+' ||
+                       s[i] == '-'))
+      i++;
+    return i;
+  }
   size_t depth = 0;
   bool in_string = false;
   for (size_t i = 0; i < len; i++) {
@@ -782,18 +796,9 @@ static size_t element_end(const char *s, size_t len) {
       break;
     case '}':
     case ']':
-      if (depth == 0)
-        return i;
-      if (--depth == 0)
+      if (depth <= 1)
         return i + 1;
-      break;
-    case ',':
-    case ' ':
-    case '\t':
-    case '\n':
-    case '\r':
-      if (depth == 0)
-        return i;
+      depth--;
       break;
     default:
       break;
