@@ -270,6 +270,39 @@ static void test_json_log_rows_are_bounded(void) {
   e2e_cleanup(dir);
 }
 
+/* A bad event cut by the host's 256 KiB chunk boundary is quoted whole,
+ * at its offset: the reader keeps its first bytes across chunks. */
+static void test_json_event_across_a_chunk_boundary(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  const gsize boundary = 256 * 1024;
+  const char *bad = "{\"ph\":\"X\",\"name\":\"across\",\"ts\":\"late\",\"pid\":1,"
+                    "\"tid\":1}";
+  const char *filler = "{\"ph\":\"i\",\"ts\":1,\"pid\":1,\"tid\":1},\n";
+  GString *text = g_string_new("[");
+  while (text->len + strlen(filler) < boundary - 20)
+    g_string_append(text, filler);
+  while (text->len < boundary - 20) /* whitespace before it is not quoted */
+    g_string_append_c(text, ' ');
+  gsize bad_offset = text->len;
+  g_assert_cmpuint(bad_offset, <, boundary);
+  g_assert_cmpuint(bad_offset + strlen(bad), >, boundary);
+  g_string_append(text, bad);
+  g_string_append(text, "]");
+  g_autofree char *path = e2e_write_file(dir, "across.json", text->str, text->len);
+  const char *inputs[] = {"across.json", NULL};
+  g_autofree char *logs = e2e_query_in(dir, inputs,
+      "SELECT l.byte_offset, a.key, a.display_value FROM _trace_import_logs l "
+      "JOIN args a USING (arg_set_id) ORDER BY a.key");
+  g_autofree char *expected = g_strdup_printf(
+      "\"byte_offset\",\"key\",\"display_value\"\n"
+      "%" G_GSIZE_FORMAT ",\"error\",\"bad ts\"\n"
+      "%" G_GSIZE_FORMAT ",\"raw_event\",\"%s\"\n",
+      bad_offset, bad_offset, bad);
+  e2e_assert_text(logs, expected);
+  g_string_free(text, TRUE);
+  e2e_cleanup(dir);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/e2e/import-logs/clock/unrelatable-domains-and-each-dropped-event",
@@ -284,5 +317,7 @@ int main(int argc, char **argv) {
                   test_json_dropped_events_with_offset_and_args);
   g_test_add_func("/e2e/import-logs/json/first-16-rows-while-the-stat-counts-all",
                   test_json_log_rows_are_bounded);
+  g_test_add_func("/e2e/import-logs/json/event-across-a-chunk-boundary-is-quoted-whole",
+                  test_json_event_across_a_chunk_boundary);
   return g_test_run();
 }
