@@ -2,7 +2,8 @@
  * End-to-end: the import logs (reference/sql-surface.md §5,
  * clock-model.md §11) of the clock machinery and of the systrace reader,
  * read through the CLI as `_trace_import_logs` rows with their `args`
- * joined on arg_set_id, beside the stats they counted in.
+ * joined on arg_set_id, beside the stats they counted in; and of the
+ * Chrome JSON reader's dropped events.
  *
  * Fixtures are those of test_e2e_placement.c (their comments there give
  * the placements): rendezvous_phone.pb (BOOTTIME and REALTIME),
@@ -202,6 +203,106 @@ static void test_systrace_log_rows_are_bounded(void) {
   e2e_cleanup(dir);
 }
 
+/* Offsets: "[\n" is 2 bytes, the good event's line 55 (to 57), the X
+ * without dur's 51 (to 108), the line without ph 28 (to 136), then two
+ * spaces before the bad ts (at 138). The good event's slice is kept. */
+static const char bad_events_json[] =
+    "[\n"
+    "{\"ph\":\"X\",\"name\":\"ok\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1},\n"
+    "{\"ph\":\"X\",\"name\":\"no dur\",\"ts\":3,\"pid\":1,\"tid\":1},\n"
+    "{\"name\":\"no phase\",\"ts\":4},\n"
+    "  {\"ph\":\"i\",\"name\":\"bad ts\",\"ts\":\"soon\",\"pid\":1,\"tid\":1}\n"
+    "]\n";
+
+static void test_json_dropped_events_with_offset_and_args(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  g_autofree char *path = e2e_write_file(dir, "bad.json", bad_events_json, 0);
+  const char *inputs[] = {"bad.json", NULL};
+  g_autofree char *logs = e2e_query_in(dir, inputs, LOGS_SQL);
+  e2e_assert_text(logs, LOGS_HEADER
+                        "\"bad.json\",\"json_parser_failure\",\"error\",\"[NULL]\",57,"
+                        "\"event_name=no dur event_phase=X\"\n"
+                        "\"bad.json\",\"json_tokenizer_failure\",\"error\",\"[NULL]\",108,"
+                        "\"error=bad or missing ph "
+                        "raw_event={\"name\":\"no phase\",\"ts\":4}\"\n"
+                        "\"bad.json\",\"json_tokenizer_failure\",\"error\",\"[NULL]\",138,"
+                        "\"error=bad ts raw_event={\"ph\":\"i\",\"name\":\"bad ts\","
+                        "\"ts\":\"soon\",\"pid\":1,\"tid\":1}\"\n");
+  /* The offsets point at the events' opening braces as written. */
+  g_assert_cmpint(strncmp(bad_events_json + 57, "{\"ph\":\"X\",\"name\":\"no dur\"", 25), ==, 0);
+  g_assert_cmpint(strncmp(bad_events_json + 108, "{\"name\":\"no phase\"", 18), ==, 0);
+  g_assert_cmpint(strncmp(bad_events_json + 138, "{\"ph\":\"i\",\"name\":\"bad ts\"", 25), ==, 0);
+  g_autofree char *stats = e2e_query_in(dir, inputs, STATS_VS_LOGS_SQL);
+  e2e_assert_text(stats, "\"file\",\"name\",\"value\",\"log_rows\"\n"
+                         "\"bad.json\",\"json_parser_failure\",1,1\n"
+                         "\"bad.json\",\"json_tokenizer_failure\",2,2\n");
+  /* Every arg is a string, and the good event's slice is kept. */
+  g_autofree char *types = e2e_query_in(dir, inputs,
+      "SELECT DISTINCT a.value_type FROM _trace_import_logs l "
+      "JOIN args a ON a.arg_set_id = l.arg_set_id");
+  e2e_assert_text(types, "\"value_type\"\n\"string\"\n");
+  g_autofree char *slices = e2e_query_in(dir, inputs, "SELECT ts, dur, name FROM slice");
+  e2e_assert_text(slices, "\"ts\",\"dur\",\"name\"\n1000,2000,\"ok\"\n");
+  e2e_cleanup(dir);
+}
+
+/* 20 events without a phase: the stat counts 20, the log keeps the first
+ * 16, in file order (each element is 10 bytes: {"ts":NN}, from 10 on). */
+static void test_json_log_rows_are_bounded(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  GString *text = g_string_new("[");
+  for (int i = 0; i < 20; i++)
+    g_string_append_printf(text, "{\"ts\":%d},", 10 + i);
+  g_string_append(text, "{\"ph\":\"i\",\"ts\":1,\"pid\":1,\"tid\":1}]");
+  g_autofree char *path = e2e_write_file(dir, "many.json", text->str, text->len);
+  const char *inputs[] = {"many.json", NULL};
+  g_autofree char *stats = e2e_query_in(dir, inputs, STATS_VS_LOGS_SQL);
+  e2e_assert_text(stats, "\"file\",\"name\",\"value\",\"log_rows\"\n"
+                         "\"many.json\",\"json_tokenizer_failure\",20,16\n");
+  g_autofree char *last = e2e_query_in(dir, inputs,
+      "SELECT l.byte_offset, a.display_value FROM _trace_import_logs l "
+      "JOIN args a USING (arg_set_id) WHERE a.key = 'raw_event' "
+      "ORDER BY l.id DESC LIMIT 1");
+  e2e_assert_text(last, "\"byte_offset\",\"display_value\"\n"
+                        "151,\"{\"ts\":25}\"\n");
+  g_assert_cmpint(strncmp(text->str + 151, "{\"ts\":25}", 9), ==, 0);
+  g_string_free(text, TRUE);
+  e2e_cleanup(dir);
+}
+
+/* A bad event cut by the host's 256 KiB chunk boundary is quoted whole,
+ * at its offset: the reader keeps its first bytes across chunks. */
+static void test_json_event_across_a_chunk_boundary(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  const gsize boundary = 256 * 1024;
+  const char *bad = "{\"ph\":\"X\",\"name\":\"across\",\"ts\":\"late\",\"pid\":1,"
+                    "\"tid\":1}";
+  const char *filler = "{\"ph\":\"i\",\"ts\":1,\"pid\":1,\"tid\":1},\n";
+  GString *text = g_string_new("[");
+  while (text->len + strlen(filler) < boundary - 20)
+    g_string_append(text, filler);
+  while (text->len < boundary - 20) /* whitespace before it is not quoted */
+    g_string_append_c(text, ' ');
+  gsize bad_offset = text->len;
+  g_assert_cmpuint(bad_offset, <, boundary);
+  g_assert_cmpuint(bad_offset + strlen(bad), >, boundary);
+  g_string_append(text, bad);
+  g_string_append(text, "]");
+  g_autofree char *path = e2e_write_file(dir, "across.json", text->str, text->len);
+  const char *inputs[] = {"across.json", NULL};
+  g_autofree char *logs = e2e_query_in(dir, inputs,
+      "SELECT l.byte_offset, a.key, a.display_value FROM _trace_import_logs l "
+      "JOIN args a USING (arg_set_id) ORDER BY a.key");
+  g_autofree char *expected = g_strdup_printf(
+      "\"byte_offset\",\"key\",\"display_value\"\n"
+      "%" G_GSIZE_FORMAT ",\"error\",\"bad ts\"\n"
+      "%" G_GSIZE_FORMAT ",\"raw_event\",\"%s\"\n",
+      bad_offset, bad_offset, bad);
+  e2e_assert_text(logs, expected);
+  g_string_free(text, TRUE);
+  e2e_cleanup(dir);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/e2e/import-logs/clock/unrelatable-domains-and-each-dropped-event",
@@ -212,5 +313,11 @@ int main(int argc, char **argv) {
                   test_systrace_bad_lines_with_offset_and_text);
   g_test_add_func("/e2e/import-logs/systrace/first-16-rows-while-the-stat-counts-all",
                   test_systrace_log_rows_are_bounded);
+  g_test_add_func("/e2e/import-logs/json/dropped-events-with-byte-offset-and-args",
+                  test_json_dropped_events_with_offset_and_args);
+  g_test_add_func("/e2e/import-logs/json/first-16-rows-while-the-stat-counts-all",
+                  test_json_log_rows_are_bounded);
+  g_test_add_func("/e2e/import-logs/json/event-across-a-chunk-boundary-is-quoted-whole",
+                  test_json_event_across_a_chunk_boundary);
   return g_test_run();
 }

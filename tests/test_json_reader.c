@@ -13,6 +13,12 @@
  * Every fixture is read whole, in 7-byte chunks and byte by byte; the
  * three logs must be identical before the log is compared with the
  * expected one.
+ *
+ * The services table `services` is an older host's: it has no import_log
+ * (the reader then only counts dropped events, "stat ... +1");
+ * `logging_services` adds one that writes "log <stat> @<offset> <args>"
+ * and counts the stat as the host does. read_bytes_with() uses
+ * `active_services`, which the import-log tests switch.
  */
 #include <dlfcn.h>
 #include <glib.h>
@@ -406,6 +412,26 @@ static void fake_stat_add(tm_host *host, const char *name, int64_t delta) {
   *total += delta;
 }
 
+/* One line per import log: stat, byte offset, the args in order. */
+static void fake_import_log(tm_host *host, const char *name,
+                            int64_t byte_offset, const tm_import_log_arg *args,
+                            size_t n_args) {
+  fake_host *h = fake(host);
+  g_string_append_printf(h->log, "log %s @%" PRId64, name, byte_offset);
+  for (size_t i = 0; i < n_args; i++) {
+    g_assert_cmpint(args[i].type, ==, TM_ARG_STRING);
+    g_string_append_printf(h->log, "%s%s=", i ? "; " : " ", args[i].key);
+    g_string_append_len(h->log, args[i].string, (gssize)args[i].string_len);
+  }
+  g_string_append_c(h->log, '\n');
+  int64_t *total = g_hash_table_lookup(h->stats, name);
+  if (!total) {
+    total = g_new0(int64_t, 1);
+    g_hash_table_insert(h->stats, g_strdup(name), total);
+  }
+  (*total)++;
+}
+
 static void fake_report_error(tm_host *host, int64_t offset,
                               const char *message) {
   fake_host *h = fake(host);
@@ -470,6 +496,10 @@ static const tm_host_services services = {
     .report_error = fake_report_error,
 };
 
+/* `services` plus import_log; filled in by main(). */
+static tm_host_services logging_services;
+static const tm_host_services *active_services = &services;
+
 static fake_host *fake_host_new(void) {
   fake_host *h = g_new0(fake_host, 1);
   h->string_ids = g_hash_table_new(g_str_hash, g_str_equal);
@@ -522,8 +552,8 @@ static fake_host *read_bytes_with(const tm_reader_descriptor *rd,
                                   const char *config, const char *bytes,
                                   size_t len, size_t chunk) {
   fake_host *h = fake_host_new();
-  void *state = rd->open(&services, (tm_host *)h, (const uint8_t *)config,
-                         config ? strlen(config) : 0);
+  void *state = rd->open(active_services, (tm_host *)h,
+                         (const uint8_t *)config, config ? strlen(config) : 0);
   g_assert_nonnull(state);
   tm_status status = TM_OK;
   for (size_t off = 0; off < len && status == TM_OK;) {
@@ -1975,8 +2005,265 @@ static void test_chrome70_worker_trace_matches_its_description(void) {
   fake_host_free(h);
 }
 
+/* --- import logs ------------------------------------------------------------------------ */
+
+/* Every malformed kind once, in the shapes that move offsets: leading
+ * whitespace, whitespace before a comma, non-object elements (a string
+ * with escaped quotes and a bracket, an array holding an object), a
+ * trailing comma inside an event, an event longer than the 1 KiB quoted.
+ * LONG_TS marks where a long "ts" string goes. Most elements start a
+ * line; one follows its comma directly. */
+#define LONG_TS "@LONG@"
+static const char import_log_template[] =
+    "[\n"
+    "{\"name\":\"no phase\",\"ts\":1,\"pid\":1,\"tid\":1},\n"
+    "  {\"ph\":\"X\",\"name\":\"bad ts\",\"ts\":\"soon\",\"dur\":1,\"pid\":1,"
+    "\"tid\":1} ,\n"
+    "{\"ph\":\"X\",\"name\":\"no dur\",\"ts\":1,\"pid\":1,\"tid\":1},"
+    "{\"ph\":\"X\",\"name\":\"dur null\",\"ts\":1,\"dur\":null,\"pid\":1,"
+    "\"tid\":1},\n"
+    "42,\n"
+    "\"a \\\"quoted\\\" [string],\",\n"
+    "[1,{\"ph\":\"X\"}],\n"
+    "{\"ph\":\"C\",\"name\":\"no args\",\"ts\":1,\"pid\":1},\n"
+    "{\"ph\":\"b\",\"cat\":\"c\",\"ts\":1,\"pid\":1,\"tid\":1},\n"
+    "{\"ph\":\"C\",\"name\":\"mem\",\"ts\":1,\"pid\":1,"
+    "\"args\":{\"a\":\"x\",\"b\":1}},\n"
+    "{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"tdur\":\"x\",\"pid\":1,\"tid\":1,},\n"
+    "{\"ph\":\"X\",\"name\":\"id2\",\"id2\":5,\"ts\":1,\"dur\":1,\"pid\":1,"
+    "\"tid\":1},\n"
+    "{\"ph\":\"I\",\"name\":\"long\",\"ts\":\"" LONG_TS "\",\"pid\":1},\n"
+    "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"\"}},\n"
+    "{\"ph\":\"X\",\"name\":\"ok\",\"ts\":2,\"dur\":1,\"pid\":1,\"tid\":1}\n"
+    "]\n";
+
+static char *import_log_input(void) {
+  GString *x = g_string_new(NULL);
+  for (int i = 0; i < 1100; i++)
+    g_string_append_c(x, (char)('a' + i % 26));
+  GString *out = g_string_new(import_log_template);
+  g_string_replace(out, LONG_TS, x->str, 1);
+  g_string_free(x, TRUE);
+  return g_string_free(out, FALSE);
+}
+
+/* The offset of `needle` in `input`, which must hold it exactly once. */
+static size_t offset_of(const char *input, const char *needle) {
+  const char *at = strstr(input, needle);
+  g_assert_nonnull(at);
+  g_assert_null(strstr(at + 1, needle));
+  return (size_t)(at - input);
+}
+
+/* "log json_tokenizer_failure @<offset of raw> raw_event=<raw>; error=..." */
+static void expect_tokenizer_log(GString *expected, const char *input,
+                                 const char *raw, const char *error) {
+  g_string_append_printf(expected,
+                         "log json_tokenizer_failure @%zu raw_event=%s; "
+                         "error=%s\n",
+                         offset_of(input, raw), raw, error);
+}
+
+static void expect_parser_log(GString *expected, const char *input,
+                              const char *event, const char *args) {
+  g_string_append_printf(expected, "log json_parser_failure @%zu %s\n",
+                         offset_of(input, event), args);
+}
+
+/* Every chunk size from 1 byte to the whole input gives the same log. */
+static fake_host *read_in_every_chunk_size(const char *bytes, size_t len) {
+  fake_host *whole = read_bytes(bytes, len, len);
+  for (size_t chunk = 1; chunk < len; chunk++) {
+    fake_host *other = read_bytes(bytes, len, chunk);
+    if (strcmp(other->log->str, whole->log->str) != 0) {
+      g_printerr("chunks of %zu:\n", chunk);
+      g_assert_cmpstr(other->log->str, ==, whole->log->str);
+    }
+    fake_host_free(other);
+  }
+  return whole;
+}
+
+static void test_import_logs_quote_each_dropped_event(void) {
+  active_services = &logging_services;
+  g_autofree char *input = import_log_input();
+  size_t len = strlen(input);
+
+  const char *long_start = strstr(input, "{\"ph\":\"I\",\"name\":\"long\"");
+  g_assert_nonnull(long_start);
+  g_autofree char *long_raw = g_strndup(long_start, 1024);
+  g_assert_cmpuint(strlen(long_raw), ==, 1024);
+
+  g_autoptr(GString) expected = g_string_new(NULL);
+  expect_tokenizer_log(expected, input,
+                       "{\"name\":\"no phase\",\"ts\":1,\"pid\":1,\"tid\":1}",
+                       "bad or missing ph");
+  expect_tokenizer_log(expected, input,
+                       "{\"ph\":\"X\",\"name\":\"bad ts\",\"ts\":\"soon\","
+                       "\"dur\":1,\"pid\":1,\"tid\":1}",
+                       "bad ts");
+  g_string_append(expected, "thread 1/1\n");
+  expect_parser_log(expected, input,
+                    "{\"ph\":\"X\",\"name\":\"no dur\"",
+                    "event_name=no dur; event_phase=X");
+  /* Right after the previous comma, without whitespace. */
+  expect_parser_log(expected, input,
+                    "{\"ph\":\"X\",\"name\":\"dur null\"",
+                    "event_name=dur null; event_phase=X");
+  g_string_append_printf(expected,
+                         "log json_tokenizer_failure @%zu raw_event=42; "
+                         "error=event is not an object\n",
+                         offset_of(input, "42,"));
+  expect_tokenizer_log(expected, input, "\"a \\\"quoted\\\" [string],\"",
+                       "event is not an object");
+  expect_tokenizer_log(expected, input, "[1,{\"ph\":\"X\"}]",
+                       "event is not an object");
+  expect_parser_log(expected, input, "{\"ph\":\"C\",\"name\":\"no args\"",
+                    "event_name=no args; event_phase=C");
+  /* No name: the arg is left out rather than given as "". */
+  expect_parser_log(expected, input, "{\"ph\":\"b\",\"cat\":\"c\"",
+                    "event_phase=b");
+  g_string_append(expected, "process pid=1\n");
+  /* A counter's non-numeric member: the rest still counts. */
+  expect_parser_log(expected, input, "{\"ph\":\"C\",\"name\":\"mem\"",
+                    "event_name=mem; event_phase=C");
+  g_string_append(expected,
+                  "C json_counter[name=mem b;pid=1;counter] ts=1000 value=1 "
+                  "args=-\n");
+  /* The trailing comma the reader tolerates is quoted as the space it
+   * reads. */
+  g_string_append_printf(
+      expected,
+      "log json_tokenizer_failure @%zu raw_event={\"ph\":\"X\",\"ts\":1,"
+      "\"dur\":1,\"tdur\":\"x\",\"pid\":1,\"tid\":1 }; error=bad tdur\n",
+      offset_of(input, "{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"tdur\""));
+  expect_tokenizer_log(expected, input,
+                       "{\"ph\":\"X\",\"name\":\"id2\",\"id2\":5,\"ts\":1,"
+                       "\"dur\":1,\"pid\":1,\"tid\":1}",
+                       "id2 is not an object");
+  g_string_append_printf(expected,
+                         "log json_tokenizer_failure @%zu raw_event=%s; "
+                         "error=bad ts\n",
+                         (size_t)(long_start - input), long_raw);
+  expect_parser_log(expected, input, "{\"ph\":\"M\",\"name\":\"process_name\"",
+                    "event_name=process_name; event_phase=M");
+  g_string_append(expected,
+                  "X thread[1/1] ts=2000 dur=1000 name=ok cat=- tts=- "
+                  "tdur=- args=-\n"
+                  "status=ok\n");
+
+  fake_host *h = read_in_every_chunk_size(input, len);
+  g_assert_cmpstr(h->log->str, ==, expected->str);
+  /* Logging counts too, as the host's stats_log does. */
+  g_assert_cmpint(stat_total(h, "json_tokenizer_failure"), ==, 8);
+  g_assert_cmpint(stat_total(h, "json_parser_failure"), ==, 6);
+  fake_host_free(h);
+  active_services = &services;
+}
+
+/* Offsets in an object form, where the first event follows the array's
+ * '[' directly and events come after other keys. */
+static void test_import_logs_offsets_in_the_object_form(void) {
+  active_services = &logging_services;
+  const char *input =
+      "{\"metadata\":{\"k\":[1,2]},\"traceEvents\":[{\"ph\":\"X\",\"ts\":1,"
+      "\"pid\":2,\"tid\":3},{\"ts\":5}],\"displayTimeUnit\":\"ns\"}";
+  g_autoptr(GString) expected = g_string_new("meta json_metadata.k=str:[1,2]\n"
+                                             "thread 2/3\n");
+  expect_parser_log(expected, input, "{\"ph\":\"X\",\"ts\":1",
+                    "event_phase=X");
+  expect_tokenizer_log(expected, input, "{\"ts\":5}", "bad or missing ph");
+  g_string_append(expected, "stat json_display_time_unit +1\nstatus=ok\n");
+  fake_host *h = read_in_every_chunk_size(input, strlen(input));
+  g_assert_cmpstr(h->log->str, ==, expected->str);
+  fake_host_free(h);
+  active_services = &services;
+}
+
+/* A scalar element is quoted as yajl lexed it, even when garbage follows
+ * it before the next comma (the parse error comes after the log). */
+static void test_import_logs_quote_scalars_as_lexed(void) {
+  active_services = &logging_services;
+  const char *input = "[3.5e2,\"s\\\\\",null{\"ts\":1,\"x\":[1]}]";
+  g_autoptr(GString) expected = g_string_new(NULL);
+  g_string_append_printf(expected,
+                         "log json_tokenizer_failure @1 raw_event=3.5e2; "
+                         "error=event is not an object\n"
+                         "log json_tokenizer_failure @7 raw_event=\"s\\\\\"; "
+                         "error=event is not an object\n"
+                         "log json_tokenizer_failure @13 raw_event=null; "
+                         "error=event is not an object\n"
+                         "error @18 Failed to parse JSON: parse error: after "
+                         "array element, I expect ',' or ']'\n"
+                         "status=error\n");
+  g_assert_cmpint(offset_of(input, "null"), ==, 13);
+  fake_host *h = read_in_every_chunk_size(input, strlen(input));
+  g_assert_cmpstr(h->log->str, ==, expected->str);
+  fake_host_free(h);
+  assert_same_in_every_chunking(input, strlen(input));
+  active_services = &services;
+}
+
+/* A host whose table ends before import_log only counts, even if the
+ * bytes after its end happen to hold a function pointer. */
+static void fake_import_log_never(tm_host *host, const char *name,
+                                  int64_t byte_offset,
+                                  const tm_import_log_arg *args,
+                                  size_t n_args) {
+  (void)host, (void)name, (void)byte_offset, (void)args, (void)n_args;
+  g_assert_not_reached();
+}
+
+static void test_import_logs_older_hosts_only_count(void) {
+  tm_host_services old = services;
+  old.struct_size = offsetof(tm_host_services, import_log);
+  old.import_log = fake_import_log_never;
+  active_services = &old;
+  const char *input = "[{\"ts\":1},{\"ph\":\"X\",\"ts\":1,\"pid\":1},7]";
+  fake_host *h = read_in_every_chunk_size(input, strlen(input));
+  g_assert_cmpstr(h->log->str, ==,
+                  "stat json_tokenizer_failure +1\n"
+                  "thread 1/1\n"
+                  "stat json_parser_failure +1\n"
+                  "stat json_tokenizer_failure +1\n"
+                  "status=ok\n");
+  fake_host_free(h);
+  active_services = &services;
+}
+
+/* With logging on, the fast path and yajl alone must still agree in every
+ * chunking: the same offsets and quotes whichever read the element. */
+static void test_import_logs_fast_path_agrees_with_yajl(void) {
+  active_services = &logging_services;
+  int logged = 0;
+  for (int round = 0; round < 40; round++) {
+    size_t len;
+    g_autofree char *trace = random_trace(g_test_rand_int_range(1, 8), &len);
+    assert_same_in_every_chunking(trace, len);
+    fake_host *h = read_bytes_with(reader, NULL, trace, len, len);
+    logged += strstr(h->log->str, "\nlog json_") != NULL ||
+              g_str_has_prefix(h->log->str, "log json_");
+    fake_host_free(h);
+  }
+  g_autofree char *input = import_log_input();
+  assert_same_in_every_chunking(input, strlen(input));
+  g_autofree char *path = fixture_path("bad_events.json");
+  g_autofree char *bytes = NULL;
+  gsize len = 0;
+  g_assert_true(g_file_get_contents(path, &bytes, &len, NULL));
+  assert_same_in_every_chunking(bytes, len);
+  /* The comparison means something only if failures were logged. */
+  g_assert_cmpint(logged, >, 0);
+  /* Truncated and damaged traces too, where elements end early. */
+  test_fast_reader_agrees_with_yajl_on_truncated_traces();
+  test_fast_reader_agrees_with_yajl_on_damaged_traces();
+  active_services = &services;
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
+  logging_services = services;
+  logging_services.import_log = fake_import_log;
 
   const char *plugin_path = g_getenv("TM_JSON_PLUGIN");
   if (!plugin_path) {
@@ -2089,6 +2376,16 @@ int main(int argc, char **argv) {
                   test_fast_reader_agrees_with_yajl_on_truncated_traces);
   g_test_add_func("/json-reader/fast-path/reader-stops-where-yajl-would",
                   test_fast_reader_stops_where_yajl_would);
+  g_test_add_func("/json-reader/import-logs/each-dropped-event-is-quoted-at-its-offset",
+                  test_import_logs_quote_each_dropped_event);
+  g_test_add_func("/json-reader/import-logs/offsets-in-the-object-form",
+                  test_import_logs_offsets_in_the_object_form);
+  g_test_add_func("/json-reader/import-logs/scalars-are-quoted-as-lexed",
+                  test_import_logs_quote_scalars_as_lexed);
+  g_test_add_func("/json-reader/import-logs/older-hosts-only-count",
+                  test_import_logs_older_hosts_only_count);
+  g_test_add_func("/json-reader/import-logs/fast-path-agrees-with-yajl",
+                  test_import_logs_fast_path_agrees_with_yajl);
   g_test_add_func("/json-reader/fast-path/reader-agrees-with-yajl-on-damaged-traces",
                   test_fast_reader_agrees_with_yajl_on_damaged_traces);
 

@@ -5,9 +5,10 @@
  * instants on the thread's track, async b/e/n on legacy async tracks keyed
  * by cookie, C on per-process counter tracks, s/t/f flow v1 and bind_id
  * flow v2, M names and sort hints; every other phase is ignored silently.
- * A malformed event (no "ph", bad time, bad "id2") bumps
+ * A malformed event (no "ph", bad time, bad "id2") is a
  * json_tokenizer_failure, a semantically incomplete one (X without dur,
- * async without pid or id, C without args, ...) json_parser_failure.
+ * async without pid or id, C without args, ...) a json_parser_failure;
+ * both go to the reader's failure callback, which counts or logs them.
  *
  * Invariants: every event is placed on the file's private clock; the host
  * refs cached here (threads, processes, tracks) are valid for the whole
@@ -68,6 +69,8 @@ struct json_emitter {
   process_slot processes[PROCESS_CACHE_SIZE];
   json_cookie_map async_tracks; /* cookie (and upid) -> track */
   json_buf scratch;             /* counter track names */
+  json_failure_fn on_failure;
+  void *failure_ctx;
   intern_slot interned[INTERN_CACHE_SIZE];
 };
 
@@ -131,12 +134,15 @@ static uint64_t hash_combine(uint64_t a, uint64_t b) {
 /* --- lifecycle ------------------------------------------------------------ */
 
 json_emitter *json_emitter_new(const tm_host_services *services,
-                               tm_host *host) {
+                               tm_host *host, json_failure_fn on_failure,
+                               void *failure_ctx) {
   json_emitter *em = calloc(1, sizeof(*em));
   if (!em)
     return NULL;
   em->svc = services;
   em->host = host;
+  em->on_failure = on_failure;
+  em->failure_ctx = failure_ctx;
   return em;
 }
 
@@ -235,6 +241,17 @@ static tm_track_ref thread_track(json_emitter *em, thread_slot *slot) {
 
 static void stat(json_emitter *em, const char *name) {
   em->svc->stat_add(em->host, name, 1);
+}
+
+/* The event is dropped as malformed; `error` says why, in a few words. */
+static void tokenizer_failure(json_emitter *em, const json_event_buf *buf,
+                              const char *error) {
+  em->on_failure(em->failure_ctx, buf, "json_tokenizer_failure", error);
+}
+
+/* The event is well formed but cannot be imported as it stands. */
+static void parser_failure(json_emitter *em, const json_event_buf *buf) {
+  em->on_failure(em->failure_ctx, buf, "json_parser_failure", NULL);
 }
 
 /* --- args ------------------------------------------------------------------- */
@@ -382,7 +399,7 @@ static void emit_thread_slice(json_emitter *em, const json_event_buf *buf,
                               thread_slot *thread) {
   const json_event *ev = &buf->ev;
   if (ev->phase == 'X' && ev->dur.state != JSON_FIELD_OK) {
-    stat(em, "json_parser_failure");
+    parser_failure(em, buf);
     return;
   }
   tm_track_ref track = thread_track(em, thread);
@@ -420,7 +437,7 @@ static void emit_instant(json_emitter *em, const json_event_buf *buf,
     track = em->global_instant_track;
   } else if (ev->scope == 'p') {
     if (!ev->has_pid) {
-      stat(em, "json_parser_failure");
+      parser_failure(em, buf);
       return;
     }
     process_slot *process = get_process(em, pid, 0);
@@ -432,7 +449,7 @@ static void emit_instant(json_emitter *em, const json_event_buf *buf,
     track = process->instant_track;
   } else {
     if (!ev->has_tid) {
-      stat(em, "json_parser_failure");
+      parser_failure(em, buf);
       return;
     }
     track = thread_track(em, thread);
@@ -449,7 +466,7 @@ static bool emit_counter(json_emitter *em, const json_event_buf *buf,
                          int64_t pid) {
   const json_event *ev = &buf->ev;
   if (!ev->has_args) {
-    stat(em, "json_parser_failure");
+    parser_failure(em, buf);
     return true;
   }
   process_slot *process = get_process(em, pid, 0);
@@ -480,7 +497,7 @@ static bool emit_counter(json_emitter *em, const json_event_buf *buf,
                                  arg->u.text.len, &number)) {
       value = number.real_value;
     } else {
-      stat(em, "json_parser_failure");
+      parser_failure(em, buf);
       continue;
     }
     json_buf_truncate(name, prefix_len);
@@ -505,7 +522,7 @@ static bool emit_async(json_emitter *em, const json_event_buf *buf,
                        int64_t pid) {
   const json_event *ev = &buf->ev;
   if (!ev->has_pid) {
-    stat(em, "json_parser_failure");
+    parser_failure(em, buf);
     return true;
   }
   /* Cookie sources in upstream order: id, else id2.global, else
@@ -529,7 +546,7 @@ static bool emit_async(json_emitter *em, const json_event_buf *buf,
                         ev->id2_local.len);
     process_scoped = true;
   } else {
-    stat(em, "json_parser_failure");
+    parser_failure(em, buf);
     return true;
   }
 
@@ -590,7 +607,7 @@ static void emit_metadata_event(json_emitter *em, const json_event_buf *buf,
   if (process_name || thread_name) {
     const json_arg *arg = find_top_arg(buf, "name", JSON_ARG_KIND_STRING);
     if (!arg || arg->u.text.len == 0) {
-      stat(em, "json_parser_failure");
+      parser_failure(em, buf);
       return;
     }
     tm_str_id name = em->svc->intern_string(
@@ -604,7 +621,7 @@ static void emit_metadata_event(json_emitter *em, const json_event_buf *buf,
   }
   const json_arg *arg = find_top_arg(buf, "sort_index", JSON_ARG_KIND_INT);
   if (!arg) {
-    stat(em, "json_parser_failure");
+    parser_failure(em, buf);
     return;
   }
   tm_arg_value value = {.type = TM_ARG_INT, .u.int_value = arg->u.int_value};
@@ -628,7 +645,15 @@ bool json_emitter_emit(json_emitter *em, const json_event_buf *buf) {
       ev->dur.state == JSON_FIELD_BAD || ev->tts.state == JSON_FIELD_BAD ||
       ev->tdur.state == JSON_FIELD_BAD ||
       (ev->ts.state != JSON_FIELD_OK && ev->phase != 'M')) {
-    stat(em, "json_tokenizer_failure");
+    /* One test on the valid path; which field it was only on failure. */
+    tokenizer_failure(em, buf,
+                      !ev->phase                        ? "bad or missing ph"
+                      : ev->id2_bad                     ? "id2 is not an object"
+                      : ev->ts.state == JSON_FIELD_BAD  ? "bad ts"
+                      : ev->dur.state == JSON_FIELD_BAD ? "bad dur"
+                      : ev->tts.state == JSON_FIELD_BAD ? "bad tts"
+                      : ev->tdur.state == JSON_FIELD_BAD ? "bad tdur"
+                                                         : "missing ts");
     return true;
   }
   if (ev->phase == 'P')

@@ -37,6 +37,21 @@
  * skipped too (stat json_system_trace_events_invalid), where upstream
  * fails the whole file: traceEvents are kept.
  *
+ * Dropped events: every json_tokenizer_failure and json_parser_failure
+ * goes through event_failure(), which logs it through the host's
+ * import_log service (with the element's byte offset and, for the
+ * tokenizer kind, its text, bounded) or, on an older host, only counts
+ * it. To find that text without cost to valid events, the hot path only
+ * notes where each element starts (one pointer store per fast element;
+ * yajl's start_map callback, not the fast path's, tests for an element
+ * start). The bytes are gathered on failure from the current segment,
+ * which holds the whole element when the fast path read it, plus `kept`:
+ * the first RAW_EVENT_MAX bytes of an element that was still open when
+ * an earlier segment ended (copied at a segment's end, so at most once
+ * per host chunk). Quoting only what the current segment still holds
+ * would be cheaper by that copy, but the text would then depend on where
+ * the host cut its chunks.
+ *
  * Invariants: the file is never held in memory, only the current event
  * (and, inside "metadata", the current value's text; a systemTraceEvents
  * string, see above); `where` mirrors the containers yajl (or the fast
@@ -173,6 +188,25 @@ typedef struct json_reader {
 
   json_event_buf event;
   json_emitter *emitter;
+
+  /* Where the current array element is, for the import logs of a dropped
+   * one (see the top of the file). */
+  const uint8_t *seg_data; /* the segment being parsed; NULL between */
+  size_t seg_len;
+  int64_t seg_offset;
+  const uint8_t *yajl_data; /* what yajl_parse is reading now */
+  int64_t yajl_offset;
+  /* The current element's start: `fast_element` when the fast path is
+   * reading it (in seg_data, maybe at whitespace before it), else
+   * `element_offset` (its first byte, noted in yajl's callbacks; -1
+   * before any). A failure or a segment's end always concerns the
+   * element noted last, so fast_element is never used stale. */
+  const uint8_t *fast_element;
+  int64_t element_offset;
+  json_buf kept;          /* its first bytes from earlier segments */
+  int64_t kept_from;      /* file offset of kept.data[0]; -1: none */
+  json_buf failure_text;  /* scratch for raw_event */
+  bool skipping_element;  /* a non-object element is being skipped */
 
   /* systemTraceEvents: created with the first string body. */
   systrace_emitter *system_trace;
@@ -656,6 +690,245 @@ static int system_object_value(json_reader *r, const json_value *v) {
   return skip_value(r, v);
 }
 
+/* --- dropped events ----------------------------------------------------------- */
+
+/* How much of a malformed element an import log quotes (raw_event): its
+ * first 1 KiB. One bad event of megabytes must not be copied whole into
+ * the trace's strings; the start says which event it was. */
+#define RAW_EVENT_MAX 1024u
+
+static bool is_json_space(uint8_t c);
+
+/* The element being read is still open (an event object, or a
+ * non-object element being skipped): its bytes may be needed later. */
+static bool element_open(const json_reader *r) {
+  if (r->skipping_element)
+    return true;
+  for (unsigned i = 1; i < r->depth; i++)
+    if (r->where[i] == WHERE_EVENT)
+      return true;
+  return false;
+}
+
+/* At a segment's end: if an element is open, keeps what the segment holds
+ * of its first RAW_EVENT_MAX bytes, since the segment's bytes go away.
+ * Runs once per segment; copies only for an element cut by the segment's
+ * end (or by yajl reading one after a decline), at most RAW_EVENT_MAX
+ * bytes in all per element. False on out of memory. */
+static bool keep_element_bytes(json_reader *r) {
+  /* An element still open was declined by the fast path: yajl noted it. */
+  if (r->element_offset < 0 || !element_open(r))
+    return true;
+  if (r->kept_from != r->element_offset) {
+    r->kept.len = 0;
+    r->kept_from = r->element_offset;
+  }
+  int64_t from = r->kept_from + (int64_t)r->kept.len;
+  int64_t seg_end = r->seg_offset + (int64_t)r->seg_len;
+  int64_t to = r->kept_from + (int64_t)RAW_EVENT_MAX;
+  if (to > seg_end)
+    to = seg_end;
+  if (from < r->seg_offset || to <= from)
+    return true;
+  return json_buf_append(&r->kept, r->seg_data + (from - r->seg_offset),
+                         (size_t)(to - from));
+}
+
+/* Appends `len` bytes to `out`, dropping leading whitespace until the
+ * first significant byte (`*started`), up to RAW_EVENT_MAX in all.
+ * Returns how many whitespace bytes it dropped. */
+static size_t append_element_bytes(json_buf *out, const uint8_t *bytes,
+                                   size_t len, bool *started) {
+  size_t i = 0;
+  if (!*started) {
+    while (i < len && is_json_space(bytes[i]))
+      i++;
+    *started = i < len;
+  }
+  size_t n = len - i;
+  if (n > RAW_EVENT_MAX - out->len)
+    n = RAW_EVENT_MAX - out->len;
+  /* Out of memory only shortens the quote: the event is logged anyway. */
+  (void)json_buf_append(out, bytes + i, n);
+  return i;
+}
+
+/* Where the JSON value starting at s[0] ends: after its closing brace,
+ * bracket or quote, or after the token of a literal or number (as yajl
+ * lexed it, whatever garbage follows); `len` if not within the bytes.
+ * The bytes were accepted by yajl or the fast path up to the element's
+ * end, so a plain scan is enough. */
+static size_t element_end(const char *s, size_t len) {
+  if (len == 0)
+    return 0;
+  size_t literal = s[0] == 't' || s[0] == 'n' ? 4 : s[0] == 'f' ? 5 : 0;
+  if (literal)
+    return literal < len ? literal : len;
+  if (s[0] == '-' || (s[0] >= '0' && s[0] <= '9')) {
+    size_t i = 1;
+    while (i < len && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.' ||
+                       s[i] == 'e' || s[i] == 'E' || s[i] == '+' ||
+                       s[i] == '-'))
+      i++;
+    return i;
+  }
+  size_t depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < len; i++) {
+    char c = s[i];
+    if (in_string) {
+      if (c == '\\')
+        i++;
+      else if (c == '"') {
+        in_string = false;
+        if (depth == 0)
+          return i + 1;
+      }
+      continue;
+    }
+    switch (c) {
+    case '"':
+      in_string = true;
+      break;
+    case '{':
+    case '[':
+      depth++;
+      break;
+    case '}':
+    case ']':
+      if (depth <= 1)
+        return i + 1;
+      depth--;
+      break;
+    default:
+      break;
+    }
+  }
+  return len;
+}
+
+/* Gathers the current element's text (kept bytes, then the segment's)
+ * into failure_text, from its first significant byte to its end or
+ * RAW_EVENT_MAX bytes. It is the text as the parser saw it: a trailing
+ * comma the segmenter blanked reads as a space. Returns the file offset
+ * of that first byte, -1 if unknown. */
+static int64_t element_text(json_reader *r) {
+  json_buf *out = &r->failure_text;
+  out->len = 0;
+  int64_t start = r->element_offset;
+  if (r->fast_element) /* in seg_data: failures happen while it is parsed */
+    start = r->seg_data ? r->seg_offset +
+                              (int64_t)(r->fast_element - r->seg_data)
+                        : -1;
+  if (start < 0)
+    return -1;
+  int64_t at = start;
+  size_t skipped = 0;
+  bool started = false;
+  if (r->kept_from == at && r->kept.len > 0) {
+    skipped += append_element_bytes(out, (const uint8_t *)r->kept.data,
+                                    r->kept.len, &started);
+    at += (int64_t)r->kept.len;
+  }
+  if (r->seg_data && at >= r->seg_offset &&
+      at < r->seg_offset + (int64_t)r->seg_len) {
+    size_t from = (size_t)(at - r->seg_offset);
+    skipped += append_element_bytes(out, r->seg_data + from,
+                                    r->seg_len - from, &started);
+  }
+  if (out->data)
+    json_buf_truncate(out, element_end(out->data, out->len));
+  return start + (int64_t)skipped;
+}
+
+/* The one path of json_tokenizer_failure and json_parser_failure (the
+ * emitter's json_failure_fn; `buf` NULL for an element that is not an
+ * object). With the host's import_log service, a log row at the
+ * element's offset: raw_event and error for the tokenizer kind,
+ * event_name (when the event has one) and event_phase for the parser
+ * kind. An older host only counts. */
+static void event_failure(void *ctx, const json_event_buf *buf,
+                          const char *stat, const char *error) {
+  json_reader *r = ctx;
+  if (!TM_HOST_HAS(r->svc, import_log) || !r->svc->import_log) {
+    r->svc->stat_add(r->host, stat, 1);
+    return;
+  }
+  int64_t offset = element_text(r);
+  tm_import_log_arg args[2];
+  size_t n = 0;
+  char phase = buf ? buf->ev.phase : 0;
+  if (error) {
+    args[n++] = (tm_import_log_arg){.key = "raw_event",
+                                    .type = TM_ARG_STRING,
+                                    .string = r->failure_text.data
+                                                  ? r->failure_text.data
+                                                  : "",
+                                    .string_len = r->failure_text.len};
+    args[n++] = (tm_import_log_arg){.key = "error",
+                                    .type = TM_ARG_STRING,
+                                    .string = error,
+                                    .string_len = strlen(error)};
+  } else {
+    if (buf && buf->ev.name.len > 0)
+      args[n++] = (tm_import_log_arg){
+          .key = "event_name",
+          .type = TM_ARG_STRING,
+          .string = json_event_buf_text(buf, buf->ev.name),
+          .string_len = buf->ev.name.len};
+    /* Only the phase's first byte is kept: it is all that selects. */
+    args[n++] = (tm_import_log_arg){.key = "event_phase",
+                                    .type = TM_ARG_STRING,
+                                    .string = &phase,
+                                    .string_len = phase ? 1 : 0};
+  }
+  r->svc->import_log(r->host, stat, offset, args, n);
+}
+
+/* In yajl's callback for an element of the event array (not one the fast
+ * path is reading, which noted its start already): where the element's
+ * token began. Its token lies whole in yajl's current buffer (segments
+ * and stretches are cut only between tokens), which ends just after it. */
+static void note_yajl_element(json_reader *r, const json_value *v) {
+  const uint8_t *d = r->yajl_data;
+  size_t start = yajl_get_bytes_consumed(r->yajl);
+  if (is_container(v)) {
+    start--; /* the '{' or '[' */
+  } else if (v->type == VALUE_STRING) {
+    /* Back from the closing quote to the first quote not escaped. */
+    start--;
+    while (start > 0) {
+      start--;
+      if (d[start] != '"')
+        continue;
+      size_t k = start;
+      while (k > 0 && d[k - 1] == '\\')
+        k--;
+      if ((start - k) % 2 == 0)
+        break;
+    }
+  } else {
+    while (start > 0 && !is_json_space(d[start - 1]) && d[start - 1] != ',' &&
+           d[start - 1] != '[')
+      start--;
+  }
+  r->element_offset = r->yajl_offset + (int64_t)start;
+  r->fast_element = NULL;
+}
+
+/* An element of the event array that is not an object: a scalar is
+ * logged now, a container once skipped whole (so its text is known).
+ * Only yajl reads such an element (the fast path takes objects only). */
+static int bad_element(json_reader *r, const json_value *v) {
+  note_yajl_element(r, v);
+  if (is_container(v)) {
+    r->skipping_element = true;
+    return skip_value(r, v);
+  }
+  event_failure(r, NULL, "json_tokenizer_failure", "event is not an object");
+  return 1;
+}
+
 /* --- yajl callbacks ------------------------------------------------------------ */
 
 static int on_value(json_reader *r, const json_value *v) {
@@ -696,10 +969,8 @@ static int on_value(json_reader *r, const json_value *v) {
       return skip_value(r, v);
     }
   case WHERE_EVENTS:
-    if (v->type != VALUE_MAP) {
-      r->svc->stat_add(r->host, "json_tokenizer_failure", 1);
-      return skip_value(r, v);
-    }
+    if (v->type != VALUE_MAP)
+      return bad_element(r, v);
     json_event_buf_reset(&r->event);
     push_where(r, WHERE_EVENT);
     return 1;
@@ -722,7 +993,11 @@ static int on_value(json_reader *r, const json_value *v) {
 static int on_end(void *ctx) {
   json_reader *r = ctx;
   if (r->skip_depth) {
-    r->skip_depth--;
+    if (--r->skip_depth == 0 && r->skipping_element) {
+      r->skipping_element = false;
+      event_failure(r, NULL, "json_tokenizer_failure",
+                    "event is not an object");
+    }
     return 1;
   }
   switch ((json_where)r->where[r->depth - 1]) {
@@ -850,6 +1125,16 @@ static int on_start_map(void *ctx) {
   return on_value(ctx, &v);
 }
 
+/* yajl's start_map: an event object yajl reads is noted here, so that
+ * the fast path (which calls on_start_map) pays nothing for it. */
+static int on_yajl_start_map(void *ctx) {
+  json_reader *r = ctx;
+  json_value v = {.type = VALUE_MAP};
+  if (!r->skip_depth && r->where[r->depth - 1] == WHERE_EVENTS)
+    note_yajl_element(r, &v);
+  return on_value(r, &v);
+}
+
 static int on_start_array(void *ctx) {
   json_value v = {.type = VALUE_ARRAY};
   return on_value(ctx, &v);
@@ -861,6 +1146,19 @@ static const yajl_callbacks callbacks = {
     .yajl_number = on_number, /* the digits themselves, for exact times */
     .yajl_string = on_string,
     .yajl_start_map = on_start_map,
+    .yajl_map_key = on_map_key,
+    .yajl_end_map = on_end,
+    .yajl_start_array = on_start_array,
+    .yajl_end_array = on_end,
+};
+
+/* yajl's own: `callbacks` but for noting where event objects start. */
+static const yajl_callbacks parser_callbacks = {
+    .yajl_null = on_null,
+    .yajl_boolean = on_boolean,
+    .yajl_number = on_number,
+    .yajl_string = on_string,
+    .yajl_start_map = on_yajl_start_map,
     .yajl_map_key = on_map_key,
     .yajl_end_map = on_end,
     .yajl_start_array = on_start_array,
@@ -957,6 +1255,8 @@ static size_t yajl_stretch(const uint8_t *data, size_t len,
 
 static bool yajl_feed(json_reader *r, const uint8_t *data, size_t len,
                       int64_t file_offset) {
+  r->yajl_data = data;
+  r->yajl_offset = file_offset;
   yajl_status status = yajl_parse(r->yajl, data, len);
   if (status == yajl_status_ok)
     return true;
@@ -984,12 +1284,14 @@ static json_fast_status fast_element(json_reader *r, const uint8_t *data,
   return status;
 }
 
-static bool parse_segment(void *ctx, const uint8_t *data, size_t len,
-                          int64_t file_offset) {
-  json_reader *r = ctx;
+static bool parse_segment_body(json_reader *r, const uint8_t *data,
+                               size_t len, int64_t file_offset) {
   size_t pos = 0;
   while (pos < len) {
     if (r->at_element) {
+      /* Before its whitespace; the element is whole in `data` if the
+       * fast path takes it, and noted anew by yajl if it declines. */
+      r->fast_element = data + pos;
       size_t used = 0;
       json_fast_status status = fast_element(r, data + pos, len - pos, &used);
       if (status == JSON_FAST_DONE) {
@@ -1022,6 +1324,22 @@ static bool parse_segment(void *ctx, const uint8_t *data, size_t len,
                     r->where[r->depth - 1] == WHERE_EVENTS;
   }
   return true;
+}
+
+static bool parse_segment(void *ctx, const uint8_t *data, size_t len,
+                          int64_t file_offset) {
+  json_reader *r = ctx;
+  r->seg_data = data;
+  r->seg_len = len;
+  r->seg_offset = file_offset;
+  bool ok = parse_segment_body(r, data, len, file_offset);
+  if (ok && !keep_element_bytes(r)) {
+    fail(r, file_offset + (int64_t)len,
+         "out of memory while reading the JSON trace");
+    ok = false;
+  }
+  r->seg_data = NULL; /* the bytes are the segmenter's again */
+  return ok;
 }
 
 static bool is_json_space(uint8_t c) {
@@ -1097,8 +1415,10 @@ static void *json_open(const tm_host_services *services, tm_host *host,
 #endif
   r->where[0] = WHERE_TOP;
   r->depth = 1;
-  r->emitter = json_emitter_new(services, host);
-  r->yajl = yajl_alloc(&callbacks, NULL, r);
+  r->element_offset = -1;
+  r->kept_from = -1;
+  r->emitter = json_emitter_new(services, host, event_failure, r);
+  r->yajl = yajl_alloc(&parser_callbacks, NULL, r);
   if (!r->emitter || !r->yajl) {
     services->report_error(host, -1, "out of memory opening the JSON reader");
     json_close(r);
@@ -1181,6 +1501,8 @@ static void json_close(void *state) {
   json_buf_free(&r->metadata_name);
   json_buf_free(&r->raw);
   json_buf_free(&r->decoded);
+  json_buf_free(&r->kept);
+  json_buf_free(&r->failure_text);
   free(r->frames);
   free(r);
 }
