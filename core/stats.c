@@ -141,8 +141,6 @@ static const tm_stat_info catalog[] = {
      "A track descriptor's child ordering was not understood; ignored."},
     {"proto_track_event_unsupported_type", "info", "analysis", MT,
      "TrackEvents of a type not imported yet (legacy or state events)."},
-    {"proto_zstd_compressed_packets_skipped", "data_loss", "analysis", MT,
-     "zstd-compressed packets are not read yet; skipped."},
     {"proto_debug_annotation_too_deep", "error", "analysis", MT,
      "A debug annotation nested too deep; the deeper levels were dropped."},
     {"stackprofile_invalid_callstack_id", "error", "analysis", MT,

@@ -4,7 +4,9 @@
  * values are worked out in the fixtures' comments and below.
  */
 #include <glib.h>
+#include <stdint.h>
 #include <string.h>
+#include <zstd.h>
 
 #include "e2e_support.h"
 
@@ -371,6 +373,102 @@ static void test_real_traces_import(void) {
   g_assert_true(g_str_has_suffix(machine, "\n\"Linux\",\"aarch64\",33,\"5.10\",1\n"));
 }
 
+/* --- zstd_compressed_packets ------------------------------------------------ */
+
+static void append_varint(GByteArray *bytes, uint64_t v) {
+  do {
+    uint8_t b = (uint8_t)(v & 0x7f);
+    v >>= 7;
+    if (v)
+      b |= 0x80;
+    g_byte_array_append(bytes, &b, 1);
+  } while (v);
+}
+
+/* Appends packet {zstd_compressed_packets (field 133): zstd(inner)} to
+ * `file`, its compressed bytes cut to `keep_percent` %. */
+static void append_zstd_wrapper(GByteArray *file, const char *inner, size_t len,
+                                int keep_percent) {
+  size_t bound = ZSTD_compressBound(len);
+  uint8_t *z = g_malloc(bound);
+  size_t zlen = ZSTD_compress(z, bound, inner, len, 3);
+  g_assert_false(ZSTD_isError(zlen));
+  zlen = zlen * (size_t)keep_percent / 100;
+  GByteArray *packet = g_byte_array_new();
+  const uint8_t tag[] = {0xaa, 0x08};
+  g_byte_array_append(packet, tag, sizeof tag);
+  append_varint(packet, zlen);
+  g_byte_array_append(packet, z, (guint)zlen);
+  const uint8_t packet_tag = 0x0a;
+  g_byte_array_append(file, &packet_tag, 1);
+  append_varint(file, packet->len);
+  g_byte_array_append(file, packet->data, packet->len);
+  g_byte_array_free(packet, TRUE);
+  g_free(z);
+}
+
+static const char slice_sql[] =
+    "SELECT s.ts, s.dur, s.name, t.name AS track FROM slice s "
+    "JOIN track t ON s.track_id = t.id ORDER BY s.id";
+
+/* track_events.pb inside one zstd wrapper reads as the plain file does. */
+static void test_zstd_wrapper_reads_like_plain_packets(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  e2e_bytes plain = e2e_proto_fixture("track_events");
+  GByteArray *file = g_byte_array_new();
+  append_zstd_wrapper(file, plain.data, plain.len, 100);
+  g_autofree char *path =
+      e2e_write_file(dir, "zstd.pftrace", (const char *)file->data, file->len);
+  g_autofree char *expected = query("track_events", slice_sql);
+  const char *inputs[] = {path, NULL};
+  g_autofree char *slices = e2e_query(inputs, slice_sql);
+  /* Not vacuous: the plain file's 11 slices (see the test above). */
+  g_assert_true(g_str_has_prefix(expected, "\"ts\",\"dur\",\"name\",\"track\"\n"
+                                           "1000,1000,\"load\",\"[NULL]\"\n"));
+  g_assert_true(g_str_has_suffix(expected, "3500,0,\"orphan\",\"[NULL]\"\n"));
+  e2e_assert_text(slices, expected);
+  /* The same stats (the fixture's own three) and no damage. */
+  static const char stats_sql[] = "SELECT name, value FROM stats WHERE value > 0 ORDER BY name";
+  g_autofree char *expected_stats = query("track_events", stats_sql);
+  g_autofree char *stats = e2e_query(inputs, stats_sql);
+  g_assert_nonnull(strstr(expected_stats, "\"track_descriptor_missing_uuid\",1\n"));
+  e2e_assert_text(stats, expected_stats);
+  g_byte_array_free(file, TRUE);
+  g_free(plain.data);
+  e2e_cleanup(dir);
+}
+
+/* A whole wrapper, then one cut in half: the error names the file and the
+ * second wrapper, the first wrapper's slices stay, and the damage is the
+ * stat file_parse_error. */
+static void test_damaged_zstd_wrapper_keeps_earlier_packets(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  e2e_bytes plain = e2e_proto_fixture("track_events");
+  GByteArray *file = g_byte_array_new();
+  append_zstd_wrapper(file, plain.data, plain.len, 100);
+  size_t second_payload = file->len + 1 + 2; /* packet tag + 2-byte length */
+  append_zstd_wrapper(file, plain.data, plain.len, 50);
+  g_assert_cmpuint(file->len - second_payload, >=, 128); /* the length took 2 bytes */
+  g_autofree char *path =
+      e2e_write_file(dir, "cut.pftrace", (const char *)file->data, file->len);
+  const char *args[] = {"query", "cut.pftrace", "--sql",
+                        "SELECT (SELECT count(*) FROM slice) AS slices, (SELECT value FROM "
+                        "stats WHERE name = 'file_parse_error') AS damage",
+                        NULL};
+  e2e_result r = e2e_run_in(dir, args);
+  g_assert_cmpint(r.exit_code, ==, 1);
+  g_autofree char *message = g_strdup_printf(
+      "at byte %zu: packet 2: zstd_compressed_packets: the zstd stream is cut short",
+      second_payload);
+  if (!strstr(r.err, "cut.pftrace") || !strstr(r.err, message))
+    g_error("stderr does not name the file and the wrapper (%s): %s", message, r.err);
+  e2e_assert_text(r.out, "\"slices\",\"damage\"\n11,1\n");
+  e2e_result_clear(&r);
+  g_byte_array_free(file, TRUE);
+  g_free(plain.data);
+  e2e_cleanup(dir);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/e2e/proto/track-events/every-feature-reaches-a-table",
@@ -391,6 +489,10 @@ int main(int argc, char **argv) {
   g_test_add_func("/e2e/proto/system-info/fills-machine-rows", test_system_info_fills_machine_rows);
   g_test_add_func("/e2e/proto/stacks/interned-stacks-reach-samples-and-slices",
                   test_stack_profiles);
+  g_test_add_func("/e2e/proto/zstd/wrapper-reads-like-plain-packets",
+                  test_zstd_wrapper_reads_like_plain_packets);
+  g_test_add_func("/e2e/proto/zstd/damaged-wrapper-keeps-earlier-packets",
+                  test_damaged_zstd_wrapper_keeps_earlier_packets);
   g_test_add_func("/e2e/proto/real-traces/import-without-errors", test_real_traces_import);
   return g_test_run();
 }

@@ -7,6 +7,7 @@
 #include <glib.h>
 #include <string.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "proto_fake_host.h"
 #include "proto_map.h"
@@ -528,26 +529,71 @@ static void put_varint(GByteArray *bytes, uint64_t v) {
   } while (v);
 }
 
-/* A file of one packet {compressed_packets: zlib(inner)} (field 50). */
-static GByteArray *wrap_compressed(const uint8_t *inner, size_t len, bool cut) {
-  uLongf zlen = compressBound(len);
-  uint8_t *z = g_malloc(zlen);
-  g_assert_cmpint(compress2(z, &zlen, inner, len, 6), ==, Z_OK);
+typedef enum { ZLIB, ZSTD } codec;
+
+/* `inner` compressed by `codec` (zstd: as `frames` concatenated frames,
+ * the inner bytes split between them), halved when `cut`. */
+static GByteArray *compress_with(codec c, const uint8_t *inner, size_t len, int frames,
+                                 bool cut) {
+  GByteArray *out = g_byte_array_new();
+  if (c == ZLIB) {
+    uLongf zlen = compressBound(len);
+    g_byte_array_set_size(out, (guint)zlen);
+    g_assert_cmpint(compress2(out->data, &zlen, inner, len, 6), ==, Z_OK);
+    g_byte_array_set_size(out, (guint)zlen);
+  } else {
+    for (int i = 0; i < frames; i++) {
+      size_t from = len * (size_t)i / (size_t)frames;
+      size_t to = len * (size_t)(i + 1) / (size_t)frames;
+      size_t at = out->len, bound = ZSTD_compressBound(to - from);
+      g_byte_array_set_size(out, (guint)(at + bound));
+      size_t n = ZSTD_compress(out->data + at, bound, inner + from, to - from, 3);
+      g_assert_false(ZSTD_isError(n));
+      g_byte_array_set_size(out, (guint)(at + n));
+    }
+  }
   if (cut)
-    zlen /= 2;
+    g_byte_array_set_size(out, out->len / 2);
+  return out;
+}
+
+/* A file of one packet {compressed_packets (field 50) or
+ * zstd_compressed_packets (field 133): `payload`}. */
+static GByteArray *wrap_payload(codec c, const uint8_t *payload, size_t len) {
   GByteArray *packet = g_byte_array_new();
-  const uint8_t tag[] = {0x92, 0x03};
-  g_byte_array_append(packet, tag, sizeof tag);
-  put_varint(packet, zlen);
-  g_byte_array_append(packet, z, (guint)zlen);
+  const uint8_t zlib_tag[] = {0x92, 0x03}, zstd_tag[] = {0xaa, 0x08};
+  g_byte_array_append(packet, c == ZLIB ? zlib_tag : zstd_tag, 2);
+  put_varint(packet, len);
+  g_byte_array_append(packet, payload, (guint)len);
   GByteArray *file = g_byte_array_new();
   const uint8_t packet_tag = 0x0a;
   g_byte_array_append(file, &packet_tag, 1);
   put_varint(file, packet->len);
   g_byte_array_append(file, packet->data, packet->len);
   g_byte_array_free(packet, TRUE);
-  g_free(z);
   return file;
+}
+
+static GByteArray *wrap_compressed_as(codec c, const uint8_t *inner, size_t len, int frames,
+                                      bool cut) {
+  GByteArray *z = compress_with(c, inner, len, frames, cut);
+  GByteArray *file = wrap_payload(c, z->data, z->len);
+  g_byte_array_free(z, TRUE);
+  return file;
+}
+
+/* A file of one packet {compressed_packets: zlib(inner)} (field 50). */
+static GByteArray *wrap_compressed(const uint8_t *inner, size_t len, bool cut) {
+  return wrap_compressed_as(ZLIB, inner, len, 1, cut);
+}
+
+static void assert_reads_like_track_events(GByteArray *file) {
+  const size_t chunks[] = {file->len, 1};
+  for (size_t i = 0; i < G_N_ELEMENTS(chunks); i++) {
+    fake_host *fake = run_bytes(file->data, file->len, chunks[i], TM_OK);
+    g_assert_cmpstr(fake_host_borrow_transcript(fake), ==, track_events_transcript);
+    fake_host_free(fake);
+  }
 }
 
 static void test_compressed_packets_read_like_plain_ones(void) {
@@ -555,30 +601,54 @@ static void test_compressed_packets_read_like_plain_ones(void) {
   gsize len;
   const uint8_t *data = g_bytes_get_data(bytes, &len);
   GByteArray *file = wrap_compressed(data, len, false);
+  assert_reads_like_track_events(file);
+  g_byte_array_free(file, TRUE);
+}
+
+/* One frame, and three frames that cut packets apart: the frames are one
+ * stream, framed across their boundaries. */
+static void test_zstd_compressed_packets_read_like_plain_ones(void) {
+  g_autoptr(GBytes) bytes = read_fixture("track_events");
+  gsize len;
+  const uint8_t *data = g_bytes_get_data(bytes, &len);
+  const int frames[] = {1, 3};
+  for (size_t i = 0; i < G_N_ELEMENTS(frames); i++) {
+    GByteArray *file = wrap_compressed_as(ZSTD, data, len, frames[i], false);
+    assert_reads_like_track_events(file);
+    g_byte_array_free(file, TRUE);
+  }
+}
+
+/* good_packet, then `wrapped`: the error names the wrapper's packet and
+ * payload offset, and good_packet's event is kept. */
+static void assert_wrapper_damage(GByteArray *wrapped, const char *message) {
+  GByteArray *file = g_byte_array_new();
+  g_byte_array_append(file, good_packet, sizeof good_packet);
+  g_byte_array_append(file, wrapped->data, wrapped->len);
   const size_t chunks[] = {file->len, 1};
   for (size_t i = 0; i < G_N_ELEMENTS(chunks); i++) {
-    fake_host *fake = run_bytes(file->data, file->len, chunks[i], TM_OK);
-    g_assert_cmpstr(fake_host_borrow_transcript(fake), ==, track_events_transcript);
+    fake_host *fake = run_bytes(file->data, file->len, chunks[i], TM_ERROR);
+    int64_t at;
+    g_assert_cmpstr(fake_host_borrow_error(fake, &at), ==, message);
+    /* The wrapper's payload starts after good_packet, its tag and length. */
+    g_assert_cmpint(at, ==,
+                    (int64_t)(sizeof good_packet + 1 + (wrapped->data[1] & 0x80 ? 2 : 1)));
+    fake_host_assert_lines(fake, "slice_complete T1 private ts=5 name=a dur=0\n");
     fake_host_free(fake);
   }
   g_byte_array_free(file, TRUE);
 }
 
+static void assert_compressed_damage_as(codec c, const uint8_t *inner, size_t len, bool cut,
+                                        const char *message) {
+  GByteArray *wrapped = wrap_compressed_as(c, inner, len, 1, cut);
+  assert_wrapper_damage(wrapped, message);
+  g_byte_array_free(wrapped, TRUE);
+}
+
 static void assert_compressed_damage(const uint8_t *inner, size_t len, bool cut,
                                      const char *message) {
-  GByteArray *file = g_byte_array_new();
-  g_byte_array_append(file, good_packet, sizeof good_packet);
-  GByteArray *wrapped = wrap_compressed(inner, len, cut);
-  g_byte_array_append(file, wrapped->data, wrapped->len);
-  fake_host *fake = run_bytes(file->data, file->len, file->len, TM_ERROR);
-  int64_t at;
-  g_assert_cmpstr(fake_host_borrow_error(fake, &at), ==, message);
-  /* The wrapper's payload starts after good_packet, its tag and length. */
-  g_assert_cmpint(at, ==, (int64_t)(sizeof good_packet + 1 + (wrapped->data[1] & 0x80 ? 2 : 1)));
-  fake_host_assert_lines(fake, "slice_complete T1 private ts=5 name=a dur=0\n");
-  fake_host_free(fake);
-  g_byte_array_free(wrapped, TRUE);
-  g_byte_array_free(file, TRUE);
+  assert_compressed_damage_as(ZLIB, inner, len, cut, message);
 }
 
 static void test_compressed_packets_damage(void) {
@@ -590,13 +660,13 @@ static void test_compressed_packets_damage(void) {
   /* Inflated bytes that frame badly: a packet claiming 5 bytes, 1 there. */
   const uint8_t bad_inner[] = {0x0a, 0x05, 0x00};
   assert_compressed_damage(bad_inner, sizeof bad_inner, false,
-                           "packet 2: compressed_packets: at inflated byte 0: truncated "
+                           "packet 2: compressed_packets: at decompressed byte 0: truncated "
                            "packet: it claims 5 bytes, the file ends after 1");
   /* A wrapper inside a wrapper. */
   const uint8_t nested[] = {0x0a, 0x03, 0x92, 0x03, 0x00};
   assert_compressed_damage(nested, sizeof nested, false,
                            "packet 2: compressed_packets: nested inside another "
-                           "compressed_packets");
+                           "compressed packet wrapper");
   /* Bytes that are no zlib stream at all. */
   GByteArray *file = g_byte_array_new();
   g_byte_array_append(file, good_packet, sizeof good_packet);
@@ -609,6 +679,56 @@ static void test_compressed_packets_damage(void) {
   g_assert_cmpint(at, ==, 16);
   fake_host_free(fake);
   g_byte_array_free(file, TRUE);
+}
+
+static void test_zstd_compressed_packets_damage(void) {
+  g_autoptr(GBytes) bytes = read_fixture("track_events");
+  gsize len;
+  const uint8_t *data = g_bytes_get_data(bytes, &len);
+  assert_compressed_damage_as(ZSTD, data, len, true,
+                              "packet 2: zstd_compressed_packets: the zstd stream is cut short");
+  const uint8_t bad_inner[] = {0x0a, 0x05, 0x00};
+  assert_compressed_damage_as(ZSTD, bad_inner, sizeof bad_inner, false,
+                              "packet 2: zstd_compressed_packets: at decompressed byte 0: "
+                              "truncated packet: it claims 5 bytes, the file ends after 1");
+  /* zstd inside zlib and zlib inside zstd. */
+  const uint8_t zstd_wrapper[] = {0x0a, 0x03, 0xaa, 0x08, 0x00};
+  assert_compressed_damage(zstd_wrapper, sizeof zstd_wrapper, false,
+                           "packet 2: zstd_compressed_packets: nested inside another "
+                           "compressed packet wrapper");
+  const uint8_t zlib_wrapper[] = {0x0a, 0x03, 0x92, 0x03, 0x00};
+  assert_compressed_damage_as(ZSTD, zlib_wrapper, sizeof zlib_wrapper, false,
+                              "packet 2: compressed_packets: nested inside another "
+                              "compressed packet wrapper");
+  /* Bytes that are no zstd frame; an empty payload; a frame whose
+   * checksum does not match its content. */
+  const uint8_t not_zstd[] = {0x41, 0x42};
+  GByteArray *wrapped = wrap_payload(ZSTD, not_zstd, sizeof not_zstd);
+  assert_wrapper_damage(wrapped, "packet 2: zstd_compressed_packets: Unknown frame descriptor");
+  g_byte_array_free(wrapped, TRUE);
+  wrapped = wrap_payload(ZSTD, not_zstd, 0);
+  assert_wrapper_damage(wrapped, "packet 2: zstd_compressed_packets: the zstd stream is cut short");
+  g_byte_array_free(wrapped, TRUE);
+  /* A frame with a content checksum (its last 4 bytes), the last flipped. */
+  ZSTD_CCtx *cctx = ZSTD_createCCtx();
+  g_assert_false(ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1)));
+  size_t bound = ZSTD_compressBound(len);
+  uint8_t *z = g_malloc(bound);
+  size_t zlen = ZSTD_compress2(cctx, z, bound, data, len);
+  g_assert_false(ZSTD_isError(zlen));
+  ZSTD_freeCCtx(cctx);
+  z[zlen - 1] ^= 0xff;
+  wrapped = wrap_payload(ZSTD, z, zlen);
+  g_free(z);
+  GByteArray *file = g_byte_array_new();
+  g_byte_array_append(file, good_packet, sizeof good_packet);
+  g_byte_array_append(file, wrapped->data, wrapped->len);
+  fake_host *fake = run_bytes(file->data, file->len, file->len, TM_ERROR);
+  g_assert_cmpstr(fake_host_borrow_error(fake, NULL), ==,
+                  "packet 2: zstd_compressed_packets: Restored data doesn't match checksum");
+  fake_host_free(fake);
+  g_byte_array_free(file, TRUE);
+  g_byte_array_free(wrapped, TRUE);
 }
 
 /* A packet {timestamp: 5, track_event {type: INSTANT, name: "n",
@@ -740,6 +860,13 @@ static void test_probe(void) {
   g_assert_cmpint(reader->probe(data, MIN(len, 512), "x.pftrace"), ==, 100);
   /* A head that ends inside the first packet still parses. */
   g_assert_cmpint(reader->probe(data, 9, NULL), ==, 80);
+  /* A first packet that is one large field, cut by the head: a zstd
+   * wrapper of 600 bytes (tag, 2-byte lengths) is a packet; a cut fixed64
+   * field is not. */
+  uint8_t wrapper[512] = {0x0a, 0xdb, 0x04, 0xaa, 0x08, 0xd8, 0x04, 0x28, 0xb5, 0x2f, 0xfd};
+  g_assert_cmpint(reader->probe(wrapper, sizeof wrapper, NULL), ==, 80);
+  g_assert_cmpint(probe("\x0a\x20\x09\x01\x02", 5, NULL), ==, 0);
+  g_assert_cmpint(probe("\x0a\x20\x12\x05\x01", 5, NULL), ==, 80);
   g_assert_cmpint(probe("{\"traceEvents\":[]}", 18, "x.pftrace"), ==, 0);
   /* Text that starts with a newline is not a packet. */
   const char systrace[] = "\n# tracer: nop\n#\n# entries-in-buffer/entries-written: 1/1\n";
@@ -822,6 +949,10 @@ int main(int argc, char **argv) {
                   test_compressed_packets_read_like_plain_ones);
   g_test_add_func("/proto/reader/compressed/damage-names-the-wrapper",
                   test_compressed_packets_damage);
+  g_test_add_func("/proto/reader/zstd/packets-read-like-plain-ones",
+                  test_zstd_compressed_packets_read_like_plain_ones);
+  g_test_add_func("/proto/reader/zstd/damage-names-the-wrapper",
+                  test_zstd_compressed_packets_damage);
   g_test_add_func("/proto/reader/debug-annotations/deep-nesting-is-cut-and-counted",
                   test_deep_annotations_are_cut_and_counted);
   g_test_add_func("/proto/reader/debug-annotations/malformed-value-is-damage",

@@ -12,12 +12,11 @@
  * Read: clock_snapshot, remote_clock_sync, track_descriptor,
  * thread/process_descriptor, track_event (typed: slices, instants,
  * counters), process_tree, system_info, perf_sample, compressed_packets
- * (zlib). Not read, and skipped like unknown fields (payloads this reader
+ * (zlib) and zstd_compressed_packets. Not read, and skipped like unknown fields (payloads this reader
  * does not model yet): ftrace events, frame timelines, logs,
  * trace_config, trace_stats, service events, trace_uuid. Counted in stats
  * when skipped: legacy (TYPE_UNSPECIFIED) and state TrackEvents
- * (proto_track_event_unsupported_type), zstd_compressed_packets
- * (proto_zstd_compressed_packets_skipped).
+ * (proto_track_event_unsupported_type).
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -332,11 +331,11 @@ static bool read_payload(proto_reader *reader, const packet *p,
     what = "perf_sample";
     break;
   }
+  /* Both report their own damage. */
   case PACKET_COMPRESSED_PACKETS:
-    return proto_compressed_read(reader, data, len, on_packet); /* reports its damage */
+    return proto_compressed_read(reader, PROTO_CODEC_ZLIB, data, len, on_packet);
   case PACKET_ZSTD_COMPRESSED_PACKETS:
-    proto_reader_count(reader, "proto_zstd_compressed_packets_skipped");
-    break;
+    return proto_compressed_read(reader, PROTO_CODEC_ZSTD, data, len, on_packet);
   default:
     break;
   }
@@ -348,7 +347,7 @@ static bool read_payload(proto_reader *reader, const packet *p,
 
 static bool on_packet(void *ctx, const uint8_t *data, size_t len, uint64_t offset) {
   proto_reader *reader = ctx;
-  /* Inflated packets have no file offset: their damage is the wrapper's,
+  /* Decompressed packets have no file offset: their damage is the wrapper's,
    * named by the wrapper's packet number. */
   if (reader->inner_framer) {
     reader->packet_offset = reader->wrapper_offset;
@@ -438,8 +437,21 @@ static tm_status proto_finish(void *state) {
 
 static void proto_close(void *state) { reader_free(state); }
 
+/* True if the bytes at `p` are the tag and length of a length-delimited
+ * field whose value runs past `end` (cut by the end of the probed bytes). */
+static bool cut_message_field(const uint8_t *p, const uint8_t *end) {
+  uint64_t tag, field_len;
+  size_t n = pw_read_varint(p, end, &tag);
+  if (n == 0 || (tag >> 3) == 0 || (tag >> 3) > UINT32_MAX || (tag & 7) != PW_LENGTH_DELIMITED)
+    return false;
+  size_t m = pw_read_varint(p + n, end, &field_len);
+  return m > 0 && field_len > (uint64_t)(end - (p + n + m));
+}
+
 /* True if `data` parses as protobuf fields up to `len` (a message cut by
- * the end of the probed bytes counts as parsing). */
+ * the end of the probed bytes counts as parsing). A packet whose first
+ * field is already cut (a compressed wrapper, a large event) counts if
+ * that field's tag and length read as a message field's. */
 static bool fields_parse(const uint8_t *data, size_t len, bool cut) {
   pw_cursor c = pw_cursor_of(data, len);
   pw_field f;
@@ -448,6 +460,8 @@ static bool fields_parse(const uint8_t *data, size_t len, bool cut) {
     fields++;
   if (c.error == PW_OK)
     return fields > 0;
+  if (cut && fields == 0 && c.error == PW_TRUNCATED)
+    return cut_message_field(data, data + len);
   return cut && fields > 0 && (c.error == PW_TRUNCATED || c.error == PW_BAD_VARINT);
 }
 

@@ -38,9 +38,9 @@ typedef struct proto_reader {
   /* The packet being read, for error messages. */
   uint64_t packet_offset;
   uint64_t packet_index;
-  /* While unpacking compressed_packets: the framer of the inflated packets,
-   * and the wrapper's offset, which every error inside is reported at
-   * (inflated bytes have no file offset). NULL otherwise. */
+  /* While unpacking a compressed wrapper: the framer of the decompressed
+   * packets, and the wrapper's offset, which every error inside is reported
+   * at (decompressed bytes have no file offset). NULL otherwise. */
   proto_framer *inner_framer;
   uint64_t wrapper_offset;
   /* The file's default clock (formats.md §1.6): 0 until a ClockSnapshot. */
