@@ -140,7 +140,7 @@ static const tm_stat_info catalog[] = {
     {"track_descriptor_invalid_child_ordering", "error", "analysis", MT,
      "A track descriptor's child ordering was not understood; ignored."},
     {"proto_track_event_unsupported_type", "info", "analysis", MT,
-     "TrackEvents of a type not imported yet (legacy or state events)."},
+     "TrackEvents not imported yet: state events, legacy phases other than B/E/X/I/i/b/e/n."},
     {"proto_debug_annotation_too_deep", "error", "analysis", MT,
      "A debug annotation nested too deep; the deeper levels were dropped."},
     {"stackprofile_invalid_callstack_id", "error", "analysis", MT,

@@ -373,6 +373,72 @@ static void test_real_traces_import(void) {
   g_assert_true(g_str_has_suffix(machine, "\n\"Linux\",\"aarch64\",33,\"5.10\",1\n"));
 }
 
+/* --- legacy TrackEvents ------------------------------------------------------ */
+
+/* Every legacy phase of legacy_events.textproto (expected values worked
+ * out there): thread slices, Chrome's instant tracks, async tracks by id,
+ * flows by bind_id, threads made by the pid/tid overrides. */
+static void test_legacy_events_reach_every_table(void) {
+  g_autofree char *slices = query("legacy_events",
+      "SELECT s.id, s.ts, s.dur, s.depth, s.category, s.name, t.type, t.name AS track, "
+      "s.thread_ts, s.thread_dur FROM slice s JOIN track t ON s.track_id = t.id ORDER BY s.id");
+  e2e_assert_text(slices,
+      "\"id\",\"ts\",\"dur\",\"depth\",\"category\",\"name\",\"type\",\"track\",\"thread_ts\","
+      "\"thread_dur\"\n"
+      "0,1000,2000,0,\"cat\",\"outer\",\"thread_execution\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+      "1,1100,1000,1,\"[NULL]\",\"inner\",\"thread_execution\",\"[NULL]\",3000,2000\n"
+      "2,1200,0,2,\"[NULL]\",\"mark\",\"thread_execution\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+      "3,3100,0,0,\"[NULL]\",\"global mark\",\"legacy_chrome_global_instants\",\"[NULL]\","
+      "\"[NULL]\",\"[NULL]\"\n"
+      "4,3200,0,0,\"[NULL]\",\"process mark\",\"chrome_process_instant\",\"[NULL]\",\"[NULL]\","
+      "\"[NULL]\"\n"
+      "5,4000,1000,0,\"net\",\"req\",\"legacy_async_global_slice\",\"req\",\"[NULL]\",\"[NULL]\"\n"
+      "6,4500,0,1,\"[NULL]\",\"req step\",\"legacy_async_global_slice\",\"req\",\"[NULL]\","
+      "\"[NULL]\"\n"
+      "7,5100,200,0,\"[NULL]\",\"local\",\"legacy_async_process_slice\",\"local\",\"[NULL]\","
+      "\"[NULL]\"\n"
+      "8,5400,100,0,\"[NULL]\",\"scoped\",\"legacy_async_global_slice\",\"scoped\",\"[NULL]\","
+      "\"[NULL]\"\n"
+      "9,6000,1000,0,\"[NULL]\",\"elsewhere\",\"thread_execution\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+      "10,6100,1000,0,\"[NULL]\",\"sibling\",\"thread_execution\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+      "11,9000,0,0,\"[NULL]\",\"interned legacy\",\"thread_execution\",\"[NULL]\",\"[NULL]\","
+      "\"[NULL]\"\n"
+      "12,9500,0,0,\"[NULL]\",\"undirected\",\"thread_execution\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+      "13,9600,2000,0,\"[NULL]\",\"waits\",\"global_track_event\",\"Later\",\"[NULL]\",\"[NULL]\"\n");
+
+  /* Thread slices by thread: the overrides made tid 21 of pid 20 and tid
+   * 12 of pid 10. */
+  g_autofree char *threads = query("legacy_events",
+      "SELECT s.name, th.tid, th.name AS thread, p.pid FROM slice s JOIN thread_track tt ON "
+      "s.track_id = tt.id JOIN thread th USING (utid) LEFT JOIN process p USING (upid) "
+      "ORDER BY s.id");
+  e2e_assert_text(threads,
+      "\"name\",\"tid\",\"thread\",\"pid\"\n"
+      "\"outer\",11,\"main\",10\n\"inner\",11,\"main\",10\n\"mark\",11,\"main\",10\n"
+      "\"elsewhere\",21,\"[NULL]\",20\n\"sibling\",12,\"[NULL]\",10\n"
+      "\"interned legacy\",11,\"main\",10\n\"undirected\",11,\"main\",10\n");
+  g_autofree char *process_tracks = query("legacy_events",
+      "SELECT s.name, pt.type, p.pid FROM slice s JOIN process_track pt ON s.track_id = pt.id "
+      "JOIN process p USING (upid) ORDER BY s.id");
+  e2e_assert_text(process_tracks,
+      "\"name\",\"type\",\"pid\"\n"
+      "\"process mark\",\"chrome_process_instant\",10\n"
+      "\"local\",\"legacy_async_process_slice\",10\n");
+
+  g_autofree char *flows = query("legacy_events",
+      "SELECT f.trace_id, o.name, i.name FROM flow f JOIN slice o ON o.id = f.slice_out "
+      "JOIN slice i ON i.id = f.slice_in");
+  e2e_assert_text(flows, "\"trace_id\",\"name\",\"name\"\n5,\"outer\",\"req\"\n");
+
+  g_autofree char *stats = query("legacy_events",
+      "SELECT name, value FROM stats WHERE value > 0 ORDER BY name");
+  e2e_assert_text(stats, "\"name\",\"value\"\n"
+                         "\"flow_without_direction\",1\n"
+                         "\"misplaced_end_event\",1\n"
+                         "\"proto_track_event_unsupported_type\",3\n"
+                         "\"track_event_parser_errors\",1\n");
+}
+
 /* --- zstd_compressed_packets ------------------------------------------------ */
 
 static void append_varint(GByteArray *bytes, uint64_t v) {
@@ -489,6 +555,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/e2e/proto/system-info/fills-machine-rows", test_system_info_fills_machine_rows);
   g_test_add_func("/e2e/proto/stacks/interned-stacks-reach-samples-and-slices",
                   test_stack_profiles);
+  g_test_add_func("/e2e/proto/legacy-events/phases-reach-slices-tracks-flows-threads",
+                  test_legacy_events_reach_every_table);
   g_test_add_func("/e2e/proto/zstd/wrapper-reads-like-plain-packets",
                   test_zstd_wrapper_reads_like_plain_packets);
   g_test_add_func("/e2e/proto/zstd/damaged-wrapper-keeps-earlier-packets",

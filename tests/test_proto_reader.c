@@ -221,10 +221,62 @@ static void test_track_events(void) {
   fake_host_free(fake);
 }
 
+/* Legacy events (fixture legacy_events.textproto, where each expected value
+ * is worked out). */
+static void test_legacy_events(void) {
+  fake_host *fake = run_fixture("legacy_events");
+  g_assert_cmpstr(fake_host_borrow_transcript(fake), ==,
+      "claim BOOTTIME@host\n"
+      "snapshot BOOTTIME@host=1000 MONOTONIC@host=1000\n"
+      "process p10\n"
+      "thread t11 of p10\n"
+      "thread_name t11 = main\n"
+      "track T1 = thread_execution t11\n"
+      "slice_begin T1 BOOTTIME@host ts=1000 cat=cat name=outer\n"
+      "flow T1 BOOTTIME@host ts=1000 id=5 OUT enclosing\n"
+      "slice_complete T1 BOOTTIME@host ts=1100 name=inner thread_ts=3000 dur=1000\n"
+      "slice_complete T1 BOOTTIME@host ts=1200 name=mark dur=0\n"
+      "slice_end T1 BOOTTIME@host ts=2900 name=other\n"
+      "slice_end T1 BOOTTIME@host ts=3000 cat=cat name=outer\n"
+      "track T2 = legacy_chrome_global_instants key=0 on host\n"
+      "slice_complete T2 BOOTTIME@host ts=3100 name=global mark dur=0\n"
+      "track T3 = chrome_process_instant p10 key=0\n"
+      "slice_complete T3 BOOTTIME@host ts=3200 name=process mark dur=0\n"
+      "track T4 = legacy_async_global_slice name=\"req\" key=7 on host\n"
+      "slice_begin T4 BOOTTIME@host ts=4000 cat=net name=req\n"
+      "flow T4 BOOTTIME@host ts=4000 id=5 IN enclosing\n"
+      "slice_complete T4 BOOTTIME@host ts=4500 name=req step dur=0\n"
+      "slice_end T4 BOOTTIME@host ts=5000 cat=net name=req\n"
+      "track T5 = legacy_async_process_slice name=\"local\" p10 key=7\n"
+      "slice_begin T5 BOOTTIME@host ts=5100 name=local\n"
+      "slice_end T5 BOOTTIME@host ts=5300 name=local\n"
+      "track T6 = legacy_async_global_slice name=\"scoped\" scope=scopeA key=7 on host\n"
+      "slice_begin T6 BOOTTIME@host ts=5400 name=scoped\n"
+      "slice_end T6 BOOTTIME@host ts=5500 name=scoped\n"
+      "process p20\n"
+      "thread t21 of p20\n"
+      "track T7 = thread_execution t21\n"
+      "slice_complete T7 BOOTTIME@host ts=6000 name=elsewhere dur=1000\n"
+      "thread t12 of p10\n"
+      "track T8 = thread_execution t12\n"
+      "slice_complete T8 BOOTTIME@host ts=6100 name=sibling dur=1000\n"
+      "slice_complete T1 MONOTONIC@host ts=9000 name=interned legacy dur=0\n"
+      "slice_complete T1 BOOTTIME@host ts=9500 name=undirected dur=0\n"
+      "track T9 = global_track_event name=\"Later\" key=50 on host\n"
+      "slice_complete T9 BOOTTIME@host ts=9600 name=waits dur=2000\n");
+  /* C, S and an event without legacy_event; b without an id; a bind_id
+   * without a direction. */
+  g_assert_cmpint(fake_host_stat(fake, "proto_track_event_unsupported_type"), ==, 3);
+  g_assert_cmpint(fake_host_stat(fake, "track_event_parser_errors"), ==, 1);
+  g_assert_cmpint(fake_host_stat(fake, "flow_without_direction"), ==, 1);
+  fake_host_free(fake);
+}
+
 /* Every fixture gives the same transcript fed whole or one byte at a time. */
 static void test_one_byte_chunks_give_the_same_transcript(void) {
   const char *const names[] = {"clocks", "interning", "machines", "process_tree",
-                               "system_info", "thread_time", "track_events"};
+                               "system_info", "thread_time", "track_events",
+                               "legacy_events"};
   for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
     g_autoptr(GBytes) bytes = read_fixture(names[i]);
     gsize len;
@@ -808,7 +860,8 @@ static void test_malformed_annotation_is_damage(void) {
  * an offset inside the file. The seed is fixed so a failure reproduces. */
 static void test_random_damage_is_reported_not_crashed_on(void) {
   const char *const names[] = {"clocks", "interning", "machines", "process_tree",
-                               "system_info", "thread_time", "track_events"};
+                               "system_info", "thread_time", "track_events",
+                               "legacy_events"};
   GRand *rand = g_rand_new_with_seed(20261122);
   size_t damaged = 0;
   for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
@@ -949,6 +1002,8 @@ int main(int argc, char **argv) {
                   test_compressed_packets_read_like_plain_ones);
   g_test_add_func("/proto/reader/compressed/damage-names-the-wrapper",
                   test_compressed_packets_damage);
+  g_test_add_func("/proto/reader/legacy-events/phases-ids-scopes-flows-overrides",
+                  test_legacy_events);
   g_test_add_func("/proto/reader/zstd/packets-read-like-plain-ones",
                   test_zstd_compressed_packets_read_like_plain_ones);
   g_test_add_func("/proto/reader/zstd/damage-names-the-wrapper",

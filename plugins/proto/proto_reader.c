@@ -11,11 +11,13 @@
  *
  * Read: clock_snapshot, remote_clock_sync, track_descriptor,
  * thread/process_descriptor, track_event (typed: slices, instants,
- * counters), process_tree, system_info, perf_sample, compressed_packets
- * (zlib) and zstd_compressed_packets. Not read, and skipped like unknown fields (payloads this reader
- * does not model yet): ftrace events, frame timelines, logs,
- * trace_config, trace_stats, service events, trace_uuid. Counted in stats
- * when skipped: legacy (TYPE_UNSPECIFIED) and state TrackEvents
+ * counters; legacy: the JSON-era phases B/E/X/I/i/b/e/n), process_tree,
+ * system_info, perf_sample, compressed_packets (zlib) and
+ * zstd_compressed_packets. Not read, and skipped like unknown fields
+ * (payloads this reader does not model yet): ftrace events, frame
+ * timelines, logs, trace_config, trace_stats, service events,
+ * trace_uuid. Counted in stats
+ * when skipped: state TrackEvents and other legacy phases
  * (proto_track_event_unsupported_type).
  */
 #include <inttypes.h>

@@ -7,6 +7,7 @@
 
 #include "proto_clock.h"
 #include "proto_debug_annotation.h"
+#include "proto_legacy_event.h"
 #include "proto_reader.h"
 #include "proto_sequence_state.h"
 #include "proto_stack_profile.h"
@@ -20,6 +21,7 @@ enum track_event_type {
   TYPE_INSTANT = 3,
   TYPE_COUNTER = 4,
 };
+_Static_assert(PROTO_EVENT_COMPLETE > TYPE_COUNTER, "a legacy X is no TrackEvent.Type");
 
 void proto_track_event_state_free(proto_track_event_state *state) {
   proto_vec_free(&state->category_iids);
@@ -36,6 +38,7 @@ void proto_track_event_state_free(proto_track_event_state *state) {
   proto_vec_free(&state->pending_flows);
   proto_vec_free(&state->pending_extras);
   proto_map_free(&state->pending_filter);
+  proto_map_free(&state->legacy_async_tracks);
 }
 
 /* --- text scratch ------------------------------------------------------- */
@@ -180,15 +183,22 @@ static void emit(proto_reader *reader, proto_machine *machine,
     emit_flows(reader, ref, ev, flows); /* bound to the slice just begun */
     break;
   case TYPE_SLICE_END:
-    /* Flows first: before the end, the ending slice encloses them. An end
-     * closes the innermost slice whatever its name. */
+    /* Flows first: before the end, the ending slice encloses them. A typed
+     * end closes the innermost slice whatever its name. */
     emit_flows(reader, ref, ev, flows);
-    f.name = 0;
-    f.category = 0;
+    if (!ev->end_matches_name) {
+      f.name = 0;
+      f.category = 0;
+    }
     s->slice_end(host, &f);
     break;
   case TYPE_INSTANT:
     s->slice_complete(host, &f, 0);
+    emit_flows(reader, ref, ev, flows);
+    break;
+  case PROTO_EVENT_COMPLETE:
+    f.thread_dur = ev->thread_dur;
+    s->slice_complete(host, &f, ev->dur);
     emit_flows(reader, ref, ev, flows);
     break;
   case TYPE_COUNTER:
@@ -296,6 +306,8 @@ typedef struct decoded {
   const uint8_t *callstack; /* InlineCallstack, or NULL */
   size_t callstack_len;
   uint64_t callstack_iid; /* 0: none */
+  const uint8_t *legacy; /* LegacyEvent, or NULL */
+  size_t legacy_len;
 } decoded;
 
 /* An event's callstack (inline or interned) becomes its innermost
@@ -484,6 +496,11 @@ static bool decode(proto_track_event_state *st, const uint8_t *data, size_t len,
       d->callstack_iid = f.value;
       d->callstack = NULL;
       break;
+    case 6:
+      ok = is_bytes;
+      d->legacy = f.data;
+      d->legacy_len = f.len;
+      break;
     default:
       break;
     }
@@ -529,6 +546,193 @@ static bool pair_extra_counters(proto_reader *reader, proto_sequence *seq,
   return true;
 }
 
+/* --- legacy events --------------------------------------------------------- */
+
+/* The event type a legacy phase is read as, or 0 for phases not imported
+ * (counted by the caller). */
+static uint8_t legacy_type(int32_t phase) {
+  switch (phase) {
+  case 'B':
+  case 'b':
+    return TYPE_SLICE_BEGIN;
+  case 'E':
+  case 'e':
+    return TYPE_SLICE_END;
+  case 'X':
+    return PROTO_EVENT_COMPLETE;
+  case 'I':
+  case 'i':
+  case 'n':
+    return TYPE_INSTANT;
+  default:
+    return 0;
+  }
+}
+
+/* The pid a legacy event belongs to: its pid_override, else its
+ * sequence's default thread's. */
+static bool legacy_pid(const proto_sequence *seq, const proto_legacy_event *legacy,
+                       int64_t *pid) {
+  if (legacy->has_pid_override)
+    *pid = legacy->pid_override;
+  else if (seq->thread)
+    *pid = seq->thread_pid;
+  else
+    return false;
+  return true;
+}
+
+/* The default thread's main track, or with pid_override/tid_override the
+ * thread they name instead (on the default thread's machine). */
+static tm_track_ref legacy_thread_track(proto_reader *reader, const proto_sequence *seq,
+                                        const proto_legacy_event *legacy) {
+  tm_thread_ref thread = seq->thread;
+  if (legacy->has_pid_override || legacy->has_tid_override) {
+    int64_t pid = legacy->has_pid_override ? legacy->pid_override : seq->thread_pid;
+    int64_t tid = legacy->has_tid_override ? legacy->tid_override : seq->thread_tid;
+    tm_machine_ref machine = reader->machines.data[seq->thread_machine]->ref;
+    thread = reader->s->thread(reader->host, machine, pid, tid);
+  }
+  return reader->s->track_thread(reader->host, thread);
+}
+
+static uint64_t mix64(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
+/* The legacy async track of an event with an id (§2.4, as the JSON
+ * reader's): local ids are scoped to the process, unscoped and global
+ * ids share one global space; id_scope separates ids of one space. The
+ * track is named after the first event of its id. Keys are a hash of
+ * those parts, as the JSON reader's cookies are. */
+static tm_track_ref legacy_async_track(proto_reader *reader, proto_machine *machine,
+                                       const proto_legacy_event *legacy, tm_str_id name,
+                                       tm_process_ref process) {
+  proto_track_event_state *st = &reader->events;
+  tm_str_id scope = legacy->id_scope
+                        ? proto_reader_intern(reader, (const char *)legacy->id_scope,
+                                              legacy->id_scope_len)
+                        : 0;
+  bool local = legacy->id_kind == PROTO_LEGACY_ID_LOCAL;
+  uint64_t key = mix64(machine->index + 1);
+  key = mix64(key ^ (local ? 2u : 1u));
+  key = mix64(key ^ legacy->id);
+  key = mix64(key ^ scope);
+  key = mix64(key ^ process);
+  uint32_t track;
+  if (proto_map_get(&st->legacy_async_tracks, key, &track))
+    return track;
+  tm_track_desc desc = {
+      .type = local ? "legacy_async_process_slice" : "legacy_async_global_slice",
+      .name = name,
+      .process = process,
+      .scope = scope,
+      .key = legacy->id,
+  };
+  track = proto_tracks_intern(reader, machine, &desc);
+  if (track)
+    proto_map_put(&st->legacy_async_tracks, key, track);
+  return track;
+}
+
+/* The track a legacy event's phase or scope names (§1.9 rule 5): async
+ * tracks for b/e/n, Chrome's instant tracks for global and process
+ * instants. Sets *ref and returns true; *ref stays 0 when the usual rules
+ * apply. False: the event cannot be placed (counted). */
+static bool legacy_phase_track(proto_reader *reader, proto_machine *machine,
+                               const proto_sequence *seq, const proto_legacy_event *legacy,
+                               tm_str_id name, tm_track_ref *ref) {
+  int32_t phase = legacy->phase;
+  int64_t pid;
+  *ref = 0;
+  if (phase == 'b' || phase == 'e' || phase == 'n') {
+    tm_process_ref process = 0;
+    if (legacy->id_kind == PROTO_LEGACY_ID_NONE)
+      goto unplaceable;
+    if (legacy->id_kind == PROTO_LEGACY_ID_LOCAL) {
+      if (!legacy_pid(seq, legacy, &pid))
+        goto unplaceable;
+      process = reader->s->process(reader->host, machine->ref, pid);
+    }
+    *ref = legacy_async_track(reader, machine, legacy, name, process);
+  } else if ((phase == 'I' || phase == 'i') &&
+             legacy->instant_scope == PROTO_LEGACY_SCOPE_GLOBAL) {
+    tm_track_desc desc = {.type = "legacy_chrome_global_instants"};
+    *ref = proto_tracks_intern(reader, machine, &desc);
+  } else if ((phase == 'I' || phase == 'i') &&
+             legacy->instant_scope == PROTO_LEGACY_SCOPE_PROCESS) {
+    if (!legacy_pid(seq, legacy, &pid))
+      goto unplaceable;
+    tm_track_desc desc = {.type = "chrome_process_instant",
+                          .process = reader->s->process(reader->host, machine->ref, pid)};
+    *ref = proto_tracks_intern(reader, machine, &desc);
+  }
+  return true;
+unplaceable:
+  proto_reader_count(reader, "track_event_parser_errors");
+  return false;
+}
+
+/* Reads the legacy fields of `d` into `ev` (type, duration, name, flow).
+ * False: the event is dropped (counted) or, with *malformed, damaged. */
+static bool read_legacy(proto_reader *reader, const decoded *d, proto_legacy_event *legacy,
+                        proto_event *ev, bool *malformed) {
+  if (!d->legacy) {
+    proto_reader_count(reader, "proto_track_event_unsupported_type");
+    return false;
+  }
+  if (!proto_legacy_event_decode(d->legacy, d->legacy_len, legacy)) {
+    *malformed = true;
+    return false;
+  }
+  ev->type = legacy_type(legacy->phase);
+  if (!ev->type) {
+    proto_reader_count(reader, "proto_track_event_unsupported_type");
+    return false;
+  }
+  ev->end_matches_name = ev->type == TYPE_SLICE_END;
+  if (ev->type == PROTO_EVENT_COMPLETE) {
+    /* An absent duration is 0, as trace_processor reads it. */
+    if (legacy->duration_us < 0 || legacy->duration_us > INT64_MAX / 1000 ||
+        legacy->thread_duration_us < 0 || legacy->thread_duration_us > INT64_MAX / 1000) {
+      proto_reader_count(reader, "track_event_parser_errors");
+      return false;
+    }
+    ev->dur = legacy->duration_us * 1000;
+    if (legacy->has_thread_duration)
+      ev->thread_dur = legacy->thread_duration_us * 1000;
+  }
+  return true;
+}
+
+/* A legacy bind_id is a flow of the slice the event begins (B, X, b, n,
+ * as in JSON); its direction says where the flow goes (§2.4 flow v2). */
+static void add_legacy_flow(proto_reader *reader, const proto_legacy_event *legacy) {
+  int32_t phase = legacy->phase;
+  if (!legacy->has_bind_id || !(phase == 'B' || phase == 'X' || phase == 'b' || phase == 'n'))
+    return;
+  static const int8_t directions[] = {
+      [PROTO_LEGACY_FLOW_UNSPECIFIED] = -1,
+      [PROTO_LEGACY_FLOW_IN] = TM_FLOW_IN,
+      [PROTO_LEGACY_FLOW_OUT] = TM_FLOW_OUT,
+      [PROTO_LEGACY_FLOW_INOUT] = TM_FLOW_STEP,
+  };
+  int8_t direction = directions[legacy->flow_direction];
+  if (direction < 0) {
+    proto_reader_count(reader, "flow_without_direction");
+    return;
+  }
+  proto_flow flow = {legacy->bind_id, (uint8_t)direction};
+  proto_vec_push(&reader->events.flows, flow);
+}
+
+/* --- one event ---------------------------------------------------------------- */
+
 bool proto_track_event_read(proto_reader *reader, proto_machine *machine,
                             proto_sequence *seq,
                             const proto_timestamp *packet_ts,
@@ -537,18 +741,27 @@ bool proto_track_event_read(proto_reader *reader, proto_machine *machine,
   decoded d;
   if (!decode(st, data, len, &d))
     return false;
-  if (d.type == TYPE_UNSPECIFIED || d.type > TYPE_COUNTER) {
-    /* Legacy (JSON-era) events and state tracks are not read. */
-    proto_reader_count(reader, "proto_track_event_unsupported_type");
-    return true;
-  }
 
   proto_event ev = {
       .machine_index = machine->index,
       .sequence_id = seq->id,
       .type = d.type,
       .thread_ts = TM_UNKNOWN_TIME,
+      .thread_dur = TM_UNKNOWN_TIME,
   };
+  proto_legacy_event legacy;
+  bool is_legacy = false;
+  if (__builtin_expect(d.type == TYPE_UNSPECIFIED || d.type > TYPE_COUNTER, 0)) {
+    if (d.type != TYPE_UNSPECIFIED) {
+      /* State tracks are not read. */
+      proto_reader_count(reader, "proto_track_event_unsupported_type");
+      return true;
+    }
+    bool malformed = false;
+    if (!read_legacy(reader, &d, &legacy, &ev, &malformed))
+      return !malformed;
+    is_legacy = true;
+  }
   /* Legacy µs fields override the packet time, on MONOTONIC (§1.6). */
   if (d.has_ts_absolute_us || d.has_ts_delta_us) {
     if (d.has_ts_delta_us && !seq->state_valid) {
@@ -583,28 +796,36 @@ bool proto_track_event_read(proto_reader *reader, proto_machine *machine,
   if (!pair_extra_counters(reader, seq, &d))
     return true;
 
-  /* Track (§1.9). */
-  uint64_t uuid = d.has_uuid ? d.uuid : seq->has_default_track_uuid ? seq->default_track_uuid : 0;
-  ev.uuid = uuid;
-  proto_track *track = NULL;
-  tm_track_ref ref = 0;
-  bool wait = false;
-  if (uuid != 0) {
-    track = proto_tracks_find(machine, uuid);
-    wait = track == NULL;
-  } else if (seq->thread && !d.has_uuid) {
-    ref = reader->s->track_thread(reader->host, seq->thread);
-  } else {
-    ref = proto_tracks_default_track(reader, machine);
-  }
-
-  if (d.has_name_iid) {
-    const proto_interned *e = proto_sequence_lookup(seq, PROTO_INTERN_EVENT_NAME, d.name_iid);
+  if (d.has_name_iid || (is_legacy && !d.has_name && legacy.has_name_iid)) {
+    uint64_t iid = d.has_name_iid ? d.name_iid : legacy.name_iid;
+    const proto_interned *e = proto_sequence_lookup(seq, PROTO_INTERN_EVENT_NAME, iid);
     ev.name = e ? e->str : 0;
   } else if (d.has_name) {
     ev.name = proto_reader_intern(reader, (const char *)d.name, d.name_len);
   }
+
+  /* Track (§1.9). */
+  uint64_t uuid = d.has_uuid ? d.uuid : seq->has_default_track_uuid ? seq->default_track_uuid : 0;
+  proto_track *track = NULL;
+  tm_track_ref ref = 0;
+  bool wait = false;
+  if (is_legacy && !legacy_phase_track(reader, machine, seq, &legacy, ev.name, &ref))
+    return true;
+  if (ref) {
+    uuid = 0; /* placed by its phase */
+  } else if (uuid != 0) {
+    track = proto_tracks_find(machine, uuid);
+    wait = track == NULL;
+  } else if (seq->thread && (!d.has_uuid || is_legacy)) {
+    ref = is_legacy ? legacy_thread_track(reader, seq, &legacy)
+                    : reader->s->track_thread(reader->host, seq->thread);
+  } else {
+    ref = proto_tracks_default_track(reader, machine);
+  }
+  ev.uuid = uuid;
   ev.category = resolve_category(reader, seq);
+  if (is_legacy)
+    add_legacy_flow(reader, &legacy);
 
   /* A malformed annotation damages the file: its pairs are never
    * committed, and the host reads no more of this file. */
