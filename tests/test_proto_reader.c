@@ -504,6 +504,11 @@ static void test_damage_inside_packets(void) {
   assert_damage(group, sizeof group, 16, "packet 2: unsupported wire type");
   const uint8_t bad_event[] = {0x0a, 0x05, 0x5a, 0x03, 0x48, 0xff, 0xff};
   assert_damage(bad_event, sizeof bad_event, 16, "packet 2: malformed track_event");
+  /* A legacy event whose phase is a fixed32: {timestamp: 5, track_event
+   * {legacy_event {phase (fixed32)}}}. */
+  const uint8_t bad_legacy[] = {0x0a, 0x0b, 0x40, 0x05, 0x5a, 0x07, 0x32,
+                                0x05, 0x15, 0x42, 0x00, 0x00, 0x00};
+  assert_damage(bad_legacy, sizeof bad_legacy, 16, "packet 2: malformed track_event");
   /* A clock snapshot whose clock entry is cut short. */
   const uint8_t bad_snapshot[] = {0x0a, 0x04, 0x32, 0x02, 0x0a, 0x05};
   assert_damage(bad_snapshot, sizeof bad_snapshot, 16, "packet 2: malformed clock_snapshot");

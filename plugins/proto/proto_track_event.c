@@ -186,10 +186,13 @@ static void emit(proto_reader *reader, proto_machine *machine,
     /* Flows first: before the end, the ending slice encloses them. A typed
      * end closes the innermost slice whatever its name. */
     emit_flows(reader, ref, ev, flows);
-    if (!ev->end_matches_name) {
-      f.name = 0;
-      f.category = 0;
-    }
+    f.name = 0;
+    f.category = 0;
+    s->slice_end(host, &f);
+    break;
+  case PROTO_EVENT_LEGACY_END:
+    /* Closes the innermost slice of its name and category (JSON "E"). */
+    emit_flows(reader, ref, ev, flows);
     s->slice_end(host, &f);
     break;
   case TYPE_INSTANT:
@@ -546,6 +549,17 @@ static bool pair_extra_counters(proto_reader *reader, proto_sequence *seq,
   return true;
 }
 
+static inline tm_str_id event_name(proto_reader *reader, proto_sequence *seq,
+                                   const decoded *d) {
+  if (d->has_name_iid) {
+    const proto_interned *e = proto_sequence_lookup(seq, PROTO_INTERN_EVENT_NAME, d->name_iid);
+    return e ? e->str : 0;
+  }
+  if (d->has_name)
+    return proto_reader_intern(reader, (const char *)d->name, d->name_len);
+  return 0;
+}
+
 /* --- legacy events --------------------------------------------------------- */
 
 /* The event type a legacy phase is read as, or 0 for phases not imported
@@ -557,7 +571,7 @@ static uint8_t legacy_type(int32_t phase) {
     return TYPE_SLICE_BEGIN;
   case 'E':
   case 'e':
-    return TYPE_SLICE_END;
+    return PROTO_EVENT_LEGACY_END;
   case 'X':
     return PROTO_EVENT_COMPLETE;
   case 'I':
@@ -584,7 +598,8 @@ static bool legacy_pid(const proto_sequence *seq, const proto_legacy_event *lega
 
 /* The default thread's main track, or with pid_override/tid_override the
  * thread they name instead (on the default thread's machine). */
-static tm_track_ref legacy_thread_track(proto_reader *reader, const proto_sequence *seq,
+static __attribute__((noinline, cold)) tm_track_ref
+legacy_thread_track(proto_reader *reader, const proto_sequence *seq,
                                         const proto_legacy_event *legacy) {
   tm_thread_ref thread = seq->thread;
   if (legacy->has_pid_override || legacy->has_tid_override) {
@@ -644,7 +659,8 @@ static tm_track_ref legacy_async_track(proto_reader *reader, proto_machine *mach
  * tracks for b/e/n, Chrome's instant tracks for global and process
  * instants. Sets *ref and returns true; *ref stays 0 when the usual rules
  * apply. False: the event cannot be placed (counted). */
-static bool legacy_phase_track(proto_reader *reader, proto_machine *machine,
+static __attribute__((noinline, cold)) bool
+legacy_phase_track(proto_reader *reader, proto_machine *machine,
                                const proto_sequence *seq, const proto_legacy_event *legacy,
                                tm_str_id name, tm_track_ref *ref) {
   int32_t phase = legacy->phase;
@@ -678,10 +694,12 @@ unplaceable:
   return false;
 }
 
-/* Reads the legacy fields of `d` into `ev` (type, duration, name, flow).
- * False: the event is dropped (counted) or, with *malformed, damaged. */
-static bool read_legacy(proto_reader *reader, const decoded *d, proto_legacy_event *legacy,
-                        proto_event *ev, bool *malformed) {
+/* Reads the legacy fields of `d` into `ev` (type, duration) and the
+ * deprecated legacy name_iid into `d`. False: the event is dropped
+ * (counted) or, with *malformed, damaged. */
+static __attribute__((noinline, cold)) bool
+read_legacy(proto_reader *reader, decoded *d, proto_legacy_event *legacy, proto_event *ev,
+            bool *malformed) {
   if (!d->legacy) {
     proto_reader_count(reader, "proto_track_event_unsupported_type");
     return false;
@@ -695,7 +713,10 @@ static bool read_legacy(proto_reader *reader, const decoded *d, proto_legacy_eve
     proto_reader_count(reader, "proto_track_event_unsupported_type");
     return false;
   }
-  ev->end_matches_name = ev->type == TYPE_SLICE_END;
+  if (!d->has_name && !d->has_name_iid && legacy->has_name_iid) {
+    d->has_name_iid = true;
+    d->name_iid = legacy->name_iid;
+  }
   if (ev->type == PROTO_EVENT_COMPLETE) {
     /* An absent duration is 0, as trace_processor reads it. */
     if (legacy->duration_us < 0 || legacy->duration_us > INT64_MAX / 1000 ||
@@ -704,9 +725,35 @@ static bool read_legacy(proto_reader *reader, const decoded *d, proto_legacy_eve
       return false;
     }
     ev->dur = legacy->duration_us * 1000;
-    if (legacy->has_thread_duration)
-      ev->thread_dur = legacy->thread_duration_us * 1000;
+    ev->thread_dur =
+        legacy->has_thread_duration ? legacy->thread_duration_us * 1000 : TM_UNKNOWN_TIME;
   }
+  return true;
+}
+
+/* The track of a legacy event: the one its phase names, else the usual
+ * rules (§1.9), where a legacy event with no uuid, even an explicit 0,
+ * goes to the default thread (with its overrides); also adds its bind_id
+ * flow. Sets *uuid (0 unless a described track), *ref or *track, *wait.
+ * False: the event cannot be placed (counted). */
+static void add_legacy_flow(proto_reader *reader, const proto_legacy_event *legacy);
+static __attribute__((noinline, cold)) bool
+legacy_track(proto_reader *reader, proto_machine *machine, const proto_sequence *seq,
+             const proto_legacy_event *legacy, tm_str_id name, uint64_t *uuid,
+             proto_track **track, tm_track_ref *ref, bool *wait) {
+  if (!legacy_phase_track(reader, machine, seq, legacy, name, ref))
+    return false;
+  if (*ref) {
+    *uuid = 0;
+  } else if (*uuid != 0) {
+    *track = proto_tracks_find(machine, *uuid);
+    *wait = *track == NULL;
+  } else if (seq->thread) {
+    *ref = legacy_thread_track(reader, seq, legacy);
+  } else {
+    *ref = proto_tracks_default_track(reader, machine);
+  }
+  add_legacy_flow(reader, legacy);
   return true;
 }
 
@@ -747,7 +794,6 @@ bool proto_track_event_read(proto_reader *reader, proto_machine *machine,
       .sequence_id = seq->id,
       .type = d.type,
       .thread_ts = TM_UNKNOWN_TIME,
-      .thread_dur = TM_UNKNOWN_TIME,
   };
   proto_legacy_event legacy;
   bool is_legacy = false;
@@ -796,36 +842,26 @@ bool proto_track_event_read(proto_reader *reader, proto_machine *machine,
   if (!pair_extra_counters(reader, seq, &d))
     return true;
 
-  if (d.has_name_iid || (is_legacy && !d.has_name && legacy.has_name_iid)) {
-    uint64_t iid = d.has_name_iid ? d.name_iid : legacy.name_iid;
-    const proto_interned *e = proto_sequence_lookup(seq, PROTO_INTERN_EVENT_NAME, iid);
-    ev.name = e ? e->str : 0;
-  } else if (d.has_name) {
-    ev.name = proto_reader_intern(reader, (const char *)d.name, d.name_len);
-  }
-
   /* Track (§1.9). */
   uint64_t uuid = d.has_uuid ? d.uuid : seq->has_default_track_uuid ? seq->default_track_uuid : 0;
   proto_track *track = NULL;
   tm_track_ref ref = 0;
   bool wait = false;
-  if (is_legacy && !legacy_phase_track(reader, machine, seq, &legacy, ev.name, &ref))
-    return true;
-  if (ref) {
-    uuid = 0; /* placed by its phase */
+  if (__builtin_expect(is_legacy, 0)) {
+    if (!legacy_track(reader, machine, seq, &legacy, event_name(reader, seq, &d), &uuid,
+                      &track, &ref, &wait))
+      return true;
   } else if (uuid != 0) {
     track = proto_tracks_find(machine, uuid);
     wait = track == NULL;
-  } else if (seq->thread && (!d.has_uuid || is_legacy)) {
-    ref = is_legacy ? legacy_thread_track(reader, seq, &legacy)
-                    : reader->s->track_thread(reader->host, seq->thread);
+  } else if (seq->thread && !d.has_uuid) {
+    ref = reader->s->track_thread(reader->host, seq->thread);
   } else {
     ref = proto_tracks_default_track(reader, machine);
   }
   ev.uuid = uuid;
+  ev.name = event_name(reader, seq, &d);
   ev.category = resolve_category(reader, seq);
-  if (is_legacy)
-    add_legacy_flow(reader, &legacy);
 
   /* A malformed annotation damages the file: its pairs are never
    * committed, and the host reads no more of this file. */

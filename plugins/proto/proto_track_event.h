@@ -47,18 +47,19 @@ typedef struct proto_extra_counter {
   double value;
 } proto_extra_counter;
 
-/* A legacy X: a slice of known duration (no TrackEvent.Type of its own). */
+/* Legacy phases with no TrackEvent.Type of their own: X, a slice of known
+ * duration; E/e, an end that closes the innermost open slice with its name
+ * and category (Chrome JSON "E"), where a typed end closes the innermost
+ * one. */
 #define PROTO_EVENT_COMPLETE 16
+#define PROTO_EVENT_LEGACY_END 17
 
 /* A decoded event, ready to emit once its track is known. */
 typedef struct proto_event {
   uint64_t uuid;
   uint32_t machine_index;
   uint32_t sequence_id;
-  uint8_t type; /* TrackEvent.Type, or PROTO_EVENT_COMPLETE */
-  /* A legacy E/e: ends the innermost open slice with its name and
-   * category (Chrome JSON "E"); a typed end ends the innermost one. */
-  bool end_matches_name;
+  uint8_t type; /* TrackEvent.Type, or PROTO_EVENT_COMPLETE / _LEGACY_END */
   tm_clock_ref clock;
   int64_t ts;
   int64_t thread_ts; /* TM_UNKNOWN_TIME */
