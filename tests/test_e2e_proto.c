@@ -439,6 +439,48 @@ static void test_legacy_events_reach_every_table(void) {
                          "\"track_event_parser_errors\",1\n");
 }
 
+/* The byte offset of packet `index` (0-based)'s payload in a framed file. */
+static size_t packet_payload_offset(const e2e_bytes *file, size_t index) {
+  const uint8_t *data = (const uint8_t *)file->data;
+  size_t at = 0;
+  for (size_t i = 0;; i++) {
+    g_assert_cmpuint(at, <, file->len);
+    g_assert_cmpuint(data[at], ==, 0x0a);
+    at++;
+    uint64_t len = 0;
+    for (int shift = 0;; shift += 7) {
+      g_assert_cmpuint(at, <, file->len);
+      len |= (uint64_t)(data[at] & 0x7f) << shift;
+      if (!(data[at++] & 0x80))
+        break;
+    }
+    if (i == index)
+      return at;
+    at += len;
+  }
+}
+
+/* The proto reader's drops reach _trace_import_logs at their packet's
+ * byte offset: legacy_events packets 19-21 (C, S, no legacy_event), 22
+ * (b without an id), 23 (bind_id without a direction). */
+static void test_drops_reach_import_logs(void) {
+  e2e_bytes file = e2e_proto_fixture("legacy_events");
+  g_autofree char *logs = query("legacy_events",
+      "SELECT trace_id, byte_offset, severity, name FROM _trace_import_logs ORDER BY id");
+  g_autofree char *expected = g_strdup_printf(
+      "\"trace_id\",\"byte_offset\",\"severity\",\"name\"\n"
+      "0,%zu,\"info\",\"proto_track_event_unsupported_type\"\n"
+      "0,%zu,\"info\",\"proto_track_event_unsupported_type\"\n"
+      "0,%zu,\"info\",\"proto_track_event_unsupported_type\"\n"
+      "0,%zu,\"error\",\"track_event_parser_errors\"\n"
+      "0,%zu,\"error\",\"flow_without_direction\"\n",
+      packet_payload_offset(&file, 19), packet_payload_offset(&file, 20),
+      packet_payload_offset(&file, 21), packet_payload_offset(&file, 22),
+      packet_payload_offset(&file, 23));
+  e2e_assert_text(logs, expected);
+  g_free(file.data);
+}
+
 /* --- zstd_compressed_packets ------------------------------------------------ */
 
 static void append_varint(GByteArray *bytes, uint64_t v) {
@@ -557,6 +599,8 @@ int main(int argc, char **argv) {
                   test_stack_profiles);
   g_test_add_func("/e2e/proto/legacy-events/phases-reach-slices-tracks-flows-threads",
                   test_legacy_events_reach_every_table);
+  g_test_add_func("/e2e/proto/import-logs/drops-name-their-packet-offset",
+                  test_drops_reach_import_logs);
   g_test_add_func("/e2e/proto/zstd/wrapper-reads-like-plain-packets",
                   test_zstd_wrapper_reads_like_plain_packets);
   g_test_add_func("/e2e/proto/zstd/damaged-wrapper-keeps-earlier-packets",

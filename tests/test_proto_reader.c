@@ -788,6 +788,115 @@ static void test_zstd_compressed_packets_damage(void) {
   g_byte_array_free(wrapped, TRUE);
 }
 
+/* --- import logs -------------------------------------------------------------- */
+
+/* The byte offset of packet `index` (0-based)'s payload in a framed file:
+ * the test's own walk over tag 0x0a and a varint length. */
+static int64_t packet_payload_offset(const uint8_t *data, size_t len, size_t index) {
+  size_t at = 0;
+  for (size_t i = 0;; i++) {
+    g_assert_cmpuint(at, <, len);
+    g_assert_cmpuint(data[at], ==, 0x0a);
+    at++;
+    uint64_t packet_len = 0;
+    for (int shift = 0;; shift += 7) {
+      g_assert_cmpuint(at, <, len);
+      packet_len |= (uint64_t)(data[at] & 0x7f) << shift;
+      if (!(data[at++] & 0x80))
+        break;
+    }
+    if (i == index)
+      return (int64_t)at;
+    at += packet_len;
+  }
+}
+
+/* Runs fixture `name` and asserts its import logs: `drops` lists (stat,
+ * packet index) pairs in order. Also, with a host without import logs,
+ * the same stats are counted and nothing else changes. */
+typedef struct logged_drop {
+  const char *stat;
+  size_t packet;
+} logged_drop;
+
+static void assert_fixture_logs(const char *name, const logged_drop *drops, size_t n) {
+  g_autoptr(GBytes) bytes = read_fixture(name);
+  gsize len;
+  const uint8_t *data = g_bytes_get_data(bytes, &len);
+  g_autoptr(GString) expected = g_string_new(NULL);
+  for (size_t i = 0; i < n; i++)
+    g_string_append_printf(expected, "%s at=%" G_GINT64_FORMAT "\n", drops[i].stat,
+                           packet_payload_offset(data, len, drops[i].packet));
+  fake_host *logging = run_bytes(data, len, len, TM_OK);
+  g_assert_cmpstr(fake_host_borrow_import_logs(logging), ==, expected->str);
+  fake_host *counting = fake_host_new();
+  fake_host_set_without_import_log(counting);
+  g_assert_cmpint(fake_host_run(counting, tracemerge_reader_entry(), data, len, len), ==, TM_OK);
+  g_assert_cmpstr(fake_host_borrow_import_logs(counting), ==, "");
+  g_assert_cmpstr(fake_host_borrow_transcript(counting), ==,
+                  fake_host_borrow_transcript(logging));
+  for (size_t i = 0; i < n; i++)
+    g_assert_cmpint(fake_host_stat(counting, drops[i].stat), ==,
+                    fake_host_stat(logging, drops[i].stat));
+  fake_host_free(counting);
+  fake_host_free(logging);
+}
+
+/* Packet numbers from the fixtures' text (0-based, in file order). */
+static void test_import_logs_name_the_dropping_packet(void) {
+  /* interning: 2 needs state after a loss; 3 carries interned data while
+   * the state is invalid; 4 needs state; 9 interns on sequence 0. */
+  const logged_drop interning[] = {
+      {"packet_skipped_seq_needs_incremental_state_invalid", 2},
+      {"interned_data_skipped_incremental_state_invalid", 3},
+      {"packet_skipped_seq_needs_incremental_state_invalid", 4},
+      {"interned_data_missing_sequence_id", 9},
+  };
+  assert_fixture_logs("interning", interning, G_N_ELEMENTS(interning));
+  /* legacy_events: 19 C, 20 S, 21 no legacy_event; 22 b without an id;
+   * 23 a bind_id without a direction. */
+  const logged_drop legacy[] = {
+      {"proto_track_event_unsupported_type", 19},
+      {"proto_track_event_unsupported_type", 20},
+      {"proto_track_event_unsupported_type", 21},
+      {"track_event_parser_errors", 22},
+      {"flow_without_direction", 23},
+  };
+  assert_fixture_logs("legacy_events", legacy, G_N_ELEMENTS(legacy));
+}
+
+/* An event that waited for its descriptor is logged at its own packet,
+ * not the descriptor's: an instant on uuid 9 (good_packet, payload at 2),
+ * then uuid 9 described as a counter track (payload at 16), where a slice
+ * cannot go. Inside a compressed wrapper, a drop is logged at the
+ * wrapper's payload. */
+static void test_import_logs_of_waiting_and_compressed_packets(void) {
+  GByteArray *file = g_byte_array_new();
+  g_byte_array_append(file, good_packet, sizeof good_packet);
+  /* packet {track_descriptor {uuid: 9, counter {}}} */
+  const uint8_t counter_descriptor[] = {0x0a, 0x07, 0xe2, 0x03, 0x04, 0x08, 0x09, 0x42, 0x00};
+  g_byte_array_append(file, counter_descriptor, sizeof counter_descriptor);
+  fake_host *fake = run_bytes(file->data, file->len, file->len, TM_OK);
+  g_assert_cmpstr(fake_host_borrow_import_logs(fake), ==, "track_event_parser_errors at=2\n");
+  fake_host_free(fake);
+
+  /* good_packet, then zstd{packet {timestamp: 5, track_event {name: "x"}}}
+   * (no type, no legacy_event). */
+  const uint8_t untyped[] = {0x0a, 0x08, 0x40, 0x05, 0x5a, 0x04, 0xba, 0x01, 0x01, 0x78};
+  GByteArray *wrapped = wrap_compressed_as(ZSTD, untyped, sizeof untyped, 1, false);
+  g_byte_array_set_size(file, 0);
+  g_byte_array_append(file, good_packet, sizeof good_packet);
+  g_byte_array_append(file, wrapped->data, wrapped->len);
+  fake = run_bytes(file->data, file->len, file->len, TM_OK);
+  g_autofree char *expected = g_strdup_printf(
+      "proto_track_event_unsupported_type at=%zu\n",
+      sizeof good_packet + 1 + (wrapped->data[1] & 0x80 ? 2 : 1));
+  g_assert_cmpstr(fake_host_borrow_import_logs(fake), ==, expected);
+  fake_host_free(fake);
+  g_byte_array_free(wrapped, TRUE);
+  g_byte_array_free(file, TRUE);
+}
+
 /* A packet {timestamp: 5, track_event {type: INSTANT, name: "n",
  * debug_annotations: `annotation`}} (framed). */
 static GByteArray *event_with_annotation(const GByteArray *annotation) {
@@ -1007,6 +1116,10 @@ int main(int argc, char **argv) {
                   test_compressed_packets_read_like_plain_ones);
   g_test_add_func("/proto/reader/compressed/damage-names-the-wrapper",
                   test_compressed_packets_damage);
+  g_test_add_func("/proto/reader/import-logs/name-the-dropping-packet",
+                  test_import_logs_name_the_dropping_packet);
+  g_test_add_func("/proto/reader/import-logs/waiting-and-compressed-packets",
+                  test_import_logs_of_waiting_and_compressed_packets);
   g_test_add_func("/proto/reader/legacy-events/phases-ids-scopes-flows-overrides",
                   test_legacy_events);
   g_test_add_func("/proto/reader/zstd/packets-read-like-plain-ones",

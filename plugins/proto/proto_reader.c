@@ -95,7 +95,13 @@ proto_machine *proto_reader_machine_slow_(proto_reader *reader, uint32_t raw_id)
 }
 
 void proto_reader_count(proto_reader *reader, const char *name) {
-  reader->s->stat_add(reader->host, name, 1);
+  if (!reader->host_has_import_log) {
+    reader->s->stat_add(reader->host, name, 1);
+    return;
+  }
+  int64_t offset = reader->waiting_event_offset >= 0 ? reader->waiting_event_offset
+                                                     : (int64_t)reader->packet_offset;
+  reader->s->import_log(reader->host, name, offset, NULL, 0);
 }
 
 tm_str_id proto_reader_intern_cstr(proto_reader *reader, const char *s) {
@@ -405,6 +411,8 @@ static void *proto_open(const tm_host_services *s, tm_host *host,
                                     TM_HOST_HAS(s, process_set_uid);
   reader->host_has_machine_info = TM_HOST_HAS(s, machine_set_info);
   reader->host_has_stacks = proto_stack_host_supports(s);
+  reader->host_has_import_log = TM_HOST_HAS(s, import_log) && s->import_log;
+  reader->waiting_event_offset = -1;
   proto_framer_init(&reader->framer, PROTO_DEFAULT_MAX_PACKET, on_packet, reader);
   proto_reader_machine(reader, 0);
   return reader;

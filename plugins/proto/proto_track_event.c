@@ -35,6 +35,7 @@ void proto_track_event_state_free(proto_track_event_state *state) {
   proto_vec_free(&state->flows);
   proto_vec_free(&state->extras);
   proto_vec_free(&state->pending);
+  proto_vec_free(&state->pending_offsets);
   proto_vec_free(&state->pending_flows);
   proto_vec_free(&state->pending_extras);
   proto_map_free(&state->pending_filter);
@@ -230,6 +231,7 @@ static void defer(proto_reader *reader, const proto_event *ev) {
   for (uint32_t i = 0; i < ev->extras_len; i++)
     proto_vec_push(&st->pending_extras, st->extras.data[i]);
   proto_vec_push(&st->pending, copy);
+  proto_vec_push(&st->pending_offsets, reader->packet_offset);
   uint64_t key = pending_key(ev->uuid, ev->machine_index);
   uint32_t waiting = 0;
   proto_map_get(&st->pending_filter, key, &waiting);
@@ -245,9 +247,11 @@ static void flush_pending(proto_reader *reader, bool all, uint32_t machine_index
   for (size_t i = 0; i < st->pending.len; i++) {
     proto_event ev = st->pending.data[i];
     if (!all && (ev.uuid != uuid || ev.machine_index != machine_index)) {
+      st->pending_offsets.data[kept] = st->pending_offsets.data[i];
       st->pending.data[kept++] = ev;
       continue;
     }
+    reader->waiting_event_offset = (int64_t)st->pending_offsets.data[i];
     proto_machine *machine = reader->machines.data[ev.machine_index];
     proto_track *track = proto_tracks_find(machine, ev.uuid);
     if (!track)
@@ -256,7 +260,9 @@ static void flush_pending(proto_reader *reader, bool all, uint32_t machine_index
     emit(reader, machine, &ev, track, 0, st->pending_flows.data + ev.flows_start,
          st->pending_extras.data + ev.extras_start);
   }
+  reader->waiting_event_offset = -1;
   st->pending.len = kept;
+  st->pending_offsets.len = kept;
   if (kept == 0) {
     st->pending_flows.len = 0;
     st->pending_extras.len = 0;

@@ -87,6 +87,7 @@ typedef struct proto_track_event_state {
   PROTO_VEC(proto_extra_counter) extras;
   /* Events waiting for their track's descriptor, in file order. */
   PROTO_VEC(proto_event) pending;
+  proto_u64_vec pending_offsets; /* each one's packet offset, for logs */
   PROTO_VEC(proto_flow) pending_flows;
   PROTO_VEC(proto_extra_counter) pending_extras;
   proto_map pending_filter; /* uuid ^ machine hash -> waiting events (may over-count) */
