@@ -10,6 +10,7 @@
 #include <zstd.h>
 
 #include "proto_fake_host.h"
+#include "proto_framing.h"
 #include "proto_map.h"
 
 const tm_reader_descriptor *tracemerge_reader_entry(void);
@@ -248,8 +249,8 @@ static void test_legacy_events(void) {
       "slice_complete T4 BOOTTIME@host ts=4500 name=req step dur=0\n"
       "slice_end T4 BOOTTIME@host ts=5000 cat=net name=req\n"
       "track T5 = legacy_async_process_slice name=\"local\" p10 key=7\n"
-      "slice_begin T5 BOOTTIME@host ts=5100 name=local\n"
-      "slice_end T5 BOOTTIME@host ts=5300 name=local\n"
+      "slice_begin T5 BOOTTIME@host ts=5100 name=local thread_ts=60000\n"
+      "slice_end T5 BOOTTIME@host ts=5300 name=local thread_ts=61000\n"
       "track T6 = legacy_async_global_slice name=\"scoped\" scope=scopeA key=7 on host\n"
       "slice_begin T6 BOOTTIME@host ts=5400 name=scoped\n"
       "slice_end T6 BOOTTIME@host ts=5500 name=scoped\n"
@@ -748,6 +749,17 @@ static void test_zstd_compressed_packets_damage(void) {
   assert_compressed_damage_as(ZSTD, bad_inner, sizeof bad_inner, false,
                               "packet 2: zstd_compressed_packets: at decompressed byte 0: "
                               "truncated packet: it claims 5 bytes, the file ends after 1");
+  /* Decompressed packets are bounded like the file's: one that claims
+   * more than the limit fails before any of it is buffered. */
+  GByteArray *huge = g_byte_array_new();
+  const uint8_t packet_tag = 0x0a;
+  g_byte_array_append(huge, &packet_tag, 1);
+  put_varint(huge, PROTO_DEFAULT_MAX_PACKET + 1);
+  g_autofree char *too_large = g_strdup_printf(
+      "packet 2: zstd_compressed_packets: at decompressed byte 0: packet claims %zu bytes, "
+      "more than the limit of %zu", PROTO_DEFAULT_MAX_PACKET + 1, PROTO_DEFAULT_MAX_PACKET);
+  assert_compressed_damage_as(ZSTD, huge->data, huge->len, false, too_large);
+  g_byte_array_free(huge, TRUE);
   /* zstd inside zlib and zlib inside zstd. */
   const uint8_t zstd_wrapper[] = {0x0a, 0x03, 0xaa, 0x08, 0x00};
   assert_compressed_damage(zstd_wrapper, sizeof zstd_wrapper, false,

@@ -46,6 +46,10 @@ bool proto_legacy_event_decode(const uint8_t *data, size_t len, proto_legacy_eve
       out->id_scope = f.data;
       out->id_scope_len = f.len;
       break;
+    case 9:
+      ok = is_varint;
+      out->use_async_tts = f.value != 0;
+      break;
     case 8:
       ok = is_varint;
       out->has_bind_id = true;
@@ -70,7 +74,7 @@ bool proto_legacy_event_decode(const uint8_t *data, size_t len, proto_legacy_eve
       out->tid_override = (int32_t)f.value;
       break;
     default:
-      break; /* use_async_tts, bind_to_enclosing, instruction counts */
+      break; /* bind_to_enclosing, instruction counts */
     }
   }
   return ok && c.error == PW_OK;

@@ -45,6 +45,7 @@ typedef struct proto_legacy_event {
   uint64_t id;
   const uint8_t *id_scope; /* NULL: none */
   size_t id_scope_len;
+  bool use_async_tts; /* async slices keep their thread time */
   bool has_bind_id;
   uint64_t bind_id;
   uint32_t flow_direction; /* proto_legacy_flow_direction */

@@ -740,15 +740,20 @@ read_legacy(proto_reader *reader, decoded *d, proto_legacy_event *legacy, proto_
 /* The track of a legacy event: the one its phase names, else the usual
  * rules (§1.9), where a legacy event with no uuid, even an explicit 0,
  * goes to the default thread (with its overrides); also adds its bind_id
- * flow. Sets *uuid (0 unless a described track), *ref or *track, *wait.
- * False: the event cannot be placed (counted). */
+ * flow, and drops an async slice's thread time unless use_async_tts asks
+ * to keep it (as Chrome and trace_processor do). Sets *uuid (0 unless a
+ * described track), *ref or *track, *wait. False: the event cannot be
+ * placed (counted). */
 static void add_legacy_flow(proto_reader *reader, const proto_legacy_event *legacy);
 static __attribute__((noinline, cold)) bool
 legacy_track(proto_reader *reader, proto_machine *machine, const proto_sequence *seq,
              const proto_legacy_event *legacy, tm_str_id name, uint64_t *uuid,
-             proto_track **track, tm_track_ref *ref, bool *wait) {
+             proto_track **track, tm_track_ref *ref, bool *wait, int64_t *thread_ts) {
   if (!legacy_phase_track(reader, machine, seq, legacy, name, ref))
     return false;
+  int32_t phase = legacy->phase;
+  if ((phase == 'b' || phase == 'e' || phase == 'n') && !legacy->use_async_tts)
+    *thread_ts = TM_UNKNOWN_TIME;
   if (*ref) {
     *uuid = 0;
   } else if (*uuid != 0) {
@@ -855,7 +860,7 @@ bool proto_track_event_read(proto_reader *reader, proto_machine *machine,
   bool wait = false;
   if (__builtin_expect(is_legacy, 0)) {
     if (!legacy_track(reader, machine, seq, &legacy, event_name(reader, seq, &d), &uuid,
-                      &track, &ref, &wait))
+                      &track, &ref, &wait, &ev.thread_ts))
       return true;
   } else if (uuid != 0) {
     track = proto_tracks_find(machine, uuid);
