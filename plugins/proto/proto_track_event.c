@@ -859,9 +859,13 @@ bool proto_track_event_read(proto_reader *reader, proto_machine *machine,
   tm_track_ref ref = 0;
   bool wait = false;
   if (__builtin_expect(is_legacy, 0)) {
+    /* A copy: taking the address of `ev` would keep it out of registers
+     * on the typed path too. */
+    int64_t thread_ts = ev.thread_ts;
     if (!legacy_track(reader, machine, seq, &legacy, event_name(reader, seq, &d), &uuid,
-                      &track, &ref, &wait, &ev.thread_ts))
+                      &track, &ref, &wait, &thread_ts))
       return true;
+    ev.thread_ts = thread_ts;
   } else if (uuid != 0) {
     track = proto_tracks_find(machine, uuid);
     wait = track == NULL;
