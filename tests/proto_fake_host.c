@@ -24,6 +24,7 @@ struct tm_host {
   GString *pending_args;
   GPtrArray *arg_sets; /* ref - 1 -> "{...}" */
   GHashTable *stats;   /* name -> int64 value (boxed) */
+  GString *import_logs; /* one "name at=offset" line per import_log call */
   char *error;
   int64_t error_offset;
 };
@@ -31,6 +32,7 @@ struct tm_host {
 struct fake_host {
   struct tm_host host;
   bool without_profiling;
+  bool without_import_log;
 };
 
 static void line(tm_host *host, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
@@ -439,6 +441,17 @@ static bool svc_remote_clock_sync(tm_host *host) {
   return true;
 }
 
+/* Counts like stat_add and records the call: every call, where the real
+ * host keeps the first few per stat, so a test sees each occurrence. */
+static void svc_import_log(tm_host *host, const char *name, int64_t byte_offset,
+                           const tm_import_log_arg *args, size_t n_args) {
+  svc_stat_add(host, name, 1);
+  g_string_append_printf(host->import_logs, "%s at=%" PRId64, name, byte_offset);
+  for (size_t i = 0; i < n_args; i++)
+    g_string_append_printf(host->import_logs, " %s", args[i].key);
+  g_string_append_c(host->import_logs, '\n');
+}
+
 static const tm_host_services fake_services = {
     .struct_size = sizeof(tm_host_services),
     .abi_version = TM_READER_ABI_VERSION,
@@ -480,6 +493,7 @@ static const tm_host_services fake_services = {
     .frame = svc_frame,
     .callsite = svc_callsite,
     .sample = svc_sample,
+    .import_log = svc_import_log,
     .remote_clock_sync = svc_remote_clock_sync,
 };
 
@@ -503,11 +517,14 @@ fake_host *fake_host_new(void) {
   h->pending_args = g_string_new(NULL);
   h->arg_sets = g_ptr_array_new_with_free_func(g_free);
   h->stats = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  h->import_logs = g_string_new(NULL);
   h->error_offset = -1;
   return fake;
 }
 
 void fake_host_set_without_profiling(fake_host *fake) { fake->without_profiling = true; }
+
+void fake_host_set_without_import_log(fake_host *fake) { fake->without_import_log = true; }
 
 void fake_host_free(fake_host *fake) {
   if (!fake)
@@ -525,6 +542,7 @@ void fake_host_free(fake_host *fake) {
     g_ptr_array_free(arrays[i], TRUE);
   g_string_free(h->pending_args, TRUE);
   g_hash_table_destroy(h->stats);
+  g_string_free(h->import_logs, TRUE);
   g_free(h->error);
   g_free(fake);
 }
@@ -535,6 +553,8 @@ tm_status fake_host_run(fake_host *fake, const tm_reader_descriptor *reader,
   tm_host_services services = fake_services;
   if (fake->without_profiling)
     services.struct_size = (uint32_t)offsetof(tm_host_services, mapping);
+  if (fake->without_import_log)
+    services.import_log = NULL;
   void *state = reader->open(&services, &fake->host, NULL, 0);
   if (!state)
     return TM_ERROR;
@@ -564,6 +584,10 @@ size_t fake_host_count_lines(const fake_host *fake, const char *prefix) {
     p = nl + 1;
   }
   return count;
+}
+
+const char *fake_host_borrow_import_logs(const fake_host *fake) {
+  return fake->host.import_logs->str;
 }
 
 int64_t fake_host_stat(const fake_host *fake, const char *name) {

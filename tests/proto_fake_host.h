@@ -20,6 +20,8 @@ void fake_host_free(fake_host *fake);
 /* Makes the next runs offer a host table that ends before the profiling
  * services (mapping, frame, callsite, sample), as an older host would. */
 void fake_host_set_without_profiling(fake_host *fake);
+/* Makes the next runs offer no import_log service (a NULL entry). */
+void fake_host_set_without_import_log(fake_host *fake);
 
 /* Opens `reader` on the fake host, feeds `data` in chunks of `chunk` bytes
  * (stopping at the first TM_ERROR), finishes and closes it. Returns the
@@ -31,6 +33,9 @@ tm_status fake_host_run(fake_host *fake, const tm_reader_descriptor *reader,
 const char *fake_host_borrow_transcript(const fake_host *fake);
 /* Lines of the transcript that start with `prefix`. */
 size_t fake_host_count_lines(const fake_host *fake, const char *prefix);
+/* The import_log calls, one "name at=OFFSET [arg keys]" line each (each
+ * also bumped its stat). */
+const char *fake_host_borrow_import_logs(const fake_host *fake);
 /* Value of a stat (0 if never bumped). */
 int64_t fake_host_stat(const fake_host *fake, const char *name);
 /* The first reported error, or NULL; its offset in *offset. */

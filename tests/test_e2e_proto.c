@@ -4,7 +4,9 @@
  * values are worked out in the fixtures' comments and below.
  */
 #include <glib.h>
+#include <stdint.h>
 #include <string.h>
+#include <zstd.h>
 
 #include "e2e_support.h"
 
@@ -371,6 +373,210 @@ static void test_real_traces_import(void) {
   g_assert_true(g_str_has_suffix(machine, "\n\"Linux\",\"aarch64\",33,\"5.10\",1\n"));
 }
 
+/* --- legacy TrackEvents ------------------------------------------------------ */
+
+/* Every legacy phase of legacy_events.textproto (expected values worked
+ * out there): thread slices, Chrome's instant tracks, async tracks by id,
+ * flows by bind_id, threads made by the pid/tid overrides. */
+static void test_legacy_events_reach_every_table(void) {
+  g_autofree char *slices = query("legacy_events",
+      "SELECT s.id, s.ts, s.dur, s.depth, s.category, s.name, t.type, t.name AS track, "
+      "s.thread_ts, s.thread_dur FROM slice s JOIN track t ON s.track_id = t.id ORDER BY s.id");
+  e2e_assert_text(slices,
+      "\"id\",\"ts\",\"dur\",\"depth\",\"category\",\"name\",\"type\",\"track\",\"thread_ts\","
+      "\"thread_dur\"\n"
+      "0,1000,2000,0,\"cat\",\"outer\",\"thread_execution\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+      "1,1100,1000,1,\"[NULL]\",\"inner\",\"thread_execution\",\"[NULL]\",3000,2000\n"
+      "2,1200,0,2,\"[NULL]\",\"mark\",\"thread_execution\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+      "3,3100,0,0,\"[NULL]\",\"global mark\",\"legacy_chrome_global_instants\",\"[NULL]\","
+      "\"[NULL]\",\"[NULL]\"\n"
+      "4,3200,0,0,\"[NULL]\",\"process mark\",\"chrome_process_instant\",\"[NULL]\",\"[NULL]\","
+      "\"[NULL]\"\n"
+      "5,4000,1000,0,\"net\",\"req\",\"legacy_async_global_slice\",\"req\",\"[NULL]\",\"[NULL]\"\n"
+      "6,4500,0,1,\"[NULL]\",\"req step\",\"legacy_async_global_slice\",\"req\",\"[NULL]\","
+      "\"[NULL]\"\n"
+      "7,5100,200,0,\"[NULL]\",\"local\",\"legacy_async_process_slice\",\"local\",60000,"
+      "1000\n"
+      "8,5400,100,0,\"[NULL]\",\"scoped\",\"legacy_async_global_slice\",\"scoped\",\"[NULL]\","
+      "\"[NULL]\"\n"
+      "9,6000,1000,0,\"[NULL]\",\"elsewhere\",\"thread_execution\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+      "10,6100,1000,0,\"[NULL]\",\"sibling\",\"thread_execution\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+      "11,9000,0,0,\"[NULL]\",\"interned legacy\",\"thread_execution\",\"[NULL]\",\"[NULL]\","
+      "\"[NULL]\"\n"
+      "12,9500,0,0,\"[NULL]\",\"undirected\",\"thread_execution\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+      "13,9600,2000,0,\"[NULL]\",\"waits\",\"global_track_event\",\"Later\",\"[NULL]\",\"[NULL]\"\n");
+
+  /* Thread slices by thread: the overrides made tid 21 of pid 20 and tid
+   * 12 of pid 10. */
+  g_autofree char *threads = query("legacy_events",
+      "SELECT s.name, th.tid, th.name AS thread, p.pid FROM slice s JOIN thread_track tt ON "
+      "s.track_id = tt.id JOIN thread th USING (utid) LEFT JOIN process p USING (upid) "
+      "ORDER BY s.id");
+  e2e_assert_text(threads,
+      "\"name\",\"tid\",\"thread\",\"pid\"\n"
+      "\"outer\",11,\"main\",10\n\"inner\",11,\"main\",10\n\"mark\",11,\"main\",10\n"
+      "\"elsewhere\",21,\"[NULL]\",20\n\"sibling\",12,\"[NULL]\",10\n"
+      "\"interned legacy\",11,\"main\",10\n\"undirected\",11,\"main\",10\n");
+  g_autofree char *process_tracks = query("legacy_events",
+      "SELECT s.name, pt.type, p.pid FROM slice s JOIN process_track pt ON s.track_id = pt.id "
+      "JOIN process p USING (upid) ORDER BY s.id");
+  e2e_assert_text(process_tracks,
+      "\"name\",\"type\",\"pid\"\n"
+      "\"process mark\",\"chrome_process_instant\",10\n"
+      "\"local\",\"legacy_async_process_slice\",10\n");
+
+  g_autofree char *flows = query("legacy_events",
+      "SELECT f.trace_id, o.name, i.name FROM flow f JOIN slice o ON o.id = f.slice_out "
+      "JOIN slice i ON i.id = f.slice_in");
+  e2e_assert_text(flows, "\"trace_id\",\"name\",\"name\"\n5,\"outer\",\"req\"\n");
+
+  g_autofree char *stats = query("legacy_events",
+      "SELECT name, value FROM stats WHERE value > 0 ORDER BY name");
+  e2e_assert_text(stats, "\"name\",\"value\"\n"
+                         "\"flow_without_direction\",1\n"
+                         "\"misplaced_end_event\",1\n"
+                         "\"proto_track_event_unsupported_type\",3\n"
+                         "\"track_event_parser_errors\",1\n");
+}
+
+/* The byte offset of packet `index` (0-based)'s payload in a framed file. */
+static size_t packet_payload_offset(const e2e_bytes *file, size_t index) {
+  const uint8_t *data = (const uint8_t *)file->data;
+  size_t at = 0;
+  for (size_t i = 0;; i++) {
+    g_assert_cmpuint(at, <, file->len);
+    g_assert_cmpuint(data[at], ==, 0x0a);
+    at++;
+    uint64_t len = 0;
+    for (int shift = 0;; shift += 7) {
+      g_assert_cmpuint(at, <, file->len);
+      len |= (uint64_t)(data[at] & 0x7f) << shift;
+      if (!(data[at++] & 0x80))
+        break;
+    }
+    if (i == index)
+      return at;
+    at += len;
+  }
+}
+
+/* The proto reader's drops reach _trace_import_logs at their packet's
+ * byte offset: legacy_events packets 19-21 (C, S, no legacy_event), 22
+ * (b without an id), 23 (bind_id without a direction). */
+static void test_drops_reach_import_logs(void) {
+  e2e_bytes file = e2e_proto_fixture("legacy_events");
+  g_autofree char *logs = query("legacy_events",
+      "SELECT trace_id, byte_offset, severity, name FROM _trace_import_logs ORDER BY id");
+  g_autofree char *expected = g_strdup_printf(
+      "\"trace_id\",\"byte_offset\",\"severity\",\"name\"\n"
+      "0,%zu,\"info\",\"proto_track_event_unsupported_type\"\n"
+      "0,%zu,\"info\",\"proto_track_event_unsupported_type\"\n"
+      "0,%zu,\"info\",\"proto_track_event_unsupported_type\"\n"
+      "0,%zu,\"error\",\"track_event_parser_errors\"\n"
+      "0,%zu,\"error\",\"flow_without_direction\"\n",
+      packet_payload_offset(&file, 19), packet_payload_offset(&file, 20),
+      packet_payload_offset(&file, 21), packet_payload_offset(&file, 22),
+      packet_payload_offset(&file, 23));
+  e2e_assert_text(logs, expected);
+  g_free(file.data);
+}
+
+/* --- zstd_compressed_packets ------------------------------------------------ */
+
+static void append_varint(GByteArray *bytes, uint64_t v) {
+  do {
+    uint8_t b = (uint8_t)(v & 0x7f);
+    v >>= 7;
+    if (v)
+      b |= 0x80;
+    g_byte_array_append(bytes, &b, 1);
+  } while (v);
+}
+
+/* Appends packet {zstd_compressed_packets (field 133): zstd(inner)} to
+ * `file`, its compressed bytes cut to `keep_percent` %. */
+static void append_zstd_wrapper(GByteArray *file, const char *inner, size_t len,
+                                int keep_percent) {
+  size_t bound = ZSTD_compressBound(len);
+  uint8_t *z = g_malloc(bound);
+  size_t zlen = ZSTD_compress(z, bound, inner, len, 3);
+  g_assert_false(ZSTD_isError(zlen));
+  zlen = zlen * (size_t)keep_percent / 100;
+  GByteArray *packet = g_byte_array_new();
+  const uint8_t tag[] = {0xaa, 0x08};
+  g_byte_array_append(packet, tag, sizeof tag);
+  append_varint(packet, zlen);
+  g_byte_array_append(packet, z, (guint)zlen);
+  const uint8_t packet_tag = 0x0a;
+  g_byte_array_append(file, &packet_tag, 1);
+  append_varint(file, packet->len);
+  g_byte_array_append(file, packet->data, packet->len);
+  g_byte_array_free(packet, TRUE);
+  g_free(z);
+}
+
+static const char slice_sql[] =
+    "SELECT s.ts, s.dur, s.name, t.name AS track FROM slice s "
+    "JOIN track t ON s.track_id = t.id ORDER BY s.id";
+
+/* track_events.pb inside one zstd wrapper reads as the plain file does. */
+static void test_zstd_wrapper_reads_like_plain_packets(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  e2e_bytes plain = e2e_proto_fixture("track_events");
+  GByteArray *file = g_byte_array_new();
+  append_zstd_wrapper(file, plain.data, plain.len, 100);
+  g_autofree char *path =
+      e2e_write_file(dir, "zstd.pftrace", (const char *)file->data, file->len);
+  g_autofree char *expected = query("track_events", slice_sql);
+  const char *inputs[] = {path, NULL};
+  g_autofree char *slices = e2e_query(inputs, slice_sql);
+  /* Not vacuous: the plain file's 11 slices (see the test above). */
+  g_assert_true(g_str_has_prefix(expected, "\"ts\",\"dur\",\"name\",\"track\"\n"
+                                           "1000,1000,\"load\",\"[NULL]\"\n"));
+  g_assert_true(g_str_has_suffix(expected, "3500,0,\"orphan\",\"[NULL]\"\n"));
+  e2e_assert_text(slices, expected);
+  /* The same stats (the fixture's own three) and no damage. */
+  static const char stats_sql[] = "SELECT name, value FROM stats WHERE value > 0 ORDER BY name";
+  g_autofree char *expected_stats = query("track_events", stats_sql);
+  g_autofree char *stats = e2e_query(inputs, stats_sql);
+  g_assert_nonnull(strstr(expected_stats, "\"track_descriptor_missing_uuid\",1\n"));
+  e2e_assert_text(stats, expected_stats);
+  g_byte_array_free(file, TRUE);
+  g_free(plain.data);
+  e2e_cleanup(dir);
+}
+
+/* A whole wrapper, then one cut in half: the error names the file and the
+ * second wrapper, the first wrapper's slices stay, and the damage is the
+ * stat file_parse_error. */
+static void test_damaged_zstd_wrapper_keeps_earlier_packets(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  e2e_bytes plain = e2e_proto_fixture("track_events");
+  GByteArray *file = g_byte_array_new();
+  append_zstd_wrapper(file, plain.data, plain.len, 100);
+  size_t second_payload = file->len + 1 + 2; /* packet tag + 2-byte length */
+  append_zstd_wrapper(file, plain.data, plain.len, 50);
+  g_assert_cmpuint(file->len - second_payload, >=, 128); /* the length took 2 bytes */
+  g_autofree char *path =
+      e2e_write_file(dir, "cut.pftrace", (const char *)file->data, file->len);
+  const char *args[] = {"query", "cut.pftrace", "--sql",
+                        "SELECT (SELECT count(*) FROM slice) AS slices, (SELECT value FROM "
+                        "stats WHERE name = 'file_parse_error') AS damage",
+                        NULL};
+  e2e_result r = e2e_run_in(dir, args);
+  g_assert_cmpint(r.exit_code, ==, 1);
+  g_autofree char *message = g_strdup_printf(
+      "at byte %zu: packet 2: zstd_compressed_packets: the zstd stream is cut short",
+      second_payload);
+  if (!strstr(r.err, "cut.pftrace") || !strstr(r.err, message))
+    g_error("stderr does not name the file and the wrapper (%s): %s", message, r.err);
+  e2e_assert_text(r.out, "\"slices\",\"damage\"\n11,1\n");
+  e2e_result_clear(&r);
+  g_byte_array_free(file, TRUE);
+  g_free(plain.data);
+  e2e_cleanup(dir);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/e2e/proto/track-events/every-feature-reaches-a-table",
@@ -391,6 +597,14 @@ int main(int argc, char **argv) {
   g_test_add_func("/e2e/proto/system-info/fills-machine-rows", test_system_info_fills_machine_rows);
   g_test_add_func("/e2e/proto/stacks/interned-stacks-reach-samples-and-slices",
                   test_stack_profiles);
+  g_test_add_func("/e2e/proto/legacy-events/phases-reach-slices-tracks-flows-threads",
+                  test_legacy_events_reach_every_table);
+  g_test_add_func("/e2e/proto/import-logs/drops-name-their-packet-offset",
+                  test_drops_reach_import_logs);
+  g_test_add_func("/e2e/proto/zstd/wrapper-reads-like-plain-packets",
+                  test_zstd_wrapper_reads_like_plain_packets);
+  g_test_add_func("/e2e/proto/zstd/damaged-wrapper-keeps-earlier-packets",
+                  test_damaged_zstd_wrapper_keeps_earlier_packets);
   g_test_add_func("/e2e/proto/real-traces/import-without-errors", test_real_traces_import);
   return g_test_run();
 }

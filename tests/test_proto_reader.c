@@ -7,8 +7,10 @@
 #include <glib.h>
 #include <string.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "proto_fake_host.h"
+#include "proto_framing.h"
 #include "proto_map.h"
 
 const tm_reader_descriptor *tracemerge_reader_entry(void);
@@ -220,10 +222,62 @@ static void test_track_events(void) {
   fake_host_free(fake);
 }
 
+/* Legacy events (fixture legacy_events.textproto, where each expected value
+ * is worked out). */
+static void test_legacy_events(void) {
+  fake_host *fake = run_fixture("legacy_events");
+  g_assert_cmpstr(fake_host_borrow_transcript(fake), ==,
+      "claim BOOTTIME@host\n"
+      "snapshot BOOTTIME@host=1000 MONOTONIC@host=1000\n"
+      "process p10\n"
+      "thread t11 of p10\n"
+      "thread_name t11 = main\n"
+      "track T1 = thread_execution t11\n"
+      "slice_begin T1 BOOTTIME@host ts=1000 cat=cat name=outer\n"
+      "flow T1 BOOTTIME@host ts=1000 id=5 OUT enclosing\n"
+      "slice_complete T1 BOOTTIME@host ts=1100 name=inner thread_ts=3000 dur=1000\n"
+      "slice_complete T1 BOOTTIME@host ts=1200 name=mark dur=0\n"
+      "slice_end T1 BOOTTIME@host ts=2900 name=other\n"
+      "slice_end T1 BOOTTIME@host ts=3000 cat=cat name=outer\n"
+      "track T2 = legacy_chrome_global_instants key=0 on host\n"
+      "slice_complete T2 BOOTTIME@host ts=3100 name=global mark dur=0\n"
+      "track T3 = chrome_process_instant p10 key=0\n"
+      "slice_complete T3 BOOTTIME@host ts=3200 name=process mark dur=0\n"
+      "track T4 = legacy_async_global_slice name=\"req\" key=7 on host\n"
+      "slice_begin T4 BOOTTIME@host ts=4000 cat=net name=req\n"
+      "flow T4 BOOTTIME@host ts=4000 id=5 IN enclosing\n"
+      "slice_complete T4 BOOTTIME@host ts=4500 name=req step dur=0\n"
+      "slice_end T4 BOOTTIME@host ts=5000 cat=net name=req\n"
+      "track T5 = legacy_async_process_slice name=\"local\" p10 key=7\n"
+      "slice_begin T5 BOOTTIME@host ts=5100 name=local thread_ts=60000\n"
+      "slice_end T5 BOOTTIME@host ts=5300 name=local thread_ts=61000\n"
+      "track T6 = legacy_async_global_slice name=\"scoped\" scope=scopeA key=7 on host\n"
+      "slice_begin T6 BOOTTIME@host ts=5400 name=scoped\n"
+      "slice_end T6 BOOTTIME@host ts=5500 name=scoped\n"
+      "process p20\n"
+      "thread t21 of p20\n"
+      "track T7 = thread_execution t21\n"
+      "slice_complete T7 BOOTTIME@host ts=6000 name=elsewhere dur=1000\n"
+      "thread t12 of p10\n"
+      "track T8 = thread_execution t12\n"
+      "slice_complete T8 BOOTTIME@host ts=6100 name=sibling dur=1000\n"
+      "slice_complete T1 MONOTONIC@host ts=9000 name=interned legacy dur=0\n"
+      "slice_complete T1 BOOTTIME@host ts=9500 name=undirected dur=0\n"
+      "track T9 = global_track_event name=\"Later\" key=50 on host\n"
+      "slice_complete T9 BOOTTIME@host ts=9600 name=waits dur=2000\n");
+  /* C, S and an event without legacy_event; b without an id; a bind_id
+   * without a direction. */
+  g_assert_cmpint(fake_host_stat(fake, "proto_track_event_unsupported_type"), ==, 3);
+  g_assert_cmpint(fake_host_stat(fake, "track_event_parser_errors"), ==, 1);
+  g_assert_cmpint(fake_host_stat(fake, "flow_without_direction"), ==, 1);
+  fake_host_free(fake);
+}
+
 /* Every fixture gives the same transcript fed whole or one byte at a time. */
 static void test_one_byte_chunks_give_the_same_transcript(void) {
   const char *const names[] = {"clocks", "interning", "machines", "process_tree",
-                               "system_info", "thread_time", "track_events"};
+                               "system_info", "thread_time", "track_events",
+                               "legacy_events"};
   for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
     g_autoptr(GBytes) bytes = read_fixture(names[i]);
     gsize len;
@@ -451,6 +505,11 @@ static void test_damage_inside_packets(void) {
   assert_damage(group, sizeof group, 16, "packet 2: unsupported wire type");
   const uint8_t bad_event[] = {0x0a, 0x05, 0x5a, 0x03, 0x48, 0xff, 0xff};
   assert_damage(bad_event, sizeof bad_event, 16, "packet 2: malformed track_event");
+  /* A legacy event whose phase is a fixed32: {timestamp: 5, track_event
+   * {legacy_event {phase (fixed32)}}}. */
+  const uint8_t bad_legacy[] = {0x0a, 0x0b, 0x40, 0x05, 0x5a, 0x07, 0x32,
+                                0x05, 0x15, 0x42, 0x00, 0x00, 0x00};
+  assert_damage(bad_legacy, sizeof bad_legacy, 16, "packet 2: malformed track_event");
   /* A clock snapshot whose clock entry is cut short. */
   const uint8_t bad_snapshot[] = {0x0a, 0x04, 0x32, 0x02, 0x0a, 0x05};
   assert_damage(bad_snapshot, sizeof bad_snapshot, 16, "packet 2: malformed clock_snapshot");
@@ -528,26 +587,71 @@ static void put_varint(GByteArray *bytes, uint64_t v) {
   } while (v);
 }
 
-/* A file of one packet {compressed_packets: zlib(inner)} (field 50). */
-static GByteArray *wrap_compressed(const uint8_t *inner, size_t len, bool cut) {
-  uLongf zlen = compressBound(len);
-  uint8_t *z = g_malloc(zlen);
-  g_assert_cmpint(compress2(z, &zlen, inner, len, 6), ==, Z_OK);
+typedef enum { ZLIB, ZSTD } codec;
+
+/* `inner` compressed by `codec` (zstd: as `frames` concatenated frames,
+ * the inner bytes split between them), halved when `cut`. */
+static GByteArray *compress_with(codec c, const uint8_t *inner, size_t len, int frames,
+                                 bool cut) {
+  GByteArray *out = g_byte_array_new();
+  if (c == ZLIB) {
+    uLongf zlen = compressBound(len);
+    g_byte_array_set_size(out, (guint)zlen);
+    g_assert_cmpint(compress2(out->data, &zlen, inner, len, 6), ==, Z_OK);
+    g_byte_array_set_size(out, (guint)zlen);
+  } else {
+    for (int i = 0; i < frames; i++) {
+      size_t from = len * (size_t)i / (size_t)frames;
+      size_t to = len * (size_t)(i + 1) / (size_t)frames;
+      size_t at = out->len, bound = ZSTD_compressBound(to - from);
+      g_byte_array_set_size(out, (guint)(at + bound));
+      size_t n = ZSTD_compress(out->data + at, bound, inner + from, to - from, 3);
+      g_assert_false(ZSTD_isError(n));
+      g_byte_array_set_size(out, (guint)(at + n));
+    }
+  }
   if (cut)
-    zlen /= 2;
+    g_byte_array_set_size(out, out->len / 2);
+  return out;
+}
+
+/* A file of one packet {compressed_packets (field 50) or
+ * zstd_compressed_packets (field 133): `payload`}. */
+static GByteArray *wrap_payload(codec c, const uint8_t *payload, size_t len) {
   GByteArray *packet = g_byte_array_new();
-  const uint8_t tag[] = {0x92, 0x03};
-  g_byte_array_append(packet, tag, sizeof tag);
-  put_varint(packet, zlen);
-  g_byte_array_append(packet, z, (guint)zlen);
+  const uint8_t zlib_tag[] = {0x92, 0x03}, zstd_tag[] = {0xaa, 0x08};
+  g_byte_array_append(packet, c == ZLIB ? zlib_tag : zstd_tag, 2);
+  put_varint(packet, len);
+  g_byte_array_append(packet, payload, (guint)len);
   GByteArray *file = g_byte_array_new();
   const uint8_t packet_tag = 0x0a;
   g_byte_array_append(file, &packet_tag, 1);
   put_varint(file, packet->len);
   g_byte_array_append(file, packet->data, packet->len);
   g_byte_array_free(packet, TRUE);
-  g_free(z);
   return file;
+}
+
+static GByteArray *wrap_compressed_as(codec c, const uint8_t *inner, size_t len, int frames,
+                                      bool cut) {
+  GByteArray *z = compress_with(c, inner, len, frames, cut);
+  GByteArray *file = wrap_payload(c, z->data, z->len);
+  g_byte_array_free(z, TRUE);
+  return file;
+}
+
+/* A file of one packet {compressed_packets: zlib(inner)} (field 50). */
+static GByteArray *wrap_compressed(const uint8_t *inner, size_t len, bool cut) {
+  return wrap_compressed_as(ZLIB, inner, len, 1, cut);
+}
+
+static void assert_reads_like_track_events(GByteArray *file) {
+  const size_t chunks[] = {file->len, 1};
+  for (size_t i = 0; i < G_N_ELEMENTS(chunks); i++) {
+    fake_host *fake = run_bytes(file->data, file->len, chunks[i], TM_OK);
+    g_assert_cmpstr(fake_host_borrow_transcript(fake), ==, track_events_transcript);
+    fake_host_free(fake);
+  }
 }
 
 static void test_compressed_packets_read_like_plain_ones(void) {
@@ -555,30 +659,54 @@ static void test_compressed_packets_read_like_plain_ones(void) {
   gsize len;
   const uint8_t *data = g_bytes_get_data(bytes, &len);
   GByteArray *file = wrap_compressed(data, len, false);
+  assert_reads_like_track_events(file);
+  g_byte_array_free(file, TRUE);
+}
+
+/* One frame, and three frames that cut packets apart: the frames are one
+ * stream, framed across their boundaries. */
+static void test_zstd_compressed_packets_read_like_plain_ones(void) {
+  g_autoptr(GBytes) bytes = read_fixture("track_events");
+  gsize len;
+  const uint8_t *data = g_bytes_get_data(bytes, &len);
+  const int frames[] = {1, 3};
+  for (size_t i = 0; i < G_N_ELEMENTS(frames); i++) {
+    GByteArray *file = wrap_compressed_as(ZSTD, data, len, frames[i], false);
+    assert_reads_like_track_events(file);
+    g_byte_array_free(file, TRUE);
+  }
+}
+
+/* good_packet, then `wrapped`: the error names the wrapper's packet and
+ * payload offset, and good_packet's event is kept. */
+static void assert_wrapper_damage(GByteArray *wrapped, const char *message) {
+  GByteArray *file = g_byte_array_new();
+  g_byte_array_append(file, good_packet, sizeof good_packet);
+  g_byte_array_append(file, wrapped->data, wrapped->len);
   const size_t chunks[] = {file->len, 1};
   for (size_t i = 0; i < G_N_ELEMENTS(chunks); i++) {
-    fake_host *fake = run_bytes(file->data, file->len, chunks[i], TM_OK);
-    g_assert_cmpstr(fake_host_borrow_transcript(fake), ==, track_events_transcript);
+    fake_host *fake = run_bytes(file->data, file->len, chunks[i], TM_ERROR);
+    int64_t at;
+    g_assert_cmpstr(fake_host_borrow_error(fake, &at), ==, message);
+    /* The wrapper's payload starts after good_packet, its tag and length. */
+    g_assert_cmpint(at, ==,
+                    (int64_t)(sizeof good_packet + 1 + (wrapped->data[1] & 0x80 ? 2 : 1)));
+    fake_host_assert_lines(fake, "slice_complete T1 private ts=5 name=a dur=0\n");
     fake_host_free(fake);
   }
   g_byte_array_free(file, TRUE);
 }
 
+static void assert_compressed_damage_as(codec c, const uint8_t *inner, size_t len, bool cut,
+                                        const char *message) {
+  GByteArray *wrapped = wrap_compressed_as(c, inner, len, 1, cut);
+  assert_wrapper_damage(wrapped, message);
+  g_byte_array_free(wrapped, TRUE);
+}
+
 static void assert_compressed_damage(const uint8_t *inner, size_t len, bool cut,
                                      const char *message) {
-  GByteArray *file = g_byte_array_new();
-  g_byte_array_append(file, good_packet, sizeof good_packet);
-  GByteArray *wrapped = wrap_compressed(inner, len, cut);
-  g_byte_array_append(file, wrapped->data, wrapped->len);
-  fake_host *fake = run_bytes(file->data, file->len, file->len, TM_ERROR);
-  int64_t at;
-  g_assert_cmpstr(fake_host_borrow_error(fake, &at), ==, message);
-  /* The wrapper's payload starts after good_packet, its tag and length. */
-  g_assert_cmpint(at, ==, (int64_t)(sizeof good_packet + 1 + (wrapped->data[1] & 0x80 ? 2 : 1)));
-  fake_host_assert_lines(fake, "slice_complete T1 private ts=5 name=a dur=0\n");
-  fake_host_free(fake);
-  g_byte_array_free(wrapped, TRUE);
-  g_byte_array_free(file, TRUE);
+  assert_compressed_damage_as(ZLIB, inner, len, cut, message);
 }
 
 static void test_compressed_packets_damage(void) {
@@ -590,13 +718,13 @@ static void test_compressed_packets_damage(void) {
   /* Inflated bytes that frame badly: a packet claiming 5 bytes, 1 there. */
   const uint8_t bad_inner[] = {0x0a, 0x05, 0x00};
   assert_compressed_damage(bad_inner, sizeof bad_inner, false,
-                           "packet 2: compressed_packets: at inflated byte 0: truncated "
+                           "packet 2: compressed_packets: at decompressed byte 0: truncated "
                            "packet: it claims 5 bytes, the file ends after 1");
   /* A wrapper inside a wrapper. */
   const uint8_t nested[] = {0x0a, 0x03, 0x92, 0x03, 0x00};
   assert_compressed_damage(nested, sizeof nested, false,
                            "packet 2: compressed_packets: nested inside another "
-                           "compressed_packets");
+                           "compressed packet wrapper");
   /* Bytes that are no zlib stream at all. */
   GByteArray *file = g_byte_array_new();
   g_byte_array_append(file, good_packet, sizeof good_packet);
@@ -608,6 +736,176 @@ static void test_compressed_packets_damage(void) {
                   "packet 2: compressed_packets: incorrect header check");
   g_assert_cmpint(at, ==, 16);
   fake_host_free(fake);
+  g_byte_array_free(file, TRUE);
+}
+
+static void test_zstd_compressed_packets_damage(void) {
+  g_autoptr(GBytes) bytes = read_fixture("track_events");
+  gsize len;
+  const uint8_t *data = g_bytes_get_data(bytes, &len);
+  assert_compressed_damage_as(ZSTD, data, len, true,
+                              "packet 2: zstd_compressed_packets: the zstd stream is cut short");
+  const uint8_t bad_inner[] = {0x0a, 0x05, 0x00};
+  assert_compressed_damage_as(ZSTD, bad_inner, sizeof bad_inner, false,
+                              "packet 2: zstd_compressed_packets: at decompressed byte 0: "
+                              "truncated packet: it claims 5 bytes, the file ends after 1");
+  /* Decompressed packets are bounded like the file's: one that claims
+   * more than the limit fails before any of it is buffered. */
+  GByteArray *huge = g_byte_array_new();
+  const uint8_t packet_tag = 0x0a;
+  g_byte_array_append(huge, &packet_tag, 1);
+  put_varint(huge, PROTO_DEFAULT_MAX_PACKET + 1);
+  g_autofree char *too_large = g_strdup_printf(
+      "packet 2: zstd_compressed_packets: at decompressed byte 0: packet claims %zu bytes, "
+      "more than the limit of %zu", PROTO_DEFAULT_MAX_PACKET + 1, PROTO_DEFAULT_MAX_PACKET);
+  assert_compressed_damage_as(ZSTD, huge->data, huge->len, false, too_large);
+  g_byte_array_free(huge, TRUE);
+  /* zstd inside zlib and zlib inside zstd. */
+  const uint8_t zstd_wrapper[] = {0x0a, 0x03, 0xaa, 0x08, 0x00};
+  assert_compressed_damage(zstd_wrapper, sizeof zstd_wrapper, false,
+                           "packet 2: zstd_compressed_packets: nested inside another "
+                           "compressed packet wrapper");
+  const uint8_t zlib_wrapper[] = {0x0a, 0x03, 0x92, 0x03, 0x00};
+  assert_compressed_damage_as(ZSTD, zlib_wrapper, sizeof zlib_wrapper, false,
+                              "packet 2: compressed_packets: nested inside another "
+                              "compressed packet wrapper");
+  /* Bytes that are no zstd frame; an empty payload; a frame whose
+   * checksum does not match its content. */
+  const uint8_t not_zstd[] = {0x41, 0x42};
+  GByteArray *wrapped = wrap_payload(ZSTD, not_zstd, sizeof not_zstd);
+  assert_wrapper_damage(wrapped, "packet 2: zstd_compressed_packets: Unknown frame descriptor");
+  g_byte_array_free(wrapped, TRUE);
+  wrapped = wrap_payload(ZSTD, not_zstd, 0);
+  assert_wrapper_damage(wrapped, "packet 2: zstd_compressed_packets: the zstd stream is cut short");
+  g_byte_array_free(wrapped, TRUE);
+  /* A frame with a content checksum (its last 4 bytes), the last flipped. */
+  ZSTD_CCtx *cctx = ZSTD_createCCtx();
+  g_assert_false(ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1)));
+  size_t bound = ZSTD_compressBound(len);
+  uint8_t *z = g_malloc(bound);
+  size_t zlen = ZSTD_compress2(cctx, z, bound, data, len);
+  g_assert_false(ZSTD_isError(zlen));
+  ZSTD_freeCCtx(cctx);
+  z[zlen - 1] ^= 0xff;
+  wrapped = wrap_payload(ZSTD, z, zlen);
+  g_free(z);
+  GByteArray *file = g_byte_array_new();
+  g_byte_array_append(file, good_packet, sizeof good_packet);
+  g_byte_array_append(file, wrapped->data, wrapped->len);
+  fake_host *fake = run_bytes(file->data, file->len, file->len, TM_ERROR);
+  g_assert_cmpstr(fake_host_borrow_error(fake, NULL), ==,
+                  "packet 2: zstd_compressed_packets: Restored data doesn't match checksum");
+  fake_host_free(fake);
+  g_byte_array_free(file, TRUE);
+  g_byte_array_free(wrapped, TRUE);
+}
+
+/* --- import logs -------------------------------------------------------------- */
+
+/* The byte offset of packet `index` (0-based)'s payload in a framed file:
+ * the test's own walk over tag 0x0a and a varint length. */
+static int64_t packet_payload_offset(const uint8_t *data, size_t len, size_t index) {
+  size_t at = 0;
+  for (size_t i = 0;; i++) {
+    g_assert_cmpuint(at, <, len);
+    g_assert_cmpuint(data[at], ==, 0x0a);
+    at++;
+    uint64_t packet_len = 0;
+    for (int shift = 0;; shift += 7) {
+      g_assert_cmpuint(at, <, len);
+      packet_len |= (uint64_t)(data[at] & 0x7f) << shift;
+      if (!(data[at++] & 0x80))
+        break;
+    }
+    if (i == index)
+      return (int64_t)at;
+    at += packet_len;
+  }
+}
+
+/* Runs fixture `name` and asserts its import logs: `drops` lists (stat,
+ * packet index) pairs in order. Also, with a host without import logs,
+ * the same stats are counted and nothing else changes. */
+typedef struct logged_drop {
+  const char *stat;
+  size_t packet;
+} logged_drop;
+
+static void assert_fixture_logs(const char *name, const logged_drop *drops, size_t n) {
+  g_autoptr(GBytes) bytes = read_fixture(name);
+  gsize len;
+  const uint8_t *data = g_bytes_get_data(bytes, &len);
+  g_autoptr(GString) expected = g_string_new(NULL);
+  for (size_t i = 0; i < n; i++)
+    g_string_append_printf(expected, "%s at=%" G_GINT64_FORMAT "\n", drops[i].stat,
+                           packet_payload_offset(data, len, drops[i].packet));
+  fake_host *logging = run_bytes(data, len, len, TM_OK);
+  g_assert_cmpstr(fake_host_borrow_import_logs(logging), ==, expected->str);
+  fake_host *counting = fake_host_new();
+  fake_host_set_without_import_log(counting);
+  g_assert_cmpint(fake_host_run(counting, tracemerge_reader_entry(), data, len, len), ==, TM_OK);
+  g_assert_cmpstr(fake_host_borrow_import_logs(counting), ==, "");
+  g_assert_cmpstr(fake_host_borrow_transcript(counting), ==,
+                  fake_host_borrow_transcript(logging));
+  for (size_t i = 0; i < n; i++)
+    g_assert_cmpint(fake_host_stat(counting, drops[i].stat), ==,
+                    fake_host_stat(logging, drops[i].stat));
+  fake_host_free(counting);
+  fake_host_free(logging);
+}
+
+/* Packet numbers from the fixtures' text (0-based, in file order). */
+static void test_import_logs_name_the_dropping_packet(void) {
+  /* interning: 2 needs state after a loss; 3 carries interned data while
+   * the state is invalid; 4 needs state; 9 interns on sequence 0. */
+  const logged_drop interning[] = {
+      {"packet_skipped_seq_needs_incremental_state_invalid", 2},
+      {"interned_data_skipped_incremental_state_invalid", 3},
+      {"packet_skipped_seq_needs_incremental_state_invalid", 4},
+      {"interned_data_missing_sequence_id", 9},
+  };
+  assert_fixture_logs("interning", interning, G_N_ELEMENTS(interning));
+  /* legacy_events: 19 C, 20 S, 21 no legacy_event; 22 b without an id;
+   * 23 a bind_id without a direction. */
+  const logged_drop legacy[] = {
+      {"proto_track_event_unsupported_type", 19},
+      {"proto_track_event_unsupported_type", 20},
+      {"proto_track_event_unsupported_type", 21},
+      {"track_event_parser_errors", 22},
+      {"flow_without_direction", 23},
+  };
+  assert_fixture_logs("legacy_events", legacy, G_N_ELEMENTS(legacy));
+}
+
+/* An event that waited for its descriptor is logged at its own packet,
+ * not the descriptor's: an instant on uuid 9 (good_packet, payload at 2),
+ * then uuid 9 described as a counter track (payload at 16), where a slice
+ * cannot go. Inside a compressed wrapper, a drop is logged at the
+ * wrapper's payload. */
+static void test_import_logs_of_waiting_and_compressed_packets(void) {
+  GByteArray *file = g_byte_array_new();
+  g_byte_array_append(file, good_packet, sizeof good_packet);
+  /* packet {track_descriptor {uuid: 9, counter {}}} */
+  const uint8_t counter_descriptor[] = {0x0a, 0x07, 0xe2, 0x03, 0x04, 0x08, 0x09, 0x42, 0x00};
+  g_byte_array_append(file, counter_descriptor, sizeof counter_descriptor);
+  fake_host *fake = run_bytes(file->data, file->len, file->len, TM_OK);
+  g_assert_cmpstr(fake_host_borrow_import_logs(fake), ==, "track_event_parser_errors at=2\n");
+  fake_host_free(fake);
+
+  /* good_packet, then zstd{packet {timestamp: 5, track_event {name: "x"}}}
+   * (no type, no legacy_event). */
+  const uint8_t untyped[] = {0x0a, 0x08, 0x40, 0x05, 0x5a, 0x04, 0xba, 0x01, 0x01, 0x78};
+  GByteArray *wrapped = wrap_compressed_as(ZSTD, untyped, sizeof untyped, 1, false);
+  g_byte_array_set_size(file, 0);
+  g_byte_array_append(file, good_packet, sizeof good_packet);
+  g_byte_array_append(file, wrapped->data, wrapped->len);
+  fake = run_bytes(file->data, file->len, file->len, TM_OK);
+  g_autofree char *expected = g_strdup_printf(
+      "proto_track_event_unsupported_type at=%zu\n",
+      sizeof good_packet + 1 + (wrapped->data[1] & 0x80 ? 2 : 1));
+  g_assert_cmpstr(fake_host_borrow_import_logs(fake), ==, expected);
+  fake_host_free(fake);
+  g_byte_array_free(wrapped, TRUE);
   g_byte_array_free(file, TRUE);
 }
 
@@ -688,7 +986,8 @@ static void test_malformed_annotation_is_damage(void) {
  * an offset inside the file. The seed is fixed so a failure reproduces. */
 static void test_random_damage_is_reported_not_crashed_on(void) {
   const char *const names[] = {"clocks", "interning", "machines", "process_tree",
-                               "system_info", "thread_time", "track_events"};
+                               "system_info", "thread_time", "track_events",
+                               "legacy_events"};
   GRand *rand = g_rand_new_with_seed(20261122);
   size_t damaged = 0;
   for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
@@ -740,6 +1039,13 @@ static void test_probe(void) {
   g_assert_cmpint(reader->probe(data, MIN(len, 512), "x.pftrace"), ==, 100);
   /* A head that ends inside the first packet still parses. */
   g_assert_cmpint(reader->probe(data, 9, NULL), ==, 80);
+  /* A first packet that is one large field, cut by the head: a zstd
+   * wrapper of 600 bytes (tag, 2-byte lengths) is a packet; a cut fixed64
+   * field is not. */
+  uint8_t wrapper[512] = {0x0a, 0xdb, 0x04, 0xaa, 0x08, 0xd8, 0x04, 0x28, 0xb5, 0x2f, 0xfd};
+  g_assert_cmpint(reader->probe(wrapper, sizeof wrapper, NULL), ==, 80);
+  g_assert_cmpint(probe("\x0a\x20\x09\x01\x02", 5, NULL), ==, 0);
+  g_assert_cmpint(probe("\x0a\x20\x12\x05\x01", 5, NULL), ==, 80);
   g_assert_cmpint(probe("{\"traceEvents\":[]}", 18, "x.pftrace"), ==, 0);
   /* Text that starts with a newline is not a packet. */
   const char systrace[] = "\n# tracer: nop\n#\n# entries-in-buffer/entries-written: 1/1\n";
@@ -822,6 +1128,16 @@ int main(int argc, char **argv) {
                   test_compressed_packets_read_like_plain_ones);
   g_test_add_func("/proto/reader/compressed/damage-names-the-wrapper",
                   test_compressed_packets_damage);
+  g_test_add_func("/proto/reader/import-logs/name-the-dropping-packet",
+                  test_import_logs_name_the_dropping_packet);
+  g_test_add_func("/proto/reader/import-logs/waiting-and-compressed-packets",
+                  test_import_logs_of_waiting_and_compressed_packets);
+  g_test_add_func("/proto/reader/legacy-events/phases-ids-scopes-flows-overrides",
+                  test_legacy_events);
+  g_test_add_func("/proto/reader/zstd/packets-read-like-plain-ones",
+                  test_zstd_compressed_packets_read_like_plain_ones);
+  g_test_add_func("/proto/reader/zstd/damage-names-the-wrapper",
+                  test_zstd_compressed_packets_damage);
   g_test_add_func("/proto/reader/debug-annotations/deep-nesting-is-cut-and-counted",
                   test_deep_annotations_are_cut_and_counted);
   g_test_add_func("/proto/reader/debug-annotations/malformed-value-is-damage",

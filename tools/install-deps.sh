@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   build-essential meson ninja-build pkg-config
   libglib2.0-dev libyajl-dev libarchive-dev libsqlite3-dev
-  libprotobuf-c-dev protobuf-c-compiler protobuf-compiler zlib1g-dev
+  libprotobuf-c-dev protobuf-c-compiler protobuf-compiler zlib1g-dev libzstd-dev
   sqlite3 zip
 )
 missing=()

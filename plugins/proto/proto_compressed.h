@@ -1,12 +1,15 @@
 /*
- * compressed_packets (packet field 50): a zlib/deflate stream whose
- * inflated bytes are again a sequence of `packet` fields, read in place of
- * the wrapper (reference/formats.md §1.1).
+ * compressed_packets (packet field 50, zlib/deflate) and
+ * zstd_compressed_packets (field 133, zstd): a compressed stream whose
+ * decompressed bytes are again a sequence of `packet` fields, read in
+ * place of the wrapper (reference/formats.md §1.1).
  *
- * Invariants: the inflated stream is framed as it is produced, in bounded
- * pieces, so a small wrapper that inflates to gigabytes costs time, never
- * memory beyond one packet; wrappers do not nest; damage inside is
- * reported at the wrapper's byte offset.
+ * Invariants: the decompressed stream is framed as it is produced, in
+ * bounded pieces, so a small wrapper that decompresses to gigabytes costs
+ * time, never memory beyond one packet (each inner packet is bounded like
+ * an outer one); wrappers do not nest, whatever their codecs; damage
+ * inside is reported at the wrapper's byte offset, and what the wrapper
+ * emitted before it stays emitted.
  */
 #ifndef TM_PROTO_COMPRESSED_H
 #define TM_PROTO_COMPRESSED_H
@@ -19,9 +22,14 @@
 
 struct proto_reader;
 
-/* Inflates `data` and hands each packet inside to `on_packet` (with the
- * reader as its context). Returns false after reporting damage. */
-bool proto_compressed_read(struct proto_reader *reader, const uint8_t *data,
-                           size_t len, proto_packet_fn on_packet);
+typedef enum proto_codec {
+  PROTO_CODEC_ZLIB, /* compressed_packets: zlib or gzip header */
+  PROTO_CODEC_ZSTD, /* zstd_compressed_packets: one or more zstd frames */
+} proto_codec;
+
+/* Decompresses `data` and hands each packet inside to `on_packet` (with
+ * the reader as its context). Returns false after reporting damage. */
+bool proto_compressed_read(struct proto_reader *reader, proto_codec codec,
+                           const uint8_t *data, size_t len, proto_packet_fn on_packet);
 
 #endif /* TM_PROTO_COMPRESSED_H */

@@ -11,13 +11,14 @@
  *
  * Read: clock_snapshot, remote_clock_sync, track_descriptor,
  * thread/process_descriptor, track_event (typed: slices, instants,
- * counters), process_tree, system_info, perf_sample, compressed_packets
- * (zlib). Not read, and skipped like unknown fields (payloads this reader
- * does not model yet): ftrace events, frame timelines, logs,
- * trace_config, trace_stats, service events, trace_uuid. Counted in stats
- * when skipped: legacy (TYPE_UNSPECIFIED) and state TrackEvents
- * (proto_track_event_unsupported_type), zstd_compressed_packets
- * (proto_zstd_compressed_packets_skipped).
+ * counters; legacy: the JSON-era phases B/E/X/I/i/b/e/n), process_tree,
+ * system_info, perf_sample, compressed_packets (zlib) and
+ * zstd_compressed_packets. Not read, and skipped like unknown fields
+ * (payloads this reader does not model yet): ftrace events, frame
+ * timelines, logs, trace_config, trace_stats, service events,
+ * trace_uuid. Counted in stats
+ * when skipped: state TrackEvents and other legacy phases
+ * (proto_track_event_unsupported_type).
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -94,7 +95,13 @@ proto_machine *proto_reader_machine_slow_(proto_reader *reader, uint32_t raw_id)
 }
 
 void proto_reader_count(proto_reader *reader, const char *name) {
-  reader->s->stat_add(reader->host, name, 1);
+  if (!reader->host_has_import_log) {
+    reader->s->stat_add(reader->host, name, 1);
+    return;
+  }
+  int64_t offset = reader->waiting_event_offset >= 0 ? reader->waiting_event_offset
+                                                     : (int64_t)reader->packet_offset;
+  reader->s->import_log(reader->host, name, offset, NULL, 0);
 }
 
 tm_str_id proto_reader_intern_cstr(proto_reader *reader, const char *s) {
@@ -332,11 +339,11 @@ static bool read_payload(proto_reader *reader, const packet *p,
     what = "perf_sample";
     break;
   }
+  /* Both report their own damage. */
   case PACKET_COMPRESSED_PACKETS:
-    return proto_compressed_read(reader, data, len, on_packet); /* reports its damage */
+    return proto_compressed_read(reader, PROTO_CODEC_ZLIB, data, len, on_packet);
   case PACKET_ZSTD_COMPRESSED_PACKETS:
-    proto_reader_count(reader, "proto_zstd_compressed_packets_skipped");
-    break;
+    return proto_compressed_read(reader, PROTO_CODEC_ZSTD, data, len, on_packet);
   default:
     break;
   }
@@ -348,7 +355,7 @@ static bool read_payload(proto_reader *reader, const packet *p,
 
 static bool on_packet(void *ctx, const uint8_t *data, size_t len, uint64_t offset) {
   proto_reader *reader = ctx;
-  /* Inflated packets have no file offset: their damage is the wrapper's,
+  /* Decompressed packets have no file offset: their damage is the wrapper's,
    * named by the wrapper's packet number. */
   if (reader->inner_framer) {
     reader->packet_offset = reader->wrapper_offset;
@@ -404,6 +411,8 @@ static void *proto_open(const tm_host_services *s, tm_host *host,
                                     TM_HOST_HAS(s, process_set_uid);
   reader->host_has_machine_info = TM_HOST_HAS(s, machine_set_info);
   reader->host_has_stacks = proto_stack_host_supports(s);
+  reader->host_has_import_log = TM_HOST_HAS(s, import_log) && s->import_log;
+  reader->waiting_event_offset = -1;
   proto_framer_init(&reader->framer, PROTO_DEFAULT_MAX_PACKET, on_packet, reader);
   proto_reader_machine(reader, 0);
   return reader;
@@ -438,8 +447,21 @@ static tm_status proto_finish(void *state) {
 
 static void proto_close(void *state) { reader_free(state); }
 
+/* True if the bytes at `p` are the tag and length of a length-delimited
+ * field whose value runs past `end` (cut by the end of the probed bytes). */
+static bool cut_message_field(const uint8_t *p, const uint8_t *end) {
+  uint64_t tag, field_len;
+  size_t n = pw_read_varint(p, end, &tag);
+  if (n == 0 || (tag >> 3) == 0 || (tag >> 3) > UINT32_MAX || (tag & 7) != PW_LENGTH_DELIMITED)
+    return false;
+  size_t m = pw_read_varint(p + n, end, &field_len);
+  return m > 0 && field_len > (uint64_t)(end - (p + n + m));
+}
+
 /* True if `data` parses as protobuf fields up to `len` (a message cut by
- * the end of the probed bytes counts as parsing). */
+ * the end of the probed bytes counts as parsing). A packet whose first
+ * field is already cut (a compressed wrapper, a large event) counts if
+ * that field's tag and length read as a message field's. */
 static bool fields_parse(const uint8_t *data, size_t len, bool cut) {
   pw_cursor c = pw_cursor_of(data, len);
   pw_field f;
@@ -448,6 +470,8 @@ static bool fields_parse(const uint8_t *data, size_t len, bool cut) {
     fields++;
   if (c.error == PW_OK)
     return fields > 0;
+  if (cut && fields == 0 && c.error == PW_TRUNCATED)
+    return cut_message_field(data, data + len);
   return cut && fields > 0 && (c.error == PW_TRUNCATED || c.error == PW_BAD_VARINT);
 }
 

@@ -38,9 +38,9 @@ typedef struct proto_reader {
   /* The packet being read, for error messages. */
   uint64_t packet_offset;
   uint64_t packet_index;
-  /* While unpacking compressed_packets: the framer of the inflated packets,
-   * and the wrapper's offset, which every error inside is reported at
-   * (inflated bytes have no file offset). NULL otherwise. */
+  /* While unpacking a compressed wrapper: the framer of the decompressed
+   * packets, and the wrapper's offset, which every error inside is reported
+   * at (decompressed bytes have no file offset). NULL otherwise. */
   proto_framer *inner_framer;
   uint64_t wrapper_offset;
   /* The file's default clock (formats.md §1.6): 0 until a ClockSnapshot. */
@@ -54,6 +54,11 @@ typedef struct proto_reader {
   bool host_has_process_extras;
   bool host_has_machine_info;
   bool host_has_stacks; /* mapping, frame, callsite, sample */
+  bool host_has_import_log;
+  /* While a waiting TrackEvent is emitted: the offset of the packet it
+   * came in, which its stats are logged at; -1 otherwise (the packet
+   * being read is the one). */
+  int64_t waiting_event_offset;
 } proto_reader;
 
 proto_machine *proto_reader_machine_slow_(proto_reader *reader, uint32_t raw_id);
@@ -67,7 +72,10 @@ static inline proto_machine *proto_reader_machine(proto_reader *reader,
   return proto_reader_machine_slow_(reader, raw_id);
 }
 
-/* Adds 1 to the stat `name` of this file. */
+/* Adds 1 to the stat `name` of this file; with a host that keeps import
+ * logs, also logs it at the byte offset of the packet being read (of the
+ * wrapper, inside compressed packets). Every per-packet drop goes through
+ * here, so a log row points at the packet that caused it. */
 void proto_reader_count(proto_reader *reader, const char *name);
 
 static inline tm_str_id proto_reader_intern(proto_reader *reader,

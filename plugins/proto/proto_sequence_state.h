@@ -73,6 +73,7 @@ typedef struct proto_sequence {
   /* Default thread (ThreadDescriptor): kept across clears. */
   tm_thread_ref thread;  /* 0: none */
   uint32_t thread_machine; /* reader machine index of `thread` */
+  int64_t thread_pid, thread_tid; /* of `thread`: legacy overrides replace one */
   /* Bases of the legacy delta fields, in µs. */
   int64_t timestamp_us;
   int64_t thread_time_us;

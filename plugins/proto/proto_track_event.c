@@ -7,6 +7,7 @@
 
 #include "proto_clock.h"
 #include "proto_debug_annotation.h"
+#include "proto_legacy_event.h"
 #include "proto_reader.h"
 #include "proto_sequence_state.h"
 #include "proto_stack_profile.h"
@@ -20,6 +21,7 @@ enum track_event_type {
   TYPE_INSTANT = 3,
   TYPE_COUNTER = 4,
 };
+_Static_assert(PROTO_EVENT_COMPLETE > TYPE_COUNTER, "a legacy X is no TrackEvent.Type");
 
 void proto_track_event_state_free(proto_track_event_state *state) {
   proto_vec_free(&state->category_iids);
@@ -33,9 +35,11 @@ void proto_track_event_state_free(proto_track_event_state *state) {
   proto_vec_free(&state->flows);
   proto_vec_free(&state->extras);
   proto_vec_free(&state->pending);
+  proto_vec_free(&state->pending_offsets);
   proto_vec_free(&state->pending_flows);
   proto_vec_free(&state->pending_extras);
   proto_map_free(&state->pending_filter);
+  proto_map_free(&state->legacy_async_tracks);
 }
 
 /* --- text scratch ------------------------------------------------------- */
@@ -180,15 +184,25 @@ static void emit(proto_reader *reader, proto_machine *machine,
     emit_flows(reader, ref, ev, flows); /* bound to the slice just begun */
     break;
   case TYPE_SLICE_END:
-    /* Flows first: before the end, the ending slice encloses them. An end
-     * closes the innermost slice whatever its name. */
+    /* Flows first: before the end, the ending slice encloses them. A typed
+     * end closes the innermost slice whatever its name. */
     emit_flows(reader, ref, ev, flows);
     f.name = 0;
     f.category = 0;
     s->slice_end(host, &f);
     break;
+  case PROTO_EVENT_LEGACY_END:
+    /* Closes the innermost slice of its name and category (JSON "E"). */
+    emit_flows(reader, ref, ev, flows);
+    s->slice_end(host, &f);
+    break;
   case TYPE_INSTANT:
     s->slice_complete(host, &f, 0);
+    emit_flows(reader, ref, ev, flows);
+    break;
+  case PROTO_EVENT_COMPLETE:
+    f.thread_dur = ev->thread_dur;
+    s->slice_complete(host, &f, ev->dur);
     emit_flows(reader, ref, ev, flows);
     break;
   case TYPE_COUNTER:
@@ -217,6 +231,7 @@ static void defer(proto_reader *reader, const proto_event *ev) {
   for (uint32_t i = 0; i < ev->extras_len; i++)
     proto_vec_push(&st->pending_extras, st->extras.data[i]);
   proto_vec_push(&st->pending, copy);
+  proto_vec_push(&st->pending_offsets, reader->packet_offset);
   uint64_t key = pending_key(ev->uuid, ev->machine_index);
   uint32_t waiting = 0;
   proto_map_get(&st->pending_filter, key, &waiting);
@@ -232,9 +247,11 @@ static void flush_pending(proto_reader *reader, bool all, uint32_t machine_index
   for (size_t i = 0; i < st->pending.len; i++) {
     proto_event ev = st->pending.data[i];
     if (!all && (ev.uuid != uuid || ev.machine_index != machine_index)) {
+      st->pending_offsets.data[kept] = st->pending_offsets.data[i];
       st->pending.data[kept++] = ev;
       continue;
     }
+    reader->waiting_event_offset = (int64_t)st->pending_offsets.data[i];
     proto_machine *machine = reader->machines.data[ev.machine_index];
     proto_track *track = proto_tracks_find(machine, ev.uuid);
     if (!track)
@@ -243,7 +260,9 @@ static void flush_pending(proto_reader *reader, bool all, uint32_t machine_index
     emit(reader, machine, &ev, track, 0, st->pending_flows.data + ev.flows_start,
          st->pending_extras.data + ev.extras_start);
   }
+  reader->waiting_event_offset = -1;
   st->pending.len = kept;
+  st->pending_offsets.len = kept;
   if (kept == 0) {
     st->pending_flows.len = 0;
     st->pending_extras.len = 0;
@@ -296,6 +315,8 @@ typedef struct decoded {
   const uint8_t *callstack; /* InlineCallstack, or NULL */
   size_t callstack_len;
   uint64_t callstack_iid; /* 0: none */
+  const uint8_t *legacy; /* LegacyEvent, or NULL */
+  size_t legacy_len;
 } decoded;
 
 /* An event's callstack (inline or interned) becomes its innermost
@@ -484,6 +505,11 @@ static bool decode(proto_track_event_state *st, const uint8_t *data, size_t len,
       d->callstack_iid = f.value;
       d->callstack = NULL;
       break;
+    case 6:
+      ok = is_bytes;
+      d->legacy = f.data;
+      d->legacy_len = f.len;
+      break;
     default:
       break;
     }
@@ -529,6 +555,242 @@ static bool pair_extra_counters(proto_reader *reader, proto_sequence *seq,
   return true;
 }
 
+static inline tm_str_id event_name(proto_reader *reader, proto_sequence *seq,
+                                   const decoded *d) {
+  if (d->has_name_iid) {
+    const proto_interned *e = proto_sequence_lookup(seq, PROTO_INTERN_EVENT_NAME, d->name_iid);
+    return e ? e->str : 0;
+  }
+  if (d->has_name)
+    return proto_reader_intern(reader, (const char *)d->name, d->name_len);
+  return 0;
+}
+
+/* --- legacy events --------------------------------------------------------- */
+
+/* The event type a legacy phase is read as, or 0 for phases not imported
+ * (counted by the caller). */
+static uint8_t legacy_type(int32_t phase) {
+  switch (phase) {
+  case 'B':
+  case 'b':
+    return TYPE_SLICE_BEGIN;
+  case 'E':
+  case 'e':
+    return PROTO_EVENT_LEGACY_END;
+  case 'X':
+    return PROTO_EVENT_COMPLETE;
+  case 'I':
+  case 'i':
+  case 'n':
+    return TYPE_INSTANT;
+  default:
+    return 0;
+  }
+}
+
+/* The pid a legacy event belongs to: its pid_override, else its
+ * sequence's default thread's. */
+static bool legacy_pid(const proto_sequence *seq, const proto_legacy_event *legacy,
+                       int64_t *pid) {
+  if (legacy->has_pid_override)
+    *pid = legacy->pid_override;
+  else if (seq->thread)
+    *pid = seq->thread_pid;
+  else
+    return false;
+  return true;
+}
+
+/* The default thread's main track, or with pid_override/tid_override the
+ * thread they name instead (on the default thread's machine). */
+static __attribute__((noinline, cold)) tm_track_ref
+legacy_thread_track(proto_reader *reader, const proto_sequence *seq,
+                                        const proto_legacy_event *legacy) {
+  tm_thread_ref thread = seq->thread;
+  if (legacy->has_pid_override || legacy->has_tid_override) {
+    int64_t pid = legacy->has_pid_override ? legacy->pid_override : seq->thread_pid;
+    int64_t tid = legacy->has_tid_override ? legacy->tid_override : seq->thread_tid;
+    tm_machine_ref machine = reader->machines.data[seq->thread_machine]->ref;
+    thread = reader->s->thread(reader->host, machine, pid, tid);
+  }
+  return reader->s->track_thread(reader->host, thread);
+}
+
+static uint64_t mix64(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
+/* The legacy async track of an event with an id (§2.4, as the JSON
+ * reader's): local ids are scoped to the process, unscoped and global
+ * ids share one global space; id_scope separates ids of one space. The
+ * track is named after the first event of its id. Keys are a hash of
+ * those parts, as the JSON reader's cookies are. */
+static tm_track_ref legacy_async_track(proto_reader *reader, proto_machine *machine,
+                                       const proto_legacy_event *legacy, tm_str_id name,
+                                       tm_process_ref process) {
+  proto_track_event_state *st = &reader->events;
+  tm_str_id scope = legacy->id_scope
+                        ? proto_reader_intern(reader, (const char *)legacy->id_scope,
+                                              legacy->id_scope_len)
+                        : 0;
+  bool local = legacy->id_kind == PROTO_LEGACY_ID_LOCAL;
+  uint64_t key = mix64(machine->index + 1);
+  key = mix64(key ^ (local ? 2u : 1u));
+  key = mix64(key ^ legacy->id);
+  key = mix64(key ^ scope);
+  key = mix64(key ^ process);
+  uint32_t track;
+  if (proto_map_get(&st->legacy_async_tracks, key, &track))
+    return track;
+  tm_track_desc desc = {
+      .type = local ? "legacy_async_process_slice" : "legacy_async_global_slice",
+      .name = name,
+      .process = process,
+      .scope = scope,
+      .key = legacy->id,
+  };
+  track = proto_tracks_intern(reader, machine, &desc);
+  if (track)
+    proto_map_put(&st->legacy_async_tracks, key, track);
+  return track;
+}
+
+/* The track a legacy event's phase or scope names (§1.9 rule 5): async
+ * tracks for b/e/n, Chrome's instant tracks for global and process
+ * instants. Sets *ref and returns true; *ref stays 0 when the usual rules
+ * apply. False: the event cannot be placed (counted). */
+static __attribute__((noinline, cold)) bool
+legacy_phase_track(proto_reader *reader, proto_machine *machine,
+                               const proto_sequence *seq, const proto_legacy_event *legacy,
+                               tm_str_id name, tm_track_ref *ref) {
+  int32_t phase = legacy->phase;
+  int64_t pid;
+  *ref = 0;
+  if (phase == 'b' || phase == 'e' || phase == 'n') {
+    tm_process_ref process = 0;
+    if (legacy->id_kind == PROTO_LEGACY_ID_NONE)
+      goto unplaceable;
+    if (legacy->id_kind == PROTO_LEGACY_ID_LOCAL) {
+      if (!legacy_pid(seq, legacy, &pid))
+        goto unplaceable;
+      process = reader->s->process(reader->host, machine->ref, pid);
+    }
+    *ref = legacy_async_track(reader, machine, legacy, name, process);
+  } else if ((phase == 'I' || phase == 'i') &&
+             legacy->instant_scope == PROTO_LEGACY_SCOPE_GLOBAL) {
+    tm_track_desc desc = {.type = "legacy_chrome_global_instants"};
+    *ref = proto_tracks_intern(reader, machine, &desc);
+  } else if ((phase == 'I' || phase == 'i') &&
+             legacy->instant_scope == PROTO_LEGACY_SCOPE_PROCESS) {
+    if (!legacy_pid(seq, legacy, &pid))
+      goto unplaceable;
+    tm_track_desc desc = {.type = "chrome_process_instant",
+                          .process = reader->s->process(reader->host, machine->ref, pid)};
+    *ref = proto_tracks_intern(reader, machine, &desc);
+  }
+  return true;
+unplaceable:
+  proto_reader_count(reader, "track_event_parser_errors");
+  return false;
+}
+
+/* Reads the legacy fields of `d` into `ev` (type, duration) and the
+ * deprecated legacy name_iid into `d`. False: the event is dropped
+ * (counted) or, with *malformed, damaged. */
+static __attribute__((noinline, cold)) bool
+read_legacy(proto_reader *reader, decoded *d, proto_legacy_event *legacy, proto_event *ev,
+            bool *malformed) {
+  if (!d->legacy) {
+    proto_reader_count(reader, "proto_track_event_unsupported_type");
+    return false;
+  }
+  if (!proto_legacy_event_decode(d->legacy, d->legacy_len, legacy)) {
+    *malformed = true;
+    return false;
+  }
+  ev->type = legacy_type(legacy->phase);
+  if (!ev->type) {
+    proto_reader_count(reader, "proto_track_event_unsupported_type");
+    return false;
+  }
+  if (!d->has_name && !d->has_name_iid && legacy->has_name_iid) {
+    d->has_name_iid = true;
+    d->name_iid = legacy->name_iid;
+  }
+  if (ev->type == PROTO_EVENT_COMPLETE) {
+    /* An absent duration is 0, as trace_processor reads it. */
+    if (legacy->duration_us < 0 || legacy->duration_us > INT64_MAX / 1000 ||
+        legacy->thread_duration_us < 0 || legacy->thread_duration_us > INT64_MAX / 1000) {
+      proto_reader_count(reader, "track_event_parser_errors");
+      return false;
+    }
+    ev->dur = legacy->duration_us * 1000;
+    ev->thread_dur =
+        legacy->has_thread_duration ? legacy->thread_duration_us * 1000 : TM_UNKNOWN_TIME;
+  }
+  return true;
+}
+
+/* The track of a legacy event: the one its phase names, else the usual
+ * rules (§1.9), where a legacy event with no uuid, even an explicit 0,
+ * goes to the default thread (with its overrides); also adds its bind_id
+ * flow, and drops an async slice's thread time unless use_async_tts asks
+ * to keep it (as Chrome and trace_processor do). Sets *uuid (0 unless a
+ * described track), *ref or *track, *wait. False: the event cannot be
+ * placed (counted). */
+static void add_legacy_flow(proto_reader *reader, const proto_legacy_event *legacy);
+static __attribute__((noinline, cold)) bool
+legacy_track(proto_reader *reader, proto_machine *machine, const proto_sequence *seq,
+             const proto_legacy_event *legacy, tm_str_id name, uint64_t *uuid,
+             proto_track **track, tm_track_ref *ref, bool *wait, int64_t *thread_ts) {
+  if (!legacy_phase_track(reader, machine, seq, legacy, name, ref))
+    return false;
+  int32_t phase = legacy->phase;
+  if ((phase == 'b' || phase == 'e' || phase == 'n') && !legacy->use_async_tts)
+    *thread_ts = TM_UNKNOWN_TIME;
+  if (*ref) {
+    *uuid = 0;
+  } else if (*uuid != 0) {
+    *track = proto_tracks_find(machine, *uuid);
+    *wait = *track == NULL;
+  } else if (seq->thread) {
+    *ref = legacy_thread_track(reader, seq, legacy);
+  } else {
+    *ref = proto_tracks_default_track(reader, machine);
+  }
+  add_legacy_flow(reader, legacy);
+  return true;
+}
+
+/* A legacy bind_id is a flow of the slice the event begins (B, X, b, n,
+ * as in JSON); its direction says where the flow goes (§2.4 flow v2). */
+static void add_legacy_flow(proto_reader *reader, const proto_legacy_event *legacy) {
+  int32_t phase = legacy->phase;
+  if (!legacy->has_bind_id || !(phase == 'B' || phase == 'X' || phase == 'b' || phase == 'n'))
+    return;
+  static const int8_t directions[] = {
+      [PROTO_LEGACY_FLOW_UNSPECIFIED] = -1,
+      [PROTO_LEGACY_FLOW_IN] = TM_FLOW_IN,
+      [PROTO_LEGACY_FLOW_OUT] = TM_FLOW_OUT,
+      [PROTO_LEGACY_FLOW_INOUT] = TM_FLOW_STEP,
+  };
+  int8_t direction = directions[legacy->flow_direction];
+  if (direction < 0) {
+    proto_reader_count(reader, "flow_without_direction");
+    return;
+  }
+  proto_flow flow = {legacy->bind_id, (uint8_t)direction};
+  proto_vec_push(&reader->events.flows, flow);
+}
+
+/* --- one event ---------------------------------------------------------------- */
+
 bool proto_track_event_read(proto_reader *reader, proto_machine *machine,
                             proto_sequence *seq,
                             const proto_timestamp *packet_ts,
@@ -537,11 +799,6 @@ bool proto_track_event_read(proto_reader *reader, proto_machine *machine,
   decoded d;
   if (!decode(st, data, len, &d))
     return false;
-  if (d.type == TYPE_UNSPECIFIED || d.type > TYPE_COUNTER) {
-    /* Legacy (JSON-era) events and state tracks are not read. */
-    proto_reader_count(reader, "proto_track_event_unsupported_type");
-    return true;
-  }
 
   proto_event ev = {
       .machine_index = machine->index,
@@ -549,6 +806,19 @@ bool proto_track_event_read(proto_reader *reader, proto_machine *machine,
       .type = d.type,
       .thread_ts = TM_UNKNOWN_TIME,
   };
+  proto_legacy_event legacy;
+  bool is_legacy = false;
+  if (__builtin_expect(d.type == TYPE_UNSPECIFIED || d.type > TYPE_COUNTER, 0)) {
+    if (d.type != TYPE_UNSPECIFIED) {
+      /* State tracks are not read. */
+      proto_reader_count(reader, "proto_track_event_unsupported_type");
+      return true;
+    }
+    bool malformed = false;
+    if (!read_legacy(reader, &d, &legacy, &ev, &malformed))
+      return !malformed;
+    is_legacy = true;
+  }
   /* Legacy µs fields override the packet time, on MONOTONIC (§1.6). */
   if (d.has_ts_absolute_us || d.has_ts_delta_us) {
     if (d.has_ts_delta_us && !seq->state_valid) {
@@ -585,11 +855,18 @@ bool proto_track_event_read(proto_reader *reader, proto_machine *machine,
 
   /* Track (§1.9). */
   uint64_t uuid = d.has_uuid ? d.uuid : seq->has_default_track_uuid ? seq->default_track_uuid : 0;
-  ev.uuid = uuid;
   proto_track *track = NULL;
   tm_track_ref ref = 0;
   bool wait = false;
-  if (uuid != 0) {
+  if (__builtin_expect(is_legacy, 0)) {
+    /* A copy: taking the address of `ev` would keep it out of registers
+     * on the typed path too. */
+    int64_t thread_ts = ev.thread_ts;
+    if (!legacy_track(reader, machine, seq, &legacy, event_name(reader, seq, &d), &uuid,
+                      &track, &ref, &wait, &thread_ts))
+      return true;
+    ev.thread_ts = thread_ts;
+  } else if (uuid != 0) {
     track = proto_tracks_find(machine, uuid);
     wait = track == NULL;
   } else if (seq->thread && !d.has_uuid) {
@@ -597,13 +874,8 @@ bool proto_track_event_read(proto_reader *reader, proto_machine *machine,
   } else {
     ref = proto_tracks_default_track(reader, machine);
   }
-
-  if (d.has_name_iid) {
-    const proto_interned *e = proto_sequence_lookup(seq, PROTO_INTERN_EVENT_NAME, d.name_iid);
-    ev.name = e ? e->str : 0;
-  } else if (d.has_name) {
-    ev.name = proto_reader_intern(reader, (const char *)d.name, d.name_len);
-  }
+  ev.uuid = uuid;
+  ev.name = event_name(reader, seq, &d);
   ev.category = resolve_category(reader, seq);
 
   /* A malformed annotation damages the file: its pairs are never

@@ -3,6 +3,11 @@
  * samples, flows, correlation ids, callstacks (arg "callsite_id") and debug
  * annotations
  * (reference/formats.md §1.8, §1.9), decoded straight from the wire.
+ * Legacy (TYPE_UNSPECIFIED) events are read by their legacy_event phase:
+ * B/E/X and thread-scoped I/i as the typed slice calls, global and process
+ * instants on Chrome's instant tracks, b/e/n on legacy async tracks keyed
+ * by their id (JSON's rules, §2.3-2.4), bind_id as a flow; other phases,
+ * and TYPE_STATE, are counted (proto_track_event_unsupported_type).
  *
  * Invariants: decoding an event allocates nothing once the scratch arrays
  * have grown to the largest event seen; an event's args are committed as
@@ -42,12 +47,19 @@ typedef struct proto_extra_counter {
   double value;
 } proto_extra_counter;
 
+/* Legacy phases with no TrackEvent.Type of their own: X, a slice of known
+ * duration; E/e, an end that closes the innermost open slice with its name
+ * and category (Chrome JSON "E"), where a typed end closes the innermost
+ * one. */
+#define PROTO_EVENT_COMPLETE 16
+#define PROTO_EVENT_LEGACY_END 17
+
 /* A decoded event, ready to emit once its track is known. */
 typedef struct proto_event {
   uint64_t uuid;
   uint32_t machine_index;
   uint32_t sequence_id;
-  uint8_t type; /* TrackEvent.Type */
+  uint8_t type; /* TrackEvent.Type, or PROTO_EVENT_COMPLETE / _LEGACY_END */
   tm_clock_ref clock;
   int64_t ts;
   int64_t thread_ts; /* TM_UNKNOWN_TIME */
@@ -55,6 +67,8 @@ typedef struct proto_event {
   tm_str_id category;
   tm_args_ref args;
   double counter_value;
+  int64_t dur;        /* PROTO_EVENT_COMPLETE */
+  int64_t thread_dur; /* PROTO_EVENT_COMPLETE: TM_UNKNOWN_TIME if none */
   uint32_t flows_start, flows_len;     /* into the flow array */
   uint32_t extras_start, extras_len;   /* into the extra counter array */
 } proto_event;
@@ -73,9 +87,13 @@ typedef struct proto_track_event_state {
   PROTO_VEC(proto_extra_counter) extras;
   /* Events waiting for their track's descriptor, in file order. */
   PROTO_VEC(proto_event) pending;
+  proto_u64_vec pending_offsets; /* each one's packet offset, for logs */
   PROTO_VEC(proto_flow) pending_flows;
   PROTO_VEC(proto_extra_counter) pending_extras;
   proto_map pending_filter; /* uuid ^ machine hash -> waiting events (may over-count) */
+  /* Legacy async tracks: hash of (machine, id kind, id, id_scope, process)
+   * -> track, so a track keeps the name of the first event of its id. */
+  proto_map legacy_async_tracks;
   /* Interned keys. */
   tm_str_id key_correlation_id;
   tm_str_id key_callsite_id;

@@ -84,6 +84,8 @@ static tm_thread_ref read_thread(proto_reader *reader, proto_machine *machine,
   if (seq && seq->id != 0 && seq->state_valid) {
     seq->thread = thread;
     seq->thread_machine = machine->index;
+    seq->thread_pid = t->pid;
+    seq->thread_tid = t->tid;
     if (t->has_reference_timestamp_us)
       seq->timestamp_us = t->reference_timestamp_us;
     if (t->has_reference_thread_time_us)
@@ -294,7 +296,7 @@ static void add_source_args(proto_reader *reader, const proto_track *track) {
   add_source_string(reader, ref, "categories", track->categories);
 }
 
-static tm_track_ref intern_track(proto_reader *reader, proto_machine *machine,
+tm_track_ref proto_tracks_intern(proto_reader *reader, proto_machine *machine,
                                  const tm_track_desc *desc) {
   if (reader->host_has_track_extras)
     return reader->s->track_intern_on_machine(reader->host, machine->ref, desc);
@@ -355,7 +357,7 @@ tm_track_ref proto_tracks_resolve(proto_reader *reader, proto_machine *machine,
       .key = uuid,
       .unit = track->unit,
   };
-  track->ref = intern_track(reader, machine, &desc);
+  track->ref = proto_tracks_intern(reader, machine, &desc);
   if (reader->host_has_track_extras) {
     if (parent_ref)
       s->track_set_parent(reader->host, track->ref, parent_ref);
@@ -386,7 +388,7 @@ tm_track_ref proto_tracks_default_track(proto_reader *reader,
         .type = "global_track_event",
         .name = proto_reader_intern_cstr(reader, "Default Track"),
     };
-    machine->default_track = intern_track(reader, machine, &desc);
+    machine->default_track = proto_tracks_intern(reader, machine, &desc);
   }
   return machine->default_track;
 }
