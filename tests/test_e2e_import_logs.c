@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "e2e_support.h"
+#include "e2e_unrelatable_scenario.h"
 
 static char *query_tar(const char *dir, const e2e_member *members, size_t n,
                        const char *sql) {
@@ -43,21 +44,6 @@ static char *query_tar(const char *dir, const e2e_member *members, size_t n,
   "WHERE l.stat_id = s.id) AS log_rows "                                      \
   "FROM stats s JOIN trace_file f ON f.id = s.trace_id "                      \
   "WHERE s.value > 0 ORDER BY file, s.name"
-
-static const char unrelatable_manifest[] =
-    "{\"perfetto_manifest\": {\"version\": 1,\n"
-    " \"trace_time\": {\"clock\": \"REALTIME\", \"file\": \"phone.pb\"},\n"
-    " \"files\": [\n"
-    " {\"path\": \"phone.pb\", \"machine\": {\"name\": \"phone\"}},\n"
-    " {\"path\": \"server.pb\", \"machine\": {\"name\": \"server\"}},\n"
-    " {\"path\": \"edge.systrace\", \"machine\": {\"name\": \"edge\"}}]}}\n";
-
-static const char edge_systrace[] =
-    "# tracer: nop\n"
-    "#\n"
-    "#           TASK-PID    TGID   CPU#  ||||    TIMESTAMP  FUNCTION\n"
-    "             app-100   (  100) [000] ...1     1.000000: tracing_mark_write: B|100|work\n"
-    "             app-100   (-----) [000] ...1     1.000500: tracing_mark_write: E|100\n";
 
 /* test_e2e_placement.c, unrelatable: trace time is phone's REALTIME (1).
  *  - server.pb's BOOTTIME (6), the first of its clocks bridged, has no

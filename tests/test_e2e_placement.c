@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "e2e_support.h"
+#include "e2e_unrelatable_scenario.h"
 
 static char *query_archive(const char *dir, e2e_archive_format format,
                            const e2e_member *members, size_t n, const char *sql) {
@@ -204,23 +205,6 @@ static void test_same_domain_overlays_two_boottimes(void) {
   g_free(server.data);
   e2e_cleanup(dir);
 }
-
-/* A systrace file: one B/E pair (two events) at MONOTONIC 1.0 s and
- * 1.0005 s. */
-static const char edge_systrace[] =
-    "# tracer: nop\n"
-    "#\n"
-    "#           TASK-PID    TGID   CPU#  ||||    TIMESTAMP  FUNCTION\n"
-    "             app-100   (  100) [000] ...1     1.000000: tracing_mark_write: B|100|work\n"
-    "             app-100   (-----) [000] ...1     1.000500: tracing_mark_write: E|100\n";
-
-static const char unrelatable_manifest[] =
-    "{\"perfetto_manifest\": {\"version\": 1,\n"
-    " \"trace_time\": {\"clock\": \"REALTIME\", \"file\": \"phone.pb\"},\n"
-    " \"files\": [\n"
-    " {\"path\": \"phone.pb\", \"machine\": {\"name\": \"phone\"}},\n"
-    " {\"path\": \"server.pb\", \"machine\": {\"name\": \"server\"}},\n"
-    " {\"path\": \"edge.systrace\", \"machine\": {\"name\": \"edge\"}}]}}\n";
 
 /* §6.2 step 4, §6.4 last row, §11: trace time is phone's REALTIME (the
  * manifest's claim, trace_time_clock_id 1). phone.pb's instant: BOOTTIME
