@@ -226,11 +226,19 @@ static gboolean set_equal(gconstpointer pa, gconstpointer pb) {
          memcmp(a->members, b->members, a->count * sizeof *a->members) == 0;
 }
 
+/* Path keys are (from << 32 | to); g_int64_hash folds them to from ^ to,
+ * which collides for every pair with the same xor (thousands of files
+ * bridging to a few nodes). A multiplicative mix spreads them. */
+static guint path_key_hash(gconstpointer p) {
+  uint64_t v = *(const uint64_t *)p * 0x9E3779B97F4A7C15ull;
+  return (guint)(v >> 32);
+}
+
 tm_clock_graph *clock_graph_new(void) {
   tm_clock_graph *graph = g_new0(tm_clock_graph, 1);
   index_grow(graph);
   graph->set_ids = g_hash_table_new(set_hash, set_equal);
-  graph->paths = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+  graph->paths = g_hash_table_new_full(path_key_hash, g_int64_equal, NULL, g_free);
   for (size_t i = 0; i < SPAN_CACHE_SIZE; i++)
     graph->spans[i].from = TM_NO_CLOCK_NODE;
   /* §5: until someone claims it, trace time is file 0's private clock. */

@@ -22,6 +22,8 @@ void model_free(tm_model *model) {
   tm_vec_free(&model->machines);
   tm_vec_free(&model->trace_files);
   tm_vec_free(&model->metadata);
+  if (model->metadata_index)
+    g_hash_table_destroy(model->metadata_index);
   tm_vec_free(&model->stats);
   tm_vec_free(&model->import_logs);
   tm_vec_free(&model->clock_snapshots);
@@ -114,18 +116,50 @@ uint32_t model_add_import_log(tm_model *model, uint32_t stat_id,
   return (uint32_t)(model->import_logs.len - 1);
 }
 
+typedef struct metadata_key {
+  tm_str_id name;
+  uint32_t machine_id;
+  uint32_t trace_id;
+} metadata_key;
+
+static guint metadata_key_hash(gconstpointer p) {
+  const metadata_key *k = p;
+  uint64_t v = ((uint64_t)k->name << 32 | k->machine_id) * 0x9E3779B97F4A7C15ull;
+  return (guint)((v ^ (uint64_t)k->trace_id * 0xC2B2AE3D27D4EB4Full) >> 32);
+}
+
+static gboolean metadata_key_equal(gconstpointer a, gconstpointer b) {
+  const metadata_key *x = a, *y = b;
+  return x->name == y->name && x->machine_id == y->machine_id && x->trace_id == y->trace_id;
+}
+
+/* Indexes the single-key rows pushed since the last call. Every file adds
+ * tens of rows, so with thousands of files a scan per lookup would be
+ * quadratic. */
+static void metadata_index_catch_up(tm_model *model) {
+  if (!model->metadata_index)
+    model->metadata_index =
+        g_hash_table_new_full(metadata_key_hash, metadata_key_equal, g_free, NULL);
+  for (; model->metadata_indexed < model->metadata.len; model->metadata_indexed++) {
+    const tm_metadata_row *row = &model->metadata.data[model->metadata_indexed];
+    if (row->key_type != TM_METADATA_SINGLE)
+      continue;
+    metadata_key key = {row->name, row->machine_id, row->trace_id};
+    if (!g_hash_table_contains(model->metadata_index, &key))
+      g_hash_table_insert(model->metadata_index, g_memdup2(&key, sizeof key),
+                          GSIZE_TO_POINTER(model->metadata_indexed + 1));
+  }
+}
+
 static tm_metadata_row *metadata_single_row(tm_model *model, const char *name,
                                             uint32_t machine_id,
                                             uint32_t trace_id) {
   tm_str_id name_id = string_pool_intern_cstr(model->strings, name);
-  /* Metadata stays small (tens of rows per file): a scan is cheaper than
-   * keeping an index current. */
-  for (size_t i = 0; i < model->metadata.len; i++) {
-    tm_metadata_row *row = &model->metadata.data[i];
-    if (row->name == name_id && row->machine_id == machine_id &&
-        row->trace_id == trace_id && row->key_type == TM_METADATA_SINGLE)
-      return row;
-  }
+  metadata_index_catch_up(model);
+  metadata_key key = {name_id, machine_id, trace_id};
+  gpointer found = g_hash_table_lookup(model->metadata_index, &key);
+  if (found)
+    return &model->metadata.data[GPOINTER_TO_SIZE(found) - 1];
   tm_metadata_row row = {
       .name = name_id,
       .key_type = TM_METADATA_SINGLE,

@@ -18,6 +18,7 @@
 #define TM_MODEL_H
 
 #include <stdbool.h>
+#include <glib.h>
 #include <stdint.h>
 
 #include <tracemerge/plugin.h>
@@ -285,6 +286,12 @@ typedef struct tm_model {
    * key) for the last key that landed there (key 0 never does). Events
    * repeat a few arg keys millions of times. */
   tm_str_id flat_key_memo[256][2];
+  /* Single-key metadata rows by (name, machine, trace): key -> row id + 1,
+   * owned. Rows pushed directly onto `metadata` are indexed on the next
+   * lookup (metadata_indexed counts the rows seen), the first of equal
+   * keys winning, as a scan would. */
+  GHashTable *metadata_index;
+  size_t metadata_indexed;
   /* trace_bounds, set by model_finalize(). */
   int64_t bounds_start;
   int64_t bounds_end;

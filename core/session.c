@@ -309,12 +309,17 @@ gint session_host_by_processing_order(gconstpointer a, gconstpointer b, gpointer
   return x->file_id < y->file_id ? -1 : x->file_id > y->file_id;
 }
 
-/* Notes `host` as the primary file of `machine_id` unless an earlier file
- * in processing order is. */
-static void note_primary(tm_session *session, tm_host *host, uint32_t machine_id) {
+/* Notes `host`, `rank`th in processing order, as the primary file of
+ * `machine_id` unless an earlier file is (`ranks`: machine -> rank + 1 of
+ * its primary so far). */
+static void note_primary(tm_session *session, GHashTable *ranks, tm_host *host,
+                         guint rank, uint32_t machine_id) {
   gpointer key = GUINT_TO_POINTER(machine_id + 1);
-  if (!g_hash_table_contains(session->primary_file, key))
-    g_hash_table_insert(session->primary_file, key, host);
+  guint known = GPOINTER_TO_UINT(g_hash_table_lookup(ranks, key));
+  if (known && known <= rank + 1)
+    return;
+  g_hash_table_insert(ranks, key, GUINT_TO_POINTER(rank + 1));
+  g_hash_table_insert(session->primary_file, key, host);
 }
 
 /* Gives `host`'s isolated builtin clocks on `machine_id` back to the
@@ -356,22 +361,33 @@ static void unisolate(tm_session *session, tm_host *host, uint32_t machine_id) {
  * counted in clock_sync_mixed_clock_sources. A file is processed for its
  * base machine and for every machine it has events or snapshots on. */
 static void adopt_primary_files(tm_session *session, GPtrArray *ordered) {
+  /* One pass over the hosts and one over the runs: with many small files,
+   * a pass over the runs per host would be quadratic. */
+  GHashTable *ranks = g_hash_table_new(g_direct_hash, g_direct_equal);
+  GHashTable *rank_of_file = g_hash_table_new(g_direct_hash, g_direct_equal);
   for (guint i = 0; i < ordered->len; i++) {
     tm_host *host = g_ptr_array_index(ordered, i);
-    note_primary(session, host, host->machine_id);
-    for (size_t r = 0; r < sorter_run_count(session->sorter); r++) {
-      const tm_event_run *run = sorter_borrow_run(session->sorter, r);
-      if (run->trace_id == host->file_id)
-        note_primary(session, host, run->machine_id);
-    }
+    g_hash_table_insert(rank_of_file, GUINT_TO_POINTER(host->file_id + 1),
+                        GUINT_TO_POINTER(i + 1));
+    note_primary(session, ranks, host, i, host->machine_id);
     if (host->isolated_on) {
       GHashTableIter iter;
       gpointer key;
       g_hash_table_iter_init(&iter, host->isolated_on);
       while (g_hash_table_iter_next(&iter, &key, NULL))
-        note_primary(session, host, GPOINTER_TO_UINT(key) - 1);
+        note_primary(session, ranks, host, i, GPOINTER_TO_UINT(key) - 1);
     }
   }
+  for (size_t r = 0; r < sorter_run_count(session->sorter); r++) {
+    const tm_event_run *run = sorter_borrow_run(session->sorter, r);
+    guint rank = GPOINTER_TO_UINT(
+        g_hash_table_lookup(rank_of_file, GUINT_TO_POINTER(run->trace_id + 1)));
+    if (rank)
+      note_primary(session, ranks, g_ptr_array_index(ordered, rank - 1), rank - 1,
+                   run->machine_id);
+  }
+  g_hash_table_destroy(rank_of_file);
+  g_hash_table_destroy(ranks);
   for (guint i = 0; i < ordered->len; i++) {
     tm_host *host = g_ptr_array_index(ordered, i);
     if (!host->isolated_on)
@@ -566,25 +582,48 @@ static tm_clock_bridge bridge_anchor(tm_session *session, tm_host *host,
  *   tied to its canonical node (tie_isolated_clocks). Sequence-scoped
  *   clocks reach trace time through their snapshots and are not bridged.
  * Each clock's outcome and event count is kept for `tracemerge info`. */
+/* The sorter's runs by file: file id + 1 -> GArray of run indexes in
+ * ascending order. Passes over every run once per file would be quadratic
+ * in the number of files. */
+static GHashTable *runs_by_file_new(tm_session *session) {
+  GHashTable *runs = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+                                           (GDestroyNotify)g_array_unref);
+  for (size_t r = 0; r < sorter_run_count(session->sorter); r++) {
+    gpointer key = GUINT_TO_POINTER(sorter_borrow_run(session->sorter, r)->trace_id + 1);
+    GArray *file_runs = g_hash_table_lookup(runs, key);
+    if (!file_runs) {
+      file_runs = g_array_new(FALSE, FALSE, sizeof(size_t));
+      g_hash_table_insert(runs, key, file_runs);
+    }
+    g_array_append_val(file_runs, r);
+  }
+  return runs;
+}
+
 static void bridge_files(tm_session *session, GPtrArray *ordered) {
   tm_clock_graph *graph = session->clocks;
+  GHashTable *runs_by_file = runs_by_file_new(session);
   for (guint i = 0; i < ordered->len; i++) {
     tm_host *host = g_ptr_array_index(ordered, i);
+    GArray *file_runs =
+        g_hash_table_lookup(runs_by_file, GUINT_TO_POINTER(host->file_id + 1));
+    guint n_runs = file_runs ? file_runs->len : 0;
     GHashTable *refused = g_hash_table_new(g_direct_hash, g_direct_equal);
     GHashTable *anchors = g_hash_table_new(g_direct_hash, g_direct_equal);
     bool private_used = (host->reader->flags & TM_READER_CLOCKLESS) != 0;
-    for (size_t r = 0; r < sorter_run_count(session->sorter); r++) {
-      const tm_event_run *run = sorter_borrow_run(session->sorter, r);
-      if (run->trace_id == host->file_id)
-        host_placement(host, run->clock)->read += run->len;
-      private_used |= run->trace_id == host->file_id && run->clock == host->private_clock;
+    for (guint k = 0; k < n_runs; k++) {
+      const tm_event_run *run =
+          sorter_borrow_run(session->sorter, g_array_index(file_runs, size_t, k));
+      host_placement(host, run->clock)->read += run->len;
+      private_used |= run->clock == host->private_clock;
     }
     if (private_used)
       note_bridge(host, host_placement(host, host->private_clock),
                   bridge_clock(session, host, host->private_clock, refused));
-    for (size_t r = 0; r < sorter_run_count(session->sorter); r++) {
-      const tm_event_run *run = sorter_borrow_run(session->sorter, r);
-      if (run->trace_id != host->file_id || run->clock == host->private_clock)
+    for (guint k = 0; k < n_runs; k++) {
+      const tm_event_run *run =
+          sorter_borrow_run(session->sorter, g_array_index(file_runs, size_t, k));
+      if (run->clock == host->private_clock)
         continue;
       const tm_clock_key *key = clock_graph_node_key(graph, run->clock);
       if (key->sequence_id != 0)
@@ -612,6 +651,7 @@ static void bridge_files(tm_session *session, GPtrArray *ordered) {
     g_hash_table_destroy(anchors);
     g_hash_table_destroy(refused);
   }
+  g_hash_table_destroy(runs_by_file);
 }
 
 /* After conversion, each run holds the events that were placed. */
