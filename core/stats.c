@@ -47,6 +47,15 @@ static const tm_stat_info catalog[] = {
     {"json_system_trace_events_invalid", "error", "trace", MT,
      "A JSON trace's systemTraceEvents was neither a string nor Fuchsia's "
      "object form; skipped, its traceEvents were imported."},
+    {"json_v8_profile_unknown_profile", "error", "trace", MT,
+     "A JSON ProfileChunk (ph P) named a pid and id that no Profile event "
+     "opened; its nodes and samples were dropped."},
+    {"json_v8_profile_invalid_chunk", "error", "trace", MT,
+     "A JSON ProfileChunk's samples and timeDeltas differed in length or "
+     "held a non-integer; its samples were dropped, its nodes kept."},
+    {"json_v8_profile_unknown_node", "error", "trace", MT,
+     "A V8 CPU profile sample named a node, or had a parent on its chain, "
+     "that its profile did not list (or the chain looped); dropped."},
     {"slice_spill_overlapping_complete_event", "error", "analysis", MT,
      "A complete slice overlapped a sibling and moved to an overflow track."},
     {"slice_drop_overlapping_complete_event", "error", "analysis", MT,

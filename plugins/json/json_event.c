@@ -4,7 +4,8 @@
  * The phase table follows reference/formats.md §2.3: B/E/X and thread
  * instants on the thread's track, async b/e/n on legacy async tracks keyed
  * by cookie, C on per-process counter tracks, s/t/f flow v1 and bind_id
- * flow v2, M names and sort hints; every other phase is ignored silently.
+ * flow v2, M names and sort hints, P V8 CPU profiles to the sample tables
+ * (json_v8_profile.h); every other phase is ignored silently.
  * A malformed event (no "ph", bad time, bad "id2") is a
  * json_tokenizer_failure, a semantically incomplete one (X without dur,
  * async without pid or id, C without args, ...) a json_parser_failure;
@@ -23,6 +24,7 @@
 
 #include "json_cookie_map.h"
 #include "json_number.h"
+#include "json_v8_profile.h"
 
 /* A string pid/tid (an upstream "quick-and-dirty" convention) becomes a
  * synthetic id outside the numeric range [0, 2^32) real pids are coerced
@@ -69,6 +71,7 @@ struct json_emitter {
   process_slot processes[PROCESS_CACHE_SIZE];
   json_cookie_map async_tracks; /* cookie (and upid) -> track */
   json_buf scratch;             /* counter track names */
+  json_v8_profiles *v8_profiles; /* NULL until the first P event */
   json_failure_fn on_failure;
   void *failure_ctx;
   intern_slot interned[INTERN_CACHE_SIZE];
@@ -151,6 +154,7 @@ void json_emitter_free(json_emitter *em) {
     return;
   json_cookie_map_clear(&em->async_tracks);
   json_buf_free(&em->scratch);
+  json_v8_profiles_free(em->v8_profiles);
   free(em);
 }
 
@@ -637,6 +641,24 @@ static void emit_metadata_event(json_emitter *em, const json_event_buf *buf,
   }
 }
 
+/* Legacy V8 CPU profiles (json_v8_profile.h): only on hosts with the
+ * profiling services; the state is made on the first P event so that
+ * traces without them pay nothing. */
+static bool emit_v8_profile(json_emitter *em, const json_event_buf *buf,
+                            thread_slot *thread, int64_t pid) {
+  const tm_host_services *svc = em->svc;
+  if (!TM_HOST_HAS(svc, sample) || !svc->mapping || !svc->frame ||
+      !svc->callsite || !svc->sample)
+    return true;
+  if (!em->v8_profiles) {
+    em->v8_profiles = json_v8_profiles_new(svc, em->host);
+    if (!em->v8_profiles)
+      return false;
+  }
+  return json_v8_profiles_event(em->v8_profiles, buf, pid, thread->thread,
+                                event_clock(em));
+}
+
 bool json_emitter_emit(json_emitter *em, const json_event_buf *buf) {
   const json_event *ev = &buf->ev;
   if (ev->n_keys == 0)
@@ -656,9 +678,6 @@ bool json_emitter_emit(json_emitter *em, const json_event_buf *buf) {
                                                          : "missing ts");
     return true;
   }
-  if (ev->phase == 'P')
-    return true; /* V8 CPU profile chunks: sample tables not imported */
-
   int64_t pid = 0, tid = 0;
   tm_str_id pid_name = 0, tid_name = 0;
   if (ev->pid.kind == JSON_ID_NUMBER) {
@@ -707,6 +726,8 @@ bool json_emitter_emit(json_emitter *em, const json_event_buf *buf) {
   case 'M':
     emit_metadata_event(em, buf, thread, pid);
     break;
+  case 'P':
+    return emit_v8_profile(em, buf, thread, pid);
   default:
     break; /* S T F p O N D c ( ) V v and unknown phases: ignored */
   }
