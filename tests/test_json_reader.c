@@ -65,6 +65,10 @@ typedef struct fake_host {
   int async_begins, async_ends;
   GPtrArray *process_names;
   int thread_names;
+  /* Profiling services (profiling_services only): ref-1 -> text, and the
+   * text -> ref maps that intern them as the host does. */
+  GPtrArray *profile_rows;
+  GHashTable *profile_ids;
 } fake_host;
 
 static fake_host *fake(tm_host *host) { return (fake_host *)host; }
@@ -496,6 +500,68 @@ static const tm_host_services services = {
     .report_error = fake_report_error,
 };
 
+/* Mappings, frames and callsites share one interning table of texts: a
+ * mapping is its url, a frame "name@url", a callsite its frames root
+ * first, joined by '>'. A ref is the text's position + 1, so equal texts
+ * (the host's interning keys) give equal refs. */
+static uint32_t profile_row(fake_host *h, char *text_take) {
+  gpointer ref = g_hash_table_lookup(h->profile_ids, text_take);
+  if (ref) {
+    g_free(text_take);
+    return GPOINTER_TO_UINT(ref);
+  }
+  g_ptr_array_add(h->profile_rows, text_take);
+  g_hash_table_insert(h->profile_ids, text_take,
+                      GUINT_TO_POINTER(h->profile_rows->len));
+  return h->profile_rows->len;
+}
+
+static const char *profile_text(fake_host *h, uint32_t ref) {
+  g_assert_cmpuint(ref, >=, 1);
+  g_assert_cmpuint(ref, <=, h->profile_rows->len);
+  return g_ptr_array_index(h->profile_rows, ref - 1);
+}
+
+static tm_mapping_ref fake_mapping(tm_host *host, tm_str_id name,
+                                   tm_str_id build_id, uint64_t start,
+                                   uint64_t end, uint64_t exact_offset,
+                                   uint64_t load_bias) {
+  fake_host *h = fake(host);
+  g_assert_true(!build_id && !start && !end && !exact_offset && !load_bias);
+  return profile_row(h, g_strdup_printf("map:%s", name ? str_of(h, name)
+                                                       : "(null)"));
+}
+
+static tm_frame_ref fake_frame(tm_host *host, tm_str_id function_name,
+                               tm_mapping_ref mapping, uint64_t rel_pc) {
+  fake_host *h = fake(host);
+  g_assert_cmpuint(rel_pc, ==, 0);
+  return profile_row(h, g_strdup_printf("%s@%s", str_of(h, function_name),
+                                        profile_text(h, mapping) + 4));
+}
+
+static tm_callsite_ref fake_callsite(tm_host *host, tm_callsite_ref parent,
+                                     tm_frame_ref frame) {
+  fake_host *h = fake(host);
+  return profile_row(h, g_strdup_printf(
+                            "%s%s%s", parent ? profile_text(h, parent) : "",
+                            parent ? ">" : "", profile_text(h, frame)));
+}
+
+static void fake_sample(tm_host *host, tm_clock_ref clock, int64_t ts,
+                        tm_thread_ref thread, tm_callsite_ref callsite,
+                        const char *source, int32_t cpu) {
+  fake_host *h = fake(host);
+  check_event(h, clock);
+  g_autofree char *t = thread_text(h, thread);
+  g_string_append_printf(h->log, "sample ts=%" PRId64 " thread=%s %s cpu=%d "
+                         "stack=%s\n", ts, t, source, cpu,
+                         profile_text(h, callsite));
+}
+
+/* `services` plus the profiling services; filled in by main(). */
+static tm_host_services profiling_services;
+
 /* `services` plus import_log; filled in by main(). */
 static tm_host_services logging_services;
 static const tm_host_services *active_services = &services;
@@ -518,6 +584,8 @@ static fake_host *fake_host_new(void) {
   h->stats = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   h->log = g_string_new(NULL);
   h->process_names = g_ptr_array_new_with_free_func(g_free);
+  h->profile_rows = g_ptr_array_new_with_free_func(g_free);
+  h->profile_ids = g_hash_table_new(g_str_hash, g_str_equal);
   return h;
 }
 
@@ -535,6 +603,8 @@ static void fake_host_free(fake_host *h) {
   g_hash_table_destroy(h->stats);
   g_string_free(h->log, TRUE);
   g_ptr_array_free(h->process_names, TRUE);
+  g_hash_table_destroy(h->profile_ids);
+  g_ptr_array_free(h->profile_rows, TRUE);
   g_free(h);
 }
 
@@ -2005,6 +2075,133 @@ static void test_chrome70_worker_trace_matches_its_description(void) {
   fake_host_free(h);
 }
 
+/* --- V8 CPU profiles (ph P) ---------------------------------------------------- */
+
+/* The log's sample lines only. */
+static char *sample_lines(fake_host *h) {
+  GString *out = g_string_new(NULL);
+  g_auto(GStrv) lines = g_strsplit(h->log->str, "\n", -1);
+  for (char **line = lines; *line; line++)
+    if (g_str_has_prefix(*line, "sample "))
+      g_string_append_printf(out, "%s\n", *line);
+  return g_string_free(out, FALSE);
+}
+
+/* One profile over five chunks: a child listed before its parent, a node
+ * used by a later chunk, an empty function name, a sample naming no node,
+ * a chunk whose lengths differ, a chunk of a profile never opened, and the
+ * same id in another process (a separate profile). Times: startTime 1000
+ * µs plus the running sum of deltas, which the dropped chunks do not
+ * advance. */
+static const char v8_profile_input[] =
+    "[{\"ph\":\"P\",\"name\":\"Profile\",\"pid\":1,\"tid\":2,\"ts\":5,"
+    "\"id\":\"0x1\",\"args\":{\"data\":{\"startTime\":1000}}},\n"
+    "{\"ph\":\"P\",\"name\":\"Profile\",\"pid\":7,\"tid\":7,\"ts\":5,"
+    "\"id\":\"0x1\",\"args\":{\"data\":{\"startTime\":3}}},\n"
+    "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"pid\":1,\"tid\":2,\"ts\":6,"
+    "\"id\":\"0x1\",\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":["
+    "{\"id\":2,\"parent\":1,\"callFrame\":{\"functionName\":\"leaf\","
+    "\"url\":\"a.js\",\"scriptId\":3,\"lineNumber\":4}},"
+    "{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"url\":\"\"}}],"
+    "\"samples\":[2,1]},\"timeDeltas\":[10,5]}}},\n"
+    "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"pid\":1,\"tid\":2,\"ts\":7,"
+    "\"id\":\"0x1\",\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":["
+    "{\"id\":3,\"parent\":2,\"callFrame\":{\"functionName\":\"\","
+    "\"url\":\"a.js\"}}],\"samples\":[3,9]},\"timeDeltas\":[1,2]}}},\n"
+    "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"pid\":1,\"tid\":2,\"ts\":8,"
+    "\"id\":\"0x1\",\"args\":{\"data\":{\"cpuProfile\":{\"samples\":[3]},"
+    "\"timeDeltas\":[1,2]}}},\n"
+    "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"pid\":1,\"tid\":2,\"ts\":9,"
+    "\"id\":\"0x2\",\"args\":{\"data\":{\"cpuProfile\":{\"samples\":[3]},"
+    "\"timeDeltas\":[1]}}},\n"
+    "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"pid\":7,\"tid\":7,\"ts\":9,"
+    "\"id\":\"0x1\",\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":["
+    "{\"id\":3,\"callFrame\":{\"functionName\":\"main\"}}],"
+    "\"samples\":[3]},\"timeDeltas\":[-1]}}},\n"
+    "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"pid\":1,\"tid\":2,\"ts\":9,"
+    "\"id\":\"0x1\",\"args\":{\"data\":{\"cpuProfile\":{\"samples\":[3]},"
+    "\"timeDeltas\":[4]}}}]\n";
+
+static const char v8_profile_samples[] =
+    "sample ts=1010000 thread=1/2 legacy_v8 cpu=-1 "
+    "stack=(root)@(null)>leaf@a.js\n"
+    "sample ts=1015000 thread=1/2 legacy_v8 cpu=-1 stack=(root)@(null)\n"
+    "sample ts=1016000 thread=1/2 legacy_v8 cpu=-1 "
+    "stack=(root)@(null)>leaf@a.js>(anonymous)@a.js\n"
+    "sample ts=2000 thread=7/7 legacy_v8 cpu=-1 stack=main@(null)\n"
+    "sample ts=1022000 thread=1/2 legacy_v8 cpu=-1 "
+    "stack=(root)@(null)>leaf@a.js>(anonymous)@a.js\n";
+
+static void test_v8_profile_chunks_become_samples(void) {
+  active_services = &profiling_services;
+  size_t len = strlen(v8_profile_input);
+  fake_host *whole = read_bytes(v8_profile_input, len, len);
+  fake_host *bytewise = read_bytes(v8_profile_input, len, 1);
+  fake_host *yajl = read_bytes_with(reader, "yajl-only", v8_profile_input,
+                                    len, 1);
+  active_services = &services;
+  g_assert_cmpstr(bytewise->log->str, ==, whole->log->str);
+  g_assert_cmpstr(yajl->log->str, ==, whole->log->str);
+  g_assert_true(g_str_has_suffix(whole->log->str, "status=ok\n"));
+  g_autofree char *samples = sample_lines(whole);
+  g_assert_cmpstr(samples, ==, v8_profile_samples);
+  g_assert_cmpint(stat_total(whole, "json_v8_profile_unknown_node"), ==, 1);
+  g_assert_cmpint(stat_total(whole, "json_v8_profile_invalid_chunk"), ==, 1);
+  g_assert_cmpint(stat_total(whole, "json_v8_profile_unknown_profile"), ==,
+                  1);
+  fake_host_free(whole);
+  fake_host_free(bytewise);
+  fake_host_free(yajl);
+}
+
+/* Without the profiling services (an older host) P events only resolve
+ * their thread, as every event does. */
+static void test_v8_profile_needs_the_profiling_services(void) {
+  size_t len = strlen(v8_profile_input);
+  fake_host *h = read_bytes(v8_profile_input, len, len);
+  g_assert_true(g_str_has_suffix(h->log->str, "status=ok\n"));
+  g_assert_null(strstr(h->log->str, "sample "));
+  g_assert_cmpint(stat_total(h, "json_v8_profile_unknown_profile"), ==, 0);
+  fake_host_free(h);
+}
+
+/* A parent chain that loops, and a parent that is never listed: the
+ * samples are dropped (counted), nothing loops forever. */
+static void test_v8_profile_broken_chains_are_counted(void) {
+  static const char input[] =
+      "[{\"ph\":\"P\",\"name\":\"Profile\",\"pid\":1,\"tid\":1,\"ts\":0,"
+      "\"id\":1,\"args\":{\"data\":{\"startTime\":0}}},"
+      "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"pid\":1,\"tid\":1,\"ts\":0,"
+      "\"id\":1,\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":["
+      "{\"id\":1,\"parent\":2,\"callFrame\":{\"functionName\":\"a\"}},"
+      "{\"id\":2,\"parent\":1,\"callFrame\":{\"functionName\":\"b\"}},"
+      "{\"id\":3,\"parent\":4,\"callFrame\":{\"functionName\":\"c\"}},"
+      "{\"id\":5,\"callFrame\":{\"functionName\":\"d\"}}],"
+      "\"samples\":[1,2,3,5]},\"timeDeltas\":[1,1,1,1]}}},"
+      /* "samples" beside "cpuProfile", not in it: deltas without samples. */
+      "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"pid\":1,\"tid\":1,\"ts\":0,"
+      "\"id\":1,\"args\":{\"data\":{\"samples\":[5],\"timeDeltas\":[1]}}},"
+      /* A sample that is not an integer. */
+      "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"pid\":1,\"tid\":1,\"ts\":0,"
+      "\"id\":1,\"args\":{\"data\":{\"cpuProfile\":{\"samples\":[\"5\"]},"
+      "\"timeDeltas\":[1]}}},"
+      "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"pid\":1,\"tid\":1,\"ts\":0,"
+      "\"id\":1,\"args\":{\"data\":{\"cpuProfile\":{\"samples\":[5]},"
+      "\"timeDeltas\":[6]}}}]";
+  active_services = &profiling_services;
+  fake_host *h = read_all_chunkings(input, strlen(input));
+  active_services = &services;
+  g_autofree char *samples = sample_lines(h);
+  g_assert_cmpstr(samples, ==,
+                  "sample ts=4000 thread=1/1 legacy_v8 cpu=-1 "
+                  "stack=d@(null)\n"
+                  "sample ts=10000 thread=1/1 legacy_v8 cpu=-1 "
+                  "stack=d@(null)\n");
+  g_assert_cmpint(stat_total(h, "json_v8_profile_unknown_node"), ==, 3);
+  g_assert_cmpint(stat_total(h, "json_v8_profile_invalid_chunk"), ==, 2);
+  fake_host_free(h);
+}
+
 /* --- import logs ------------------------------------------------------------------------ */
 
 /* Every malformed kind once, in the shapes that move offsets: leading
@@ -2264,6 +2461,11 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   logging_services = services;
   logging_services.import_log = fake_import_log;
+  profiling_services = services;
+  profiling_services.mapping = fake_mapping;
+  profiling_services.frame = fake_frame;
+  profiling_services.callsite = fake_callsite;
+  profiling_services.sample = fake_sample;
 
   const char *plugin_path = g_getenv("TM_JSON_PLUGIN");
   if (!plugin_path) {
@@ -2359,6 +2561,12 @@ int main(int argc, char **argv) {
                   test_feed_after_an_error_keeps_failing);
   g_test_add_func("/json-reader/errors/open-refuses-truncated-services",
                   test_open_refuses_a_truncated_services_table);
+  g_test_add_func("/json-reader/v8-profile/chunks-become-samples-on-one-timeline",
+                  test_v8_profile_chunks_become_samples);
+  g_test_add_func("/json-reader/v8-profile/older-hosts-import-no-samples",
+                  test_v8_profile_needs_the_profiling_services);
+  g_test_add_func("/json-reader/v8-profile/broken-parent-chains-are-counted",
+                  test_v8_profile_broken_chains_are_counted);
   g_test_add_func("/json-reader/real-traces/chrome116-devtools-trace",
                   test_chrome116_devtools_trace_matches_its_description);
   g_test_add_func("/json-reader/real-traces/chrome70-worker-trace",
