@@ -2202,6 +2202,32 @@ static void test_v8_profile_broken_chains_are_counted(void) {
   fake_host_free(h);
 }
 
+/* DevTools' node form lists "children" instead of "parent"; a child may
+ * come first, and an explicit "parent" wins over a children list. */
+static void test_v8_profile_children_lists_give_parents(void) {
+  static const char input[] =
+      "[{\"ph\":\"P\",\"name\":\"Profile\",\"pid\":1,\"tid\":1,\"ts\":9,"
+      "\"id\":1,\"args\":{\"data\":{}}},"
+      "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"pid\":1,\"tid\":1,\"ts\":0,"
+      "\"id\":1,\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":["
+      "{\"id\":3,\"callFrame\":{\"functionName\":\"c\"}},"
+      "{\"id\":4,\"parent\":1,\"callFrame\":{\"functionName\":\"d\"}},"
+      "{\"callFrame\":{\"functionName\":\"b\"},\"children\":[3,4],\"id\":2},"
+      "{\"id\":1,\"callFrame\":{\"functionName\":\"a\"},\"children\":[2]}],"
+      "\"samples\":[3,4]},\"timeDeltas\":[1,1]}}}]";
+  active_services = &profiling_services;
+  fake_host *h = read_all_chunkings(input, strlen(input));
+  active_services = &services;
+  g_autofree char *samples = sample_lines(h);
+  /* No startTime: the Profile event's ts (9 µs) starts the clock. */
+  g_assert_cmpstr(samples, ==,
+                  "sample ts=10000 thread=1/1 legacy_v8 cpu=-1 "
+                  "stack=a@(null)>b@(null)>c@(null)\n"
+                  "sample ts=11000 thread=1/1 legacy_v8 cpu=-1 "
+                  "stack=a@(null)>d@(null)\n");
+  fake_host_free(h);
+}
+
 /* --- import logs ------------------------------------------------------------------------ */
 
 /* Every malformed kind once, in the shapes that move offsets: leading
@@ -2565,6 +2591,8 @@ int main(int argc, char **argv) {
                   test_v8_profile_chunks_become_samples);
   g_test_add_func("/json-reader/v8-profile/older-hosts-import-no-samples",
                   test_v8_profile_needs_the_profiling_services);
+  g_test_add_func("/json-reader/v8-profile/children-lists-give-parents",
+                  test_v8_profile_children_lists_give_parents);
   g_test_add_func("/json-reader/v8-profile/broken-parent-chains-are-counted",
                   test_v8_profile_broken_chains_are_counted);
   g_test_add_func("/json-reader/real-traces/chrome116-devtools-trace",

@@ -6,7 +6,8 @@
  * every node is a frame named by callFrame.functionName ("(anonymous)"
  * when empty or absent, as DevTools shows it) in the mapping named by
  * callFrame.url (an unnamed mapping when empty), rel_pc 0; its callsite is
- * its parent's callsite extended by its frame, root first. Samples go to
+ * its parent's callsite extended by its frame, root first; the parent is
+ * the node's "parent", else the node whose "children" list it. Samples go to
  * cpu_profile_stack_sample (source "legacy_v8").
  *
  * Malformed data is skipped and counted:
@@ -51,6 +52,13 @@ typedef struct chunk_node {
   bool has_name, has_url;
 } chunk_node;
 
+/* "children": [child] of the chunk's node at `node` (the DevTools
+ * Profile.ProfileNode form, which lists children instead of a parent). */
+typedef struct chunk_edge {
+  size_t node;
+  int64_t child;
+} chunk_edge;
+
 /* An entry of samples[] or timeDeltas[]. */
 typedef struct chunk_int {
   int64_t value;
@@ -64,6 +72,8 @@ struct json_v8_profiles {
   /* Scratch for one chunk, reused: bounded by the largest chunk. */
   chunk_node *nodes;
   size_t n_nodes, cap_nodes;
+  chunk_edge *edges;
+  size_t n_edges, cap_edges;
   chunk_int *samples;
   size_t n_samples, cap_samples;
   chunk_int *deltas;
@@ -97,6 +107,7 @@ void json_v8_profiles_free(json_v8_profiles *p) {
     return;
   g_hash_table_destroy(p->by_key);
   free(p->nodes);
+  free(p->edges);
   free(p->samples);
   free(p->deltas);
   free(p->chain);
@@ -190,6 +201,12 @@ static bool read_node_field(json_v8_profiles *p, size_t index,
              equals(rest, rest_len, ".callFrame.url")) {
     node->url = arg->u.text;
     node->has_url = true;
+  } else if (arg->kind == JSON_ARG_KIND_INT &&
+             has_prefix(&rest, &rest_len, ".children[")) {
+    if (!json_grow((void **)&p->edges, &p->cap_edges, p->n_edges + 1,
+                   sizeof(chunk_edge)))
+      return false;
+    p->edges[p->n_edges++] = (chunk_edge){index, arg->u.int_value};
   }
   return true; /* other fields (scriptId, lineNumber, ...) are not kept */
 }
@@ -198,7 +215,7 @@ static bool read_node_field(json_v8_profiles *p, size_t index,
  * args.data.startTime when present. False on out of memory. */
 static bool read_chunk(json_v8_profiles *p, const json_event_buf *buf,
                        bool *has_start, int64_t *start_ns) {
-  p->n_nodes = p->n_samples = p->n_deltas = 0;
+  p->n_nodes = p->n_edges = p->n_samples = p->n_deltas = 0;
   p->bad_entry = false;
   *has_start = false;
   for (size_t i = 0; i < buf->n_args; i++) {
@@ -318,6 +335,20 @@ static bool add_nodes(json_v8_profiles *p, v8_profile *profile,
         .has_parent = c->has_parent,
         .frame = node_frame(p, buf, c),
     };
+  }
+  /* A child learns its parent from the parent's "children" unless it
+   * named one itself; a node already on a built stack keeps it. */
+  for (size_t i = 0; i < p->n_edges; i++) {
+    const chunk_node *parent = &p->nodes[p->edges[i].node];
+    uint32_t child = json_cookie_map_get(&profile->index,
+                                         (uint64_t)p->edges[i].child);
+    if (!parent->has_id || !child)
+      continue;
+    v8_node *node = &profile->nodes[child - 1];
+    if (!node->has_parent && !node->callsite) {
+      node->parent_id = parent->id;
+      node->has_parent = true;
+    }
   }
   bool oom = false;
   for (size_t pos = first_new; pos < profile->n_nodes && !oom; pos++)
