@@ -634,6 +634,95 @@ static void test_forty_thousand_small_files_import_in_linear_time(void) {
   e2e_cleanup(dir);
 }
 
+/* --- V8 CPU profiles (ph P) ------------------------------------------------ */
+
+/* A profile whose second chunk uses a node of the first and lists a child
+ * before its parent, on a thread whose name comes from an M event: samples
+ * at startTime 2000 µs + 10, + 10 + 5 (×1000 ns), each with the stack from
+ * (root) to its node, on that thread. */
+static const char v8_profile_json[] =
+    "{\"traceEvents\": [\n"
+    "{\"ph\":\"M\",\"pid\":3,\"tid\":4,\"name\":\"thread_name\","
+    "\"args\":{\"name\":\"v8\"}},\n"
+    "{\"ph\":\"P\",\"pid\":3,\"tid\":4,\"ts\":1,\"name\":\"Profile\",\"id\":\"0x1\","
+    "\"args\":{\"data\":{\"startTime\":2000}}},\n"
+    "{\"ph\":\"P\",\"pid\":3,\"tid\":4,\"ts\":2,\"name\":\"ProfileChunk\",\"id\":\"0x1\","
+    "\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":[{\"id\":1,\"callFrame\":"
+    "{\"functionName\":\"(root)\",\"url\":\"\"}}],\"samples\":[1]},"
+    "\"timeDeltas\":[10]}}},\n"
+    "{\"ph\":\"P\",\"pid\":3,\"tid\":4,\"ts\":3,\"name\":\"ProfileChunk\",\"id\":\"0x1\","
+    "\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":["
+    "{\"id\":3,\"parent\":2,\"callFrame\":{\"functionName\":\"inner\",\"url\":\"b.js\"}},"
+    "{\"id\":2,\"parent\":1,\"callFrame\":{\"functionName\":\"outer\",\"url\":\"a.js\"}}],"
+    "\"samples\":[3]},\"timeDeltas\":[5]}}}\n"
+    "]}\n";
+
+static void test_v8_profile_samples_have_their_stacks(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  g_autofree char *path = e2e_write_file(dir, "v8.json", v8_profile_json, 0);
+  const char *inputs[] = {path, NULL};
+  g_autofree char *rows = e2e_query(
+      inputs,
+      "SELECT s.ts, t.tid, t.name, "
+      "(WITH RECURSIVE up(id, depth, frame_id, parent_id) AS ("
+      "   SELECT id, depth, frame_id, parent_id FROM stack_profile_callsite"
+      "   WHERE id = s.callsite_id"
+      " UNION ALL SELECT c.id, c.depth, c.frame_id, c.parent_id"
+      "   FROM stack_profile_callsite c JOIN up ON c.id = up.parent_id)"
+      " SELECT group_concat(f.name || '@' || ifnull(m.name, ''), '>')"
+      " FROM (SELECT * FROM up ORDER BY depth) u"
+      " JOIN stack_profile_frame f ON f.id = u.frame_id"
+      " LEFT JOIN stack_profile_mapping m ON m.id = f.mapping) AS stack "
+      "FROM cpu_profile_stack_sample s JOIN thread t USING (utid) ORDER BY s.ts");
+  e2e_assert_text(rows, "\"ts\",\"tid\",\"name\",\"stack\"\n"
+                        "2010000,4,\"v8\",\"(root)@\"\n"
+                        "2015000,4,\"v8\",\"(root)@>outer@a.js>inner@b.js\"\n");
+  e2e_cleanup(dir);
+}
+
+/* The real DevTools traces, against counts computed independently with
+ * python3's json module (gzip for .gz): for each P event in file order, a
+ * Profile opens (pid, id) at args.data.startTime; a ProfileChunk of an
+ * unopened (pid, id) is counted; nodes join their profile by id (first
+ * wins), a node's parent is its "parent", else the node whose "children"
+ * lists it; a node's frame is (functionName or "(anonymous)", url or none)
+ * and its callsite its parent's plus its frame; each sample adds its delta
+ * to the running time and takes its node's callsite. Columns: samples,
+ * distinct frames, distinct callsites, distinct urls (mappings), sum of
+ * the samples' callsite depths (root = 0), samples whose leaf is (idle),
+ * sampled threads, first and last sample ts (µs × 1000), json_v8_profile_*
+ * stats. chrome70-worker: the Profile of id 0xa comes after its 14 chunks
+ * in the file, so they are counted, not imported. */
+static void test_v8_profiles_of_real_traces(void) {
+  static const struct {
+    const char *file, *expected;
+  } cases[] = {
+      {"speedscope-chrome116-devtools-trace.json",
+       "1600,8,9,2,2052,1376,1,9632407418000,9632672557000,0"},
+      {"ffprofiler-rspack-issue-5429.json.gz",
+       "206,104,229,24,2173,106,1,13291000,267666000,0"},
+      {"speedscope-chrome70-worker.json",
+       "1980,51,117,15,3074,1294,1,433087565247000,433087830221000,14"},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
+    e2e_assert_shared_file_row(
+        "json", cases[i].file,
+        "SELECT (SELECT count(*) FROM cpu_profile_stack_sample), "
+        "(SELECT count(*) FROM stack_profile_frame), "
+        "(SELECT count(*) FROM stack_profile_callsite), "
+        "(SELECT count(*) FROM stack_profile_mapping), "
+        "(SELECT sum(c.depth) FROM cpu_profile_stack_sample s "
+        " JOIN stack_profile_callsite c ON c.id = s.callsite_id), "
+        "(SELECT count(*) FROM cpu_profile_stack_sample s "
+        " JOIN stack_profile_callsite c ON c.id = s.callsite_id "
+        " JOIN stack_profile_frame f ON f.id = c.frame_id WHERE f.name = '(idle)'), "
+        "(SELECT count(DISTINCT utid) FROM cpu_profile_stack_sample), "
+        "(SELECT min(ts) FROM cpu_profile_stack_sample), "
+        "(SELECT max(ts) FROM cpu_profile_stack_sample), "
+        "(SELECT ifnull(sum(value), 0) FROM stats WHERE name LIKE 'json_v8_profile_%')",
+        cases[i].expected);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/e2e/json/zip-of-two-json-files-merges-slices",
@@ -662,6 +751,10 @@ int main(int argc, char **argv) {
   g_test_add_func("/e2e/errors/zip-with-corrupt-member-keeps-the-others",
                   test_zip_with_corrupt_member_keeps_the_others);
   g_test_add_func("/e2e/errors/missing-input-is-named", test_missing_input_is_named);
+  g_test_add_func("/e2e/json/v8-profile/samples-have-their-stacks",
+                  test_v8_profile_samples_have_their_stacks);
+  g_test_add_func("/e2e/json/v8-profile/real-traces-match-independent-counts",
+                  test_v8_profiles_of_real_traces);
   g_test_add_func("/e2e/json/system-trace/string-shares-the-files-timeline",
                   test_system_trace_string_shares_the_files_timeline);
   g_test_add_func("/e2e/json/system-trace/stays-aligned-next-to-another-json-file",
