@@ -439,6 +439,87 @@ static void test_legacy_events_reach_every_table(void) {
                          "\"track_event_parser_errors\",1\n");
 }
 
+/* Flow v1 of legacy_flows.textproto (expected values worked out there):
+ * s/t/f chain slices, bind_to_enclosing ends in the enclosing slice,
+ * flows carry name and cat, a waiting flow keeps its binding; bad ids and
+ * pid/tid 0 are counted. The same events as Chrome JSON give the same
+ * thread flows: the proto reader reads flow v1 as the JSON reader does. */
+#define FLOWS_SQL                                                                      \
+  "SELECT o.name AS slice_out, i.name AS slice_in, "                                   \
+  "(SELECT display_value FROM args a WHERE a.arg_set_id = f.arg_set_id AND a.key = "   \
+  "'name') AS flow_name, "                                                             \
+  "(SELECT display_value FROM args a WHERE a.arg_set_id = f.arg_set_id AND a.key = "   \
+  "'cat') AS flow_cat FROM flow f JOIN slice o ON o.id = f.slice_out "                 \
+  "JOIN slice i ON i.id = f.slice_in JOIN track t ON o.track_id = t.id "               \
+  "WHERE t.type GLOB ?TYPE? ORDER BY f.id"
+
+static char *flows_sql(const char *track_type) {
+  g_autofree char *quoted = g_strdup_printf("'%s'", track_type);
+  g_auto(GStrv) parts = g_strsplit(FLOWS_SQL, "?TYPE?", 2);
+  return g_strjoin(quoted, parts[0], parts[1], NULL);
+}
+
+static void test_legacy_flows_chain_slices_like_json(void) {
+  g_autofree char *all_sql = flows_sql("*");
+  g_autofree char *flows = query("legacy_flows", all_sql);
+  e2e_assert_text(flows,
+      "\"slice_out\",\"slice_in\",\"flow_name\",\"flow_cat\"\n"
+      "\"A\",\"B\",\"io\",\"c\"\n"
+      "\"B\",\"C\",\"io\",\"c\"\n"
+      "\"D\",\"E\",\"ipc\",\"[NULL]\"\n"
+      "\"D\",\"E\",\"other\",\"[NULL]\"\n"
+      "\"G1\",\"G2\",\"late\",\"[NULL]\"\n");
+
+  /* No slice for a flow event, none for the pid/tid 0 events. */
+  g_autofree char *slices = query("legacy_flows",
+      "SELECT s.ts, s.dur, s.depth, s.name, t.type FROM slice s "
+      "JOIN track t ON s.track_id = t.id ORDER BY s.id");
+  e2e_assert_text(slices,
+      "\"ts\",\"dur\",\"depth\",\"name\",\"type\"\n"
+      "1000,500,0,\"A\",\"thread_execution\"\n"
+      "2000,500,0,\"B\",\"thread_execution\"\n"
+      "3000,1000,0,\"C\",\"thread_execution\"\n"
+      "5000,200,0,\"D\",\"thread_execution\"\n"
+      "6000,200,0,\"E\",\"thread_execution\"\n"
+      "7000,1000,0,\"F\",\"thread_execution\"\n"
+      "9000,1000,0,\"G1\",\"global_track_event\"\n"
+      "10000,1000,0,\"G2\",\"global_track_event\"\n");
+
+  g_autofree char *stats = query("legacy_flows",
+      "SELECT name, value FROM stats WHERE value > 0 ORDER BY name");
+  e2e_assert_text(stats, "\"name\",\"value\"\n"
+                         "\"flow_invalid_id\",3\n"
+                         "\"track_event_parser_errors\",3\n");
+
+  /* The thread part as Chrome JSON (µs), with an id2 as its bad id. */
+  g_autofree char *dir = e2e_tmpdir();
+#define EV(ph, name, ts, more) \
+  "{\"ph\":\"" ph "\",\"name\":\"" name "\",\"pid\":10,\"tid\":11,\"ts\":" ts more "},"
+  g_autofree char *json_path = e2e_write_file(dir, "flows.json",
+      "[" EV("B", "A", "1", "") EV("s", "io", "1.1", ",\"cat\":\"c\",\"id\":1")
+      EV("E", "A", "1.5", "") EV("B", "B", "2", "")
+      EV("t", "io", "2.1", ",\"cat\":\"c\",\"id\":1") EV("E", "B", "2.5", "")
+      EV("f", "io", "2.6", ",\"cat\":\"c\",\"id\":1") EV("X", "C", "3", ",\"dur\":1")
+      EV("B", "D", "5", "") EV("s", "ipc", "5.1", ",\"id\":2")
+      EV("s", "other", "5.15", ",\"id\":1") EV("E", "D", "5.2", "") EV("B", "E", "6", "")
+      EV("f", "ipc", "6.1", ",\"id\":2,\"bp\":\"e\"")
+      EV("f", "other", "6.15", ",\"id\":1,\"bp\":\"e\"") EV("E", "E", "6.2", "")
+      EV("X", "F", "7", ",\"dur\":1") EV("s", "bad", "8", ",\"id2\":{\"local\":3}")
+      "{}]",
+      0);
+#undef EV
+  const char *json_inputs[] = {json_path, NULL};
+  g_autofree char *thread_sql = flows_sql("thread_execution");
+  g_autofree char *json_flows = e2e_query(json_inputs, thread_sql);
+  g_autofree char *proto_flows = query("legacy_flows", thread_sql);
+  g_assert_true(g_str_has_prefix(flows, proto_flows));
+  e2e_assert_text(json_flows, proto_flows);
+  g_autofree char *json_invalid = e2e_query(json_inputs,
+      "SELECT value FROM stats WHERE name = 'flow_invalid_id'");
+  e2e_assert_text(json_invalid, "\"value\"\n1\n");
+  e2e_cleanup(dir);
+}
+
 /* The byte offset of packet `index` (0-based)'s payload in a framed file. */
 static size_t packet_payload_offset(const e2e_bytes *file, size_t index) {
   const uint8_t *data = (const uint8_t *)file->data;
@@ -599,6 +680,8 @@ int main(int argc, char **argv) {
                   test_stack_profiles);
   g_test_add_func("/e2e/proto/legacy-events/phases-reach-slices-tracks-flows-threads",
                   test_legacy_events_reach_every_table);
+  g_test_add_func("/e2e/proto/legacy-events/flow-v1-chains-slices-like-json",
+                  test_legacy_flows_chain_slices_like_json);
   g_test_add_func("/e2e/proto/import-logs/drops-name-their-packet-offset",
                   test_drops_reach_import_logs);
   g_test_add_func("/e2e/proto/zstd/wrapper-reads-like-plain-packets",

@@ -273,11 +273,78 @@ static void test_legacy_events(void) {
   fake_host_free(fake);
 }
 
+/* Legacy flow v1 and pid/tid 0 on the default thread (fixture
+ * legacy_flows.textproto, where each expected value is worked out). */
+/* `transcript` with each flow id replaced by #1, #2, ... in order of first
+ * appearance: flow v1 ids are hashes of (id, category, name), and what a
+ * test must pin is which events share a flow, not the hash. */
+static char *number_flow_ids(const char *transcript) {
+  GString *out = g_string_new(NULL);
+  GPtrArray *seen = g_ptr_array_new_with_free_func(g_free);
+  const char *p = transcript;
+  const char *id;
+  while ((id = strstr(p, " id=")) != NULL) {
+    id += 4;
+    size_t len = strspn(id, "0123456789");
+    g_string_append_len(out, p, id - p);
+    g_autofree char *digits = g_strndup(id, len);
+    guint index;
+    if (!g_ptr_array_find_with_equal_func(seen, digits, g_str_equal, &index)) {
+      index = seen->len;
+      g_ptr_array_add(seen, g_steal_pointer(&digits));
+    }
+    g_string_append_printf(out, "#%u", index + 1);
+    p = id + len;
+  }
+  g_string_append(out, p);
+  g_ptr_array_free(seen, TRUE);
+  return g_string_free(out, FALSE);
+}
+
+static void test_legacy_flows(void) {
+  fake_host *fake = run_fixture("legacy_flows");
+  g_autofree char *transcript = number_flow_ids(fake_host_borrow_transcript(fake));
+  g_assert_cmpstr(transcript, ==,
+      "claim BOOTTIME@host\n"
+      "snapshot BOOTTIME@host=1000 MONOTONIC@host=1000\n"
+      "process p10\n"
+      "thread t11 of p10\n"
+      "thread_name t11 = main\n"
+      "track T1 = thread_execution t11\n"
+      "slice_begin T1 BOOTTIME@host ts=1000 name=A\n"
+      "flow T1 BOOTTIME@host ts=1100 id=#1 OUT enclosing{name=\"io\", cat=\"c\"}\n"
+      "slice_end T1 BOOTTIME@host ts=1500 name=A\n"
+      "slice_begin T1 BOOTTIME@host ts=2000 name=B\n"
+      "flow T1 BOOTTIME@host ts=2100 id=#1 STEP enclosing{name=\"io\", cat=\"c\"}\n"
+      "slice_end T1 BOOTTIME@host ts=2500 name=B\n"
+      "flow T1 BOOTTIME@host ts=2600 id=#1 IN next{name=\"io\", cat=\"c\"}\n"
+      "slice_complete T1 BOOTTIME@host ts=3000 name=C dur=1000\n"
+      "slice_begin T1 BOOTTIME@host ts=5000 name=D\n"
+      "flow T1 BOOTTIME@host ts=5100 id=#2 OUT enclosing{name=\"ipc\"}\n"
+      "flow T1 BOOTTIME@host ts=5150 id=#3 OUT enclosing{name=\"other\"}\n"
+      "slice_end T1 BOOTTIME@host ts=5200 name=D\n"
+      "slice_begin T1 BOOTTIME@host ts=6000 name=E\n"
+      "flow T1 BOOTTIME@host ts=6100 id=#2 IN enclosing{name=\"ipc\"}\n"
+      "flow T1 BOOTTIME@host ts=6150 id=#3 IN enclosing{name=\"other\"}\n"
+      "slice_end T1 BOOTTIME@host ts=6200 name=E\n"
+      "slice_complete T1 BOOTTIME@host ts=7000 name=F dur=1000\n"
+      "track T2 = global_track_event name=\"Later\" key=60 on host\n"
+      "slice_complete T2 BOOTTIME@host ts=9000 name=G1 dur=1000\n"
+      "flow T2 BOOTTIME@host ts=9100 id=#4 OUT enclosing{name=\"late\"}\n"
+      "flow T2 BOOTTIME@host ts=9500 id=#4 IN next{name=\"late\"}\n"
+      "slice_complete T2 BOOTTIME@host ts=10000 name=G2 dur=1000\n"
+      "process p30\n"
+      "thread t0 of p30\n");
+  g_assert_cmpint(fake_host_stat(fake, "flow_invalid_id"), ==, 3);
+  g_assert_cmpint(fake_host_stat(fake, "track_event_parser_errors"), ==, 3);
+  fake_host_free(fake);
+}
+
 /* Every fixture gives the same transcript fed whole or one byte at a time. */
 static void test_one_byte_chunks_give_the_same_transcript(void) {
   const char *const names[] = {"clocks", "interning", "machines", "process_tree",
                                "system_info", "thread_time", "track_events",
-                               "legacy_events"};
+                               "legacy_events", "legacy_flows"};
   for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
     g_autoptr(GBytes) bytes = read_fixture(names[i]);
     gsize len;
@@ -875,6 +942,14 @@ static void test_import_logs_name_the_dropping_packet(void) {
       {"flow_without_direction", 23},
   };
   assert_fixture_logs("legacy_events", legacy, G_N_ELEMENTS(legacy));
+  /* legacy_flows: 19-21 flow v1 events without an unscoped id; 22 and 23
+   * a pid and a tid override of 0; 30 a tid 0 default thread. */
+  const logged_drop flows[] = {
+      {"flow_invalid_id", 19},           {"flow_invalid_id", 20},
+      {"flow_invalid_id", 21},           {"track_event_parser_errors", 22},
+      {"track_event_parser_errors", 23}, {"track_event_parser_errors", 30},
+  };
+  assert_fixture_logs("legacy_flows", flows, G_N_ELEMENTS(flows));
 }
 
 /* An event that waited for its descriptor is logged at its own packet,
@@ -987,7 +1062,7 @@ static void test_malformed_annotation_is_damage(void) {
 static void test_random_damage_is_reported_not_crashed_on(void) {
   const char *const names[] = {"clocks", "interning", "machines", "process_tree",
                                "system_info", "thread_time", "track_events",
-                               "legacy_events"};
+                               "legacy_events", "legacy_flows"};
   GRand *rand = g_rand_new_with_seed(20261122);
   size_t damaged = 0;
   for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
@@ -1134,6 +1209,8 @@ int main(int argc, char **argv) {
                   test_import_logs_of_waiting_and_compressed_packets);
   g_test_add_func("/proto/reader/legacy-events/phases-ids-scopes-flows-overrides",
                   test_legacy_events);
+  g_test_add_func("/proto/reader/legacy-events/flow-v1-binds-and-zero-pid-tid-are-errors",
+                  test_legacy_flows);
   g_test_add_func("/proto/reader/zstd/packets-read-like-plain-ones",
                   test_zstd_compressed_packets_read_like_plain_ones);
   g_test_add_func("/proto/reader/zstd/damage-names-the-wrapper",

@@ -55,6 +55,10 @@ bool proto_legacy_event_decode(const uint8_t *data, size_t len, proto_legacy_eve
       out->has_bind_id = true;
       out->bind_id = f.value;
       break;
+    case 12:
+      ok = is_varint;
+      out->bind_to_enclosing = f.value != 0;
+      break;
     case 13:
       ok = is_varint;
       out->flow_direction = (uint32_t)(f.value > 3 ? 0 : f.value);
@@ -74,7 +78,7 @@ bool proto_legacy_event_decode(const uint8_t *data, size_t len, proto_legacy_eve
       out->tid_override = (int32_t)f.value;
       break;
     default:
-      break; /* bind_to_enclosing, instruction counts */
+      break; /* instruction counts */
     }
   }
   return ok && c.error == PW_OK;

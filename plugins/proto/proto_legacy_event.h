@@ -49,6 +49,9 @@ typedef struct proto_legacy_event {
   bool has_bind_id;
   uint64_t bind_id;
   uint32_t flow_direction; /* proto_legacy_flow_direction */
+  /* A flow v1 end ("f") binds to the slice enclosing it rather than the
+   * next one to begin (JSON's "bp": "e"). */
+  bool bind_to_enclosing;
   uint32_t instant_scope;  /* proto_legacy_instant_scope */
   bool has_pid_override, has_tid_override;
   int32_t pid_override, tid_override;

@@ -208,6 +208,12 @@ static void emit(proto_reader *reader, proto_machine *machine,
   case TYPE_COUNTER:
     s->counter(host, ref, ev->clock, ev->ts, value, ev->args);
     break;
+  case PROTO_EVENT_LEGACY_FLOW:
+    /* No slice: the flow binds to one of the track's (its own binding). */
+    for (uint32_t i = 0; i < ev->flows_len; i++)
+      s->flow(host, ref, ev->clock, ev->ts, flows[i].id, (tm_flow_direction)flows[i].direction,
+              (tm_flow_binding)flows[i].binding, ev->args);
+    break;
   default:
     break;
   }
@@ -358,7 +364,7 @@ static void add_flows(proto_track_event_state *st, const pw_field *f,
   pw_repeated r = pw_repeated_of(f, fixed64);
   uint64_t v;
   while (pw_repeated_next(&r, &v)) {
-    proto_flow flow = {v, direction};
+    proto_flow flow = {v, direction, TM_FLOW_BIND_ENCLOSING};
     proto_vec_push(&st->flows, flow);
   }
   if (r.error)
@@ -584,6 +590,10 @@ static uint8_t legacy_type(int32_t phase) {
   case 'i':
   case 'n':
     return TYPE_INSTANT;
+  case 's':
+  case 't':
+  case 'f':
+    return PROTO_EVENT_LEGACY_FLOW;
   default:
     return 0;
   }
@@ -719,6 +729,14 @@ read_legacy(proto_reader *reader, decoded *d, proto_legacy_event *legacy, proto_
     proto_reader_count(reader, "proto_track_event_unsupported_type");
     return false;
   }
+  /* Only unscoped_id is a flow v1 id, as only JSON's "id" is (local and
+   * global ids are JSON's id2, which flow v1 does not read; trace_processor
+   * agrees): any other id, or none, drops the event before its track is
+   * looked for. */
+  if (ev->type == PROTO_EVENT_LEGACY_FLOW && legacy->id_kind != PROTO_LEGACY_ID_UNSCOPED) {
+    proto_reader_count(reader, "flow_invalid_id");
+    return false;
+  }
   if (!d->has_name && !d->has_name_iid && legacy->has_name_iid) {
     d->has_name_iid = true;
     d->name_iid = legacy->name_iid;
@@ -749,6 +767,20 @@ static __attribute__((noinline, cold)) bool
 legacy_track(proto_reader *reader, proto_machine *machine, const proto_sequence *seq,
              const proto_legacy_event *legacy, tm_str_id name, uint64_t *uuid,
              proto_track **track, tm_track_ref *ref, bool *wait, int64_t *thread_ts) {
+  /* On the default thread (whatever track the phase then names), pid or
+   * tid 0 after the overrides is an error (§1.9 rule 3): 0 is the idle
+   * (swapper) thread, never a Chrome thread. A pid_override alone makes
+   * trace_processor synthesize the tid, so only that pid is checked. */
+  if (*uuid == 0 && seq->thread) {
+    int64_t pid = legacy->has_pid_override ? legacy->pid_override : seq->thread_pid;
+    int64_t tid = legacy->has_tid_override   ? legacy->tid_override
+                  : legacy->has_pid_override ? 1
+                                             : seq->thread_tid;
+    if (pid == 0 || tid == 0) {
+      proto_reader_count(reader, "track_event_parser_errors");
+      return false;
+    }
+  }
   if (!legacy_phase_track(reader, machine, seq, legacy, name, ref))
     return false;
   int32_t phase = legacy->phase;
@@ -785,8 +817,48 @@ static void add_legacy_flow(proto_reader *reader, const proto_legacy_event *lega
     proto_reader_count(reader, "flow_without_direction");
     return;
   }
-  proto_flow flow = {legacy->bind_id, (uint8_t)direction};
+  proto_flow flow = {legacy->bind_id, (uint8_t)direction, TM_FLOW_BIND_ENCLOSING};
   proto_vec_push(&reader->events.flows, flow);
+}
+
+/* Flow v1 (s/t/f, §2.4, as the JSON reader reads them): the flow is keyed
+ * by (id, category, name), so one id names a different flow per name; its
+ * rows carry the args name and cat. s starts it at the slice enclosing
+ * the event on its track, t steps through that slice, f ends it at the
+ * next slice to begin there, or with bind_to_enclosing at the enclosing
+ * one (its unscoped_id was checked by read_legacy). The event's typed
+ * flow ids and annotations are dropped with the slice it does not have.
+ * Sets ev->args and the flow scratch (its one flow). */
+static __attribute__((noinline, cold)) void
+legacy_flow_v1(proto_reader *reader, const proto_legacy_event *legacy, proto_event *ev) {
+  proto_track_event_state *st = &reader->events;
+  st->flows.len = 0;
+  if (ev->name || ev->category) {
+    if (!st->key_flow_name) {
+      st->key_flow_name = proto_reader_intern_cstr(reader, "name");
+      st->key_flow_cat = proto_reader_intern_cstr(reader, "cat");
+    }
+    if (ev->name)
+      reader->s->args_add(reader->host, st->key_flow_name,
+                          (tm_arg_value){.type = TM_ARG_STRING, .u.str_id = ev->name});
+    if (ev->category)
+      reader->s->args_add(reader->host, st->key_flow_cat,
+                          (tm_arg_value){.type = TM_ARG_STRING, .u.str_id = ev->category});
+    ev->args = reader->s->args_commit(reader->host);
+  } else {
+    ev->args = TM_NO_ARGS;
+  }
+  /* Flow ids are scoped to the file by the host, and typed flow_ids and
+   * bind_ids share that space: the key is hashed apart from them. */
+  uint64_t key = mix64(mix64(mix64(legacy->id) ^ ev->category) + ev->name);
+  int32_t phase = legacy->phase;
+  proto_flow flow = {
+      .id = key,
+      .direction = phase == 's' ? TM_FLOW_OUT : phase == 't' ? TM_FLOW_STEP : TM_FLOW_IN,
+      .binding = phase == 'f' && !legacy->bind_to_enclosing ? TM_FLOW_BIND_NEXT_BEGIN
+                                                           : TM_FLOW_BIND_ENCLOSING,
+  };
+  proto_vec_push(&st->flows, flow);
 }
 
 /* --- one event ---------------------------------------------------------------- */
@@ -877,6 +949,10 @@ bool proto_track_event_read(proto_reader *reader, proto_machine *machine,
   ev.uuid = uuid;
   ev.name = event_name(reader, seq, &d);
   ev.category = resolve_category(reader, seq);
+  if (__builtin_expect(is_legacy, 0) && ev.type == PROTO_EVENT_LEGACY_FLOW) {
+    legacy_flow_v1(reader, &legacy, &ev); /* a flow has no slice args */
+    goto ready;
+  }
 
   /* A malformed annotation damages the file: its pairs are never
    * committed, and the host reads no more of this file. */
@@ -902,6 +978,7 @@ bool proto_track_event_read(proto_reader *reader, proto_machine *machine,
   if ((d.callstack || d.callstack_iid) && !add_callsite(reader, seq, &d))
     return false;
   ev.args = reader->s->args_commit(reader->host);
+ready:
   ev.flows_len = (uint32_t)st->flows.len;
   ev.extras_len = (uint32_t)st->extras.len;
 

@@ -40,6 +40,7 @@ struct proto_timestamp;
 typedef struct proto_flow {
   uint64_t id;
   uint8_t direction; /* tm_flow_direction */
+  uint8_t binding;   /* tm_flow_binding: only a flow v1 end binds to the next slice */
 } proto_flow;
 
 typedef struct proto_extra_counter {
@@ -53,13 +54,16 @@ typedef struct proto_extra_counter {
  * one. */
 #define PROTO_EVENT_COMPLETE 16
 #define PROTO_EVENT_LEGACY_END 17
+/* Legacy flow v1 s/t/f: no slice of its own, one flow (start, step or
+ * end) bound to a slice of its track; its args are the flow's. */
+#define PROTO_EVENT_LEGACY_FLOW 18
 
 /* A decoded event, ready to emit once its track is known. */
 typedef struct proto_event {
   uint64_t uuid;
   uint32_t machine_index;
   uint32_t sequence_id;
-  uint8_t type; /* TrackEvent.Type, or PROTO_EVENT_COMPLETE / _LEGACY_END */
+  uint8_t type; /* TrackEvent.Type, or PROTO_EVENT_COMPLETE / _LEGACY_END / _LEGACY_FLOW */
   tm_clock_ref clock;
   int64_t ts;
   int64_t thread_ts; /* TM_UNKNOWN_TIME */
@@ -97,6 +101,7 @@ typedef struct proto_track_event_state {
   /* Interned keys. */
   tm_str_id key_correlation_id;
   tm_str_id key_callsite_id;
+  tm_str_id key_flow_name, key_flow_cat; /* flow v1 args */
 } proto_track_event_state;
 
 void proto_track_event_state_free(proto_track_event_state *state);
