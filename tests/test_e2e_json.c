@@ -682,8 +682,10 @@ static void test_v8_profile_samples_have_their_stacks(void) {
 
 /* The real DevTools traces, against counts computed independently with
  * python3's json module (gzip for .gz): for each P event in file order, a
- * Profile opens (pid, id) at args.data.startTime; a ProfileChunk of an
- * unopened (pid, id) is counted; nodes join their profile by id (first
+ * Profile opens (pid, id) at args.data.startTime; the ProfileChunks of a
+ * (pid, id) are applied to it in file order, wherever the Profile lies (a
+ * chunk before it waits for it), and a chunk whose Profile never comes is
+ * counted; nodes join their profile by id (first
  * wins), a node's parent is its "parent", else the node whose "children"
  * lists it; a node's frame is (functionName or "(anonymous)", url or none)
  * and its callsite its parent's plus its frame; each sample adds its delta
@@ -691,8 +693,11 @@ static void test_v8_profile_samples_have_their_stacks(void) {
  * distinct frames, distinct callsites, distinct urls (mappings), sum of
  * the samples' callsite depths (root = 0), samples whose leaf is (idle),
  * sampled threads, first and last sample ts (µs × 1000), json_v8_profile_*
- * stats. chrome70-worker: the Profile of id 0xa comes after its 14 chunks
- * in the file, so they are counted, not imported. */
+ * stats. chrome70-worker: the Profile of id 0xa (tid 7443) comes after
+ * its 14 chunks (tid 35083) in the file; they are imported from its
+ * startTime on, the 1400 samples of a second thread (when such chunks were
+ * dropped, the same script's rule gave 1980,51,117,15,3074,1294,1,
+ * 433087565247000,433087830221000,14). */
 static void test_v8_profiles_of_real_traces(void) {
   static const struct {
     const char *file, *expected;
@@ -702,7 +707,7 @@ static void test_v8_profiles_of_real_traces(void) {
       {"ffprofiler-rspack-issue-5429.json.gz",
        "206,104,229,24,2173,106,1,13291000,267666000,0"},
       {"speedscope-chrome70-worker.json",
-       "1980,51,117,15,3074,1294,1,433087565247000,433087830221000,14"},
+       "3380,54,121,16,4750,1294,2,433087565247000,433087830692000,0"},
   };
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
     e2e_assert_shared_file_row(

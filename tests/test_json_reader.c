@@ -2228,6 +2228,98 @@ static void test_v8_profile_children_lists_give_parents(void) {
   fake_host_free(h);
 }
 
+/* Chrome writes trace events out of order: two chunks come before their
+ * Profile (with a slice between them, so that the event buffer they were
+ * read from is reused before they are applied), one after. The early
+ * chunks wait and are applied when the Profile comes, in file order, from
+ * its startTime (500 µs, not its ts): 500+10, +5, +7, then the late chunk
+ * +1. Applied in another order, or from another base, the times differ;
+ * dropped, the first three samples are missing. */
+static void test_v8_profile_chunks_before_their_profile_wait(void) {
+  static const char input[] =
+      "[{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"pid\":1,\"tid\":3,\"ts\":1,"
+      "\"id\":\"0x5\",\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":["
+      "{\"id\":2,\"parent\":1,\"callFrame\":{\"functionName\":\"early\","
+      "\"url\":\"e.js\"}},"
+      "{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\"}}],"
+      "\"samples\":[2,1]},\"timeDeltas\":[10,5]}}},\n"
+      "{\"ph\":\"X\",\"name\":\"between\",\"pid\":1,\"tid\":3,\"ts\":2,"
+      "\"dur\":1,\"args\":{\"url\":\"zzzz.js\",\"functionName\":\"zzzzz\"}},\n"
+      "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"pid\":1,\"tid\":3,\"ts\":3,"
+      "\"id\":\"0x5\",\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":["
+      "{\"id\":3,\"parent\":2,\"callFrame\":{\"functionName\":\"later\","
+      "\"url\":\"l.js\"}}],\"samples\":[3]},\"timeDeltas\":[7]}}},\n"
+      "{\"ph\":\"P\",\"name\":\"Profile\",\"pid\":1,\"tid\":4,\"ts\":900,"
+      "\"id\":\"0x5\",\"args\":{\"data\":{\"startTime\":500}}},\n"
+      "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"pid\":1,\"tid\":3,\"ts\":4,"
+      "\"id\":\"0x5\",\"args\":{\"data\":{\"cpuProfile\":{\"samples\":[3]},"
+      "\"timeDeltas\":[1]}}}]\n";
+  active_services = &profiling_services;
+  size_t len = strlen(input);
+  fake_host *h = read_all_chunkings(input, len);
+  fake_host *yajl = read_bytes_with(reader, "yajl-only", input, len, 1);
+  active_services = &services;
+  g_assert_cmpstr(yajl->log->str, ==, h->log->str);
+  g_assert_true(g_str_has_suffix(h->log->str, "status=ok\n"));
+  g_autofree char *samples = sample_lines(h);
+  g_assert_cmpstr(samples, ==,
+                  "sample ts=510000 thread=1/3 legacy_v8 cpu=-1 "
+                  "stack=(root)@(null)>early@e.js\n"
+                  "sample ts=515000 thread=1/3 legacy_v8 cpu=-1 "
+                  "stack=(root)@(null)\n"
+                  "sample ts=522000 thread=1/3 legacy_v8 cpu=-1 "
+                  "stack=(root)@(null)>early@e.js>later@l.js\n"
+                  "sample ts=523000 thread=1/3 legacy_v8 cpu=-1 "
+                  "stack=(root)@(null)>early@e.js>later@l.js\n");
+  g_assert_cmpint(stat_total(h, "json_v8_profile_unknown_profile"), ==, 0);
+  g_assert_cmpint(stat_total(h, "json_v8_profile_unknown_node"), ==, 0);
+  g_assert_cmpint(stat_total(h, "json_v8_profile_invalid_chunk"), ==, 0);
+  fake_host_free(h);
+  fake_host_free(yajl);
+}
+
+/* Chunks whose Profile never comes: each is counted once at the end of
+ * the file (a Profile of the same id in another process does not open
+ * them), no sample is made, and what they kept is freed (ASan). A file
+ * damaged after such a chunk counts it too: its reading ends there. */
+static void test_v8_profile_chunks_without_profile_are_counted(void) {
+  static const char input[] =
+      "[{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"pid\":1,\"tid\":3,\"ts\":1,"
+      "\"id\":\"0x5\",\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":["
+      "{\"id\":1,\"callFrame\":{\"functionName\":\"f\",\"url\":\"u.js\"}}],"
+      "\"samples\":[1]},\"timeDeltas\":[10]}}},\n"
+      "{\"ph\":\"P\",\"name\":\"Profile\",\"pid\":2,\"tid\":3,\"ts\":1,"
+      "\"id\":\"0x5\",\"args\":{\"data\":{\"startTime\":5}}},\n"
+      "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"pid\":1,\"tid\":3,\"ts\":2,"
+      "\"id\":\"0x5\",\"args\":{\"data\":{\"cpuProfile\":{\"samples\":[1]},"
+      "\"timeDeltas\":[1]}}},\n"
+      "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"pid\":1,\"tid\":3,\"ts\":2,"
+      "\"id\":\"0x6\",\"args\":{\"data\":{\"cpuProfile\":{\"samples\":[1,1]},"
+      "\"timeDeltas\":[1]}}}]\n";
+  active_services = &profiling_services;
+  size_t len = strlen(input);
+  fake_host *h = read_all_chunkings(input, len);
+  /* The same chunks, then damage: the file fails in feed(). */
+  g_autofree char *head = g_strndup(input, len - 2);
+  g_autofree char *damaged = g_strconcat(head, ",}\n", NULL);
+  fake_host *broken = read_bytes(damaged, strlen(damaged), 1);
+  active_services = &services;
+  g_assert_true(g_str_has_suffix(h->log->str,
+                                 "stat json_v8_profile_unknown_profile +1\n"
+                                 "stat json_v8_profile_unknown_profile +1\n"
+                                 "stat json_v8_profile_unknown_profile +1\n"
+                                 "status=ok\n"));
+  g_assert_cmpint(stat_total(h, "json_v8_profile_unknown_profile"), ==, 3);
+  g_assert_cmpint(stat_total(h, "json_v8_profile_invalid_chunk"), ==, 0);
+  g_assert_null(strstr(h->log->str, "sample "));
+  g_assert_true(g_str_has_suffix(broken->log->str, "status=error\n"));
+  g_assert_cmpint(stat_total(broken, "json_v8_profile_unknown_profile"), ==,
+                  3);
+  g_assert_null(strstr(broken->log->str, "sample "));
+  fake_host_free(h);
+  fake_host_free(broken);
+}
+
 /* --- import logs ------------------------------------------------------------------------ */
 
 /* Every malformed kind once, in the shapes that move offsets: leading
@@ -2595,6 +2687,10 @@ int main(int argc, char **argv) {
                   test_v8_profile_children_lists_give_parents);
   g_test_add_func("/json-reader/v8-profile/broken-parent-chains-are-counted",
                   test_v8_profile_broken_chains_are_counted);
+  g_test_add_func("/json-reader/v8-profile/chunks-before-their-profile-wait",
+                  test_v8_profile_chunks_before_their_profile_wait);
+  g_test_add_func("/json-reader/v8-profile/chunks-without-profile-are-counted",
+                  test_v8_profile_chunks_without_profile_are_counted);
   g_test_add_func("/json-reader/real-traces/chrome116-devtools-trace",
                   test_chrome116_devtools_trace_matches_its_description);
   g_test_add_func("/json-reader/real-traces/chrome70-worker-trace",

@@ -659,6 +659,11 @@ static bool emit_v8_profile(json_emitter *em, const json_event_buf *buf,
                                 event_clock(em));
 }
 
+void json_emitter_end(json_emitter *em) {
+  if (em)
+    json_v8_profiles_end(em->v8_profiles);
+}
+
 bool json_emitter_emit(json_emitter *em, const json_event_buf *buf) {
   const json_event *ev = &buf->ev;
   if (ev->n_keys == 0)

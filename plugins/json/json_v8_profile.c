@@ -12,7 +12,9 @@
  *
  * Malformed data is skipped and counted:
  * - json_v8_profile_unknown_profile: a ProfileChunk whose pid and id no
- *   Profile event opened (the whole chunk);
+ *   Profile event opens anywhere in the file (the whole chunk, counted at
+ *   the end of the file); a chunk that comes before its Profile is kept,
+ *   parsed, and applied when the Profile comes;
  * - json_v8_profile_invalid_chunk: samples and timeDeltas of different
  *   lengths, or an entry that is not an integer (the chunk's samples, and
  *   its deltas, which cannot be paired with them; its nodes are kept);
@@ -65,11 +67,8 @@ typedef struct chunk_int {
   bool valid;
 } chunk_int;
 
-struct json_v8_profiles {
-  const tm_host_services *svc;
-  tm_host *host;
-  GHashTable *by_key; /* "pid/kind/id" -> v8_profile */
-  /* Scratch for one chunk, reused: bounded by the largest chunk. */
+/* What one ProfileChunk lists, as read from its args. */
+typedef struct v8_chunk {
   chunk_node *nodes;
   size_t n_nodes, cap_nodes;
   chunk_edge *edges;
@@ -78,9 +77,32 @@ struct json_v8_profiles {
   size_t n_samples, cap_samples;
   chunk_int *deltas;
   size_t n_deltas, cap_deltas;
+  bool bad_entry; /* a samples/timeDeltas entry of the wrong shape */
+} v8_chunk;
+
+/* A chunk whose Profile has not come yet (Chrome writes trace events out
+ * of order): its parsed lists, with the names and urls its nodes use
+ * copied into `text` (the spans point there), kept in file order. */
+typedef struct pending_chunk {
+  struct pending_chunk *next;
+  v8_chunk chunk;
+  json_event_buf text; /* only its text arena is used */
+  tm_thread_ref thread;
+  tm_clock_ref clock;
+} pending_chunk;
+
+typedef struct pending_list {
+  pending_chunk *head, *tail;
+} pending_list;
+
+struct json_v8_profiles {
+  const tm_host_services *svc;
+  tm_host *host;
+  GHashTable *by_key;   /* "pid/kind/id" -> v8_profile */
+  GHashTable *pending;  /* "pid/kind/id" -> pending_list, no Profile yet */
+  v8_chunk scratch;     /* one chunk, reused: bounded by the largest */
   uint32_t *chain; /* positions being resolved, leaf first */
   size_t cap_chain;
-  bool bad_entry; /* a samples/timeDeltas entry of the wrong shape */
 };
 
 static void profile_free(void *p) {
@@ -88,6 +110,24 @@ static void profile_free(void *p) {
   json_cookie_map_clear(&profile->index);
   free(profile->nodes);
   free(profile);
+}
+
+static void chunk_free(v8_chunk *c) {
+  free(c->nodes);
+  free(c->edges);
+  free(c->samples);
+  free(c->deltas);
+}
+
+static void pending_free(void *v) {
+  pending_list *list = v;
+  for (pending_chunk *c = list->head, *next; c; c = next) {
+    next = c->next;
+    chunk_free(&c->chunk);
+    json_event_buf_free(&c->text);
+    free(c);
+  }
+  free(list);
 }
 
 json_v8_profiles *json_v8_profiles_new(const tm_host_services *services,
@@ -99,6 +139,8 @@ json_v8_profiles *json_v8_profiles_new(const tm_host_services *services,
   p->host = host;
   p->by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
                                     profile_free);
+  p->pending = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                     pending_free);
   return p;
 }
 
@@ -106,10 +148,8 @@ void json_v8_profiles_free(json_v8_profiles *p) {
   if (!p)
     return;
   g_hash_table_destroy(p->by_key);
-  free(p->nodes);
-  free(p->edges);
-  free(p->samples);
-  free(p->deltas);
+  g_hash_table_destroy(p->pending);
+  chunk_free(&p->scratch);
   free(p->chain);
   free(p);
 }
@@ -174,7 +214,8 @@ static bool read_int_entry(json_v8_profiles *p, chunk_int **items, size_t *n,
     (*items)[index].value = arg->u.int_value;
     (*items)[index].valid = true;
   } else {
-    p->bad_entry = true; /* null, real, string, or a container's member */
+    /* null, real, string, or a container's member */
+    p->scratch.bad_entry = true;
   }
   return true;
 }
@@ -182,10 +223,10 @@ static bool read_int_entry(json_v8_profiles *p, chunk_int **items, size_t *n,
 static bool read_node_field(json_v8_profiles *p, size_t index,
                             const char *rest, size_t rest_len,
                             const json_arg *arg) {
-  if (!reach((void **)&p->nodes, &p->n_nodes, &p->cap_nodes, index,
-             sizeof(chunk_node)))
+  if (!reach((void **)&p->scratch.nodes, &p->scratch.n_nodes,
+             &p->scratch.cap_nodes, index, sizeof(chunk_node)))
     return false;
-  chunk_node *node = &p->nodes[index];
+  chunk_node *node = &p->scratch.nodes[index];
   if (arg->kind == JSON_ARG_KIND_INT && equals(rest, rest_len, ".id")) {
     node->id = arg->u.int_value;
     node->has_id = true;
@@ -203,20 +244,22 @@ static bool read_node_field(json_v8_profiles *p, size_t index,
     node->has_url = true;
   } else if (arg->kind == JSON_ARG_KIND_INT &&
              has_prefix(&rest, &rest_len, ".children[")) {
-    if (!json_grow((void **)&p->edges, &p->cap_edges, p->n_edges + 1,
-                   sizeof(chunk_edge)))
+    if (!json_grow((void **)&p->scratch.edges, &p->scratch.cap_edges,
+                   p->scratch.n_edges + 1, sizeof(chunk_edge)))
       return false;
-    p->edges[p->n_edges++] = (chunk_edge){index, arg->u.int_value};
+    p->scratch.edges[p->scratch.n_edges++] =
+        (chunk_edge){index, arg->u.int_value};
   }
   return true; /* other fields (scriptId, lineNumber, ...) are not kept */
 }
 
-/* Fills the chunk scratch from the event's args; `start_us` gets
+/* Fills the chunk scratch from the event's args; `start_ns` gets
  * args.data.startTime when present. False on out of memory. */
 static bool read_chunk(json_v8_profiles *p, const json_event_buf *buf,
                        bool *has_start, int64_t *start_ns) {
-  p->n_nodes = p->n_edges = p->n_samples = p->n_deltas = 0;
-  p->bad_entry = false;
+  p->scratch.n_nodes = p->scratch.n_edges = p->scratch.n_samples =
+      p->scratch.n_deltas = 0;
+  p->scratch.bad_entry = false;
   *has_start = false;
   for (size_t i = 0; i < buf->n_args; i++) {
     const json_arg *arg = &buf->args[i];
@@ -243,14 +286,14 @@ static bool read_chunk(json_v8_profiles *p, const json_event_buf *buf,
     } else if (has_prefix(&s, &len, "cpuProfile.samples[")) {
       if (!take_index(&s, &len, &index))
         continue;
-      if (!read_int_entry(p, &p->samples, &p->n_samples, &p->cap_samples,
-                          index, len, arg))
+      if (!read_int_entry(p, &p->scratch.samples, &p->scratch.n_samples,
+                          &p->scratch.cap_samples, index, len, arg))
         return false;
     } else if (has_prefix(&s, &len, "timeDeltas[")) {
       if (!take_index(&s, &len, &index))
         continue;
-      if (!read_int_entry(p, &p->deltas, &p->n_deltas, &p->cap_deltas, index,
-                          len, arg))
+      if (!read_int_entry(p, &p->scratch.deltas, &p->scratch.n_deltas,
+                          &p->scratch.cap_deltas, index, len, arg))
         return false;
     }
   }
@@ -317,31 +360,31 @@ static tm_callsite_ref resolve(json_v8_profiles *p, v8_profile *profile,
 /* Adds the chunk's nodes with ids not seen yet (the first listing of an id
  * wins), then builds the callsites of those whose chains are complete. */
 static bool add_nodes(json_v8_profiles *p, v8_profile *profile,
-                      const json_event_buf *buf) {
+                      const v8_chunk *c, const json_event_buf *buf) {
   size_t first_new = profile->n_nodes;
-  for (size_t i = 0; i < p->n_nodes; i++) {
-    const chunk_node *c = &p->nodes[i];
-    if (!c->has_id ||
-        json_cookie_map_get(&profile->index, (uint64_t)c->id) != 0)
+  for (size_t i = 0; i < c->n_nodes; i++) {
+    const chunk_node *n = &c->nodes[i];
+    if (!n->has_id ||
+        json_cookie_map_get(&profile->index, (uint64_t)n->id) != 0)
       continue;
     if (profile->n_nodes >= UINT32_MAX - 1 ||
         !json_grow((void **)&profile->nodes, &profile->cap_nodes,
                    profile->n_nodes + 1, sizeof(v8_node)) ||
-        !json_cookie_map_put(&profile->index, (uint64_t)c->id,
+        !json_cookie_map_put(&profile->index, (uint64_t)n->id,
                              (uint32_t)profile->n_nodes + 1))
       return false;
     profile->nodes[profile->n_nodes++] = (v8_node){
-        .parent_id = c->parent,
-        .has_parent = c->has_parent,
-        .frame = node_frame(p, buf, c),
+        .parent_id = n->parent,
+        .has_parent = n->has_parent,
+        .frame = node_frame(p, buf, n),
     };
   }
   /* A child learns its parent from the parent's "children" unless it
    * named one itself; a node already on a built stack keeps it. */
-  for (size_t i = 0; i < p->n_edges; i++) {
-    const chunk_node *parent = &p->nodes[p->edges[i].node];
+  for (size_t i = 0; i < c->n_edges; i++) {
+    const chunk_node *parent = &c->nodes[c->edges[i].node];
     uint32_t child = json_cookie_map_get(&profile->index,
-                                         (uint64_t)p->edges[i].child);
+                                         (uint64_t)c->edges[i].child);
     if (!parent->has_id || !child)
       continue;
     v8_node *node = &profile->nodes[child - 1];
@@ -357,20 +400,21 @@ static bool add_nodes(json_v8_profiles *p, v8_profile *profile,
 }
 
 static bool emit_samples(json_v8_profiles *p, v8_profile *profile,
-                         tm_thread_ref thread, tm_clock_ref clock) {
-  if (p->bad_entry || p->n_samples != p->n_deltas) {
+                         const v8_chunk *c, tm_thread_ref thread,
+                         tm_clock_ref clock) {
+  if (c->bad_entry || c->n_samples != c->n_deltas) {
     stat(p, "json_v8_profile_invalid_chunk");
     return true;
   }
-  for (size_t i = 0; i < p->n_samples; i++) {
+  for (size_t i = 0; i < c->n_samples; i++) {
     int64_t delta_ns;
-    if (__builtin_mul_overflow(p->deltas[i].value, (int64_t)1000, &delta_ns) ||
+    if (__builtin_mul_overflow(c->deltas[i].value, (int64_t)1000, &delta_ns) ||
         __builtin_add_overflow(profile->ts_ns, delta_ns, &profile->ts_ns)) {
       stat(p, "json_v8_profile_invalid_chunk");
       return true;
     }
     uint32_t pos = json_cookie_map_get(&profile->index,
-                                       (uint64_t)p->samples[i].value);
+                                       (uint64_t)c->samples[i].value);
     bool oom = false;
     tm_callsite_ref callsite = pos ? resolve(p, profile, pos - 1, &oom) : 0;
     if (oom)
@@ -401,6 +445,108 @@ static char *profile_key(const json_event_buf *buf, int64_t pid) {
   return g_strdup_printf("%" G_GINT64_FORMAT "/-", pid);
 }
 
+/* Copies the text of `*span` (in `from`) into `to` and points it there. */
+static bool copy_span(json_event_buf *to, const json_event_buf *from,
+                      json_span *span) {
+  return json_event_buf_store(to, json_event_buf_text(from, *span), span->len,
+                              span);
+}
+
+/* Keeps the scratch chunk until its Profile comes: exact-size copies of
+ * what was parsed (not the raw text), appended to its key's list so that
+ * the chunks are applied in file order. Takes `key`. */
+static bool keep_pending(json_v8_profiles *p, char *key,
+                         const json_event_buf *buf, tm_thread_ref thread,
+                         tm_clock_ref clock) {
+  const v8_chunk *s = &p->scratch;
+  pending_chunk *pc = calloc(1, sizeof(*pc));
+  if (!pc) {
+    g_free(key);
+    return false;
+  }
+  pc->thread = thread;
+  pc->clock = clock;
+  pc->chunk.bad_entry = s->bad_entry;
+  pending_list *list = g_hash_table_lookup(p->pending, key);
+  bool ok =
+      json_grow((void **)&pc->chunk.nodes, &pc->chunk.cap_nodes, s->n_nodes,
+                sizeof(chunk_node)) &&
+      json_grow((void **)&pc->chunk.edges, &pc->chunk.cap_edges, s->n_edges,
+                sizeof(chunk_edge)) &&
+      json_grow((void **)&pc->chunk.samples, &pc->chunk.cap_samples,
+                s->n_samples, sizeof(chunk_int)) &&
+      json_grow((void **)&pc->chunk.deltas, &pc->chunk.cap_deltas,
+                s->n_deltas, sizeof(chunk_int));
+  if (ok) {
+    if (s->n_nodes)
+      memcpy(pc->chunk.nodes, s->nodes, s->n_nodes * sizeof(chunk_node));
+    if (s->n_edges)
+      memcpy(pc->chunk.edges, s->edges, s->n_edges * sizeof(chunk_edge));
+    if (s->n_samples)
+      memcpy(pc->chunk.samples, s->samples, s->n_samples * sizeof(chunk_int));
+    if (s->n_deltas)
+      memcpy(pc->chunk.deltas, s->deltas, s->n_deltas * sizeof(chunk_int));
+    pc->chunk.n_nodes = s->n_nodes;
+    pc->chunk.n_edges = s->n_edges;
+    pc->chunk.n_samples = s->n_samples;
+    pc->chunk.n_deltas = s->n_deltas;
+    for (size_t i = 0; ok && i < s->n_nodes; i++) {
+      chunk_node *n = &pc->chunk.nodes[i];
+      ok = (!n->has_name || copy_span(&pc->text, buf, &n->name)) &&
+           (!n->has_url || copy_span(&pc->text, buf, &n->url));
+    }
+  }
+  if (ok && !list) {
+    list = calloc(1, sizeof(*list));
+    if (list) {
+      g_hash_table_insert(p->pending, key, list);
+      key = NULL; /* the table's now */
+    } else {
+      ok = false;
+    }
+  }
+  g_free(key);
+  if (!ok) {
+    chunk_free(&pc->chunk);
+    json_event_buf_free(&pc->text);
+    free(pc);
+    return false;
+  }
+  if (list->tail)
+    list->tail->next = pc;
+  else
+    list->head = pc;
+  list->tail = pc;
+  return true;
+}
+
+/* Applies the chunks kept for `key` to its just opened profile, in file
+ * order, and forgets them. */
+static bool apply_pending(json_v8_profiles *p, const char *key,
+                          v8_profile *profile) {
+  pending_list *list = g_hash_table_lookup(p->pending, key);
+  if (!list)
+    return true;
+  bool ok = true;
+  for (pending_chunk *c = list->head; ok && c; c = c->next)
+    ok = add_nodes(p, profile, &c->chunk, &c->text) &&
+         emit_samples(p, profile, &c->chunk, c->thread, c->clock);
+  g_hash_table_remove(p->pending, key);
+  return ok;
+}
+
+void json_v8_profiles_end(json_v8_profiles *p) {
+  if (!p)
+    return;
+  GHashTableIter it;
+  void *value;
+  g_hash_table_iter_init(&it, p->pending);
+  while (g_hash_table_iter_next(&it, NULL, &value))
+    for (pending_chunk *c = ((pending_list *)value)->head; c; c = c->next)
+      stat(p, "json_v8_profile_unknown_profile");
+  g_hash_table_remove_all(p->pending);
+}
+
 bool json_v8_profiles_event(json_v8_profiles *p, const json_event_buf *buf,
                             int64_t pid, tm_thread_ref thread,
                             tm_clock_ref clock) {
@@ -427,13 +573,17 @@ bool json_v8_profiles_event(json_v8_profiles *p, const json_event_buf *buf,
     }
     profile->ts_ns = has_start ? start_ns : ev->ts.ns;
     g_hash_table_replace(p->by_key, key, profile);
+    /* Its chunks that came earlier in the file go first, in file order.
+     * The Profile's own nodes/samples (none in practice) follow, as
+     * they did when the Profile came first. */
+    if (!apply_pending(p, key, profile))
+      return false;
   } else {
     profile = g_hash_table_lookup(p->by_key, key);
+    if (!profile)
+      return keep_pending(p, key, buf, thread, clock);
     g_free(key);
-    if (!profile) {
-      stat(p, "json_v8_profile_unknown_profile");
-      return true;
-    }
   }
-  return add_nodes(p, profile, buf) && emit_samples(p, profile, thread, clock);
+  return add_nodes(p, profile, &p->scratch, buf) &&
+         emit_samples(p, profile, &p->scratch, thread, clock);
 }

@@ -11,13 +11,20 @@
  * fast tokenizer) reach here through the same json_event_buf and cannot
  * disagree.
  *
+ * Chrome writes trace events out of order: a ProfileChunk may come before
+ * its Profile. Such a chunk is kept (its parsed nodes with their names and
+ * urls, samples and deltas, not the raw event) and applied when the Profile comes, before any later
+ * chunk; one whose Profile never comes is counted at the end of the file.
+ *
  * Invariants: a sample's time is startTime + the sum of every delta of its
- * profile up to and including its own, in exact integer µs×1000 on the
+ * profile's chunks in file order up to and including its own (wherever
+ * the Profile event lies), in exact integer µs×1000 on the
  * file's private clock; a node's callsite is built only when its whole
  * chain up to a root is known (a chunk may list a child before its parent,
  * a later chunk may use earlier nodes), and then never changes; the state
  * kept between chunks is, per profile, one entry per distinct node id the
- * file listed, so it is bounded by the input.
+ * file listed, plus the parsed chunks still waiting for their Profile, so
+ * it is bounded by the input.
  */
 #ifndef TM_JSON_V8_PROFILE_H
 #define TM_JSON_V8_PROFILE_H
@@ -43,5 +50,10 @@ void json_v8_profiles_free(json_v8_profiles *profiles);
 bool json_v8_profiles_event(json_v8_profiles *profiles,
                             const json_event_buf *buf, int64_t pid,
                             tm_thread_ref thread, tm_clock_ref clock);
+
+/* The end of the file (or of its reading): counts each chunk still
+ * waiting for its Profile as json_v8_profile_unknown_profile and frees
+ * it. May be called more than once. */
+void json_v8_profiles_end(json_v8_profiles *profiles);
 
 #endif /* TM_JSON_V8_PROFILE_H */
