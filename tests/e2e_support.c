@@ -134,6 +134,15 @@ char *e2e_query(const char *const *inputs, const char *sql) {
   return e2e_query_in(NULL, inputs, sql);
 }
 
+char *e2e_query_archive(const char *dir, e2e_archive_format format,
+                        const e2e_member *members, size_t n, const char *sql) {
+  g_assert_true(format == E2E_ZIP || format == E2E_TAR);
+  g_autofree char *archive = e2e_write_archive(
+      dir, format == E2E_ZIP ? "run.zip" : "run.tar", format, members, n);
+  const char *inputs[] = {archive, NULL};
+  return e2e_query_in(dir, inputs, sql);
+}
+
 e2e_bytes e2e_proto_fixture(const char *name) {
   g_autofree char *file = g_strdup_printf("%s.pb", name);
   g_autofree char *path =

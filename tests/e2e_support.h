@@ -52,6 +52,11 @@ void e2e_result_clear(e2e_result *result);
 char *e2e_query(const char *const *inputs, const char *sql);
 char *e2e_query_in(const char *cwd, const char *const *inputs, const char *sql);
 
+/* Writes `members` as dir/run.zip or dir/run.tar (`format` E2E_ZIP or
+ * E2E_TAR) and runs e2e_query_in on it; returns stdout. */
+char *e2e_query_archive(const char *dir, e2e_archive_format format,
+                        const e2e_member *members, size_t n, const char *sql);
+
 /* The bytes of the encoded proto fixture tests/data/proto/NAME.textproto
  * (built as NAME.pb next to the test); asserts it is not empty. */
 typedef struct e2e_bytes {

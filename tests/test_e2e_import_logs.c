@@ -18,13 +18,6 @@
 #include "e2e_support.h"
 #include "e2e_unrelatable_scenario.h"
 
-static char *query_tar(const char *dir, const e2e_member *members, size_t n,
-                       const char *sql) {
-  g_autofree char *archive = e2e_write_archive(dir, "run.tar", E2E_TAR, members, n);
-  const char *inputs[] = {archive, NULL};
-  return e2e_query_in(dir, inputs, sql);
-}
-
 /* One line per log row: its file, stat, severity, trace time, byte offset
  * and its args (joined on arg_set_id) as key=value in key order. */
 #define LOGS_SQL                                                              \
@@ -64,7 +57,7 @@ static void test_unrelatable_domains_and_dropped_events(void) {
       {"server.pb", server.data, server.len},
       {"phone.pb", phone.data, phone.len},
   };
-  g_autofree char *logs = query_tar(dir, members, 4, LOGS_SQL);
+  g_autofree char *logs = e2e_query_archive(dir, E2E_TAR, members, 4, LOGS_SQL);
   e2e_assert_text(logs,
       LOGS_HEADER
       "\"edge.systrace\",\"clock_sync_failure_unknown_source_clock\",\"error\",\"[NULL]\","
@@ -82,11 +75,11 @@ static void test_unrelatable_domains_and_dropped_events(void) {
       "\"server.pb\",\"clock_sync_unrelatable_clock_domains\",\"error\",\"[NULL]\","
       "\"[NULL]\",\"source_clock_id=6 target_clock_id=1\"\n");
   /* The args are ints, and the rows are on the stats' machines. */
-  g_autofree char *types = query_tar(dir, members, 4,
+  g_autofree char *types = e2e_query_archive(dir, E2E_TAR, members, 4,
       "SELECT DISTINCT a.value_type FROM _trace_import_logs l "
       "JOIN args a ON a.arg_set_id = l.arg_set_id");
   e2e_assert_text(types, "\"value_type\"\n\"int\"\n");
-  g_autofree char *machines = query_tar(dir, members, 4,
+  g_autofree char *machines = e2e_query_archive(dir, E2E_TAR, members, 4,
       "SELECT s.name, m.name AS machine, count(*) AS n FROM __intrinsic_trace_import_logs l "
       "JOIN stats s ON s.id = l.stat_id JOIN machine m ON m.id = s.machine_id "
       "GROUP BY s.name, m.name ORDER BY s.name, m.name");
@@ -95,7 +88,7 @@ static void test_unrelatable_domains_and_dropped_events(void) {
                             "\"clock_sync_failure_unknown_source_clock\",\"edge\",2\n"
                             "\"clock_sync_unrelatable_clock_domains\",\"edge\",1\n"
                             "\"clock_sync_unrelatable_clock_domains\",\"server\",1\n");
-  g_autofree char *stats = query_tar(dir, members, 4, STATS_VS_LOGS_SQL);
+  g_autofree char *stats = e2e_query_archive(dir, E2E_TAR, members, 4, STATS_VS_LOGS_SQL);
   e2e_assert_text(stats, "\"file\",\"name\",\"value\",\"log_rows\"\n"
                          "\"edge.systrace\",\"clock_sync_failure_unknown_source_clock\",2,2\n"
                          "\"edge.systrace\",\"clock_sync_unrelatable_clock_domains\",1,1\n"
@@ -116,11 +109,11 @@ static void test_mixed_clock_sources_counts_conversions(void) {
   e2e_bytes a = e2e_proto_fixture("capture_a");
   e2e_bytes b = e2e_proto_fixture("capture_b");
   const e2e_member members[] = {{"2_b.pb", b.data, b.len}, {"1_a.pb", a.data, a.len}};
-  g_autofree char *logs = query_tar(dir, members, 2, LOGS_SQL);
+  g_autofree char *logs = e2e_query_archive(dir, E2E_TAR, members, 2, LOGS_SQL);
   e2e_assert_text(logs, LOGS_HEADER
                         "\"2_b.pb\",\"clock_sync_mixed_clock_sources\",\"error\",\"[NULL]\","
                         "\"[NULL]\",\"num_conversions_using_primary=1\"\n");
-  g_autofree char *stats = query_tar(dir, members, 2, STATS_VS_LOGS_SQL);
+  g_autofree char *stats = e2e_query_archive(dir, E2E_TAR, members, 2, STATS_VS_LOGS_SQL);
   e2e_assert_text(stats, "\"file\",\"name\",\"value\",\"log_rows\"\n"
                          "\"2_b.pb\",\"clock_sync_mixed_clock_sources\",1,1\n");
   g_autofree char *pb = e2e_write_file(dir, "2_b.pb", b.data, b.len);

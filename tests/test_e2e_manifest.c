@@ -31,14 +31,6 @@ static void assert_import_fails(const char *dir, const char *input,
   e2e_result_clear(&r);
 }
 
-static char *query_zip(const char *dir, const e2e_member *members, size_t n,
-                       e2e_archive_format format, const char *sql) {
-  g_autofree char *archive = e2e_write_archive(
-      dir, format == E2E_ZIP ? "run.zip" : "run.tar", format, members, n);
-  const char *inputs[] = {archive, NULL};
-  return e2e_query_in(dir, inputs, sql);
-}
-
 #define SLICES_BY_NAME "SELECT name, ts FROM slice ORDER BY name"
 
 /* §9.3, third example: b.json PINned to a.json's private clock with
@@ -62,15 +54,15 @@ static void test_pin_json_to_json_private_clock(void) {
        " {\"path\": \"a.json\"}]}}\n",
        0},
   };
-  g_autofree char *slices = query_zip(dir, members, 3, E2E_ZIP, SLICES_BY_NAME);
+  g_autofree char *slices = e2e_query_archive(dir, E2E_ZIP, members, 3, SLICES_BY_NAME);
   e2e_assert_text(slices, "\"name\",\"ts\"\n\"a\",2000000\n\"b\",2000500\n");
-  g_autofree char *snapshot = query_zip(dir, members, 3, E2E_ZIP,
+  g_autofree char *snapshot = e2e_query_archive(dir, E2E_ZIP, members, 3,
       "SELECT clock_id, clock_value, ts FROM clock_snapshot ORDER BY clock_value");
   e2e_assert_text(snapshot, "\"clock_id\",\"clock_value\",\"ts\"\n11,0,500\n11,500,500\n");
-  g_autofree char *clock = query_zip(dir, members, 3, E2E_ZIP,
+  g_autofree char *clock = e2e_query_archive(dir, E2E_ZIP, members, 3,
       "SELECT int_value FROM metadata WHERE name = 'trace_time_clock_id'");
   e2e_assert_text(clock, "\"int_value\"\n11\n");
-  g_autofree char *types = query_zip(dir, members, 3, E2E_ZIP,
+  g_autofree char *types = e2e_query_archive(dir, E2E_ZIP, members, 3,
       "SELECT name, trace_type, processing_order FROM trace_file WHERE id > 0 "
       "ORDER BY processing_order");
   e2e_assert_text(types, "\"name\",\"trace_type\",\"processing_order\"\n"
@@ -102,18 +94,18 @@ static void test_pin_json_to_proto_boottime(void) {
       {"app.json", app, 0},
       {"phone.pb", phone.data, phone.len},
   };
-  g_autofree char *slices = query_zip(dir, members, 3, E2E_ZIP,
+  g_autofree char *slices = e2e_query_archive(dir, E2E_ZIP, members, 3,
       "SELECT s.name, s.ts, m.name AS machine FROM slice s JOIN track t ON "
       "s.track_id = t.id JOIN machine m ON t.machine_id = m.id ORDER BY s.ts");
   e2e_assert_text(slices, "\"name\",\"ts\",\"machine\"\n"
                           "\"app\",2000500,\"server\"\n"
                           "\"proto marker\",1200000000,\"[NULL]\"\n");
-  g_autofree char *machines = query_zip(dir, members, 3, E2E_ZIP,
+  g_autofree char *machines = e2e_query_archive(dir, E2E_ZIP, members, 3,
       "SELECT id, raw_id, name, label_index FROM machine ORDER BY id");
   e2e_assert_text(machines, "\"id\",\"raw_id\",\"name\",\"label_index\"\n"
                             "0,4294967296,\"server\",1\n"
                             "1,0,\"[NULL]\",0\n");
-  g_autofree char *threads = query_zip(dir, members, 3, E2E_ZIP,
+  g_autofree char *threads = e2e_query_archive(dir, E2E_ZIP, members, 3,
       "SELECT t.tid, t.machine_id FROM thread t WHERE t.tid = 6");
   e2e_assert_text(threads, "\"tid\",\"machine_id\"\n6,0\n");
   g_free(phone.data);
@@ -153,14 +145,14 @@ static void test_relate_boottime_and_trace_time_claim(void) {
       {"phone.pb", spine.data, spine.len},
       {"server.pb", spine.data, spine.len},
   };
-  g_autofree char *phone_owns = query_zip(dir, members, 3, E2E_ZIP, sql);
+  g_autofree char *phone_owns = e2e_query_archive(dir, E2E_ZIP, members, 3, sql);
   e2e_assert_text(phone_owns, "\"machine\",\"ts\"\n"
                               "\"phone\",1200000000\n\"server\",1200000500\n");
   members[0].content = relate_manifest_server_owns;
-  g_autofree char *server_owns = query_zip(dir, members, 3, E2E_ZIP, sql);
+  g_autofree char *server_owns = e2e_query_archive(dir, E2E_ZIP, members, 3, sql);
   e2e_assert_text(server_owns, "\"machine\",\"ts\"\n"
                                "\"phone\",1199999500\n\"server\",1200000000\n");
-  g_autofree char *clock = query_zip(dir, members, 3, E2E_ZIP,
+  g_autofree char *clock = e2e_query_archive(dir, E2E_ZIP, members, 3,
       "SELECT int_value FROM metadata WHERE name = 'trace_time_clock_id'");
   e2e_assert_text(clock, "\"int_value\"\n6\n");
   g_free(spine.data);
@@ -187,7 +179,7 @@ static void test_trace_time_without_file_is_machine_row_zero(void) {
       {"phone.pb", spine.data, spine.len},
       {"server.pb", spine.data, spine.len},
   };
-  g_autofree char *slices = query_zip(dir, members, 3, E2E_ZIP,
+  g_autofree char *slices = e2e_query_archive(dir, E2E_ZIP, members, 3,
       "SELECT m.id, m.name AS machine, s.ts FROM slice s JOIN track t ON "
       "s.track_id = t.id JOIN machine m ON t.machine_id = m.id ORDER BY m.id");
   e2e_assert_text(slices, "\"id\",\"machine\",\"ts\"\n"
@@ -217,7 +209,7 @@ static void test_relate_chain_offsets_add_up_in_tar(void) {
       {"p2.pb", spine.data, spine.len},
       {"p1.pb", spine.data, spine.len},
   };
-  g_autofree char *slices = query_zip(dir, members, 4, E2E_TAR,
+  g_autofree char *slices = e2e_query_archive(dir, E2E_TAR, members, 4,
       "SELECT m.name AS machine, m.raw_id, s.ts FROM slice s JOIN track t ON "
       "s.track_id = t.id JOIN machine m ON t.machine_id = m.id ORDER BY m.name");
   e2e_assert_text(slices, "\"machine\",\"raw_id\",\"ts\"\n"
@@ -249,7 +241,7 @@ static void test_pin_chain_to_later_members_in_tar(void) {
       {"b.json", b, 0},
       {"a.json", a, 0},
   };
-  g_autofree char *slices = query_zip(dir, members, 4, E2E_TAR, SLICES_BY_NAME);
+  g_autofree char *slices = e2e_query_archive(dir, E2E_TAR, members, 4, SLICES_BY_NAME);
   e2e_assert_text(slices, "\"name\",\"ts\"\n\"a\",1000000\n\"b\",1000300\n"
                           "\"c\",1000500\n");
   e2e_cleanup(dir);
@@ -281,13 +273,13 @@ static void test_machines_remap_and_shared_names(void) {
       {"phone.json", phone, 0},
       {"manifest.json", relay_manifest, 0},
   };
-  g_autofree char *machines = query_zip(dir, members, 4, E2E_ZIP,
+  g_autofree char *machines = e2e_query_archive(dir, E2E_ZIP, members, 4,
       "SELECT id, raw_id, name, label_index FROM machine ORDER BY id");
   e2e_assert_text(machines, "\"id\",\"raw_id\",\"name\",\"label_index\"\n"
                             "0,4294967296,\"relay\",1\n"
                             "1,4294967297,\"vm\",2\n"
                             "2,4294967298,\"phone\",3\n");
-  g_autofree char *slices = query_zip(dir, members, 4, E2E_ZIP,
+  g_autofree char *slices = e2e_query_archive(dir, E2E_ZIP, members, 4,
       "SELECT s.ts, s.name, m.name AS machine FROM slice s JOIN track t ON "
       "s.track_id = t.id JOIN machine m ON t.machine_id = m.id ORDER BY s.ts");
   e2e_assert_text(slices, "\"ts\",\"name\",\"machine\"\n"
@@ -296,7 +288,7 @@ static void test_machines_remap_and_shared_names(void) {
                           "1000200,\"host work\",\"relay\"\n"
                           "1000925,\"vm work\",\"vm\"\n"
                           "1001025,\"vm thread work\",\"vm\"\n");
-  g_autofree char *threads = query_zip(dir, members, 4, E2E_ZIP,
+  g_autofree char *threads = e2e_query_archive(dir, E2E_ZIP, members, 4,
       "SELECT machine, count(DISTINCT upid) AS processes, group_concat(tid) AS tids "
       "FROM (SELECT m.name AS machine, t.upid, t.tid FROM thread t JOIN process p "
       "USING (upid) JOIN machine m ON t.machine_id = m.id WHERE p.pid = 70 "
@@ -304,7 +296,7 @@ static void test_machines_remap_and_shared_names(void) {
   e2e_assert_text(threads, "\"machine\",\"processes\",\"tids\"\n"
                            "\"phone\",1,\"72\"\n"
                            "\"vm\",1,\"71,72\"\n");
-  g_autofree char *attributes = query_zip(dir, members, 4, E2E_ZIP,
+  g_autofree char *attributes = e2e_query_archive(dir, E2E_ZIP, members, 4,
       "SELECT name, key_type, str_value, int_value, machine_id, trace_id FROM "
       "metadata WHERE name LIKE 'manifest_attribute.%' ORDER BY name");
   e2e_assert_text(attributes,
@@ -328,7 +320,7 @@ static void test_trace_time_clock_from_manifest(void) {
        "\"MONOTONIC\", \"file\": \"phone.pb\"}, \"files\": [{\"path\": \"phone.pb\"}]}}",
        0},
   };
-  g_autofree char *result = query_zip(dir, members, 2, E2E_ZIP,
+  g_autofree char *result = e2e_query_archive(dir, E2E_ZIP, members, 2,
       "SELECT (SELECT ts FROM slice) AS ts, (SELECT int_value FROM metadata WHERE "
       "name = 'trace_time_clock_id') AS clock");
   e2e_assert_text(result, "\"ts\",\"clock\"\n700000000,3\n");
@@ -386,7 +378,7 @@ static void test_repeated_paths_and_sync_cycles(void) {
       {"a.json", a, 0},
       {"b.json", b, 0},
   };
-  g_autofree char *first = query_zip(dir, members, 3, E2E_ZIP, SLICES_BY_NAME);
+  g_autofree char *first = e2e_query_archive(dir, E2E_ZIP, members, 3, SLICES_BY_NAME);
   e2e_assert_text(first, "\"name\",\"ts\"\n\"a\",2000000\n\"b\",2000500\n");
   members[0].content =
       "{\"perfetto_manifest\": {\"version\": 1, \"files\": [\n"
@@ -394,7 +386,7 @@ static void test_repeated_paths_and_sync_cycles(void) {
       " \"offset_ns\": 100}},\n"
       " {\"path\": \"a.json\", \"clocks\": {\"sync_to\": {\"file\": \"b.json\"},"
       " \"offset_ns\": 100}}]}}\n";
-  g_autofree char *cycle = query_zip(dir, members, 3, E2E_ZIP,
+  g_autofree char *cycle = e2e_query_archive(dir, E2E_ZIP, members, 3,
       "SELECT count(*) AS slices, (SELECT count(DISTINCT snapshot_id) FROM "
       "clock_snapshot) AS edges FROM slice");
   e2e_assert_text(cycle, "\"slices\",\"edges\"\n2,2\n");
@@ -462,7 +454,7 @@ static void test_remapped_file_is_never_adopted(void) {
       " \"machines\": [{\"id\": 7, \"name\": \"vm\"}]}]}}";
   const e2e_member members[] = {{"manifest.json", manifest, 0},
                                 {"remote.pb", remote.data, remote.len}};
-  g_autofree char *machines = query_zip(dir, members, 2, E2E_ZIP,
+  g_autofree char *machines = e2e_query_archive(dir, E2E_ZIP, members, 2,
       "SELECT m.raw_id, m.name, count(s.id) FROM machine m LEFT JOIN track t "
       "ON t.machine_id = m.id LEFT JOIN slice s ON s.track_id = t.id "
       "GROUP BY m.id ORDER BY m.id");
@@ -680,7 +672,7 @@ static void test_hostile_sync_cycle_of_three(void) {
       {"b.json", b, 0},
       {"c.json", c, 0},
   };
-  g_autofree char *slices = query_zip(dir, members, 4, E2E_ZIP,
+  g_autofree char *slices = e2e_query_archive(dir, E2E_ZIP, members, 4,
       "SELECT name, ts, (SELECT count(DISTINCT snapshot_id) FROM clock_snapshot) "
       "AS snapshots FROM slice ORDER BY name");
   e2e_assert_text(slices, "\"name\",\"ts\",\"snapshots\"\n"
@@ -704,7 +696,7 @@ static void test_hostile_duplicate_paths_first_wins(void) {
        0},
       {"a.json", a, 0},
   };
-  g_autofree char *slices = query_zip(dir, members, 2, E2E_ZIP,
+  g_autofree char *slices = e2e_query_archive(dir, E2E_ZIP, members, 2,
       "SELECT s.ts, m.name FROM slice s JOIN thread_track t ON s.track_id = t.id "
       "JOIN thread USING (utid) JOIN machine m ON thread.machine_id = m.id");
   /* The third entry's self-PIN is ignored with it: no edge, ts 1 µs. */
@@ -772,7 +764,7 @@ static void test_hostile_non_utf8_names(void) {
   const e2e_member bad_member[] = {
       {"manifest.json", "{\"perfetto_manifest\": {\"version\": 1}}", 0},
       {"\xff\xfe.json", a, 0}};
-  g_autofree char *slices = query_zip(dir, bad_member, 2, E2E_ZIP,
+  g_autofree char *slices = e2e_query_archive(dir, E2E_ZIP, bad_member, 2,
       "SELECT name, ts FROM slice");
   e2e_assert_text(slices, "\"name\",\"ts\"\n\"a\",1000\n");
   e2e_cleanup(dir);
@@ -842,7 +834,7 @@ static void test_two_captures_on_one_machine_use_their_own_snapshots(void) {
   e2e_bytes b = e2e_proto_fixture("capture_b");
   const e2e_member members[] = {{"capture_a.pb", a.data, a.len},
                                 {"capture_b.pb", b.data, b.len}};
-  g_autofree char *slices = query_zip(dir, members, 2, E2E_ZIP,
+  g_autofree char *slices = e2e_query_archive(dir, E2E_ZIP, members, 2,
       "SELECT ts, name FROM slice ORDER BY ts");
   e2e_assert_text(slices, "\"ts\",\"name\"\n"
                           "1000000000,\"b at R0 + 6 s\"\n"
@@ -850,13 +842,13 @@ static void test_two_captures_on_one_machine_use_their_own_snapshots(void) {
                           "5200000000,\"b at R0 + 10.2 s\"\n"
                           "21000000000,\"a late\"\n"
                           "31000000000,\"b before its snapshot\"\n");
-  g_autofree char *stats = query_zip(dir, members, 2, E2E_ZIP,
+  g_autofree char *stats = e2e_query_archive(dir, E2E_ZIP, members, 2,
       "SELECT s.name, s.value, t.name AS file FROM stats s JOIN trace_file t ON "
       "s.trace_id = t.id WHERE s.name LIKE 'clock_sync_%' AND s.value > 0 "
       "ORDER BY s.name");
   e2e_assert_text(stats, "\"name\",\"value\",\"file\"\n"
                          "\"clock_sync_mixed_clock_sources\",1,\"capture_b.pb\"\n");
-  g_autofree char *clock = query_zip(dir, members, 2, E2E_ZIP,
+  g_autofree char *clock = e2e_query_archive(dir, E2E_ZIP, members, 2,
       "SELECT int_value FROM metadata WHERE name = 'trace_time_clock_id'");
   e2e_assert_text(clock, "\"int_value\"\n6\n");
   g_free(a.data);
@@ -904,7 +896,7 @@ static void test_realtime_twins_link_isolated_wall_clocks(void) {
   };
   static const char sql[] =
       "SELECT ts, name FROM slice WHERE name LIKE 'b %' ORDER BY ts";
-  g_autofree char *twinned = query_zip(dir, members, 4, E2E_ZIP, sql);
+  g_autofree char *twinned = e2e_query_archive(dir, E2E_ZIP, members, 4, sql);
   e2e_assert_text(twinned, "\"ts\",\"name\"\n"
                            "7000000000,\"b at R0 + 6 s\"\n"
                            "11200000000,\"b at R0 + 10.2 s\"\n"
@@ -916,7 +908,7 @@ static void test_realtime_twins_link_isolated_wall_clocks(void) {
       " {\"path\": \"1_phone.pb\", \"machine\": {\"name\": \"phone\"}},\n"
       " {\"path\": \"2_server.pb\", \"machine\": {\"name\": \"server\"}},\n"
       " {\"path\": \"3_server.pb\", \"machine\": {\"name\": \"server\"}}]}}\n";
-  g_autofree char *excluded = query_zip(dir, members, 4, E2E_ZIP, sql);
+  g_autofree char *excluded = e2e_query_archive(dir, E2E_ZIP, members, 4, sql);
   e2e_assert_text(excluded, "\"ts\",\"name\"\n"
                             "1000000000,\"b at R0 + 6 s\"\n"
                             "5200000000,\"b at R0 + 10.2 s\"\n"

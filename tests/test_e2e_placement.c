@@ -29,14 +29,6 @@
 #include "e2e_support.h"
 #include "e2e_unrelatable_scenario.h"
 
-static char *query_archive(const char *dir, e2e_archive_format format,
-                           const e2e_member *members, size_t n, const char *sql) {
-  g_autofree char *archive = e2e_write_archive(
-      dir, format == E2E_ZIP ? "run.zip" : "run.tar", format, members, n);
-  const char *inputs[] = {archive, NULL};
-  return e2e_query_in(dir, inputs, sql);
-}
-
 #define BOUNDS_SQL "SELECT start_ts, end_ts FROM trace_bounds"
 
 /* The placement section of `tracemerge info` (from "placement:" up to the
@@ -106,20 +98,20 @@ static void test_realtime_rendezvous_between_machines_of_different_files(void) {
       {"phone.pb", phone.data, phone.len},
       {"manifest.json", rendezvous_manifest, 0},
   };
-  g_autofree char *slices = query_archive(dir, E2E_ZIP, members, 4, SLICES_WITH_MACHINE_SQL);
+  g_autofree char *slices = e2e_query_archive(dir, E2E_ZIP, members, 4, SLICES_WITH_MACHINE_SQL);
   e2e_assert_text(slices, "\"ts\",\"name\",\"machine\"\n"
                           "1000,\"server json\",\"server\"\n"
                           "1100000000,\"phone slice\",\"phone\"\n"
                           "2100000000,\"server slice\",\"server\"\n");
-  g_autofree char *edge = query_archive(dir, E2E_ZIP, members, 4,
+  g_autofree char *edge = e2e_query_archive(dir, E2E_ZIP, members, 4,
       "SELECT clock_id, clock_value, machine_id, ts FROM clock_snapshot "
       "WHERE snapshot_id = 2 ORDER BY machine_id");
   e2e_assert_text(edge, "\"clock_id\",\"clock_value\",\"machine_id\",\"ts\"\n"
                         "1,0,0,-1700000000000000000\n"
                         "1,0,1,-1700000000000000000\n");
-  g_autofree char *bounds = query_archive(dir, E2E_ZIP, members, 4, BOUNDS_SQL);
+  g_autofree char *bounds = e2e_query_archive(dir, E2E_ZIP, members, 4, BOUNDS_SQL);
   e2e_assert_text(bounds, "\"start_ts\",\"end_ts\"\n1000,2100000000\n");
-  g_autofree char *stats = query_archive(dir, E2E_ZIP, members, 4, CLOCK_STATS_SQL);
+  g_autofree char *stats = e2e_query_archive(dir, E2E_ZIP, members, 4, CLOCK_STATS_SQL);
   e2e_assert_text(stats, "\"name\",\"value\",\"machine\",\"file\"\n");
   /* `info`, in processing order (files are numbered in archive order:
    * server.pb 1, server.json 2, phone.pb 3). The rendezvous path's offsets:
@@ -166,13 +158,13 @@ static void test_same_domain_overlays_two_boottimes(void) {
       {"phone.pb", with_wall.data, with_wall.len},
       {"server.pb", no_wall.data, no_wall.len},
   };
-  g_autofree char *peer = query_archive(dir, E2E_ZIP, members, 3, SLICES_WITH_MACHINE_SQL);
+  g_autofree char *peer = e2e_query_archive(dir, E2E_ZIP, members, 3, SLICES_WITH_MACHINE_SQL);
   e2e_assert_text(peer, "\"ts\",\"name\",\"machine\"\n"
                         "1100000000,\"boot 1.1 s\",\"server\"\n"
                         "1100000000,\"phone slice\",\"phone\"\n"
                         "1200000000,\"mono 0.7 s\",\"server\"\n"
                         "1300000000,\"boot 1.3 s\",\"server\"\n");
-  g_autofree char *peer_stats = query_archive(dir, E2E_ZIP, members, 3, CLOCK_STATS_SQL);
+  g_autofree char *peer_stats = e2e_query_archive(dir, E2E_ZIP, members, 3, CLOCK_STATS_SQL);
   e2e_assert_text(peer_stats, "\"name\",\"value\",\"machine\",\"file\"\n");
   /* `info`: server's BOOTTIME is the assumption; its MONOTONIC reaches
    * trace time through it (MONOTONIC -> BOOTTIME +5e8 by its snapshot). */
@@ -195,7 +187,7 @@ static void test_same_domain_overlays_two_boottimes(void) {
   e2e_bytes server = e2e_proto_fixture("rendezvous_server");
   members[1] = (e2e_member){"phone.pb", spine.data, spine.len};
   members[2] = (e2e_member){"server.pb", server.data, server.len};
-  g_autofree char *owner = query_archive(dir, E2E_ZIP, members, 3, SLICES_WITH_MACHINE_SQL);
+  g_autofree char *owner = e2e_query_archive(dir, E2E_ZIP, members, 3, SLICES_WITH_MACHINE_SQL);
   e2e_assert_text(owner, "\"ts\",\"name\",\"machine\"\n"
                          "1100000000,\"server slice\",\"server\"\n"
                          "1200000000,\"proto marker\",\"phone\"\n");
@@ -231,19 +223,19 @@ static void test_unrelatable_domains_drop_and_count(void) {
       {"server.pb", server.data, server.len},
       {"phone.pb", phone.data, phone.len},
   };
-  g_autofree char *slices = query_archive(dir, E2E_TAR, members, 4, SLICES_WITH_MACHINE_SQL);
+  g_autofree char *slices = e2e_query_archive(dir, E2E_TAR, members, 4, SLICES_WITH_MACHINE_SQL);
   e2e_assert_text(slices, "\"ts\",\"name\",\"machine\"\n"
                           "1700000001100000000,\"phone slice\",\"phone\"\n");
-  g_autofree char *stats = query_archive(dir, E2E_TAR, members, 4, CLOCK_STATS_SQL);
+  g_autofree char *stats = e2e_query_archive(dir, E2E_TAR, members, 4, CLOCK_STATS_SQL);
   e2e_assert_text(stats, "\"name\",\"value\",\"machine\",\"file\"\n"
                          "\"clock_sync_failure_no_path\",3,\"server\",\"server.pb\"\n"
                          "\"clock_sync_failure_unknown_source_clock\",2,\"edge\",\"edge.systrace\"\n"
                          "\"clock_sync_unrelatable_clock_domains\",1,\"edge\",\"edge.systrace\"\n"
                          "\"clock_sync_unrelatable_clock_domains\",1,\"server\",\"server.pb\"\n");
-  g_autofree char *clock = query_archive(dir, E2E_TAR, members, 4,
+  g_autofree char *clock = e2e_query_archive(dir, E2E_TAR, members, 4,
       "SELECT int_value FROM metadata WHERE name = 'trace_time_clock_id'");
   e2e_assert_text(clock, "\"int_value\"\n1\n");
-  g_autofree char *bounds = query_archive(dir, E2E_TAR, members, 4, BOUNDS_SQL);
+  g_autofree char *bounds = e2e_query_archive(dir, E2E_TAR, members, 4, BOUNDS_SQL);
   e2e_assert_text(bounds, "\"start_ts\",\"end_ts\"\n"
                           "1700000001100000000,1700000001100000001\n");
   /* `info` (files in archive order: edge.systrace 2, server.pb 3,
@@ -296,10 +288,10 @@ static void test_unrelatable_counted_per_machine_of_one_file(void) {
       {"relay.pb", relay.data, relay.len},
       {"phone.pb", phone.data, phone.len},
   };
-  g_autofree char *slices = query_archive(dir, E2E_TAR, members, 3, SLICES_WITH_MACHINE_SQL);
+  g_autofree char *slices = e2e_query_archive(dir, E2E_TAR, members, 3, SLICES_WITH_MACHINE_SQL);
   e2e_assert_text(slices, "\"ts\",\"name\",\"machine\"\n"
                           "1700000001100000000,\"phone slice\",\"phone\"\n");
-  g_autofree char *stats = query_archive(dir, E2E_TAR, members, 3, CLOCK_STATS_SQL);
+  g_autofree char *stats = e2e_query_archive(dir, E2E_TAR, members, 3, CLOCK_STATS_SQL);
   e2e_assert_text(stats, "\"name\",\"value\",\"machine\",\"file\"\n"
                          "\"clock_sync_failure_no_path\",1,\"relay\",\"relay.pb\"\n"
                          "\"clock_sync_failure_no_path\",1,\"vm\",\"relay.pb\"\n"
@@ -341,18 +333,18 @@ static void test_negative_offset_drops_events_before_time_zero(void) {
       {"app.json", early_json, 0},
       {"phone.pb", phone.data, phone.len},
   };
-  g_autofree char *slices = query_archive(dir, E2E_ZIP, members, 3,
+  g_autofree char *slices = e2e_query_archive(dir, E2E_ZIP, members, 3,
       "SELECT ts, dur, name FROM slice ORDER BY ts");
   e2e_assert_text(slices, "\"ts\",\"dur\",\"name\"\n"
                           "0,1000,\"at 1500 us\"\n"
                           "500000,1000,\"at 2000 us\"\n"
                           "1200000000,0,\"proto marker\"\n");
-  g_autofree char *stats = query_archive(dir, E2E_ZIP, members, 3,
+  g_autofree char *stats = e2e_query_archive(dir, E2E_ZIP, members, 3,
       "SELECT name, value, machine_id, trace_id FROM stats WHERE value > 0 AND "
       "(name LIKE 'clock_sync%' OR name LIKE 'trace_sorter%')");
   e2e_assert_text(stats, "\"name\",\"value\",\"machine_id\",\"trace_id\"\n"
                          "\"trace_sorter_negative_timestamp_dropped\",1,\"[NULL]\",\"[NULL]\"\n");
-  g_autofree char *bounds = query_archive(dir, E2E_ZIP, members, 3, BOUNDS_SQL);
+  g_autofree char *bounds = e2e_query_archive(dir, E2E_ZIP, members, 3, BOUNDS_SQL);
   e2e_assert_text(bounds, "\"start_ts\",\"end_ts\"\n0,1200000000\n");
   /* `info` (manifest 1, app.json 2, phone.pb 3): app.json's private clock
    * reaches trace time by the PIN edge, -1 500 000 ns; one of its three
@@ -424,17 +416,17 @@ static void test_mixed_archive_in_zip_and_tar(void) {
       "1001025,\"vm thread work\",\"vm\"\n"
       "2000500,\"app\",\"phone\"\n"
       "1200000300,\"proto marker\",\"phone\"\n";
-  g_autofree char *in_zip = query_archive(dir, E2E_ZIP, zip_members, 5, SLICES_WITH_MACHINE_SQL);
+  g_autofree char *in_zip = e2e_query_archive(dir, E2E_ZIP, zip_members, 5, SLICES_WITH_MACHINE_SQL);
   e2e_assert_text(in_zip, expected);
-  g_autofree char *in_tar = query_archive(dir, E2E_TAR, tar_members, 5, SLICES_WITH_MACHINE_SQL);
+  g_autofree char *in_tar = e2e_query_archive(dir, E2E_TAR, tar_members, 5, SLICES_WITH_MACHINE_SQL);
   e2e_assert_text(in_tar, expected);
-  g_autofree char *machines = query_archive(dir, E2E_TAR, tar_members, 5,
+  g_autofree char *machines = e2e_query_archive(dir, E2E_TAR, tar_members, 5,
       "SELECT id, raw_id, name FROM machine ORDER BY id");
   e2e_assert_text(machines, "\"id\",\"raw_id\",\"name\"\n"
                             "0,4294967296,\"relay\"\n"
                             "1,4294967297,\"vm\"\n"
                             "2,4294967298,\"phone\"\n");
-  g_autofree char *stats = query_archive(dir, E2E_TAR, tar_members, 5, CLOCK_STATS_SQL);
+  g_autofree char *stats = e2e_query_archive(dir, E2E_TAR, tar_members, 5, CLOCK_STATS_SQL);
   e2e_assert_text(stats, "\"name\",\"value\",\"machine\",\"file\"\n");
   g_free(relay.data);
   g_free(phone.data);
@@ -470,7 +462,7 @@ static void test_primary_file_is_first_in_processing_order(void) {
   e2e_bytes a = e2e_proto_fixture("capture_a");
   e2e_bytes b = e2e_proto_fixture("capture_b");
   const e2e_member members[] = {{"2_b.pb", b.data, b.len}, {"1_a.pb", a.data, a.len}};
-  g_autofree char *slices = query_archive(dir, E2E_TAR, members, 2,
+  g_autofree char *slices = e2e_query_archive(dir, E2E_TAR, members, 2,
       "SELECT ts, name FROM slice ORDER BY ts");
   e2e_assert_text(slices, "\"ts\",\"name\"\n"
                           "1000000000,\"b at R0 + 6 s\"\n"
@@ -478,7 +470,7 @@ static void test_primary_file_is_first_in_processing_order(void) {
                           "5200000000,\"b at R0 + 10.2 s\"\n"
                           "21000000000,\"a late\"\n"
                           "31000000000,\"b before its snapshot\"\n");
-  g_autofree char *stats = query_archive(dir, E2E_TAR, members, 2, CLOCK_STATS_SQL);
+  g_autofree char *stats = e2e_query_archive(dir, E2E_TAR, members, 2, CLOCK_STATS_SQL);
   e2e_assert_text(stats, "\"name\",\"value\",\"machine\",\"file\"\n"
                          "\"clock_sync_mixed_clock_sources\",1,\"[NULL]\",\"2_b.pb\"\n");
   g_autofree char *pb = e2e_write_file(dir, "2_b.pb", b.data, b.len);
