@@ -322,25 +322,47 @@ static void note_primary(tm_session *session, GHashTable *ranks, tm_host *host,
   g_hash_table_insert(session->primary_file, key, host);
 }
 
-/* Gives `host`'s isolated builtin clocks on `machine_id` back to the
- * machine: each is merged into its canonical node and its events follow.
- * A clock the graph cannot merge (clock_graph_merge_node) stays the file's
- * own and is tied to the canonical node at bridging, as for any isolated
- * file. */
-static void unisolate(tm_session *session, tm_host *host, uint32_t machine_id) {
-  tm_clock_graph *graph = session->clocks;
+/* The isolated builtin clocks of every file, by isolation tag ->
+ * GArray of nodes: one pass over the graph for all the primaries. */
+static GHashTable *isolated_nodes_by_tag_new(tm_clock_graph *graph) {
+  GHashTable *by_tag = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+                                             (GDestroyNotify)g_array_unref);
   size_t n = clock_graph_node_count(graph);
   for (tm_clock_node node = 0; node < n; node++) {
     const tm_clock_key *key = clock_graph_node_key(graph, node);
-    if (key->trace_file_id != session_isolation_tag(host->file_id) ||
-        key->machine_id != machine_id ||
-        key->sequence_id != 0 || key->clock_id >= 64 || key->clock_id == TM_CLOCK_TRACE_FILE)
+    if (key->trace_file_id == 0 || key->sequence_id != 0 || key->clock_id >= 64 ||
+        key->clock_id == TM_CLOCK_TRACE_FILE)
+      continue;
+    gpointer tag = GUINT_TO_POINTER(key->trace_file_id); /* never 0 here */
+    GArray *nodes = g_hash_table_lookup(by_tag, tag);
+    if (!nodes) {
+      nodes = g_array_new(FALSE, FALSE, sizeof(tm_clock_node));
+      g_hash_table_insert(by_tag, tag, nodes);
+    }
+    g_array_append_val(nodes, node);
+  }
+  return by_tag;
+}
+
+/* Gives `host`'s isolated builtin clocks on `machine_id` (among
+ * `isolated`, its file's isolated nodes) back to the machine: each is
+ * merged into its canonical node, and retarget[node] names that node so
+ * the events follow. A clock the graph cannot merge
+ * (clock_graph_merge_node) stays the file's own and is tied to the
+ * canonical node at bridging, as for any isolated file. */
+static void unisolate(tm_session *session, tm_host *host, uint32_t machine_id,
+                      const GArray *isolated, GArray *retarget) {
+  tm_clock_graph *graph = session->clocks;
+  for (guint i = 0; isolated && i < isolated->len; i++) {
+    tm_clock_node node = g_array_index(isolated, tm_clock_node, i);
+    const tm_clock_key *key = clock_graph_node_key(graph, node);
+    if (key->machine_id != machine_id)
       continue;
     tm_clock_key canonical_key = *key;
     canonical_key.trace_file_id = 0;
     tm_clock_node canonical = clock_graph_node(graph, &canonical_key);
     if (clock_graph_merge_node(graph, node, canonical))
-      sorter_retarget_clock(session->sorter, node, canonical);
+      g_array_index(retarget, tm_clock_node, node) = canonical;
   }
   g_hash_table_remove(host->isolated_on, GUINT_TO_POINTER(machine_id + 1));
   /* Its snapshots are on the canonical nodes now: no REALTIME twins. */
@@ -388,6 +410,14 @@ static void adopt_primary_files(tm_session *session, GPtrArray *ordered) {
   }
   g_hash_table_destroy(rank_of_file);
   g_hash_table_destroy(ranks);
+  GHashTable *isolated_by_tag = isolated_nodes_by_tag_new(session->clocks);
+  /* Node -> the canonical node its runs move to (TM_NO_CLOCK_NODE: stays);
+   * sized before any merge, so nodes made by unisolate are never moved. */
+  size_t n_nodes = clock_graph_node_count(session->clocks);
+  GArray *retarget = g_array_sized_new(FALSE, FALSE, sizeof(tm_clock_node), (guint)n_nodes);
+  g_array_set_size(retarget, (guint)n_nodes);
+  for (size_t n = 0; n < n_nodes; n++)
+    g_array_index(retarget, tm_clock_node, n) = TM_NO_CLOCK_NODE;
   for (guint i = 0; i < ordered->len; i++) {
     tm_host *host = g_ptr_array_index(ordered, i);
     if (!host->isolated_on)
@@ -404,7 +434,10 @@ static void adopt_primary_files(tm_session *session, GPtrArray *ordered) {
       uint32_t machine_id = g_array_index(machines, uint32_t, m);
       key = GUINT_TO_POINTER(machine_id + 1);
       if (g_hash_table_lookup(session->primary_file, key) == host) {
-        unisolate(session, host, machine_id);
+        unisolate(session, host, machine_id,
+                  g_hash_table_lookup(isolated_by_tag,
+                                      GUINT_TO_POINTER(session_isolation_tag(host->file_id))),
+                  retarget);
         continue;
       }
       value = g_hash_table_lookup(host->isolated_on, key);
@@ -420,6 +453,9 @@ static void adopt_primary_files(tm_session *session, GPtrArray *ordered) {
     }
     g_array_free(machines, TRUE);
   }
+  sorter_retarget_clocks(session->sorter, (const tm_clock_node *)retarget->data, n_nodes);
+  g_array_free(retarget, TRUE);
+  g_hash_table_destroy(isolated_by_tag);
 }
 
 /* The manifest's claim owns trace time (it is processed first and no

@@ -158,11 +158,13 @@ const tm_event_run *sorter_borrow_run(const tm_sorter *sorter, size_t index) {
   return index < sorter->runs.len ? sorter->runs.data[index] : NULL;
 }
 
-void sorter_retarget_clock(tm_sorter *sorter, tm_clock_node from, tm_clock_node to) {
+void sorter_retarget_clocks(tm_sorter *sorter, const tm_clock_node *retarget,
+                            size_t n_nodes) {
   bool moved = false;
   for (size_t i = 0; i < sorter->runs.len; i++) {
-    if (sorter->runs.data[i]->clock == from) {
-      sorter->runs.data[i]->clock = to;
+    tm_event_run *run = sorter->runs.data[i];
+    if (run->clock < n_nodes && retarget[run->clock] != TM_NO_CLOCK_NODE) {
+      run->clock = retarget[run->clock];
       moved = true;
     }
   }

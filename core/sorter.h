@@ -68,10 +68,13 @@ static inline void event_run_push(tm_event_run *run, const tm_event *ev) {
 size_t sorter_run_count(const tm_sorter *sorter);
 const tm_event_run *sorter_borrow_run(const tm_sorter *sorter, size_t index);
 
-/* Moves the runs on clock `from` to clock `to` (before sorter_convert()):
- * for a node the clock graph merged into another. Two runs may then share
- * a key; each is still converted and merged on its own. */
-void sorter_retarget_clock(tm_sorter *sorter, tm_clock_node from, tm_clock_node to);
+/* Moves every run on a clock `c` < n_nodes with retarget[c] !=
+ * TM_NO_CLOCK_NODE to clock retarget[c] (before sorter_convert()): for
+ * nodes the clock graph merged into others. One pass over the runs however
+ * many nodes moved. Two runs may then share a key; each is still converted
+ * and merged on its own. */
+void sorter_retarget_clocks(tm_sorter *sorter, const tm_clock_node *retarget,
+                            size_t n_nodes);
 
 /* Total events held (for the benchmark and info). */
 size_t sorter_event_count(const tm_sorter *sorter);
