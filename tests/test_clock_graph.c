@@ -9,7 +9,7 @@
 
 #include <tracemerge/plugin.h>
 
-#include "clock_graph.h"
+#include "clock/clock_graph.h"
 
 /* Builtin clock ids as in clock-model.md §9 (clock names -> ids). */
 enum { REALTIME = 1, MONOTONIC = 3, BOOTTIME = 6, TRACE_FILE = 11 };

@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "container.h"
-#include "model.h"
+#include "input/container.h"
+#include "model/model.h"
 
 /* ---- fixture archives ---- */
 

@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model.h"
-#include "sql_surface.h"
-#include "stats.h"
+#include "model/model.h"
+#include "sql/sql_surface.h"
+#include "base/stats.h"
 
 typedef struct fixture {
   tm_model *model;

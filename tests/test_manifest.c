@@ -11,7 +11,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "manifest.h"
+#include "input/manifest.h"
 
 #define RAW0 TM_MANIFEST_FIRST_RAW_MACHINE_ID
 #define NO_MACHINE TM_MANIFEST_NO_MACHINE

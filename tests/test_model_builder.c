@@ -6,8 +6,8 @@
 #include <glib.h>
 #include <string.h>
 
-#include "session_internal.h"
-#include "string_pool.h"
+#include "session/session_internal.h"
+#include "base/string_pool.h"
 
 typedef struct fixture {
   tm_session *session;

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "plugin_loader.h"
+#include "input/plugin_loader.h"
 
 /* --- fixtures ------------------------------------------------------------ */
 

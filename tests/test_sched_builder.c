@@ -4,7 +4,7 @@
  */
 #include <glib.h>
 
-#include "sched_builder.h"
+#include "model/sched_builder.h"
 
 typedef struct fixture {
   tm_model *model;

@@ -6,10 +6,10 @@
 #include <glib.h>
 #include <string.h>
 
-#include "clock_graph.h"
-#include "model.h"
-#include "sorter.h"
-#include "stats.h"
+#include "clock/clock_graph.h"
+#include "model/model.h"
+#include "sort/sorter.h"
+#include "base/stats.h"
 
 enum { MONOTONIC = 3, BOOTTIME = 6 };
 

@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model.h"
-#include "sql_output.h"
-#include "sql_surface.h"
+#include "model/model.h"
+#include "sql/sql_output.h"
+#include "sql/sql_surface.h"
 
 #define N_BULK_SLICES 300
 

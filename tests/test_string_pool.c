@@ -3,7 +3,7 @@
 #include <glib.h>
 #include <string.h>
 
-#include "string_pool.h"
+#include "base/string_pool.h"
 
 static void test_equal_strings_share_an_id(void) {
   tm_string_pool *pool = string_pool_new();

@@ -42,7 +42,7 @@
 #include "proto_floor.h"
 
 /* The host streams files in chunks of this size (TM_CONTAINER_CHUNK in
- * core/container.h); the floor reads the same way. */
+ * core/input/container.h); the floor reads the same way. */
 #define BENCH_CHUNK (256 * 1024)
 
 typedef struct bench_config {

@@ -75,7 +75,7 @@
 #include "json_fast_impl.h"
 #include "json_number.h"
 #include "json_segmenter.h"
-#include "../systrace/systrace_emitter.h"
+#include "systrace_emitter.h"
 
 /* What the innermost open container (down to event level) is. */
 typedef enum json_where {

@@ -11,7 +11,7 @@
  * directory, names are tried in strcmp order, so the result never depends
  * on readdir order.
  */
-#include "plugin_loader.h"
+#include "input/plugin_loader.h"
 
 #include <dlfcn.h>
 #include <errno.h>

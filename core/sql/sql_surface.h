@@ -16,7 +16,7 @@
 
 #include <tracemerge/tracemerge.h>
 
-#include "model.h"
+#include "model/model.h"
 
 typedef struct sqlite3 sqlite3;
 typedef struct tm_sql_surface tm_sql_surface;

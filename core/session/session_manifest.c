@@ -40,10 +40,10 @@
  */
 #include <string.h>
 
-#include "container.h"
-#include "manifest.h"
-#include "session_internal.h"
-#include "string_pool.h"
+#include "input/container.h"
+#include "input/manifest.h"
+#include "session/session_internal.h"
+#include "base/string_pool.h"
 
 const char session_manifest_type[] = "perfetto_manifest";
 

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "model/model.h"
 
 typedef enum tm_stat_scope {
   TM_STAT_GLOBAL = 0,

@@ -4,8 +4,8 @@
  */
 #include <inttypes.h>
 
-#include "session_internal.h"
-#include "string_pool.h"
+#include "session/session_internal.h"
+#include "base/string_pool.h"
 
 static const char *str_or(const tm_model *model, tm_str_id id, const char *fallback) {
   const char *s = string_pool_borrow(model->strings, id);

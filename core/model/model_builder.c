@@ -12,9 +12,9 @@
  */
 #include <string.h>
 
-#include "profile_builder.h"
-#include "sched_builder.h"
-#include "session_internal.h"
+#include "model/profile_builder.h"
+#include "model/sched_builder.h"
+#include "session/session_internal.h"
 
 #define OPEN INT64_MAX
 #define MAX_DEPTH 512

@@ -23,8 +23,8 @@
 
 #include <tracemerge/plugin.h>
 
-#include "string_pool.h"
-#include "vec.h"
+#include "base/string_pool.h"
+#include "base/vec.h"
 
 #define TM_NULL_INT64 INT64_MIN
 
@@ -75,7 +75,7 @@ typedef struct tm_stats_row {
 } tm_stats_row;
 
 /* One import-log entry (sql-surface.md §5): the details of one occurrence
- * of a stat, written with it by stats_log() (core/stats.h). */
+ * of a stat, written with it by stats_log() (core/base/stats.h). */
 typedef struct tm_import_log_row {
   uint32_t trace_id;   /* TM_NULL_ID if no file */
   uint32_t stat_id;    /* the model->stats row the occurrence counted in */
@@ -181,7 +181,7 @@ typedef struct tm_cpu_row {
   uint32_t machine_id;
 } tm_cpu_row;
 
-/* sched_slice: one thread running on one cpu (core/sched_builder.h). */
+/* sched_slice: one thread running on one cpu (core/model/sched_builder.h). */
 typedef struct tm_sched_row {
   int64_t ts;
   int64_t dur; /* -1 while the thread still runs at the end */
@@ -202,7 +202,7 @@ typedef struct tm_thread_state_row {
   uint32_t waker_id;   /* TM_NULL_ID: the waker's thread_state row */
 } tm_thread_state_row;
 
-/* Profiling rows (sql-surface.md §15; core/profile_builder.h). */
+/* Profiling rows (sql-surface.md §15; core/model/profile_builder.h). */
 typedef struct tm_stack_profile_mapping_row {
   tm_str_id build_id;
   int64_t exact_offset, start_offset, start, end, load_bias;
@@ -263,13 +263,13 @@ typedef struct tm_model {
   TM_VEC(tm_counter_row) counters;
   TM_VEC(tm_flow_row) flows;
   TM_VEC(tm_arg_row) args;
-  /* Scheduling (core/sched_builder.h). cpu_lookup maps machine_id *
+  /* Scheduling (core/model/sched_builder.h). cpu_lookup maps machine_id *
    * (TM_SCHED_MAX_CPU + 1) + cpu to ucpu + 1 (0: no row yet). */
   TM_VEC(tm_cpu_row) cpus;
   TM_VEC(tm_sched_row) sched_slices;
   TM_VEC(tm_thread_state_row) thread_states;
   TM_VEC(uint32_t) cpu_lookup;
-  /* Profiling (core/profile_builder.h); profile_index interns the
+  /* Profiling (core/model/profile_builder.h); profile_index interns the
    * identity rows, owned. */
   TM_VEC(tm_stack_profile_mapping_row) stack_profile_mappings;
   TM_VEC(tm_stack_profile_frame_row) stack_profile_frames;

@@ -7,7 +7,7 @@
  * exactly those fields, so a row is never created twice; rows are only
  * appended, so ids stay valid.
  */
-#include "profile_builder.h"
+#include "model/profile_builder.h"
 
 #include <glib.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * fwrite, so printing costs no allocation per row. Numbers are formatted
  * with g_ascii_* so the process locale never changes the decimal point.
  */
-#include "sql_output.h"
+#include "sql/sql_output.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -3,8 +3,8 @@
  * nullable columns NULL, so a later column added to a row struct defaults
  * to NULL in exactly one place.
  */
-#include "model.h"
-#include "profile_builder.h"
+#include "model/model.h"
+#include "model/profile_builder.h"
 
 #include <glib.h>
 #include <string.h>

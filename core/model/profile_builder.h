@@ -21,8 +21,8 @@
 
 #include <stdint.h>
 
-#include "event.h"
-#include "model.h"
+#include "sort/event.h"
+#include "model/model.h"
 
 enum {
   PROFILE_TABLE_CPU_PROFILE = 0, /* cpu_profile_stack_sample */

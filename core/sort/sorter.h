@@ -15,9 +15,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "clock_graph.h"
-#include "event.h"
-#include "stats.h"
+#include "clock/clock_graph.h"
+#include "sort/event.h"
+#include "base/stats.h"
 
 typedef struct tm_event_run {
   tm_clock_node clock;

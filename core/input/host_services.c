@@ -12,10 +12,10 @@
  */
 #include <string.h>
 
-#include "sched_builder.h"
-#include "profile_builder.h"
-#include "session_internal.h"
-#include "string_pool.h"
+#include "model/sched_builder.h"
+#include "model/profile_builder.h"
+#include "session/session_internal.h"
+#include "base/string_pool.h"
 
 #define REF(id) ((uint32_t)(id) + 1u)
 #define UNREF(ref) ((uint32_t)(ref) - 1u)

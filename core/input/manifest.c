@@ -14,13 +14,13 @@
  * byte; every array the result points into is allocated once at its final
  * size, so pointers into it (hash table keys included) stay valid.
  */
-#include "manifest.h"
+#include "input/manifest.h"
 
 #include <inttypes.h>
 #include <string.h>
 #include <yajl/yajl_parse.h>
 
-#include "vec.h"
+#include "base/vec.h"
 
 G_DEFINE_QUARK(tm-manifest-error-quark, manifest_error)
 

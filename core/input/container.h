@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "model/model.h"
 
 #define TM_CONTAINER_HEAD 512
 #define TM_CONTAINER_CHUNK (256 * 1024)

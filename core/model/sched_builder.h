@@ -34,8 +34,8 @@
 
 #include <stdint.h>
 
-#include "event.h"
-#include "model.h"
+#include "sort/event.h"
+#include "model/model.h"
 
 /* Largest cpu number accepted; cpu rows are created densely up to it. */
 #define TM_SCHED_MAX_CPU 4095u

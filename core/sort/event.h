@@ -19,8 +19,8 @@ typedef enum tm_event_kind {
   TM_EVENT_SLICE_COMPLETE = 2, /* u.dur_ns; instants have dur 0 */
   TM_EVENT_COUNTER = 3,        /* u.value */
   TM_EVENT_FLOW = 4,           /* u.flow_id; flags: direction | binding */
-  /* Reserved for the scheduling and profiling builders (core/sched_builder,
-   * core/profile_builder), which define their payload layout. */
+  /* Reserved for the scheduling and profiling builders (core/model/sched_builder,
+   * core/model/profile_builder), which define their payload layout. */
   TM_EVENT_SCHED_SWITCH = 5,
   TM_EVENT_SCHED_WAKING = 6,
   TM_EVENT_SAMPLE = 7,

@@ -25,7 +25,7 @@
  *   while the rest of it is still being merged, so the event store shrinks
  *   while the model grows.
  */
-#include "sorter.h"
+#include "sort/sorter.h"
 
 #include <string.h>
 #include <stdlib.h>
@@ -34,7 +34,7 @@
 
 #include <glib.h>
 
-#include "vec.h"
+#include "base/vec.h"
 
 /* Natural runs shorter than this are extended by insertion sort first. */
 #define MIN_RUN 32
@@ -194,7 +194,7 @@ static void count(tm_stats *stats, const char *name, const tm_event_run *run, si
 /* Events [first, first + n) of `run`, which `failure` keeps from trace
  * time: each is counted in the failure's stat, the first ones of each
  * (stat, file, machine) with their clocks and raw time in the import log
- * (clock-model.md §11, core/stats.h). */
+ * (clock-model.md §11, core/base/stats.h). */
 static void count_clock_failures(tm_stats *stats, const tm_clock_graph *graph,
                                  tm_clock_failure failure, const tm_event_run *run,
                                  size_t first, size_t n, tm_clock_node trace_time) {

@@ -13,14 +13,14 @@
 #include <tracemerge/plugin.h>
 #include <tracemerge/tracemerge.h>
 
-#include "clock_graph.h"
-#include "event.h"
-#include "manifest.h"
-#include "model.h"
-#include "plugin_loader.h"
-#include "sorter.h"
-#include "sql_surface.h"
-#include "stats.h"
+#include "clock/clock_graph.h"
+#include "sort/event.h"
+#include "input/manifest.h"
+#include "model/model.h"
+#include "input/plugin_loader.h"
+#include "sort/sorter.h"
+#include "sql/sql_surface.h"
+#include "base/stats.h"
 
 typedef struct tm_host_pending_arg {
   tm_str_id key;

@@ -2,7 +2,7 @@
  * Scheduling rows from ordered context switches and wakeups: see
  * sched_builder.h for the event payload and the invariants.
  */
-#include "sched_builder.h"
+#include "model/sched_builder.h"
 
 #include <glib.h>
 #include <string.h>

@@ -19,9 +19,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "container.h"
-#include "session_internal.h"
-#include "string_pool.h"
+#include "input/container.h"
+#include "session/session_internal.h"
+#include "base/string_pool.h"
 
 static const char *const builtin_clock_names[] = {
     NULL,        "REALTIME",         "REALTIME_COARSE", "MONOTONIC",

@@ -54,7 +54,7 @@
  * Our GErrors are in TM_ERROR_DOMAIN, code 0, and name the file as
  * "<root>/<member path>/..." (a payload is named like its container).
  */
-#include "container.h"
+#include "input/container.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -66,7 +66,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "vec.h"
+#include "base/vec.h"
 
 /* clang-format off */
 G_DEFINE_QUARK(tm-error-quark, tm_error)

@@ -20,7 +20,7 @@
  *   every constraint on the rows we return (we never set `omit`), so a
  *   plan may return a superset, never a subset, of the matching rows.
  */
-#include "sql_surface.h"
+#include "sql/sql_surface.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "sql_output.h"
+#include "sql/sql_output.h"
 
 struct tm_sql_surface {
   sqlite3 *db;

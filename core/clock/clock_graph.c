@@ -25,14 +25,14 @@
  * - The path and span caches describe the current graph: every snapshot,
  *   accepted or not, clears them.
  */
-#include "clock_graph.h"
+#include "clock/clock_graph.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include <tracemerge/plugin.h>
 
-#include "vec.h"
+#include "base/vec.h"
 
 #define MAX_PATH_EDGES 4
 #define SPAN_CACHE_SIZE 8

@@ -7,12 +7,12 @@
  * never reallocated (a string longer than the block size gets a block of
  * its own), so borrowed pointers stay valid until string_pool_free().
  */
-#include "string_pool.h"
+#include "base/string_pool.h"
 
 #include <glib.h>
 #include <string.h>
 
-#include "vec.h"
+#include "base/vec.h"
 
 #define BLOCK_SIZE (1u << 20)
 

@@ -1,4 +1,4 @@
-#include "vec.h"
+#include "base/vec.h"
 
 #include <glib.h>
 #include <sys/mman.h>
