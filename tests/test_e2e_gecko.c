@@ -121,12 +121,15 @@ static void test_processed_profile_samples_markers_and_args(void) {
                         "\"Click\",\"data.target.id\",\"7\"\n"
                         "\"Paint\",\"data.cause\",\"end\"\n");
   /* Only the thread with samples and markers exists (besides the
-   * machine's placeholder tid 0); tid and pid were numeric strings. */
+   * machine's placeholder tid 0), with its process's main thread (tid ==
+   * pid), which trace_processor creates with the process (reference
+   * sql-surface.md §10); tid and pid were numeric strings. */
   g_autofree char *threads = e2e_query_in(
       dir, inputs,
       "SELECT t.tid, t.name, p.pid FROM thread t JOIN process p USING (upid) "
       "WHERE t.tid != 0");
-  e2e_assert_text(threads, "\"tid\",\"name\",\"pid\"\n21,\"GeckoMain\",20\n");
+  e2e_assert_text(threads,
+                  "\"tid\",\"name\",\"pid\"\n20,\"[NULL]\",20\n21,\"GeckoMain\",20\n");
   e2e_cleanup(dir);
 }
 
@@ -247,7 +250,9 @@ static void test_damaged_inputs_fail_with_a_clear_error(void) {
  * with python3's json module from each file (gzip opened with gzip.open,
  * the DevTools export's "profile" unwrapped): samples = entries of
  * samples.stack of every thread; threads = threads with a sample or a
- * marker; callsites = distinct root-to-frame paths of the sampled stacks,
+ * marker, plus their process's main thread (tid == pid) when none of them
+ * is it (trace_processor creates it with the process, sql-surface.md §10);
+ * callsites = distinct root-to-frame paths of the sampled stacks,
  * frames = distinct (function, library) pairs on those paths, with labels
  * split at " (in lib)"; slices = markers of phase 0, 1 and 2 (argument-
  * values has 2, 6 and 2, plus 3 phase-3 ends of which "IPC Accumulator"
@@ -257,10 +262,10 @@ static void test_corpus_files_import(void) {
     const char *file;
     const char *expected;
   } cases[] = {
-      {"ffprofiler-argument-values.json", "32,1,1,15,15,10,1"},
-      {"ffprofiler-unsymbolicated.json.gz", "42,6,1,34,15,0,0"},
+      {"ffprofiler-argument-values.json", "32,2,1,15,15,10,1"},
+      {"ffprofiler-unsymbolicated.json.gz", "42,7,1,34,15,0,0"},
       {"samply-ls-profile.json", "5130,1,1,1115,608,0,0"},
-      {"speedscope-firefox63-simple-devtools.json", "39,1,1,154,66,0,0"},
+      {"speedscope-firefox63-simple-devtools.json", "39,2,1,154,66,0,0"},
   };
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
     e2e_assert_shared_file_row(

@@ -211,7 +211,10 @@ static void test_damaged_inputs_fail_with_a_clear_error(void) {
 /* The corpus files of ../shared/data/instruments. Expected counts were
  * computed with python3's xml.etree from each file, resolving id/ref per
  * element tag: samples = rows with a backtrace or tagged-backtrace;
- * threads / processes = distinct tid / pid of those rows; callsites =
+ * processes = distinct pid of those rows; threads = distinct tid of those
+ * rows plus each process's main thread (tid == pid), which
+ * trace_processor's row parser creates with the process (UpdateThread,
+ * reference sql-surface.md §10); callsites =
  * distinct outermost-first paths of (frame name, binary, addr - load-addr
  * (-1 unless leaf)); frames = distinct such triples; text-addresses give
  * frames named by hex address (0 skipped). potential-hangs has interval
@@ -221,9 +224,9 @@ static void test_corpus_files_import(void) {
     const char *file;
     const char *expected;
   } cases[] = {
-      {"jmh-cpu-profile.xcode26.4.1.xml", "322,1,1,19,19,2"},
-      {"jmh-time-profile.xcode12.5.xml", "98,1,1,52,50,0"},
-      {"jmh-time-profile.xcode26.4.1.xml", "85,1,1,49,14,2"},
+      {"jmh-cpu-profile.xcode26.4.1.xml", "322,2,1,19,19,2"},
+      {"jmh-time-profile.xcode12.5.xml", "98,2,1,52,50,0"},
+      {"jmh-time-profile.xcode26.4.1.xml", "85,2,1,49,14,2"},
       {"xctrace-mcp-potential-hangs.xml", "0,0,0,0,0,0"},
   };
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)

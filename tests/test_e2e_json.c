@@ -108,7 +108,10 @@ static void test_threads_processes_and_tracks_are_attributed(void) {
   /* Both files sit on the host machine (no manifest); each thread has its
    * own thread_execution track. utid 0 is the machine's idle thread. As in
    * trace_processor, every JSON event resolves (pid, tid) to a thread, tid
-   * defaulting to pid: the process_name event makes thread 10. */
+   * defaulting to pid: the process_name event makes thread 10, and a new
+   * process gets its main thread (tid == pid) at once, so process 20 has
+   * thread 20 although no event names it (sql-surface.md §10,
+   * GetOrCreateProcess). */
   g_autofree char *threads = e2e_query_in(
       dir, inputs,
       "SELECT t.tid, t.name, p.pid, p.name AS process, t.machine_id "
@@ -117,6 +120,7 @@ static void test_threads_processes_and_tracks_are_attributed(void) {
                            "0,\"swapper\",0,\"[NULL]\",0\n"
                            "10,\"[NULL]\",10,\"client\",0\n"
                            "11,\"main\",10,\"client\",0\n"
+                           "20,\"[NULL]\",20,\"[NULL]\",0\n"
                            "21,\"worker\",20,\"[NULL]\",0\n");
   g_autofree char *tracks = e2e_query_in(
       dir, inputs,

@@ -294,8 +294,8 @@ static void test_machines_remap_and_shared_names(void) {
       "USING (upid) JOIN machine m ON t.machine_id = m.id WHERE p.pid = 70 "
       "ORDER BY m.name, t.tid) GROUP BY machine ORDER BY machine");
   e2e_assert_text(threads, "\"machine\",\"processes\",\"tids\"\n"
-                           "\"phone\",1,\"72\"\n"
-                           "\"vm\",1,\"71,72\"\n");
+                           "\"phone\",1,\"70,72\"\n"
+                           "\"vm\",1,\"70,71,72\"\n");
   g_autofree char *attributes = e2e_query_archive(dir, E2E_ZIP, members, 4,
       "SELECT name, key_type, str_value, int_value, machine_id, trace_id FROM "
       "metadata WHERE name LIKE 'manifest_attribute.%' ORDER BY name");

@@ -104,6 +104,7 @@ static void test_track_events_reach_every_table(void) {
       "SELECT p.pid, p.name, p.cmdline, t.tid, t.name FROM thread t JOIN process p "
       "USING (upid) WHERE t.tid != 0");
   e2e_assert_text(owners, "\"pid\",\"name\",\"cmdline\",\"tid\",\"name\"\n"
+                          "10,\"browser\",\"/bin/browser --flag\",10,\"[NULL]\"\n"
                           "10,\"browser\",\"/bin/browser --flag\",11,\"main\"\n");
 
   g_autofree char *stats = query("track_events",
@@ -189,7 +190,10 @@ static void test_remote_clock_sync_places_vm_events(void) {
   g_autofree char *threads = query("machines",
       "SELECT t.tid, t.name, m.raw_id FROM thread t JOIN machine m ON t.machine_id = m.id "
       "WHERE t.tid != 0");
-  e2e_assert_text(threads, "\"tid\",\"name\",\"raw_id\"\n71,\"vcpu\",7\n");
+  /* Thread 70 is process 70's main thread, made with the process
+   * (sql-surface.md §10). */
+  e2e_assert_text(threads,
+                  "\"tid\",\"name\",\"raw_id\"\n70,\"[NULL]\",7\n71,\"vcpu\",7\n");
 }
 
 /* Point 4, adoption: every packet of adopted_machine carries machine 7
@@ -362,7 +366,10 @@ static void test_real_traces_import(void) {
   g_autofree char *tokio = e2e_query(inputs,
       "SELECT (SELECT count(*) FROM slice WHERE dur > 0), (SELECT count(*) FROM slice WHERE dur = 0), "
       "(SELECT count(*) FROM thread WHERE tid != 0), (SELECT count(*) FROM process WHERE pid != 0)");
-  g_assert_true(g_str_has_suffix(tokio, "\n227,8,9,1\n"));
+  /* 10 threads: the 8 workers and "main" of the thread descriptors, plus
+   * the process's main thread (tid == pid 1605085), made with the process
+   * (sql-surface.md §10). */
+  g_assert_true(g_str_has_suffix(tokio, "\n227,8,10,1\n"));
 
   /* nowinandroid: Android 13 (SDK 33) on a Pixel 7 Pro ("cheetah"), kernel 5.10. */
   g_autofree char *android = g_build_filename(dir, "proto", "nowinandroid-trace.perfetto-trace", NULL);

@@ -146,7 +146,8 @@ static void test_html_process_dump_names_processes_and_threads(void) {
       "SELECT t.tid, t.name, p.pid FROM thread t JOIN process p USING (upid) "
       "WHERE t.tid != 0 ORDER BY t.tid");
   e2e_assert_text(threads,
-      "\"tid\",\"name\",\"pid\"\n100,\"app\",100\n101,\"RenderThread\",100\n");
+      "\"tid\",\"name\",\"pid\"\n1,\"[NULL]\",1\n100,\"app\",100\n"
+      "101,\"RenderThread\",100\n");
   g_autofree char *failures = query_text("dump.html", html,
       "SELECT value FROM stats WHERE name = 'systrace_parse_failure'");
   e2e_assert_text(failures, "\"value\"\n1\n");
@@ -438,6 +439,26 @@ static void test_damage_overlong_line_is_skipped_and_counted(void) {
   g_string_free(trace, TRUE);
 }
 
+/* --- identity ------------------------------------------------------------------ */
+
+/* Without a tgid column a line's thread has no process: is_main_thread is
+ * NULL until a payload names the process. Then process 200 adopts thread
+ * 200 as its main thread instead of making another one, and 201 joins it
+ * as a thread that is not the main one (sql-surface.md §10: is_main_thread
+ * is tid == pid once the process is known). */
+static void test_main_thread_is_known_once_the_process_is(void) {
+  g_autofree char *out = query_text("a.systrace",
+      "# tracer: nop\n"
+      "app-200 [000] ...1 1.000000: cpu_idle: state=1 cpu_id=0\n"
+      "other-300 [000] ...1 1.100000: cpu_idle: state=1 cpu_id=0\n"
+      "app-200 [000] ...1 1.200000: tracing_mark_write: B|200|work\n"
+      "rt-201 [000] ...1 1.300000: tracing_mark_write: B|200|render\n",
+      "SELECT t.tid, p.pid, t.is_main_thread FROM thread t "
+      "LEFT JOIN process p USING (upid) WHERE t.tid != 0 ORDER BY t.tid");
+  e2e_assert_text(out, "\"tid\",\"pid\",\"is_main_thread\"\n"
+                       "200,200,1\n201,200,0\n300,\"[NULL]\",\"[NULL]\"\n");
+}
+
 /* --- the real files ------------------------------------------------------------- */
 
 typedef struct real_file {
@@ -455,14 +476,16 @@ typedef struct real_file {
  *  sched    = grep -c ' sched_switch: '
  *  threads  = distinct tids among the task fields and the prev_pid /
  *             next_pid / pid fields of sched events, plus the machine's idle
- *             thread (tid 0) when no line names it
+ *             thread (tid 0) when no line names it, plus the main thread
+ *             (tid == pid) of each process no line names as a tid, which
+ *             trace_processor creates with the process (sql-surface.md §10)
  *  processes = distinct numeric tgids and PIDs of B/C/S/F/E payloads, plus
  *             the placeholder process pid 0
  *  failures  = lines no rule reads: lisa's 14 `print` lines
  *             (grep -c ' print: '), whose text is not an atrace payload.
  * catapult-atrace_data: 72 sched_switch, 23 tids (tid 0 among them), no
- *   tgid column: 1 process. counter_tracks: 1611 C lines, 10 tids + idle,
- *   pids 124 and 360 + placeholder. decompressed: B 463 + S 17 slices,
+ *   tgid column: 1 process. counter_tracks: 1611 C lines, 10 tids + idle
+ *   + main thread 124, pids 124 and 360 + placeholder. decompressed: B 463 + S 17 slices,
  *   C 88, 6 tids + idle, pids 13580 and 18926 (+ placeholder); the tgid
  *   column reads "(-----)" for the others. lisa: 1856 sched_switch,
  *   51 tids. trappy: B 70, C 18 + cpu_idle 621 + cpu_frequency 104 +
@@ -470,10 +493,10 @@ typedef struct real_file {
  *   715 sched_switch, 83 tids, 50 tgids + placeholder. */
 static const real_file real_files[] = {
     {"catapult-atrace_data.txt", "0,0,72,23,1,0"},
-    {"catapult-counter_tracks.html", "0,1611,0,11,3,0"},
+    {"catapult-counter_tracks.html", "0,1611,0,12,3,0"},
     {"catapult-decompressed_atrace_data.txt", "480,88,0,7,3,0"},
     {"lisa-trace-cmd-report.txt", "0,0,1856,51,1,14"},
-    {"trappy-trace_surfaceflinger.html", "70,831,715,83,51,0"},
+    {"trappy-trace_surfaceflinger.html", "70,831,715,87,51,0"},
 };
 
 static void test_real_file(gconstpointer data) {
@@ -536,6 +559,8 @@ int main(int argc, char **argv) {
                   test_damage_binary_file_is_an_error_naming_the_file);
   g_test_add_func("/e2e-systrace/damage/overlong-line-is-skipped-and-counted",
                   test_damage_overlong_line_is_skipped_and_counted);
+  g_test_add_func("/e2e-systrace/identity/main-thread-is-known-once-the-process-is",
+                  test_main_thread_is_known_once_the_process_is);
   for (size_t i = 0; i < G_N_ELEMENTS(real_files); i++) {
     g_autofree char *name =
         g_strdup_printf("/e2e-systrace/real-files/%s", real_files[i].name);

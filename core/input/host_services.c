@@ -298,6 +298,14 @@ static bool pid0_is_idle(tm_host *host) {
   return (host->reader->flags & TM_READER_PID0_IS_IDLE) != 0;
 }
 
+/* Identity follows trace_processor's process tracker (reference
+ * sql-surface.md §10): a process is created with its main thread (tid ==
+ * pid), a thread is looked up among every thread its tid ever named, and
+ * a thread's is_main_thread is known once its process is. */
+
+static uint32_t thread_in_process(tm_session *session, uint32_t machine_id,
+                                  int64_t tid, uint32_t upid, int64_t pid);
+
 static uint32_t process_id(tm_host *host, uint32_t machine_id, int64_t pid) {
   tm_session *session = host->session;
   if (pid == 0 && pid0_is_idle(host))
@@ -309,7 +317,54 @@ static uint32_t process_id(tm_host *host, uint32_t machine_id, int64_t pid) {
   uint32_t upid = model_add_process(session->model, machine_id, pid);
   g_hash_table_insert(session->processes, g_memdup2(&key, sizeof key),
                       GUINT_TO_POINTER(upid + 1));
+  /* A new process gets its main thread at once, or adopts the thread of
+   * that tid seen before without a process (GetOrCreateProcess). */
+  thread_in_process(session, machine_id, pid, upid, pid);
   return upid;
+}
+
+static uint32_t prev_same_tid(const tm_session *session, uint32_t utid) {
+  return utid < session->thread_prev_same_tid.len
+             ? session->thread_prev_same_tid.data[utid]
+             : TM_NULL_ID;
+}
+
+static void associate(tm_session *session, uint32_t utid, uint32_t upid,
+                      int64_t pid) {
+  tm_thread_row *row = &session->model->threads.data[utid];
+  row->upid = upid;
+  row->is_main_thread = row->tid == pid;
+}
+
+/* Thread `tid` of process `upid` (pid `pid`), or of an unknown process when
+ * upid is TM_NULL_ID: the newest thread of that tid whose process is
+ * unknown or is `upid` (any thread of that tid when the process is
+ * unknown), else a new one (the tid was reused). */
+static uint32_t thread_in_process(tm_session *session, uint32_t machine_id,
+                                  int64_t tid, uint32_t upid, int64_t pid) {
+  tm_model *model = session->model;
+  identity_key key = {.machine_id = machine_id, .id = tid};
+  gpointer found = g_hash_table_lookup(session->threads, &key);
+  uint32_t newest = found ? GPOINTER_TO_UINT(found) - 1 : TM_NULL_ID;
+  for (uint32_t utid = newest; utid != TM_NULL_ID;
+       utid = prev_same_tid(session, utid)) {
+    const tm_thread_row *row = &model->threads.data[utid];
+    if (upid == TM_NULL_ID || row->upid == upid)
+      return utid;
+    if (row->upid == TM_NULL_ID) {
+      associate(session, utid, upid, pid);
+      return utid;
+    }
+  }
+  uint32_t utid = model_add_thread(model, machine_id, tid, TM_NULL_ID);
+  if (upid != TM_NULL_ID)
+    associate(session, utid, upid, pid);
+  while (session->thread_prev_same_tid.len <= utid)
+    tm_vec_push(&session->thread_prev_same_tid, TM_NULL_ID);
+  session->thread_prev_same_tid.data[utid] = newest;
+  g_hash_table_replace(session->threads, g_memdup2(&key, sizeof key),
+                       GUINT_TO_POINTER(utid + 1));
+  return utid;
 }
 
 static tm_process_ref svc_process(tm_host *host, tm_machine_ref machine,
@@ -325,25 +380,7 @@ static tm_thread_ref svc_thread(tm_host *host, tm_machine_ref machine,
     return REF(session->machine_idle_utid.data[machine_id]);
   /* pid < 0: the process is unknown (ftrace lines without a tgid). */
   uint32_t upid = pid < 0 ? TM_NULL_ID : process_id(host, machine_id, pid);
-  identity_key key = {.machine_id = machine_id, .id = tid};
-  gpointer found = g_hash_table_lookup(session->threads, &key);
-  if (found) {
-    uint32_t utid = GPOINTER_TO_UINT(found) - 1;
-    tm_thread_row *row = &session->model->threads.data[utid];
-    if (row->upid == upid || pid < 0)
-      return REF(utid);
-    if (row->upid == TM_NULL_ID) {
-      row->upid = upid;
-      return REF(utid);
-    }
-    /* Same tid in another process: the tid was reused. */
-  }
-  uint32_t utid = model_add_thread(session->model, machine_id, tid, upid);
-  if (pid >= 0)
-    session->model->threads.data[utid].is_main_thread = tid == pid;
-  g_hash_table_replace(session->threads, g_memdup2(&key, sizeof key),
-                       GUINT_TO_POINTER(utid + 1));
-  return REF(utid);
+  return REF(thread_in_process(session, machine_id, tid, upid, pid));
 }
 
 static void svc_process_set_name(tm_host *host, tm_process_ref process,

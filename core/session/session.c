@@ -90,6 +90,7 @@ void tm_session_free(tm_session *session) {
   tm_vec_free(&session->extras);
   tm_vec_free(&session->machine_idle_upid);
   tm_vec_free(&session->machine_idle_utid);
+  tm_vec_free(&session->thread_prev_same_tid);
   model_free(session->model);
   plugin_set_free(session->plugins);
   session_manifest_free(session->manifest);

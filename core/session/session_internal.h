@@ -106,7 +106,10 @@ struct tm_session {
   TM_VEC(uint32_t) machine_idle_upid;
   TM_VEC(uint32_t) machine_idle_utid;
   GHashTable *processes; /* (machine, pid) -> upid + 1 */
-  GHashTable *threads;   /* (machine, tid) -> utid + 1 */
+  GHashTable *threads;   /* (machine, tid) -> newest utid + 1 */
+  /* By utid: the previous thread with the same (machine, tid), or
+   * TM_NULL_ID; with `threads`, every thread a tid ever named. */
+  TM_VEC(uint32_t) thread_prev_same_tid;
   GHashTable *tracks;    /* track_key -> track id + 1 */
   /* Machine row + 1 -> tm_host* of its primary file (clock-model.md §2):
    * the first file in processing order to have data or clocks on that
