@@ -422,11 +422,13 @@ static void test_single_snapshot_path_gives_a_constant_span(void) {
   g_assert_cmpint(span.offset_ns, ==, 300);
   g_assert_cmpint(span.first, ==, INT64_MIN);
   g_assert_cmpint(span.last, ==, INT64_MAX - 300);
-  /* A value whose result would overflow wraps, on its own span. */
-  g_assert_cmpint(clock_graph_span(g, a, INT64_MAX, b, &span), ==, TM_CLOCK_OK);
-  g_assert_cmpint(span.first, ==, INT64_MAX);
-  g_assert_cmpint(span.last, ==, INT64_MAX);
-  g_assert_cmpint(clock_span_apply(&span, INT64_MAX), ==, INT64_MIN + 299);
+  /* A value whose result would overflow is refused, never wrapped: the
+   * first value past the span's last is the first that overflows. */
+  g_assert_cmpint(clock_graph_span(g, a, INT64_MAX, b, &span), ==, TM_CLOCK_OVERFLOW);
+  g_assert_cmpint(clock_graph_span(g, a, INT64_MAX - 299, b, &span), ==, TM_CLOCK_OVERFLOW);
+  g_assert_cmpint(clock_graph_span(g, a, INT64_MAX - 300, b, &span), ==, TM_CLOCK_OK);
+  int64_t converted = 0;
+  g_assert_cmpint(clock_graph_convert(g, a, INT64_MAX, b, &converted), ==, TM_CLOCK_OVERFLOW);
   g_assert_cmpint(clock_graph_span(g, a, 5, a, &span), ==, TM_CLOCK_OK);
   g_assert_cmpint(span.offset_ns, ==, 0);
   g_assert_cmpint(span.first, ==, INT64_MIN);

@@ -143,6 +143,23 @@ static void test_negative_duration_is_dropped(fixture *f, gconstpointer d) {
   g_assert_cmpint(stat(f, "slice_negative_duration"), ==, 1);
 }
 
+static void test_slice_whose_end_overflows_is_dropped_and_counted(fixture *f,
+                                                                gconstpointer d) {
+  (void)d;
+  push(f, TM_EVENT_SLICE_COMPLETE, 10, 5, "fits");
+  /* INT64_MAX - 10 + 11 is one past INT64_MAX. */
+  push(f, TM_EVENT_SLICE_COMPLETE, INT64_MAX - 10, 11, "overflows");
+  push(f, TM_EVENT_SLICE_COMPLETE, INT64_MAX - 10, 10, "ends-at-max");
+  tm_model *m = f->session->model;
+  g_assert_cmpuint(m->slices.len, ==, 2);
+  g_assert_cmpint(slice(f, 1)->dur, ==, 10);
+  g_assert_cmpint(stat(f, "slice_timestamp_overflow"), ==, 1);
+  /* The bounds saturate at INT64_MAX instead of wrapping negative. */
+  model_finalize(m);
+  g_assert_cmpint(m->bounds_start, ==, 10);
+  g_assert_cmpint(m->bounds_end, ==, INT64_MAX);
+}
+
 static void test_depth_beyond_512_is_dropped(fixture *f, gconstpointer d) {
   (void)d;
   for (int i = 0; i < 520; i++)
@@ -277,6 +294,8 @@ int main(int argc, char **argv) {
   ADD("/model-builder/partially-overlapping-complete-slice-spills",
       test_partially_overlapping_complete_slice_spills);
   ADD("/model-builder/negative-duration-is-dropped", test_negative_duration_is_dropped);
+  ADD("/model-builder/slice-whose-end-overflows-is-dropped-and-counted",
+      test_slice_whose_end_overflows_is_dropped_and_counted);
   ADD("/model-builder/depth-beyond-512-is-dropped", test_depth_beyond_512_is_dropped);
   ADD("/model-builder/flows-link-enclosing-slices", test_flows_link_enclosing_slices);
   ADD("/model-builder/flow-bound-to-next-begin", test_flow_bound_to_next_begin);

@@ -363,6 +363,38 @@ static void test_failed_conversions_log_the_first_events(void) {
   model_free(model);
 }
 
+static void test_conversions_that_overflow_are_dropped_and_counted(void) {
+  tm_model *model = model_new();
+  tm_stats *stats = stats_new(model);
+  tm_clock_graph *g = clock_graph_new();
+  tm_clock_node phone = clock_node(g, BOOTTIME, 1);
+  tm_clock_node server = clock_node(g, BOOTTIME, 2);
+  relate(g, server, 0, phone, 1000); /* server T = phone T + 1000 */
+  clock_graph_set_trace_time(g, phone);
+  tm_sorter *sorter = sorter_new();
+  tm_event_run *on_server = sorter_run(sorter, server, 2, 1);
+  /* The first event already overflows: the run is kept and each event
+   * converted on its own; INT64_MAX - 1000 is the last value that fits. */
+  push(on_server, INT64_MAX, 0, TM_EVENT_SLICE_COMPLETE);
+  push(on_server, 5, 1, TM_EVENT_SLICE_COMPLETE);
+  push(on_server, INT64_MAX - 999, 2, TM_EVENT_SLICE_COMPLETE);
+  push(on_server, INT64_MAX - 1000, 3, TM_EVENT_SLICE_COMPLETE);
+  sorter_convert(sorter, g, stats);
+  g_assert_cmpint(stats_get(stats, "clock_sync_failure_overflow", TM_NULL_INT64, 2, 1),
+                  ==, 2);
+  GArray *out = merge_all(sorter);
+  g_assert_cmpuint(out->len, ==, 2);
+  g_assert_cmpint(at(out, 0)->ts, ==, 1005);
+  g_assert_cmpuint(at(out, 0)->tag, ==, 1);
+  g_assert_cmpint(at(out, 1)->ts, ==, INT64_MAX);
+  g_assert_cmpuint(at(out, 1)->tag, ==, 3);
+  g_array_free(out, TRUE);
+  sorter_free(sorter);
+  clock_graph_free(g);
+  stats_free(stats);
+  model_free(model);
+}
+
 static void test_negative_timestamps_are_dropped_and_counted(void) {
   tm_model *model = model_new();
   tm_stats *stats = stats_new(model);
@@ -631,6 +663,8 @@ int main(int argc, char **argv) {
                   test_multi_snapshot_edge_matches_the_graph);
   g_test_add_func("/sorter/convert/failures-are-dropped-and-counted",
                   test_failed_conversions_are_dropped_and_counted);
+  g_test_add_func("/sorter/convert/conversions-that-overflow-are-dropped-and-counted",
+                  test_conversions_that_overflow_are_dropped_and_counted);
   g_test_add_func("/sorter/convert/negative-timestamps-are-dropped-and-counted",
                   test_negative_timestamps_are_dropped_and_counted);
   g_test_add_func("/sorter/convert/failed-conversions-log-the-first-16-per-stat-file-and-machine",

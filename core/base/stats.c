@@ -20,6 +20,9 @@ static const tm_stat_info catalog[] = {
      "The trace-time clock was not in the clock graph; event dropped."},
     {"clock_sync_failure_no_path", "error", "analysis", MT,
      "No chain of at most 4 clock edges reaches trace time; event dropped."},
+    {"clock_sync_failure_overflow", "error", "analysis", MT,
+     "An event's time converted to trace time (or a value on the way) did "
+     "not fit in 64 bits; event dropped."},
     {"clock_sync_unrelatable_clock_domains", "error", "analysis", MT,
      "A file's clock could not be tied to trace time by any rule; its "
      "events are dropped."},
@@ -62,6 +65,9 @@ static const tm_stat_info catalog[] = {
      "A complete slice partially overlapped another on its track; dropped."},
     {"slice_negative_duration", "error", "analysis", MT,
      "A slice with a negative duration was dropped."},
+    {"slice_timestamp_overflow", "error", "analysis", MT,
+     "A complete slice whose end (ts + dur) does not fit in 64 bits was "
+     "dropped."},
     {"slice_max_depth_exceeded", "error", "analysis", MT,
      "A slice nested deeper than 512 levels was dropped."},
     {"misplaced_end_event", "data_loss", "analysis", MT,

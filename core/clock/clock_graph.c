@@ -618,9 +618,10 @@ static size_t series_lookup(const clock_series *series, int64_t v) {
 
 /* Follows `path` for `value`. The range is tracked in 128 bits: within
  * [first, last] every hop picks the same snapshot and no intermediate value
- * overflows, so one offset holds for the whole range. A value whose
- * conversion overflows gets a one-value span with the wrapped result. */
-static void path_span(const tm_clock_graph *graph, const clock_path *path,
+ * overflows, so one offset holds for the whole range. Returns false when
+ * `value` itself is outside its range: then its result, or a value on the
+ * way, does not fit in 64 bits (the snapshot choices always include it). */
+static bool path_span(const tm_clock_graph *graph, const clock_path *path,
                       int64_t value, tm_clock_span *out) {
   __int128 lo = INT64_MIN, hi = INT64_MAX, cum = 0;
   int64_t v = value;
@@ -650,6 +651,7 @@ static void path_span(const tm_clock_graph *graph, const clock_path *path,
     out->offset_ns = (int64_t)((uint64_t)v - (uint64_t)value);
     out->first = out->last = value;
   }
+  return exact;
 }
 
 tm_clock_failure clock_graph_span(tm_clock_graph *graph, tm_clock_node from,
@@ -662,7 +664,8 @@ tm_clock_failure clock_graph_span(tm_clock_graph *graph, tm_clock_node from,
   const clock_path *path = find_path(graph, from, to);
   if (path->failure != TM_CLOCK_OK)
     return path->failure;
-  path_span(graph, path, value, out);
+  if (!path_span(graph, path, value, out))
+    return TM_CLOCK_OVERFLOW;
   span_cache_entry *entry = &graph->spans[graph->next_span];
   graph->next_span = (graph->next_span + 1) % SPAN_CACHE_SIZE;
   *entry = (span_cache_entry){from, to, *out};
@@ -707,6 +710,8 @@ const char *clock_failure_stat_name(tm_clock_failure failure) {
     return "clock_sync_failure_unknown_target_clock";
   case TM_CLOCK_NO_PATH:
     return "clock_sync_failure_no_path";
+  case TM_CLOCK_OVERFLOW:
+    return "clock_sync_failure_overflow";
   }
   return NULL;
 }

@@ -41,6 +41,9 @@ typedef enum tm_clock_failure {
   TM_CLOCK_UNKNOWN_SOURCE = 1, /* never in any snapshot */
   TM_CLOCK_UNKNOWN_TARGET = 2,
   TM_CLOCK_NO_PATH = 3,
+  /* A path exists, but this value's result (or a value on the way) does
+   * not fit in 64 bits: the value is dropped, never wrapped. */
+  TM_CLOCK_OVERFLOW = 4,
 } tm_clock_failure;
 
 typedef enum tm_clock_bridge {
@@ -136,10 +139,11 @@ int64_t clock_graph_add_zero_offset_edge(tm_clock_graph *graph, tm_clock_node a,
 
 /* The translation that converts `value` and the range of source values
  * sharing it: for every v in [first, last], convert(v) == v + offset_ns
- * (applied with clock_span_apply, which wraps like the conversion does).
- * A path whose edges each hold one snapshot gives a span covering every
- * value that does not overflow; the sorter uses this to convert whole runs
- * without per-event lookups. */
+ * (clock_span_apply; no value of the range overflows). A path whose edges
+ * each hold one snapshot gives a span covering every value that does not
+ * overflow; the sorter uses this to convert whole runs without per-event
+ * lookups. A value whose conversion would overflow fails with
+ * TM_CLOCK_OVERFLOW (`out` then holds a one-value span for it, unused). */
 typedef struct tm_clock_span {
   int64_t offset_ns;
   int64_t first;

@@ -4,6 +4,8 @@
  * to NULL in exactly one place.
  */
 #include "model/model.h"
+
+#include "base/checked_math.h"
 #include "model/profile_builder.h"
 
 #include <glib.h>
@@ -295,7 +297,7 @@ void model_finalize(tm_model *model) {
   int64_t start = INT64_MAX, end = INT64_MIN;
   for (size_t i = 0; i < model->slices.len; i++) {
     const tm_slice_row *s = &model->slices.data[i];
-    int64_t slice_end = s->ts + (s->dur > 0 ? s->dur : 0);
+    int64_t slice_end = tm_saturating_add(s->ts, s->dur > 0 ? s->dur : 0);
     start = MIN(start, s->ts);
     end = MAX(end, slice_end);
     any = true;
@@ -308,19 +310,19 @@ void model_finalize(tm_model *model) {
   for (size_t i = 0; i < model->sched_slices.len; i++) {
     const tm_sched_row *s = &model->sched_slices.data[i];
     start = MIN(start, s->ts);
-    end = MAX(end, s->ts + (s->dur > 0 ? s->dur : 0));
+    end = MAX(end, tm_saturating_add(s->ts, s->dur > 0 ? s->dur : 0));
     any = true;
   }
   for (size_t i = 0; i < model->thread_states.len; i++) {
     const tm_thread_state_row *s = &model->thread_states.data[i];
     start = MIN(start, s->ts);
-    end = MAX(end, s->ts + (s->dur > 0 ? s->dur : 0));
+    end = MAX(end, tm_saturating_add(s->ts, s->dur > 0 ? s->dur : 0));
     any = true;
   }
   if (!any) {
     start = end = 0;
   } else if (start == end) {
-    end = start + 1;
+    end = tm_saturating_add(start, 1);
   }
   model->bounds_start = start;
   model->bounds_end = end;

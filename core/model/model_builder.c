@@ -12,6 +12,7 @@
  */
 #include <string.h>
 
+#include "base/checked_math.h"
 #include "model/profile_builder.h"
 #include "model/sched_builder.h"
 #include "session/session_internal.h"
@@ -210,9 +211,10 @@ static uint32_t open_slice_row(tm_model_builder *builder, track_state *state,
       model_slice_set_thread_time(builder->model, slice_id, extra->thread_ts,
                                   thread_dur);
   }
-  /* Zero-length slices enclose nothing, so they never go on the stack. */
+  /* Zero-length slices enclose nothing, so they never go on the stack.
+   * A complete slice's end was checked to fit by on_complete(). */
   if (dur != 0) {
-    open_slice entry = {slice_id, dur < 0 ? OPEN : ev->ts + dur};
+    open_slice entry = {slice_id, dur < 0 ? OPEN : tm_saturating_add(ev->ts, dur)};
     tm_vec_push(&state->stack, entry);
   }
   state->last_slice = slice_id;
@@ -227,6 +229,11 @@ static void on_complete(tm_model_builder *builder, const tm_event *ev,
     count(builder, "slice_negative_duration", machine_id, trace_id);
     return;
   }
+  int64_t end_ts;
+  if (!tm_checked_add(ev->ts, ev->u.dur_ns, &end_ts)) {
+    count(builder, "slice_timestamp_overflow", machine_id, trace_id);
+    return;
+  }
   /* A complete slice that starts inside a sibling but ends after it cannot
    * nest: like trace_processor, move it to an overflow track. Bounded: each
    * level is a new track whose stack is shallower or empty. */
@@ -235,7 +242,7 @@ static void on_complete(tm_model_builder *builder, const tm_event *ev,
     pop_finished(state, ev->ts);
     const open_slice *top =
         state->stack.len ? &state->stack.data[state->stack.len - 1] : NULL;
-    if (!top || top->end_ts == OPEN || ev->ts + ev->u.dur_ns <= top->end_ts) {
+    if (!top || top->end_ts == OPEN || end_ts <= top->end_ts) {
       open_slice_row(builder, state, ev, track_id, ev->u.dur_ns, machine_id,
                      trace_id);
       return;
@@ -296,8 +303,12 @@ static void on_end(tm_model_builder *builder, const tm_event *ev,
     const tm_event_extra *extra = extra_of(builder, ev);
     if (extra && extra->thread_ts != TM_NULL_INT64) {
       tm_slice_thread_time *tt = model_slice_thread_time(model, entry->slice_id);
-      if (tt && tt->thread_ts != TM_NULL_INT64)
-        tt->thread_dur = extra->thread_ts - tt->thread_ts;
+      int64_t thread_dur;
+      /* Thread times are the reader's raw values: a difference that does
+       * not fit leaves thread_dur unknown. */
+      if (tt && tt->thread_ts != TM_NULL_INT64 &&
+          tm_checked_sub(extra->thread_ts, tt->thread_ts, &thread_dur))
+        tt->thread_dur = thread_dur;
     }
     merge_end_args(model, slice, ev->arg_set_id);
     /* Slices opened above the matched one and still open never end. */

@@ -257,7 +257,10 @@ static void convert_run(tm_event_run *run, tm_clock_graph *graph,
   if (run->clock != trace_time && run->clock != TM_NO_CLOCK_NODE && run->len) {
     tm_clock_failure failure =
         clock_graph_span(graph, run->clock, run->events[0].ts, trace_time, &span);
-    if (failure != TM_CLOCK_OK) {
+    if (failure == TM_CLOCK_OVERFLOW) {
+      /* A path exists; only that value fails: every event looks again. */
+      span = (tm_clock_span){0, 1, 0};
+    } else if (failure != TM_CLOCK_OK) {
       /* Path failures do not depend on the value: the whole run goes. */
       count_clock_failures(stats, graph, failure, run, 0, run->len, trace_time);
       run->len = 0;
@@ -278,8 +281,10 @@ static void convert_run(tm_event_run *run, tm_clock_graph *graph,
     int64_t ts = ev[i].ts;
     if (G_UNLIKELY(ts < first || ts > last)) {
       tm_clock_failure failure = clock_graph_span(graph, run->clock, ts, trace_time, &span);
-      if (failure != TM_CLOCK_OK) { /* cannot happen once a path exists */
+      if (failure != TM_CLOCK_OK) { /* once a path exists: an overflow */
         count_clock_failures(stats, graph, failure, run, i, 1, trace_time);
+        first = 1;
+        last = 0;
         continue;
       }
       offset = span.offset_ns;
