@@ -360,8 +360,9 @@ static void test_loose_inputs_and_standalone_manifest(void) {
   e2e_cleanup(dir);
 }
 
-/* A repeated `path` uses the first entry (b = a + 500, not + 900); a
- * cycle of `sync_to` is no error, only two edges (both slices place). */
+/* A repeated `path` (on the same machines) uses the first entry (b = a +
+ * 500, not + 900); a cycle of `sync_to` fails the import (not the
+ * reference's rule: it would take the cycle as two edges). */
 static void test_repeated_paths_and_sync_cycles(void) {
   g_autofree char *dir = e2e_tmpdir();
   g_autofree char *a = e2e_json_slice("a", 1, 1, 2000);
@@ -386,10 +387,11 @@ static void test_repeated_paths_and_sync_cycles(void) {
       " \"offset_ns\": 100}},\n"
       " {\"path\": \"a.json\", \"clocks\": {\"sync_to\": {\"file\": \"b.json\"},"
       " \"offset_ns\": 100}}]}}\n";
-  g_autofree char *cycle = e2e_query_archive(dir, E2E_ZIP, members, 3,
-      "SELECT count(*) AS slices, (SELECT count(DISTINCT snapshot_id) FROM "
-      "clock_snapshot) AS edges FROM slice");
-  e2e_assert_text(cycle, "\"slices\",\"edges\"\n2,2\n");
+  g_autofree char *cycle = e2e_write_archive(dir, "cycle.zip", E2E_ZIP, members, 3);
+  assert_import_fails(dir, "cycle.zip",
+                      "perfetto_manifest: clocks: sync_to forms a cycle: 'b.json' -> "
+                      "'a.json' -> 'b.json'. Each file must lead, through sync_to, to "
+                      "one that has no sync_to of its own.");
   e2e_cleanup(dir);
 }
 
@@ -642,17 +644,10 @@ static void test_hostile_huge_files_array(void) {
 }
 
 /* A sync_to cycle of three files, all PINs with offsets: a -> b (+100),
- * b -> c (+200), c -> a (+400). Overrides are just edges (one snapshot
- * each, §9.3): {a: 0, b: 100}, {b: 0, c: 200}, {c: 0, a: 400}. The cycle is
- * inconsistent (700 ns around the loop) but nothing loops: conversion is a
- * breadth-first search of at most 4 edges and takes the shortest path.
- * a.json is processed first, so its private clock is trace time. b and c
- * each have a direct edge to a, so that edge places them and no fallback
- * edge is added:
- *  - b reads T when a reads T - 100: b's 2 000 000 -> 1 999 900;
- *  - c reads T when a reads T + 400: c's 2 000 000 -> 2 000 400;
- *  - a stays at 2 000 000.
- * Three snapshots in clock_snapshot, one per override. */
+ * b -> c (+200), c -> a (+400). The reference would take it as three edges
+ * (700 ns of contradiction around the loop, resolved by whichever path is
+ * shortest); here it fails the import, naming the files around it, and
+ * nothing of any trace is imported (a manifest error, §9.1). */
 static void test_hostile_sync_cycle_of_three(void) {
   g_autofree char *dir = e2e_tmpdir();
   g_autofree char *a = e2e_json_slice("a", 1, 1, 2000);
@@ -672,35 +667,45 @@ static void test_hostile_sync_cycle_of_three(void) {
       {"b.json", b, 0},
       {"c.json", c, 0},
   };
-  g_autofree char *slices = e2e_query_archive(dir, E2E_ZIP, members, 4,
-      "SELECT name, ts, (SELECT count(DISTINCT snapshot_id) FROM clock_snapshot) "
-      "AS snapshots FROM slice ORDER BY name");
-  e2e_assert_text(slices, "\"name\",\"ts\",\"snapshots\"\n"
-                          "\"a\",2000000,3\n\"b\",1999900,3\n\"c\",2000400,3\n");
+  g_autofree char *zip = e2e_write_archive(dir, "ring.zip", E2E_ZIP, members, 4);
+  assert_import_fails(dir, "ring.zip",
+                      "perfetto_manifest: clocks: sync_to forms a cycle: 'a.json' -> "
+                      "'b.json' -> 'c.json' -> 'a.json'. Each file must lead, through "
+                      "sync_to, to one that has no sync_to of its own.");
   e2e_cleanup(dir);
 }
 
 /* Duplicate paths: the first entry wins (§9 "a repeated `path` uses the
- * first entry"), for attribution as for clocks. a.json is listed as
- * machine "phone" and then as "server"; its thread lands on "phone". */
+ * first entry") when they agree on machines, for clocks too: the third
+ * entry's self-PIN is ignored with it (no edge, ts 1 µs). Listed as
+ * machine "phone" and then as "server", the import fails instead (not the
+ * reference's rule, which would silently keep "phone"). */
 static void test_hostile_duplicate_paths_first_wins(void) {
   g_autofree char *dir = e2e_tmpdir();
   g_autofree char *a = e2e_json_slice("a", 1, 1, 1);
-  const e2e_member members[] = {
+  e2e_member members[] = {
       {"manifest.json",
        "{\"perfetto_manifest\": {\"version\": 1, \"files\": [\n"
        " {\"path\": \"a.json\", \"machine\": {\"name\": \"phone\"}},\n"
-       " {\"path\": \"a.json\", \"machine\": {\"name\": \"server\"}},\n"
-       " {\"path\": \"a.json\", \"clocks\": {\"sync_to\": {\"file\": \"a.json\"},"
-       " \"offset_ns\": 5}}]}}\n",
+       " {\"path\": \"a.json\", \"machine\": {\"name\": \"phone\"}},\n"
+       " {\"path\": \"a.json\", \"machine\": {\"name\": \"phone\"}, \"clocks\":"
+       " {\"sync_to\": {\"file\": \"a.json\"}, \"offset_ns\": 5}}]}}\n",
        0},
       {"a.json", a, 0},
   };
   g_autofree char *slices = e2e_query_archive(dir, E2E_ZIP, members, 2,
       "SELECT s.ts, m.name FROM slice s JOIN thread_track t ON s.track_id = t.id "
       "JOIN thread USING (utid) JOIN machine m ON thread.machine_id = m.id");
-  /* The third entry's self-PIN is ignored with it: no edge, ts 1 µs. */
   e2e_assert_text(slices, "\"ts\",\"name\"\n1000,\"phone\"\n");
+  members[0].content =
+      "{\"perfetto_manifest\": {\"version\": 1, \"files\": [\n"
+      " {\"path\": \"a.json\", \"machine\": {\"name\": \"phone\"}},\n"
+      " {\"path\": \"a.json\", \"machine\": {\"name\": \"server\"}}]}}\n";
+  g_autofree char *zip = e2e_write_archive(dir, "twice.zip", E2E_ZIP, members, 2);
+  assert_import_fails(dir, "twice.zip",
+                      "perfetto_manifest: files: 'a.json' is listed twice with different "
+                      "machines. A file's data is on one set of machines: list it once, "
+                      "with `machine` or `machines`.");
   e2e_cleanup(dir);
 }
 
@@ -938,7 +943,7 @@ int main(int argc, char **argv) {
                   test_trace_time_clock_from_manifest);
   g_test_add_func("/e2e/manifest/inputs/loose-files-and-standalone-manifest",
                   test_loose_inputs_and_standalone_manifest);
-  g_test_add_func("/e2e/manifest/files/repeated-path-uses-first-entry-and-cycles-place",
+  g_test_add_func("/e2e/manifest/files/repeated-path-uses-first-entry-and-cycles-fail",
                   test_repeated_paths_and_sync_cycles);
   g_test_add_func("/e2e/manifest/errors/placement", test_placement_errors);
   g_test_add_func("/e2e/manifest/errors/validation-fails-the-import",
@@ -951,9 +956,9 @@ int main(int argc, char **argv) {
                   test_hostile_deep_nesting);
   g_test_add_func("/e2e/manifest/hostile/files-array-of-200000-entries-imports",
                   test_hostile_huge_files_array);
-  g_test_add_func("/e2e/manifest/hostile/sync-to-cycle-of-three-places-by-direct-edges",
+  g_test_add_func("/e2e/manifest/hostile/sync-to-cycle-of-three-fails-the-import",
                   test_hostile_sync_cycle_of_three);
-  g_test_add_func("/e2e/manifest/hostile/duplicate-paths-first-entry-wins",
+  g_test_add_func("/e2e/manifest/hostile/duplicate-paths-on-one-machine-first-entry-wins-on-two-fail",
                   test_hostile_duplicate_paths_first_wins);
   g_test_add_func("/e2e/manifest/hostile/file-synced-to-itself-fails-with-the-graph-error",
                   test_hostile_file_synced_to_itself);

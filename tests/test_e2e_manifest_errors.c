@@ -269,6 +269,12 @@ static const error_case cases[] = {
      M("'files': [{'path': 'a.json', 'clocks': {'sync_to': {'file': 'b.json'}, 'offset_ns': "
        "9223372036854775808}}, {'path': 'b.json'}]"),
      P "clocks: offset_ns is out of range"},
+    /* Beyond the reference: |offset_ns| > 2^62 (core/input/manifest.h). */
+    {"/e2e/manifest/errors/10.1-09/offset-ns-is-int64-max",
+     M("'files': [{'path': 'a.json', 'clocks': {'sync_to': {'file': 'b.json'}, 'offset_ns': "
+       "9223372036854775807}}, {'path': 'b.json'}]"),
+     P "clocks: offset_ns is out of range: it must be within -4611686018427387904 and "
+       "4611686018427387904 (2^62 ns, about 146 years)"},
     /* #10 */
     {"/e2e/manifest/errors/10.1-10/exported-table-row-count-not-an-integer",
      M("'files': [{'path': 't.tsv', '__exported_table_schema': {'format': 1, 'name': 'slice', "

@@ -1144,8 +1144,21 @@ static void test_values_offsets(void) {
   check_offset("-300", -300, 300, 0);
   check_offset("0", 0, 0, 0);
   check_offset("-0", 0, 0, 0);
-  check_offset("9223372036854775807", INT64_MAX, 0, INT64_MAX);
-  check_offset("-9223372036854775807", -INT64_MAX, INT64_MAX, 0);
+  /* The largest magnitude accepted is 2^62 = 4611686018427387904. */
+  check_offset("4611686018427387904", INT64_C(1) << 62, 0, INT64_C(1) << 62);
+  check_offset("-4611686018427387904", -(INT64_C(1) << 62), INT64_C(1) << 62, 0);
+  static const char range[] =
+      "perfetto_manifest: clocks: offset_ns is out of range: it must be within "
+      "-4611686018427387904 and 4611686018427387904 (2^62 ns, about 146 years)";
+  static const char *const too_far[] = {"4611686018427387905", "9223372036854775807",
+                                        "-4611686018427387905", "-9223372036854775807"};
+  for (size_t i = 0; i < G_N_ELEMENTS(too_far); i++) {
+    g_autofree char *json = g_strdup_printf(
+        M(", 'files': [{'path': 'a.json', 'clocks': {'sync_to': {'file': "
+          "'b.json'}, 'offset_ns': %s}}, {'path': 'b.json'}]"),
+        too_far[i]);
+    assert_parse_error(json, range);
+  }
   /* Absent: zero offset. */
   tm_manifest *m = parse_ok(M(", 'files': [{'path': 'a', 'clocks': "
                               "{'sync_to': {'file': 'a'}}}]"));
@@ -1282,27 +1295,35 @@ static void test_trace_time_row_zero(void) {
 static void test_hostile_duplicate_paths(void) {
   tm_manifest *m = resolve_ok(
       M(", 'files': [{'path': 'a.json', 'machine': {'name': 'one'}}, "
-        "{'path': 'a.json', 'machine': {'name': 'two'}, 'clocks': {'sync_to': "
-        "{'file': 'a.json'}, 'offset_ns': 9}}, {'path': 'b.json', 'clocks': "
+        "{'path': 'a.json', 'machine': {'name': 'one'}, 'clocks': {'sync_to': "
+        "{'file': 'b.json'}, 'offset_ns': 9}}, {'path': 'b.json', 'clocks': "
         "{'sync_to': {'file': 'a.json', 'machine': 'one'}}}]"),
       members, N_MEMBERS);
   g_assert_false(m->files[0].shadowed);
   g_assert_true(m->files[1].shadowed);
   g_assert_true(manifest_borrow_file(m, "a.json") == &m->files[0]);
-  /* The shadowed entry's machine still gets its row (the reference walks
-   * every entry), and its override is validated; the session skips it. */
-  g_assert_cmpuint(m->n_machines, ==, 2);
+  /* The shadowed entry's override is validated; the session skips it (so
+   * its sync_to back to b.json is no cycle). */
+  g_assert_cmpuint(m->n_machines, ==, 1);
   g_assert_cmpuint(m->files[2].clocks->sync_entry, ==, 0);
   g_assert_cmpuint(m->files[2].clocks->sync_machine, ==, 0);
   manifest_free(m);
-  /* References see only the first entry: 'two' is not declared by it. */
-  assert_resolve_error(
-      M(", 'files': [{'path': 'a.json', 'machine': {'name': 'one'}}, "
-        "{'path': 'a.json', 'machine': {'name': 'two'}}, {'path': 'b.json', "
-        "'clocks': {'sync_to': {'file': 'a.json', 'machine': 'two'}}}]"),
-      members, N_MEMBERS,
-      "perfetto_manifest: clocks: sync_to.machine 'two' is not a machine "
-      "declared by file 'a.json'.");
+  /* The same path on different machines is an error, whichever way they
+   * differ: another name, a name and none, `machine` and `machines`. */
+  static const char *const second[] = {
+      "'machine': {'name': 'two'}",
+      "'clocks': {'sync_to': {'file': 'b.json'}}",
+      "'machines': [{'id': 0, 'name': 'one'}]",
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(second); i++) {
+    g_autofree char *json = g_strdup_printf(
+        M(", 'files': [{'path': 'a.json', 'machine': {'name': 'one'}}, "
+          "{'path': 'b.json'}, {'path': 'a.json', %s}]"),
+        second[i]);
+    assert_parse_error(json, "perfetto_manifest: files: 'a.json' is listed twice with "
+                             "different machines. A file's data is on one set of "
+                             "machines: list it once, with `machine` or `machines`.");
+  }
   /* A shadowed entry's errors are still raised. */
   assert_parse_error(M(", 'files': [{'path': 'a.json'}, {'path': 'a.json', "
                        "'machine': {'name': ''}}]"),
@@ -1310,19 +1331,58 @@ static void test_hostile_duplicate_paths(void) {
 }
 
 static void test_hostile_sync_to_cycles(void) {
-  tm_manifest *m = resolve_ok(
+  /* Two files synced to each other; three in a ring (a -> b -> c -> a),
+   * named from the first file the walk finds on it. */
+  assert_resolve_error(
       M(", 'files': [{'path': 'a.json', 'clocks': {'sync_to': {'file': "
         "'b.json'}, 'offset_ns': 100}}, {'path': 'b.json', 'clocks': "
-        "{'sync_to': {'file': 'a.json'}, 'offset_ns': 200}}, {'path': "
-        "'a.pb', 'clocks': {'clock': 'BOOTTIME', 'sync_to': {'file': 'a.pb', "
-        "'clock': 'MONOTONIC'}}}]"),
+        "{'sync_to': {'file': 'a.json'}, 'offset_ns': 200}}]"),
+      members, N_MEMBERS,
+      "perfetto_manifest: clocks: sync_to forms a cycle: 'a.json' -> 'b.json' -> "
+      "'a.json'. Each file must lead, through sync_to, to one that has no sync_to "
+      "of its own.");
+  assert_resolve_error(
+      M(", 'files': [{'path': 'b.pb'}, {'path': 'a.json', 'clocks': {'sync_to': "
+        "{'file': 'b.json'}}}, {'path': 'b.json', 'clocks': {'sync_to': {'file': "
+        "'a.pb', 'clock': 'BOOTTIME'}}}, {'path': 'a.pb', 'clocks': {'clock': "
+        "'BOOTTIME', 'sync_to': {'file': 'a.json'}}}]"),
+      members, N_MEMBERS,
+      "perfetto_manifest: clocks: sync_to forms a cycle: 'a.json' -> 'b.json' -> "
+      "'a.pb' -> 'a.json'. Each file must lead, through sync_to, to one that has "
+      "no sync_to of its own.");
+  /* A chain that ends (c -> b -> a) is fine, and so is a file related to
+   * itself (two of its clocks: the graph judges that edge). */
+  tm_manifest *m = resolve_ok(
+      M(", 'files': [{'path': 'a.json'}, {'path': 'b.json', 'clocks': "
+        "{'sync_to': {'file': 'a.json'}}}, {'path': 'a.pb', 'clocks': {'sync_to': "
+        "{'file': 'b.json'}}}, {'path': 'b.pb', 'clocks': {'clock': 'BOOTTIME', "
+        "'sync_to': {'file': 'b.pb', 'clock': 'MONOTONIC'}}}]"),
       members, N_MEMBERS);
-  g_assert_cmpuint(m->files[0].clocks->sync_entry, ==, 1);
   g_assert_cmpuint(m->files[1].clocks->sync_entry, ==, 0);
-  g_assert_cmpuint(m->files[1].clocks->source_member, ==, 4);
-  g_assert_cmpuint(m->files[1].clocks->sync_member, ==, 3);
-  g_assert_cmpuint(m->files[2].clocks->sync_entry, ==, 2);
+  g_assert_cmpuint(m->files[2].clocks->sync_entry, ==, 1);
+  g_assert_cmpuint(m->files[3].clocks->sync_entry, ==, 3);
   manifest_free(m);
+  /* Machines of a multi-machine file are apart: relay's vm synced to the
+   * phone, the phone synced to relay's host, is a chain, not a cycle. */
+  m = resolve_ok(
+      M(", 'files': [{'path': 'a.pb', 'machines': [{'id': 0, 'name': 'host'}, "
+        "{'id': 7, 'name': 'vm'}], 'clocks': {'machine': 'vm', 'clock': "
+        "'BOOTTIME', 'sync_to': {'file': 'b.pb', 'clock': 'BOOTTIME'}}}, "
+        "{'path': 'b.pb', 'clocks': {'clock': 'BOOTTIME', 'sync_to': {'file': "
+        "'a.pb', 'machine': 'host', 'clock': 'BOOTTIME'}}}]"),
+      members, N_MEMBERS);
+  manifest_free(m);
+  /* ... but the vm synced to the phone and the phone to the vm is one. */
+  assert_resolve_error(
+      M(", 'files': [{'path': 'a.pb', 'machines': [{'id': 0, 'name': 'host'}, "
+        "{'id': 7, 'name': 'vm'}], 'clocks': {'machine': 'vm', 'clock': "
+        "'BOOTTIME', 'sync_to': {'file': 'b.pb', 'clock': 'BOOTTIME'}}}, "
+        "{'path': 'b.pb', 'clocks': {'clock': 'BOOTTIME', 'sync_to': {'file': "
+        "'a.pb', 'machine': 'vm', 'clock': 'BOOTTIME'}}}]"),
+      members, N_MEMBERS,
+      "perfetto_manifest: clocks: sync_to forms a cycle: 'a.pb' -> 'b.pb' -> "
+      "'a.pb'. Each file must lead, through sync_to, to one that has no sync_to "
+      "of its own.");
 }
 
 static GString *nested(size_t depth) {
@@ -1625,7 +1685,7 @@ int main(int argc, char **argv) {
 
   g_test_add_func("/manifest/hostile/duplicate-paths-first-entry-wins",
                   test_hostile_duplicate_paths);
-  g_test_add_func("/manifest/hostile/sync-to-cycles-are-just-edges",
+  g_test_add_func("/manifest/hostile/sync-to-cycles-are-errors",
                   test_hostile_sync_to_cycles);
   g_test_add_func("/manifest/hostile/deep-nesting-is-bounded",
                   test_hostile_deep_nesting);

@@ -668,6 +668,14 @@ static bool parse_clocks(tm_manifest *m, const tm_manifest_parser *p,
     case INTEGER_OK:
       if (c->offset_ns == INT64_MIN)
         return INVALID(PREFIX "clocks: offset_ns is out of range");
+      /* Not the reference's rule: an offset near INT64_MAX would move
+       * every event of the file out of the 64-bit timeline. */
+      if (c->offset_ns > TM_MANIFEST_MAX_OFFSET_NS ||
+          c->offset_ns < -TM_MANIFEST_MAX_OFFSET_NS)
+        return INVALID(PREFIX "clocks: offset_ns is out of range: it must be "
+                              "within -%" PRId64 " and %" PRId64
+                              " (2^62 ns, about 146 years)",
+                       TM_MANIFEST_MAX_OFFSET_NS, TM_MANIFEST_MAX_OFFSET_NS);
       break;
     }
   }
@@ -971,17 +979,42 @@ static void allocate_machines(tm_manifest *m) {
   }
 }
 
-/* Marks every entry whose path an earlier entry already has. */
-static void index_paths(tm_manifest *m) {
+/* True if two entries put their file on the same machines: the same
+ * `machine`, or the same `machines` mapping, or neither. */
+static bool same_machines(const tm_manifest_file *a, const tm_manifest_file *b) {
+  if (a->has_machine != b->has_machine || a->machine != b->machine ||
+      a->n_remap != b->n_remap)
+    return false;
+  for (size_t i = 0; i < a->n_remap; i++)
+    if (a->remap[i].embedded_id != b->remap[i].embedded_id ||
+        a->remap[i].machine != b->remap[i].machine)
+      return false;
+  return true;
+}
+
+/* Marks every entry whose path an earlier entry already has. A repeated
+ * path uses the first entry (as the reference), but not when the two put
+ * the file on different machines: the reference would silently drop the
+ * second attribution, which is never what the writer meant. */
+static bool index_paths(tm_manifest *m, GError **error) {
   for (size_t i = 0; i < m->n_files; i++) {
     tm_manifest_file *f = &m->files[i];
     if (f->path.str == NULL)
       continue;
-    if (g_hash_table_contains(m->priv->paths, &f->path))
-      f->shadowed = true;
-    else
+    gpointer first = g_hash_table_lookup(m->priv->paths, &f->path);
+    if (first == NULL) {
       g_hash_table_insert(m->priv->paths, &f->path, GSIZE_TO_POINTER(i + 1));
+      continue;
+    }
+    f->shadowed = true;
+    if (!same_machines(&m->files[GPOINTER_TO_SIZE(first) - 1], f))
+      return INVALID(PREFIX "files: '%s' is listed twice with different "
+                            "machines. A file's data is on one set of "
+                            "machines: list it once, with `machine` or "
+                            "`machines`.",
+                     f->path.str);
   }
+  return true;
 }
 
 static tm_manifest *manifest_new(void) {
@@ -1031,10 +1064,14 @@ static tm_manifest *manifest_from_tree(const tm_manifest_parser *p,
     return NULL;
   }
   allocate_machines(m);
-  index_paths(m);
+  ok = index_paths(m, error);
   /* Only needed while parsing. */
   g_clear_pointer(&m->priv->machine_names, g_free);
   tm_vec_free(&m->priv->mappings);
+  if (!ok) {
+    manifest_free(m);
+    return NULL;
+  }
   return m;
 }
 
@@ -1166,6 +1203,87 @@ static bool resolve_override(const tm_manifest *m, const tm_manifest_file *f,
   return true;
 }
 
+/* The longest chain a cycle message spells out. */
+#define CYCLE_NAMES_MAX 8
+
+/* The entry the applied override of `entry` leads to, if it has one and
+ * it starts from `machine` (the override's source machine); else
+ * m->n_files. An override relating a file to itself (e.g. two embedded
+ * machines of one proto, or two of its clocks) leads nowhere else: it is
+ * no cycle of files, and the clock graph refuses the one that names the
+ * same clock twice. */
+static size_t sync_next(const tm_manifest *m, size_t entry, uint32_t machine,
+                        uint32_t *next_machine) {
+  const tm_manifest_file *f = &m->files[entry];
+  const tm_manifest_clocks *c = f->clocks;
+  if (f->shadowed || c == NULL || c->sync_entry >= m->n_files ||
+      c->sync_entry == entry || c->source_machine != machine)
+    return m->n_files;
+  *next_machine = c->sync_machine;
+  return c->sync_entry;
+}
+
+/* Fails if following sync_to from an applied override leads back to the
+ * (file, machine) it started from: the files of such a cycle are each
+ * placed relative to another of them and none to anything else, and their
+ * offsets may contradict one another (the reference takes cycles as plain
+ * graph edges). A (file, machine) has at most one override starting from
+ * it, so this walks a functional graph: linear in the number of entries.
+ * Machines matter only for multi-machine files: relay.pb's vm synced to
+ * phone.pb, and phone.pb synced to relay.pb's host, is no cycle. */
+static bool check_sync_cycles(const tm_manifest *m, GError **error) {
+  /* By entry, for its override's source: 0 unseen, 1 on the walk in
+   * progress, 2 known to end outside any cycle. */
+  guint8 *mark = g_new0(guint8, m->n_files);
+  bool ok = true;
+  for (size_t start = 0; start < m->n_files && ok; start++) {
+    const tm_manifest_clocks *c = m->files[start].clocks;
+    if (c == NULL || mark[start] != 0)
+      continue;
+    size_t i = start;
+    uint32_t machine = c->source_machine;
+    size_t next;
+    uint32_t next_machine = 0;
+    while ((next = sync_next(m, i, machine, &next_machine)) < m->n_files) {
+      mark[i] = 1;
+      i = next;
+      machine = next_machine;
+      if (mark[i] != 0)
+        break;
+    }
+    if (next < m->n_files && mark[i] == 1 &&
+        sync_next(m, i, machine, &next_machine) < m->n_files) {
+      /* i is on a cycle: spell it out from i. */
+      GString *chain = g_string_new(NULL);
+      size_t k = i, n = 0;
+      uint32_t km = machine;
+      do {
+        g_string_append_printf(chain, "'%s' -> ", m->files[k].path.str);
+        k = sync_next(m, k, km, &km);
+      } while (k != i && ++n < CYCLE_NAMES_MAX);
+      g_string_append(chain, k == i ? "" : "... -> ");
+      g_string_append_printf(chain, "'%s'", m->files[i].path.str);
+      ok = UNRESOLVED(PREFIX "clocks: sync_to forms a cycle: %s. Each file "
+                             "must lead, through sync_to, to one that has no "
+                             "sync_to of its own.",
+                      chain->str);
+      g_string_free(chain, TRUE);
+    }
+    /* Everything this walk marked ends outside a cycle, or was reported. */
+    i = start;
+    machine = c->source_machine;
+    while (mark[i] == 1) {
+      mark[i] = 2;
+      next = sync_next(m, i, machine, &machine);
+      if (next >= m->n_files)
+        break;
+      i = next;
+    }
+  }
+  g_free(mark);
+  return ok;
+}
+
 bool manifest_resolve(tm_manifest *m, const char *const *paths, size_t n_paths,
                       GError **error) {
   g_return_val_if_fail(!m->resolved, false);
@@ -1212,6 +1330,8 @@ bool manifest_resolve(tm_manifest *m, const char *const *paths, size_t n_paths,
     if (!resolve_override(m, f, c, members, error))
       goto out;
   }
+  if (!check_sync_cycles(m, error))
+    goto out;
   m->resolved = true;
   ok = true;
 

@@ -37,8 +37,15 @@
  * recurses on the input's nesting (bounded at TM_MANIFEST_MAX_DEPTH), values
  * under unknown keys are skipped without being stored, and every lookup
  * the session makes is O(1) or O(log n), so a huge `files` or `machines`
- * array is never quadratic. A `sync_to` cycle is not an error: overrides
- * are just graph edges.
+ * array is never quadratic.
+ *
+ * Three rules go beyond the reference, because it accepts these silently
+ * and they are never what the writer meant: a `sync_to` chain that leads
+ * back to its file is an error of step 2 (after every override resolved);
+ * a path listed twice with different machines (`machine` / `machines`) is
+ * an error of step 1 (after machine allocation; a repeated path with the
+ * same machines still uses the first entry); an `offset_ns` beyond
+ * +-TM_MANIFEST_MAX_OFFSET_NS is "out of range", as INT64_MIN is.
  */
 #ifndef TM_MANIFEST_H
 #define TM_MANIFEST_H
@@ -50,6 +57,10 @@
 
 #define TM_MANIFEST_MAX_BYTES ((size_t)16 << 20)
 #define TM_MANIFEST_MAX_DEPTH 1000
+/* The largest |offset_ns|: 2^62 ns, about 146 years, beyond any real
+ * clock offset (REALTIME is about 1.8e18 ns since 1970) and far enough
+ * from INT64_MAX that offsets along a chain of overrides add exactly. */
+#define TM_MANIFEST_MAX_OFFSET_NS (INT64_C(1) << 62)
 /* raw_id of the first machine a manifest names (sql-surface.md §1). */
 #define TM_MANIFEST_FIRST_RAW_MACHINE_ID (INT64_C(1) << 32)
 /* "No named machine": the file's machine is the host (raw_id 0). */
