@@ -557,6 +557,29 @@ static void test_system_trace_of_another_type_is_counted(void) {
   e2e_cleanup(dir);
 }
 
+/* Threads and processes of the real Chrome traces, by the reference's rules
+ * (sql-surface.md §10, formats.md §2.2-2.3), counted with python3's json
+ * module: every event but P with a ts (or M) resolves (pid, tid), tid 0
+ * meaning pid; every process has its main thread (tid == pid); a P event
+ * makes only the thread of a sample it keeps (chrome70: 29018/7955, not
+ * 29018/35083 whose chunks precede their Profile; chrome116: 6543/5143;
+ * rspack: 44554/44554); plus the machine's placeholder pid 0 / tid 0. */
+static void test_real_traces_threads_and_processes(void) {
+  static const struct {
+    const char *file, *expected;
+  } cases[] = {
+      {"speedscope-chrome70-worker.json", "62,4"},
+      {"speedscope-chrome116-devtools-trace.json", "20,5"},
+      {"catapult-webview.json.gz", "39,2"},
+      {"ffprofiler-rspack-issue-5429.json.gz", "4,3"},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
+    e2e_assert_shared_file_row("json", cases[i].file,
+                               "SELECT (SELECT count(*) FROM thread), "
+                               "(SELECT count(*) FROM process)",
+                               cases[i].expected);
+}
+
 static void test_real_fuchsia_trace_still_imports(void) {
   /* $TRACEMERGE_SHARED_DATA/json/catapult-fuchsia_trace.json.gz: its
    * README counts B/E 66373/66373, n 327, b/e 302/302, i 45 among the
@@ -686,10 +709,10 @@ static void test_v8_profile_samples_have_their_stacks(void) {
 
 /* The real DevTools traces, against counts computed independently with
  * python3's json module (gzip for .gz): for each P event in file order, a
- * Profile opens (pid, id) at args.data.startTime; the ProfileChunks of a
- * (pid, id) are applied to it in file order, wherever the Profile lies (a
- * chunk before it waits for it), and a chunk whose Profile never comes is
- * counted; nodes join their profile by id (first
+ * Profile opens (pid, id) at args.data.startTime; a ProfileChunk of a
+ * (pid, id) is applied to it if it is open, else dropped and counted (as
+ * upstream's tokenizer does, reading P events in file order: formats.md
+ * §2.3); nodes join their profile by id (first
  * wins), a node's parent is its "parent", else the node whose "children"
  * lists it; a node's frame is (functionName or "(anonymous)", url or none)
  * and its callsite its parent's plus its frame; each sample adds its delta
@@ -698,10 +721,9 @@ static void test_v8_profile_samples_have_their_stacks(void) {
  * the samples' callsite depths (root = 0), samples whose leaf is (idle),
  * sampled threads, first and last sample ts (µs × 1000), json_v8_profile_*
  * stats. chrome70-worker: the Profile of id 0xa (tid 7443) comes after
- * its 14 chunks (tid 35083) in the file; they are imported from its
- * startTime on, the 1400 samples of a second thread (when such chunks were
- * dropped, the same script's rule gave 1980,51,117,15,3074,1294,1,
- * 433087565247000,433087830221000,14). */
+ * its 14 chunks (tid 35083) in the file, so those are dropped: 1980
+ * samples of one thread, not 3380 of two, and thread 35083, which writes
+ * nothing else, does not exist (62 threads, thread count below). */
 static void test_v8_profiles_of_real_traces(void) {
   static const struct {
     const char *file, *expected;
@@ -711,7 +733,7 @@ static void test_v8_profiles_of_real_traces(void) {
       {"ffprofiler-rspack-issue-5429.json.gz",
        "206,104,229,24,2173,106,1,13291000,267666000,0"},
       {"speedscope-chrome70-worker.json",
-       "3380,54,121,16,4750,1294,2,433087565247000,433087830692000,0"},
+       "1980,51,117,15,3074,1294,1,433087565247000,433087830221000,14"},
   };
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
     e2e_assert_shared_file_row(
@@ -762,6 +784,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/e2e/errors/missing-input-is-named", test_missing_input_is_named);
   g_test_add_func("/e2e/json/v8-profile/samples-have-their-stacks",
                   test_v8_profile_samples_have_their_stacks);
+  g_test_add_func("/e2e/json/identity/real-traces-threads-and-processes",
+                  test_real_traces_threads_and_processes);
   g_test_add_func("/e2e/json/v8-profile/real-traces-match-independent-counts",
                   test_v8_profiles_of_real_traces);
   g_test_add_func("/e2e/json/system-trace/string-shares-the-files-timeline",

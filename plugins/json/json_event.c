@@ -641,11 +641,23 @@ static void emit_metadata_event(json_emitter *em, const json_event_buf *buf,
   }
 }
 
+/* The thread of a P event, made only when the event has a sample. */
+typedef struct v8_thread_ctx {
+  json_emitter *em;
+  int64_t pid, tid;
+  tm_str_id tid_name;
+} v8_thread_ctx;
+
+static tm_thread_ref v8_thread(void *ctx) {
+  v8_thread_ctx *c = ctx;
+  return get_thread(c->em, c->pid, c->tid, c->tid_name)->thread;
+}
+
 /* Legacy V8 CPU profiles (json_v8_profile.h): only on hosts with the
  * profiling services; the state is made on the first P event so that
  * traces without them pay nothing. */
 static bool emit_v8_profile(json_emitter *em, const json_event_buf *buf,
-                            thread_slot *thread, int64_t pid) {
+                            int64_t pid, int64_t tid, tm_str_id tid_name) {
   const tm_host_services *svc = em->svc;
   if (!TM_HOST_HAS(svc, sample) || !svc->mapping || !svc->frame ||
       !svc->callsite || !svc->sample)
@@ -655,13 +667,10 @@ static bool emit_v8_profile(json_emitter *em, const json_event_buf *buf,
     if (!em->v8_profiles)
       return false;
   }
-  return json_v8_profiles_event(em->v8_profiles, buf, pid, thread->thread,
+  v8_thread_ctx ctx = {.em = em, .pid = pid, .tid = tid, .tid_name = tid_name};
+  json_v8_thread thread = {.resolve = v8_thread, .ctx = &ctx};
+  return json_v8_profiles_event(em->v8_profiles, buf, pid, &thread,
                                 event_clock(em));
-}
-
-void json_emitter_end(json_emitter *em) {
-  if (em)
-    json_v8_profiles_end(em->v8_profiles);
 }
 
 bool json_emitter_emit(json_emitter *em, const json_event_buf *buf) {
@@ -700,8 +709,13 @@ bool json_emitter_emit(json_emitter *em, const json_event_buf *buf) {
   if (tid == 0 && pid != 0 && ev->tid.kind != JSON_ID_STRING)
     tid = pid;
 
-  /* Every accepted event resolves its thread (creating the process and
-   * thread rows), as upstream does before looking at the phase. */
+  /* P events never reach upstream's event parser: their samples resolve
+   * the thread when they are added (json_v8_profile.h). */
+  if (ev->phase == 'P')
+    return emit_v8_profile(em, buf, pid, tid, tid_name);
+
+  /* Every other accepted event resolves its thread (creating the process
+   * and thread rows), as upstream does before looking at the phase. */
   if (pid_name)
     get_process(em, pid, pid_name);
   thread_slot *thread = get_thread(em, pid, tid, tid_name);
@@ -731,8 +745,6 @@ bool json_emitter_emit(json_emitter *em, const json_event_buf *buf) {
   case 'M':
     emit_metadata_event(em, buf, thread, pid);
     break;
-  case 'P':
-    return emit_v8_profile(em, buf, thread, pid);
   default:
     break; /* S T F p O N D c ( ) V v and unknown phases: ignored */
   }

@@ -126,8 +126,4 @@ void json_emitter_free(json_emitter *emitter);
  * dropped). False only on out of memory. */
 bool json_emitter_emit(json_emitter *emitter, const json_event_buf *buf);
 
-/* The file ended (or its reading failed): counts what waited for an event
- * that never came (json_v8_profiles_end). NULL is allowed; idempotent. */
-void json_emitter_end(json_emitter *emitter);
-
 #endif /* TM_JSON_EVENT_H */

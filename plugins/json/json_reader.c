@@ -221,10 +221,6 @@ static void fail(json_reader *r, int64_t offset, const char *message) {
     return;
   r->failed = true;
   r->svc->report_error(r->host, offset, message);
-  /* No event follows: V8 chunks still waiting for their Profile are
-   * counted now, as on a clean end (the host calls no finish() after a
-   * failed feed()). */
-  json_emitter_end(r->emitter);
 }
 
 /* Stops yajl from a callback; parse_segment() reports `message`. */
@@ -1477,7 +1473,6 @@ static tm_status json_finish(void *state) {
   }
   if (!json_segmenter_flush(&r->segmenter, parse_segment, r))
     return TM_ERROR;
-  json_emitter_end(r->emitter); /* every event has been emitted */
   if (!r->root_done) {
     if (!r->object_form)
       return TM_OK; /* an unclosed bare array is legal */

@@ -12,14 +12,19 @@
  *
  * Malformed data is skipped and counted:
  * - json_v8_profile_unknown_profile: a ProfileChunk whose pid and id no
- *   Profile event opens anywhere in the file (the whole chunk, counted at
- *   the end of the file); a chunk that comes before its Profile is kept,
- *   parsed, and applied when the Profile comes;
+ *   Profile event opened before it in the file (the whole chunk, counted
+ *   when it is read). trace_processor reads P events in file order while
+ *   tokenizing and drops such a chunk (its nodes and samples), even when
+ *   the Profile comes later: Chrome writes events out of order, and the
+ *   reference keeps only the chunks after their Profile;
  * - json_v8_profile_invalid_chunk: samples and timeDeltas of different
  *   lengths, or an entry that is not an integer (the chunk's samples, and
  *   its deltas, which cannot be paired with them; its nodes are kept);
  * - json_v8_profile_unknown_node: a sample whose node, or a parent on its
  *   chain, is not known (or the chain loops); its delta still counts.
+ *
+ * A sample's thread is resolved when the sample is emitted, as upstream's
+ * AddSample does: a thread that only writes dropped chunks is never made.
  */
 #include "json_v8_profile.h"
 
@@ -80,26 +85,10 @@ typedef struct v8_chunk {
   bool bad_entry; /* a samples/timeDeltas entry of the wrong shape */
 } v8_chunk;
 
-/* A chunk whose Profile has not come yet (Chrome writes trace events out
- * of order): its parsed lists, with the names and urls its nodes use
- * copied into `text` (the spans point there), kept in file order. */
-typedef struct pending_chunk {
-  struct pending_chunk *next;
-  v8_chunk chunk;
-  json_event_buf text; /* only its text arena is used */
-  tm_thread_ref thread;
-  tm_clock_ref clock;
-} pending_chunk;
-
-typedef struct pending_list {
-  pending_chunk *head, *tail;
-} pending_list;
-
 struct json_v8_profiles {
   const tm_host_services *svc;
   tm_host *host;
   GHashTable *by_key;   /* "pid/kind/id" -> v8_profile */
-  GHashTable *pending;  /* "pid/kind/id" -> pending_list, no Profile yet */
   v8_chunk scratch;     /* one chunk, reused: bounded by the largest */
   uint32_t *chain; /* positions being resolved, leaf first */
   size_t cap_chain;
@@ -119,17 +108,6 @@ static void chunk_free(v8_chunk *c) {
   free(c->deltas);
 }
 
-static void pending_free(void *v) {
-  pending_list *list = v;
-  for (pending_chunk *c = list->head, *next; c; c = next) {
-    next = c->next;
-    chunk_free(&c->chunk);
-    json_event_buf_free(&c->text);
-    free(c);
-  }
-  free(list);
-}
-
 json_v8_profiles *json_v8_profiles_new(const tm_host_services *services,
                                        tm_host *host) {
   json_v8_profiles *p = calloc(1, sizeof(*p));
@@ -139,8 +117,6 @@ json_v8_profiles *json_v8_profiles_new(const tm_host_services *services,
   p->host = host;
   p->by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
                                     profile_free);
-  p->pending = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-                                     pending_free);
   return p;
 }
 
@@ -148,7 +124,6 @@ void json_v8_profiles_free(json_v8_profiles *p) {
   if (!p)
     return;
   g_hash_table_destroy(p->by_key);
-  g_hash_table_destroy(p->pending);
   chunk_free(&p->scratch);
   free(p->chain);
   free(p);
@@ -400,12 +375,13 @@ static bool add_nodes(json_v8_profiles *p, v8_profile *profile,
 }
 
 static bool emit_samples(json_v8_profiles *p, v8_profile *profile,
-                         const v8_chunk *c, tm_thread_ref thread,
+                         const v8_chunk *c, const json_v8_thread *thread,
                          tm_clock_ref clock) {
   if (c->bad_entry || c->n_samples != c->n_deltas) {
     stat(p, "json_v8_profile_invalid_chunk");
     return true;
   }
+  tm_thread_ref thread_ref = 0;
   for (size_t i = 0; i < c->n_samples; i++) {
     int64_t delta_ns;
     if (__builtin_mul_overflow(c->deltas[i].value, (int64_t)1000, &delta_ns) ||
@@ -423,7 +399,9 @@ static bool emit_samples(json_v8_profiles *p, v8_profile *profile,
       stat(p, "json_v8_profile_unknown_node");
       continue;
     }
-    p->svc->sample(p->host, clock, profile->ts_ns, thread, callsite,
+    if (!thread_ref)
+      thread_ref = thread->resolve(thread->ctx);
+    p->svc->sample(p->host, clock, profile->ts_ns, thread_ref, callsite,
                    "legacy_v8", -1);
   }
   return true;
@@ -445,110 +423,8 @@ static char *profile_key(const json_event_buf *buf, int64_t pid) {
   return g_strdup_printf("%" G_GINT64_FORMAT "/-", pid);
 }
 
-/* Copies the text of `*span` (in `from`) into `to` and points it there. */
-static bool copy_span(json_event_buf *to, const json_event_buf *from,
-                      json_span *span) {
-  return json_event_buf_store(to, json_event_buf_text(from, *span), span->len,
-                              span);
-}
-
-/* Keeps the scratch chunk until its Profile comes: exact-size copies of
- * what was parsed (not the raw text), appended to its key's list so that
- * the chunks are applied in file order. Takes `key`. */
-static bool keep_pending(json_v8_profiles *p, char *key,
-                         const json_event_buf *buf, tm_thread_ref thread,
-                         tm_clock_ref clock) {
-  const v8_chunk *s = &p->scratch;
-  pending_chunk *pc = calloc(1, sizeof(*pc));
-  if (!pc) {
-    g_free(key);
-    return false;
-  }
-  pc->thread = thread;
-  pc->clock = clock;
-  pc->chunk.bad_entry = s->bad_entry;
-  pending_list *list = g_hash_table_lookup(p->pending, key);
-  bool ok =
-      json_grow((void **)&pc->chunk.nodes, &pc->chunk.cap_nodes, s->n_nodes,
-                sizeof(chunk_node)) &&
-      json_grow((void **)&pc->chunk.edges, &pc->chunk.cap_edges, s->n_edges,
-                sizeof(chunk_edge)) &&
-      json_grow((void **)&pc->chunk.samples, &pc->chunk.cap_samples,
-                s->n_samples, sizeof(chunk_int)) &&
-      json_grow((void **)&pc->chunk.deltas, &pc->chunk.cap_deltas,
-                s->n_deltas, sizeof(chunk_int));
-  if (ok) {
-    if (s->n_nodes)
-      memcpy(pc->chunk.nodes, s->nodes, s->n_nodes * sizeof(chunk_node));
-    if (s->n_edges)
-      memcpy(pc->chunk.edges, s->edges, s->n_edges * sizeof(chunk_edge));
-    if (s->n_samples)
-      memcpy(pc->chunk.samples, s->samples, s->n_samples * sizeof(chunk_int));
-    if (s->n_deltas)
-      memcpy(pc->chunk.deltas, s->deltas, s->n_deltas * sizeof(chunk_int));
-    pc->chunk.n_nodes = s->n_nodes;
-    pc->chunk.n_edges = s->n_edges;
-    pc->chunk.n_samples = s->n_samples;
-    pc->chunk.n_deltas = s->n_deltas;
-    for (size_t i = 0; ok && i < s->n_nodes; i++) {
-      chunk_node *n = &pc->chunk.nodes[i];
-      ok = (!n->has_name || copy_span(&pc->text, buf, &n->name)) &&
-           (!n->has_url || copy_span(&pc->text, buf, &n->url));
-    }
-  }
-  if (ok && !list) {
-    list = calloc(1, sizeof(*list));
-    if (list) {
-      g_hash_table_insert(p->pending, key, list);
-      key = NULL; /* the table's now */
-    } else {
-      ok = false;
-    }
-  }
-  g_free(key);
-  if (!ok) {
-    chunk_free(&pc->chunk);
-    json_event_buf_free(&pc->text);
-    free(pc);
-    return false;
-  }
-  if (list->tail)
-    list->tail->next = pc;
-  else
-    list->head = pc;
-  list->tail = pc;
-  return true;
-}
-
-/* Applies the chunks kept for `key` to its just opened profile, in file
- * order, and forgets them. */
-static bool apply_pending(json_v8_profiles *p, const char *key,
-                          v8_profile *profile) {
-  pending_list *list = g_hash_table_lookup(p->pending, key);
-  if (!list)
-    return true;
-  bool ok = true;
-  for (pending_chunk *c = list->head; ok && c; c = c->next)
-    ok = add_nodes(p, profile, &c->chunk, &c->text) &&
-         emit_samples(p, profile, &c->chunk, c->thread, c->clock);
-  g_hash_table_remove(p->pending, key);
-  return ok;
-}
-
-void json_v8_profiles_end(json_v8_profiles *p) {
-  if (!p)
-    return;
-  GHashTableIter it;
-  void *value;
-  g_hash_table_iter_init(&it, p->pending);
-  while (g_hash_table_iter_next(&it, NULL, &value))
-    for (pending_chunk *c = ((pending_list *)value)->head; c; c = c->next)
-      stat(p, "json_v8_profile_unknown_profile");
-  g_hash_table_remove_all(p->pending);
-}
-
 bool json_v8_profiles_event(json_v8_profiles *p, const json_event_buf *buf,
-                            int64_t pid, tm_thread_ref thread,
+                            int64_t pid, const json_v8_thread *thread,
                             tm_clock_ref clock) {
   const json_event *ev = &buf->ev;
   const char *name = json_event_buf_text(buf, ev->name);
@@ -573,16 +449,13 @@ bool json_v8_profiles_event(json_v8_profiles *p, const json_event_buf *buf,
     }
     profile->ts_ns = has_start ? start_ns : ev->ts.ns;
     g_hash_table_replace(p->by_key, key, profile);
-    /* Its chunks that came earlier in the file go first, in file order.
-     * The Profile's own nodes/samples (none in practice) follow, as
-     * they did when the Profile came first. */
-    if (!apply_pending(p, key, profile))
-      return false;
   } else {
     profile = g_hash_table_lookup(p->by_key, key);
-    if (!profile)
-      return keep_pending(p, key, buf, thread, clock);
     g_free(key);
+    if (!profile) {
+      stat(p, "json_v8_profile_unknown_profile");
+      return true;
+    }
   }
   return add_nodes(p, profile, &p->scratch, buf) &&
          emit_samples(p, profile, &p->scratch, thread, clock);

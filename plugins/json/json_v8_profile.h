@@ -11,20 +11,18 @@
  * fast tokenizer) reach here through the same json_event_buf and cannot
  * disagree.
  *
- * Chrome writes trace events out of order: a ProfileChunk may come before
- * its Profile. Such a chunk is kept (its parsed nodes with their names and
- * urls, samples and deltas, not the raw event) and applied when the Profile comes, before any later
- * chunk; one whose Profile never comes is counted at the end of the file.
+ * P events are read in file order, as trace_processor reads them while
+ * tokenizing: a ProfileChunk that comes before its Profile (Chrome writes
+ * trace events out of order) is dropped and counted, as upstream drops it.
  *
  * Invariants: a sample's time is startTime + the sum of every delta of its
- * profile's chunks in file order up to and including its own (wherever
- * the Profile event lies), in exact integer µs×1000 on the
+ * profile's chunks in file order up to and including its own, in exact
+ * integer µs×1000 on the
  * file's private clock; a node's callsite is built only when its whole
  * chain up to a root is known (a chunk may list a child before its parent,
  * a later chunk may use earlier nodes), and then never changes; the state
  * kept between chunks is, per profile, one entry per distinct node id the
- * file listed, plus the parsed chunks still waiting for their Profile, so
- * it is bounded by the input.
+ * file listed, so it is bounded by the input.
  */
 #ifndef TM_JSON_V8_PROFILE_H
 #define TM_JSON_V8_PROFILE_H
@@ -43,17 +41,19 @@ json_v8_profiles *json_v8_profiles_new(const tm_host_services *services,
                                        tm_host *host);
 void json_v8_profiles_free(json_v8_profiles *profiles);
 
+/* The thread a P event's samples go to, resolved (made, if new) only when
+ * the event has a sample to emit. */
+typedef struct json_v8_thread {
+  tm_thread_ref (*resolve)(void *ctx);
+  void *ctx;
+} json_v8_thread;
+
 /* One `P` event of process `pid`, whose samples go to `thread` on `clock`.
  * Names other than Profile and ProfileChunk are ignored. Malformed parts
  * are counted in the json_v8_profile_* stats. False only on out of
  * memory. */
 bool json_v8_profiles_event(json_v8_profiles *profiles,
                             const json_event_buf *buf, int64_t pid,
-                            tm_thread_ref thread, tm_clock_ref clock);
-
-/* The end of the file (or of its reading): counts each chunk still
- * waiting for its Profile as json_v8_profile_unknown_profile and frees
- * it. May be called more than once. */
-void json_v8_profiles_end(json_v8_profiles *profiles);
+                            const json_v8_thread *thread, tm_clock_ref clock);
 
 #endif /* TM_JSON_V8_PROFILE_H */
