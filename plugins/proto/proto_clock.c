@@ -4,18 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto_reader.h"
+#include "proto_context.h"
 #include "trace.pb-c.h"
 
 #define SYNC_ROUND_LIMIT_NS 30000000000ull /* entries further apart: other rounds */
 
-void proto_clock_table_free(proto_clock_table *table) {
-  proto_map_free(&table->index);
-  proto_vec_free(&table->items);
-  table->last_index_plus_one = 0;
-}
-
-proto_clock *proto_clock_get(proto_reader *reader, proto_machine *machine,
+proto_clock *proto_clock_get(proto_context *ctx, proto_machine *machine,
                              uint32_t sequence_id, uint32_t clock_id) {
   proto_clock_table *table = &machine->clocks;
   uint64_t key = (uint64_t)sequence_id << 32 | clock_id;
@@ -31,9 +25,8 @@ proto_clock *proto_clock_get(proto_reader *reader, proto_machine *machine,
       .clock_id = clock_id,
       .sequence_id = sequence_id,
       .ref = proto_clock_is_sequence_scoped(clock_id)
-                 ? reader->s->clock_sequence(reader->host, machine->ref,
-                                             sequence_id, clock_id)
-                 : reader->s->clock_builtin(reader->host, machine->ref, clock_id),
+                 ? ctx->s->clock_sequence(ctx->host, machine->ref, sequence_id, clock_id)
+                 : ctx->s->clock_builtin(ctx->host, machine->ref, clock_id),
       .unit_ns = 1,
   };
   index = (uint32_t)table->items.len;
@@ -52,8 +45,7 @@ static uint64_t unit_of(const Perfetto__Protos__ClockSnapshot__Clock *c) {
  * make because it only sees ns: units and incremental flags (a snapshot
  * failing them is counted as the host counts its own rejections). Returns
  * true if the host accepted it. */
-static bool add_snapshot(proto_reader *reader, proto_machine *machine,
-                         uint32_t sequence_id,
+static bool add_snapshot(proto_context *ctx, proto_machine *machine, uint32_t sequence_id,
                          const Perfetto__Protos__ClockSnapshot *snapshot) {
   size_t n = snapshot->n_clocks;
   if (n == 0)
@@ -69,20 +61,20 @@ static bool add_snapshot(proto_reader *reader, proto_machine *machine,
     uint64_t unit = unit_of(c);
     if (id == 0 || (scoped && sequence_id == 0) || (c->is_incremental && !scoped) ||
         unit > INT64_MAX) {
-      proto_reader_count(reader, "invalid_clock_snapshots");
+      proto_count(ctx, "invalid_clock_snapshots");
       goto out;
     }
-    proto_clock *clock = proto_clock_get(reader, machine, scoped ? sequence_id : 0, id);
+    proto_clock *clock = proto_clock_get(ctx, machine, scoped ? sequence_id : 0, id);
     if (clock->registered &&
         (clock->unit_ns != (int64_t)unit || clock->incremental != c->is_incremental)) {
-      proto_reader_count(reader, "invalid_clock_snapshots");
+      proto_count(ctx, "invalid_clock_snapshots");
       goto out;
     }
     refs[i] = clock->ref;
     values[i] = wrap_mul(c->timestamp, unit);
     indexes[i] = (uint32_t)(clock - machine->clocks.items.data);
   }
-  ok = reader->s->add_clock_snapshot(reader->host, refs, values, n);
+  ok = ctx->s->add_clock_snapshot(ctx->host, refs, values, n);
   if (!ok)
     goto out; /* the host counted it */
   for (size_t i = 0; i < n; i++) {
@@ -108,9 +100,8 @@ static bool snapshot_has(const Perfetto__Protos__ClockSnapshot *snapshot,
   return false;
 }
 
-bool proto_clock_read_snapshot(proto_reader *reader, proto_machine *machine,
-                               uint32_t sequence_id, const uint8_t *data,
-                               size_t len) {
+bool proto_clock_read_snapshot(proto_context *ctx, proto_machine *machine,
+                               uint32_t sequence_id, const uint8_t *data, size_t len) {
   Perfetto__Protos__ClockSnapshot *snapshot =
       perfetto__protos__clock_snapshot__unpack(NULL, len, data);
   if (!snapshot)
@@ -124,11 +115,11 @@ bool proto_clock_read_snapshot(proto_reader *reader, proto_machine *machine,
            !snapshot_has(snapshot, TM_CLOCK_TRACE_FILE))
     chosen = TM_CLOCK_BOOTTIME;
   if (chosen != 0) {
-    reader->default_clock_id = chosen;
-    reader->s->claim_trace_time(
-        reader->host, reader->s->clock_builtin(reader->host, machine->ref, chosen));
+    ctx->default_clock_id = chosen;
+    ctx->s->claim_trace_time(ctx->host,
+                             ctx->s->clock_builtin(ctx->host, machine->ref, chosen));
   }
-  add_snapshot(reader, machine, sequence_id, snapshot);
+  add_snapshot(ctx, machine, sequence_id, snapshot);
   perfetto__protos__clock_snapshot__free_unpacked(snapshot, NULL);
   return true;
 }
@@ -183,11 +174,11 @@ static void add_round(sync_sample_vec *samples,
   }
 }
 
-bool proto_clock_read_remote_sync(proto_reader *reader, proto_machine *client,
+bool proto_clock_read_remote_sync(proto_context *ctx, proto_machine *client,
                                   const uint8_t *data, size_t len) {
   /* A host that refuses the sync (a manifest PIN) has failed the import. */
-  if (TM_HOST_HAS(reader->s, remote_clock_sync) && reader->s->remote_clock_sync &&
-      !reader->s->remote_clock_sync(reader->host))
+  if (TM_HOST_HAS(ctx->s, remote_clock_sync) && ctx->s->remote_clock_sync &&
+      !ctx->s->remote_clock_sync(ctx->host))
     return true;
   Perfetto__Protos__RemoteClockSync *sync =
       perfetto__protos__remote_clock_sync__unpack(NULL, len, data);
@@ -198,9 +189,9 @@ bool proto_clock_read_remote_sync(proto_reader *reader, proto_machine *client,
   /* Client readings relate the client's own clocks. */
   for (size_t i = 0; i < n; i++)
     if (entries[i]->client_clocks)
-      add_snapshot(reader, client, 0, entries[i]->client_clocks);
+      add_snapshot(ctx, client, 0, entries[i]->client_clocks);
 
-  proto_machine *host_machine = reader->machines.data[0];
+  proto_machine *host_machine = ctx->machines.data[0];
   sync_sample_vec samples = {0};
   /* A client adopted onto the host row (host_services.c) is the host's own
    * machine: a sync with itself is no edge. */
@@ -220,31 +211,30 @@ bool proto_clock_read_remote_sync(proto_reader *reader, proto_machine *client,
     for (size_t i = n; i-- > 0 && anchor == 0;)
       anchor = reading_of(entries[i]->host_clocks, k);
     tm_clock_ref refs[2] = {
-        proto_clock_get(reader, host_machine, 0, k)->ref,
-        proto_clock_get(reader, client, 0, k)->ref,
+        proto_clock_get(ctx, host_machine, 0, k)->ref,
+        proto_clock_get(ctx, client, 0, k)->ref,
     };
     int64_t values[2] = {anchor, (int64_t)((uint64_t)anchor + (uint64_t)offset)};
-    reader->s->add_clock_snapshot(reader->host, refs, values, 2);
+    ctx->s->add_clock_snapshot(ctx->host, refs, values, 2);
   }
   proto_vec_free(&samples);
   perfetto__protos__remote_clock_sync__free_unpacked(sync, NULL);
   return true;
 }
 
-bool proto_clock_resolve(proto_reader *reader, proto_machine *machine,
-                         uint32_t sequence_id, uint32_t clock_id, uint64_t raw,
-                         proto_timestamp *out) {
+bool proto_clock_resolve(proto_context *ctx, proto_machine *machine, uint32_t sequence_id,
+                         uint32_t clock_id, uint64_t raw, proto_timestamp *out) {
   if (clock_id == 0) {
-    out->clock = reader->s->clock_private(reader->host);
+    out->clock = ctx->s->clock_private(ctx->host);
     out->ns = (int64_t)raw;
     return true;
   }
   bool scoped = proto_clock_is_sequence_scoped(clock_id);
   if (scoped && sequence_id == 0) {
-    proto_reader_count(reader, "clock_sync_failure_unknown_source_clock");
+    proto_count(ctx, "clock_sync_failure_unknown_source_clock");
     return false;
   }
-  proto_clock *clock = proto_clock_get(reader, machine, scoped ? sequence_id : 0, clock_id);
+  proto_clock *clock = proto_clock_get(ctx, machine, scoped ? sequence_id : 0, clock_id);
   out->clock = clock->ref;
   if (clock->incremental) {
     clock->running_ns = (int64_t)((uint64_t)clock->running_ns +

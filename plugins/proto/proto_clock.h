@@ -18,31 +18,10 @@
 #include <stdint.h>
 #include <tracemerge/plugin.h>
 
-#include "proto_map.h"
-#include "proto_vec.h"
+#include "proto_machine.h"
 
-struct proto_reader;
+struct proto_context;
 struct proto_machine;
-
-typedef struct proto_clock {
-  uint32_t clock_id;
-  uint32_t sequence_id; /* 0 unless 64..127 */
-  tm_clock_ref ref;
-  int64_t unit_ns;    /* 1 until a snapshot says otherwise */
-  bool registered;    /* unit and incremental fixed by a snapshot */
-  bool incremental;
-  int64_t running_ns; /* incremental clocks: the last absolute value */
-} proto_clock;
-
-typedef struct proto_clock_table {
-  proto_map index; /* sequence_id << 32 | clock_id -> items index */
-  PROTO_VEC(proto_clock) items;
-  /* The last clock found, by key: packets keep using the same clock. */
-  uint64_t last_key;
-  uint32_t last_index_plus_one; /* 0: none */
-} proto_clock_table;
-
-void proto_clock_table_free(proto_clock_table *table);
 
 static inline bool proto_clock_is_sequence_scoped(uint32_t clock_id) {
   return clock_id >= 64 && clock_id <= 127;
@@ -50,24 +29,20 @@ static inline bool proto_clock_is_sequence_scoped(uint32_t clock_id) {
 
 /* The clock `clock_id` of `machine` (scoped to `sequence_id` when
  * sequence-scoped), created on first use. */
-proto_clock *proto_clock_get(struct proto_reader *reader,
-                             struct proto_machine *machine,
+proto_clock *proto_clock_get(struct proto_context *ctx, struct proto_machine *machine,
                              uint32_t sequence_id, uint32_t clock_id);
 
 /* A ClockSnapshot packet (field 6) of `machine` on `sequence_id`: adds it
  * to the host's clock graph, sets the file's default clock and claims
  * trace time (clock-model.md §5). Returns false if it does not decode. */
-bool proto_clock_read_snapshot(struct proto_reader *reader,
-                               struct proto_machine *machine,
-                               uint32_t sequence_id, const uint8_t *data,
-                               size_t len);
+bool proto_clock_read_snapshot(struct proto_context *ctx, struct proto_machine *machine,
+                               uint32_t sequence_id, const uint8_t *data, size_t len);
 
 /* A RemoteClockSync packet (field 107) of client machine `client`: the
  * client snapshots, and one edge per clock between the client and the
  * file's default machine at the round-trip offsets (clock-model.md §8).
  * Returns false if it does not decode. */
-bool proto_clock_read_remote_sync(struct proto_reader *reader,
-                                  struct proto_machine *client,
+bool proto_clock_read_remote_sync(struct proto_context *ctx, struct proto_machine *client,
                                   const uint8_t *data, size_t len);
 
 typedef struct proto_timestamp {
@@ -80,8 +55,8 @@ typedef struct proto_timestamp {
  * file default; 0 means the raw value is trace time (the file's private
  * timeline). Returns false, counting the reason, if the clock cannot be
  * named (a sequence-scoped clock on sequence 0). */
-bool proto_clock_resolve(struct proto_reader *reader,
-                         struct proto_machine *machine, uint32_t sequence_id,
-                         uint32_t clock_id, uint64_t raw, proto_timestamp *out);
+bool proto_clock_resolve(struct proto_context *ctx, struct proto_machine *machine,
+                         uint32_t sequence_id, uint32_t clock_id, uint64_t raw,
+                         proto_timestamp *out);
 
 #endif /* TM_PROTO_CLOCK_H */

@@ -7,7 +7,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "proto_reader.h"
+#include "proto_context.h"
 
 #define PIECE (64u << 10)
 
@@ -15,44 +15,44 @@ static const char *field_name(proto_codec codec) {
   return codec == PROTO_CODEC_ZSTD ? "zstd_compressed_packets" : "compressed_packets";
 }
 
-static bool damaged(proto_reader *reader, proto_codec codec, const char *what) {
+static bool damaged(proto_context *ctx, proto_codec codec, const char *what) {
   char message[256];
-  snprintf(message, sizeof message, "packet %" PRIu64 ": %s: %s", reader->packet_index,
+  snprintf(message, sizeof message, "packet %" PRIu64 ": %s: %s", ctx->packet_index,
            field_name(codec), what);
-  reader->s->report_error(reader->host, (int64_t)reader->wrapper_offset, message);
+  ctx->s->report_error(ctx->host, (int64_t)ctx->wrapper_offset, message);
   return false;
 }
 
-static bool inner_framing_failed(proto_reader *reader, proto_codec codec,
+static bool inner_framing_failed(proto_context *ctx, proto_codec codec,
                                  const proto_framer *inner) {
   char what[200];
   snprintf(what, sizeof what, "at decompressed byte %" PRIu64 ": %s", inner->error_offset,
            inner->error);
-  return damaged(reader, codec, what);
+  return damaged(ctx, codec, what);
 }
 
 /* Hands `produced` bytes to the inner framer; false after reporting. */
-static bool frame_piece(proto_reader *reader, proto_codec codec, proto_framer *inner,
+static bool frame_piece(proto_context *ctx, proto_codec codec, proto_framer *inner,
                         const uint8_t *piece, size_t produced) {
   if (produced == 0 || proto_framer_feed(inner, piece, produced))
     return true;
   if (inner->failed)
-    inner_framing_failed(reader, codec, inner);
+    inner_framing_failed(ctx, codec, inner);
   return false; /* else a packet's reader reported its own error */
 }
 
-static bool inflate_zlib(proto_reader *reader, proto_framer *inner, uint8_t *piece,
+static bool inflate_zlib(proto_context *ctx, proto_framer *inner, uint8_t *piece,
                          const uint8_t *data, size_t len) {
   const proto_codec codec = PROTO_CODEC_ZLIB;
   z_stream z = {0};
   /* 15 + 32: a zlib or gzip header, detected. */
   if (inflateInit2(&z, 15 + 32) != Z_OK)
-    return damaged(reader, codec, "cannot start zlib");
+    return damaged(ctx, codec, "cannot start zlib");
   bool ok = false;
   z.next_in = (Bytef *)data;
   z.avail_in = (uInt)len;
   if ((size_t)z.avail_in != len) {
-    damaged(reader, codec, "wrapper too large");
+    damaged(ctx, codec, "wrapper too large");
     goto out;
   }
   for (;;) {
@@ -61,15 +61,15 @@ static bool inflate_zlib(proto_reader *reader, proto_framer *inner, uint8_t *pie
     int zr = inflate(&z, Z_NO_FLUSH);
     size_t produced = PIECE - z.avail_out;
     if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
-      damaged(reader, codec, z.msg ? z.msg : "corrupt zlib stream");
+      damaged(ctx, codec, z.msg ? z.msg : "corrupt zlib stream");
       goto out;
     }
-    if (!frame_piece(reader, codec, inner, piece, produced))
+    if (!frame_piece(ctx, codec, inner, piece, produced))
       goto out;
     if (zr == Z_STREAM_END)
       break;
     if (produced == 0 && z.avail_in == 0) {
-      damaged(reader, codec, "the zlib stream is cut short");
+      damaged(ctx, codec, "the zlib stream is cut short");
       goto out;
     }
   }
@@ -81,19 +81,19 @@ out:
 
 /* Frames follow each other until the input ends (as zstd's own tool
  * reads a file); the input must end at a frame's end. */
-static bool decompress_zstd(proto_reader *reader, proto_framer *inner, uint8_t *piece,
+static bool decompress_zstd(proto_context *ctx, proto_framer *inner, uint8_t *piece,
                             const uint8_t *data, size_t len) {
   const proto_codec codec = PROTO_CODEC_ZSTD;
   ZSTD_DStream *z = ZSTD_createDStream();
   if (!z)
-    return damaged(reader, codec, "cannot start zstd");
+    return damaged(ctx, codec, "cannot start zstd");
   bool ok = false;
   ZSTD_inBuffer in = {data, len, 0};
   /* The frame header may ask for any window; a bounded one keeps a
    * hostile header from allocating without bound (2^27 is zstd's own
    * default limit, spelled out so a library default cannot change it). */
   if (ZSTD_isError(ZSTD_DCtx_setParameter(z, ZSTD_d_windowLogMax, 27))) {
-    damaged(reader, codec, "cannot start zstd");
+    damaged(ctx, codec, "cannot start zstd");
     goto out;
   }
   size_t hint = 1; /* nonzero: inside a frame, or no frame read yet */
@@ -102,17 +102,17 @@ static bool decompress_zstd(proto_reader *reader, proto_framer *inner, uint8_t *
     size_t before = in.pos;
     hint = ZSTD_decompressStream(z, &out, &in);
     if (ZSTD_isError(hint)) {
-      damaged(reader, codec, ZSTD_getErrorName(hint));
+      damaged(ctx, codec, ZSTD_getErrorName(hint));
       goto out;
     }
-    if (!frame_piece(reader, codec, inner, piece, out.pos))
+    if (!frame_piece(ctx, codec, inner, piece, out.pos))
       goto out;
     if (in.pos == in.size && hint == 0)
       break;
     /* No progress with all input consumed and the frame not done: the
      * output buffer had room, so more input was needed. */
     if (in.pos == in.size && out.pos < out.size && in.pos == before) {
-      damaged(reader, codec, "the zstd stream is cut short");
+      damaged(ctx, codec, "the zstd stream is cut short");
       goto out;
     }
   }
@@ -122,21 +122,21 @@ out:
   return ok;
 }
 
-bool proto_compressed_read(proto_reader *reader, proto_codec codec, const uint8_t *data,
-                           size_t len, proto_packet_fn on_packet) {
-  if (reader->inner_framer)
-    return damaged(reader, codec, "nested inside another compressed packet wrapper");
+bool proto_compressed_read(proto_context *ctx, proto_codec codec, const uint8_t *data,
+                           size_t len, proto_packet_fn on_packet, void *on_packet_arg) {
+  if (ctx->inner_framer)
+    return damaged(ctx, codec, "nested inside another compressed packet wrapper");
   proto_framer inner;
-  proto_framer_init(&inner, PROTO_DEFAULT_MAX_PACKET, on_packet, reader);
-  reader->inner_framer = &inner;
-  reader->wrapper_offset = reader->packet_offset;
+  proto_framer_init(&inner, PROTO_DEFAULT_MAX_PACKET, on_packet, on_packet_arg);
+  ctx->inner_framer = &inner;
+  ctx->wrapper_offset = ctx->packet_offset;
   uint8_t *piece = proto_xrealloc(NULL, PIECE);
-  bool ok = codec == PROTO_CODEC_ZSTD ? decompress_zstd(reader, &inner, piece, data, len)
-                                      : inflate_zlib(reader, &inner, piece, data, len);
+  bool ok = codec == PROTO_CODEC_ZSTD ? decompress_zstd(ctx, &inner, piece, data, len)
+                                      : inflate_zlib(ctx, &inner, piece, data, len);
   if (ok && !proto_framer_finish(&inner))
-    ok = inner_framing_failed(reader, codec, &inner);
+    ok = inner_framing_failed(ctx, codec, &inner);
   free(piece);
   proto_framer_clear(&inner);
-  reader->inner_framer = NULL;
+  ctx->inner_framer = NULL;
   return ok;
 }

@@ -20,7 +20,7 @@
 
 #include "proto_framing.h"
 
-struct proto_reader;
+struct proto_context;
 
 typedef enum proto_codec {
   PROTO_CODEC_ZLIB, /* compressed_packets: zlib or gzip header */
@@ -28,8 +28,9 @@ typedef enum proto_codec {
 } proto_codec;
 
 /* Decompresses `data` and hands each packet inside to `on_packet` (with
- * the reader as its context). Returns false after reporting damage. */
-bool proto_compressed_read(struct proto_reader *reader, proto_codec codec,
-                           const uint8_t *data, size_t len, proto_packet_fn on_packet);
+ * `on_packet_arg`). Returns false after reporting damage. */
+bool proto_compressed_read(struct proto_context *ctx, proto_codec codec,
+                           const uint8_t *data, size_t len, proto_packet_fn on_packet,
+                           void *on_packet_arg);
 
 #endif /* TM_PROTO_COMPRESSED_H */

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "proto_reader.h"
+#include "proto_context.h"
 #include "proto_sequence_state.h"
 #include "proto_wire.h"
 
@@ -21,14 +21,14 @@ static void text_append(proto_text *text, const void *data, size_t len) {
 
 /* Adds the arg `key` = `value`. `key_id`, when not NULL, caches the host
  * id of `key` (0: not known yet). */
-static void add_arg(proto_reader *reader, const proto_text *key, tm_str_id *key_id,
+static void add_arg(proto_context *ctx, const proto_text *key, tm_str_id *key_id,
                     tm_arg_value value) {
   tm_str_id id = key_id ? *key_id : 0;
   if (!id)
-    id = proto_reader_intern(reader, key->data, key->len);
+    id = proto_intern(ctx, key->data, key->len);
   if (key_id)
     *key_id = id;
-  reader->s->args_add(reader->host, id, value);
+  ctx->s->args_add(ctx->host, id, value);
 }
 
 /* The annotation's name: inline, or interned on the sequence (then
@@ -60,11 +60,10 @@ static bool annotation_name(proto_sequence *seq, const uint8_t *data, size_t len
 
 /* Adds the args of one annotation whose key is in `key` (its host id
  * cached in `*key_id` when not NULL). Returns false if it is malformed. */
-static bool add_annotation(proto_reader *reader, proto_sequence *seq,
-                           proto_text *key, tm_str_id *key_id,
-                           const uint8_t *data, size_t len, int depth) {
+static bool add_annotation(proto_context *ctx, proto_sequence *seq, proto_text *key,
+                           tm_str_id *key_id, const uint8_t *data, size_t len, int depth) {
   if (depth > PROTO_MAX_ANNOTATION_DEPTH) {
-    proto_reader_count(reader, "proto_debug_annotation_too_deep");
+    proto_count(ctx, "proto_debug_annotation_too_deep");
     return true;
   }
   pw_cursor c = pw_cursor_of(data, len);
@@ -101,13 +100,13 @@ static bool add_annotation(proto_reader *reader, proto_sequence *seq,
       if (f.wire_type != PW_LENGTH_DELIMITED)
         return false;
       value.type = f.number == 6 ? TM_ARG_STRING : TM_ARG_JSON;
-      value.u.str_id = proto_reader_intern(reader, (const char *)f.data, f.len);
+      value.u.str_id = proto_intern(ctx, (const char *)f.data, f.len);
       break;
     case 17: {
       const proto_interned *e =
           proto_sequence_lookup(seq, PROTO_INTERN_DEBUG_STRING, f.value);
       value.type = TM_ARG_STRING;
-      value.u.str_id = e ? e->str : proto_reader_intern(reader, "", 0);
+      value.u.str_id = e ? e->str : proto_intern(ctx, "", 0);
       break;
     }
     case 11: { /* dict entry: key.<name> */
@@ -121,7 +120,7 @@ static bool add_annotation(proto_reader *reader, proto_sequence *seq,
         break;
       text_append(key, ".", 1);
       text_append(key, name, name_len);
-      bool ok = add_annotation(reader, seq, key, NULL, f.data, f.len, depth + 1);
+      bool ok = add_annotation(ctx, seq, key, NULL, f.data, f.len, depth + 1);
       key->len = key_len;
       if (!ok)
         return false;
@@ -134,7 +133,7 @@ static bool add_annotation(proto_reader *reader, proto_sequence *seq,
       char index[16];
       int n = snprintf(index, sizeof index, "[%" PRIu32 "]", array_index++);
       text_append(key, index, (size_t)n);
-      bool ok = add_annotation(reader, seq, key, NULL, f.data, f.len, depth + 1);
+      bool ok = add_annotation(ctx, seq, key, NULL, f.data, f.len, depth + 1);
       key->len = key_len;
       if (!ok)
         return false;
@@ -145,12 +144,12 @@ static bool add_annotation(proto_reader *reader, proto_sequence *seq,
       break;
     }
     if (leaf)
-      add_arg(reader, key, key_id, value);
+      add_arg(ctx, key, key_id, value);
   }
   return c.error == PW_OK;
 }
 
-bool proto_debug_annotations_add(proto_reader *reader, proto_sequence *seq,
+bool proto_debug_annotations_add(proto_context *ctx, proto_sequence *seq,
                                  const proto_bytes *annotations, size_t n,
                                  proto_text *key) {
   for (size_t i = 0; i < n; i++) {
@@ -165,7 +164,7 @@ bool proto_debug_annotations_add(proto_reader *reader, proto_sequence *seq,
     text_append(key, "debug.", 6);
     text_append(key, name, name_len);
     /* The key of an interned name is the same every time: interned once. */
-    if (!add_annotation(reader, seq, key, entry ? &entry->debug_key : NULL, data, len, 0))
+    if (!add_annotation(ctx, seq, key, entry ? &entry->debug_key : NULL, data, len, 0))
       return false;
   }
   return true;
@@ -174,7 +173,7 @@ bool proto_debug_annotations_add(proto_reader *reader, proto_sequence *seq,
 /* An inline SourceLocation, flattened under its field name as
  * trace_processor flattens typed TrackEvent fields. Returns false if it is
  * malformed. */
-bool proto_source_location_add(proto_reader *reader, const uint8_t *data, size_t len) {
+bool proto_source_location_add(proto_context *ctx, const uint8_t *data, size_t len) {
   static const char *const keys[] = {NULL, NULL, "source_location.file_name",
                                      "source_location.function_name",
                                      "source_location.line_number"};
@@ -188,11 +187,11 @@ bool proto_source_location_add(proto_reader *reader, const uint8_t *data, size_t
       value = (tm_arg_value){.type = TM_ARG_INT, .u.int_value = (int64_t)(uint32_t)f.value};
     } else if (f.number != 4 && f.wire_type == PW_LENGTH_DELIMITED) {
       value = (tm_arg_value){.type = TM_ARG_STRING,
-                             .u.str_id = proto_reader_intern(reader, (const char *)f.data, f.len)};
+                             .u.str_id = proto_intern(ctx, (const char *)f.data, f.len)};
     } else {
       return false;
     }
-    reader->s->args_add(reader->host, proto_reader_intern_cstr(reader, keys[f.number]), value);
+    ctx->s->args_add(ctx->host, proto_intern_cstr(ctx, keys[f.number]), value);
   }
   return c.error == PW_OK;
 }

@@ -21,20 +21,17 @@
 
 #define PROTO_MAX_ANNOTATION_DEPTH 32
 
-struct proto_reader;
+struct proto_context;
 struct proto_sequence;
 
 /* Adds the args of `n` DebugAnnotation messages; `key` is scratch space.
  * Returns false if one is malformed. */
-bool proto_debug_annotations_add(struct proto_reader *reader,
-                                 struct proto_sequence *seq,
-                                 const proto_bytes *annotations, size_t n,
-                                 proto_text *key);
+bool proto_debug_annotations_add(struct proto_context *ctx, struct proto_sequence *seq,
+                                 const proto_bytes *annotations, size_t n, proto_text *key);
 
 /* Adds an inline SourceLocation as "source_location.file_name",
  * ".function_name", ".line_number" (trace_processor flattens typed
  * TrackEvent fields under their field names). Returns false if malformed. */
-bool proto_source_location_add(struct proto_reader *reader, const uint8_t *data,
-                               size_t len);
+bool proto_source_location_add(struct proto_context *ctx, const uint8_t *data, size_t len);
 
 #endif /* TM_PROTO_DEBUG_ANNOTATION_H */

@@ -2,14 +2,13 @@
 #include "proto_perf_sample.h"
 
 #include "proto_clock.h"
-#include "proto_reader.h"
+#include "proto_context.h"
 #include "proto_sequence_state.h"
 #include "proto_stack_profile.h"
 #include "proto_wire.h"
 
-bool proto_perf_sample_read(proto_reader *reader, proto_machine *machine,
-                            proto_sequence *seq, const proto_timestamp *ts,
-                            const uint8_t *data, size_t len) {
+bool proto_perf_sample_read(proto_context *ctx, proto_machine *machine, proto_sequence *seq,
+                            const proto_timestamp *ts, const uint8_t *data, size_t len) {
   bool has_cpu = false, has_lost = false, skipped = false, has_sample = false;
   uint64_t cpu = 0, pid = 0, tid = 0, callstack_iid = 0, lost = 0, reason = 0;
   pw_cursor c = pw_cursor_of(data, len);
@@ -53,24 +52,25 @@ bool proto_perf_sample_read(proto_reader *reader, proto_machine *machine,
   if (!ok || c.error != PW_OK)
     return false;
   if (has_lost) {
-    reader->s->stat_add(reader->host, "perf_samples_skipped_dataloss",
-                        lost > INT64_MAX ? INT64_MAX : (int64_t)lost);
+    ctx->s->stat_add(ctx->host, "perf_samples_skipped_dataloss",
+                     lost > INT64_MAX ? INT64_MAX : (int64_t)lost);
     return true;
   }
   if (skipped) {
-    proto_reader_count(reader, "perf_samples_skipped");
+    proto_count(ctx, "perf_samples_skipped");
     return true;
   }
   if (!has_sample)
     return true;
-  if (!reader->host_has_stacks) {
-    proto_reader_count(reader, "proto_perf_samples_unsupported_by_host");
+  if (!ctx->host_has_stacks) {
+    proto_count(ctx, "proto_perf_samples_unsupported_by_host");
     return true;
   }
-  tm_thread_ref thread = reader->s->thread(reader->host, machine->ref,
-                                           (int64_t)(uint32_t)pid, (int64_t)(uint32_t)tid);
-  tm_callsite_ref callsite = callstack_iid ? proto_stack_callsite(reader, seq, callstack_iid) : 0;
+  tm_thread_ref thread = ctx->s->thread(ctx->host, machine->ref, (int64_t)(uint32_t)pid,
+                                        (int64_t)(uint32_t)tid);
+  tm_callsite_ref callsite =
+      callstack_iid ? proto_stack_callsite(ctx, seq, callstack_iid) : 0;
   int32_t sample_cpu = has_cpu && cpu <= INT32_MAX ? (int32_t)cpu : -1;
-  reader->s->sample(reader->host, ts->clock, ts->ns, thread, callsite, "perf", sample_cpu);
+  ctx->s->sample(ctx->host, ts->clock, ts->ns, thread, callsite, "perf", sample_cpu);
   return true;
 }

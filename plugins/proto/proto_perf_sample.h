@@ -16,17 +16,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct proto_reader;
+struct proto_context;
 struct proto_machine;
 struct proto_sequence;
 struct proto_timestamp;
 
 /* Reads one PerfSample at the packet's resolved time `ts`. Returns false
  * if it does not decode. */
-bool proto_perf_sample_read(struct proto_reader *reader,
-                            struct proto_machine *machine,
-                            struct proto_sequence *seq,
-                            const struct proto_timestamp *ts,
+bool proto_perf_sample_read(struct proto_context *ctx, struct proto_machine *machine,
+                            struct proto_sequence *seq, const struct proto_timestamp *ts,
                             const uint8_t *data, size_t len);
 
 #endif /* TM_PROTO_PERF_SAMPLE_H */

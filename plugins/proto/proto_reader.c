@@ -26,13 +26,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto_clock.h"
 #include "proto_compressed.h"
+#include "proto_context.h"
+#include "proto_framing.h"
 #include "proto_perf_sample.h"
 #include "proto_process_tree.h"
+#include "proto_sequence_state.h"
 #include "proto_system_info.h"
-#include "proto_reader.h"
+#include "proto_track_event.h"
+#include "proto_tracks.h"
 #include "proto_wire.h"
 #include "trace.pb-c.h"
+
+/* One file being read: the context the modules share, the framing of the
+ * file's packets, and the TrackEvent decoder (whose waiting events outlive
+ * the packet they came in). */
+typedef struct proto_reader {
+  proto_context ctx;
+  proto_framer framer;
+  proto_track_events events;
+} proto_reader;
 
 enum packet_field {
   PACKET_PROCESS_TREE = 2,
@@ -77,54 +91,10 @@ typedef struct packet {
   pw_field payload;
 } packet;
 
-/* --- shared helpers ------------------------------------------------------ */
-
-proto_machine *proto_reader_machine_slow_(proto_reader *reader, uint32_t raw_id) {
-  uint32_t index;
-  if (proto_map_get(&reader->machine_index, raw_id, &index))
-    return reader->machines.data[index];
-  proto_machine *machine = proto_xrealloc(NULL, sizeof *machine);
-  memset(machine, 0, sizeof *machine);
-  machine->raw_id = raw_id;
-  machine->index = (uint32_t)reader->machines.len;
-  machine->ref = raw_id == 0 ? reader->s->machine_default(reader->host)
-                             : reader->s->machine_embedded(reader->host, raw_id);
-  proto_vec_push(&reader->machines, machine);
-  proto_map_put(&reader->machine_index, raw_id, machine->index);
-  return machine;
-}
-
-void proto_reader_count(proto_reader *reader, const char *name) {
-  if (!reader->host_has_import_log) {
-    reader->s->stat_add(reader->host, name, 1);
-    return;
-  }
-  int64_t offset = reader->waiting_event_offset >= 0 ? reader->waiting_event_offset
-                                                     : (int64_t)reader->packet_offset;
-  reader->s->import_log(reader->host, name, offset, NULL, 0);
-}
-
-tm_str_id proto_reader_intern_cstr(proto_reader *reader, const char *s) {
-  return reader->s->intern_string(reader->host, s, strlen(s));
-}
-
-static bool fail(proto_reader *reader, uint64_t offset, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static bool fail(proto_reader *reader, uint64_t offset, const char *fmt, ...) {
-  char message[256];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(message, sizeof message, fmt, ap);
-  va_end(ap);
-  reader->s->report_error(reader->host, (int64_t)offset, message);
-  return false;
-}
-
 /* --- one packet ------------------------------------------------------------ */
 
-static bool read_control_fields(proto_reader *reader, const uint8_t *data,
-                                size_t len, packet *p) {
+static bool read_control_fields(proto_context *ctx, const uint8_t *data, size_t len,
+                                packet *p) {
   memset(p, 0, sizeof *p);
   pw_cursor c = pw_cursor_of(data, len);
   pw_field f;
@@ -179,16 +149,16 @@ static bool read_control_fields(proto_reader *reader, const uint8_t *data,
     }
   }
   if (c.error != PW_OK)
-    return fail(reader, reader->packet_offset + (uint64_t)(c.p - data),
-                "packet %" PRIu64 ": %s", reader->packet_index,
-                pw_error_message(c.error));
+    return proto_fail(ctx, ctx->packet_offset + (uint64_t)(c.p - data),
+                      "packet %" PRIu64 ": %s", ctx->packet_index,
+                      pw_error_message(c.error));
   bool bad_wire = (p->defaults.number && p->defaults.wire_type != PW_LENGTH_DELIMITED) ||
                   (p->interned.number && p->interned.wire_type != PW_LENGTH_DELIMITED) ||
                   (p->payload.number && p->payload.wire_type != PW_LENGTH_DELIMITED);
   if (bad_wire)
-    return fail(reader, reader->packet_offset,
-                "packet %" PRIu64 ": a message field has the wrong wire type",
-                reader->packet_index);
+    return proto_fail(ctx, ctx->packet_offset,
+                      "packet %" PRIu64 ": a message field has the wrong wire type",
+                      ctx->packet_index);
   return true;
 }
 
@@ -208,22 +178,23 @@ static void read_defaults(proto_sequence *seq, const Perfetto__Protos__TracePack
 
 /* Bookkeeping before the payload. Returns false to skip the packet (or,
  * with *error set, to stop). */
-static bool apply_sequence_state(proto_reader *reader, const packet *p,
-                                 proto_sequence *seq, bool *error) {
+static bool apply_sequence_state(proto_context *ctx, const packet *p, proto_sequence *seq,
+                                 bool *error) {
   bool cleared = (p->flags & SEQ_INCREMENTAL_STATE_CLEARED) || p->cleared;
   if (p->sequence_id == 0) {
     if (cleared)
-      proto_reader_count(reader, "incremental_state_cleared_missing_sequence_id");
+      proto_count(ctx, "incremental_state_cleared_missing_sequence_id");
     if (p->flags & SEQ_NEEDS_INCREMENTAL_STATE) {
-      *error = !fail(reader, reader->packet_offset,
-                     "packet %" PRIu64 " needs incremental state but has no sequence id",
-                     reader->packet_index);
+      *error =
+          !proto_fail(ctx, ctx->packet_offset,
+                      "packet %" PRIu64 " needs incremental state but has no sequence id",
+                      ctx->packet_index);
       return false;
     }
     if (p->defaults.number)
-      proto_reader_count(reader, "trace_packet_defaults_missing_sequence_id");
+      proto_count(ctx, "trace_packet_defaults_missing_sequence_id");
     if (p->interned.number)
-      proto_reader_count(reader, "interned_data_missing_sequence_id");
+      proto_count(ctx, "interned_data_missing_sequence_id");
     return true;
   }
   /* A producer's first packet lost nothing before it, whatever it says. */
@@ -232,7 +203,7 @@ static bool apply_sequence_state(proto_reader *reader, const packet *p,
   else if (p->dropped && !p->first_on_sequence)
     seq->state_valid = false;
   if ((p->flags & SEQ_NEEDS_INCREMENTAL_STATE) && !seq->state_valid) {
-    proto_reader_count(reader, "packet_skipped_seq_needs_incremental_state_invalid");
+    proto_count(ctx, "packet_skipped_seq_needs_incremental_state_invalid");
     return false;
   }
   if (p->defaults.number) {
@@ -240,9 +211,9 @@ static bool apply_sequence_state(proto_reader *reader, const packet *p,
         perfetto__protos__trace_packet_defaults__unpack(NULL, p->defaults.len,
                                                         p->defaults.data);
     if (!d) {
-      *error = !fail(reader, reader->packet_offset,
-                     "packet %" PRIu64 ": malformed trace_packet_defaults",
-                     reader->packet_index);
+      *error = !proto_fail(ctx, ctx->packet_offset,
+                           "packet %" PRIu64 ": malformed trace_packet_defaults",
+                           ctx->packet_index);
       return false;
     }
     read_defaults(seq, d);
@@ -250,126 +221,130 @@ static bool apply_sequence_state(proto_reader *reader, const packet *p,
   }
   if (p->interned.number) {
     if (!seq->state_valid) {
-      proto_reader_count(reader, "interned_data_skipped_incremental_state_invalid");
-    } else if (!proto_sequence_add_interned_data(seq, reader->s, reader->host,
-                                                 p->interned.data, p->interned.len)) {
-      *error = !fail(reader, reader->packet_offset,
-                     "packet %" PRIu64 ": malformed interned_data", reader->packet_index);
+      proto_count(ctx, "interned_data_skipped_incremental_state_invalid");
+    } else if (!proto_sequence_add_interned_data(seq, ctx->s, ctx->host, p->interned.data,
+                                                 p->interned.len)) {
+      *error =
+          !proto_fail(ctx, ctx->packet_offset,
+                      "packet %" PRIu64 ": malformed interned_data", ctx->packet_index);
       return false;
     }
   }
   return true;
 }
 
-static bool on_packet(void *ctx, const uint8_t *data, size_t len, uint64_t offset);
+static bool on_packet(void *arg, const uint8_t *data, size_t len, uint64_t offset);
 
 /* The packet's timestamp as (clock, ns) (formats.md §1.6). False if it has
  * none or its clock cannot be named (counted by the resolver). */
-static bool packet_time(proto_reader *reader, const packet *p, proto_machine *machine,
+static bool packet_time(proto_context *ctx, const packet *p, proto_machine *machine,
                         const proto_sequence *seq, proto_timestamp *out) {
   if (!p->has_timestamp)
     return false;
-  uint32_t clock_id = p->clock_id ? p->clock_id
+  uint32_t clock_id = p->clock_id             ? p->clock_id
                       : seq->default_clock_id ? seq->default_clock_id
-                                              : reader->default_clock_id;
-  return proto_clock_resolve(reader, machine, p->sequence_id, clock_id, p->timestamp, out);
+                                              : ctx->default_clock_id;
+  return proto_clock_resolve(ctx, machine, p->sequence_id, clock_id, p->timestamp, out);
 }
 
 static bool read_payload(proto_reader *reader, const packet *p,
                          proto_machine *machine, proto_sequence *seq) {
+  proto_context *ctx = &reader->ctx;
   const uint8_t *data = p->payload.data;
   size_t len = p->payload.len;
   bool ok = true;
   const char *what = NULL;
   switch (p->payload.number) {
   case PACKET_CLOCK_SNAPSHOT:
-    ok = proto_clock_read_snapshot(reader, machine, p->sequence_id, data, len);
+    ok = proto_clock_read_snapshot(ctx, machine, p->sequence_id, data, len);
     what = "clock_snapshot";
     break;
   case PACKET_REMOTE_CLOCK_SYNC:
-    ok = proto_clock_read_remote_sync(reader, machine, data, len);
+    ok = proto_clock_read_remote_sync(ctx, machine, data, len);
     what = "remote_clock_sync";
     break;
   case PACKET_TRACK_DESCRIPTOR: {
     uint64_t uuid;
-    ok = proto_tracks_read_descriptor(reader, machine, seq, data, len, &uuid);
+    ok = proto_tracks_read_descriptor(ctx, machine, seq, data, len, &uuid);
     if (ok && uuid)
-      proto_track_event_flush_uuid(reader, machine, uuid);
+      proto_track_event_flush_uuid(&reader->events, machine, uuid);
     what = "track_descriptor";
     break;
   }
   case PACKET_THREAD_DESCRIPTOR:
     ok = p->sequence_id == 0 ||
-         proto_tracks_read_thread_descriptor(reader, machine, seq, data, len);
+         proto_tracks_read_thread_descriptor(ctx, machine, seq, data, len);
     what = "thread_descriptor";
     break;
   case PACKET_PROCESS_DESCRIPTOR:
-    ok = proto_tracks_read_process_descriptor(reader, machine, data, len);
+    ok = proto_tracks_read_process_descriptor(ctx, machine, data, len);
     what = "process_descriptor";
     break;
   case PACKET_PROCESS_TREE:
-    ok = proto_process_tree_read(reader, machine, data, len);
+    ok = proto_process_tree_read(ctx, machine, data, len);
     what = "process_tree";
     break;
   case PACKET_SYSTEM_INFO:
-    ok = proto_system_info_read(reader, machine, data, len);
+    ok = proto_system_info_read(ctx, machine, data, len);
     what = "system_info";
     break;
   case PACKET_TRACK_EVENT: {
     proto_timestamp ts;
     bool has_ts = false;
     if (p->has_timestamp) {
-      if (!packet_time(reader, p, machine, seq, &ts))
+      if (!packet_time(ctx, p, machine, seq, &ts))
         break;
       has_ts = true;
     }
-    ok = proto_track_event_read(reader, machine, seq, has_ts ? &ts : NULL, data, len);
+    ok = proto_track_event_read(&reader->events, machine, seq, has_ts ? &ts : NULL, data,
+                                len);
     what = "track_event";
     break;
   }
   case PACKET_PERF_SAMPLE: {
     proto_timestamp ts;
     if (!p->has_timestamp) {
-      proto_reader_count(reader, "perf_sample_missing_timestamp");
+      proto_count(ctx, "perf_sample_missing_timestamp");
       break;
     }
-    if (!packet_time(reader, p, machine, seq, &ts))
+    if (!packet_time(ctx, p, machine, seq, &ts))
       break;
-    ok = proto_perf_sample_read(reader, machine, seq, &ts, data, len);
+    ok = proto_perf_sample_read(ctx, machine, seq, &ts, data, len);
     what = "perf_sample";
     break;
   }
   /* Both report their own damage. */
   case PACKET_COMPRESSED_PACKETS:
-    return proto_compressed_read(reader, PROTO_CODEC_ZLIB, data, len, on_packet);
+    return proto_compressed_read(ctx, PROTO_CODEC_ZLIB, data, len, on_packet, reader);
   case PACKET_ZSTD_COMPRESSED_PACKETS:
-    return proto_compressed_read(reader, PROTO_CODEC_ZSTD, data, len, on_packet);
+    return proto_compressed_read(ctx, PROTO_CODEC_ZSTD, data, len, on_packet, reader);
   default:
     break;
   }
   if (!ok)
-    return fail(reader, reader->packet_offset, "packet %" PRIu64 ": malformed %s",
-                reader->packet_index, what);
+    return proto_fail(ctx, ctx->packet_offset, "packet %" PRIu64 ": malformed %s",
+                      ctx->packet_index, what);
   return true;
 }
 
-static bool on_packet(void *ctx, const uint8_t *data, size_t len, uint64_t offset) {
-  proto_reader *reader = ctx;
+static bool on_packet(void *arg, const uint8_t *data, size_t len, uint64_t offset) {
+  proto_reader *reader = arg;
+  proto_context *ctx = &reader->ctx;
   /* Decompressed packets have no file offset: their damage is the wrapper's,
    * named by the wrapper's packet number. */
-  if (reader->inner_framer) {
-    reader->packet_offset = reader->wrapper_offset;
+  if (ctx->inner_framer) {
+    ctx->packet_offset = ctx->wrapper_offset;
   } else {
-    reader->packet_offset = offset;
-    reader->packet_index++;
+    ctx->packet_offset = offset;
+    ctx->packet_index++;
   }
   packet p;
-  if (!read_control_fields(reader, data, len, &p))
+  if (!read_control_fields(ctx, data, len, &p))
     return false;
-  proto_machine *machine = proto_reader_machine(reader, p.machine_id);
-  proto_sequence *seq = proto_sequence_get(&reader->sequences, p.sequence_id);
+  proto_machine *machine = proto_machine_of(ctx, p.machine_id);
+  proto_sequence *seq = proto_sequence_get(&ctx->sequences, p.sequence_id);
   bool error = false;
-  if (!apply_sequence_state(reader, &p, seq, &error))
+  if (!apply_sequence_state(ctx, &p, seq, &error))
     return !error;
   return read_payload(reader, &p, machine, seq);
 }
@@ -380,16 +355,8 @@ static void reader_free(proto_reader *reader) {
   if (!reader)
     return;
   proto_framer_clear(&reader->framer);
-  proto_sequence_table_free(&reader->sequences);
-  for (size_t i = 0; i < reader->machines.len; i++) {
-    proto_machine *machine = reader->machines.data[i];
-    proto_clock_table_free(&machine->clocks);
-    proto_track_table_free(&machine->tracks);
-    free(machine);
-  }
-  proto_vec_free(&reader->machines);
-  proto_map_free(&reader->machine_index);
-  proto_track_event_state_free(&reader->events);
+  proto_track_events_free(&reader->events);
+  proto_context_free(&reader->ctx);
   free(reader);
 }
 
@@ -401,32 +368,21 @@ static void *proto_open(const tm_host_services *s, tm_host *host,
     s->report_error(host, -1, "out of memory");
     return NULL;
   }
-  reader->s = s;
-  reader->host = host;
-  reader->host_has_track_extras = TM_HOST_HAS(s, track_intern_on_machine) &&
-                                  TM_HOST_HAS(s, track_set_parent) &&
-                                  TM_HOST_HAS(s, track_add_source_arg);
-  reader->host_has_process_extras = TM_HOST_HAS(s, process_set_cmdline) &&
-                                    TM_HOST_HAS(s, process_set_parent) &&
-                                    TM_HOST_HAS(s, process_set_uid);
-  reader->host_has_machine_info = TM_HOST_HAS(s, machine_set_info);
-  reader->host_has_stacks = proto_stack_host_supports(s);
-  reader->host_has_import_log = TM_HOST_HAS(s, import_log) && s->import_log;
-  reader->waiting_event_offset = -1;
+  proto_context_init(&reader->ctx, s, host);
+  proto_track_events_init(&reader->events, &reader->ctx);
   proto_framer_init(&reader->framer, PROTO_DEFAULT_MAX_PACKET, on_packet, reader);
-  proto_reader_machine(reader, 0);
   return reader;
 }
 
 /* Framing stopped: report a framing error (a packet error was reported by
- * the packet's reader), and place the events still waiting for a
+ * the packet's module), and place the events still waiting for a
  * descriptor, which were read before the damage. */
 static tm_status stopped(proto_reader *reader) {
   proto_framer *framer = &reader->framer;
   if (framer->failed)
-    fail(reader, framer->error_offset, "after packet %" PRIu64 ": %s",
-         framer->packets, framer->error);
-  proto_track_event_flush_all(reader);
+    proto_fail(&reader->ctx, framer->error_offset, "after packet %" PRIu64 ": %s",
+               framer->packets, framer->error);
+  proto_track_event_flush_all(&reader->events);
   return TM_ERROR;
 }
 
@@ -441,7 +397,7 @@ static tm_status proto_finish(void *state) {
   proto_reader *reader = state;
   if (!proto_framer_finish(&reader->framer))
     return stopped(reader);
-  proto_track_event_flush_all(reader);
+  proto_track_event_flush_all(&reader->events);
   return TM_OK;
 }
 

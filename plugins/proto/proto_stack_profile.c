@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "proto_reader.h"
+#include "proto_context.h"
 #include "proto_sequence_state.h"
 #include "proto_wire.h"
 
@@ -151,19 +151,13 @@ bool proto_stack_table_add(proto_stack_table *table, uint32_t field,
   }
 }
 
-bool proto_stack_host_supports(const tm_host_services *s) {
-  return TM_HOST_HAS(s, mapping) && TM_HOST_HAS(s, frame) &&
-         TM_HOST_HAS(s, callsite) && TM_HOST_HAS(s, sample) && s->mapping &&
-         s->frame && s->callsite && s->sample;
-}
-
 /* --- resolution ------------------------------------------------------------ */
 
-static const proto_interned *lookup_string(proto_reader *reader, proto_sequence *seq,
+static const proto_interned *lookup_string(proto_context *ctx, proto_sequence *seq,
                                            proto_intern_kind kind, uint64_t iid) {
   const proto_interned *e = proto_sequence_lookup(seq, kind, iid);
   if (!e)
-    proto_reader_count(reader, "stackprofile_invalid_string_id");
+    proto_count(ctx, "stackprofile_invalid_string_id");
   return e;
 }
 
@@ -174,18 +168,18 @@ static bool is_lower_hex(const char *s, size_t len) {
   return true;
 }
 
-/* The text scratch of the TrackEvent decoder is free here: resolution runs
+/* The context's text scratch is free here: resolution runs
  * after an event's categories and annotation keys were handed to the host.
  *
  * Build ids arrive as raw bytes (trace_processor shows them as lowercase
  * hex); one that is already lowercase hex text is kept as it is. */
-static tm_str_id build_id_string(proto_reader *reader, proto_sequence *seq,
+static tm_str_id build_id_string(proto_context *ctx, proto_sequence *seq,
                                  const proto_interned *e) {
   const char *raw = proto_sequence_borrow_text(seq, e);
   if (is_lower_hex(raw, e->len))
-    return proto_reader_intern(reader, raw, e->len);
+    return proto_intern(ctx, raw, e->len);
   static const char digits[] = "0123456789abcdef";
-  proto_text *text = &reader->events.text;
+  proto_text *text = &ctx->text;
   text->len = 0;
   proto_vec_reserve(text, (size_t)e->len * 2);
   for (uint32_t i = 0; i < e->len; i++) {
@@ -193,18 +187,18 @@ static tm_str_id build_id_string(proto_reader *reader, proto_sequence *seq,
     text->data[text->len++] = digits[b >> 4];
     text->data[text->len++] = digits[b & 15];
   }
-  return proto_reader_intern(reader, text->data, text->len);
+  return proto_intern(ctx, text->data, text->len);
 }
 
 /* The mapping's name: "/" + its path components joined by "/", a leading
  * "//" collapsed (formats.md §1.10). */
-static bool mapping_name(proto_reader *reader, proto_sequence *seq,
+static bool mapping_name(proto_context *ctx, proto_sequence *seq,
                          const proto_stack_mapping *m, tm_str_id *out) {
-  proto_text *text = &reader->events.text;
+  proto_text *text = &ctx->text;
   text->len = 0;
   for (uint32_t i = 0; i < m->paths_len; i++) {
     uint64_t iid = seq->stacks.ids.data[m->paths_start + i];
-    const proto_interned *e = lookup_string(reader, seq, PROTO_INTERN_MAPPING_PATH, iid);
+    const proto_interned *e = lookup_string(ctx, seq, PROTO_INTERN_MAPPING_PATH, iid);
     if (!e)
       return false;
     proto_vec_reserve(text, text->len + 1 + e->len);
@@ -213,20 +207,20 @@ static bool mapping_name(proto_reader *reader, proto_sequence *seq,
     text->len += e->len;
   }
   if (text->len == 0) { /* no components: the empty name */
-    *out = proto_reader_intern(reader, "", 0);
+    *out = proto_intern(ctx, "", 0);
     return true;
   }
   size_t skip = text->len >= 2 && text->data[0] == '/' && text->data[1] == '/';
-  *out = proto_reader_intern(reader, text->data + skip, text->len - skip);
+  *out = proto_intern(ctx, text->data + skip, text->len - skip);
   return true;
 }
 
-static bool resolve_mapping(proto_reader *reader, proto_sequence *seq,
-                            uint64_t iid, tm_mapping_ref *out) {
+static bool resolve_mapping(proto_context *ctx, proto_sequence *seq, uint64_t iid,
+                            tm_mapping_ref *out) {
   proto_stack_table *table = &seq->stacks;
   uint32_t index;
   if (!proto_map_get(&table->mapping_index, iid, &index)) {
-    proto_reader_count(reader, "stackprofile_invalid_mapping_id");
+    proto_count(ctx, "stackprofile_invalid_mapping_id");
     return false;
   }
   proto_stack_mapping *m = &table->mappings.data[index];
@@ -234,26 +228,26 @@ static bool resolve_mapping(proto_reader *reader, proto_sequence *seq,
     tm_str_id build_id = 0, name = 0;
     if (m->build_id_iid) {
       const proto_interned *e =
-          lookup_string(reader, seq, PROTO_INTERN_BUILD_ID, m->build_id_iid);
+          lookup_string(ctx, seq, PROTO_INTERN_BUILD_ID, m->build_id_iid);
       if (!e)
         return false;
-      build_id = build_id_string(reader, seq, e);
+      build_id = build_id_string(ctx, seq, e);
     }
-    if (!mapping_name(reader, seq, m, &name))
+    if (!mapping_name(ctx, seq, m, &name))
       return false;
-    m->ref = reader->s->mapping(reader->host, name, build_id, m->start, m->end,
-                                m->exact_offset, m->load_bias);
+    m->ref = ctx->s->mapping(ctx->host, name, build_id, m->start, m->end, m->exact_offset,
+                             m->load_bias);
   }
   *out = m->ref;
   return true;
 }
 
-static bool resolve_frame(proto_reader *reader, proto_sequence *seq, uint64_t iid,
+static bool resolve_frame(proto_context *ctx, proto_sequence *seq, uint64_t iid,
                           tm_frame_ref *out) {
   proto_stack_table *table = &seq->stacks;
   uint32_t index;
   if (!proto_map_get(&table->frame_index, iid, &index)) {
-    proto_reader_count(reader, "stackprofile_invalid_frame_id");
+    proto_count(ctx, "stackprofile_invalid_frame_id");
     return false;
   }
   if (!table->frames.data[index].ref) {
@@ -262,28 +256,28 @@ static bool resolve_frame(proto_reader *reader, proto_sequence *seq, uint64_t ii
     tm_mapping_ref mapping = 0;
     if (fr.function_name_iid) {
       const proto_interned *e =
-          lookup_string(reader, seq, PROTO_INTERN_FUNCTION_NAME, fr.function_name_iid);
+          lookup_string(ctx, seq, PROTO_INTERN_FUNCTION_NAME, fr.function_name_iid);
       if (!e)
         return false;
       name = e->str;
     } else {
-      name = proto_reader_intern(reader, "", 0);
+      name = proto_intern(ctx, "", 0);
     }
-    if (fr.mapping_iid && !resolve_mapping(reader, seq, fr.mapping_iid, &mapping))
+    if (fr.mapping_iid && !resolve_mapping(ctx, seq, fr.mapping_iid, &mapping))
       return false;
     /* Resolving the mapping does not grow `frames`: the index still holds. */
-    table->frames.data[index].ref = reader->s->frame(reader->host, name, mapping, fr.rel_pc);
+    table->frames.data[index].ref = ctx->s->frame(ctx->host, name, mapping, fr.rel_pc);
   }
   *out = table->frames.data[index].ref;
   return true;
 }
 
-tm_callsite_ref proto_stack_callsite(proto_reader *reader, proto_sequence *seq,
+tm_callsite_ref proto_stack_callsite(proto_context *ctx, proto_sequence *seq,
                                      uint64_t iid) {
   proto_stack_table *table = &seq->stacks;
   uint32_t index;
   if (!proto_map_get(&table->callstack_index, iid, &index)) {
-    proto_reader_count(reader, "stackprofile_invalid_callstack_id");
+    proto_count(ctx, "stackprofile_invalid_callstack_id");
     return 0;
   }
   proto_stack_callstack *cs = &table->callstacks.data[index];
@@ -292,9 +286,9 @@ tm_callsite_ref proto_stack_callsite(proto_reader *reader, proto_sequence *seq,
   tm_callsite_ref callsite = 0;
   for (uint32_t i = 0; i < cs->frames_len; i++) {
     tm_frame_ref frame;
-    if (!resolve_frame(reader, seq, table->ids.data[cs->frames_start + i], &frame))
+    if (!resolve_frame(ctx, seq, table->ids.data[cs->frames_start + i], &frame))
       return 0;
-    callsite = reader->s->callsite(reader->host, callsite, frame);
+    callsite = ctx->s->callsite(ctx->host, callsite, frame);
   }
   cs->ref = callsite;
   return callsite;
@@ -303,7 +297,7 @@ tm_callsite_ref proto_stack_callsite(proto_reader *reader, proto_sequence *seq,
 /* One InlineCallstack.InlineFrame: its function name becomes the frame
  * name; the frame has no mapping and rel_pc 0 (source file and line have
  * no column in stack_profile_frame). */
-static bool inline_frame(proto_reader *reader, const pw_field *outer, tm_frame_ref *out) {
+static bool inline_frame(proto_context *ctx, const pw_field *outer, tm_frame_ref *out) {
   if (outer->wire_type != PW_LENGTH_DELIMITED)
     return false;
   pw_cursor c = pw_cursor_of(outer->data, outer->len);
@@ -320,12 +314,12 @@ static bool inline_frame(proto_reader *reader, const pw_field *outer, tm_frame_r
   }
   if (c.error != PW_OK)
     return false;
-  tm_str_id name_id = proto_reader_intern(reader, (const char *)name, name_len);
-  *out = reader->s->frame(reader->host, name_id, 0, 0);
+  tm_str_id name_id = proto_intern(ctx, (const char *)name, name_len);
+  *out = ctx->s->frame(ctx->host, name_id, 0, 0);
   return true;
 }
 
-bool proto_stack_inline_callsite(proto_reader *reader, const uint8_t *data, size_t len,
+bool proto_stack_inline_callsite(proto_context *ctx, const uint8_t *data, size_t len,
                                  tm_callsite_ref *out) {
   pw_cursor c = pw_cursor_of(data, len);
   pw_field f;
@@ -334,9 +328,9 @@ bool proto_stack_inline_callsite(proto_reader *reader, const uint8_t *data, size
     if (f.number != 1)
       continue;
     tm_frame_ref frame;
-    if (!inline_frame(reader, &f, &frame))
+    if (!inline_frame(ctx, &f, &frame))
       return false;
-    callsite = reader->s->callsite(reader->host, callsite, frame);
+    callsite = ctx->s->callsite(ctx->host, callsite, frame);
   }
   if (c.error != PW_OK)
     return false;

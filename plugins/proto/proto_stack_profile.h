@@ -24,7 +24,7 @@
 #include "proto_map.h"
 #include "proto_vec.h"
 
-struct proto_reader;
+struct proto_context;
 struct proto_sequence;
 
 typedef struct proto_stack_mapping {
@@ -64,18 +64,15 @@ void proto_stack_table_free(proto_stack_table *table);
 bool proto_stack_table_add(proto_stack_table *table, uint32_t field,
                            const uint8_t *data, size_t len);
 
-/* True if the host offers mapping/frame/callsite/sample. */
-bool proto_stack_host_supports(const tm_host_services *s);
-
 /* The innermost callsite of callstack `iid` of `seq`'s generation, or 0
  * (counted) if it, or one of its frames, does not resolve. */
-tm_callsite_ref proto_stack_callsite(struct proto_reader *reader,
-                                     struct proto_sequence *seq, uint64_t iid);
+tm_callsite_ref proto_stack_callsite(struct proto_context *ctx, struct proto_sequence *seq,
+                                     uint64_t iid);
 
 /* The innermost callsite of an inline TrackEvent callstack (`data` is an
  * InlineCallstack: frames outermost first), 0 if it has no frames. Returns
  * false if it is malformed. */
-bool proto_stack_inline_callsite(struct proto_reader *reader, const uint8_t *data,
-                                 size_t len, tm_callsite_ref *out);
+bool proto_stack_inline_callsite(struct proto_context *ctx, const uint8_t *data, size_t len,
+                                 tm_callsite_ref *out);
 
 #endif /* TM_PROTO_STACK_PROFILE_H */

@@ -1,11 +1,11 @@
 /* SystemInfo packets (see proto_system_info.h). */
 #include "proto_system_info.h"
 
-#include "proto_reader.h"
+#include "proto_context.h"
 #include "trace.pb-c.h"
 
 typedef struct system_info_sink {
-  proto_reader *reader;
+  proto_context *ctx;
   proto_machine *machine;
   bool metadata; /* the default machine: metadata rows too */
 } system_info_sink;
@@ -13,34 +13,34 @@ typedef struct system_info_sink {
 /* The machine column `column` and the metadata key `key` (either NULL). */
 static void put_string(const system_info_sink *sink, const char *column,
                        const char *key, const char *value) {
-  proto_reader *reader = sink->reader;
+  proto_context *ctx = sink->ctx;
   if (!value)
     return;
-  tm_str_id id = proto_reader_intern_cstr(reader, value);
-  if (column && reader->host_has_machine_info)
-    reader->s->machine_set_info(reader->host, sink->machine->ref, column,
-                                (tm_arg_value){.type = TM_ARG_STRING, .u.str_id = id});
+  tm_str_id id = proto_intern_cstr(ctx, value);
+  if (column && ctx->host_has_machine_info)
+    ctx->s->machine_set_info(ctx->host, sink->machine->ref, column,
+                             (tm_arg_value){.type = TM_ARG_STRING, .u.str_id = id});
   if (key && sink->metadata)
-    reader->s->metadata_set_string(reader->host, key, id);
+    ctx->s->metadata_set_string(ctx->host, key, id);
 }
 
 static void put_int(const system_info_sink *sink, const char *column,
                     const char *key, int64_t value) {
-  proto_reader *reader = sink->reader;
-  if (column && reader->host_has_machine_info)
-    reader->s->machine_set_info(reader->host, sink->machine->ref, column,
-                                (tm_arg_value){.type = TM_ARG_INT, .u.int_value = value});
+  proto_context *ctx = sink->ctx;
+  if (column && ctx->host_has_machine_info)
+    ctx->s->machine_set_info(ctx->host, sink->machine->ref, column,
+                             (tm_arg_value){.type = TM_ARG_INT, .u.int_value = value});
   if (key && sink->metadata)
-    reader->s->metadata_set_int(reader->host, key, value);
+    ctx->s->metadata_set_int(ctx->host, key, value);
 }
 
-bool proto_system_info_read(proto_reader *reader, proto_machine *machine,
-                            const uint8_t *data, size_t len) {
+bool proto_system_info_read(proto_context *ctx, proto_machine *machine, const uint8_t *data,
+                            size_t len) {
   Perfetto__Protos__SystemInfo *info =
       perfetto__protos__system_info__unpack(NULL, len, data);
   if (!info)
     return false;
-  system_info_sink sink = {reader, machine, machine->raw_id == 0};
+  system_info_sink sink = {ctx, machine, machine->raw_id == 0};
   const Perfetto__Protos__Utsname *uts = info->utsname;
   if (uts) {
     put_string(&sink, "sysname", "system_name", uts->sysname);

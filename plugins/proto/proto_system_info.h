@@ -11,12 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct proto_reader;
+struct proto_context;
 struct proto_machine;
 
 /* Returns false if the message does not decode. */
-bool proto_system_info_read(struct proto_reader *reader,
-                            struct proto_machine *machine, const uint8_t *data,
-                            size_t len);
+bool proto_system_info_read(struct proto_context *ctx, struct proto_machine *machine,
+                            const uint8_t *data, size_t len);
 
 #endif /* TM_PROTO_SYSTEM_INFO_H */

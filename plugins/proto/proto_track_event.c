@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "proto_clock.h"
+#include "proto_context.h"
 #include "proto_debug_annotation.h"
 #include "proto_legacy_event.h"
-#include "proto_reader.h"
 #include "proto_sequence_state.h"
 #include "proto_stack_profile.h"
 #include "proto_tracks.h"
@@ -23,7 +23,12 @@ enum track_event_type {
 };
 _Static_assert(PROTO_EVENT_COMPLETE > TYPE_COUNTER, "a legacy X is no TrackEvent.Type");
 
-void proto_track_event_state_free(proto_track_event_state *state) {
+void proto_track_events_init(proto_track_events *te, proto_context *ctx) {
+  memset(te, 0, sizeof *te);
+  te->ctx = ctx;
+}
+
+void proto_track_events_free(proto_track_events *state) {
   proto_vec_free(&state->category_iids);
   proto_vec_free(&state->categories);
   proto_vec_free(&state->annotations);
@@ -31,7 +36,6 @@ void proto_track_event_state_free(proto_track_event_state *state) {
   proto_vec_free(&state->extra_double_uuids);
   proto_vec_free(&state->extra_values);
   proto_vec_free(&state->extra_double_values);
-  proto_vec_free(&state->text);
   proto_vec_free(&state->flows);
   proto_vec_free(&state->extras);
   proto_vec_free(&state->pending);
@@ -53,59 +57,57 @@ static void text_append(proto_text *text, const void *data, size_t len) {
 
 /* --- categories and names ---------------------------------------------- */
 
-static tm_str_id resolve_category(proto_reader *reader, proto_sequence *seq) {
-  proto_track_event_state *st = &reader->events;
-  if (st->category_iids.len == 1 && st->categories.len == 0) {
-    uint64_t iid = st->category_iids.data[0];
+static tm_str_id resolve_category(proto_track_events *te, proto_sequence *seq) {
+  if (te->category_iids.len == 1 && te->categories.len == 0) {
+    uint64_t iid = te->category_iids.data[0];
     const proto_interned *e = proto_sequence_lookup(seq, PROTO_INTERN_CATEGORY, iid);
     if (e)
       return e->str;
     char unknown[40];
     int n = snprintf(unknown, sizeof unknown, "unknown(%" PRIu64 ")", iid);
-    return proto_reader_intern(reader, unknown, (size_t)n);
+    return proto_intern(te->ctx, unknown, (size_t)n);
   }
-  if (st->category_iids.len == 0 && st->categories.len == 1)
-    return proto_reader_intern(reader, (const char *)st->categories.data[0].data,
-                               st->categories.data[0].len);
-  if (st->category_iids.len == 0 && st->categories.len == 0)
+  if (te->category_iids.len == 0 && te->categories.len == 1)
+    return proto_intern(te->ctx, (const char *)te->categories.data[0].data,
+                        te->categories.data[0].len);
+  if (te->category_iids.len == 0 && te->categories.len == 0)
     return 0;
   /* Several categories: joined with ",", interned ones first. */
-  st->text.len = 0;
+  te->ctx->text.len = 0;
   size_t parts = 0;
-  for (size_t i = 0; i < st->category_iids.len; i++) {
+  for (size_t i = 0; i < te->category_iids.len; i++) {
     const proto_interned *e =
-        proto_sequence_lookup(seq, PROTO_INTERN_CATEGORY, st->category_iids.data[i]);
+        proto_sequence_lookup(seq, PROTO_INTERN_CATEGORY, te->category_iids.data[i]);
     if (!e)
       continue;
     if (parts++)
-      text_append(&st->text, ",", 1);
-    text_append(&st->text, proto_sequence_borrow_text(seq, e), e->len);
+      text_append(&te->ctx->text, ",", 1);
+    text_append(&te->ctx->text, proto_sequence_borrow_text(seq, e), e->len);
   }
-  for (size_t i = 0; i < st->categories.len; i++) {
+  for (size_t i = 0; i < te->categories.len; i++) {
     if (parts++)
-      text_append(&st->text, ",", 1);
-    text_append(&st->text, st->categories.data[i].data, st->categories.data[i].len);
+      text_append(&te->ctx->text, ",", 1);
+    text_append(&te->ctx->text, te->categories.data[i].data, te->categories.data[i].len);
   }
-  return parts ? proto_reader_intern(reader, st->text.data, st->text.len) : 0;
+  return parts ? proto_intern(te->ctx, te->ctx->text.data, te->ctx->text.len) : 0;
 }
 
-static void add_correlation_id(proto_reader *reader, tm_str_id value) {
-  proto_track_event_state *st = &reader->events;
-  if (!st->key_correlation_id)
-    st->key_correlation_id = proto_reader_intern_cstr(reader, "correlation_id");
-  reader->s->args_add(reader->host, st->key_correlation_id,
-                      (tm_arg_value){.type = TM_ARG_STRING, .u.str_id = value});
+static void add_correlation_id(proto_track_events *te, tm_str_id value) {
+  if (!te->key_correlation_id)
+    te->key_correlation_id = proto_intern_cstr(te->ctx, "correlation_id");
+  te->ctx->s->args_add(te->ctx->host, te->key_correlation_id,
+                       (tm_arg_value){.type = TM_ARG_STRING, .u.str_id = value});
 }
 
 /* --- emission ------------------------------------------------------------ */
 
 /* The value a counter track records for a raw sample (multiplier, then
  * the sequence's running sum for incremental tracks). */
-static double counter_value(proto_reader *reader, const proto_track *track,
+static double counter_value(proto_track_events *te, const proto_track *track,
                             uint32_t sequence_id, double raw) {
   double value = raw * (double)track->unit_multiplier;
   if (track->incremental) {
-    proto_sequence *seq = proto_sequence_get(&reader->sequences, sequence_id);
+    proto_sequence *seq = proto_sequence_get(&te->ctx->sequences, sequence_id);
     double *slot = proto_sequence_counter_slot(seq, track->uuid);
     *slot += value;
     value = *slot;
@@ -113,40 +115,40 @@ static double counter_value(proto_reader *reader, const proto_track *track,
   return value;
 }
 
-static proto_track *counter_track(proto_reader *reader, proto_machine *machine,
+static proto_track *counter_track(proto_track_events *te, proto_machine *machine,
                                   uint64_t uuid) {
   proto_track *track = proto_tracks_find(machine, uuid);
   if (!track)
-    track = proto_tracks_undescribed(reader, machine, uuid, true);
+    track = proto_tracks_undescribed(te->ctx, machine, uuid, true);
   return track;
 }
 
-static void emit_flows(proto_reader *reader, tm_track_ref track,
-                       const proto_event *ev, const proto_flow *flows) {
+static void emit_flows(proto_track_events *te, tm_track_ref track, const proto_event *ev,
+                       const proto_flow *flows) {
   for (uint32_t i = 0; i < ev->flows_len; i++)
-    reader->s->flow(reader->host, track, ev->clock, ev->ts, flows[i].id,
-                    (tm_flow_direction)flows[i].direction, TM_FLOW_BIND_ENCLOSING,
-                    TM_NO_ARGS);
+    te->ctx->s->flow(te->ctx->host, track, ev->clock, ev->ts, flows[i].id,
+                     (tm_flow_direction)flows[i].direction, TM_FLOW_BIND_ENCLOSING,
+                     TM_NO_ARGS);
 }
 
 /* Emits `ev` on `track` (or on `ref` when `track` is NULL: the Default
  * Track or a thread's main track). */
-static void emit(proto_reader *reader, proto_machine *machine,
-                 const proto_event *ev, proto_track *track, tm_track_ref ref,
-                 const proto_flow *flows, const proto_extra_counter *extras) {
-  const tm_host_services *s = reader->s;
-  tm_host *host = reader->host;
+static void emit(proto_track_events *te, proto_machine *machine, const proto_event *ev,
+                 proto_track *track, tm_track_ref ref, const proto_flow *flows,
+                 const proto_extra_counter *extras) {
+  const tm_host_services *s = te->ctx->s;
+  tm_host *host = te->ctx->host;
   if (track)
-    ref = proto_tracks_resolve(reader, machine, track);
+    ref = proto_tracks_resolve(te->ctx, machine, track);
   /* A slice needs a slice track; a counter value, a counter track (the
    * Default Track and a thread's main track are slice tracks). */
   bool is_counter_track = track && track->is_counter;
   if (!ref || is_counter_track != (ev->type == TYPE_COUNTER)) {
-    proto_reader_count(reader, "track_event_parser_errors");
+    proto_count(te->ctx, "track_event_parser_errors");
     return;
   }
   double value = ev->type == TYPE_COUNTER
-                     ? counter_value(reader, track, ev->sequence_id, ev->counter_value)
+                     ? counter_value(te, track, ev->sequence_id, ev->counter_value)
                      : 0;
   /* Extra samples first (finding an undescribed one adds a track, so
    * `track` is not used past here): a thread-time counter among them is
@@ -156,14 +158,14 @@ static void emit(proto_reader *reader, proto_machine *machine,
   uint32_t n_extras = 0;
   int64_t thread_ts = ev->thread_ts;
   for (uint32_t i = 0; i < ev->extras_len && i < PROTO_MAX_EXTRA_COUNTERS; i++) {
-    proto_track *extra = counter_track(reader, machine, extras[i].uuid);
-    tm_track_ref extra_ref = proto_tracks_resolve(reader, machine, extra);
+    proto_track *extra = counter_track(te, machine, extras[i].uuid);
+    tm_track_ref extra_ref = proto_tracks_resolve(te->ctx, machine, extra);
     if (!extra_ref || !extra->is_counter) {
-      proto_reader_count(reader, "track_event_parser_errors");
+      proto_count(te->ctx, "track_event_parser_errors");
       continue;
     }
     extra_refs[n_extras] = extra_ref;
-    extra_values[n_extras] = counter_value(reader, extra, ev->sequence_id, extras[i].value);
+    extra_values[n_extras] = counter_value(te, extra, ev->sequence_id, extras[i].value);
     if (extra->is_thread_time)
       thread_ts = (int64_t)extra_values[n_extras];
     n_extras++;
@@ -181,29 +183,29 @@ static void emit(proto_reader *reader, proto_machine *machine,
   switch (ev->type) {
   case TYPE_SLICE_BEGIN:
     s->slice_begin(host, &f);
-    emit_flows(reader, ref, ev, flows); /* bound to the slice just begun */
+    emit_flows(te, ref, ev, flows); /* bound to the slice just begun */
     break;
   case TYPE_SLICE_END:
     /* Flows first: before the end, the ending slice encloses them. A typed
      * end closes the innermost slice whatever its name. */
-    emit_flows(reader, ref, ev, flows);
+    emit_flows(te, ref, ev, flows);
     f.name = 0;
     f.category = 0;
     s->slice_end(host, &f);
     break;
   case PROTO_EVENT_LEGACY_END:
     /* Closes the innermost slice of its name and category (JSON "E"). */
-    emit_flows(reader, ref, ev, flows);
+    emit_flows(te, ref, ev, flows);
     s->slice_end(host, &f);
     break;
   case TYPE_INSTANT:
     s->slice_complete(host, &f, 0);
-    emit_flows(reader, ref, ev, flows);
+    emit_flows(te, ref, ev, flows);
     break;
   case PROTO_EVENT_COMPLETE:
     f.thread_dur = ev->thread_dur;
     s->slice_complete(host, &f, ev->dur);
-    emit_flows(reader, ref, ev, flows);
+    emit_flows(te, ref, ev, flows);
     break;
   case TYPE_COUNTER:
     s->counter(host, ref, ev->clock, ev->ts, value, ev->args);
@@ -225,71 +227,67 @@ static uint64_t pending_key(uint64_t uuid, uint32_t machine_index) {
   return uuid ^ ((uint64_t)machine_index * 0x9E3779B97F4A7C15ull);
 }
 
-static void defer(proto_reader *reader, const proto_event *ev) {
-  proto_track_event_state *st = &reader->events;
-  if (st->pending.len >= PROTO_MAX_PENDING_EVENTS)
-    proto_track_event_flush_all(reader); /* bounded: give up waiting */
+static void defer(proto_track_events *te, const proto_event *ev) {
+  if (te->pending.len >= PROTO_MAX_PENDING_EVENTS)
+    proto_track_event_flush_all(te); /* bounded: give up waiting */
   proto_event copy = *ev;
-  copy.flows_start = (uint32_t)st->pending_flows.len;
+  copy.flows_start = (uint32_t)te->pending_flows.len;
   for (uint32_t i = 0; i < ev->flows_len; i++)
-    proto_vec_push(&st->pending_flows, st->flows.data[i]);
-  copy.extras_start = (uint32_t)st->pending_extras.len;
+    proto_vec_push(&te->pending_flows, te->flows.data[i]);
+  copy.extras_start = (uint32_t)te->pending_extras.len;
   for (uint32_t i = 0; i < ev->extras_len; i++)
-    proto_vec_push(&st->pending_extras, st->extras.data[i]);
-  proto_vec_push(&st->pending, copy);
-  proto_vec_push(&st->pending_offsets, reader->packet_offset);
+    proto_vec_push(&te->pending_extras, te->extras.data[i]);
+  proto_vec_push(&te->pending, copy);
+  proto_vec_push(&te->pending_offsets, te->ctx->packet_offset);
   uint64_t key = pending_key(ev->uuid, ev->machine_index);
   uint32_t waiting = 0;
-  proto_map_get(&st->pending_filter, key, &waiting);
-  proto_map_put(&st->pending_filter, key, waiting + 1);
+  proto_map_get(&te->pending_filter, key, &waiting);
+  proto_map_put(&te->pending_filter, key, waiting + 1);
 }
 
 /* Emits (and removes) the waiting events `match` selects, keeping the
  * others in order. */
-static void flush_pending(proto_reader *reader, bool all, uint32_t machine_index,
+static void flush_pending(proto_track_events *te, bool all, uint32_t machine_index,
                           uint64_t uuid) {
-  proto_track_event_state *st = &reader->events;
   size_t kept = 0;
-  for (size_t i = 0; i < st->pending.len; i++) {
-    proto_event ev = st->pending.data[i];
+  for (size_t i = 0; i < te->pending.len; i++) {
+    proto_event ev = te->pending.data[i];
     if (!all && (ev.uuid != uuid || ev.machine_index != machine_index)) {
-      st->pending_offsets.data[kept] = st->pending_offsets.data[i];
-      st->pending.data[kept++] = ev;
+      te->pending_offsets.data[kept] = te->pending_offsets.data[i];
+      te->pending.data[kept++] = ev;
       continue;
     }
-    reader->waiting_event_offset = (int64_t)st->pending_offsets.data[i];
-    proto_machine *machine = reader->machines.data[ev.machine_index];
+    te->ctx->waiting_event_offset = (int64_t)te->pending_offsets.data[i];
+    proto_machine *machine = te->ctx->machines.data[ev.machine_index];
     proto_track *track = proto_tracks_find(machine, ev.uuid);
     if (!track)
-      track = proto_tracks_undescribed(reader, machine, ev.uuid,
-                                       ev.type == TYPE_COUNTER);
-    emit(reader, machine, &ev, track, 0, st->pending_flows.data + ev.flows_start,
-         st->pending_extras.data + ev.extras_start);
+      track = proto_tracks_undescribed(te->ctx, machine, ev.uuid, ev.type == TYPE_COUNTER);
+    emit(te, machine, &ev, track, 0, te->pending_flows.data + ev.flows_start,
+         te->pending_extras.data + ev.extras_start);
   }
-  reader->waiting_event_offset = -1;
-  st->pending.len = kept;
-  st->pending_offsets.len = kept;
+  te->ctx->waiting_event_offset = -1;
+  te->pending.len = kept;
+  te->pending_offsets.len = kept;
   if (kept == 0) {
-    st->pending_flows.len = 0;
-    st->pending_extras.len = 0;
-    proto_map_clear(&st->pending_filter);
+    te->pending_flows.len = 0;
+    te->pending_extras.len = 0;
+    proto_map_clear(&te->pending_filter);
   }
 }
 
-void proto_track_event_flush_uuid(proto_reader *reader, proto_machine *machine,
+void proto_track_event_flush_uuid(proto_track_events *te, proto_machine *machine,
                                   uint64_t uuid) {
-  proto_track_event_state *st = &reader->events;
   uint32_t waiting = 0;
   uint64_t key = pending_key(uuid, machine->index);
-  if (!proto_map_get(&st->pending_filter, key, &waiting) || waiting == 0)
+  if (!proto_map_get(&te->pending_filter, key, &waiting) || waiting == 0)
     return;
-  proto_map_put(&st->pending_filter, key, 0);
-  flush_pending(reader, false, machine->index, uuid);
+  proto_map_put(&te->pending_filter, key, 0);
+  flush_pending(te, false, machine->index, uuid);
 }
 
-void proto_track_event_flush_all(proto_reader *reader) {
-  if (reader->events.pending.len)
-    flush_pending(reader, true, 0, 0);
+void proto_track_event_flush_all(proto_track_events *te) {
+  if (te->pending.len)
+    flush_pending(te, true, 0, 0);
 }
 
 /* --- decoding ------------------------------------------------------------- */
@@ -329,25 +327,25 @@ typedef struct decoded {
  * callsite, recorded as the int arg "callsite_id" holding the
  * stack_profile_callsite.id (the host's callsite refs are that id + 1).
  * Returns false if an inline callstack is malformed. */
-static bool add_callsite(proto_reader *reader, proto_sequence *seq, const decoded *d) {
-  proto_track_event_state *st = &reader->events;
-  if (!reader->host_has_stacks) {
-    proto_reader_count(reader, "proto_track_event_callstack_unsupported_by_host");
+static bool add_callsite(proto_track_events *te, proto_sequence *seq, const decoded *d) {
+  if (!te->ctx->host_has_stacks) {
+    proto_count(te->ctx, "proto_track_event_callstack_unsupported_by_host");
     return true;
   }
   tm_callsite_ref callsite = 0;
   if (d->callstack) {
-    if (!proto_stack_inline_callsite(reader, d->callstack, d->callstack_len, &callsite))
+    if (!proto_stack_inline_callsite(te->ctx, d->callstack, d->callstack_len, &callsite))
       return false;
   } else {
-    callsite = proto_stack_callsite(reader, seq, d->callstack_iid);
+    callsite = proto_stack_callsite(te->ctx, seq, d->callstack_iid);
   }
   if (!callsite)
     return true;
-  if (!st->key_callsite_id)
-    st->key_callsite_id = proto_reader_intern_cstr(reader, "callsite_id");
-  reader->s->args_add(reader->host, st->key_callsite_id,
-                      (tm_arg_value){.type = TM_ARG_INT, .u.int_value = (int64_t)callsite - 1});
+  if (!te->key_callsite_id)
+    te->key_callsite_id = proto_intern_cstr(te->ctx, "callsite_id");
+  te->ctx->s->args_add(
+      te->ctx->host, te->key_callsite_id,
+      (tm_arg_value){.type = TM_ARG_INT, .u.int_value = (int64_t)callsite - 1});
   return true;
 }
 
@@ -359,30 +357,29 @@ static bool push_repeated(const pw_field *f, bool fixed64, proto_u64_vec *out) {
   return !r.error;
 }
 
-static void add_flows(proto_track_event_state *st, const pw_field *f,
-                      bool fixed64, uint8_t direction, bool *ok) {
+static void add_flows(proto_track_events *te, const pw_field *f, bool fixed64,
+                      uint8_t direction, bool *ok) {
   pw_repeated r = pw_repeated_of(f, fixed64);
   uint64_t v;
   while (pw_repeated_next(&r, &v)) {
     proto_flow flow = {v, direction, TM_FLOW_BIND_ENCLOSING};
-    proto_vec_push(&st->flows, flow);
+    proto_vec_push(&te->flows, flow);
   }
   if (r.error)
     *ok = false;
 }
 
-static bool decode(proto_track_event_state *st, const uint8_t *data, size_t len,
-                   decoded *d) {
+static bool decode(proto_track_events *te, const uint8_t *data, size_t len, decoded *d) {
   memset(d, 0, sizeof *d);
-  st->category_iids.len = 0;
-  st->categories.len = 0;
-  st->annotations.len = 0;
-  st->extra_uuids.len = 0;
-  st->extra_double_uuids.len = 0;
-  st->extra_values.len = 0;
-  st->extra_double_values.len = 0;
-  st->flows.len = 0;
-  st->extras.len = 0;
+  te->category_iids.len = 0;
+  te->categories.len = 0;
+  te->annotations.len = 0;
+  te->extra_uuids.len = 0;
+  te->extra_double_uuids.len = 0;
+  te->extra_values.len = 0;
+  te->extra_double_values.len = 0;
+  te->flows.len = 0;
+  te->extras.len = 0;
   pw_cursor c = pw_cursor_of(data, len);
   pw_field f;
   bool ok = true;
@@ -413,12 +410,12 @@ static bool decode(proto_track_event_state *st, const uint8_t *data, size_t len,
       d->has_name_iid = false;
       break;
     case 3:
-      ok = push_repeated(&f, false, &st->category_iids);
+      ok = push_repeated(&f, false, &te->category_iids);
       break;
     case 22: {
       ok = is_bytes;
       proto_bytes text = {f.data, f.len};
-      proto_vec_push(&st->categories, text);
+      proto_vec_push(&te->categories, text);
       break;
     }
     case 30:
@@ -435,29 +432,29 @@ static bool decode(proto_track_event_state *st, const uint8_t *data, size_t len,
       break;
     case 31:
       d->extra_uuids_set = true;
-      ok = push_repeated(&f, false, &st->extra_uuids);
+      ok = push_repeated(&f, false, &te->extra_uuids);
       break;
     case 12:
-      ok = push_repeated(&f, false, &st->extra_values);
+      ok = push_repeated(&f, false, &te->extra_values);
       break;
     case 45:
       d->extra_double_uuids_set = true;
-      ok = push_repeated(&f, false, &st->extra_double_uuids);
+      ok = push_repeated(&f, false, &te->extra_double_uuids);
       break;
     case 46:
-      ok = push_repeated(&f, true, &st->extra_double_values);
+      ok = push_repeated(&f, true, &te->extra_double_values);
       break;
     case 47:
-      add_flows(st, &f, true, TM_FLOW_CONTINUE, &ok);
+      add_flows(te, &f, true, TM_FLOW_CONTINUE, &ok);
       break;
     case 36:
-      add_flows(st, &f, false, TM_FLOW_CONTINUE, &ok);
+      add_flows(te, &f, false, TM_FLOW_CONTINUE, &ok);
       break;
     case 48:
-      add_flows(st, &f, true, TM_FLOW_IN, &ok);
+      add_flows(te, &f, true, TM_FLOW_IN, &ok);
       break;
     case 42:
-      add_flows(st, &f, false, TM_FLOW_IN, &ok);
+      add_flows(te, &f, false, TM_FLOW_IN, &ok);
       break;
     case 52:
       ok = is_varint;
@@ -478,7 +475,7 @@ static bool decode(proto_track_event_state *st, const uint8_t *data, size_t len,
     case 4: {
       ok = is_bytes;
       proto_bytes text = {f.data, f.len};
-      proto_vec_push(&st->annotations, text);
+      proto_vec_push(&te->annotations, text);
       break;
     }
     case 1:
@@ -525,50 +522,49 @@ static bool decode(proto_track_event_state *st, const uint8_t *data, size_t len,
 
 /* Pairs extra counter uuids (the event's, else the sequence defaults') with
  * values. Returns false, counting why, if the event must be dropped. */
-static bool pair_extra_counters(proto_reader *reader, proto_sequence *seq,
+static bool pair_extra_counters(proto_track_events *te, proto_sequence *seq,
                                 const decoded *d) {
-  proto_track_event_state *st = &reader->events;
-  const uint64_t *uuids = st->extra_uuids.data;
-  size_t n_uuids = st->extra_uuids.len;
+  const uint64_t *uuids = te->extra_uuids.data;
+  size_t n_uuids = te->extra_uuids.len;
   if (!d->extra_uuids_set) {
     uuids = seq->default_extra_counter_uuids.data;
     n_uuids = seq->default_extra_counter_uuids.len;
   }
-  const uint64_t *double_uuids = st->extra_double_uuids.data;
-  size_t n_double_uuids = st->extra_double_uuids.len;
+  const uint64_t *double_uuids = te->extra_double_uuids.data;
+  size_t n_double_uuids = te->extra_double_uuids.len;
   if (!d->extra_double_uuids_set) {
     double_uuids = seq->default_extra_double_counter_uuids.data;
     n_double_uuids = seq->default_extra_double_counter_uuids.len;
   }
-  if (st->extra_values.len > n_uuids || st->extra_double_values.len > n_double_uuids) {
-    proto_reader_count(reader, "track_event_extra_counter_values_without_track");
+  if (te->extra_values.len > n_uuids || te->extra_double_values.len > n_double_uuids) {
+    proto_count(te->ctx, "track_event_extra_counter_values_without_track");
     return false;
   }
-  if (st->extra_values.len + st->extra_double_values.len > PROTO_MAX_EXTRA_COUNTERS) {
-    proto_reader_count(reader, "track_event_extra_counter_too_many_values");
+  if (te->extra_values.len + te->extra_double_values.len > PROTO_MAX_EXTRA_COUNTERS) {
+    proto_count(te->ctx, "track_event_extra_counter_too_many_values");
     return false;
   }
-  for (size_t i = 0; i < st->extra_values.len; i++) {
-    proto_extra_counter extra = {uuids[i], (double)(int64_t)st->extra_values.data[i]};
-    proto_vec_push(&st->extras, extra);
+  for (size_t i = 0; i < te->extra_values.len; i++) {
+    proto_extra_counter extra = {uuids[i], (double)(int64_t)te->extra_values.data[i]};
+    proto_vec_push(&te->extras, extra);
   }
-  for (size_t i = 0; i < st->extra_double_values.len; i++) {
+  for (size_t i = 0; i < te->extra_double_values.len; i++) {
     double value;
-    memcpy(&value, &st->extra_double_values.data[i], sizeof value);
+    memcpy(&value, &te->extra_double_values.data[i], sizeof value);
     proto_extra_counter extra = {double_uuids[i], value};
-    proto_vec_push(&st->extras, extra);
+    proto_vec_push(&te->extras, extra);
   }
   return true;
 }
 
-static inline tm_str_id event_name(proto_reader *reader, proto_sequence *seq,
+static inline tm_str_id event_name(proto_track_events *te, proto_sequence *seq,
                                    const decoded *d) {
   if (d->has_name_iid) {
     const proto_interned *e = proto_sequence_lookup(seq, PROTO_INTERN_EVENT_NAME, d->name_iid);
     return e ? e->str : 0;
   }
   if (d->has_name)
-    return proto_reader_intern(reader, (const char *)d->name, d->name_len);
+    return proto_intern(te->ctx, (const char *)d->name, d->name_len);
   return 0;
 }
 
@@ -615,16 +611,16 @@ static bool legacy_pid(const proto_sequence *seq, const proto_legacy_event *lega
 /* The default thread's main track, or with pid_override/tid_override the
  * thread they name instead (on the default thread's machine). */
 static __attribute__((noinline, cold)) tm_track_ref
-legacy_thread_track(proto_reader *reader, const proto_sequence *seq,
-                                        const proto_legacy_event *legacy) {
+legacy_thread_track(proto_track_events *te, const proto_sequence *seq,
+                    const proto_legacy_event *legacy) {
   tm_thread_ref thread = seq->thread;
   if (legacy->has_pid_override || legacy->has_tid_override) {
     int64_t pid = legacy->has_pid_override ? legacy->pid_override : seq->thread_pid;
     int64_t tid = legacy->has_tid_override ? legacy->tid_override : seq->thread_tid;
-    tm_machine_ref machine = reader->machines.data[seq->thread_machine]->ref;
-    thread = reader->s->thread(reader->host, machine, pid, tid);
+    tm_machine_ref machine = te->ctx->machines.data[seq->thread_machine]->ref;
+    thread = te->ctx->s->thread(te->ctx->host, machine, pid, tid);
   }
-  return reader->s->track_thread(reader->host, thread);
+  return te->ctx->s->track_thread(te->ctx->host, thread);
 }
 
 static uint64_t mix64(uint64_t h) {
@@ -641,14 +637,12 @@ static uint64_t mix64(uint64_t h) {
  * ids share one global space; id_scope separates ids of one space. The
  * track is named after the first event of its id. Keys are a hash of
  * those parts, as the JSON reader's cookies are. */
-static tm_track_ref legacy_async_track(proto_reader *reader, proto_machine *machine,
+static tm_track_ref legacy_async_track(proto_track_events *te, proto_machine *machine,
                                        const proto_legacy_event *legacy, tm_str_id name,
                                        tm_process_ref process) {
-  proto_track_event_state *st = &reader->events;
-  tm_str_id scope = legacy->id_scope
-                        ? proto_reader_intern(reader, (const char *)legacy->id_scope,
-                                              legacy->id_scope_len)
-                        : 0;
+  tm_str_id scope = legacy->id_scope ? proto_intern(te->ctx, (const char *)legacy->id_scope,
+                                                    legacy->id_scope_len)
+                                     : 0;
   bool local = legacy->id_kind == PROTO_LEGACY_ID_LOCAL;
   uint64_t key = mix64(machine->index + 1);
   key = mix64(key ^ (local ? 2u : 1u));
@@ -656,7 +650,7 @@ static tm_track_ref legacy_async_track(proto_reader *reader, proto_machine *mach
   key = mix64(key ^ scope);
   key = mix64(key ^ process);
   uint32_t track;
-  if (proto_map_get(&st->legacy_async_tracks, key, &track))
+  if (proto_map_get(&te->legacy_async_tracks, key, &track))
     return track;
   tm_track_desc desc = {
       .type = local ? "legacy_async_process_slice" : "legacy_async_global_slice",
@@ -665,9 +659,9 @@ static tm_track_ref legacy_async_track(proto_reader *reader, proto_machine *mach
       .scope = scope,
       .key = legacy->id,
   };
-  track = proto_tracks_intern(reader, machine, &desc);
+  track = proto_tracks_intern(te->ctx, machine, &desc);
   if (track)
-    proto_map_put(&st->legacy_async_tracks, key, track);
+    proto_map_put(&te->legacy_async_tracks, key, track);
   return track;
 }
 
@@ -676,9 +670,9 @@ static tm_track_ref legacy_async_track(proto_reader *reader, proto_machine *mach
  * instants. Sets *ref and returns true; *ref stays 0 when the usual rules
  * apply. False: the event cannot be placed (counted). */
 static __attribute__((noinline, cold)) bool
-legacy_phase_track(proto_reader *reader, proto_machine *machine,
-                               const proto_sequence *seq, const proto_legacy_event *legacy,
-                               tm_str_id name, tm_track_ref *ref) {
+legacy_phase_track(proto_track_events *te, proto_machine *machine,
+                   const proto_sequence *seq, const proto_legacy_event *legacy,
+                   tm_str_id name, tm_track_ref *ref) {
   int32_t phase = legacy->phase;
   int64_t pid;
   *ref = 0;
@@ -689,35 +683,35 @@ legacy_phase_track(proto_reader *reader, proto_machine *machine,
     if (legacy->id_kind == PROTO_LEGACY_ID_LOCAL) {
       if (!legacy_pid(seq, legacy, &pid))
         goto unplaceable;
-      process = reader->s->process(reader->host, machine->ref, pid);
+      process = te->ctx->s->process(te->ctx->host, machine->ref, pid);
     }
-    *ref = legacy_async_track(reader, machine, legacy, name, process);
+    *ref = legacy_async_track(te, machine, legacy, name, process);
   } else if ((phase == 'I' || phase == 'i') &&
              legacy->instant_scope == PROTO_LEGACY_SCOPE_GLOBAL) {
     tm_track_desc desc = {.type = "legacy_chrome_global_instants"};
-    *ref = proto_tracks_intern(reader, machine, &desc);
+    *ref = proto_tracks_intern(te->ctx, machine, &desc);
   } else if ((phase == 'I' || phase == 'i') &&
              legacy->instant_scope == PROTO_LEGACY_SCOPE_PROCESS) {
     if (!legacy_pid(seq, legacy, &pid))
       goto unplaceable;
     tm_track_desc desc = {.type = "chrome_process_instant",
-                          .process = reader->s->process(reader->host, machine->ref, pid)};
-    *ref = proto_tracks_intern(reader, machine, &desc);
+                          .process = te->ctx->s->process(te->ctx->host, machine->ref, pid)};
+    *ref = proto_tracks_intern(te->ctx, machine, &desc);
   }
   return true;
 unplaceable:
-  proto_reader_count(reader, "track_event_parser_errors");
+  proto_count(te->ctx, "track_event_parser_errors");
   return false;
 }
 
 /* Reads the legacy fields of `d` into `ev` (type, duration) and the
  * deprecated legacy name_iid into `d`. False: the event is dropped
  * (counted) or, with *malformed, damaged. */
-static __attribute__((noinline, cold)) bool
-read_legacy(proto_reader *reader, decoded *d, proto_legacy_event *legacy, proto_event *ev,
-            bool *malformed) {
+static __attribute__((noinline, cold)) bool read_legacy(proto_track_events *te, decoded *d,
+                                                        proto_legacy_event *legacy,
+                                                        proto_event *ev, bool *malformed) {
   if (!d->legacy) {
-    proto_reader_count(reader, "proto_track_event_unsupported_type");
+    proto_count(te->ctx, "proto_track_event_unsupported_type");
     return false;
   }
   if (!proto_legacy_event_decode(d->legacy, d->legacy_len, legacy)) {
@@ -726,7 +720,7 @@ read_legacy(proto_reader *reader, decoded *d, proto_legacy_event *legacy, proto_
   }
   ev->type = legacy_type(legacy->phase);
   if (!ev->type) {
-    proto_reader_count(reader, "proto_track_event_unsupported_type");
+    proto_count(te->ctx, "proto_track_event_unsupported_type");
     return false;
   }
   /* Only unscoped_id is a flow v1 id, as only JSON's "id" is (local and
@@ -734,7 +728,7 @@ read_legacy(proto_reader *reader, decoded *d, proto_legacy_event *legacy, proto_
    * agrees): any other id, or none, drops the event before its track is
    * looked for. */
   if (ev->type == PROTO_EVENT_LEGACY_FLOW && legacy->id_kind != PROTO_LEGACY_ID_UNSCOPED) {
-    proto_reader_count(reader, "flow_invalid_id");
+    proto_count(te->ctx, "flow_invalid_id");
     return false;
   }
   if (!d->has_name && !d->has_name_iid && legacy->has_name_iid) {
@@ -745,7 +739,7 @@ read_legacy(proto_reader *reader, decoded *d, proto_legacy_event *legacy, proto_
     /* An absent duration is 0, as trace_processor reads it. */
     if (legacy->duration_us < 0 || legacy->duration_us > INT64_MAX / 1000 ||
         legacy->thread_duration_us < 0 || legacy->thread_duration_us > INT64_MAX / 1000) {
-      proto_reader_count(reader, "track_event_parser_errors");
+      proto_count(te->ctx, "track_event_parser_errors");
       return false;
     }
     ev->dur = legacy->duration_us * 1000;
@@ -762,9 +756,9 @@ read_legacy(proto_reader *reader, decoded *d, proto_legacy_event *legacy, proto_
  * to keep it (as Chrome and trace_processor do). Sets *uuid (0 unless a
  * described track), *ref or *track, *wait. False: the event cannot be
  * placed (counted). */
-static void add_legacy_flow(proto_reader *reader, const proto_legacy_event *legacy);
+static void add_legacy_flow(proto_track_events *te, const proto_legacy_event *legacy);
 static __attribute__((noinline, cold)) bool
-legacy_track(proto_reader *reader, proto_machine *machine, const proto_sequence *seq,
+legacy_track(proto_track_events *te, proto_machine *machine, const proto_sequence *seq,
              const proto_legacy_event *legacy, tm_str_id name, uint64_t *uuid,
              proto_track **track, tm_track_ref *ref, bool *wait, int64_t *thread_ts) {
   /* On the default thread (whatever track the phase then names), pid or
@@ -777,11 +771,11 @@ legacy_track(proto_reader *reader, proto_machine *machine, const proto_sequence 
                   : legacy->has_pid_override ? 1
                                              : seq->thread_tid;
     if (pid == 0 || tid == 0) {
-      proto_reader_count(reader, "track_event_parser_errors");
+      proto_count(te->ctx, "track_event_parser_errors");
       return false;
     }
   }
-  if (!legacy_phase_track(reader, machine, seq, legacy, name, ref))
+  if (!legacy_phase_track(te, machine, seq, legacy, name, ref))
     return false;
   int32_t phase = legacy->phase;
   if ((phase == 'b' || phase == 'e' || phase == 'n') && !legacy->use_async_tts)
@@ -792,17 +786,17 @@ legacy_track(proto_reader *reader, proto_machine *machine, const proto_sequence 
     *track = proto_tracks_find(machine, *uuid);
     *wait = *track == NULL;
   } else if (seq->thread) {
-    *ref = legacy_thread_track(reader, seq, legacy);
+    *ref = legacy_thread_track(te, seq, legacy);
   } else {
-    *ref = proto_tracks_default_track(reader, machine);
+    *ref = proto_tracks_default_track(te->ctx, machine);
   }
-  add_legacy_flow(reader, legacy);
+  add_legacy_flow(te, legacy);
   return true;
 }
 
 /* A legacy bind_id is a flow of the slice the event begins (B, X, b, n,
  * as in JSON); its direction says where the flow goes (§2.4 flow v2). */
-static void add_legacy_flow(proto_reader *reader, const proto_legacy_event *legacy) {
+static void add_legacy_flow(proto_track_events *te, const proto_legacy_event *legacy) {
   int32_t phase = legacy->phase;
   if (!legacy->has_bind_id || !(phase == 'B' || phase == 'X' || phase == 'b' || phase == 'n'))
     return;
@@ -814,11 +808,11 @@ static void add_legacy_flow(proto_reader *reader, const proto_legacy_event *lega
   };
   int8_t direction = directions[legacy->flow_direction];
   if (direction < 0) {
-    proto_reader_count(reader, "flow_without_direction");
+    proto_count(te->ctx, "flow_without_direction");
     return;
   }
   proto_flow flow = {legacy->bind_id, (uint8_t)direction, TM_FLOW_BIND_ENCLOSING};
-  proto_vec_push(&reader->events.flows, flow);
+  proto_vec_push(&te->flows, flow);
 }
 
 /* Flow v1 (s/t/f, §2.4, as the JSON reader reads them): the flow is keyed
@@ -830,21 +824,20 @@ static void add_legacy_flow(proto_reader *reader, const proto_legacy_event *lega
  * flow ids and annotations are dropped with the slice it does not have.
  * Sets ev->args and the flow scratch (its one flow). */
 static __attribute__((noinline, cold)) void
-legacy_flow_v1(proto_reader *reader, const proto_legacy_event *legacy, proto_event *ev) {
-  proto_track_event_state *st = &reader->events;
-  st->flows.len = 0;
+legacy_flow_v1(proto_track_events *te, const proto_legacy_event *legacy, proto_event *ev) {
+  te->flows.len = 0;
   if (ev->name || ev->category) {
-    if (!st->key_flow_name) {
-      st->key_flow_name = proto_reader_intern_cstr(reader, "name");
-      st->key_flow_cat = proto_reader_intern_cstr(reader, "cat");
+    if (!te->key_flow_name) {
+      te->key_flow_name = proto_intern_cstr(te->ctx, "name");
+      te->key_flow_cat = proto_intern_cstr(te->ctx, "cat");
     }
     if (ev->name)
-      reader->s->args_add(reader->host, st->key_flow_name,
-                          (tm_arg_value){.type = TM_ARG_STRING, .u.str_id = ev->name});
+      te->ctx->s->args_add(te->ctx->host, te->key_flow_name,
+                           (tm_arg_value){.type = TM_ARG_STRING, .u.str_id = ev->name});
     if (ev->category)
-      reader->s->args_add(reader->host, st->key_flow_cat,
-                          (tm_arg_value){.type = TM_ARG_STRING, .u.str_id = ev->category});
-    ev->args = reader->s->args_commit(reader->host);
+      te->ctx->s->args_add(te->ctx->host, te->key_flow_cat,
+                           (tm_arg_value){.type = TM_ARG_STRING, .u.str_id = ev->category});
+    ev->args = te->ctx->s->args_commit(te->ctx->host);
   } else {
     ev->args = TM_NO_ARGS;
   }
@@ -858,18 +851,16 @@ legacy_flow_v1(proto_reader *reader, const proto_legacy_event *legacy, proto_eve
       .binding = phase == 'f' && !legacy->bind_to_enclosing ? TM_FLOW_BIND_NEXT_BEGIN
                                                            : TM_FLOW_BIND_ENCLOSING,
   };
-  proto_vec_push(&st->flows, flow);
+  proto_vec_push(&te->flows, flow);
 }
 
 /* --- one event ---------------------------------------------------------------- */
 
-bool proto_track_event_read(proto_reader *reader, proto_machine *machine,
-                            proto_sequence *seq,
-                            const proto_timestamp *packet_ts,
+bool proto_track_event_read(proto_track_events *te, proto_machine *machine,
+                            proto_sequence *seq, const proto_timestamp *packet_ts,
                             const uint8_t *data, size_t len) {
-  proto_track_event_state *st = &reader->events;
   decoded d;
-  if (!decode(st, data, len, &d))
+  if (!decode(te, data, len, &d))
     return false;
 
   proto_event ev = {
@@ -883,32 +874,32 @@ bool proto_track_event_read(proto_reader *reader, proto_machine *machine,
   if (__builtin_expect(d.type == TYPE_UNSPECIFIED || d.type > TYPE_COUNTER, 0)) {
     if (d.type != TYPE_UNSPECIFIED) {
       /* State tracks are not read. */
-      proto_reader_count(reader, "proto_track_event_unsupported_type");
+      proto_count(te->ctx, "proto_track_event_unsupported_type");
       return true;
     }
     bool malformed = false;
-    if (!read_legacy(reader, &d, &legacy, &ev, &malformed))
+    if (!read_legacy(te, &d, &legacy, &ev, &malformed))
       return !malformed;
     is_legacy = true;
   }
   /* Legacy µs fields override the packet time, on MONOTONIC (§1.6). */
   if (d.has_ts_absolute_us || d.has_ts_delta_us) {
     if (d.has_ts_delta_us && !seq->state_valid) {
-      proto_reader_count(reader, "packet_skipped_seq_needs_incremental_state_invalid");
+      proto_count(te->ctx, "packet_skipped_seq_needs_incremental_state_invalid");
       return true;
     }
     int64_t us = d.has_ts_absolute_us ? d.ts_us : (seq->timestamp_us += d.ts_us);
-    ev.clock = proto_clock_get(reader, machine, 0, TM_CLOCK_MONOTONIC)->ref;
+    ev.clock = proto_clock_get(te->ctx, machine, 0, TM_CLOCK_MONOTONIC)->ref;
     ev.ts = (int64_t)((uint64_t)us * 1000u);
   } else if (packet_ts) {
     ev.clock = packet_ts->clock;
     ev.ts = packet_ts->ns;
   } else {
-    proto_reader_count(reader, "track_event_missing_timestamp");
+    proto_count(te->ctx, "track_event_missing_timestamp");
     return true;
   }
   if (ev.ts < 0) {
-    proto_reader_count(reader, "track_event_invalid_timestamp");
+    proto_count(te->ctx, "track_event_invalid_timestamp");
     return true;
   }
   if (d.has_tt_absolute_us)
@@ -917,12 +908,12 @@ bool proto_track_event_read(proto_reader *reader, proto_machine *machine,
     ev.thread_ts = (int64_t)((uint64_t)(seq->thread_time_us += d.tt_us) * 1000u);
   if (d.type == TYPE_COUNTER) {
     if (!d.has_counter) {
-      proto_reader_count(reader, "track_event_counter_missing_value");
+      proto_count(te->ctx, "track_event_counter_missing_value");
       return true;
     }
     ev.counter_value = d.counter_is_double ? d.counter_double : (double)d.counter_int;
   }
-  if (!pair_extra_counters(reader, seq, &d))
+  if (!pair_extra_counters(te, seq, &d))
     return true;
 
   /* Track (§1.9). */
@@ -934,57 +925,57 @@ bool proto_track_event_read(proto_reader *reader, proto_machine *machine,
     /* A copy: taking the address of `ev` would keep it out of registers
      * on the typed path too. */
     int64_t thread_ts = ev.thread_ts;
-    if (!legacy_track(reader, machine, seq, &legacy, event_name(reader, seq, &d), &uuid,
-                      &track, &ref, &wait, &thread_ts))
+    if (!legacy_track(te, machine, seq, &legacy, event_name(te, seq, &d), &uuid, &track,
+                      &ref, &wait, &thread_ts))
       return true;
     ev.thread_ts = thread_ts;
   } else if (uuid != 0) {
     track = proto_tracks_find(machine, uuid);
     wait = track == NULL;
   } else if (seq->thread && !d.has_uuid) {
-    ref = reader->s->track_thread(reader->host, seq->thread);
+    ref = te->ctx->s->track_thread(te->ctx->host, seq->thread);
   } else {
-    ref = proto_tracks_default_track(reader, machine);
+    ref = proto_tracks_default_track(te->ctx, machine);
   }
   ev.uuid = uuid;
-  ev.name = event_name(reader, seq, &d);
-  ev.category = resolve_category(reader, seq);
+  ev.name = event_name(te, seq, &d);
+  ev.category = resolve_category(te, seq);
   if (__builtin_expect(is_legacy, 0) && ev.type == PROTO_EVENT_LEGACY_FLOW) {
-    legacy_flow_v1(reader, &legacy, &ev); /* a flow has no slice args */
+    legacy_flow_v1(te, &legacy, &ev); /* a flow has no slice args */
     goto ready;
   }
 
   /* A malformed annotation damages the file: its pairs are never
    * committed, and the host reads no more of this file. */
-  if (!proto_debug_annotations_add(reader, seq, st->annotations.data, st->annotations.len,
-                                   &st->text))
+  if (!proto_debug_annotations_add(te->ctx, seq, te->annotations.data, te->annotations.len,
+                                   &te->ctx->text))
     return false;
   if (d.correlation == 1) {
     char text[40];
     int n = snprintf(text, sizeof text, "tp:#%" PRIu64, d.correlation_value);
-    add_correlation_id(reader, proto_reader_intern(reader, text, (size_t)n));
+    add_correlation_id(te, proto_intern(te->ctx, text, (size_t)n));
   } else if (d.correlation == 2) {
-    add_correlation_id(reader, proto_reader_intern(reader, (const char *)d.correlation_str,
-                                                   d.correlation_len));
+    add_correlation_id(
+        te, proto_intern(te->ctx, (const char *)d.correlation_str, d.correlation_len));
   } else if (d.correlation == 3) {
     const proto_interned *e =
         proto_sequence_lookup(seq, PROTO_INTERN_CORRELATION, d.correlation_value);
     if (e)
-      add_correlation_id(reader, e->str);
+      add_correlation_id(te, e->str);
   }
   if (d.source_location &&
-      !proto_source_location_add(reader, d.source_location, d.source_location_len))
+      !proto_source_location_add(te->ctx, d.source_location, d.source_location_len))
     return false;
-  if ((d.callstack || d.callstack_iid) && !add_callsite(reader, seq, &d))
+  if ((d.callstack || d.callstack_iid) && !add_callsite(te, seq, &d))
     return false;
-  ev.args = reader->s->args_commit(reader->host);
+  ev.args = te->ctx->s->args_commit(te->ctx->host);
 ready:
-  ev.flows_len = (uint32_t)st->flows.len;
-  ev.extras_len = (uint32_t)st->extras.len;
+  ev.flows_len = (uint32_t)te->flows.len;
+  ev.extras_len = (uint32_t)te->extras.len;
 
   if (wait)
-    defer(reader, &ev);
+    defer(te, &ev);
   else
-    emit(reader, machine, &ev, track, ref, st->flows.data, st->extras.data);
+    emit(te, machine, &ev, track, ref, te->flows.data, te->extras.data);
   return true;
 }

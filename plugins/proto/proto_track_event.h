@@ -32,7 +32,7 @@
 /* TrackEvent allows at most this many extra counter values per event. */
 #define PROTO_MAX_EXTRA_COUNTERS 8
 
-struct proto_reader;
+struct proto_context;
 struct proto_machine;
 struct proto_sequence;
 struct proto_timestamp;
@@ -77,7 +77,9 @@ typedef struct proto_event {
   uint32_t extras_start, extras_len;   /* into the extra counter array */
 } proto_event;
 
-typedef struct proto_track_event_state {
+/* The TrackEvent decoder of one file, bound to its context. */
+typedef struct proto_track_events {
+  struct proto_context *ctx;
   /* Scratch for the event being decoded. */
   proto_u64_vec category_iids;
   PROTO_VEC(proto_bytes) categories;
@@ -86,7 +88,6 @@ typedef struct proto_track_event_state {
   proto_u64_vec extra_double_uuids;
   proto_u64_vec extra_values;        /* int64 bits */
   proto_u64_vec extra_double_values; /* double bits */
-  proto_text text; /* joined categories, arg keys */
   PROTO_VEC(proto_flow) flows;
   PROTO_VEC(proto_extra_counter) extras;
   /* Events waiting for their track's descriptor, in file order. */
@@ -102,23 +103,23 @@ typedef struct proto_track_event_state {
   tm_str_id key_correlation_id;
   tm_str_id key_callsite_id;
   tm_str_id key_flow_name, key_flow_cat; /* flow v1 args */
-} proto_track_event_state;
+} proto_track_events;
 
-void proto_track_event_state_free(proto_track_event_state *state);
+void proto_track_events_init(proto_track_events *te, struct proto_context *ctx);
+void proto_track_events_free(proto_track_events *te);
 
 /* Reads one TrackEvent of `machine` on `seq`; `packet_ts` is the packet's
  * resolved timestamp, or NULL if the packet had none. Returns false if the
  * event does not decode. */
-bool proto_track_event_read(struct proto_reader *reader,
-                            struct proto_machine *machine,
+bool proto_track_event_read(proto_track_events *te, struct proto_machine *machine,
                             struct proto_sequence *seq,
-                            const struct proto_timestamp *packet_ts,
-                            const uint8_t *data, size_t len);
+                            const struct proto_timestamp *packet_ts, const uint8_t *data,
+                            size_t len);
 
 /* Emits the events waiting for the descriptor of `uuid` on `machine`. */
-void proto_track_event_flush_uuid(struct proto_reader *reader,
-                                  struct proto_machine *machine, uint64_t uuid);
+void proto_track_event_flush_uuid(proto_track_events *te, struct proto_machine *machine,
+                                  uint64_t uuid);
 /* End of file: emits every waiting event on an undescribed track. */
-void proto_track_event_flush_all(struct proto_reader *reader);
+void proto_track_event_flush_all(proto_track_events *te);
 
 #endif /* TM_PROTO_TRACK_EVENT_H */

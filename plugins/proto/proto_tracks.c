@@ -4,16 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "proto_reader.h"
+#include "proto_context.h"
 #include "trace.pb-c.h"
 
 /* Parent chains longer than this are treated as loops. */
 #define MAX_TRACK_NESTING 64
-
-void proto_track_table_free(proto_track_table *table) {
-  proto_map_free(&table->index);
-  proto_vec_free(&table->items);
-}
 
 proto_track *proto_tracks_find(proto_machine *machine, uint64_t uuid) {
   uint32_t index;
@@ -33,13 +28,12 @@ static proto_track *add_track(proto_machine *machine, uint64_t uuid) {
   return &machine->tracks.items.data[index];
 }
 
-static tm_str_id intern_opt(proto_reader *reader, const char *s) {
-  return s ? proto_reader_intern_cstr(reader, s) : 0;
+static tm_str_id intern_opt(proto_context *ctx, const char *s) {
+  return s ? proto_intern_cstr(ctx, s) : 0;
 }
 
 /* Joins `n` strings with spaces and interns the result. */
-static tm_str_id intern_joined(proto_reader *reader, char **parts, size_t n,
-                               char sep) {
+static tm_str_id intern_joined(proto_context *ctx, char **parts, size_t n, char sep) {
   size_t total = 0;
   for (size_t i = 0; i < n; i++)
     total += strlen(parts[i]) + 1;
@@ -52,34 +46,33 @@ static tm_str_id intern_joined(proto_reader *reader, char **parts, size_t n,
     memcpy(joined + at, parts[i], len);
     at += len;
   }
-  tm_str_id id = proto_reader_intern(reader, joined, at);
+  tm_str_id id = proto_intern(ctx, joined, at);
   free(joined);
   return id;
 }
 
-static tm_process_ref read_process(proto_reader *reader, proto_machine *machine,
+static tm_process_ref read_process(proto_context *ctx, proto_machine *machine,
                                    const Perfetto__Protos__ProcessDescriptor *p) {
-  const tm_host_services *s = reader->s;
-  tm_process_ref process = s->process(reader->host, machine->ref, p->pid);
+  const tm_host_services *s = ctx->s;
+  tm_process_ref process = s->process(ctx->host, machine->ref, p->pid);
   const char *name = p->process_name;
   if (!name && p->n_cmdline > 0)
     name = p->cmdline[0];
   if (name && *name)
-    s->process_set_name(reader->host, process, proto_reader_intern_cstr(reader, name));
-  if (p->n_cmdline > 0 && reader->host_has_process_extras)
-    s->process_set_cmdline(reader->host, process,
-                           intern_joined(reader, p->cmdline, p->n_cmdline, ' '));
+    s->process_set_name(ctx->host, process, proto_intern_cstr(ctx, name));
+  if (p->n_cmdline > 0 && ctx->host_has_process_extras)
+    s->process_set_cmdline(ctx->host, process,
+                           intern_joined(ctx, p->cmdline, p->n_cmdline, ' '));
   return process;
 }
 
-static tm_thread_ref read_thread(proto_reader *reader, proto_machine *machine,
+static tm_thread_ref read_thread(proto_context *ctx, proto_machine *machine,
                                  struct proto_sequence *seq,
                                  const Perfetto__Protos__ThreadDescriptor *t) {
-  const tm_host_services *s = reader->s;
-  tm_thread_ref thread = s->thread(reader->host, machine->ref, t->pid, t->tid);
+  const tm_host_services *s = ctx->s;
+  tm_thread_ref thread = s->thread(ctx->host, machine->ref, t->pid, t->tid);
   if (t->thread_name && *t->thread_name)
-    s->thread_set_name(reader->host, thread,
-                       proto_reader_intern_cstr(reader, t->thread_name));
+    s->thread_set_name(ctx->host, thread, proto_intern_cstr(ctx, t->thread_name));
   /* The sequence's default thread, for events on no track (§1.9). */
   if (seq && seq->id != 0 && seq->state_valid) {
     seq->thread = thread;
@@ -94,31 +87,31 @@ static tm_thread_ref read_thread(proto_reader *reader, proto_machine *machine,
   return thread;
 }
 
-static void read_counter(proto_reader *reader, proto_track *track,
+static void read_counter(proto_context *ctx, proto_track *track,
                          const Perfetto__Protos__CounterDescriptor *c) {
   static const char *const unit_names[] = {NULL, "ns", "count", "bytes"};
   track->is_counter = true;
   if (c->type == PERFETTO__PROTOS__COUNTER_DESCRIPTOR__BUILTIN_COUNTER_TYPE__COUNTER_THREAD_TIME_NS) {
     if (!track->name)
-      track->name = proto_reader_intern_cstr(reader, "thread_time");
-    track->unit = proto_reader_intern_cstr(reader, "ns");
+      track->name = proto_intern_cstr(ctx, "thread_time");
+    track->unit = proto_intern_cstr(ctx, "ns");
     track->is_thread_time = true;
   } else if (c->type ==
              PERFETTO__PROTOS__COUNTER_DESCRIPTOR__BUILTIN_COUNTER_TYPE__COUNTER_THREAD_INSTRUCTION_COUNT) {
     if (!track->name)
-      track->name = proto_reader_intern_cstr(reader, "thread_instruction_count");
-    track->unit = proto_reader_intern_cstr(reader, "count");
+      track->name = proto_intern_cstr(ctx, "thread_instruction_count");
+    track->unit = proto_intern_cstr(ctx, "count");
   } else if (c->has_unit && c->unit > 0 && c->unit < 4) {
-    track->unit = proto_reader_intern_cstr(reader, unit_names[c->unit]);
+    track->unit = proto_intern_cstr(ctx, unit_names[c->unit]);
   } else {
-    track->unit = intern_opt(reader, c->unit_name);
+    track->unit = intern_opt(ctx, c->unit_name);
   }
   if (c->n_categories > 0)
-    track->categories = intern_joined(reader, c->categories, c->n_categories, ',');
+    track->categories = intern_joined(ctx, c->categories, c->n_categories, ',');
   if (c->has_unit_multiplier && c->unit_multiplier != 0)
     track->unit_multiplier = c->unit_multiplier;
   track->incremental = c->is_incremental;
-  track->y_axis_share_key = intern_opt(reader, c->y_axis_share_key);
+  track->y_axis_share_key = intern_opt(ctx, c->y_axis_share_key);
 }
 
 static const char *descriptor_name(const Perfetto__Protos__TrackDescriptor *d) {
@@ -129,17 +122,16 @@ static const char *descriptor_name(const Perfetto__Protos__TrackDescriptor *d) {
   return d->atrace_name;
 }
 
-bool proto_tracks_read_descriptor(proto_reader *reader, proto_machine *machine,
-                                  struct proto_sequence *seq,
-                                  const uint8_t *data, size_t len,
-                                  uint64_t *uuid) {
+bool proto_tracks_read_descriptor(proto_context *ctx, proto_machine *machine,
+                                  struct proto_sequence *seq, const uint8_t *data,
+                                  size_t len, uint64_t *uuid) {
   *uuid = 0;
   Perfetto__Protos__TrackDescriptor *d =
       perfetto__protos__track_descriptor__unpack(NULL, len, data);
   if (!d)
     return false;
   if (!d->has_uuid) {
-    proto_reader_count(reader, "track_descriptor_missing_uuid");
+    proto_count(ctx, "track_descriptor_missing_uuid");
     goto out;
   }
   /* uuid 0 is the implicit Default Track: its descriptor only carries
@@ -149,19 +141,19 @@ bool proto_tracks_read_descriptor(proto_reader *reader, proto_machine *machine,
   uint8_t kind = PROTO_TRACK_CUSTOM;
   if (d->thread) {
     if (!d->thread->has_pid || !d->thread->has_tid) {
-      proto_reader_count(reader, "track_descriptor_thread_missing_pid_tid");
+      proto_count(ctx, "track_descriptor_thread_missing_pid_tid");
       goto out;
     }
     kind = PROTO_TRACK_THREAD;
   } else if (d->process) {
     if (!d->process->has_pid) {
-      proto_reader_count(reader, "track_descriptor_process_missing_pid");
+      proto_count(ctx, "track_descriptor_process_missing_pid");
       goto out;
     }
     kind = PROTO_TRACK_PROCESS;
   }
   if (d->has_child_ordering && (d->child_ordering < 0 || d->child_ordering > 3)) {
-    proto_reader_count(reader, "track_descriptor_invalid_child_ordering");
+    proto_count(ctx, "track_descriptor_invalid_child_ordering");
     goto out;
   }
 
@@ -172,12 +164,12 @@ bool proto_tracks_read_descriptor(proto_reader *reader, proto_machine *machine,
   proto_track *track = proto_tracks_find(machine, d->uuid);
   if (track && track->kind != PROTO_TRACK_UNDESCRIBED) {
     if (track->kind != kind || track->is_counter != (d->counter != NULL)) {
-      proto_reader_count(reader, "track_descriptor_conflicting_reservation");
+      proto_count(ctx, "track_descriptor_conflicting_reservation");
       goto out;
     }
     /* The first name wins, except with merge behavior NONE. */
     if (name && (!track->name || merge_none) && !track->ref)
-      track->name = proto_reader_intern_cstr(reader, name);
+      track->name = proto_intern_cstr(ctx, name);
     *uuid = d->uuid;
     goto out;
   }
@@ -185,7 +177,7 @@ bool proto_tracks_read_descriptor(proto_reader *reader, proto_machine *machine,
    * longer than the bound): the descriptor names things but cannot turn
    * that track into another kind. */
   if (track && track->is_counter != (d->counter != NULL)) {
-    proto_reader_count(reader, "track_descriptor_conflicting_reservation");
+    proto_count(ctx, "track_descriptor_conflicting_reservation");
     goto out;
   }
   if (!track)
@@ -194,60 +186,58 @@ bool proto_tracks_read_descriptor(proto_reader *reader, proto_machine *machine,
   track->parent_uuid = d->has_parent_uuid ? d->parent_uuid : 0;
   track->disallow_merging = d->disallow_merging_with_system_tracks;
   if (name && !track->name)
-    track->name = proto_reader_intern_cstr(reader, name);
-  track->description = intern_opt(reader, d->description);
+    track->name = proto_intern_cstr(ctx, name);
+  track->description = intern_opt(ctx, d->description);
   track->child_ordering = d->has_child_ordering ? (int32_t)d->child_ordering : 0;
   track->has_sibling_order_rank = d->has_sibling_order_rank;
   track->sibling_order_rank = d->sibling_order_rank;
   track->sibling_merge_behavior =
       d->has_sibling_merge_behavior ? (int32_t)d->sibling_merge_behavior : 0;
   if (d->sibling_merge_key) {
-    track->sibling_merge_key = proto_reader_intern_cstr(reader, d->sibling_merge_key);
+    track->sibling_merge_key = proto_intern_cstr(ctx, d->sibling_merge_key);
   } else if (d->sibling_merge_key_field_case ==
              PERFETTO__PROTOS__TRACK_DESCRIPTOR__SIBLING_MERGE_KEY_FIELD_SIBLING_MERGE_KEY_INT) {
     char key[64];
     int n = snprintf(key, sizeof key, "sibling_merge_key_int:%llu",
                      (unsigned long long)d->sibling_merge_key_int);
-    track->sibling_merge_key = proto_reader_intern(reader, key, (size_t)n);
+    track->sibling_merge_key = proto_intern(ctx, key, (size_t)n);
   }
   if (kind == PROTO_TRACK_THREAD) {
-    track->thread = read_thread(reader, machine, seq, d->thread);
-    track->process = reader->s->process(reader->host, machine->ref, d->thread->pid);
+    track->thread = read_thread(ctx, machine, seq, d->thread);
+    track->process = ctx->s->process(ctx->host, machine->ref, d->thread->pid);
   } else if (kind == PROTO_TRACK_PROCESS) {
-    track->process = read_process(reader, machine, d->process);
+    track->process = read_process(ctx, machine, d->process);
   }
   if (d->counter)
-    read_counter(reader, track, d->counter);
+    read_counter(ctx, track, d->counter);
   *uuid = d->uuid;
 out:
   perfetto__protos__track_descriptor__free_unpacked(d, NULL);
   return true;
 }
 
-bool proto_tracks_read_thread_descriptor(proto_reader *reader,
-                                         proto_machine *machine,
-                                         struct proto_sequence *seq,
-                                         const uint8_t *data, size_t len) {
+bool proto_tracks_read_thread_descriptor(proto_context *ctx, proto_machine *machine,
+                                         struct proto_sequence *seq, const uint8_t *data,
+                                         size_t len) {
   Perfetto__Protos__ThreadDescriptor *t =
       perfetto__protos__thread_descriptor__unpack(NULL, len, data);
   if (!t)
     return false;
   /* Ignored while the sequence's state is invalid (formats.md §1.3). */
   if (t->has_pid && t->has_tid && seq->state_valid)
-    read_thread(reader, machine, seq, t);
+    read_thread(ctx, machine, seq, t);
   perfetto__protos__thread_descriptor__free_unpacked(t, NULL);
   return true;
 }
 
-bool proto_tracks_read_process_descriptor(proto_reader *reader,
-                                          proto_machine *machine,
+bool proto_tracks_read_process_descriptor(proto_context *ctx, proto_machine *machine,
                                           const uint8_t *data, size_t len) {
   Perfetto__Protos__ProcessDescriptor *p =
       perfetto__protos__process_descriptor__unpack(NULL, len, data);
   if (!p)
     return false;
   if (p->has_pid)
-    read_process(reader, machine, p);
+    read_process(ctx, machine, p);
   perfetto__protos__process_descriptor__free_unpacked(p, NULL);
   return true;
 }
@@ -260,64 +250,62 @@ static const char *track_type(bool thread, bool process, bool counter) {
   return counter ? "global_counter_track_event" : "global_track_event";
 }
 
-static void add_source_arg(proto_reader *reader, tm_track_ref ref,
-                           const char *key, tm_arg_value value) {
-  reader->s->track_add_source_arg(reader->host, ref,
-                                  proto_reader_intern_cstr(reader, key), value);
+static void add_source_arg(proto_context *ctx, tm_track_ref ref, const char *key,
+                           tm_arg_value value) {
+  ctx->s->track_add_source_arg(ctx->host, ref, proto_intern_cstr(ctx, key), value);
 }
 
-static void add_source_string(proto_reader *reader, tm_track_ref ref,
-                              const char *key, tm_str_id value) {
+static void add_source_string(proto_context *ctx, tm_track_ref ref, const char *key,
+                              tm_str_id value) {
   if (value)
-    add_source_arg(reader, ref, key,
-                   (tm_arg_value){.type = TM_ARG_STRING, .u.str_id = value});
+    add_source_arg(ctx, ref, key, (tm_arg_value){.type = TM_ARG_STRING, .u.str_id = value});
 }
 
 /* Descriptor fields the track table has no column for. */
-static void add_source_args(proto_reader *reader, const proto_track *track) {
+static void add_source_args(proto_context *ctx, const proto_track *track) {
   static const char *const orderings[] = {NULL, "lexicographic", "chronological",
                                           "explicit"};
   static const char *const merges[] = {NULL, "by_track_name", "none",
                                        "by_sibling_merge_key"};
   tm_track_ref ref = track->ref;
-  add_source_string(reader, ref, "description", track->description);
+  add_source_string(ctx, ref, "description", track->description);
   if (track->child_ordering > 0 && track->child_ordering < 4)
-    add_source_string(reader, ref, "child_ordering",
-                      proto_reader_intern_cstr(reader, orderings[track->child_ordering]));
+    add_source_string(ctx, ref, "child_ordering",
+                      proto_intern_cstr(ctx, orderings[track->child_ordering]));
   if (track->has_sibling_order_rank)
-    add_source_arg(reader, ref, "sibling_order_rank",
-                   (tm_arg_value){.type = TM_ARG_INT,
-                                  .u.int_value = track->sibling_order_rank});
+    add_source_arg(
+        ctx, ref, "sibling_order_rank",
+        (tm_arg_value){.type = TM_ARG_INT, .u.int_value = track->sibling_order_rank});
   if (track->sibling_merge_behavior > 0 && track->sibling_merge_behavior < 4)
-    add_source_string(reader, ref, "sibling_merge_behavior",
-                      proto_reader_intern_cstr(reader, merges[track->sibling_merge_behavior]));
-  add_source_string(reader, ref, "sibling_merge_key", track->sibling_merge_key);
-  add_source_string(reader, ref, "y_axis_share_key", track->y_axis_share_key);
-  add_source_string(reader, ref, "categories", track->categories);
+    add_source_string(ctx, ref, "sibling_merge_behavior",
+                      proto_intern_cstr(ctx, merges[track->sibling_merge_behavior]));
+  add_source_string(ctx, ref, "sibling_merge_key", track->sibling_merge_key);
+  add_source_string(ctx, ref, "y_axis_share_key", track->y_axis_share_key);
+  add_source_string(ctx, ref, "categories", track->categories);
 }
 
-tm_track_ref proto_tracks_intern(proto_reader *reader, proto_machine *machine,
+tm_track_ref proto_tracks_intern(proto_context *ctx, proto_machine *machine,
                                  const tm_track_desc *desc) {
-  if (reader->host_has_track_extras)
-    return reader->s->track_intern_on_machine(reader->host, machine->ref, desc);
-  return reader->s->track_intern(reader->host, desc);
+  if (ctx->host_has_track_extras)
+    return ctx->s->track_intern_on_machine(ctx->host, machine->ref, desc);
+  return ctx->s->track_intern(ctx->host, desc);
 }
 
-tm_track_ref proto_tracks_resolve(proto_reader *reader, proto_machine *machine,
+tm_track_ref proto_tracks_resolve(proto_context *ctx, proto_machine *machine,
                                   proto_track *track) {
   if (track->ref)
     return track->ref;
   if (track->resolving)
     return 0;
   track->resolving = true;
-  const tm_host_services *s = reader->s;
+  const tm_host_services *s = ctx->s;
   tm_track_ref parent_ref = 0;
   uint64_t uuid = track->uuid;
   switch (track->kind) {
   case PROTO_TRACK_THREAD:
     track->scope_thread = track->thread;
     if (!track->is_counter && !track->disallow_merging) {
-      track->ref = s->track_thread(reader->host, track->thread);
+      track->ref = s->track_thread(ctx->host, track->thread);
       goto done;
     }
     break;
@@ -336,7 +324,7 @@ tm_track_ref proto_tracks_resolve(proto_reader *reader, proto_machine *machine,
     } else if (parent->kind == PROTO_TRACK_PROCESS) {
       track->scope_process = parent->process;
     } else {
-      parent_ref = proto_tracks_resolve(reader, machine, parent);
+      parent_ref = proto_tracks_resolve(ctx, machine, parent);
       if (!parent_ref) {
         track->resolving = false;
         return 0; /* a loop of parents */
@@ -357,38 +345,36 @@ tm_track_ref proto_tracks_resolve(proto_reader *reader, proto_machine *machine,
       .key = uuid,
       .unit = track->unit,
   };
-  track->ref = proto_tracks_intern(reader, machine, &desc);
-  if (reader->host_has_track_extras) {
+  track->ref = proto_tracks_intern(ctx, machine, &desc);
+  if (ctx->host_has_track_extras) {
     if (parent_ref)
-      s->track_set_parent(reader->host, track->ref, parent_ref);
-    add_source_args(reader, track);
+      s->track_set_parent(ctx->host, track->ref, parent_ref);
+    add_source_args(ctx, track);
   }
 done:
   track->resolving = false;
   return track->ref;
 }
 
-proto_track *proto_tracks_undescribed(proto_reader *reader,
-                                      proto_machine *machine, uint64_t uuid,
-                                      bool is_counter) {
+proto_track *proto_tracks_undescribed(proto_context *ctx, proto_machine *machine,
+                                      uint64_t uuid, bool is_counter) {
   proto_track *track = proto_tracks_find(machine, uuid);
   if (!track) {
     track = add_track(machine, uuid);
     track->kind = PROTO_TRACK_UNDESCRIBED;
     track->is_counter = is_counter;
   }
-  proto_tracks_resolve(reader, machine, track);
+  proto_tracks_resolve(ctx, machine, track);
   return track;
 }
 
-tm_track_ref proto_tracks_default_track(proto_reader *reader,
-                                        proto_machine *machine) {
+tm_track_ref proto_tracks_default_track(proto_context *ctx, proto_machine *machine) {
   if (!machine->default_track) {
     tm_track_desc desc = {
         .type = "global_track_event",
-        .name = proto_reader_intern_cstr(reader, "Default Track"),
+        .name = proto_intern_cstr(ctx, "Default Track"),
     };
-    machine->default_track = proto_tracks_intern(reader, machine, &desc);
+    machine->default_track = proto_tracks_intern(ctx, machine, &desc);
   }
   return machine->default_track;
 }

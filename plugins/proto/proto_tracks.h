@@ -22,56 +22,11 @@
 #include <stdint.h>
 #include <tracemerge/plugin.h>
 
-#include "proto_map.h"
-#include "proto_vec.h"
+#include "proto_machine.h"
 
-struct proto_reader;
+struct proto_context;
 struct proto_machine;
 struct proto_sequence;
-
-typedef enum proto_track_kind {
-  PROTO_TRACK_CUSTOM = 0,
-  PROTO_TRACK_PROCESS,
-  PROTO_TRACK_THREAD,
-  PROTO_TRACK_UNDESCRIBED, /* used by events, never described */
-} proto_track_kind;
-
-typedef struct proto_track {
-  uint64_t uuid;
-  uint64_t parent_uuid; /* 0: none */
-  uint8_t kind;         /* proto_track_kind */
-  bool is_counter;
-  bool disallow_merging;
-  tm_str_id name;
-  tm_str_id description;
-  tm_process_ref process; /* PROCESS: the process; THREAD: its process */
-  tm_thread_ref thread;   /* THREAD */
-  /* Counter tracks. */
-  tm_str_id unit;
-  tm_str_id categories;
-  int64_t unit_multiplier; /* 1 unless the descriptor says otherwise */
-  bool incremental;
-  bool is_thread_time; /* COUNTER_THREAD_TIME_NS: also slices' thread_ts */
-  tm_str_id y_axis_share_key;
-  /* UI hints, kept as the track's source args. */
-  int32_t child_ordering;
-  bool has_sibling_order_rank;
-  int32_t sibling_order_rank;
-  int32_t sibling_merge_behavior;
-  tm_str_id sibling_merge_key;
-  /* Resolution. */
-  tm_track_ref ref;          /* host track, 0 until first used */
-  tm_thread_ref scope_thread; /* thread/process the track is scoped to */
-  tm_process_ref scope_process;
-  bool resolving; /* cycle guard for parent chains */
-} proto_track;
-
-typedef struct proto_track_table {
-  proto_map index; /* uuid -> items index */
-  PROTO_VEC(proto_track) items;
-} proto_track_table;
-
-void proto_track_table_free(proto_track_table *table);
 
 /* The described (or undescribed, once used) track `uuid`, or NULL. */
 proto_track *proto_tracks_find(struct proto_machine *machine, uint64_t uuid);
@@ -79,36 +34,33 @@ proto_track *proto_tracks_find(struct proto_machine *machine, uint64_t uuid);
 /* A TrackDescriptor of `machine`, read on `seq` (may be the sequence 0).
  * Returns false if it does not decode; the uuid is stored in *uuid (0 if
  * the descriptor described none). */
-bool proto_tracks_read_descriptor(struct proto_reader *reader,
-                                  struct proto_machine *machine,
-                                  struct proto_sequence *seq,
-                                  const uint8_t *data, size_t len,
-                                  uint64_t *uuid);
+bool proto_tracks_read_descriptor(struct proto_context *ctx, struct proto_machine *machine,
+                                  struct proto_sequence *seq, const uint8_t *data,
+                                  size_t len, uint64_t *uuid);
 /* Packet fields 44 and 43. */
-bool proto_tracks_read_thread_descriptor(struct proto_reader *reader,
+bool proto_tracks_read_thread_descriptor(struct proto_context *ctx,
                                          struct proto_machine *machine,
-                                         struct proto_sequence *seq,
-                                         const uint8_t *data, size_t len);
-bool proto_tracks_read_process_descriptor(struct proto_reader *reader,
+                                         struct proto_sequence *seq, const uint8_t *data,
+                                         size_t len);
+bool proto_tracks_read_process_descriptor(struct proto_context *ctx,
                                           struct proto_machine *machine,
                                           const uint8_t *data, size_t len);
 
 /* The host track of `track`, created on first use. 0 if the parent chain
  * loops. */
-tm_track_ref proto_tracks_resolve(struct proto_reader *reader,
-                                  struct proto_machine *machine,
+tm_track_ref proto_tracks_resolve(struct proto_context *ctx, struct proto_machine *machine,
                                   proto_track *track);
 /* The track of a uuid events use but no descriptor describes: a plain
  * global (counter) track, remembered as PROTO_TRACK_UNDESCRIBED. */
-proto_track *proto_tracks_undescribed(struct proto_reader *reader,
-                                      struct proto_machine *machine,
-                                      uint64_t uuid, bool is_counter);
+proto_track *proto_tracks_undescribed(struct proto_context *ctx,
+                                      struct proto_machine *machine, uint64_t uuid,
+                                      bool is_counter);
 /* A host track by description, on `machine` when the host can place
  * tracks on embedded machines (else on the file's machine). */
-tm_track_ref proto_tracks_intern(struct proto_reader *reader, struct proto_machine *machine,
+tm_track_ref proto_tracks_intern(struct proto_context *ctx, struct proto_machine *machine,
                                  const tm_track_desc *desc);
 /* The implicit uuid-0 track, "Default Track". */
-tm_track_ref proto_tracks_default_track(struct proto_reader *reader,
+tm_track_ref proto_tracks_default_track(struct proto_context *ctx,
                                         struct proto_machine *machine);
 
 #endif /* TM_PROTO_TRACKS_H */

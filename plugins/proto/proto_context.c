@@ -1,0 +1,87 @@
+/* The context of the proto reader's modules (see proto_context.h). */
+#include "proto_context.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static bool host_has_stacks(const tm_host_services *s) {
+  return TM_HOST_HAS(s, mapping) && TM_HOST_HAS(s, frame) && TM_HOST_HAS(s, callsite) &&
+         TM_HOST_HAS(s, sample) && s->mapping && s->frame && s->callsite && s->sample;
+}
+
+void proto_context_init(proto_context *ctx, const tm_host_services *s, tm_host *host) {
+  memset(ctx, 0, sizeof *ctx);
+  ctx->s = s;
+  ctx->host = host;
+  ctx->host_has_track_extras = TM_HOST_HAS(s, track_intern_on_machine) &&
+                               TM_HOST_HAS(s, track_set_parent) &&
+                               TM_HOST_HAS(s, track_add_source_arg);
+  ctx->host_has_process_extras = TM_HOST_HAS(s, process_set_cmdline) &&
+                                 TM_HOST_HAS(s, process_set_parent) &&
+                                 TM_HOST_HAS(s, process_set_uid);
+  ctx->host_has_machine_info = TM_HOST_HAS(s, machine_set_info);
+  ctx->host_has_stacks = host_has_stacks(s);
+  ctx->host_has_import_log = TM_HOST_HAS(s, import_log) && s->import_log;
+  ctx->host_has_sched = TM_HOST_HAS(s, sched_waking) && s->track_intern_cpu &&
+                        s->sched_switch && s->sched_waking;
+  ctx->waiting_event_offset = -1;
+  proto_machine_of(ctx, 0);
+}
+
+void proto_context_free(proto_context *ctx) {
+  proto_sequence_table_free(&ctx->sequences);
+  for (size_t i = 0; i < ctx->machines.len; i++)
+    proto_machine_free(ctx->machines.data[i]);
+  proto_vec_free(&ctx->machines);
+  proto_map_free(&ctx->machine_index);
+  proto_vec_free(&ctx->text);
+}
+
+proto_machine *proto_context_machine_slow_(proto_context *ctx, uint32_t raw_id) {
+  uint32_t index;
+  if (proto_map_get(&ctx->machine_index, raw_id, &index))
+    return ctx->machines.data[index];
+  proto_machine *machine = proto_xrealloc(NULL, sizeof *machine);
+  memset(machine, 0, sizeof *machine);
+  machine->raw_id = raw_id;
+  machine->index = (uint32_t)ctx->machines.len;
+  machine->ref = raw_id == 0 ? ctx->s->machine_default(ctx->host)
+                             : ctx->s->machine_embedded(ctx->host, raw_id);
+  proto_vec_push(&ctx->machines, machine);
+  proto_map_put(&ctx->machine_index, raw_id, machine->index);
+  return machine;
+}
+
+void proto_count_with(proto_context *ctx, const char *name, const tm_import_log_arg *args,
+                      size_t n) {
+  if (!ctx->host_has_import_log) {
+    ctx->s->stat_add(ctx->host, name, 1);
+    return;
+  }
+  int64_t offset = ctx->waiting_event_offset >= 0 ? ctx->waiting_event_offset
+                                                  : (int64_t)ctx->packet_offset;
+  ctx->s->import_log(ctx->host, name, offset, args, n);
+}
+
+void proto_count(proto_context *ctx, const char *name) {
+  proto_count_with(ctx, name, NULL, 0);
+}
+
+void proto_stat_add(proto_context *ctx, const char *name, int64_t delta) {
+  ctx->s->stat_add(ctx->host, name, delta);
+}
+
+bool proto_fail(proto_context *ctx, uint64_t offset, const char *fmt, ...) {
+  char message[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(message, sizeof message, fmt, ap);
+  va_end(ap);
+  ctx->s->report_error(ctx->host, (int64_t)offset, message);
+  return false;
+}
+
+tm_str_id proto_intern_cstr(proto_context *ctx, const char *s) {
+  return ctx->s->intern_string(ctx->host, s, strlen(s));
+}
