@@ -557,6 +557,29 @@ static void test_system_trace_of_another_type_is_counted(void) {
   e2e_cleanup(dir);
 }
 
+/* Issue 11: "\u0000" in a name, a category, an arg key and an arg value
+ * decodes to a NUL byte, which the string pool cannot hold; it is kept as
+ * U+FFFD (EF BF BD) and the rest of the string is not lost. */
+static void test_nul_escape_does_not_cut_a_string(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  g_autofree char *f = e2e_write_file(
+      dir, "nul.json",
+      "[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,"
+      "\"name\":\"a\\u0000b\",\"cat\":\"c\\u0000d\","
+      "\"args\":{\"k\\u0000\":\"v\\u0000w\"}}]",
+      0);
+  const char *inputs[] = {"nul.json", NULL};
+  g_autofree char *out = e2e_query_in(
+      dir, inputs,
+      "SELECT hex(s.name), hex(s.category), hex(a.key), hex(a.string_value) "
+      "FROM slice s JOIN args a USING (arg_set_id)");
+  e2e_assert_text(out, "\"hex(s.name)\",\"hex(s.category)\",\"hex(a.key)\","
+                       "\"hex(a.string_value)\"\n"
+                       "\"61EFBFBD62\",\"63EFBFBD64\",\"617267732E6BEFBFBD\","
+                       "\"76EFBFBD77\"\n");
+  e2e_cleanup(dir);
+}
+
 /* Threads and processes of the real Chrome traces, by the reference's rules
  * (sql-surface.md §10, formats.md §2.2-2.3), counted with python3's json
  * module: every event but P with a ts (or M) resolves (pid, tid), tid 0
@@ -784,6 +807,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/e2e/errors/missing-input-is-named", test_missing_input_is_named);
   g_test_add_func("/e2e/json/v8-profile/samples-have-their-stacks",
                   test_v8_profile_samples_have_their_stacks);
+  g_test_add_func("/e2e/json/strings/nul-escape-does-not-cut-a-string",
+                  test_nul_escape_does_not_cut_a_string);
   g_test_add_func("/e2e/json/identity/real-traces-threads-and-processes",
                   test_real_traces_threads_and_processes);
   g_test_add_func("/e2e/json/v8-profile/real-traces-match-independent-counts",

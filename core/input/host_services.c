@@ -65,8 +65,29 @@ static tm_model *model_of(tm_host *host) { return host->session->model; }
 
 /* --- strings ------------------------------------------------------------ */
 
+/* The pool holds NUL-terminated strings, so a NUL byte in a reader's
+ * string (JSON "\u0000", a proto string field) would cut it there: each
+ * becomes U+FFFD, the replacement character, and the rest is kept. */
+static tm_str_id intern_without_nul(tm_string_pool *pool, const char *s,
+                                    size_t len) {
+  GString *text = g_string_sized_new(len + 8);
+  for (size_t i = 0; i < len; i++) {
+    if (s[i])
+      g_string_append_c(text, s[i]);
+    else
+      g_string_append(text, "\xEF\xBF\xBD");
+  }
+  tm_str_id id = string_pool_intern(pool, text->str, text->len);
+  g_string_free(text, TRUE);
+  return id;
+}
+
 static tm_str_id svc_intern_string(tm_host *host, const char *s, size_t len) {
-  return string_pool_intern(model_of(host)->strings, s ? s : "", s ? len : 0);
+  if (!s)
+    return string_pool_intern(model_of(host)->strings, "", 0);
+  if (memchr(s, 0, len))
+    return intern_without_nul(model_of(host)->strings, s, len);
+  return string_pool_intern(model_of(host)->strings, s, len);
 }
 
 /* --- clocks ------------------------------------------------------------- */

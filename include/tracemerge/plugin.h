@@ -192,7 +192,8 @@ typedef struct tm_host_services {
 
   /* --- strings --------------------------------------------------------- */
   /* Interns `len` bytes of `s` (need not be NUL-terminated); returns its id.
-   * Interning an empty string returns a valid id distinct from 0. */
+   * Interning an empty string returns a valid id distinct from 0. A NUL
+   * byte among the `len` is kept as U+FFFD, so a string is never cut. */
   tm_str_id (*intern_string)(tm_host *host, const char *s, size_t len);
 
   /* --- clocks ---------------------------------------------------------- */
