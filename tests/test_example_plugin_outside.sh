@@ -9,8 +9,10 @@
 # an include directory of its own, laid out as installed
 # (<include>/tracemerge/plugin.h); the compiler sees nothing else of the
 # tree. The copy in the plugin directory is the one the CLI must load: the
-# build tree also holds an in-tree tm-example.so, so the test checks that
-# the reader listed as "example" comes from our directory.
+# build tree also holds an in-tree tm-example.so, a reader of the same name,
+# so our copy is named in TRACEMERGE_PLUGIN_PREFER (without it the two
+# clash and every command fails), and the test checks that the reader
+# listed as "example" comes from our directory.
 set -eu
 
 fail() {
@@ -50,6 +52,7 @@ printf '#tm-example\n2500 beta\n# a comment line\n1000 alpha\n7000 gamma delta\n
   >"$tmp/trace.example"
 
 export TRACEMERGE_PLUGIN_PATH="$tmp/plugins"
+export TRACEMERGE_PLUGIN_PREFER="$tmp/plugins/tm-example.so"
 
 "$TRACEMERGE_CLI" plugins >"$tmp/plugins.out" 2>"$tmp/plugins.err" ||
   fail "'tracemerge plugins' failed: $(cat "$tmp/plugins.err")"

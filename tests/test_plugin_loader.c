@@ -78,19 +78,27 @@ static void remove_tree(const char *path) {
   g_assert_cmpint(g_remove(path), ==, 0);
 }
 
-/* Loads with `extra_dirs` and returns the set; *warnings receives
- * everything the loader wrote on its warnings stream. */
-static tm_plugin_set *load_capturing(const char *const *extra_dirs,
-                                     size_t n_extra, char **warnings) {
+/* Loads with `extra_dirs` and the `preferred` plugin files and returns
+ * the set; *warnings receives everything the loader wrote on its warnings
+ * stream. */
+static tm_plugin_set *load_preferring(const char *const *extra_dirs,
+                                      size_t n_extra, const char *const *preferred,
+                                      size_t n_preferred, char **warnings) {
   char *text = NULL;
   size_t size = 0;
   FILE *stream = open_memstream(&text, &size);
   g_assert_nonnull(stream);
-  tm_plugin_set *set = plugin_set_load(extra_dirs, n_extra, stream);
+  tm_plugin_set *set =
+      plugin_set_load(extra_dirs, n_extra, preferred, n_preferred, stream);
   g_assert_cmpint(fclose(stream), ==, 0);
   *warnings = g_strdup(text);
   free(text);
   return set;
+}
+
+static tm_plugin_set *load_capturing(const char *const *extra_dirs,
+                                     size_t n_extra, char **warnings) {
+  return load_preferring(extra_dirs, n_extra, NULL, 0, warnings);
 }
 
 /* Index of the reader loaded from `path`, or -1. */
@@ -345,7 +353,22 @@ static void test_names_are_tried_in_sorted_order(void) {
   g_free(dir);
 }
 
-static void test_first_reader_of_a_name_wins_within_a_directory(void) {
+/* The clash message names both files and how to choose. */
+static void assert_clash(const tm_plugin_set *set, const char *name,
+                         const char *first, const char *second) {
+  GError *error = NULL;
+  g_assert_false(plugin_set_check(set, &error));
+  g_assert_nonnull(error);
+  g_autofree char *expected = g_strdup_printf(
+      "two reader plugins are named \"%s\": %s and %s; name the one to use "
+      "with --prefer-plugin FILE (or TRACEMERGE_PLUGIN_PREFER=FILE), or "
+      "remove one",
+      name, first, second);
+  g_assert_cmpstr(error->message, ==, expected);
+  g_error_free(error);
+}
+
+static void test_two_readers_of_one_name_in_a_directory_clash(void) {
   char *dir = make_temp_dir();
   copy_plugin("tm-test-alpha", dir, "2-second.so");
   copy_plugin("tm-test-alpha", dir, "1-first.so");
@@ -353,22 +376,21 @@ static void test_first_reader_of_a_name_wins_within_a_directory(void) {
   const char *dirs[] = {dir};
   tm_plugin_set *set = load_capturing(dirs, 1, &warnings);
 
-  char *first = g_build_filename(dir, "1-first.so", NULL);
+  /* The first found stays listed; the set is not usable. */
+  g_autofree char *first = g_build_filename(dir, "1-first.so", NULL);
+  g_autofree char *second = g_build_filename(dir, "2-second.so", NULL);
   g_assert_cmpstr(path_of(set, "test-alpha"), ==, first);
   g_assert_cmpuint(count_under(set, dir), ==, 1);
-  char *reason = g_strdup_printf(
-      "a reader named \"test-alpha\" is already loaded from %s", first);
-  assert_skipped(warnings, dir, "2-second.so", reason);
+  assert_clash(set, "test-alpha", first, second);
+  g_assert_nonnull(strstr(warnings, "plugin name clash"));
 
-  g_free(reason);
-  g_free(first);
   g_free(warnings);
   plugin_set_free(set);
   remove_tree(dir);
   g_free(dir);
 }
 
-static void test_earlier_directory_wins_a_duplicate_name(void) {
+static void test_readers_of_one_name_in_two_directories_clash(void) {
   char *a = make_temp_dir();
   char *b = make_temp_dir();
   copy_plugin("tm-test-alpha", a, "tm-test-alpha.so");
@@ -378,18 +400,80 @@ static void test_earlier_directory_wins_a_duplicate_name(void) {
   const char *dirs[] = {a, b};
   tm_plugin_set *set = load_capturing(dirs, 2, &warnings);
 
-  char *alpha_a = g_build_filename(a, "tm-test-alpha.so", NULL);
-  char *beta_b = g_build_filename(b, "tm-test-beta.so", NULL);
+  g_autofree char *alpha_a = g_build_filename(a, "tm-test-alpha.so", NULL);
+  g_autofree char *alpha_b = g_build_filename(b, "tm-test-alpha.so", NULL);
   g_assert_cmpstr(path_of(set, "test-alpha"), ==, alpha_a);
-  g_assert_cmpint(index_of_path(set, alpha_a), <, index_of_path(set, beta_b));
-  char *reason = g_strdup_printf(
-      "a reader named \"test-alpha\" is already loaded from %s", alpha_a);
-  assert_skipped(warnings, b, "tm-test-alpha.so", reason);
-  g_assert_cmpuint(count_under(set, b), ==, 1);
+  assert_clash(set, "test-alpha", alpha_a, alpha_b);
+  g_assert_nonnull(plugin_set_find(set, "test-beta"));
 
-  g_free(reason);
-  g_free(beta_b);
-  g_free(alpha_a);
+  g_free(warnings);
+  plugin_set_free(set);
+  remove_tree(a);
+  remove_tree(b);
+  g_free(a);
+  g_free(b);
+}
+
+/* A preferred file wins whichever directory the others are in, and
+ * whatever their order; the set is usable and says whom it overrode. */
+static void test_a_preferred_reader_wins_a_clash(void) {
+  char *a = make_temp_dir();
+  char *b = make_temp_dir();
+  copy_plugin("tm-test-alpha", a, "tm-test-alpha.so");
+  copy_plugin("tm-test-alpha", b, "mine.so");
+  char *warnings = NULL;
+  const char *dirs[] = {a};
+  g_autofree char *alpha_a = g_build_filename(a, "tm-test-alpha.so", NULL);
+  g_autofree char *mine = g_build_filename(b, "mine.so", NULL);
+  const char *preferred[] = {mine};
+  tm_plugin_set *set = load_preferring(dirs, 1, preferred, 1, &warnings);
+
+  g_assert_cmpstr(path_of(set, "test-alpha"), ==, mine);
+  g_assert_true(plugin_set_check(set, NULL));
+  int index = index_of_path(set, mine);
+  const char *const *overridden = plugin_set_borrow_overridden(set, (size_t)index);
+  g_assert_nonnull(overridden);
+  g_assert_cmpstr(overridden[0], ==, alpha_a);
+  g_assert_null(overridden[1]);
+  g_assert_null(strstr(warnings, "clash"));
+  g_free(warnings);
+  plugin_set_free(set);
+
+  /* The same through TRACEMERGE_PLUGIN_PREFER. */
+  g_assert_true(g_setenv("TRACEMERGE_PLUGIN_PREFER", mine, TRUE));
+  set = load_capturing(dirs, 1, &warnings);
+  g_unsetenv("TRACEMERGE_PLUGIN_PREFER");
+  g_assert_cmpstr(path_of(set, "test-alpha"), ==, mine);
+  g_assert_true(plugin_set_check(set, NULL));
+  g_free(warnings);
+  plugin_set_free(set);
+
+  /* Two preferred readers of one name are a clash again. */
+  const char *both[] = {mine, alpha_a};
+  set = load_preferring(NULL, 0, both, 2, &warnings);
+  assert_clash(set, "test-alpha", mine, alpha_a);
+  g_free(warnings);
+  plugin_set_free(set);
+  remove_tree(a);
+  remove_tree(b);
+  g_free(a);
+  g_free(b);
+}
+
+/* One file reached through a symbolic link and its own name is one
+ * plugin: no clash. */
+static void test_one_file_by_two_paths_is_no_clash(void) {
+  char *a = make_temp_dir();
+  char *b = make_temp_dir();
+  copy_plugin("tm-test-alpha", a, "tm-test-alpha.so");
+  g_autofree char *target = g_build_filename(a, "tm-test-alpha.so", NULL);
+  g_autofree char *link = g_build_filename(b, "link.so", NULL);
+  g_assert_cmpint(symlink(target, link), ==, 0);
+  char *warnings = NULL;
+  const char *dirs[] = {a, b};
+  tm_plugin_set *set = load_capturing(dirs, 2, &warnings);
+  g_assert_true(plugin_set_check(set, NULL));
+  g_assert_cmpstr(path_of(set, "test-alpha"), ==, target);
   g_free(warnings);
   plugin_set_free(set);
   remove_tree(a);
@@ -423,10 +507,8 @@ static void test_plugin_path_is_searched_after_extra_dirs(void) {
   char *first = make_temp_dir();
   char *second = make_temp_dir();
   copy_plugin("tm-test-alpha", extra, "tm-test-alpha.so");
-  copy_plugin("tm-test-alpha", first, "tm-test-alpha.so");
   copy_plugin("tm-test-gamma", first, "tm-test-gamma.so");
   copy_plugin("tm-test-beta", second, "tm-test-beta.so");
-  copy_plugin("tm-test-gamma", second, "tm-test-gamma.so");
   /* Empty entries (leading, doubled, trailing colons) mean nothing. */
   char *value = g_strdup_printf(":%s::%s:", first, second);
   g_assert_true(g_setenv("TRACEMERGE_PLUGIN_PATH", value, TRUE));
@@ -443,8 +525,7 @@ static void test_plugin_path_is_searched_after_extra_dirs(void) {
   g_assert_cmpstr(path_of(set, "test-beta"), ==, beta);
   g_assert_cmpint(index_of_path(set, alpha), <, index_of_path(set, gamma));
   g_assert_cmpint(index_of_path(set, gamma), <, index_of_path(set, beta));
-  assert_skipped(warnings, first, "tm-test-alpha.so", "already loaded from");
-  assert_skipped(warnings, second, "tm-test-gamma.so", "already loaded from");
+  g_assert_true(plugin_set_check(set, NULL));
   g_assert_null(strstr(warnings, "relative"));
 
   g_free(alpha);
@@ -572,7 +653,7 @@ static void detect_fixture_tear_down(detect_fixture *f, gconstpointer data) {
   g_free(f->second);
 }
 
-static const tm_reader_descriptor *detect_text(const tm_plugin_set *set,
+static const tm_reader_descriptor *detect_text(tm_plugin_set *set,
                                                const char *text) {
   return plugin_set_detect(set, (const uint8_t *)text, strlen(text),
                            "input.trace");
@@ -600,6 +681,36 @@ static void test_detect_without_any_score_finds_nothing(detect_fixture *f,
   (void)data;
   g_assert_null(detect_text(f->set, "#not-a-test-format\n"));
   g_assert_null(plugin_set_detect(f->set, (const uint8_t *)"", 0, NULL));
+}
+
+/* A probe returning INT_MAX counts as TM_PROBE_SCORE_MAX (it still takes
+ * a head no other reader scores), and the user is told once, whatever the
+ * number of files probed. */
+static void test_probe_scores_are_clamped(void) {
+  char *dir = make_temp_dir();
+  copy_plugin("tm-test-greedy", dir, "tm-test-greedy.so");
+  copy_plugin("tm-test-gamma", dir, "tm-test-gamma.so");
+  char *text = NULL;
+  size_t size = 0;
+  FILE *stream = open_memstream(&text, &size);
+  const char *dirs[] = {dir};
+  tm_plugin_set *set = plugin_set_load(dirs, 1, NULL, 0, stream);
+  for (int i = 0; i < 3; i++) {
+    const tm_reader_descriptor *d = detect_text(set, "#tm-test-greedy\n");
+    g_assert_nonnull(d);
+    g_assert_cmpstr(d->name, ==, "test-greedy");
+  }
+  plugin_set_free(set);
+  g_assert_cmpint(fclose(stream), ==, 0);
+  g_autofree char *path = g_build_filename(dir, "tm-test-greedy.so", NULL);
+  g_autofree char *expected = g_strdup_printf(
+      "tracemerge: warning: plugin %s: probe() returned 2147483647, outside "
+      "[0, %d]; taken as %d\n",
+      path, TM_PROBE_SCORE_MAX, TM_PROBE_SCORE_MAX);
+  g_assert_cmpstr(text, ==, expected);
+  free(text);
+  remove_tree(dir);
+  g_free(dir);
 }
 
 static void test_detect_hands_probes_at_most_512_bytes(detect_fixture *f,
@@ -644,10 +755,14 @@ int main(int argc, char **argv) {
                   test_missing_directory_is_reported);
   g_test_add_func("/plugin-loader/order/names-sorted-within-a-directory",
                   test_names_are_tried_in_sorted_order);
-  g_test_add_func("/plugin-loader/duplicates/first-file-of-a-directory-wins",
-                  test_first_reader_of_a_name_wins_within_a_directory);
-  g_test_add_func("/plugin-loader/duplicates/earlier-directory-wins",
-                  test_earlier_directory_wins_a_duplicate_name);
+  g_test_add_func("/plugin-loader/duplicates/two-of-one-name-in-a-directory-clash",
+                  test_two_readers_of_one_name_in_a_directory_clash);
+  g_test_add_func("/plugin-loader/duplicates/one-name-in-two-directories-clash",
+                  test_readers_of_one_name_in_two_directories_clash);
+  g_test_add_func("/plugin-loader/duplicates/a-preferred-reader-wins-a-clash",
+                  test_a_preferred_reader_wins_a_clash);
+  g_test_add_func("/plugin-loader/duplicates/one-file-by-two-paths-is-no-clash",
+                  test_one_file_by_two_paths_is_no_clash);
   g_test_add_func(
       "/plugin-loader/duplicates/directory-named-twice-scanned-once",
       test_a_directory_named_twice_is_scanned_once);
@@ -669,6 +784,8 @@ int main(int argc, char **argv) {
              NULL, detect_fixture_set_up,
              test_detect_without_any_score_finds_nothing,
              detect_fixture_tear_down);
+  g_test_add_func("/plugin-loader/detect/probe-scores-are-clamped-and-warned-about-once",
+                  test_probe_scores_are_clamped);
   g_test_add("/plugin-loader/detect/probes-see-at-most-512-bytes",
              detect_fixture, NULL, detect_fixture_set_up,
              test_detect_hands_probes_at_most_512_bytes,

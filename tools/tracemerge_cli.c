@@ -40,10 +40,14 @@ typedef struct command {
 
 /* Options every subcommand that loads plugins accepts. */
 static char **plugin_dirs = NULL;
+static char **preferred_plugins = NULL;
 
 static const GOptionEntry plugin_entries[] = {
     {"plugin-dir", 'P', 0, G_OPTION_ARG_FILENAME_ARRAY, &plugin_dirs,
      "Also look for reader plugins in DIR (repeatable)", "DIR"},
+    {"prefer-plugin", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &preferred_plugins,
+     "Use the reader plugin FILE over any other of the same name (repeatable; "
+     "also TRACEMERGE_PLUGIN_PREFER=FILE:...)", "FILE"},
     {NULL, 0, 0, 0, NULL, NULL, NULL},
 };
 
@@ -94,6 +98,8 @@ static tm_session *session_new(void) {
       .plugin_dirs = (const char *const *)plugin_dirs,
       .n_plugin_dirs = plugin_dirs ? g_strv_length(plugin_dirs) : 0,
       .warnings = stderr,
+      .preferred_plugins = (const char *const *)preferred_plugins,
+      .n_preferred_plugins = preferred_plugins ? g_strv_length(preferred_plugins) : 0,
   };
   return tm_session_new(&options);
 }
@@ -270,7 +276,9 @@ static int run_plugins(int argc, char **argv) {
   int status = parse_options("plugins", "",
                              "List the reader plugins found, in search "
                              "order: name, ABI version, whether the format "
-                             "is clockless, and the file it was loaded from.",
+                             "is clockless, and the file it was loaded from; "
+                             "for a format several plugins provide, which "
+                             "one won and which it overrode.",
                              entries, true, &argc, &argv);
   if (status != EXIT_OK)
     return status;
@@ -294,12 +302,20 @@ static int run_plugins(int argc, char **argv) {
            reader->name ? reader->name : "", reader->abi_version,
            reader->flags & TM_READER_CLOCKLESS ? "yes" : "no",
            path ? path : "");
+    const char *const *overridden = tm_session_borrow_overridden(session, i);
+    for (size_t k = 0; overridden && overridden[k]; k++)
+      printf("%-*s  overrides %s (preferred)\n", name_width, "", overridden[k]);
   }
+  GError *error = NULL;
+  bool usable = tm_session_plugins_check(session, &error);
   tm_session_free(session);
+  status = check_stdout();
+  if (!usable)
+    return fail_error(error);
   if (n == 0)
     return fail("no reader plugins found (set TRACEMERGE_PLUGIN_PATH or "
                 "use --plugin-dir)");
-  return check_stdout();
+  return status;
 }
 
 /* ---- main ---- */
@@ -366,6 +382,7 @@ int main(int argc, char **argv) {
     g_free(sub_argv);
     g_free(prgname);
     g_strfreev(plugin_dirs);
+    g_strfreev(preferred_plugins);
     return status;
   }
   char *message = g_strdup_printf("unknown command '%s'", first);

@@ -2,8 +2,10 @@
  * Reader plugin discovery and loading; plugin_loader.h gives the search
  * order and the skip rules.
  *
- * Invariants: `entries` is in search order; reader names in it are unique
- * (the first one found wins); every entry holds its dlopen handle until
+ * Invariants: `entries` is in search order, preferred files first; reader
+ * names in it are unique (a preferred reader, else the first one found,
+ * holds the name; `clash` records a clash without a preference); every
+ * entry holds its dlopen handle until
  * plugin_set_free(), because its descriptor (and every pointer inside it)
  * lives in the plugin's data. A directory is scanned at most once per load,
  * however many search entries name it (compared by canonical path), so
@@ -29,6 +31,7 @@
 #endif
 
 #define PLUGIN_PATH_ENV "TRACEMERGE_PLUGIN_PATH"
+#define PLUGIN_PREFER_ENV "TRACEMERGE_PLUGIN_PREFER"
 #define PLUGIN_SUFFIX ".so"
 /* plugin.h promises probe() at most this many bytes. */
 #define PROBE_HEAD_MAX 512u
@@ -37,10 +40,16 @@ typedef struct plugin_entry {
   void *handle;
   const tm_reader_descriptor *descriptor;
   char *path;
+  char *canonical;      /* realpath of `path`: one file reached twice */
+  bool preferred;       /* named by the user: wins a name clash */
+  bool score_warned;    /* a probe score out of range was reported */
+  GPtrArray *overridden; /* paths it won a clash against, NULL-terminated */
 } plugin_entry;
 
 struct tm_plugin_set {
   GArray *entries; /* plugin_entry, in search order */
+  GError *clash;   /* the first name clash without a preference */
+  FILE *warnings;
 };
 
 /* State of one plugin_set_load() call. */
@@ -60,10 +69,10 @@ static void search_warn(const plugin_search *search, const char *format, ...) {
   va_end(ap);
 }
 
-static const plugin_entry *set_find_entry(const tm_plugin_set *set,
-                                          const char *name) {
+static plugin_entry *set_find_entry(const tm_plugin_set *set,
+                                    const char *name) {
   for (guint i = 0; i < set->entries->len; i++) {
-    const plugin_entry *e = &g_array_index(set->entries, plugin_entry, i);
+    plugin_entry *e = &g_array_index(set->entries, plugin_entry, i);
     if (strcmp(e->descriptor->name, name) == 0)
       return e;
   }
@@ -87,7 +96,38 @@ static const char *descriptor_defect(const tm_reader_descriptor *d) {
   return NULL;
 }
 
-static void search_try_file(plugin_search *search, const char *path) {
+/* A second reader named like `first`'s, from `path` (canonical
+ * `canonical`): the same file again is nothing; a preferred first one
+ * overrides it; otherwise it is a clash (recorded once, the first one
+ * found stays). */
+static void search_name_taken(plugin_search *search, plugin_entry *first,
+                              const char *path, const char *canonical,
+                              bool preferred) {
+  if (canonical != NULL && first->canonical != NULL &&
+      strcmp(canonical, first->canonical) == 0)
+    return;
+  if (first->preferred && !preferred) {
+    if (first->overridden == NULL) {
+      first->overridden = g_ptr_array_new_with_free_func(g_free);
+      g_ptr_array_add(first->overridden, NULL);
+    }
+    first->overridden->pdata[first->overridden->len - 1] = g_strdup(path);
+    g_ptr_array_add(first->overridden, NULL);
+    return;
+  }
+  search_warn(search,
+              "plugin name clash: a reader named \"%s\" is in both %s and %s",
+              first->descriptor->name, first->path, path);
+  if (search->set->clash == NULL)
+    search->set->clash = g_error_new(
+        G_FILE_ERROR, G_FILE_ERROR_EXIST,
+        "two reader plugins are named \"%s\": %s and %s; name the one to "
+        "use with --prefer-plugin FILE (or %s=FILE), or remove one",
+        first->descriptor->name, first->path, path, PLUGIN_PREFER_ENV);
+}
+
+static void search_try_file(plugin_search *search, const char *path,
+                            bool preferred) {
   void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (handle == NULL) {
     const char *why = dlerror();
@@ -122,16 +162,22 @@ static void search_try_file(plugin_search *search, const char *path) {
     search_warn(search, "skipping plugin %s: %s", path, defect);
     goto out_close;
   }
-  const plugin_entry *first = set_find_entry(search->set, d->name);
+  char *canonical = realpath(path, NULL);
+  plugin_entry *first = set_find_entry(search->set, d->name);
   if (first != NULL) {
-    search_warn(search,
-                "skipping plugin %s: a reader named \"%s\" is already "
-                "loaded from %s",
-                path, d->name, first->path);
+    search_name_taken(search, first, path, canonical, preferred);
+    free(canonical);
     goto out_close;
   }
 
-  plugin_entry e = {handle, d, g_strdup(path)};
+  plugin_entry e = {
+      .handle = handle,
+      .descriptor = d,
+      .path = g_strdup(path),
+      .canonical = canonical != NULL ? g_strdup(canonical) : NULL,
+      .preferred = preferred,
+  };
+  free(canonical);
   g_array_append_val(search->set->entries, e);
   return;
 
@@ -180,7 +226,7 @@ static void search_scan_dir(plugin_search *search, const char *dir,
     struct stat st;
     if (stat(path, &st) == 0) {
       if (S_ISREG(st.st_mode) && g_str_has_suffix(name, PLUGIN_SUFFIX))
-        search_try_file(search, path);
+        search_try_file(search, path, false);
       else if (S_ISDIR(st.st_mode) && with_subdirs)
         search_scan_dir(search, path, false);
     }
@@ -249,17 +295,36 @@ static void search_default_dirs(plugin_search *search) {
   free(location);
 }
 
+/* The user's preferred plugin files: `preferred`, then those of
+ * TRACEMERGE_PLUGIN_PREFER. */
+static void search_preferred(plugin_search *search, const char *const *preferred,
+                             size_t n_preferred) {
+  for (size_t i = 0; i < n_preferred; i++)
+    search_try_file(search, preferred[i], true);
+  const char *value = g_getenv(PLUGIN_PREFER_ENV);
+  if (value == NULL)
+    return;
+  char **files = g_strsplit(value, ":", -1);
+  for (char **file = files; *file != NULL; file++)
+    if ((*file)[0] != '\0')
+      search_try_file(search, *file, true);
+  g_strfreev(files);
+}
+
 tm_plugin_set *plugin_set_load(const char *const *extra_dirs, size_t n_extra,
+                               const char *const *preferred, size_t n_preferred,
                                FILE *warnings) {
   tm_plugin_set *set = g_new0(tm_plugin_set, 1);
   set->entries = g_array_new(FALSE, FALSE, sizeof(plugin_entry));
+  set->warnings = warnings != NULL ? warnings : stderr;
   plugin_search search = {
       .set = set,
-      .warnings = warnings != NULL ? warnings : stderr,
+      .warnings = set->warnings,
       .scanned_dirs =
           g_hash_table_new_full(g_str_hash, g_str_equal, free, NULL),
   };
 
+  search_preferred(&search, preferred, n_preferred);
   for (size_t i = 0; i < n_extra; i++)
     search_scan_dir(&search, extra_dirs[i], false);
   search_env_path(&search);
@@ -275,10 +340,29 @@ void plugin_set_free(tm_plugin_set *set) {
   for (guint i = 0; i < set->entries->len; i++) {
     plugin_entry *e = &g_array_index(set->entries, plugin_entry, i);
     g_free(e->path);
+    g_free(e->canonical);
+    if (e->overridden != NULL)
+      g_ptr_array_free(e->overridden, TRUE);
     dlclose(e->handle);
   }
   g_array_free(set->entries, TRUE);
+  g_clear_error(&set->clash);
   g_free(set);
+}
+
+bool plugin_set_check(const tm_plugin_set *set, GError **error) {
+  if (set->clash == NULL)
+    return true;
+  g_propagate_error(error, g_error_copy(set->clash));
+  return false;
+}
+
+const char *const *plugin_set_borrow_overridden(const tm_plugin_set *set,
+                                                size_t index) {
+  if (index >= set->entries->len)
+    return NULL;
+  const plugin_entry *e = &g_array_index(set->entries, plugin_entry, index);
+  return e->overridden != NULL ? (const char *const *)e->overridden->pdata : NULL;
 }
 
 size_t plugin_set_count(const tm_plugin_set *set) { return set->entries->len; }
@@ -302,7 +386,7 @@ const tm_reader_descriptor *plugin_set_find(const tm_plugin_set *set,
   return e != NULL ? e->descriptor : NULL;
 }
 
-const tm_reader_descriptor *plugin_set_detect(const tm_plugin_set *set,
+const tm_reader_descriptor *plugin_set_detect(tm_plugin_set *set,
                                               const uint8_t *head, size_t len,
                                               const char *file_name) {
   const tm_reader_descriptor *best = NULL;
@@ -310,10 +394,19 @@ const tm_reader_descriptor *plugin_set_detect(const tm_plugin_set *set,
   if (len > PROBE_HEAD_MAX)
     len = PROBE_HEAD_MAX;
   for (guint i = 0; i < set->entries->len; i++) {
-    const tm_reader_descriptor *d =
-        g_array_index(set->entries, plugin_entry, i).descriptor;
+    plugin_entry *e = &g_array_index(set->entries, plugin_entry, i);
+    const tm_reader_descriptor *d = e->descriptor;
     int score = d->probe(head, len, file_name);
-    if (score <= 0)
+    if ((score < 0 || score > TM_PROBE_SCORE_MAX) && !e->score_warned) {
+      e->score_warned = true;
+      fprintf(set->warnings,
+              "tracemerge: warning: plugin %s: probe() returned %d, outside "
+              "[0, %d]; taken as %d\n",
+              e->path, score, TM_PROBE_SCORE_MAX,
+              score < 0 ? 0 : TM_PROBE_SCORE_MAX);
+    }
+    score = CLAMP(score, 0, TM_PROBE_SCORE_MAX);
+    if (score == 0)
       continue;
     if (score > best_score ||
         (score == best_score && strcmp(d->name, best->name) < 0)) {

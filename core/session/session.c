@@ -38,6 +38,8 @@ tm_session *tm_session_new(const tm_session_options *options) {
   tm_session *session = g_new0(tm_session, 1);
   session->plugins = plugin_set_load(options ? options->plugin_dirs : NULL,
                                      options ? options->n_plugin_dirs : 0,
+                                     options ? options->preferred_plugins : NULL,
+                                     options ? options->n_preferred_plugins : 0,
                                      options && options->warnings ? options->warnings
                                                                   : stderr);
   session->model = model_new();
@@ -746,6 +748,8 @@ bool tm_session_import(tm_session *session, const char *const *paths,
     g_set_error(error, TM_ERROR_DOMAIN, 1, "no input files");
     return false;
   }
+  if (!plugin_set_check(session->plugins, error))
+    return false;
   if (plugin_set_count(session->plugins) == 0) {
     g_set_error(error, TM_ERROR_DOMAIN, 1,
                 "no reader plugins found (set TRACEMERGE_PLUGIN_PATH)");
@@ -848,6 +852,15 @@ const tm_reader_descriptor *tm_session_borrow_reader(const tm_session *session,
                                                      size_t index,
                                                      const char **path) {
   return plugin_set_borrow(session->plugins, index, path);
+}
+
+bool tm_session_plugins_check(const tm_session *session, GError **error) {
+  return plugin_set_check(session->plugins, error);
+}
+
+const char *const *tm_session_borrow_overridden(const tm_session *session,
+                                                size_t index) {
+  return plugin_set_borrow_overridden(session->plugins, index);
 }
 
 uint64_t tm_session_event_count(const tm_session *session) {

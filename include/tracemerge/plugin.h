@@ -382,6 +382,9 @@ typedef struct tm_host_services {
   ((services)->struct_size >=                                              \
    offsetof(tm_host_services, field) + sizeof((services)->field))
 
+/* The highest probe score the host takes (see tm_reader_descriptor). */
+#define TM_PROBE_SCORE_MAX 1000
+
 /* The reader's callbacks. */
 typedef struct tm_reader_descriptor {
   uint32_t abi_version; /* TM_READER_ABI_VERSION */
@@ -390,8 +393,11 @@ typedef struct tm_reader_descriptor {
   const char *description;
 
   /* Scores the first `len` bytes of a file (at most 512) and its name
-   * (may be NULL). 0: not this format; higher wins; ties go to the reader
-   * that sorts first by name. Must not keep the pointers. */
+   * (may be NULL). 0: not this format; higher wins, up to
+   * TM_PROBE_SCORE_MAX (the host clamps anything above it, and negative
+   * scores to 0, and warns once about such a reader); ties go to the
+   * reader that sorts first by name. The built-in readers score 800-900.
+   * Must not keep the pointers. */
   int (*probe)(const uint8_t *head, size_t len, const char *file_name);
 
   /* Starts reading one file. `config` is this reader's opaque configuration

@@ -45,6 +45,12 @@ typedef struct tm_session_options {
   size_t n_plugin_dirs;
   /* Where warnings about plugins that failed to load go (NULL: stderr). */
   FILE *warnings;
+  /* Plugin files that win a clash of reader names (loaded first, wherever
+   * they are; may be NULL), before those of TRACEMERGE_PLUGIN_PREFER.
+   * Without one, two readers of one name fail every import. Borrowed for
+   * the call. */
+  const char *const *preferred_plugins;
+  size_t n_preferred_plugins;
 } tm_session_options;
 
 /* Creates a session and loads the reader plugins. `options` may be NULL. */
@@ -78,6 +84,16 @@ size_t tm_session_reader_count(const tm_session *session);
 const tm_reader_descriptor *tm_session_borrow_reader(const tm_session *session,
                                                      size_t index,
                                                      const char **path);
+
+/* False, with the reason, if the plugins found cannot be used as they
+ * are: two readers of one name, neither preferred (tm_session_options).
+ * tm_session_import fails with the same error. */
+bool tm_session_plugins_check(const tm_session *session, GError **error);
+
+/* The plugin files reader `index` won a name clash against, because it was
+ * preferred (NULL-terminated, borrowed), or NULL if none. */
+const char *const *tm_session_borrow_overridden(const tm_session *session,
+                                                size_t index);
 
 /* Number of events imported (placed on the timeline), for tools. */
 uint64_t tm_session_event_count(const tm_session *session);
