@@ -246,7 +246,7 @@ static void test_damaged_inputs_fail_with_a_clear_error(void) {
   e2e_cleanup(dir);
 }
 
-/* The corpus files of ../shared/data/gecko. Expected counts were computed
+/* The corpus files of tests/data/real/gecko. Expected counts were computed
  * with python3's json module from each file (gzip opened with gzip.open,
  * the DevTools export's "profile" unwrapped): samples = entries of
  * samples.stack of every thread; threads = threads with a sample or a
@@ -268,7 +268,7 @@ static void test_corpus_files_import(void) {
       {"speedscope-firefox63-simple-devtools.json", "39,2,1,154,66,0,0"},
   };
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
-    e2e_assert_shared_file_row(
+    e2e_assert_real_file_row(
         "gecko", cases[i].file,
         "SELECT (SELECT count(*) FROM cpu_profile_stack_sample), "
         "(SELECT count(*) FROM thread WHERE tid != 0), "

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "corpus.h"
 #include "e2e_support.h"
 
 /* client: fetch [1000, 1500) µs containing send [1100, 1300.5); render B at
@@ -604,15 +605,12 @@ static void test_real_traces_threads_and_processes(void) {
 }
 
 static void test_real_fuchsia_trace_still_imports(void) {
-  /* $TRACEMERGE_SHARED_DATA/json/catapult-fuchsia_trace.json.gz: its
+  /* tests/data/real/json/catapult-fuchsia_trace.json.gz: its
    * README counts B/E 66373/66373, n 327, b/e 302/302, i 45 among the
    * traceEvents: 66373 + 327 + 302 + 45 = 67047 slices. Its
    * systemTraceEvents is the Fuchsia object: one skipped stat, and
    * displayTimeUnit "ns" its own info stat. */
-  const char *data = g_getenv("TRACEMERGE_SHARED_DATA");
-  g_assert_nonnull(data);
-  g_autofree char *path =
-      g_build_filename(data, "json", "catapult-fuchsia_trace.json.gz", NULL);
+  g_autofree char *path = corpus_real_path("json", "catapult-fuchsia_trace.json.gz");
   const char *inputs[] = {path, NULL};
   g_autofree char *slices = e2e_query(inputs, "SELECT count(*) AS n FROM slice");
   e2e_assert_text(slices, "\"n\"\n67047\n");
@@ -759,7 +757,7 @@ static void test_v8_profiles_of_real_traces(void) {
        "1980,51,117,15,3074,1294,1,433087565247000,433087830221000,14"},
   };
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
-    e2e_assert_shared_file_row(
+    e2e_assert_real_file_row(
         "json", cases[i].file,
         "SELECT (SELECT count(*) FROM cpu_profile_stack_sample), "
         "(SELECT count(*) FROM stack_profile_frame), "

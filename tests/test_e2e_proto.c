@@ -8,6 +8,7 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "corpus.h"
 #include "e2e_support.h"
 
 static char *fixture(const char *name) {
@@ -321,8 +322,6 @@ static void test_stack_profiles(void) {
 }
 
 static void test_real_traces_import(void) {
-  const char *dir = g_getenv("TRACEMERGE_SHARED_DATA");
-  g_assert_nonnull(dir);
   static const struct {
     const char *name;
     const char *expected;
@@ -334,7 +333,7 @@ static void test_real_traces_import(void) {
       {"winscope-no_winscope_traces.perfetto-trace", "0,2"},
   };
   for (size_t i = 0; i < G_N_ELEMENTS(traces); i++) {
-    g_autofree char *path = g_build_filename(dir, "proto", traces[i].name, NULL);
+    g_autofree char *path = corpus_real_path("proto", traces[i].name);
     const char *inputs[] = {path, NULL};
     g_autofree char *counts = e2e_query(inputs,
         "SELECT (SELECT count(*) FROM slice), "
@@ -352,7 +351,7 @@ static void test_real_traces_import(void) {
    * 33 distinct tids; the used callstacks have 98 distinct frame-id
    * prefixes, the longest 53 frames; 75 frames and 75 mappings collapse to
    * 71 and 56 distinct rows by their fields). */
-  g_autofree char *systing = g_build_filename(dir, "proto", "systing-trace.pb", NULL);
+  g_autofree char *systing = corpus_real_path("proto", "systing-trace.pb");
   const char *systing_inputs[] = {systing, NULL};
   g_autofree char *perf = e2e_query(systing_inputs,
       "SELECT count(*), count(callsite_id), count(DISTINCT utid), "
@@ -361,7 +360,7 @@ static void test_real_traces_import(void) {
       "FROM cpu_profile_stack_sample");
   g_assert_true(g_str_has_suffix(perf, "\n355,355,33,98,52,71,56\n"));
 
-  g_autofree char *path = g_build_filename(dir, "proto", "tokio-flight-recorder.pftrace", NULL);
+  g_autofree char *path = corpus_real_path("proto", "tokio-flight-recorder.pftrace");
   const char *inputs[] = {path, NULL};
   g_autofree char *tokio = e2e_query(inputs,
       "SELECT (SELECT count(*) FROM slice WHERE dur > 0), (SELECT count(*) FROM slice WHERE dur = 0), "
@@ -372,7 +371,7 @@ static void test_real_traces_import(void) {
   g_assert_true(g_str_has_suffix(tokio, "\n227,8,10,1\n"));
 
   /* nowinandroid: Android 13 (SDK 33) on a Pixel 7 Pro ("cheetah"), kernel 5.10. */
-  g_autofree char *android = g_build_filename(dir, "proto", "nowinandroid-trace.perfetto-trace", NULL);
+  g_autofree char *android = corpus_real_path("proto", "nowinandroid-trace.perfetto-trace");
   const char *android_inputs[] = {android, NULL};
   g_autofree char *machine = e2e_query(android_inputs,
       "SELECT sysname, arch, android_sdk_version, substr(release, 1, 4), "

@@ -1,12 +1,13 @@
 /*
  * End-to-end: the CLI on systrace / ftrace text. Small fixtures are the C
  * strings below, with the expected rows worked out by hand in comments;
- * the real files of $TRACEMERGE_SHARED_DATA/systrace are checked against
+ * the real files of tests/data/real/systrace are checked against
  * counts taken from their text with grep (commands in the comments).
  */
 #include <glib.h>
 #include <string.h>
 
+#include "corpus.h"
 #include "e2e_support.h"
 
 static char *query_text(const char *name, const char *content, const char *sql) {
@@ -501,10 +502,7 @@ static const real_file real_files[] = {
 
 static void test_real_file(gconstpointer data) {
   const real_file *file = data;
-  const char *dir = g_getenv("TRACEMERGE_SHARED_DATA");
-  g_assert_nonnull(dir);
-  g_autofree char *path = g_build_filename(dir, "systrace", file->name, NULL);
-  g_assert_true(g_file_test(path, G_FILE_TEST_EXISTS));
+  g_autofree char *path = corpus_real_path("systrace", file->name);
   const char *inputs[] = {path, NULL};
   g_autofree char *out = e2e_query(inputs,
       "SELECT (SELECT count(*) FROM slice) AS slices, "

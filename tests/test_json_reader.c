@@ -29,6 +29,7 @@
 
 #include <yajl/yajl_parse.h>
 
+#include "corpus.h"
 #include "json_fast.h"
 #include "json_number.h"
 #include "json_segmenter.h"
@@ -2006,15 +2007,9 @@ static void test_open_refuses_a_truncated_services_table(void) {
 
 /* --- real traces ---------------------------------------------------------------------- */
 
-static fake_host *read_shared_trace(const char *name, size_t chunk) {
-  const char *root = g_getenv("TRACEMERGE_SHARED_DATA");
-  g_assert_nonnull(root);
-  g_autofree char *path = g_build_filename(root, "json", name, NULL);
-  g_autofree char *bytes = NULL;
+static fake_host *read_real_trace(const char *name, size_t chunk) {
   gsize len = 0;
-  g_autoptr(GError) error = NULL;
-  g_file_get_contents(path, &bytes, &len, &error);
-  g_assert_no_error(error);
+  g_autofree char *bytes = corpus_real_read("json", name, &len);
   fake_host *whole = read_bytes(bytes, len, len);
   fake_host *chunked = read_bytes(bytes, len, chunk);
   g_assert_cmpstr(chunked->log->str, ==, whole->log->str);
@@ -2036,7 +2031,7 @@ static void assert_process_names(fake_host *h, const char *const *names,
 /* README: object form, 3108 events: X 2456, b/e 234/234, I 97, M 28,
  * P 17, R 13, s/f 13/13, O 2; processes Browser, GPU Process, Renderer. */
 static void test_chrome116_devtools_trace_matches_its_description(void) {
-  fake_host *h = read_shared_trace("speedscope-chrome116-devtools-trace.json",
+  fake_host *h = read_real_trace("speedscope-chrome116-devtools-trace.json",
                                    4093);
   g_assert_true(g_str_has_suffix(h->log->str, "status=ok\n"));
   g_assert_cmpint(h->completes + stat_total(h, "json_parser_failure"), ==,
@@ -2061,7 +2056,7 @@ static void test_chrome116_devtools_trace_matches_its_description(void) {
 /* README: bare array, 2613 events: X 1988, B/E 190/190, I 87, M 70,
  * P 43, R 15, 5 flow-v2 events; processes Browser, GPU Process, Renderer. */
 static void test_chrome70_worker_trace_matches_its_description(void) {
-  fake_host *h = read_shared_trace("speedscope-chrome70-worker.json", 1);
+  fake_host *h = read_real_trace("speedscope-chrome70-worker.json", 1);
   g_assert_true(g_str_has_suffix(h->log->str, "status=ok\n"));
   g_assert_cmpint(h->completes + stat_total(h, "json_parser_failure"), ==,
                   1988 + 87 + 15);

@@ -4,13 +4,19 @@
  * bytes or whole must produce the same log (the readers keep their own
  * partial-token state across chunks), and the probes claim exactly their
  * formats. The plugins are found through $TM_GECKO_PLUGIN and
- * $TM_INSTRUMENTS_PLUGIN; the corpus through $TRACEMERGE_SHARED_DATA.
+ * $TM_INSTRUMENTS_PLUGIN; the corpus through $TRACEMERGE_REAL_DATA, and the
+ * copyleft jmh exports through $TRACEMERGE_SHARED_DATA: the tests under
+ * /profile-readers/jmh/ need them, and meson runs them alone (-p) as the
+ * test profile_readers_jmh, which exits 77 (SKIP) when they are absent,
+ * and skips them (-s) in the test profile_readers.
  */
 #include <dlfcn.h>
 #include <glib.h>
 #include <string.h>
 
 #include <tracemerge/plugin.h>
+
+#include "corpus.h"
 
 struct tm_host {
   GString *log;
@@ -184,11 +190,9 @@ static char *read_in_chunks(const tm_reader_descriptor *reader, const char *data
   return g_string_free(host.log, FALSE);
 }
 
-static void check_chunking(const tm_reader_descriptor *reader, const char *dir,
-                           const char *file, size_t expected_samples) {
-  const char *data_dir = g_getenv("TRACEMERGE_SHARED_DATA");
-  g_assert_nonnull(data_dir);
-  g_autofree char *path = g_build_filename(data_dir, dir, file, NULL);
+static void check_chunking(const tm_reader_descriptor *reader, const char *path,
+                           size_t expected_samples) {
+  const char *file = path;
   g_autofree char *data = NULL;
   gsize len = 0;
   g_assert_true(g_file_get_contents(path, &data, &len, NULL));
@@ -209,14 +213,23 @@ static void check_chunking(const tm_reader_descriptor *reader, const char *dir,
 
 static const tm_reader_descriptor *gecko, *instruments;
 
-static void test_gecko_reads_the_same_in_any_chunking(void) {
-  check_chunking(gecko, "gecko", "ffprofiler-argument-values.json", 32);
-  check_chunking(gecko, "gecko", "speedscope-firefox63-simple-devtools.json", 39);
+static void check_real_chunking(const tm_reader_descriptor *reader, const char *subdir,
+                                const char *file, size_t expected_samples) {
+  g_autofree char *path = corpus_real_path(subdir, file);
+  check_chunking(reader, path, expected_samples);
 }
 
-static void test_instruments_reads_the_same_in_any_chunking(void) {
-  check_chunking(instruments, "instruments", "jmh-time-profile.xcode26.4.1.xml", 85);
-  check_chunking(instruments, "instruments", "jmh-time-profile.xcode12.5.xml", 98);
+static void test_gecko_reads_the_same_in_any_chunking(void) {
+  check_real_chunking(gecko, "gecko", "ffprofiler-argument-values.json", 32);
+  check_real_chunking(gecko, "gecko", "speedscope-firefox63-simple-devtools.json", 39);
+}
+
+static void test_instruments_jmh_reads_the_same_in_any_chunking(void) {
+  g_autofree char *modern =
+      corpus_shared_path_or_skip("instruments", "jmh-time-profile.xcode26.4.1.xml");
+  g_autofree char *old = corpus_shared_path_or_skip("instruments", "jmh-time-profile.xcode12.5.xml");
+  check_chunking(instruments, modern, 85);
+  check_chunking(instruments, old, 98);
 }
 
 static int probe(const tm_reader_descriptor *reader, const char *head) {
@@ -246,8 +259,8 @@ int main(int argc, char **argv) {
   instruments = load_reader("TM_INSTRUMENTS_PLUGIN");
   g_test_add_func("/profile-readers/gecko/reads-the-same-in-any-chunking",
                   test_gecko_reads_the_same_in_any_chunking);
-  g_test_add_func("/profile-readers/instruments/reads-the-same-in-any-chunking",
-                  test_instruments_reads_the_same_in_any_chunking);
+  g_test_add_func("/profile-readers/jmh/instruments-reads-the-same-in-any-chunking",
+                  test_instruments_jmh_reads_the_same_in_any_chunking);
   g_test_add_func("/profile-readers/probes/claim-their-formats-only",
                   test_probes_claim_their_formats_only);
   return g_test_run();

@@ -9,6 +9,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "corpus.h"
 #include "proto_fake_host.h"
 #include "proto_framing.h"
 #include "proto_map.h"
@@ -1137,12 +1138,8 @@ static void test_real_traces_import_without_errors(void) {
       "tokio-flight-recorder.pftrace", "winscope-input-events.perfetto-trace",
       "winscope-no_winscope_traces.perfetto-trace"};
   for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
-    g_autofree char *path = g_build_filename(PROTO_SHARED_DATA_DIR, names[i], NULL);
-    char *data;
     gsize len;
-    GError *error = NULL;
-    g_file_get_contents(path, &data, &len, &error);
-    g_assert_no_error(error);
+    char *data = corpus_real_read("proto", names[i], &len);
     g_assert_cmpint(tracemerge_reader_entry()->probe((uint8_t *)data, MIN(len, 512), NULL),
                     >, 0);
     fake_host *fake = run_bytes((uint8_t *)data, len, 65536, TM_OK);

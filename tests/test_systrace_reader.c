@@ -8,6 +8,7 @@
 
 #include <tracemerge/plugin.h>
 
+#include "corpus.h"
 #include "systrace_line.h"
 #include "systrace_wrapper.h"
 
@@ -324,12 +325,8 @@ static tm_status run_reader(counting_host *h, const char *data, size_t len,
 static void test_any_chunking_reads_the_same_events(void) {
   /* lisa's trace-cmd report: grep -c ' sched_switch: ' = 1856,
    * ' sched_wakeup: ' = 1068, ' print: ' = 14 (none an atrace payload). */
-  const char *dir = g_getenv("TRACEMERGE_SHARED_DATA");
-  g_assert_nonnull(dir);
-  g_autofree char *path = g_build_filename(dir, "systrace", "lisa-trace-cmd-report.txt", NULL);
-  g_autofree char *data = NULL;
   gsize len = 0;
-  g_assert_true(g_file_get_contents(path, &data, &len, NULL));
+  g_autofree char *data = corpus_real_read("systrace", "lisa-trace-cmd-report.txt", &len);
   static const size_t chunks[] = {1, 7, 4096, 1 << 30};
   for (size_t i = 0; i < G_N_ELEMENTS(chunks); i++) {
     counting_host h;

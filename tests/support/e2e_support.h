@@ -73,12 +73,15 @@ char *e2e_json_slice(const char *name, int pid, int tid, int ts_us);
  * exits 1 with one stderr line that names `file` and contains `message`. */
 void e2e_assert_query_fails(const char *dir, const char *file, const char *message);
 
-/* Queries $TRACEMERGE_SHARED_DATA/SUBDIR/FILE (the real traces in
- * ../shared/data) with `sql`, which returns one row, and asserts that the
- * row reads `expected_row` (CSV without the header); a mismatch names the
- * file. */
-void e2e_assert_shared_file_row(const char *subdir, const char *file, const char *sql,
-                                const char *expected_row);
+/* Queries the trace at `path` with `sql`, which returns one row, and
+ * asserts that the row reads `expected_row` (CSV without the header); a
+ * mismatch names the file. */
+void e2e_assert_file_row(const char *path, const char *sql, const char *expected_row);
+
+/* e2e_assert_file_row on the repository's real trace SUBDIR/FILE
+ * (tests/data/real, see corpus.h). */
+void e2e_assert_real_file_row(const char *subdir, const char *file, const char *sql,
+                              const char *expected_row);
 
 /* Asserts that `actual` equals `expected`, printing both in full on
  * mismatch. */

@@ -1,5 +1,7 @@
 #include "e2e_support.h"
 
+#include "corpus.h"
+
 #include <archive.h>
 #include <archive_entry.h>
 #include <glib/gstdio.h>
@@ -172,16 +174,18 @@ void e2e_assert_query_fails(const char *dir, const char *file, const char *messa
   e2e_result_clear(&r);
 }
 
-void e2e_assert_shared_file_row(const char *subdir, const char *file, const char *sql,
-                                const char *expected_row) {
-  const char *data = g_getenv("TRACEMERGE_SHARED_DATA");
-  g_assert_nonnull(data);
-  g_autofree char *path = g_build_filename(data, subdir, file, NULL);
+void e2e_assert_file_row(const char *path, const char *sql, const char *expected_row) {
   const char *inputs[] = {path, NULL};
   g_autofree char *out = e2e_query(inputs, sql);
   const char *body = strchr(out, '\n');
   g_assert_nonnull(body);
   g_autofree char *expected = g_strdup_printf("%s\n", expected_row);
   if (g_strcmp0(body + 1, expected) != 0)
-    g_error("%s/%s: expected %s got %s", subdir, file, expected, body + 1);
+    g_error("%s: expected %s got %s", path, expected, body + 1);
+}
+
+void e2e_assert_real_file_row(const char *subdir, const char *file, const char *sql,
+                              const char *expected_row) {
+  g_autofree char *path = corpus_real_path(subdir, file);
+  e2e_assert_file_row(path, sql, expected_row);
 }
