@@ -8,7 +8,7 @@
  * copyleft jmh exports through $TRACEMERGE_SHARED_DATA: the tests under
  * /profile-readers/jmh/ need them, and meson runs them alone (-p) as the
  * test profile_readers_jmh, which exits 77 (SKIP) when they are absent,
- * and skips them (-s) in the test profile_readers.
+ * and skips them (--skip-prefix) in the test profile_readers.
  */
 #include <dlfcn.h>
 #include <glib.h>
