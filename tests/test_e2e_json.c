@@ -598,7 +598,7 @@ static void test_real_traces_threads_and_processes(void) {
       {"ffprofiler-rspack-issue-5429.json.gz", "4,3"},
   };
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
-    e2e_assert_shared_file_row("json", cases[i].file,
+    e2e_assert_real_file_row("json", cases[i].file,
                                "SELECT (SELECT count(*) FROM thread), "
                                "(SELECT count(*) FROM process)",
                                cases[i].expected);
