@@ -68,10 +68,12 @@ static void test_wrapper_trace_cmd_report(void) {
       "           app-100   [001]     1.000500: print:                0xffff00000819ff24s: E|100\n");
 }
 
-static void test_wrapper_html_reads_the_first_ftrace_block(void) {
-  /* A PROCESS DUMP block and a JSON block before the ftrace block are
-   * skipped; the block after the first ftrace block is never read. */
-  check_wrapper("a.html",
+/* A PROCESS DUMP block and a JSON block before the ftrace block are
+ * skipped; the ftrace block after the first one is read too (issue 11:
+ * trace_processor stops at the first block's </script>, which loses data):
+ * "work" from the first block, "later" from the second. */
+static void test_wrapper_html_reads_every_ftrace_block(void) {
+  g_autofree char *out = query_text("a.html",
       "<!DOCTYPE html>\n<html>\n<head><script>var x = '.trace-data';</script></head>\n"
       "<body>\n"
       "  <script class=\"trace-data\" type=\"application/text\">\n"
@@ -87,8 +89,53 @@ static void test_wrapper_html_reads_the_first_ftrace_block(void) {
       "  </script>\n"
       "  <script class=\"trace-data\" type=\"application/text\">\n"
       "#           TASK-PID    TGID   CPU#  ||||    TIMESTAMP  FUNCTION\n"
-      "             app-100   (  100) [000] ...1     2.000000: tracing_mark_write: B|100|never\n"
-      "  </script>\n</body>\n</html>\n");
+      "             app-100   (  100) [000] ...1     2.000000: tracing_mark_write: B|100|later\n"
+      "             app-100   (  100) [000] ...1     2.000100: tracing_mark_write: E|100\n"
+      "  </script>\n</body>\n</html>\n", slice_sql);
+  e2e_assert_text(out, "\"ts\",\"dur\",\"name\",\"tid\",\"thread\"\n"
+                       "1000000000,500000,\"work\",100,\"app\"\n"
+                       "2000000000,100000,\"later\",100,\"app\"\n");
+}
+
+/* Issue 11: a trace-data block of ftrace text without the "# TASK-PID"
+ * legend is read (its first line matches the grammar); one whose lines do
+ * not parse after '#' header lines is damage, named with the offset of its
+ * first line (16 + 7 + 52 + 14 bytes of the lines before), not an import
+ * of nothing. */
+static void test_wrapper_html_block_without_task_pid_legend(void) {
+  check_wrapper("a.html",
+      "<!DOCTYPE html>\n<html>\n"
+      "<script class=\"trace-data\" type=\"application/text\">\n"
+      "             app-100   (  100) [000] ...1     1.000000: tracing_mark_write: B|100|work\n"
+      "             app-100   (  100) [000] ...1     1.000500: tracing_mark_write: E|100\n"
+      "</script>\n</html>\n");
+  check_wrapper("b.html",
+      "<!DOCTYPE html>\n<html>\n"
+      "<script class=\"trace-data\" type=\"application/text\">\n"
+      "# tracer: nop\n"
+      "             app-100   (  100) [000] ...1     1.000000: tracing_mark_write: B|100|work\n"
+      "             app-100   (  100) [000] ...1     1.000500: tracing_mark_write: E|100\n"
+      "</script>\n</html>\n");
+  g_autofree char *dir = e2e_tmpdir();
+  static const char garbage[] =
+      "<!DOCTYPE html>\n<html>\n"
+      "<script class=\"trace-data\" type=\"application/text\">\n"
+      "# tracer: nop\n"
+      "this is not ftrace\n"
+      "</script>\n</html>\n";
+  g_autofree char *f = e2e_write_file(dir, "c.html", garbage, 0);
+  e2e_assert_query_fails(dir, "c.html",
+                         "at byte 89: not ftrace text: no line matches the line grammar");
+  e2e_cleanup(dir);
+}
+
+/* Plain ftrace text needs no legend either: a '#' line without TASK-PID
+ * and data lines are read. */
+static void test_wrapper_plain_text_without_task_pid_legend(void) {
+  check_wrapper("a.txt",
+      "# tracer: nop\n"
+      " app-100 [000] ...1 1.000000: tracing_mark_write: B|100|work\n"
+      " app-100 [000] ...1 1.000500: tracing_mark_write: E|100\n");
 }
 
 static void test_wrapper_html_long_viewer_lines_are_not_damage(void) {
@@ -525,8 +572,12 @@ int main(int argc, char **argv) {
   g_test_add_func("/e2e-systrace/wrapper/atrace-output-after-TRACE-line",
                   test_wrapper_atrace_prefix);
   g_test_add_func("/e2e-systrace/wrapper/trace-cmd-report", test_wrapper_trace_cmd_report);
-  g_test_add_func("/e2e-systrace/wrapper/html-reads-only-the-first-ftrace-block",
-                  test_wrapper_html_reads_the_first_ftrace_block);
+  g_test_add_func("/e2e-systrace/wrapper/html-reads-every-ftrace-block",
+                  test_wrapper_html_reads_every_ftrace_block);
+  g_test_add_func("/e2e-systrace/wrapper/html-block-without-task-pid-legend",
+                  test_wrapper_html_block_without_task_pid_legend);
+  g_test_add_func("/e2e-systrace/wrapper/plain-text-without-task-pid-legend",
+                  test_wrapper_plain_text_without_task_pid_legend);
   g_test_add_func("/e2e-systrace/wrapper/html-long-viewer-lines-are-not-damage",
                   test_wrapper_html_long_viewer_lines_are_not_damage);
   g_test_add_func("/e2e-systrace/wrapper/html-process-dump-names-processes-and-threads",

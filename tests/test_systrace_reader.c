@@ -126,8 +126,13 @@ static void test_wrapper_html_blocks(void) {
       "PROCESS DUMP\nx\n</script>\n"
       "<script class=\"trace-data\" type=\"application/text\">\n"
       "# TASK-PID\nA\nB  </script>\nC\n"
-      "<script class=\"trace-data\">\n# TASK-PID\nD\n</script>");
-  g_assert_cmpstr(out, ==, "A\nB  \n");
+      "<script class=\"trace-data\">\n# TASK-PID\nD\n</script>\n"
+      "<script class=\"trace-data\">\n{\"json\": 1}\n</script>\n"
+      "<script class=\"trace-data\">\n# tracer: nop\nE\n</script>");
+  /* Every ftrace block is read (issue 11), also one without the TASK-PID
+   * legend after '#' header lines (E); a JSON block is not; C lies between
+   * blocks. */
+  g_assert_cmpstr(out, ==, "A\nB  \nD\nE\n");
 }
 
 static void test_wrapper_legacy_string_unescapes(void) {

@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "systrace_line.h"
+
 static const char *find(const char *s, size_t len, const char *needle) {
   size_t n = strlen(needle);
   if (n == 0 || len < n)
@@ -97,6 +99,7 @@ static systrace_line_kind html_line(systrace_wrapper *w, char *s,
     if (find(s, *len, "<script class=\"trace-data\"")) {
       w->state = WRAP_HTML_HEADER;
       w->block_start = true;
+      w->block_header = false;
     }
     else if (find(s, *len, "var linuxPerfData = \"\\"))
       w->state = WRAP_LEGACY;
@@ -104,14 +107,33 @@ static systrace_line_kind html_line(systrace_wrapper *w, char *s,
   case WRAP_HTML_HEADER: {
     bool first = w->block_start;
     w->block_start = false;
-    if (first && trim_right(s, *len) == 12 && memcmp(s, "PROCESS DUMP", 12) == 0)
+    systrace_line parsed;
+    if (first && trim_right(s, *len) == 12 && memcmp(s, "PROCESS DUMP", 12) == 0) {
       w->state = WRAP_HTML_DUMP;
-    else if (find(s, *len, "</script>"))
+    } else if (find(s, *len, "</script>")) {
       w->state = WRAP_HTML_OUTSIDE;
-    else if (*len && s[0] == '#' && find(s, *len, "TASK-PID"))
+    } else if (is_blank(s, *len)) {
+      /* nothing decided yet */
+    } else if (s[0] == '#') {
+      if (find(s, *len, "TASK-PID"))
+        w->state = WRAP_HTML_DATA;
+      else
+        w->block_header = true;
+    } else if (w->block_header || systrace_line_parse(s, *len, &parsed)) {
+      /* ftrace text without the TASK-PID legend: its lines are data (and
+       * counted as failures if they do not parse), never dropped
+       * silently. */
       w->state = WRAP_HTML_DATA;
+      return plain_line(w, s, *len);
+    } else {
+      w->state = WRAP_HTML_OTHER;
+    }
     return LINE_SKIP;
   }
+  case WRAP_HTML_OTHER:
+    if (find(s, *len, "</script>"))
+      w->state = WRAP_HTML_OUTSIDE;
+    return LINE_SKIP;
   case WRAP_HTML_DUMP: {
     const char *end = find(s, *len, "</script>");
     if (end) {
@@ -123,7 +145,7 @@ static systrace_line_kind html_line(systrace_wrapper *w, char *s,
   default: { /* WRAP_HTML_DATA */
     const char *end = find(s, *len, "</script>");
     if (end) {
-      w->state = WRAP_DONE;
+      w->state = WRAP_HTML_OUTSIDE; /* another ftrace block may follow */
       *len = (size_t)(end - s);
     }
     if (*len == 0)

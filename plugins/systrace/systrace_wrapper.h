@@ -6,12 +6,15 @@
  *                   trace-cmd report header ("version = N", "cpus=N")
  *                   before the first data line are skipped;
  *   systrace HTML   only <script class="trace-data"> blocks count; in a
- *                   block, data starts after the '#' line naming TASK-PID
- *                   and ends at </script>, which also ends the file (the
- *                   first ftrace block is the only one read); a block
- *                   starting "PROCESS DUMP" holds `ps` tables (process
- *                   and thread names); other blocks (JSON, CGROUP DUMP)
- *                   are skipped;
+ *                   block, data starts after the '#' line naming TASK-PID,
+ *                   or at the first other line when that line matches the
+ *                   ftrace grammar or '#' header lines came before it
+ *                   (a block without the TASK-PID legend), and ends at
+ *                   </script>; every such block is read (trace_processor
+ *                   stops at the first one's </script>; issue 11 wants
+ *                   them all); a block starting "PROCESS DUMP" holds `ps`
+ *                   tables (process and thread names); other blocks
+ *                   (JSON, CGROUP DUMP) are skipped;
  *   legacy HTML     the trace is the JavaScript string
  *                   `var linuxPerfData = "\` whose lines end in `\n\`,
  *                   up to the closing `";`.
@@ -29,8 +32,9 @@ typedef enum systrace_wrap_state {
   WRAP_DETECT = 0,   /* nothing but blank lines seen yet */
   WRAP_PLAIN,
   WRAP_HTML_OUTSIDE, /* HTML, outside any trace data */
-  WRAP_HTML_HEADER,  /* inside a trace-data block, before TASK-PID */
-  WRAP_HTML_DATA,    /* inside the ftrace block */
+  WRAP_HTML_HEADER,  /* inside a trace-data block, before its data */
+  WRAP_HTML_DATA,    /* inside an ftrace block */
+  WRAP_HTML_OTHER,   /* inside a block that is not ftrace (JSON, ...) */
   WRAP_HTML_DUMP,    /* inside a PROCESS DUMP block */
   WRAP_LEGACY,       /* inside the linuxPerfData string */
   WRAP_DONE,         /* the trace data has ended */
@@ -46,6 +50,7 @@ typedef struct systrace_wrapper {
   systrace_wrap_state state;
   bool data_seen;   /* a data line was returned */
   bool block_start; /* the next line is the first of a trace-data block */
+  bool block_header; /* '#' lines came first in this block */
 } systrace_wrapper;
 
 /* Classifies one line (without its '\n'); may shorten it in place
