@@ -282,6 +282,34 @@ static void test_json_event_across_a_chunk_boundary(void) {
   e2e_cleanup(dir);
 }
 
+/* Strict protobuf (issue 11): a packet whose timestamp (field 8) is
+ * length-delimited does not decode; it is dropped, counted and logged at
+ * its bytes with a message, and the packet after it is read. Bytes:
+ * packet 1 {timestamp: "xy", track_event {INSTANT, name "bad"}} (header
+ * at 0, bytes from 2), packet 2 {timestamp: 5, track_event {INSTANT, name
+ * "ok"}} on the file's private timeline. */
+static void test_proto_wrong_wire_type(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  static const char bytes[] = {0x0a, 0x0e, 0x42, 0x02, 'x', 'y', 0x5a, 0x08, 0x48, 0x03,
+                               (char)0xba, 0x01, 0x03, 'b', 'a', 'd',
+                               0x0a, 0x0b, 0x40, 0x05, 0x5a, 0x07, 0x48, 0x03,
+                               (char)0xba, 0x01, 0x02, 'o', 'k'};
+  g_autofree char *path = e2e_write_file(dir, "strict.pb", bytes, sizeof bytes);
+  const char *inputs[] = {"strict.pb", NULL};
+  g_autofree char *logs = e2e_query_in(dir, inputs, LOGS_SQL);
+  e2e_assert_text(logs, LOGS_HEADER
+      "\"strict.pb\",\"proto_packet_wrong_wire_type\",\"error\",\"[NULL]\",2,"
+      "\"expected_wire_type=0 field=8 message=packet 1: TracePacket field 8 has wire "
+      "type 2 (length-delimited), expected 0 (varint); the packet is dropped "
+      "proto_message=TracePacket wire_type=2\"\n");
+  g_autofree char *stats = e2e_query_in(dir, inputs, STATS_VS_LOGS_SQL);
+  e2e_assert_text(stats, "\"file\",\"name\",\"value\",\"log_rows\"\n"
+                         "\"strict.pb\",\"proto_packet_wrong_wire_type\",1,1\n");
+  g_autofree char *slices = e2e_query_in(dir, inputs, "SELECT ts, dur, name FROM slice");
+  e2e_assert_text(slices, "\"ts\",\"dur\",\"name\"\n5,0,\"ok\"\n");
+  e2e_cleanup(dir);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/e2e/import-logs/clock/unrelatable-domains-and-each-dropped-event",
@@ -292,6 +320,8 @@ int main(int argc, char **argv) {
                   test_systrace_bad_lines_with_offset_and_text);
   g_test_add_func("/e2e/import-logs/systrace/first-16-rows-while-the-stat-counts-all",
                   test_systrace_log_rows_are_bounded);
+  g_test_add_func("/e2e/import-logs/proto/a-length-delimited-timestamp-drops-its-packet",
+                  test_proto_wrong_wire_type);
   g_test_add_func("/e2e/import-logs/json/dropped-events-with-byte-offset-and-args",
                   test_json_dropped_events_with_offset_and_args);
   g_test_add_func("/e2e/import-logs/json/first-16-rows-while-the-stat-counts-all",

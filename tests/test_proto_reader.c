@@ -566,9 +566,6 @@ static void test_damage_inside_packets(void) {
   const uint8_t bad_varint[] = {0x0a, 0x0b, 0x40, 0xff, 0xff, 0xff, 0xff, 0xff,
                                 0xff, 0xff, 0xff, 0xff, 0xff};
   assert_damage(bad_varint, sizeof bad_varint, 16, "packet 2: malformed varint");
-  const uint8_t message_as_varint[] = {0x0a, 0x02, 0x58, 0x01};
-  assert_damage(message_as_varint, sizeof message_as_varint, 16,
-                "packet 2: a message field has the wrong wire type");
   const uint8_t group[] = {0x0a, 0x01, 0x0b};
   assert_damage(group, sizeof group, 16, "packet 2: unsupported wire type");
   const uint8_t bad_event[] = {0x0a, 0x05, 0x5a, 0x03, 0x48, 0xff, 0xff};
@@ -603,6 +600,41 @@ static void test_damage_inside_packets(void) {
   const uint8_t needs_state_without_sequence[] = {0x0a, 0x02, 0x68, 0x02};
   assert_damage(needs_state_without_sequence, sizeof needs_state_without_sequence, 16,
                 "packet 2 needs incremental state but has no sequence id");
+}
+
+/* A known TracePacket field of another wire type than the schema's does
+ * not decode: the packet is dropped, counted and logged at its offset, and
+ * the packets around it are read. Neither a length-delimited timestamp
+ * (which would read as its length) nor a varint track_event is taken. */
+static void test_wrong_wire_type_drops_the_packet(void) {
+  /* {timestamp: "xy" (length-delimited), track_event {INSTANT, uuid 9,
+   * name "c"}}, then {track_event: 1 (a varint)}, then good_packet named
+   * "b". */
+  const uint8_t ld_timestamp[] = {0x0a, 0x0e, 0x42, 0x02, 'x',  'y',  0x5a, 0x08,
+                                  0x48, 0x03, 0x58, 0x09, 0xba, 0x01, 0x01, 'c'};
+  const uint8_t varint_event[] = {0x0a, 0x02, 0x58, 0x01};
+  uint8_t good_b[sizeof good_packet];
+  memcpy(good_b, good_packet, sizeof good_packet);
+  good_b[sizeof good_b - 1] = 'b';
+  GByteArray *bytes = g_byte_array_new();
+  g_byte_array_append(bytes, good_packet, sizeof good_packet);
+  g_byte_array_append(bytes, ld_timestamp, sizeof ld_timestamp);
+  g_byte_array_append(bytes, varint_event, sizeof varint_event);
+  g_byte_array_append(bytes, good_b, sizeof good_b);
+  fake_host *fake = run_bytes(bytes->data, bytes->len, bytes->len, TM_OK);
+  g_assert_cmpint(fake_host_stat(fake, "proto_packet_wrong_wire_type"), ==, 2);
+  /* Logged at each packet's bytes: good_packet is 14 bytes and each
+   * packet's header 2, so 14 + 2 and 14 + 16 + 2. */
+  g_assert_cmpstr(fake_host_borrow_import_logs(fake), ==,
+                  "proto_packet_wrong_wire_type at=16 message proto_message field "
+                  "wire_type expected_wire_type\n"
+                  "proto_packet_wrong_wire_type at=32 message proto_message field "
+                  "wire_type expected_wire_type\n");
+  fake_host_assert_lines(fake, "track T1 = global_track_event key=9 on host\n"
+                               "slice_complete T1 private ts=5 name=a dur=0\n"
+                               "slice_complete T1 private ts=5 name=b dur=0\n");
+  fake_host_free(fake);
+  g_byte_array_free(bytes, TRUE);
 }
 
 static void test_damage_in_framing(void) {
@@ -1192,6 +1224,8 @@ int main(int argc, char **argv) {
                   test_stacks_on_a_host_without_profiling_are_counted);
   g_test_add_func("/proto/reader/errors/damage-inside-packets-names-the-offset",
                   test_damage_inside_packets);
+  g_test_add_func("/proto/reader/errors/a-known-field-of-the-wrong-wire-type-drops-its-packet",
+                  test_wrong_wire_type_drops_the_packet);
   g_test_add_func("/proto/reader/errors/damage-in-framing-names-the-offset",
                   test_damage_in_framing);
   g_test_add_func("/proto/reader/track-events/waiting-for-descriptors-is-bounded",

@@ -166,6 +166,10 @@ static const tm_stat_info catalog[] = {
      "A frame named an interned mapping its sequence lacks."},
     {"stackprofile_invalid_string_id", "error", "analysis", MT,
      "A frame or mapping named an interned string its sequence lacks."},
+    {"proto_packet_wrong_wire_type", "error", "trace", MT,
+     "A protobuf field the proto reader knows came with another wire type "
+     "than its schema gives it; the packet was dropped (import log: the "
+     "message, field and both wire types)."},
     {"perf_samples_skipped", "info", "trace", MT,
      "Perf sample records that carried a skip reason instead of a sample."},
     {"perf_samples_skipped_dataloss", "data_loss", "trace", MT,

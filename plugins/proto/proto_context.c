@@ -1,6 +1,7 @@
 /* The context of the proto reader's modules (see proto_context.h). */
 #include "proto_context.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -66,6 +67,40 @@ void proto_count_with(proto_context *ctx, const char *name, const tm_import_log_
 
 void proto_count(proto_context *ctx, const char *name) {
   proto_count_with(ctx, name, NULL, 0);
+}
+
+static const char *wire_type_name(uint32_t wire_type) {
+  switch (wire_type) {
+  case 0:
+    return "varint";
+  case 1:
+    return "fixed64";
+  case 2:
+    return "length-delimited";
+  case 5:
+    return "fixed32";
+  default:
+    return "unsupported";
+  }
+}
+
+void proto_count_wrong_wire_type(proto_context *ctx, const char *message, uint32_t field,
+                                 uint32_t wire_type, uint32_t expected) {
+  char text[200];
+  int n = snprintf(text, sizeof text,
+                   "packet %" PRIu64 ": %s field %" PRIu32 " has wire type %" PRIu32
+                   " (%s), expected %" PRIu32 " (%s); the packet is dropped",
+                   ctx->packet_index, message, field, wire_type, wire_type_name(wire_type),
+                   expected, wire_type_name(expected));
+  const tm_import_log_arg args[] = {
+      {.key = "message", .type = TM_ARG_STRING, .string = text, .string_len = (size_t)n},
+      {.key = "proto_message", .type = TM_ARG_STRING, .string = message,
+       .string_len = strlen(message)},
+      {.key = "field", .type = TM_ARG_UINT, .int_value = field},
+      {.key = "wire_type", .type = TM_ARG_UINT, .int_value = wire_type},
+      {.key = "expected_wire_type", .type = TM_ARG_UINT, .int_value = expected},
+  };
+  proto_count_with(ctx, "proto_packet_wrong_wire_type", args, sizeof args / sizeof *args);
 }
 
 void proto_stat_add(proto_context *ctx, const char *name, int64_t delta) {

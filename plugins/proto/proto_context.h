@@ -92,6 +92,12 @@ void proto_count(proto_context *ctx, const char *name);
 /* The same with the details `args` (n of them) on the log row. */
 void proto_count_with(proto_context *ctx, const char *name, const tm_import_log_arg *args,
                       size_t n);
+/* A field this reader knows, of message `message` (e.g. "TracePacket"),
+ * came with wire type `wire_type` where the schema says `expected`: counts
+ * proto_packet_wrong_wire_type, logging the field and both wire types and
+ * a sentence saying so. The caller drops the packet. */
+void proto_count_wrong_wire_type(proto_context *ctx, const char *message, uint32_t field,
+                                 uint32_t wire_type, uint32_t expected);
 /* Adds `delta` to the stat `name`, without a log row (totals a trace
  * declares, e.g. lost samples). */
 void proto_stat_add(proto_context *ctx, const char *name, int64_t delta);

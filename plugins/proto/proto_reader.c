@@ -5,9 +5,11 @@
  *
  * Per packet, in the order trace_processor applies them (reference/
  * formats.md §1.2-1.3): sequence loss/clear bookkeeping, the needs-state
- * check, TracePacketDefaults, InternedData, then the payload. Invariant:
- * a packet that does not decode ends the file with an error naming its
- * byte offset; everything read before it stays emitted.
+ * check, TracePacketDefaults, InternedData, then the payload. Invariants:
+ * a packet whose bytes do not parse ends the file with an error naming
+ * its byte offset, and everything read before it stays emitted; a packet
+ * that parses but has a known field of the wrong wire type is dropped,
+ * counted and logged (proto_packet_wrong_wire_type), and reading goes on.
  *
  * Read: clock_snapshot, remote_clock_sync, track_descriptor,
  * thread/process_descriptor, track_event (typed: slices, instants,
@@ -93,12 +95,59 @@ typedef struct packet {
 
 /* --- one packet ------------------------------------------------------------ */
 
-static bool read_control_fields(proto_context *ctx, const uint8_t *data, size_t len,
-                                packet *p) {
+/* The wire type field `number` of a TracePacket must have, for the fields
+ * this reader reads; -1 for the others (skipped whatever their type). */
+static int expected_wire_type(uint32_t number) {
+  switch (number) {
+  case PACKET_TIMESTAMP:
+  case PACKET_TIMESTAMP_CLOCK_ID:
+  case PACKET_SEQUENCE_ID:
+  case PACKET_SEQUENCE_FLAGS:
+  case PACKET_INCREMENTAL_STATE_CLEARED:
+  case PACKET_PREVIOUS_PACKET_DROPPED:
+  case PACKET_FIRST_PACKET_ON_SEQUENCE:
+  case PACKET_MACHINE_ID:
+    return PW_VARINT;
+  case PACKET_DEFAULTS:
+  case PACKET_INTERNED_DATA:
+  case PACKET_PROCESS_TREE:
+  case PACKET_CLOCK_SNAPSHOT:
+  case PACKET_TRACK_EVENT:
+  case PACKET_PROCESS_DESCRIPTOR:
+  case PACKET_THREAD_DESCRIPTOR:
+  case PACKET_SYSTEM_INFO:
+  case PACKET_COMPRESSED_PACKETS:
+  case PACKET_TRACK_DESCRIPTOR:
+  case PACKET_PERF_SAMPLE:
+  case PACKET_REMOTE_CLOCK_SYNC:
+  case PACKET_ZSTD_COMPRESSED_PACKETS:
+    return PW_LENGTH_DELIMITED;
+  default:
+    return -1;
+  }
+}
+
+typedef enum control_status {
+  CONTROL_OK,
+  CONTROL_SKIP,  /* the packet does not decode: counted, dropped */
+  CONTROL_ERROR, /* the file is damaged: reported */
+} control_status;
+
+static control_status read_control_fields(proto_context *ctx, const uint8_t *data,
+                                          size_t len, packet *p) {
   memset(p, 0, sizeof *p);
   pw_cursor c = pw_cursor_of(data, len);
   pw_field f;
+  bool wrong_wire = false;
+  pw_field wrong = {0};
   while (pw_next(&c, &f)) {
+    int expected = expected_wire_type(f.number);
+    if (expected >= 0 && f.wire_type != (uint32_t)expected) {
+      if (!wrong_wire)
+        wrong = f;
+      wrong_wire = true;
+      continue;
+    }
     switch (f.number) {
     case PACKET_TIMESTAMP:
       p->has_timestamp = true;
@@ -148,18 +197,20 @@ static bool read_control_fields(proto_context *ctx, const uint8_t *data, size_t 
       break; /* payloads and fields we do not read */
     }
   }
-  if (c.error != PW_OK)
-    return proto_fail(ctx, ctx->packet_offset + (uint64_t)(c.p - data),
-                      "packet %" PRIu64 ": %s", ctx->packet_index,
-                      pw_error_message(c.error));
-  bool bad_wire = (p->defaults.number && p->defaults.wire_type != PW_LENGTH_DELIMITED) ||
-                  (p->interned.number && p->interned.wire_type != PW_LENGTH_DELIMITED) ||
-                  (p->payload.number && p->payload.wire_type != PW_LENGTH_DELIMITED);
-  if (bad_wire)
-    return proto_fail(ctx, ctx->packet_offset,
-                      "packet %" PRIu64 ": a message field has the wrong wire type",
-                      ctx->packet_index);
-  return true;
+  if (c.error != PW_OK) {
+    proto_fail(ctx, ctx->packet_offset + (uint64_t)(c.p - data), "packet %" PRIu64 ": %s",
+               ctx->packet_index, pw_error_message(c.error));
+    return CONTROL_ERROR;
+  }
+  /* A field this reader knows, of another wire type than the schema's,
+   * would be read as something else (a length-delimited timestamp as its
+   * length): the packet does not decode, as trace_processor decides. */
+  if (wrong_wire) {
+    proto_count_wrong_wire_type(ctx, "TracePacket", wrong.number, wrong.wire_type,
+                                (uint32_t)expected_wire_type(wrong.number));
+    return CONTROL_SKIP;
+  }
+  return CONTROL_OK;
 }
 
 static void read_defaults(proto_sequence *seq, const Perfetto__Protos__TracePacketDefaults *d) {
@@ -339,8 +390,9 @@ static bool on_packet(void *arg, const uint8_t *data, size_t len, uint64_t offse
     ctx->packet_index++;
   }
   packet p;
-  if (!read_control_fields(ctx, data, len, &p))
-    return false;
+  control_status status = read_control_fields(ctx, data, len, &p);
+  if (status != CONTROL_OK)
+    return status == CONTROL_SKIP;
   proto_machine *machine = proto_machine_of(ctx, p.machine_id);
   proto_sequence *seq = proto_sequence_get(&ctx->sequences, p.sequence_id);
   bool error = false;
