@@ -751,7 +751,8 @@ static void test_sql_errors_carry_the_sqlite_message(fixture *f,
   (void)data;
   GError *error = query_error(f, "SELECT * FROM nope", NULL);
   g_assert_error(error, TM_SQL_ERROR, TM_SQL_ERROR_QUERY);
-  g_assert_cmpstr(error->message, ==, "no such table: nope");
+  /* PerfettoSQL errors name the source, line and column. */
+  g_assert_cmpstr(error->message, ==, "query:1:1: no such table: nope");
   g_error_free(error);
 
   error = query_error(f, "SELEC 1", NULL);
@@ -762,7 +763,7 @@ static void test_sql_errors_carry_the_sqlite_message(fixture *f,
   /* An error in an earlier statement stops before the last one runs. */
   char *printed = NULL;
   error = query_error(f, "SELECT nope FROM slice; SELECT 1", &printed);
-  g_assert_cmpstr(error->message, ==, "no such column: nope");
+  g_assert_cmpstr(error->message, ==, "query:1:8: no such column: nope");
   g_assert_cmpstr(printed, ==, "");
   free(printed);
   g_error_free(error);

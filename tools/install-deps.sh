@@ -7,6 +7,7 @@ packages=(
   libglib2.0-dev libyajl-dev libarchive-dev libsqlite3-dev
   libprotobuf-c-dev protobuf-c-compiler protobuf-compiler zlib1g-dev libzstd-dev
   sqlite3 zip
+  libiberty-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -41,6 +41,8 @@ typedef struct command {
 /* Options every subcommand that loads plugins accepts. */
 static char **plugin_dirs = NULL;
 static char **preferred_plugins = NULL;
+/* query's --add-sql-package DIR[@NAME] (repeatable). */
+static char **sql_packages = NULL;
 
 static const GOptionEntry plugin_entries[] = {
     {"plugin-dir", 'P', 0, G_OPTION_ARG_FILENAME_ARRAY, &plugin_dirs,
@@ -100,6 +102,8 @@ static tm_session *session_new(void) {
       .warnings = stderr,
       .preferred_plugins = (const char *const *)preferred_plugins,
       .n_preferred_plugins = preferred_plugins ? g_strv_length(preferred_plugins) : 0,
+      .sql_packages = (const char *const *)sql_packages,
+      .n_sql_packages = sql_packages ? g_strv_length(sql_packages) : 0,
   };
   return tm_session_new(&options);
 }
@@ -153,6 +157,10 @@ static int run_query(int argc, char **argv) {
       {"format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
        "Output format: csv (default, as trace_processor_shell), tsv or json",
        "FORMAT"},
+      {"add-sql-package", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &sql_packages,
+       "Make the *.sql files under DIR PerfettoSQL modules of package NAME "
+       "(default: DIR's base name) for INCLUDE PERFETTO MODULE (repeatable)",
+       "DIR[@NAME]"},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
   };
   int status = parse_options("query", "INPUT...",
@@ -383,6 +391,7 @@ int main(int argc, char **argv) {
     g_free(prgname);
     g_strfreev(plugin_dirs);
     g_strfreev(preferred_plugins);
+    g_strfreev(sql_packages);
     return status;
   }
   char *message = g_strdup_printf("unknown command '%s'", first);

@@ -42,6 +42,11 @@ tm_session *tm_session_new(const tm_session_options *options) {
                                      options ? options->n_preferred_plugins : 0,
                                      options && options->warnings ? options->warnings
                                                                   : stderr);
+  if (options && options->n_sql_packages) {
+    session->sql_packages = g_new0(char *, options->n_sql_packages + 1);
+    for (size_t i = 0; i < options->n_sql_packages; i++)
+      session->sql_packages[i] = g_strdup(options->sql_packages[i]);
+  }
   session->model = model_new();
   session->stats = stats_new(session->model);
   session->clocks = clock_graph_new();
@@ -81,6 +86,7 @@ void tm_session_free(tm_session *session) {
     host_free(g_ptr_array_index(session->hosts, i));
   g_ptr_array_free(session->hosts, TRUE);
   sql_surface_free(session->sql);
+  g_strfreev(session->sql_packages);
   sorter_free(session->sorter);
   clock_graph_free(session->clocks);
   stats_free(session->stats);
@@ -830,7 +836,25 @@ static bool ensure_sql(tm_session *session, GError **error) {
   if (session->sql)
     return true;
   session->sql = sql_surface_new(session->model, error);
-  return session->sql != NULL;
+  if (!session->sql)
+    return false;
+  for (char **p = session->sql_packages; p && *p; p++) {
+    /* DIR@NAME: the last '@' splits, so a directory may contain '@'. */
+    char *dir = g_strdup(*p);
+    char *at = strrchr(dir, '@');
+    const char *name = NULL;
+    if (at) {
+      *at = '\0';
+      name = at + 1;
+    }
+    bool ok = sql_surface_add_sql_package(session->sql, dir, name, error);
+    g_free(dir);
+    if (!ok) {
+      g_clear_pointer(&session->sql, sql_surface_free);
+      return false;
+    }
+  }
+  return true;
 }
 
 bool tm_session_query(tm_session *session, const char *sql, tm_format format,

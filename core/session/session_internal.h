@@ -100,6 +100,7 @@ struct tm_session {
   tm_clock_graph *clocks;
   tm_sorter *sorter;
   tm_sql_surface *sql;
+  char **sql_packages; /* tm_session_options.sql_packages, owned */
   TM_VEC(tm_event_extra) extras;
   uint32_t host_machine; /* TM_NULL_ID until the first trace file */
   /* Per machine placeholder rows (pid 0 / idle tid 0), by machine id. */

@@ -29,11 +29,18 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "sql/model_index.h"
+#include "sql/perfetto_sql.h"
+#include "sql/slice_functions.h"
+#include "sql/span_join.h"
+#include "sql/sql_functions.h"
 #include "sql/sql_output.h"
 
 struct tm_sql_surface {
   sqlite3 *db;
   const tm_model *model; /* borrowed */
+  tm_model_index *index; /* lookups the functions share */
+  tm_perfetto_sql *perfetto_sql;
 };
 
 /* ---- column descriptors -------------------------------------------------- */
@@ -1081,6 +1088,25 @@ static bool exec_sql(sqlite3 *db, const char *sql, tm_sql_error_code code,
   return true;
 }
 
+/* trace_processor's functions, table functions, operator tables and
+ * PerfettoSQL (docs/sql.md), on the surface's connection. */
+static bool register_trace_processor_sql(tm_sql_surface *surface,
+                                         GError **error) {
+  surface->index = model_index_new(surface->model);
+  int rc = sql_functions_register(surface->db, surface->index);
+  if (rc == SQLITE_OK)
+    rc = slice_functions_register(surface->db, surface->index);
+  if (rc == SQLITE_OK)
+    rc = span_join_register(surface->db);
+  if (rc != SQLITE_OK) {
+    g_set_error(error, TM_SQL_ERROR, TM_SQL_ERROR_QUERY,
+                "registering functions: %s", sqlite3_errmsg(surface->db));
+    return false;
+  }
+  surface->perfetto_sql = perfetto_sql_new(surface->db, error);
+  return surface->perfetto_sql != NULL;
+}
+
 tm_sql_surface *sql_surface_new(const tm_model *model, GError **error) {
   tm_sql_surface *surface = g_new0(tm_sql_surface, 1);
   surface->model = model;
@@ -1121,6 +1147,8 @@ tm_sql_surface *sql_surface_new(const tm_model *model, GError **error) {
                         (gint64)model->bounds_end);
   if (!exec_sql(surface->db, sql, TM_SQL_ERROR_QUERY, error))
     goto out;
+  if (!register_trace_processor_sql(surface, error))
+    goto out;
   ok = true;
 out:
   g_free(sql);
@@ -1135,56 +1163,37 @@ out:
 void sql_surface_free(tm_sql_surface *surface) {
   if (!surface)
     return;
+  /* Functions hold pointers into the engine and the index: close first. */
   sqlite3_close_v2(surface->db);
+  perfetto_sql_free(surface->perfetto_sql);
+  model_index_free(surface->index);
   g_free(surface);
+}
+
+bool sql_surface_add_sql_package(tm_sql_surface *surface, const char *dir,
+                                 const char *package, GError **error) {
+  return perfetto_sql_add_package(surface->perfetto_sql, dir, package, error);
 }
 
 sqlite3 *sql_surface_borrow_db(tm_sql_surface *surface) {
   return surface->db;
 }
 
-/* True if `sql` holds no statement: only whitespace, comments and ';' —
- * exactly the text sqlite3_prepare_v2 compiles to no statement. */
-static bool no_statement_left(const char *sql) {
-  const char *p = sql;
-  for (;;) {
-    while (*p && (g_ascii_isspace(*p) || *p == ';'))
-      p++;
-    if (p[0] == '-' && p[1] == '-') {
-      p = strchr(p, '\n');
-      if (!p)
-        return true;
-    } else if (p[0] == '/' && p[1] == '*') {
-      p = strstr(p + 2, "*/");
-      if (!p)
-        return true;
-      p += 2;
-    } else {
-      return *p == '\0';
-    }
-  }
-}
-
 bool sql_surface_query(tm_sql_surface *surface, const char *sql,
                        tm_format format, FILE *out, GError **error) {
-  const char *tail = sql;
+  perfetto_sql_script script;
   sqlite3_stmt *stmt = NULL;
   bool ok = false;
 
-  while (tail && *tail) {
-    const char *next = NULL;
-    if (sqlite3_prepare_v2(surface->db, tail, -1, &stmt, &next) !=
-        SQLITE_OK) {
-      g_set_error(error, TM_SQL_ERROR, TM_SQL_ERROR_QUERY, "%s",
-                  sqlite3_errmsg(surface->db));
+  perfetto_sql_script_init(&script, sql, "query");
+  for (;;) {
+    /* PerfettoSQL statements run inside perfetto_sql_next; plain ones come
+     * back prepared, macros expanded. */
+    if (!perfetto_sql_next(surface->perfetto_sql, &script, &stmt, error))
       goto out;
-    }
-    if (!stmt && next == tail)
-      break;
-    tail = next;
     if (!stmt)
-      continue; /* only whitespace or a comment */
-    if (no_statement_left(tail)) {
+      break;
+    if (perfetto_sql_script_at_end(&script)) {
       if (!sql_output_write_rows(stmt, format, out, error))
         goto out;
       break;

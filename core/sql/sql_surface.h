@@ -36,6 +36,11 @@ sqlite3 *sql_surface_borrow_db(tm_sql_surface *surface);
 bool sql_surface_query(tm_sql_surface *surface, const char *sql,
                        tm_format format, FILE *out, GError **error);
 
+/* Adds the PerfettoSQL modules under `dir` as package `package` (NULL:
+ * the directory's base name), for INCLUDE PERFETTO MODULE. */
+bool sql_surface_add_sql_package(tm_sql_surface *surface, const char *dir,
+                                 const char *package, GError **error);
+
 /* Writes every public table and view as a real table into a new SQLite file
  * at `path` (replaced if it exists), so `sqlite3 path` works without us. */
 bool sql_surface_save(tm_sql_surface *surface, const char *path,

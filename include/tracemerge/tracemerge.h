@@ -51,6 +51,14 @@ typedef struct tm_session_options {
    * the call. */
   const char *const *preferred_plugins;
   size_t n_preferred_plugins;
+  /* PerfettoSQL packages for INCLUDE PERFETTO MODULE, each "DIR" or
+   * "DIR@NAME" as trace_processor_shell's --add-sql-package: every *.sql
+   * under DIR is module NAME.<relative path, '/' as '.', no .sql>; NAME
+   * defaults to DIR's base name and replaces a package of that name (the
+   * standard library's too). Read when the first query runs; an unreadable
+   * package fails it. Borrowed for the call (copied). */
+  const char *const *sql_packages;
+  size_t n_sql_packages;
 } tm_session_options;
 
 /* Creates a session and loads the reader plugins. `options` may be NULL. */
