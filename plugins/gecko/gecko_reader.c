@@ -243,6 +243,8 @@ typedef struct resolve_ctx {
   tm_callsite_ref *stack_refs; /* by stack index; 0: not yet */
   bool *stack_done;
   size_t n_frames, n_stacks;
+  tm_thread_ref thread; /* 0 until its first sample or marker */
+  int64_t pid, tid;
 } resolve_ctx;
 
 static bool cell(GArray *col, size_t i, double *out) {
@@ -362,7 +364,23 @@ static int64_t ms_to_ns(double ms) { return (int64_t)(ms * 1e6); }
 /* A time in ms that fits int64 ns. */
 static bool time_ok(double ms) { return isfinite(ms) && fabs(ms) < 9.2e12; }
 
-static void emit_samples(resolve_ctx *c, tm_thread_ref thread) {
+/* The thread of the tables being resolved, made with its first kept sample
+ * or marker (as upstream, which announces a thread with its first one). */
+static tm_thread_ref ctx_thread(resolve_ctx *c) {
+  if (!c->thread) {
+    gecko_reader *r = c->r;
+    c->thread = r->svc->thread(r->host, 0, c->pid, c->tid);
+    if (c->t->name)
+      r->svc->thread_set_name(r->host, c->thread,
+                              intern(r, c->t->name, strlen(c->t->name)));
+  }
+  return c->thread;
+}
+
+/* A sample without a stack (null: the thread was not running, as samply
+ * writes) is skipped, as trace_processor's Gecko importer skips it; one
+ * whose stack index is out of range too, and counted. */
+static void emit_samples(resolve_ctx *c) {
   gecko_reader *r = c->r;
   GArray *stacks = c->cols[C_SAMPLE_STACK];
   GArray *times = c->cols[C_SAMPLE_TIME];
@@ -384,16 +402,17 @@ static void emit_samples(resolve_ctx *c, tm_thread_ref thread) {
       r->svc->stat_add(r->host, "gecko_sample_without_time", 1);
       continue;
     }
-    tm_callsite_ref callsite = 0;
     size_t stack;
     double raw;
-    if (cell(stacks, i, &raw)) {
-      if (cell_index(stacks, i, c->n_stacks, &stack))
-        callsite = stack_ref(c, stack);
-      else
-        r->svc->stat_add(r->host, "gecko_invalid_stack", 1);
+    if (!cell(stacks, i, &raw))
+      continue;
+    if (!cell_index(stacks, i, c->n_stacks, &stack)) {
+      r->svc->stat_add(r->host, "gecko_invalid_stack", 1);
+      continue;
     }
-    r->svc->sample(r->host, r->clock, ms_to_ns(ms), thread, callsite, "gecko", -1);
+    tm_callsite_ref callsite = stack_ref(c, stack);
+    r->svc->sample(r->host, r->clock, ms_to_ns(ms), ctx_thread(c), callsite,
+                   "gecko", -1);
   }
 }
 
@@ -413,7 +432,7 @@ static tm_args_ref marker_args(gecko_reader *r, gecko_tables *t, guint *next,
   return any ? r->svc->args_commit(r->host) : TM_NO_ARGS;
 }
 
-static void emit_markers(resolve_ctx *c, tm_thread_ref thread) {
+static void emit_markers(resolve_ctx *c) {
   gecko_reader *r = c->r;
   GArray *names = c->cols[C_MARKER_NAME];
   size_t n = names ? names->len : 0;
@@ -443,7 +462,7 @@ static void emit_markers(resolve_ctx *c, tm_thread_ref thread) {
     tm_track_desc desc = {
         .type = "firefox_marker",
         .name = name_id,
-        .thread = thread,
+        .thread = ctx_thread(c),
         .scope = category,
     };
     tm_slice_fields f = {
@@ -506,12 +525,10 @@ static void resolve_thread(gecko_reader *r, gecko_tables *t) {
   c.stack_refs = g_new0(tm_callsite_ref, c.n_stacks + 1);
   c.stack_done = g_new0(bool, c.n_stacks + 1);
 
-  int64_t pid = t->has_pid ? t->pid : 0;
-  tm_thread_ref thread = r->svc->thread(r->host, 0, pid, thread_tid_or(t, pid));
-  if (t->name)
-    r->svc->thread_set_name(r->host, thread, intern(r, t->name, strlen(t->name)));
-  emit_samples(&c, thread);
-  emit_markers(&c, thread);
+  c.pid = t->has_pid ? t->pid : 0;
+  c.tid = thread_tid_or(t, c.pid);
+  emit_samples(&c);
+  emit_markers(&c);
   g_free(c.frame_refs);
   g_free(c.stack_refs);
   g_free(c.stack_done);
