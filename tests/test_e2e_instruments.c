@@ -208,6 +208,126 @@ static void test_damaged_inputs_fail_with_a_clear_error(void) {
   e2e_cleanup(dir);
 }
 
+/* --- the hand-written exports of tests/data/instruments ------------------- */
+
+#define THREADS_SQL                                                          \
+  "SELECT t.tid, t.name, p.pid, t.is_main_thread FROM thread t "             \
+  "JOIN process p USING (upid) WHERE t.tid != 0 ORDER BY t.utid"
+#define COUNTS_SQL                                                           \
+  "SELECT (SELECT count(*) FROM stack_profile_frame), "                      \
+  "(SELECT count(*) FROM stack_profile_mapping), "                           \
+  "(SELECT count(*) FROM stats WHERE value > 0 AND name LIKE 'instruments%')"
+
+static char *query_fixture(const char *name, const char *sql) {
+  const char *path = g_test_get_filename(G_TEST_DIST, "data", "instruments", name, NULL);
+  const char *inputs[] = {path, NULL};
+  return e2e_query(inputs, sql);
+}
+
+/* time-profile-symbolicated.xml. Row 1 defines thread 700001 of process
+ * 4242 (pid 4242), core 2, and tagged-backtrace 10 = [compute @0x100003f10,
+ * main @0x100003e84 (both in /Users/dev/demo at 0x100000000), start
+ * @0x180012345 (/usr/lib/dyld at 0x180000000)]. Callsites outermost first:
+ * start rel_pc 0x12345 - 1 = 74564 (0), main 0x3e84 - 1 = 16003 (1),
+ * compute leaf 0x3f10 = 16144 (2). Row 2 refs everything: callsite 2 again.
+ * Row 3: thread 700002 (its process a ref), core 5, backtrace 23 =
+ * [0x1800a1b2c (no binary: rel_pc = addr = 6443113260), frame ref main,
+ * frame ref start]: start and main are callsites 0 and 1 again, the leaf
+ * is callsite 3. Row 4: frame ref main alone, now the leaf: rel_pc 0x3e84 =
+ * 16004, a new frame and callsite 4 at depth 0. Row 5: a new tagged
+ * backtrace around backtrace ref 23: callsite 3, back on thread 700001 and
+ * core 2. Frames: start, main (16003), compute, 0x1800a1b2c, main (16004) =
+ * 5; mappings: demo and dyld = 2. Threads: the process's main thread (tid
+ * == pid, made with the process), then 700001 and 700002. */
+static void test_symbolicated_time_profile(void) {
+  g_autofree char *samples = query_fixture("time-profile-symbolicated.xml", SAMPLES_SQL);
+  e2e_assert_text(samples,
+                  "\"ts\",\"callsite_id\",\"cpu\",\"tid\",\"name\",\"pid\",\"process\"\n"
+                  "1000000,2,2,700001,\"Main Thread 0xaae61 (demo, pid: 4242)\",4242,\"demo (4242)\"\n"
+                  "2000000,2,2,700001,\"Main Thread 0xaae61 (demo, pid: 4242)\",4242,\"demo (4242)\"\n"
+                  "3000000,3,5,700002,\"worker 0xaae62 (demo, pid: 4242)\",4242,\"demo (4242)\"\n"
+                  "4000000,4,5,700002,\"worker 0xaae62 (demo, pid: 4242)\",4242,\"demo (4242)\"\n"
+                  "5000000,3,2,700001,\"Main Thread 0xaae61 (demo, pid: 4242)\",4242,\"demo (4242)\"\n");
+  g_autofree char *callsites = query_fixture("time-profile-symbolicated.xml", CALLSITES_SQL);
+  e2e_assert_text(callsites,
+                  "\"id\",\"depth\",\"parent_id\",\"name\",\"rel_pc\",\"mapping\",\"build_id\",\"start\"\n"
+                  "0,0,\"[NULL]\",\"start\",74564,\"/usr/lib/dyld\","
+                  "\"D71D0000-AAAA-BBBB-CCCC-DDDDEEEEFFFF\",6442450944\n"
+                  "1,1,0,\"main\",16003,\"/Users/dev/demo\","
+                  "\"0C0FFEE0-1111-2222-3333-444455556666\",4294967296\n"
+                  "2,2,1,\"compute\",16144,\"/Users/dev/demo\","
+                  "\"0C0FFEE0-1111-2222-3333-444455556666\",4294967296\n"
+                  "3,2,1,\"0x1800a1b2c\",6443113260,\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+                  "4,0,\"[NULL]\",\"main\",16004,\"/Users/dev/demo\","
+                  "\"0C0FFEE0-1111-2222-3333-444455556666\",4294967296\n");
+  g_autofree char *threads = query_fixture("time-profile-symbolicated.xml", THREADS_SQL);
+  e2e_assert_text(threads, "\"tid\",\"name\",\"pid\",\"is_main_thread\"\n"
+                           "4242,\"[NULL]\",4242,1\n"
+                           "700001,\"Main Thread 0xaae61 (demo, pid: 4242)\",4242,0\n"
+                           "700002,\"worker 0xaae62 (demo, pid: 4242)\",4242,0\n");
+  g_autofree char *counts = query_fixture("time-profile-symbolicated.xml", COUNTS_SQL);
+  e2e_assert_text(strchr(counts, '\n') + 1, "5,2,0\n");
+}
+
+/* time-profile-unsymbolicated.xml (Xcode 12.5 layout). Row 1's backtrace
+ * is two fragments, leaf first: 4294983680 4294983936 (0x100004000,
+ * 0x100004100) and 6442450944 6442451200 0 (0x180000000, 0x180000100; 0
+ * ends the fragment). Callsites outermost first: 0x180000100 (0),
+ * 0x180000000 (1), 0x100004100 (2), 0x100004000 (3); no binaries, so
+ * rel_pc = addr and no mapping. Row 2: 4294984192 (0x100004200) then
+ * fragment ref 12: callsites 0 and 1 again, then 0x100004200 = 4 at depth
+ * 2. Row 3 refs backtrace 10: callsite 3. Cores 1, 3, 1. */
+static void test_unsymbolicated_time_profile(void) {
+  g_autofree char *samples = query_fixture("time-profile-unsymbolicated.xml", SAMPLES_SQL);
+  e2e_assert_text(samples,
+                  "\"ts\",\"callsite_id\",\"cpu\",\"tid\",\"name\",\"pid\",\"process\"\n"
+                  "100000,3,1,144010,\"scan  0x2328a (scan, pid: 9001)\",9001,\"scan (9001)\"\n"
+                  "200000,4,3,144010,\"scan  0x2328a (scan, pid: 9001)\",9001,\"scan (9001)\"\n"
+                  "300000,3,1,144010,\"scan  0x2328a (scan, pid: 9001)\",9001,\"scan (9001)\"\n");
+  g_autofree char *callsites = query_fixture("time-profile-unsymbolicated.xml", CALLSITES_SQL);
+  e2e_assert_text(callsites,
+                  "\"id\",\"depth\",\"parent_id\",\"name\",\"rel_pc\",\"mapping\",\"build_id\",\"start\"\n"
+                  "0,0,\"[NULL]\",\"0x180000100\",6442451200,\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+                  "1,1,0,\"0x180000000\",6442450944,\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+                  "2,2,1,\"0x100004100\",4294983936,\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+                  "3,3,2,\"0x100004000\",4294983680,\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+                  "4,2,1,\"0x100004200\",4294984192,\"[NULL]\",\"[NULL]\",\"[NULL]\"\n");
+  g_autofree char *threads = query_fixture("time-profile-unsymbolicated.xml", THREADS_SQL);
+  e2e_assert_text(threads, "\"tid\",\"name\",\"pid\",\"is_main_thread\"\n"
+                           "9001,\"[NULL]\",9001,1\n"
+                           "144010,\"scan  0x2328a (scan, pid: 9001)\",9001,0\n");
+  g_autofree char *counts = query_fixture("time-profile-unsymbolicated.xml", COUNTS_SQL);
+  e2e_assert_text(strchr(counts, '\n') + 1, "5,0,0\n");
+}
+
+/* cpu-profile-cycle-weight.xml: the cpu-profile schema weighs samples in
+ * cycles (cycle-weight, defined and reffed like weight) and puts a uint64
+ * after the backtrace inside tagged-backtrace; neither changes a sample.
+ * Row 1: [0x100008011 (addr 0x100008011), 0x100008200 (addr 0x100008201)],
+ * no binaries: callsites 0x100008200 rel_pc 4295000577 (0), 0x100008011
+ * rel_pc 4295000081 (1). Row 2: [hash_block @0x100008420 in /tmp/bench at
+ * 0x100000000 (leaf: rel_pc 0x8420 = 33824), frame ref 0x100008200]:
+ * callsite 0 again, hash_block = 2. Rows 3 and 4 ref rows 1 and 2's
+ * tagged backtraces and weights on core 0: callsites 1 and 2. */
+static void test_cpu_profile_with_cycle_weights(void) {
+  g_autofree char *samples = query_fixture("cpu-profile-cycle-weight.xml", SAMPLES_SQL);
+  e2e_assert_text(samples,
+                  "\"ts\",\"callsite_id\",\"cpu\",\"tid\",\"name\",\"pid\",\"process\"\n"
+                  "10000,1,4,1217,\"Main Thread (0x4c1) (bench, pid: 5150)\",5150,\"bench (5150)\"\n"
+                  "20000,2,4,1217,\"Main Thread (0x4c1) (bench, pid: 5150)\",5150,\"bench (5150)\"\n"
+                  "30000,1,0,1217,\"Main Thread (0x4c1) (bench, pid: 5150)\",5150,\"bench (5150)\"\n"
+                  "40000,2,0,1217,\"Main Thread (0x4c1) (bench, pid: 5150)\",5150,\"bench (5150)\"\n");
+  g_autofree char *callsites = query_fixture("cpu-profile-cycle-weight.xml", CALLSITES_SQL);
+  e2e_assert_text(callsites,
+                  "\"id\",\"depth\",\"parent_id\",\"name\",\"rel_pc\",\"mapping\",\"build_id\",\"start\"\n"
+                  "0,0,\"[NULL]\",\"0x100008200\",4295000577,\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+                  "1,1,0,\"0x100008011\",4295000081,\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+                  "2,1,0,\"hash_block\",33824,\"/tmp/bench\","
+                  "\"BE4C0000-0000-4000-8000-000000005150\",4294967296\n");
+  g_autofree char *counts = query_fixture("cpu-profile-cycle-weight.xml", COUNTS_SQL);
+  e2e_assert_text(strchr(counts, '\n') + 1, "3,1,0\n");
+}
+
 /* The repository's one permissively licensed xctrace export is an
  * interval table (schema potential-hangs: 23 rows of start-time and
  * duration, no backtrace), so it makes no sample, thread, process or stack
@@ -237,6 +357,12 @@ int main(int argc, char **argv) {
                   test_clock_sync_signposts_add_snapshots);
   g_test_add_func("/e2e/instruments/damaged-inputs-fail-with-a-clear-error",
                   test_damaged_inputs_fail_with_a_clear_error);
+  g_test_add_func("/e2e/instruments/fixtures/symbolicated-time-profile",
+                  test_symbolicated_time_profile);
+  g_test_add_func("/e2e/instruments/fixtures/unsymbolicated-time-profile",
+                  test_unsymbolicated_time_profile);
+  g_test_add_func("/e2e/instruments/fixtures/cpu-profile-with-cycle-weights",
+                  test_cpu_profile_with_cycle_weights);
   g_test_add_func("/e2e/instruments/real-potential-hangs-export-makes-no-samples",
                   test_potential_hangs_export_makes_no_samples);
   return g_test_run();

@@ -224,6 +224,23 @@ static void test_gecko_reads_the_same_in_any_chunking(void) {
   check_real_chunking(gecko, "gecko", "speedscope-firefox63-simple-devtools.json", 39);
 }
 
+/* The hand-written exports of tests/data/instruments (their samples are
+ * worked out in test_e2e_instruments.c). */
+static void test_instruments_reads_the_same_in_any_chunking(void) {
+  static const struct {
+    const char *file;
+    size_t samples;
+  } cases[] = {
+      {"time-profile-symbolicated.xml", 5},
+      {"time-profile-unsymbolicated.xml", 3},
+      {"cpu-profile-cycle-weight.xml", 4},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
+    check_chunking(instruments,
+                   g_test_get_filename(G_TEST_DIST, "data", "instruments", cases[i].file, NULL),
+                   cases[i].samples);
+}
+
 static void test_instruments_jmh_reads_the_same_in_any_chunking(void) {
   g_autofree char *modern =
       corpus_shared_path_or_skip("instruments", "jmh-time-profile.xcode26.4.1.xml");
@@ -259,6 +276,8 @@ int main(int argc, char **argv) {
   instruments = load_reader("TM_INSTRUMENTS_PLUGIN");
   g_test_add_func("/profile-readers/gecko/reads-the-same-in-any-chunking",
                   test_gecko_reads_the_same_in_any_chunking);
+  g_test_add_func("/profile-readers/instruments/reads-the-same-in-any-chunking",
+                  test_instruments_reads_the_same_in_any_chunking);
   g_test_add_func("/profile-readers/jmh/instruments-reads-the-same-in-any-chunking",
                   test_instruments_jmh_reads_the_same_in_any_chunking);
   g_test_add_func("/profile-readers/probes/claim-their-formats-only",
