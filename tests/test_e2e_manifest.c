@@ -329,9 +329,8 @@ static void test_trace_time_clock_from_manifest(void) {
 }
 
 /* Loose root inputs behave as members of one archive: the manifest (first
- * input) PINs b.json to a.json as in the ZIP case. A manifest given alone
- * is validated and configures nothing: no machine row, no metadata. */
-static void test_loose_inputs_and_standalone_manifest(void) {
+ * input) PINs b.json to a.json as in the ZIP case. */
+static void test_loose_inputs(void) {
   g_autofree char *dir = e2e_tmpdir();
   g_autofree char *a = e2e_json_slice("a", 1, 1, 2000);
   g_autofree char *b = e2e_json_slice("b", 2, 2, 2000);
@@ -345,13 +344,62 @@ static void test_loose_inputs_and_standalone_manifest(void) {
   const char *inputs[] = {"m.json", "a.json", "b.json", NULL};
   g_autofree char *slices = e2e_query_in(dir, inputs, SLICES_BY_NAME);
   e2e_assert_text(slices, "\"name\",\"ts\"\n\"a\",2000000\n\"b\",2000500\n");
+  e2e_cleanup(dir);
+}
+
+/* A manifest given alone (the only input, in no archive) is applied as in
+ * an archive (issue 10 §2; the reference sets trace_time_clock_id from a
+ * standalone manifest): trace_time REALTIME gives trace_time_clock_id 1
+ * (clock-model.md §9.4); the named machines "phone" and "vm" get rows in
+ * allocation order with raw ids 2^32 and 2^32 + 1 (§9.2), so row 0 is
+ * "phone" (§9.4: named rows come first); the attribute becomes metadata.
+ * A RELATE (clocks.clock given) needs no member and adds its edge; a PIN
+ * names a member that never comes, so it fails with #43 as in an archive
+ * without that member. Validation errors fail as anywhere. */
+static void test_standalone_manifest_is_applied(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  g_autofree char *pm = e2e_write_file(dir, "m.json",
+      "{\"perfetto_manifest\": {\"version\": 1,\n"
+      " \"trace_time\": {\"clock\": \"REALTIME\"},\n"
+      " \"files\": [{\"path\": \"a.pb\", \"machine\": {\"name\": \"phone\"}},\n"
+      "  {\"path\": \"b.pb\", \"machine\": {\"name\": \"vm\"}}],\n"
+      " \"attributes\": {\"run\": 7}}}\n", 0);
   const char *alone[] = {"m.json", NULL};
-  g_autofree char *nothing = e2e_query_in(dir, alone,
-      "SELECT (SELECT count(*) FROM machine), (SELECT count(*) FROM metadata WHERE "
-      "name LIKE 'manifest_attribute.%'), (SELECT trace_type FROM trace_file)");
-  e2e_assert_text(nothing, "\"(SELECT count(*) FROM machine)\",\"(SELECT count(*) FROM "
-                           "metadata WHERE name LIKE 'manifest_attribute.%')\",\"(SELECT "
-                           "trace_type FROM trace_file)\"\n0,0,\"perfetto_manifest\"\n");
+  g_autofree char *machines =
+      e2e_query_in(dir, alone, "SELECT id, raw_id, name FROM machine ORDER BY id");
+  e2e_assert_text(machines, "\"id\",\"raw_id\",\"name\"\n"
+                            "0,4294967296,\"phone\"\n1,4294967297,\"vm\"\n");
+  g_autofree char *metadata = e2e_query_in(dir, alone,
+      "SELECT name, int_value, str_value FROM metadata ORDER BY name");
+  e2e_assert_text(metadata, "\"name\",\"int_value\",\"str_value\"\n"
+                            "\"manifest_attribute.run\",7,\"[NULL]\"\n"
+                            "\"trace_time_clock_id\",1,\"[NULL]\"\n"
+                            "\"trace_type\",\"[NULL]\",\"perfetto_manifest\"\n");
+  g_autofree char *files = e2e_query_in(dir, alone,
+      "SELECT id, name, trace_type, processing_order FROM trace_file");
+  e2e_assert_text(files, "\"id\",\"name\",\"trace_type\",\"processing_order\"\n"
+                         "0,\"m.json\",\"perfetto_manifest\",0\n");
+
+  g_autofree char *relate = e2e_write_file(dir, "relate.json",
+      "{\"perfetto_manifest\": {\"version\": 1, \"files\": [\n"
+      " {\"path\": \"b.pb\", \"machine\": {\"name\": \"vm\"}, \"clocks\": {\"clock\": \"BOOTTIME\","
+      " \"sync_to\": {\"file\": \"a.pb\", \"clock\": \"BOOTTIME\"}, \"offset_ns\": 5}},\n"
+      " {\"path\": \"a.pb\"}]}}\n", 0);
+  const char *relate_alone[] = {"relate.json", NULL};
+  /* Its reference is a.pb's base machine, raw id 0 as a.pb declares none
+   * (§9.3): the edge gives it a row after the named one. */
+  g_autofree char *vm =
+      e2e_query_in(dir, relate_alone, "SELECT id, raw_id, name FROM machine ORDER BY id");
+  e2e_assert_text(vm, "\"id\",\"raw_id\",\"name\"\n"
+                      "0,4294967296,\"vm\"\n1,0,\"[NULL]\"\n");
+
+  g_autofree char *pin = e2e_write_file(dir, "pin.json",
+      "{\"perfetto_manifest\": {\"version\": 1, \"files\": [\n"
+      " {\"path\": \"b.json\", \"clocks\": {\"sync_to\": {\"file\": \"a.json\"}}},\n"
+      " {\"path\": \"a.json\"}]}}\n", 0);
+  assert_import_fails(dir, "pin.json",
+                      "perfetto_manifest: clocks: could not resolve file 'b.json'. It must "
+                      "match the `path` of an entry in the `files` array.");
   g_autofree char *bad = e2e_write_file(dir, "bad.json",
                                         "{\"perfetto_manifest\": {\"version\": 2}}", 0);
   assert_import_fails(dir, "bad.json",
@@ -941,8 +989,10 @@ int main(int argc, char **argv) {
                   test_machines_remap_and_shared_names);
   g_test_add_func("/e2e/manifest/trace-time/clock-named-by-the-manifest",
                   test_trace_time_clock_from_manifest);
-  g_test_add_func("/e2e/manifest/inputs/loose-files-and-standalone-manifest",
-                  test_loose_inputs_and_standalone_manifest);
+  g_test_add_func("/e2e/manifest/inputs/loose-files-are-members-of-one-archive",
+                  test_loose_inputs);
+  g_test_add_func("/e2e/manifest/inputs/standalone-manifest-is-applied",
+                  test_standalone_manifest_is_applied);
   g_test_add_func("/e2e/manifest/files/repeated-path-uses-first-entry-and-cycles-fail",
                   test_repeated_paths_and_sync_cycles);
   g_test_add_func("/e2e/manifest/errors/placement", test_placement_errors);

@@ -49,6 +49,7 @@
  */
 #include <glib.h>
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "e2e_support.h"
@@ -736,6 +737,63 @@ static void test_manifest_after_a_trace(void) {
   e2e_cleanup(dir);
 }
 
+/* Issue 10 §2, clock-model.md §9.5: a gzip-wrapped manifest (meta.json.gz)
+ * is a container member, and containers sort after proto members
+ * (formats.md §6.2: priority proto 0, gzip 1), so next to phone.pb the
+ * reference parses the proto first and the manifest is not the first
+ * trace file, whatever the archive order: listed before or after the
+ * proto, in a ZIP and in a TAR, the import fails with §10.2's message,
+ * exit 1, nothing imported. Next to a JSON member only (priority 2) the
+ * gzip sorts first, and listed first (we read a wrapped manifest where it
+ * is listed, so it must also come first in archive order) the manifest
+ * applies: a.json is on machine x. */
+static void test_gzip_manifest_sorting_after_a_proto(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  g_autofree char *a = e2e_json_slice("a", 1, 1, 1);
+  g_autofree char *m = manifest_text(M("'files': [{'path': 'a.json', 'machine': {'name': 'x'}}]"));
+  const e2e_member inner[] = {{"meta.json", m, 0}};
+  g_autofree char *gz = e2e_write_archive(dir, "meta.json.gz", E2E_GZIP, inner, 1);
+  gchar *gz_data = NULL;
+  gsize gz_len = 0;
+  g_assert_true(g_file_get_contents(gz, &gz_data, &gz_len, NULL));
+  e2e_bytes phone = e2e_proto_fixture("systrace_spine");
+  const e2e_member manifest_listed_first[] = {{"meta.json.gz", gz_data, gz_len},
+                                              {"phone.pb", phone.data, phone.len},
+                                              {"a.json", a, 0}};
+  const e2e_member proto_listed_first[] = {{"phone.pb", phone.data, phone.len},
+                                           {"meta.json.gz", gz_data, gz_len},
+                                           {"a.json", a, 0}};
+  static const char message[] =
+      "perfetto_manifest file must be the first trace file in the input";
+  static const struct {
+    const char *name;
+    e2e_archive_format format;
+    bool manifest_first;
+  } archives[] = {
+      {"gz-first.zip", E2E_ZIP, true},
+      {"gz-second.zip", E2E_ZIP, false},
+      {"gz-first.tar", E2E_TAR, true},
+      {"gz-second.tar", E2E_TAR, false},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(archives); i++) {
+    g_autofree char *path = e2e_write_archive(
+        dir, archives[i].name, archives[i].format,
+        archives[i].manifest_first ? manifest_listed_first : proto_listed_first, 3);
+    assert_archive_fails(dir, archives[i].name, message);
+  }
+  const e2e_member without_proto[] = {{"meta.json.gz", gz_data, gz_len}, {"a.json", a, 0}};
+  for (e2e_archive_format f = E2E_ZIP; f <= E2E_TAR; f++) {
+    g_autofree char *out = e2e_query_archive(dir, f, without_proto, 2,
+        "SELECT s.name, m.name AS machine FROM slice s JOIN thread_track tt ON "
+        "s.track_id = tt.id JOIN thread USING (utid) JOIN machine m ON m.id = "
+        "thread.machine_id");
+    e2e_assert_text(out, "\"name\",\"machine\"\n\"a\",\"x\"\n");
+  }
+  g_free(phone.data);
+  g_free(gz_data);
+  e2e_cleanup(dir);
+}
+
 /* §10.2: an override on a member that is itself an archive: a gzip stream
  * and a nested ZIP, with `machine` and with `clocks`, in a ZIP (the rows
  * exist when the manifest applies) and in a TAR (the container's row comes
@@ -1046,6 +1104,8 @@ int main(int argc, char **argv) {
                   test_not_a_manifest_unless_it_starts_with_the_key);
   g_test_add_func("/e2e/manifest/errors/10.2/manifest-after-a-trace-in-a-tar-loose-or-gzipped",
                   test_manifest_after_a_trace);
+  g_test_add_func("/e2e/manifest/errors/10.2/gzip-manifest-sorting-after-a-proto-is-not-first",
+                  test_gzip_manifest_sorting_after_a_proto);
   g_test_add_func("/e2e/manifest/errors/10.2/override-on-a-gzip-or-nested-zip-member",
                   test_override_on_an_archive_member);
   g_test_add_func("/e2e/manifest/errors/10.2/unknown-member-type-next-to-a-manifest",

@@ -5,9 +5,14 @@
  *
  * Placement: the container delivers a listed ZIP's manifest members first;
  * a stream (TAR, gzip, several root inputs) delivers in its own order, so
- * there the manifest must come before every trace file. A second manifest
- * and a late manifest fail the import. A standalone manifest (the only
- * input) is parsed and validated and configures nothing.
+ * there the manifest must come before every trace file. Once the input is
+ * read it must also be first in the reference's processing order (a
+ * gzip-wrapped manifest sorts after proto members, in a ZIP or a TAR). A
+ * second manifest and a late manifest fail the import. A standalone manifest (the only
+ * input) is applied like any other (issue 10 §2; the reference sets
+ * trace_time_clock_id from it): its machine rows, attributes and trace
+ * time exist although no trace follows, and an override whose member
+ * never comes fails with #43 as in an archive without that member.
  *
  * Applying, at the end of the manifest, before any trace file begins:
  * named machine rows (allocation order, raw ids from 2^32), the
@@ -382,11 +387,6 @@ bool session_manifest_end(tm_session *session, bool truncated,
   st->parser = NULL;
   if (!m)
     return fail(session, parse_error, error);
-  const tm_trace_file_row *row = &session->model->trace_files.data[st->file_id];
-  if (session->n_inputs == 1 && row->parent_id == TM_NULL_ID) {
-    manifest_free(m); /* standalone: validated, configures nothing */
-    return true;
-  }
   st->manifest = m;
   return resolve_and_apply(session, error);
 }
@@ -445,8 +445,31 @@ bool session_manifest_file_begins(tm_session *session, uint32_t file_id,
   return true;
 }
 
+/* §9.5: the manifest must be the first trace file in the order the
+ * reference parses, not only in ours. A stream delivers in archive order,
+ * and a listed ZIP delivers its plain manifests first, but a manifest
+ * wrapped in a container (meta.json.gz) sorts with the containers, after
+ * every proto member and after containers whose names sort before it:
+ * the reference has parsed a trace file by then. processing_order,
+ * assigned once the inputs are read, is that order. */
+static bool manifest_came_first(tm_session *session) {
+  const tm_model *model = session->model;
+  int64_t manifest_order = model->trace_files.data[session->manifest->file_id].processing_order;
+  for (uint32_t id = 0; id < model->trace_files.len; id++) {
+    const tm_trace_file_row *row = &model->trace_files.data[id];
+    if (id == session->manifest->file_id || row->is_container ||
+        row->processing_order == TM_NULL_INT64)
+      continue;
+    if (row->processing_order < manifest_order)
+      return false;
+  }
+  return true;
+}
+
 bool session_manifest_finish_reading(tm_session *session, GError **error) {
   tm_session_manifest *st = session->manifest;
+  if (st && st->file_id != TM_NULL_ID && !manifest_came_first(session))
+    return fail(session, manifest_error_not_first(), error);
   if (!st || !st->manifest)
     return true;
   if (!check_new_rows(session, error))
