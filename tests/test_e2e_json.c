@@ -654,8 +654,11 @@ static void test_system_trace_moves_with_its_pinned_file(void) {
  * in the host (bridging each file, finding each machine's primary file,
  * setting each file's metadata) once took a pass over every file or run
  * for each file: 20 s for 20 000 files under ASan, so minutes for these.
- * Linear, they take a few seconds; the bound is generous for a loaded
- * machine. Each slice keeps its own thread (pid = tid = i). */
+ * Linear, they take a few seconds. No wall-clock bound here (on the
+ * shared CI machine a fixed one failed at 33-43 s when the machine was
+ * loaded, and timing is tools/bench's job): a quadratic host would run
+ * past this program's 120 s meson timeout. Each slice keeps its own
+ * thread (pid = tid = i). */
 static void test_forty_thousand_small_files_import_in_linear_time(void) {
   enum { FILES = 40000 };
   g_autofree char *dir = e2e_tmpdir();
@@ -671,14 +674,11 @@ static void test_forty_thousand_small_files_import_in_linear_time(void) {
   }
   g_free(members);
   const char *inputs[] = {"many.tar", NULL};
-  gint64 start = g_get_monotonic_time();
   g_autofree char *out = e2e_query_in(dir, inputs,
       "SELECT count(*), count(DISTINCT utid), max(ts) FROM slice "
       "JOIN thread_track tt ON slice.track_id = tt.id");
-  double seconds = (double)(g_get_monotonic_time() - start) / G_USEC_PER_SEC;
   e2e_assert_text(out, "\"count(*)\",\"count(DISTINCT utid)\",\"max(ts)\"\n"
                        "40000,40000,40000000\n");
-  g_assert_cmpfloat(seconds, <, 30.0);
   e2e_cleanup(dir);
 }
 
