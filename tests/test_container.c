@@ -187,6 +187,17 @@ static const char *fake_detect(void *ctx, const uint8_t *head, size_t len,
   return NULL;
 }
 
+/* The fake types' processing priorities, as their readers declare them:
+ * protos before archives, symbols after every other type. */
+static int32_t fake_priority(void *ctx, const char *trace_type) {
+  (void)ctx;
+  if (strcmp(trace_type, "proto") == 0)
+    return -1;
+  if (strcmp(trace_type, "symbols") == 0)
+    return 1;
+  return 0;
+}
+
 static bool fake_begin(void *ctx, uint32_t file_id, const char *trace_type,
                        GError **error) {
   recorder *rec = ctx;
@@ -282,6 +293,7 @@ static void fixture_init(fixture *f) {
       .chunk = fake_chunk,
       .end = fake_end,
       .container_damaged = fake_container_damaged,
+      .priority = fake_priority,
   };
 }
 

@@ -295,7 +295,7 @@ static void test_plugins_lists_the_json_reader(void) {
   }
   if (!line)
     g_error("no json reader listed:\n%s", r.out);
-  g_assert_nonnull(strstr(line, "abi 1"));
+  g_assert_nonnull(strstr(line, "abi 2"));
   g_assert_nonnull(strstr(line, "clockless yes"));
   g_assert_nonnull(strstr(line, "tm-json.so"));
   e2e_result_clear(&r);

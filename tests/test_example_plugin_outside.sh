@@ -43,7 +43,7 @@ cp "$src/plugins/example/example_reader.c" "$tmp/example_reader.c"
 # Its only undefined symbols are libc's: no link-time tie to the host.
 if command -v nm >/dev/null 2>&1; then
   undefined=$(nm -D --undefined-only "$tmp/plugins/tm-example.so" |
-    awk '{print $NF}' | grep -v -E '^(calloc|free|memcmp|strlen|strtoll|__[a-z_]+)(@.*)?$' |
+    awk '{print $NF}' | grep -v -E '^(calloc|free|memcmp|memcpy|strlen|strtoll|__[a-z_]+)(@.*)?$' |
     grep -v -E '^_ITM_|^_Jv_|^__gmon_start__' || true)
   [ -z "$undefined" ] || fail "unexpected undefined symbols: $undefined"
 fi
@@ -77,5 +77,30 @@ cmp -s "$tmp/query.txt" "$tmp/expected.txt" ||
 $(cat "$tmp/query.out")
 expected (modulo quotes):
 $(cat "$tmp/expected.txt")"
+
+# Its config block: ns per ts unit, handed over by --reader-config as the
+# file's bytes; 1000 makes every ts a µs count.
+printf '1000' >"$tmp/unit"
+"$TRACEMERGE_CLI" query "$tmp/trace.example" --reader-config "example=$tmp/unit" \
+  --sql "select name, ts from slice order by ts" \
+  >"$tmp/query.out" 2>"$tmp/query.err" ||
+  fail "'tracemerge query --reader-config' failed: $(cat "$tmp/query.err")"
+tr -d '"\r' <"$tmp/query.out" >"$tmp/query.txt"
+printf 'name,ts\nalpha,1000000\nbeta,2500000\ngamma delta,7000000\n' >"$tmp/expected.txt"
+cmp -s "$tmp/query.txt" "$tmp/expected.txt" ||
+  fail "the example's config did not scale ts:
+$(cat "$tmp/query.out")
+expected (modulo quotes):
+$(cat "$tmp/expected.txt")"
+
+# A config that is no unit fails the file, with a message naming it.
+printf 'µs' >"$tmp/bad-unit"
+if "$TRACEMERGE_CLI" query "$tmp/trace.example" \
+  --reader-config "example=$tmp/bad-unit" --sql "select 1" \
+  >"$tmp/query.out" 2>"$tmp/query.err"; then
+  fail "a bad example_config was accepted"
+fi
+grep -q -F "$tmp/trace.example: example_config is no unit" "$tmp/query.err" ||
+  fail "unexpected error for a bad example_config: $(cat "$tmp/query.err")"
 
 echo "ok: example reader built outside the tree and loaded via TRACEMERGE_PLUGIN_PATH"

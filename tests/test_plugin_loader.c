@@ -127,8 +127,8 @@ static size_t count_under(const tm_plugin_set *set, const char *dir) {
 static const char *path_of(const tm_plugin_set *set, const char *name) {
   for (size_t i = 0; i < plugin_set_count(set); i++) {
     const char *loaded_from = NULL;
-    const tm_reader_descriptor *d = plugin_set_borrow(set, i, &loaded_from);
-    if (strcmp(d->name, name) == 0)
+    const tm_reader *r = plugin_set_borrow(set, i, &loaded_from);
+    if (strcmp(r->descriptor.name, name) == 0)
       return loaded_from;
   }
   return NULL;
@@ -205,8 +205,83 @@ static void test_entry_returning_null_is_skipped(void) {
 
 static void test_abi_version_999_is_skipped(void) {
   check_bad_plugin_is_skipped("tm-test-abi-999", "tm-test-abi-999.so",
-                              "ABI version 999 is not supported (this host "
-                              "supports 1)");
+                              "ABI versions 999..999 are not supported (this "
+                              "host supports 1..2)");
+}
+
+static void test_an_empty_abi_range_is_skipped(void) {
+  check_bad_plugin_is_skipped("tm-test-abi-empty", "tm-test-abi-empty.so",
+                              "ABI range 3..2 is empty or invalid");
+}
+
+static void test_a_descriptor_smaller_than_version_2_is_skipped(void) {
+  check_bad_plugin_is_skipped("tm-test-small-descriptor",
+                              "tm-test-small-descriptor.so",
+                              "descriptor of 16 bytes is smaller than "
+                              "version 2's");
+}
+
+static void test_an_unknown_sample_table_is_skipped(void) {
+  check_bad_plugin_is_skipped("tm-test-bad-sample-table",
+                              "tm-test-bad-sample-table.so",
+                              "unknown sample table \"nope_sample\"");
+}
+
+static void test_a_stat_of_unknown_severity_is_skipped(void) {
+  check_bad_plugin_is_skipped("tm-test-bad-stat", "tm-test-bad-stat.so",
+                              "invalid stat declaration 0 "
+                              "(test_reader_bad_severity)");
+}
+
+/* A reader of a later version whose range still includes 2 loads: the
+ * host reads its larger descriptor only as far as version 2's, and speaks
+ * version 2 with it. */
+static void test_a_later_reader_that_speaks_version_2_loads(void) {
+  char *dir = make_temp_dir();
+  copy_plugin("tm-test-abi-future", dir, "tm-test-abi-future.so");
+  char *warnings = NULL;
+  const char *dirs[] = {dir};
+  tm_plugin_set *set = load_capturing(dirs, 1, &warnings);
+
+  const tm_reader *r = plugin_set_find(set, "test-abi-future");
+  g_assert_nonnull(r);
+  g_assert_cmpuint(r->abi, ==, 2);
+  g_assert_cmpuint(r->descriptor.abi_version, ==, 3);
+  g_assert_cmpuint(r->descriptor.abi_min, ==, 2);
+  g_assert_null(strstr(warnings, dir));
+
+  g_free(warnings);
+  plugin_set_free(set);
+  remove_tree(dir);
+  g_free(dir);
+}
+
+/* What a descriptor declares is resolved at load: its stats with their
+ * severity and source names (test_reader.c declares one, "notice",
+ * "analysis"), and its sample table (none named: cpu_profile_stack_sample,
+ * PROFILE_TABLE_CPU_PROFILE = 0). */
+static void test_declarations_are_resolved_at_load(void) {
+  char *dir = make_temp_dir();
+  copy_plugin("tm-test-alpha", dir, "tm-test-alpha.so");
+  char *warnings = NULL;
+  const char *dirs[] = {dir};
+  tm_plugin_set *set = load_capturing(dirs, 1, &warnings);
+
+  const tm_reader *r = plugin_set_find(set, "test-alpha");
+  g_assert_nonnull(r);
+  g_assert_cmpuint(r->abi, ==, 2);
+  g_assert_cmpuint(r->n_stats, ==, 1);
+  g_assert_cmpstr(r->stats[0].name, ==, "test_reader_stat");
+  g_assert_cmpstr(r->stats[0].severity, ==, "notice");
+  g_assert_cmpstr(r->stats[0].source, ==, "analysis");
+  g_assert_cmpstr(r->stats[0].description, ==,
+                  "A stat the loader test reader declares.");
+  g_assert_cmpint(r->sample_table, ==, 0);
+
+  g_free(warnings);
+  plugin_set_free(set);
+  remove_tree(dir);
+  g_free(dir);
 }
 
 static void test_descriptor_without_name_is_skipped(void) {
@@ -245,9 +320,13 @@ static void test_file_that_is_not_a_shared_object_is_skipped(void) {
 static void test_all_bad_plugins_together_leave_the_good_ones(void) {
   char *dir = make_temp_dir();
   const char *bad[] = {
-      "tm-test-no-entry",  "tm-test-null-descriptor", "tm-test-abi-999",
-      "tm-test-null-name", "tm-test-no-probe",        "tm-test-no-open",
-      "tm-test-no-feed",   "tm-test-no-finish",       "tm-test-no-close"};
+      "tm-test-no-entry",         "tm-test-null-descriptor",
+      "tm-test-abi-999",          "tm-test-abi-empty",
+      "tm-test-small-descriptor", "tm-test-bad-sample-table",
+      "tm-test-bad-stat",         "tm-test-null-name",
+      "tm-test-no-probe",         "tm-test-no-open",
+      "tm-test-no-feed",          "tm-test-no-finish",
+      "tm-test-no-close"};
   for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
     char *file = g_strconcat(bad[i], ".so", NULL);
     copy_plugin(bad[i], dir, file);
@@ -260,7 +339,7 @@ static void test_all_bad_plugins_together_leave_the_good_ones(void) {
   tm_plugin_set *set = load_capturing(dirs, 1, &warnings);
 
   g_assert_cmpuint(count_under(set, dir), ==, 2);
-  g_assert_cmpuint(count_under(set, dir) + G_N_ELEMENTS(bad), ==, 11);
+  g_assert_cmpuint(count_under(set, dir) + G_N_ELEMENTS(bad), ==, 15);
   g_assert_nonnull(plugin_set_find(set, "test-alpha"));
   g_assert_nonnull(plugin_set_find(set, "test-beta"));
   for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
@@ -342,7 +421,7 @@ static void test_names_are_tried_in_sorted_order(void) {
   g_assert_cmpint(index_of_path(set, a), ==, 0);
   g_assert_cmpint(index_of_path(set, m), ==, 1);
   g_assert_cmpint(index_of_path(set, z), ==, 2);
-  g_assert_cmpstr(plugin_set_borrow(set, 0, NULL)->name, ==, "test-beta");
+  g_assert_cmpstr(plugin_set_borrow(set, 0, NULL)->descriptor.name, ==, "test-beta");
 
   g_free(a);
   g_free(m);
@@ -655,8 +734,9 @@ static void detect_fixture_tear_down(detect_fixture *f, gconstpointer data) {
 
 static const tm_reader_descriptor *detect_text(tm_plugin_set *set,
                                                const char *text) {
-  return plugin_set_detect(set, (const uint8_t *)text, strlen(text),
-                           "input.trace");
+  const tm_reader *r = plugin_set_detect(set, (const uint8_t *)text,
+                                         strlen(text), "input.trace");
+  return r ? &r->descriptor : NULL;
 }
 
 static void test_detect_highest_score_wins(detect_fixture *f,
@@ -720,10 +800,10 @@ static void test_detect_hands_probes_at_most_512_bytes(detect_fixture *f,
   char head[4096];
   memset(head, ' ', sizeof head);
   memcpy(head, "#tm-test-high", 13);
-  const tm_reader_descriptor *d =
+  const tm_reader *r =
       plugin_set_detect(f->set, (const uint8_t *)head, sizeof head, NULL);
-  g_assert_nonnull(d);
-  g_assert_cmpstr(d->name, ==, "test-gamma");
+  g_assert_nonnull(r);
+  g_assert_cmpstr(r->descriptor.name, ==, "test-gamma");
 }
 
 int main(int argc, char **argv) {
@@ -734,6 +814,18 @@ int main(int argc, char **argv) {
                   test_entry_returning_null_is_skipped);
   g_test_add_func("/plugin-loader/skips/abi-version-999",
                   test_abi_version_999_is_skipped);
+  g_test_add_func("/plugin-loader/skips/empty-abi-range",
+                  test_an_empty_abi_range_is_skipped);
+  g_test_add_func("/plugin-loader/skips/descriptor-smaller-than-version-2",
+                  test_a_descriptor_smaller_than_version_2_is_skipped);
+  g_test_add_func("/plugin-loader/skips/unknown-sample-table",
+                  test_an_unknown_sample_table_is_skipped);
+  g_test_add_func("/plugin-loader/skips/stat-of-unknown-severity",
+                  test_a_stat_of_unknown_severity_is_skipped);
+  g_test_add_func("/plugin-loader/abi/later-reader-speaking-2-loads",
+                  test_a_later_reader_that_speaks_version_2_loads);
+  g_test_add_func("/plugin-loader/abi/declarations-resolved-at-load",
+                  test_declarations_are_resolved_at_load);
   g_test_add_func("/plugin-loader/skips/descriptor-without-a-name",
                   test_descriptor_without_name_is_skipped);
   static const char *const callbacks[] = {"probe", "open", "feed", "finish",

@@ -10,7 +10,7 @@
 #include <zstd.h>
 
 #include "corpus.h"
-#include "proto_fake_host.h"
+#include "fake_host.h"
 #include "proto_framing.h"
 #include "proto_map.h"
 
@@ -483,8 +483,8 @@ static void test_stacks_resolve_when_first_used(void) {
       "callsite S5 parent=S3 frame=S4\n"
       "frame S6 name=leaf mapping=S1 rel_pc=48\n"
       "callsite S7 parent=S5 frame=S6\n"
-      "sample t11 private ts=1000 callsite=S7 source=perf cpu=2\n"
-      "sample t12 private ts=2000 callsite=S5 source=perf cpu=3\n"
+      "sample t11 private ts=1000 callsite=S7 cpu=2\n"
+      "sample t12 private ts=2000 callsite=S5 cpu=3\n"
       "slice_complete T1 private ts=2500 name=interned stack dur=0 args={callsite_id=6}\n"
       "frame S8 name=outer mapping=S0 rel_pc=0\n"
       "callsite S9 parent=S0 frame=S8\n"
@@ -494,8 +494,8 @@ static void test_stacks_resolve_when_first_used(void) {
       "mapping S12 name=/system/lib build_id=- start=0 end=0 exact_offset=0 load_bias=0\n"
       "frame S13 name=other mapping=S12 rel_pc=0\n"
       "callsite S14 parent=S0 frame=S13\n"
-      "sample t21 private ts=3050 callsite=S14 source=perf cpu=0\n"
-      "sample t21 private ts=3300 callsite=S0 source=perf cpu=0\n");
+      "sample t21 private ts=3050 callsite=S14 cpu=0\n"
+      "sample t21 private ts=3300 callsite=S0 cpu=0\n");
   g_assert_cmpuint(fake_host_count_lines(fake, "sample "), ==, 4);
   g_assert_cmpuint(fake_host_count_lines(fake, "mapping "), ==, 2);
   g_assert_cmpuint(fake_host_count_lines(fake, "frame "), ==, 6);
@@ -505,26 +505,6 @@ static void test_stacks_resolve_when_first_used(void) {
   g_assert_cmpint(fake_host_stat(fake, "perf_samples_skipped_dataloss"), ==, 5);
   g_assert_cmpint(fake_host_stat(fake, "perf_samples_skipped"), ==, 1);
   g_assert_cmpint(fake_host_stat(fake, "perf_sample_missing_timestamp"), ==, 1);
-  fake_host_free(fake);
-}
-
-/* A host without the profiling services gets no stack rows or samples:
- * each sample and each event callstack is counted instead, and the events
- * themselves still arrive. */
-static void test_stacks_on_a_host_without_profiling_are_counted(void) {
-  g_autoptr(GBytes) bytes = read_fixture("stacks");
-  gsize len;
-  const uint8_t *data = g_bytes_get_data(bytes, &len);
-  fake_host *fake = fake_host_new();
-  fake_host_set_without_profiling(fake);
-  g_assert_cmpint(fake_host_run(fake, tracemerge_reader_entry(), data, len, len), ==, TM_OK);
-  g_assert_null(fake_host_borrow_error(fake, NULL));
-  g_assert_cmpuint(fake_host_count_lines(fake, "sample "), ==, 0);
-  g_assert_cmpuint(fake_host_count_lines(fake, "frame "), ==, 0);
-  fake_host_assert_lines(fake, "slice_complete T1 private ts=2500 name=interned stack dur=0\n"
-                               "slice_complete T1 private ts=2600 name=inline stack dur=0\n");
-  g_assert_cmpint(fake_host_stat(fake, "proto_perf_samples_unsupported_by_host"), ==, 4);
-  g_assert_cmpint(fake_host_stat(fake, "proto_track_event_callstack_unsupported_by_host"), ==, 2);
   fake_host_free(fake);
 }
 
@@ -924,8 +904,7 @@ static int64_t packet_payload_offset(const uint8_t *data, size_t len, size_t ind
 }
 
 /* Runs fixture `name` and asserts its import logs: `drops` lists (stat,
- * packet index) pairs in order. Also, with a host without import logs,
- * the same stats are counted and nothing else changes. */
+ * packet index) pairs in order. */
 typedef struct logged_drop {
   const char *stat;
   size_t packet;
@@ -941,16 +920,6 @@ static void assert_fixture_logs(const char *name, const logged_drop *drops, size
                            packet_payload_offset(data, len, drops[i].packet));
   fake_host *logging = run_bytes(data, len, len, TM_OK);
   g_assert_cmpstr(fake_host_borrow_import_logs(logging), ==, expected->str);
-  fake_host *counting = fake_host_new();
-  fake_host_set_without_import_log(counting);
-  g_assert_cmpint(fake_host_run(counting, tracemerge_reader_entry(), data, len, len), ==, TM_OK);
-  g_assert_cmpstr(fake_host_borrow_import_logs(counting), ==, "");
-  g_assert_cmpstr(fake_host_borrow_transcript(counting), ==,
-                  fake_host_borrow_transcript(logging));
-  for (size_t i = 0; i < n; i++)
-    g_assert_cmpint(fake_host_stat(counting, drops[i].stat), ==,
-                    fake_host_stat(logging, drops[i].stat));
-  fake_host_free(counting);
   fake_host_free(logging);
 }
 
@@ -1220,8 +1189,6 @@ int main(int argc, char **argv) {
                   test_system_info);
   g_test_add_func("/proto/reader/stacks/resolve-when-first-used-once-per-generation",
                   test_stacks_resolve_when_first_used);
-  g_test_add_func("/proto/reader/stacks/host-without-profiling-counts-what-it-cannot-take",
-                  test_stacks_on_a_host_without_profiling_are_counted);
   g_test_add_func("/proto/reader/errors/damage-inside-packets-names-the-offset",
                   test_damage_inside_packets);
   g_test_add_func("/proto/reader/errors/a-known-field-of-the-wrong-wire-type-drops-its-packet",

@@ -43,6 +43,7 @@ static char **plugin_dirs = NULL;
 static char **preferred_plugins = NULL;
 /* query's --add-sql-package DIR[@NAME] (repeatable). */
 static char **sql_packages = NULL;
+static char **reader_config_args = NULL; /* "READER=FILE" */
 
 static const GOptionEntry plugin_entries[] = {
     {"plugin-dir", 'P', 0, G_OPTION_ARG_FILENAME_ARRAY, &plugin_dirs,
@@ -50,6 +51,9 @@ static const GOptionEntry plugin_entries[] = {
     {"prefer-plugin", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &preferred_plugins,
      "Use the reader plugin FILE over any other of the same name (repeatable; "
      "also TRACEMERGE_PLUGIN_PREFER=FILE:...)", "FILE"},
+    {"reader-config", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &reader_config_args,
+     "Hand the bytes of FILE to READER as its configuration (repeatable)",
+     "READER=FILE"},
     {NULL, 0, 0, 0, NULL, NULL, NULL},
 };
 
@@ -95,17 +99,53 @@ static int parse_options(const char *name, const char *parameters,
   return EXIT_OK;
 }
 
-static tm_session *session_new(void) {
-  tm_session_options options = {
-      .plugin_dirs = (const char *const *)plugin_dirs,
-      .n_plugin_dirs = plugin_dirs ? g_strv_length(plugin_dirs) : 0,
-      .warnings = stderr,
-      .preferred_plugins = (const char *const *)preferred_plugins,
-      .n_preferred_plugins = preferred_plugins ? g_strv_length(preferred_plugins) : 0,
-      .sql_packages = (const char *const *)sql_packages,
-      .n_sql_packages = sql_packages ? g_strv_length(sql_packages) : 0,
-  };
-  return tm_session_new(&options);
+/* Reads every --reader-config READER=FILE into `configs` (bytes owned by
+ * `contents`). Returns EXIT_OK, or the status to exit with. */
+static int read_reader_configs(const char *command_name, GArray *configs,
+                               GPtrArray *contents) {
+  for (char **arg = reader_config_args; arg && *arg; arg++) {
+    const char *eq = strchr(*arg, '=');
+    if (!eq || eq == *arg || !eq[1])
+      return usage_error(command_name, "--reader-config wants READER=FILE");
+    GError *error = NULL;
+    char *bytes = NULL;
+    gsize len = 0;
+    if (!g_file_get_contents(eq + 1, &bytes, &len, &error)) {
+      g_prefix_error(&error, "reading the configuration of %.*s: ",
+                     (int)(eq - *arg), *arg);
+      return fail_error(error);
+    }
+    g_ptr_array_add(contents, g_strndup(*arg, (gsize)(eq - *arg)));
+    g_ptr_array_add(contents, bytes);
+    tm_reader_config config = {contents->pdata[contents->len - 2], bytes, len};
+    g_array_append_val(configs, config);
+  }
+  return EXIT_OK;
+}
+
+/* A session with the plugin options; NULL after reporting why (*status). */
+static tm_session *session_new(const char *command_name, int *status) {
+  GArray *configs = g_array_new(FALSE, FALSE, sizeof(tm_reader_config));
+  GPtrArray *contents = g_ptr_array_new_with_free_func(g_free);
+  tm_session *session = NULL;
+  *status = read_reader_configs(command_name, configs, contents);
+  if (*status == EXIT_OK) {
+    tm_session_options options = {
+        .plugin_dirs = (const char *const *)plugin_dirs,
+        .n_plugin_dirs = plugin_dirs ? g_strv_length(plugin_dirs) : 0,
+        .warnings = stderr,
+        .preferred_plugins = (const char *const *)preferred_plugins,
+        .n_preferred_plugins = preferred_plugins ? g_strv_length(preferred_plugins) : 0,
+        .sql_packages = (const char *const *)sql_packages,
+        .n_sql_packages = sql_packages ? g_strv_length(sql_packages) : 0,
+        .reader_configs = (const tm_reader_config *)configs->data,
+        .n_reader_configs = configs->len,
+    };
+    session = tm_session_new(&options);
+  }
+  g_ptr_array_free(contents, TRUE);
+  g_array_free(configs, TRUE);
+  return session;
 }
 
 /* Imports `argv[1..argc)`; an error is reported and reflected in the
@@ -190,7 +230,9 @@ static int run_query(int argc, char **argv) {
     sql = g_steal_pointer(&file_sql);
   }
 
-  session = session_new();
+  session = session_new("query", &status);
+  if (!session)
+    goto out;
   status = import_inputs(session, argc, argv);
   if (!tm_session_query(session, sql, format, stdout, &error)) {
     status = fail_error(error);
@@ -231,7 +273,9 @@ static int run_import(int argc, char **argv) {
     status = usage_error("import", "no input files");
     goto out;
   }
-  session = session_new();
+  session = session_new("import", &status);
+  if (!session)
+    goto out;
   status = import_inputs(session, argc, argv);
   if (!tm_session_save_sqlite(session, output, &error))
     status = fail_error(error);
@@ -264,7 +308,9 @@ static int run_info(int argc, char **argv) {
     status = usage_error("info", "no input files");
     goto out;
   }
-  tm_session *session = session_new();
+  tm_session *session = session_new("info", &status);
+  if (!session)
+    goto out;
   status = import_inputs(session, argc, argv);
   if (clock_graph)
     tm_session_print_clock_graph_dot(session, stdout);
@@ -284,32 +330,37 @@ static int run_plugins(int argc, char **argv) {
   int status = parse_options("plugins", "",
                              "List the reader plugins found, in search "
                              "order: name, ABI version, whether the format "
-                             "is clockless, and the file it was loaded from; "
-                             "for a format several plugins provide, which "
-                             "one won and which it overrode.",
+                             "is clockless, the name of its config block, "
+                             "and the file it was loaded from; for a format "
+                             "several plugins provide, which one won and "
+                             "which it overrode.",
                              entries, true, &argc, &argv);
   if (status != EXIT_OK)
     return status;
   if (argc > 1)
     return usage_error("plugins", "plugins takes no operands");
 
-  tm_session *session = session_new();
+  tm_session *session = session_new("plugins", &status);
+  if (!session)
+    return status;
   size_t n = tm_session_reader_count(session);
-  int name_width = 4;
+  int name_width = 4, config_width = 1;
   for (size_t i = 0; i < n; i++) {
     const tm_reader_descriptor *reader =
         tm_session_borrow_reader(session, i, NULL);
-    int len = reader->name ? (int)strlen(reader->name) : 0;
-    name_width = MAX(name_width, len);
+    name_width = MAX(name_width, reader->name ? (int)strlen(reader->name) : 0);
+    config_width = MAX(config_width, reader->config_name
+                                         ? (int)strlen(reader->config_name)
+                                         : 1);
   }
   for (size_t i = 0; i < n; i++) {
     const char *path = NULL;
     const tm_reader_descriptor *reader =
         tm_session_borrow_reader(session, i, &path);
-    printf("%-*s  abi %-3u  clockless %-3s  %s\n", name_width,
+    printf("%-*s  abi %-3u  clockless %-3s  config %-*s  %s\n", name_width,
            reader->name ? reader->name : "", reader->abi_version,
-           reader->flags & TM_READER_CLOCKLESS ? "yes" : "no",
-           path ? path : "");
+           reader->flags & TM_READER_CLOCKLESS ? "yes" : "no", config_width,
+           reader->config_name ? reader->config_name : "-", path ? path : "");
     const char *const *overridden = tm_session_borrow_overridden(session, i);
     for (size_t k = 0; overridden && overridden[k]; k++)
       printf("%-*s  overrides %s (preferred)\n", name_width, "", overridden[k]);
@@ -392,6 +443,7 @@ int main(int argc, char **argv) {
     g_strfreev(plugin_dirs);
     g_strfreev(preferred_plugins);
     g_strfreev(sql_packages);
+    g_strfreev(reader_config_args);
     return status;
   }
   char *message = g_strdup_printf("unknown command '%s'", first);

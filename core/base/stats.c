@@ -1,6 +1,10 @@
 /*
  * Stats: the catalog of named counters and their rows in model->stats.
  *
+ * The catalog is the host's own stats (core_catalog) followed by those the
+ * readers declare (stats_declare), each name once: the first declaration
+ * of a name wins, and the host's own come first.
+ *
  * Invariant: `index` maps (name, idx, machine, trace) to the row id of
  * model->stats, so every row is unique per key; global stats are keyed
  * with machine and trace TM_NULL_ID whatever the caller passed.
@@ -13,7 +17,7 @@
 #define MT TM_STAT_MACHINE_AND_TRACE
 #define GL TM_STAT_GLOBAL
 
-static const tm_stat_info catalog[] = {
+static const tm_stat_info core_catalog[] = {
     {"clock_sync_failure_unknown_source_clock", "error", "analysis", MT,
      "An event's clock never appeared in any snapshot; event dropped."},
     {"clock_sync_failure_unknown_target_clock", "error", "analysis", MT,
@@ -37,28 +41,6 @@ static const tm_stat_info catalog[] = {
      "Events converted to a negative trace time were dropped."},
     {"sorter_push_event_out_of_order", "error", "trace", GL,
      "Events still out of order after sorting."},
-    {"json_tokenizer_failure", "error", "trace", MT,
-     "JSON event malformed (no ph, bad ts/dur/tts/tdur); dropped."},
-    {"json_parser_failure", "error", "trace", MT,
-     "JSON event semantically invalid (X without dur, async without id, "
-     "counter without args); dropped."},
-    {"json_display_time_unit", "info", "trace", MT,
-     "displayTimeUnit present in a JSON trace (ignored)."},
-    {"json_system_trace_events_skipped", "info", "trace", MT,
-     "A JSON trace's systemTraceEvents in a form not read (Fuchsia's object "
-     "form) was skipped; its traceEvents were imported."},
-    {"json_system_trace_events_invalid", "error", "trace", MT,
-     "A JSON trace's systemTraceEvents was neither a string nor Fuchsia's "
-     "object form; skipped, its traceEvents were imported."},
-    {"json_v8_profile_unknown_profile", "error", "trace", MT,
-     "A JSON ProfileChunk (ph P) named a pid and id that no Profile event "
-     "opened; its nodes and samples were dropped."},
-    {"json_v8_profile_invalid_chunk", "error", "trace", MT,
-     "A JSON ProfileChunk's samples and timeDeltas differed in length or "
-     "held a non-integer; its samples were dropped, its nodes kept."},
-    {"json_v8_profile_unknown_node", "error", "trace", MT,
-     "A V8 CPU profile sample named a node, or had a parent on its chain, "
-     "that its profile did not list (or the chain looped); dropped."},
     {"slice_spill_overlapping_complete_event", "error", "analysis", MT,
      "A complete slice overlapped a sibling and moved to an overflow track."},
     {"slice_drop_overlapping_complete_event", "error", "analysis", MT,
@@ -72,114 +54,16 @@ static const tm_stat_info catalog[] = {
      "A slice nested deeper than 512 levels was dropped."},
     {"misplaced_end_event", "data_loss", "analysis", MT,
      "An end event had no matching begin on its track."},
-    {"gecko_invalid_stack", "error", "trace", MT,
-     "A Gecko sample's stack index, or a prefix on its chain, named no "
-     "stack; the sample was kept without a callsite."},
-    {"gecko_invalid_frame", "error", "trace", MT,
-     "A Gecko frame's function or label named no string; the frame has an "
-     "empty name."},
-    {"gecko_sample_without_time", "error", "trace", MT,
-     "A Gecko sample had no usable time; dropped."},
-    {"gecko_invalid_marker", "error", "trace", MT,
-     "A Gecko marker had no name, an unknown phase or lacked the times its "
-     "phase needs; dropped."},
-    {"gecko_invalid_marker_category", "error", "trace", MT,
-     "A Gecko marker's category index named no meta.categories entry; the "
-     "slice has no category."},
-    {"instruments_unknown_ref", "error", "trace", MT,
-     "An Instruments element referenced an id never defined before; it was "
-     "treated as absent."},
-    {"instruments_row_missing_thread", "data_loss", "trace", MT,
-     "An Instruments sample row had no (resolvable) thread; skipped."},
-    {"instruments_row_missing_process", "data_loss", "trace", MT,
-     "An Instruments sample row's thread had no process; skipped."},
-    {"instruments_row_missing_backtrace", "data_loss", "trace", MT,
-     "An Instruments sample row's backtrace reference resolved to nothing; "
-     "skipped."},
-    {"instruments_row_missing_time", "data_loss", "trace", MT,
-     "An Instruments sample row had no sample time; skipped."},
-    {"instruments_invalid_clock_sync", "error", "trace", MT,
-     "A dev.perfetto.clock_sync signpost without exactly one uint64 or a "
-     "time, or whose BOOTTIME value went backwards; skipped."},
-    {"instruments_row_missing_frame", "info", "trace", MT,
-     "An Instruments sample's backtrace had no frames; kept without a "
-     "callsite."},
-    {"systrace_parse_failure", "error", "analysis", MT,
-     "A systrace/ftrace text line did not match the line grammar or its "
-     "payload was malformed; the line was skipped."},
-    {"systrace_line_too_long", "error", "trace", MT,
-     "A systrace line longer than the reader's limit was skipped."},
     {"sched_cpu_out_of_range", "error", "trace", MT,
      "A scheduling event named a cpu above 4095; it was dropped."},
     {"flow_duplicate_id", "error", "trace", MT,
      "A flow started with an id already in flight."},
     {"flow_no_enclosing_slice", "error", "trace", MT,
      "A flow event found no slice to bind to."},
-    {"flow_invalid_id", "error", "trace", MT, "A flow event had no usable id."},
-    {"flow_without_direction", "error", "trace", MT,
-     "A flow binding had neither flow_in nor flow_out."},
     {"flow_step_without_start", "info", "trace", MT,
      "A flow step arrived for a flow never started."},
     {"flow_end_without_start", "info", "trace", MT,
      "A flow end arrived for a flow never started."},
-    {"packet_skipped_seq_needs_incremental_state_invalid", "notice", "analysis", MT,
-     "A proto packet needed incremental state its sequence had lost; skipped."},
-    {"interned_data_skipped_incremental_state_invalid", "notice", "analysis", MT,
-     "Interned data arrived while its sequence's state was invalid; skipped."},
-    {"track_descriptor_missing_uuid", "error", "analysis", MT,
-     "A track descriptor without a uuid was dropped."},
-    {"track_descriptor_conflicting_reservation", "error", "analysis", MT,
-     "A track descriptor conflicted with an earlier one for its uuid; dropped."},
-    {"track_descriptor_thread_missing_pid_tid", "error", "analysis", MT,
-     "A thread track descriptor lacked pid or tid; dropped."},
-    {"track_descriptor_process_missing_pid", "error", "analysis", MT,
-     "A process track descriptor lacked a pid; dropped."},
-    {"track_event_invalid_timestamp", "error", "analysis", MT,
-     "A TrackEvent with a negative raw timestamp was dropped."},
-    {"track_event_missing_timestamp", "error", "analysis", MT,
-     "A TrackEvent packet without a timestamp was dropped."},
-    {"track_event_counter_missing_value", "error", "analysis", MT,
-     "A counter TrackEvent without a value was dropped."},
-    {"track_event_parser_errors", "error", "analysis", MT,
-     "A TrackEvent could not be parsed; dropped."},
-    {"interned_data_missing_sequence_id", "error", "analysis", MT,
-     "Interned data on a packet without a sequence id was ignored."},
-    {"trace_packet_defaults_missing_sequence_id", "error", "analysis", MT,
-     "Packet defaults on a packet without a sequence id were ignored."},
-    {"incremental_state_cleared_missing_sequence_id", "error", "analysis", MT,
-     "An incremental-state clear on a packet without a sequence id was ignored."},
-    {"track_event_extra_counter_values_without_track", "error", "analysis", MT,
-     "Extra counter values without a counter track; dropped."},
-    {"track_event_extra_counter_too_many_values", "error", "analysis", MT,
-     "More extra counter values than extra counter tracks; the rest dropped."},
-    {"track_descriptor_invalid_child_ordering", "error", "analysis", MT,
-     "A track descriptor's child ordering was not understood; ignored."},
-    {"proto_track_event_unsupported_type", "info", "analysis", MT,
-     "TrackEvents not imported yet: state events, legacy phases other than B/E/X/I/i/b/e/n."},
-    {"proto_debug_annotation_too_deep", "error", "analysis", MT,
-     "A debug annotation nested too deep; the deeper levels were dropped."},
-    {"stackprofile_invalid_callstack_id", "error", "analysis", MT,
-     "A sample or event named an interned callstack its sequence lacks."},
-    {"stackprofile_invalid_frame_id", "error", "analysis", MT,
-     "A callstack named an interned frame its sequence lacks."},
-    {"stackprofile_invalid_mapping_id", "error", "analysis", MT,
-     "A frame named an interned mapping its sequence lacks."},
-    {"stackprofile_invalid_string_id", "error", "analysis", MT,
-     "A frame or mapping named an interned string its sequence lacks."},
-    {"proto_packet_wrong_wire_type", "error", "trace", MT,
-     "A protobuf field the proto reader knows came with another wire type "
-     "than its schema gives it; the packet was dropped (import log: the "
-     "message, field and both wire types)."},
-    {"perf_samples_skipped", "info", "trace", MT,
-     "Perf sample records that carried a skip reason instead of a sample."},
-    {"perf_samples_skipped_dataloss", "data_loss", "trace", MT,
-     "Perf records the kernel reported lost."},
-    {"perf_sample_missing_timestamp", "error", "analysis", MT,
-     "A perf sample packet without a timestamp was dropped."},
-    {"proto_perf_samples_unsupported_by_host", "error", "analysis", MT,
-     "Perf samples dropped: the host has no profiling services."},
-    {"proto_track_event_callstack_unsupported_by_host", "error", "analysis", MT,
-     "TrackEvent callstacks dropped: the host has no profiling services."},
     {"container_member_truncated", "data_loss", "trace", MT,
      "An archive member could not be read to its end; the bytes before "
      "the damage were kept."},
@@ -199,6 +83,8 @@ typedef struct stat_key {
 
 struct tm_stats {
   tm_model *model;
+  GHashTable *catalog;    /* name -> const tm_stat_info* (borrowed) */
+  GPtrArray *declared;    /* const tm_stat_info*, readers', in order */
   GHashTable *index; /* stat_key* -> row id + 1 */
   /* Import-log rows written per stats row, by row id (shorter than
    * model->stats until a row first logs). */
@@ -215,11 +101,35 @@ static gboolean stat_key_equal(gconstpointer a, gconstpointer b) {
   return memcmp(a, b, sizeof(stat_key)) == 0;
 }
 
-const tm_stat_info *stats_lookup(const char *name) {
-  for (size_t i = 0; i < G_N_ELEMENTS(catalog); i++)
-    if (strcmp(catalog[i].name, name) == 0)
-      return &catalog[i];
-  return NULL;
+const tm_stat_info *stats_lookup(const tm_stats *stats, const char *name) {
+  return g_hash_table_lookup(stats->catalog, name);
+}
+
+static const char *const severity_names[] = {
+    [TM_STAT_INFO] = "info",
+    [TM_STAT_NOTICE] = "notice",
+    [TM_STAT_DATA_LOSS] = "data_loss",
+    [TM_STAT_ERROR] = "error",
+};
+
+static const char *const source_names[] = {
+    [TM_STAT_SOURCE_TRACE] = "trace",
+    [TM_STAT_SOURCE_ANALYSIS] = "analysis",
+};
+
+const char *stats_severity_name(uint32_t severity) {
+  return severity < G_N_ELEMENTS(severity_names) ? severity_names[severity] : NULL;
+}
+
+const char *stats_source_name(uint32_t source) {
+  return source < G_N_ELEMENTS(source_names) ? source_names[source] : NULL;
+}
+
+void stats_declare(tm_stats *stats, const tm_stat_info *info) {
+  if (g_hash_table_contains(stats->catalog, info->name))
+    return;
+  g_hash_table_insert(stats->catalog, (gpointer)info->name, (gpointer)info);
+  g_ptr_array_add(stats->declared, (gpointer)info);
 }
 
 static stat_key make_key(tm_stats *stats, const char *name, int64_t idx,
@@ -237,7 +147,7 @@ static stat_key make_key(tm_stats *stats, const char *name, int64_t idx,
 
 static tm_stats_row *row_for(tm_stats *stats, const char *name, int64_t idx,
                              uint32_t machine_id, uint32_t trace_id) {
-  const tm_stat_info *info = stats_lookup(name);
+  const tm_stat_info *info = stats_lookup(stats, name);
   stat_key key = make_key(stats, name, idx, machine_id, trace_id, info);
   gpointer found = g_hash_table_lookup(stats->index, &key);
   if (found)
@@ -262,9 +172,14 @@ tm_stats *stats_new(tm_model *model) {
   tm_stats *stats = g_new0(tm_stats, 1);
   stats->model = model;
   stats->index = g_hash_table_new_full(stat_key_hash, stat_key_equal, g_free, NULL);
-  for (size_t i = 0; i < G_N_ELEMENTS(catalog); i++)
-    if (catalog[i].scope == TM_STAT_GLOBAL)
-      row_for(stats, catalog[i].name, TM_NULL_INT64, TM_NULL_ID, TM_NULL_ID);
+  stats->catalog = g_hash_table_new(g_str_hash, g_str_equal);
+  stats->declared = g_ptr_array_new();
+  for (size_t i = 0; i < G_N_ELEMENTS(core_catalog); i++)
+    g_hash_table_insert(stats->catalog, (gpointer)core_catalog[i].name,
+                        (gpointer)&core_catalog[i]);
+  for (size_t i = 0; i < G_N_ELEMENTS(core_catalog); i++)
+    if (core_catalog[i].scope == TM_STAT_GLOBAL)
+      row_for(stats, core_catalog[i].name, TM_NULL_INT64, TM_NULL_ID, TM_NULL_ID);
   return stats;
 }
 
@@ -272,14 +187,21 @@ void stats_free(tm_stats *stats) {
   if (!stats)
     return;
   g_hash_table_destroy(stats->index);
+  g_hash_table_destroy(stats->catalog);
+  g_ptr_array_free(stats->declared, TRUE);
   tm_vec_free(&stats->logged);
   g_free(stats);
 }
 
 void stats_open_context(tm_stats *stats, uint32_t machine_id, uint32_t trace_id) {
-  for (size_t i = 0; i < G_N_ELEMENTS(catalog); i++)
-    if (catalog[i].scope == TM_STAT_MACHINE_AND_TRACE)
-      row_for(stats, catalog[i].name, TM_NULL_INT64, machine_id, trace_id);
+  for (size_t i = 0; i < G_N_ELEMENTS(core_catalog); i++)
+    if (core_catalog[i].scope == TM_STAT_MACHINE_AND_TRACE)
+      row_for(stats, core_catalog[i].name, TM_NULL_INT64, machine_id, trace_id);
+  for (guint i = 0; i < stats->declared->len; i++) {
+    const tm_stat_info *info = g_ptr_array_index(stats->declared, i);
+    if (info->scope == TM_STAT_MACHINE_AND_TRACE)
+      row_for(stats, info->name, TM_NULL_INT64, machine_id, trace_id);
+  }
 }
 
 void stats_add(tm_stats *stats, const char *name, int64_t idx,
@@ -336,7 +258,7 @@ bool stats_log(tm_stats *stats, const char *name, uint32_t machine_id,
 
 int64_t stats_get(const tm_stats *stats, const char *name, int64_t idx,
                   uint32_t machine_id, uint32_t trace_id) {
-  const tm_stat_info *info = stats_lookup(name);
+  const tm_stat_info *info = stats_lookup(stats, name);
   tm_str_id name_id = 0;
   /* Look the name up without interning it: a const pool stays const. */
   for (size_t i = 0; i < stats->model->stats.len; i++) {

@@ -1,13 +1,15 @@
 /*
  * Stats: named counters instead of silent drops.
  *
- * Every stat name the host or a reader bumps has a catalog entry (severity,
- * source, scope, description) — the trace_processor names of
- * reference/sql-surface.md §4. Rows live in model->stats, unique per
- * (name, idx, machine_id, trace_id). Global single-value stats of the
- * catalog are pre-created with value 0 by stats_new(); machine-and-trace
- * ones by stats_open_context() when a (file, machine) starts, so
- * `WHERE value > 0` is the idiom, as in trace_processor.
+ * Every stat name the host bumps has a catalog entry (severity, source,
+ * scope, description) with trace_processor's name where one exists
+ * (docs/sql-surface.md, stats); readers declare theirs in their
+ * descriptors, and the session adds them with stats_declare(). Rows live
+ * in model->stats, unique per (name, idx, machine_id, trace_id). Global
+ * single-value stats of the catalog are pre-created with value 0 by
+ * stats_new(); machine-and-trace ones by stats_open_context() when a
+ * (file, machine) starts, so `WHERE value > 0` is the idiom, as in
+ * trace_processor.
  */
 #ifndef TM_STATS_H
 #define TM_STATS_H
@@ -15,6 +17,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <tracemerge/plugin.h>
 
 #include "model/model.h"
 
@@ -33,12 +37,23 @@ typedef struct tm_stat_info {
 
 typedef struct tm_stats tm_stats;
 
-/* `model` is borrowed and must outlive the stats. */
+/* `model` is borrowed and must outlive the stats. The catalog starts with
+ * the host's own stats. */
 tm_stats *stats_new(tm_model *model);
 void stats_free(tm_stats *stats);
 
-/* The catalog entry of `name`, or NULL for a name the host does not know. */
-const tm_stat_info *stats_lookup(const char *name);
+/* Adds a stat a reader declares to the catalog, unless its name is known
+ * already. `info` is borrowed and must outlive the stats. Declare before
+ * the first stats_open_context(). */
+void stats_declare(tm_stats *stats, const tm_stat_info *info);
+
+/* The catalog entry of `name`, or NULL for a name the catalog lacks. */
+const tm_stat_info *stats_lookup(const tm_stats *stats, const char *name);
+
+/* The names of tm_stat_severity / tm_stat_source values (plugin.h), or
+ * NULL for a value out of range. */
+const char *stats_severity_name(uint32_t severity);
+const char *stats_source_name(uint32_t source);
 
 /* Pre-creates the zero rows of machine-and-trace stats for a context. */
 void stats_open_context(tm_stats *stats, uint32_t machine_id, uint32_t trace_id);

@@ -31,9 +31,11 @@
  * processing_order is what trace_processor would have assigned, whatever
  * the delivery order: once the inputs are read, each container's children
  * (the root inputs being the members of one virtual archive) are ordered by
- * (archive priority of their type, name byte-wise, position) and numbered
- * depth first from 0, containers included. Priority: perfetto_manifest -1,
- * proto 0, zip/tar/gzip/zstd 1, symbols 3, any other type 2. A row never
+ * (priority of their type, name byte-wise, position) and numbered depth
+ * first from 0, containers included. Priority: perfetto_manifest first;
+ * then readers whose descriptor declares a negative processing_priority;
+ * then zip/tar/gzip/zstd; then the other readers by their priority (0 by
+ * default); the sink's priority() gives a reader's. A row never
  * delivered (damaged before its type was known) keeps TM_NULL_INT64. The
  * session uses processing_order wherever trace_processor's order decides
  * (e.g. trace-time claims), not the delivery order.
@@ -846,28 +848,25 @@ static bool read_root(tm_walk *w, const char *path, GError **error) {
 
 typedef struct order_key {
   uint32_t parent_id;
-  int priority;
+  int64_t priority;
   const char *name;
   uint32_t id;
 } order_key;
 
-static int archive_priority(const char *trace_type) {
-  static const struct {
-    const char *type;
-    int priority;
-  } table[] = {
-      {"perfetto_manifest", -1},
-      {"proto", 0},
-      {"zip", 1},
-      {"tar", 1},
-      {"gzip", 1},
-      {"zstd", 1},
-      {"symbols", 3},
-  };
-  for (size_t i = 0; i < G_N_ELEMENTS(table); i++)
-    if (g_strcmp0(trace_type, table[i].type) == 0)
-      return table[i].priority;
-  return 2;
+/* The sort rank of a child of `trace_type`: twice a reader's priority,
+ * so that the archives' rank, -1, falls between the readers that come
+ * before archives (negative priority) and the others. */
+static int64_t order_rank(const tm_walk *w, const char *trace_type) {
+  static const char *const archives[] = {"zip", "tar", "gzip", "zstd"};
+  if (g_strcmp0(trace_type, manifest_type) == 0)
+    return INT64_MIN;
+  for (size_t i = 0; i < G_N_ELEMENTS(archives); i++)
+    if (g_strcmp0(trace_type, archives[i]) == 0)
+      return -1;
+  int32_t priority = trace_type && w->sink->priority
+                         ? w->sink->priority(w->sink->ctx, trace_type)
+                         : 0;
+  return 2 * (int64_t)priority;
 }
 
 static int order_key_compare(const void *pa, const void *pb) {
@@ -923,8 +922,7 @@ static void assign_processing_order(tm_walk *w) {
     const char *name = string_pool_borrow(model->strings, row->name);
     keys[n_keys++] = (order_key){
         .parent_id = row->parent_id,
-        .priority = archive_priority(
-            string_pool_borrow(model->strings, row->trace_type)),
+        .priority = order_rank(w, string_pool_borrow(model->strings, row->trace_type)),
         .name = name != NULL ? name : "",
         .id = id,
     };

@@ -55,6 +55,10 @@ typedef struct tm_container_sink {
    * `damage` as the error message. */
   bool (*container_damaged)(void *ctx, uint32_t file_id, const char *damage,
                             GError **error);
+  /* Optional. The processing priority of a leaf of `trace_type` (a name
+   * detect() gave): lower comes first among siblings, negative before
+   * archives, 0 (also when NULL) after them. */
+  int32_t (*priority)(void *ctx, const char *trace_type);
 } tm_container_sink;
 
 /* Reads `n_paths` inputs in order. Rows are added to `model->trace_files`.

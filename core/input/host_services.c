@@ -10,6 +10,8 @@
  * tracks are interned per (file, machine, type, dimensions); a reader's
  * damage report never removes what it emitted before.
  */
+#include "input/host_services.h"
+
 #include <string.h>
 
 #include "model/sched_builder.h"
@@ -316,7 +318,7 @@ static tm_machine_ref svc_machine_embedded(tm_host *host, uint32_t raw_id) {
 }
 
 static bool pid0_is_idle(tm_host *host) {
-  return (host->reader->flags & TM_READER_PID0_IS_IDLE) != 0;
+  return (host->reader->descriptor.flags & TM_READER_PID0_IS_IDLE) != 0;
 }
 
 /* Identity follows trace_processor's process tracker (reference
@@ -438,6 +440,8 @@ static void svc_thread_add_arg(tm_host *host, tm_thread_ref thread,
 
 /* --- tracks -------------------------------------------------------------- */
 
+static void svc_stat_add(tm_host *host, const char *name, int64_t delta);
+
 static uint32_t track_intern(tm_session *session, const track_key *key) {
   gpointer found = g_hash_table_lookup(session->tracks, key);
   if (found)
@@ -513,16 +517,24 @@ static tm_track_ref intern_described_track(tm_host *host, uint32_t machine_id,
   return REF(id);
 }
 
-static tm_track_ref track_intern_desc(tm_host *host, uint32_t machine_id,
-                                      const tm_track_desc *desc) {
-  if (!desc || !desc->type)
-    return 0;
-  return intern_described_track(host, machine_id, desc, 0);
-}
+/* The smallest tm_track_desc of version 2: every field up to cpu. */
+#define TRACK_DESC_V2_SIZE (offsetof(tm_track_desc, cpu) + sizeof(uint32_t))
 
+/* Resolving the machine first: a description with no machine attributes
+ * data to the file's base machine even when it is refused. */
 static tm_track_ref svc_track_intern(tm_host *host, const tm_track_desc *desc) {
-  host->base_machine_has_data = true;
-  return track_intern_desc(host, host->machine_id, desc);
+  bool valid = desc && desc->struct_size >= TRACK_DESC_V2_SIZE;
+  uint32_t machine_id = machine_of_ref(host, valid ? desc->machine : 0);
+  if (!valid || !desc->type)
+    return 0;
+  if (!desc->has_cpu)
+    return intern_described_track(host, machine_id, desc, 0);
+  uint32_t ucpu = sched_cpu_intern(model_of(host), machine_id, desc->cpu);
+  if (ucpu == TM_NULL_ID) {
+    svc_stat_add(host, "sched_cpu_out_of_range", 1);
+    return 0;
+  }
+  return intern_described_track(host, machine_id, desc, ucpu + 1);
 }
 
 uint32_t session_overflow_track(tm_session *session, uint32_t track_id) {
@@ -604,9 +616,15 @@ static uint32_t extra_for(tm_host *host, int64_t thread_ts, int64_t thread_dur,
   return (uint32_t)(session->extras.len - 1);
 }
 
+/* The smallest tm_slice_fields of version 2: every field up to thread_dur.
+ * A larger one comes from a later reader: its fields past ours are not
+ * read. */
+#define SLICE_FIELDS_V2_SIZE                                                \
+  (offsetof(tm_slice_fields, thread_dur) + sizeof(int64_t))
+
 static void push_slice(tm_host *host, const tm_slice_fields *f,
                        tm_event_kind kind, int64_t dur_ns) {
-  if (!f || !track_valid(host, f->track))
+  if (!f || f->struct_size < SLICE_FIELDS_V2_SIZE || !track_valid(host, f->track))
     return;
   tm_event ev = {
       .ts = f->ts,
@@ -692,13 +710,38 @@ static void svc_stat_add(tm_host *host, const char *name, int64_t delta) {
               host->file_id, delta);
 }
 
-/* One occurrence of a stat with its details (sql-surface.md §5), counted
- * and logged by stats_log, which bounds the rows. */
-static void svc_import_log(tm_host *host, const char *name, int64_t byte_offset,
-                           const tm_import_log_arg *args, size_t n_args) {
+/* The smallest tm_import_log_arg of version 2. */
+#define IMPORT_LOG_ARG_V2_SIZE                                              \
+  (offsetof(tm_import_log_arg, string_len) + sizeof(size_t))
+
+void host_import_log(tm_host *host, const char *name, int64_t byte_offset,
+                     const tm_import_log_arg *args, size_t n_args) {
   if (name)
     stats_log(host->session->stats, name, host->machine_id, host->file_id,
               TM_NULL_INT64, byte_offset, args, args ? n_args : 0);
+}
+
+/* One occurrence of a stat with its details (docs/sql-surface.md, import
+ * logs), counted and logged by stats_log, which bounds the rows. The args
+ * are read with the stride of their struct_size; args of another size than
+ * ours are copied into our layout first, and invalid ones dropped. */
+static void svc_import_log(tm_host *host, const char *name, int64_t byte_offset,
+                           const tm_import_log_arg *args, size_t n_args) {
+  if (!args || n_args == 0 || args[0].struct_size == sizeof(tm_import_log_arg)) {
+    host_import_log(host, name, byte_offset, args, args ? n_args : 0);
+    return;
+  }
+  uint32_t stride = args[0].struct_size;
+  if (stride < IMPORT_LOG_ARG_V2_SIZE) {
+    host_import_log(host, name, byte_offset, NULL, 0);
+    return;
+  }
+  tm_import_log_arg *copies = g_new0(tm_import_log_arg, n_args);
+  for (size_t i = 0; i < n_args; i++)
+    memcpy(&copies[i], (const char *)args + i * stride,
+           MIN((size_t)stride, sizeof *copies));
+  host_import_log(host, name, byte_offset, copies, n_args);
+  g_free(copies);
 }
 
 /* Checked before any reading of the sync is added, so a PINned file fails
@@ -716,13 +759,7 @@ static void svc_report_error(tm_host *host, int64_t byte_offset,
   host->error_offset = byte_offset;
 }
 
-/* --- services added after version 1 ------------------------------------ */
-
-static tm_track_ref svc_track_intern_on_machine(tm_host *host,
-                                                tm_machine_ref machine,
-                                                const tm_track_desc *desc) {
-  return track_intern_desc(host, machine_of_ref(host, machine), desc);
-}
+/* --- more track and process services ----------------------------------- */
 
 static void svc_track_set_parent(tm_host *host, tm_track_ref track,
                                  tm_track_ref parent) {
@@ -812,21 +849,6 @@ static void svc_machine_set_info(tm_host *host, tm_machine_ref machine,
 
 /* --- scheduling ------------------------------------------------------------ */
 
-static tm_track_ref svc_track_intern_cpu(tm_host *host, tm_machine_ref machine,
-                                         uint32_t cpu,
-                                         const tm_track_desc *desc) {
-  tm_model *model = model_of(host);
-  if (!desc || !desc->type)
-    return 0;
-  uint32_t machine_id = machine_of_ref(host, machine);
-  uint32_t ucpu = sched_cpu_intern(model, machine_id, cpu);
-  if (ucpu == TM_NULL_ID) {
-    svc_stat_add(host, "sched_cpu_out_of_range", 1);
-    return 0;
-  }
-  return intern_described_track(host, machine_id, desc, ucpu + 1);
-}
-
 static bool thread_ref_valid(tm_host *host, tm_thread_ref thread) {
   return thread != 0 && UNREF(thread) < model_of(host)->threads.len;
 }
@@ -903,9 +925,8 @@ static tm_callsite_ref svc_callsite(tm_host *host, tm_callsite_ref parent,
   return id == TM_NULL_ID ? 0 : REF(id);
 }
 
-static void svc_sample(tm_host *host, tm_clock_ref clock, int64_t ts,
-                       tm_thread_ref thread, tm_callsite_ref callsite,
-                       const char *source, int32_t cpu) {
+void host_sample(tm_host *host, int table, tm_clock_ref clock, int64_t ts,
+                 tm_thread_ref thread, tm_callsite_ref callsite, int32_t cpu) {
   tm_model *model = model_of(host);
   if (!thread || UNREF(thread) >= model->threads.len)
     return;
@@ -917,20 +938,25 @@ static void svc_sample(tm_host *host, tm_clock_ref clock, int64_t ts,
     svc_stat_add(host, "sched_cpu_out_of_range", 1);
     cpu = -1;
   }
-  bool instruments = source && strcmp(source, "instruments") == 0;
   tm_event ev = {
       .ts = ts,
       .u.dur_ns = cpu < 0 ? -1 : cpu,
       .track_id = UNREF(thread),
       .name_id = callsite,
-      .category_id = instruments ? PROFILE_TABLE_INSTRUMENTS
-                                 : PROFILE_TABLE_CPU_PROFILE,
+      .category_id = (uint32_t)table,
       .kind = TM_EVENT_SAMPLE,
   };
   event_run_push(run_for(host, clock), &ev);
 }
 
-const tm_host_services tm_host_services_v1 = {
+/* The sample table is the one the reader's descriptor names. */
+static void svc_sample(tm_host *host, tm_clock_ref clock, int64_t ts,
+                       tm_thread_ref thread, tm_callsite_ref callsite,
+                       int32_t cpu) {
+  host_sample(host, host->reader->sample_table, clock, ts, thread, callsite, cpu);
+}
+
+const tm_host_services host_services_v2 = {
     .struct_size = sizeof(tm_host_services),
     .abi_version = TM_READER_ABI_VERSION,
     .intern_string = svc_intern_string,
@@ -939,16 +965,23 @@ const tm_host_services tm_host_services_v1 = {
     .clock_sequence = svc_clock_sequence,
     .claim_trace_time = svc_claim_trace_time,
     .add_clock_snapshot = svc_add_clock_snapshot,
+    .remote_clock_sync = svc_remote_clock_sync,
     .machine_default = svc_machine_default,
     .machine_embedded = svc_machine_embedded,
+    .machine_set_info = svc_machine_set_info,
     .process = svc_process,
     .thread = svc_thread,
     .process_set_name = svc_process_set_name,
     .thread_set_name = svc_thread_set_name,
     .process_add_arg = svc_process_add_arg,
     .thread_add_arg = svc_thread_add_arg,
+    .process_set_cmdline = svc_process_set_cmdline,
+    .process_set_parent = svc_process_set_parent,
+    .process_set_uid = svc_process_set_uid,
     .track_thread = svc_track_thread,
     .track_intern = svc_track_intern,
+    .track_set_parent = svc_track_set_parent,
+    .track_add_source_arg = svc_track_add_source_arg,
     .args_add = svc_args_add,
     .args_commit = svc_args_commit,
     .slice_begin = svc_slice_begin,
@@ -956,27 +989,25 @@ const tm_host_services tm_host_services_v1 = {
     .slice_complete = svc_slice_complete,
     .counter = svc_counter,
     .flow = svc_flow,
-    .metadata_set_int = svc_metadata_set_int,
-    .metadata_set_string = svc_metadata_set_string,
-    .stat_add = svc_stat_add,
-    .report_error = svc_report_error,
-    .track_intern_on_machine = svc_track_intern_on_machine,
-    .track_set_parent = svc_track_set_parent,
-    .track_add_source_arg = svc_track_add_source_arg,
-    .process_set_cmdline = svc_process_set_cmdline,
-    .process_set_parent = svc_process_set_parent,
-    .process_set_uid = svc_process_set_uid,
-    .machine_set_info = svc_machine_set_info,
+    .sched_switch = svc_sched_switch,
+    .sched_waking = svc_sched_waking,
     .mapping = svc_mapping,
     .frame = svc_frame,
     .callsite = svc_callsite,
     .sample = svc_sample,
-    .track_intern_cpu = svc_track_intern_cpu,
-    .sched_switch = svc_sched_switch,
-    .sched_waking = svc_sched_waking,
+    .metadata_set_int = svc_metadata_set_int,
+    .metadata_set_string = svc_metadata_set_string,
+    .stat_add = svc_stat_add,
     .import_log = svc_import_log,
-    .remote_clock_sync = svc_remote_clock_sync,
+    .report_error = svc_report_error,
 };
+
+void *host_open_reader(tm_host *host, const uint8_t *config, size_t config_len) {
+  const tm_reader *reader = host->reader;
+  if (reader->abi == TM_READER_ABI_V1)
+    return reader->open_v1(host_services_v1(), host, config, config_len);
+  return reader->descriptor.open(&host_services_v2, host, config, config_len);
+}
 
 void session_finish_tracks(tm_session *session) {
   tm_model *model = session->model;

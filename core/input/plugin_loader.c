@@ -23,6 +23,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "model/profile_builder.h"
+
 /* core/meson.build defines where readers live, in the build tree and once
  * installed. */
 #if !defined(TM_BUILD_ROOT) || !defined(TM_BUILD_PLUGIN_DIR) ||             \
@@ -37,8 +39,9 @@
 #define PROBE_HEAD_MAX 512u
 
 typedef struct plugin_entry {
+  tm_reader reader; /* first: a tm_reader* is its entry */
+  tm_stat_info *stats; /* reader.stats, owned */
   void *handle;
-  const tm_reader_descriptor *descriptor;
   char *path;
   char *canonical;      /* realpath of `path`: one file reached twice */
   bool preferred;       /* named by the user: wins a name clash */
@@ -47,7 +50,7 @@ typedef struct plugin_entry {
 } plugin_entry;
 
 struct tm_plugin_set {
-  GArray *entries; /* plugin_entry, in search order */
+  GPtrArray *entries; /* plugin_entry*, in search order */
   GError *clash;   /* the first name clash without a preference */
   FILE *warnings;
 };
@@ -72,20 +75,90 @@ static void search_warn(const plugin_search *search, const char *format, ...) {
 static plugin_entry *set_find_entry(const tm_plugin_set *set,
                                     const char *name) {
   for (guint i = 0; i < set->entries->len; i++) {
-    plugin_entry *e = &g_array_index(set->entries, plugin_entry, i);
-    if (strcmp(e->descriptor->name, name) == 0)
+    plugin_entry *e = g_ptr_array_index(set->entries, i);
+    if (strcmp(e->reader.descriptor.name, name) == 0)
       return e;
   }
   return NULL;
 }
 
-/* Why a descriptor cannot be used, or NULL if it can. */
-static const char *descriptor_defect(const tm_reader_descriptor *d) {
+static void entry_free(plugin_entry *e) {
+  g_free(e->stats);
+  g_free(e->path);
+  g_free(e->canonical);
+  if (e->overridden != NULL)
+    g_ptr_array_free(e->overridden, TRUE);
+  g_free(e);
+}
+
+/* The smallest descriptor of version 2: every field up to config_name. */
+#define DESCRIPTOR_V2_SIZE                                                  \
+  (offsetof(tm_reader_descriptor, config_name) + sizeof(const char *))
+#define READER_STAT_V2_SIZE                                                 \
+  (offsetof(tm_reader_stat, description) + sizeof(const char *))
+
+/* Reads the plugin's descriptor into `r` in the current layout: a
+ * version-1 descriptor (its first field, abi_version, is 1 where later
+ * versions have struct_size) converted, a later one copied as far as both
+ * its struct_size and ours cover. Returns why it cannot be used (in
+ * *owned_why when formatted), or NULL. */
+static const char *normalise_descriptor(const void *raw, tm_reader *r,
+                                        char **owned_why) {
+  uint32_t first;
+  memcpy(&first, raw, sizeof first);
+  tm_reader_descriptor *d = &r->descriptor;
+  if (first == TM_READER_ABI_V1) {
+    const tm_v1_reader_descriptor *v1 = raw;
+    *d = (tm_reader_descriptor){
+        .struct_size = sizeof *d,
+        .abi_version = TM_READER_ABI_V1,
+        .abi_min = TM_READER_ABI_V1,
+        .flags = v1->flags,
+        .name = v1->name,
+        .description = v1->description,
+        .probe = v1->probe,
+        .feed = v1->feed,
+        .finish = v1->finish,
+        .close = v1->close,
+    };
+    r->open_v1 = v1->open;
+    r->abi = TM_READER_ABI_V1;
+    return NULL;
+  }
+  if (first < DESCRIPTOR_V2_SIZE) {
+    *owned_why = g_strdup_printf("descriptor of %u bytes is smaller than "
+                                 "version 2's (%zu): neither a version-1 "
+                                 "descriptor nor a later one",
+                                 (unsigned)first, (size_t)DESCRIPTOR_V2_SIZE);
+    return *owned_why;
+  }
+  memset(d, 0, sizeof *d);
+  memcpy(d, raw, MIN((size_t)first, sizeof *d));
+  if (d->abi_min > d->abi_version || d->abi_min < TM_READER_ABI_V1) {
+    *owned_why = g_strdup_printf("ABI range %u..%u is empty or invalid",
+                                 (unsigned)d->abi_min,
+                                 (unsigned)d->abi_version);
+    return *owned_why;
+  }
+  if (d->abi_min > TM_READER_ABI_VERSION || d->abi_version < TM_HOST_ABI_MIN) {
+    *owned_why = g_strdup_printf("ABI versions %u..%u are not supported "
+                                 "(this host supports %u..%u)",
+                                 (unsigned)d->abi_min, (unsigned)d->abi_version,
+                                 TM_HOST_ABI_MIN, TM_READER_ABI_VERSION);
+    return *owned_why;
+  }
+  r->abi = MIN(d->abi_version, TM_READER_ABI_VERSION);
+  return NULL;
+}
+
+/* Why a normalised descriptor cannot be used, or NULL if it can. */
+static const char *descriptor_defect(const tm_reader *r) {
+  const tm_reader_descriptor *d = &r->descriptor;
   if (d->name == NULL || d->name[0] == '\0')
     return "incomplete descriptor: no name";
   if (d->probe == NULL)
     return "incomplete descriptor: no probe()";
-  if (d->open == NULL)
+  if (d->open == NULL && r->open_v1 == NULL)
     return "incomplete descriptor: no open()";
   if (d->feed == NULL)
     return "incomplete descriptor: no feed()";
@@ -93,6 +166,55 @@ static const char *descriptor_defect(const tm_reader_descriptor *d) {
     return "incomplete descriptor: no finish()";
   if (d->close == NULL)
     return "incomplete descriptor: no close()";
+  if (d->n_stats > 0 && d->stats == NULL)
+    return "invalid descriptor: n_stats without stats";
+  return NULL;
+}
+
+/* Resolves what the descriptor declares: its sample table and its stats
+ * (read with the stride of their struct_size). */
+static const char *resolve_declarations(plugin_entry *e, char **owned_why) {
+  tm_reader *r = &e->reader;
+  const tm_reader_descriptor *d = &r->descriptor;
+  r->sample_table = profile_table_by_name(
+      d->sample_table ? d->sample_table : "cpu_profile_stack_sample");
+  if (r->sample_table < 0) {
+    *owned_why = g_strdup_printf("unknown sample table \"%s\"", d->sample_table);
+    return *owned_why;
+  }
+  if (d->n_stats == 0)
+    return NULL;
+  uint32_t stride = d->stats[0].struct_size;
+  if (stride < READER_STAT_V2_SIZE) {
+    *owned_why = g_strdup_printf("stat declarations of %u bytes are smaller "
+                                 "than version 2's (%zu)",
+                                 (unsigned)stride, (size_t)READER_STAT_V2_SIZE);
+    return *owned_why;
+  }
+  e->stats = g_new0(tm_stat_info, d->n_stats);
+  for (size_t i = 0; i < d->n_stats; i++) {
+    const tm_reader_stat *s =
+        (const tm_reader_stat *)((const char *)d->stats + i * stride);
+    const char *severity = stats_severity_name(s->severity);
+    const char *source = stats_source_name(s->source);
+    if (s->struct_size != stride || s->name == NULL || s->name[0] == '\0' ||
+        severity == NULL || source == NULL) {
+      *owned_why = g_strdup_printf(
+          "invalid stat declaration %zu (%s): needs a name, a known "
+          "severity and source, and the struct_size of the first",
+          i, s->struct_size == stride && s->name ? s->name : "?");
+      return *owned_why;
+    }
+    e->stats[i] = (tm_stat_info){
+        .name = s->name,
+        .severity = severity,
+        .source = source,
+        .scope = TM_STAT_MACHINE_AND_TRACE,
+        .description = s->description ? s->description : "",
+    };
+  }
+  r->stats = e->stats;
+  r->n_stats = d->n_stats;
   return NULL;
 }
 
@@ -117,13 +239,13 @@ static void search_name_taken(plugin_search *search, plugin_entry *first,
   }
   search_warn(search,
               "plugin name clash: a reader named \"%s\" is in both %s and %s",
-              first->descriptor->name, first->path, path);
+              first->reader.descriptor.name, first->path, path);
   if (search->set->clash == NULL)
     search->set->clash = g_error_new(
         G_FILE_ERROR, G_FILE_ERROR_EXIST,
         "two reader plugins are named \"%s\": %s and %s; name the one to "
         "use with --prefer-plugin FILE (or %s=FILE), or remove one",
-        first->descriptor->name, first->path, path, PLUGIN_PREFER_ENV);
+        first->reader.descriptor.name, first->path, path, PLUGIN_PREFER_ENV);
 }
 
 static void search_try_file(plugin_search *search, const char *path,
@@ -136,52 +258,50 @@ static void search_try_file(plugin_search *search, const char *path,
     return;
   }
 
-  /* POSIX guarantees a function address survives the void* round trip. */
-  tm_reader_entry_fn entry =
-      (tm_reader_entry_fn)dlsym(handle, TM_READER_ENTRY_SYMBOL);
+  char *owned_why = NULL;
+  const char *defect = NULL;
+  plugin_entry *e = g_new0(plugin_entry, 1);
+  /* POSIX guarantees a function address survives the void* round trip.
+   * The entry's type is the same in every version; what it returns is
+   * read by normalise_descriptor. */
+  const void *(*entry)(void) =
+      (const void *(*)(void))dlsym(handle, TM_READER_ENTRY_SYMBOL);
   if (entry == NULL) {
     search_warn(search, "skipping plugin %s: no entry symbol %s", path,
                 TM_READER_ENTRY_SYMBOL);
     goto out_close;
   }
-  const tm_reader_descriptor *d = entry();
-  if (d == NULL) {
+  const void *raw = entry();
+  if (raw == NULL) {
     search_warn(search, "skipping plugin %s: %s() returned no descriptor", path,
                 TM_READER_ENTRY_SYMBOL);
     goto out_close;
   }
-  if (d->abi_version != TM_READER_ABI_VERSION) {
-    search_warn(search,
-                "skipping plugin %s: ABI version %u is not supported "
-                "(this host supports %u)",
-                path, (unsigned)d->abi_version, TM_READER_ABI_VERSION);
-    goto out_close;
-  }
-  const char *defect = descriptor_defect(d);
-  if (defect != NULL) {
+  if ((defect = normalise_descriptor(raw, &e->reader, &owned_why)) != NULL ||
+      (defect = descriptor_defect(&e->reader)) != NULL ||
+      (defect = resolve_declarations(e, &owned_why)) != NULL) {
     search_warn(search, "skipping plugin %s: %s", path, defect);
     goto out_close;
   }
   char *canonical = realpath(path, NULL);
-  plugin_entry *first = set_find_entry(search->set, d->name);
+  plugin_entry *first = set_find_entry(search->set, e->reader.descriptor.name);
   if (first != NULL) {
     search_name_taken(search, first, path, canonical, preferred);
     free(canonical);
     goto out_close;
   }
 
-  plugin_entry e = {
-      .handle = handle,
-      .descriptor = d,
-      .path = g_strdup(path),
-      .canonical = canonical != NULL ? g_strdup(canonical) : NULL,
-      .preferred = preferred,
-  };
+  e->handle = handle;
+  e->path = g_strdup(path);
+  e->canonical = canonical != NULL ? g_strdup(canonical) : NULL;
+  e->preferred = preferred;
   free(canonical);
-  g_array_append_val(search->set->entries, e);
+  g_ptr_array_add(search->set->entries, e);
   return;
 
 out_close:
+  g_free(owned_why);
+  entry_free(e);
   dlclose(handle);
 }
 
@@ -315,7 +435,7 @@ tm_plugin_set *plugin_set_load(const char *const *extra_dirs, size_t n_extra,
                                const char *const *preferred, size_t n_preferred,
                                FILE *warnings) {
   tm_plugin_set *set = g_new0(tm_plugin_set, 1);
-  set->entries = g_array_new(FALSE, FALSE, sizeof(plugin_entry));
+  set->entries = g_ptr_array_new();
   set->warnings = warnings != NULL ? warnings : stderr;
   plugin_search search = {
       .set = set,
@@ -338,14 +458,11 @@ void plugin_set_free(tm_plugin_set *set) {
   if (set == NULL)
     return;
   for (guint i = 0; i < set->entries->len; i++) {
-    plugin_entry *e = &g_array_index(set->entries, plugin_entry, i);
-    g_free(e->path);
-    g_free(e->canonical);
-    if (e->overridden != NULL)
-      g_ptr_array_free(e->overridden, TRUE);
+    plugin_entry *e = g_ptr_array_index(set->entries, i);
     dlclose(e->handle);
+    entry_free(e);
   }
-  g_array_free(set->entries, TRUE);
+  g_ptr_array_free(set->entries, TRUE);
   g_clear_error(&set->clash);
   g_free(set);
 }
@@ -361,41 +478,39 @@ const char *const *plugin_set_borrow_overridden(const tm_plugin_set *set,
                                                 size_t index) {
   if (index >= set->entries->len)
     return NULL;
-  const plugin_entry *e = &g_array_index(set->entries, plugin_entry, index);
+  const plugin_entry *e = g_ptr_array_index(set->entries, index);
   return e->overridden != NULL ? (const char *const *)e->overridden->pdata : NULL;
 }
 
 size_t plugin_set_count(const tm_plugin_set *set) { return set->entries->len; }
 
-const tm_reader_descriptor *plugin_set_borrow(const tm_plugin_set *set,
-                                              size_t index, const char **path) {
+const tm_reader *plugin_set_borrow(const tm_plugin_set *set, size_t index,
+                                   const char **path) {
   if (index >= set->entries->len) {
     if (path != NULL)
       *path = NULL;
     return NULL;
   }
-  const plugin_entry *e = &g_array_index(set->entries, plugin_entry, index);
+  const plugin_entry *e = g_ptr_array_index(set->entries, index);
   if (path != NULL)
     *path = e->path;
-  return e->descriptor;
+  return &e->reader;
 }
 
-const tm_reader_descriptor *plugin_set_find(const tm_plugin_set *set,
-                                            const char *name) {
+const tm_reader *plugin_set_find(const tm_plugin_set *set, const char *name) {
   const plugin_entry *e = name != NULL ? set_find_entry(set, name) : NULL;
-  return e != NULL ? e->descriptor : NULL;
+  return e != NULL ? &e->reader : NULL;
 }
 
-const tm_reader_descriptor *plugin_set_detect(tm_plugin_set *set,
-                                              const uint8_t *head, size_t len,
-                                              const char *file_name) {
-  const tm_reader_descriptor *best = NULL;
+const tm_reader *plugin_set_detect(tm_plugin_set *set, const uint8_t *head,
+                                   size_t len, const char *file_name) {
+  const tm_reader *best = NULL;
   int best_score = 0;
   if (len > PROBE_HEAD_MAX)
     len = PROBE_HEAD_MAX;
   for (guint i = 0; i < set->entries->len; i++) {
-    plugin_entry *e = &g_array_index(set->entries, plugin_entry, i);
-    const tm_reader_descriptor *d = e->descriptor;
+    plugin_entry *e = g_ptr_array_index(set->entries, i);
+    const tm_reader_descriptor *d = &e->reader.descriptor;
     int score = d->probe(head, len, file_name);
     if ((score < 0 || score > TM_PROBE_SCORE_MAX) && !e->score_warned) {
       e->score_warned = true;
@@ -409,8 +524,9 @@ const tm_reader_descriptor *plugin_set_detect(tm_plugin_set *set,
     if (score == 0)
       continue;
     if (score > best_score ||
-        (score == best_score && strcmp(d->name, best->name) < 0)) {
-      best = d;
+        (score == best_score &&
+         strcmp(d->name, best->descriptor.name) < 0)) {
+      best = &e->reader;
       best_score = score;
     }
   }

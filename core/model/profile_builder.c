@@ -36,6 +36,14 @@ static gboolean profile_key_equal(gconstpointer a, gconstpointer b) {
   return memcmp(a, b, sizeof(profile_key)) == 0;
 }
 
+int profile_table_by_name(const char *table) {
+  if (table && strcmp(table, "cpu_profile_stack_sample") == 0)
+    return PROFILE_TABLE_CPU_PROFILE;
+  if (table && strcmp(table, "instruments_sample") == 0)
+    return PROFILE_TABLE_INSTRUMENTS;
+  return -1;
+}
+
 void profile_index_free(tm_profile_index *index) {
   if (!index)
     return;

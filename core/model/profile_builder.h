@@ -29,6 +29,9 @@ enum {
   PROFILE_TABLE_INSTRUMENTS = 1, /* instruments_sample */
 };
 
+/* The PROFILE_TABLE_* of the sample table called `table`, or -1. */
+int profile_table_by_name(const char *table);
+
 /* Interning index of the model's profiling rows; owned by the model. */
 typedef struct tm_profile_index tm_profile_index;
 void profile_index_free(tm_profile_index *index);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "input/container.h"
+#include "input/host_services.h"
 #include "session/session_internal.h"
 #include "base/string_pool.h"
 
@@ -47,8 +48,23 @@ tm_session *tm_session_new(const tm_session_options *options) {
     for (size_t i = 0; i < options->n_sql_packages; i++)
       session->sql_packages[i] = g_strdup(options->sql_packages[i]);
   }
+  session->reader_configs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                                  (GDestroyNotify)g_bytes_unref);
+  for (size_t i = 0; options && i < options->n_reader_configs; i++) {
+    const tm_reader_config *config = &options->reader_configs[i];
+    if (config->reader)
+      g_hash_table_replace(session->reader_configs, g_strdup(config->reader),
+                           g_bytes_new(config->bytes, config->bytes ? config->len : 0));
+  }
   session->model = model_new();
   session->stats = stats_new(session->model);
+  /* Every reader's stats, so each file shows the zero rows of all of them
+   * (as trace_processor shows its whole catalog). */
+  for (size_t i = 0; i < plugin_set_count(session->plugins); i++) {
+    const tm_reader *reader = plugin_set_borrow(session->plugins, i, NULL);
+    for (size_t k = 0; k < reader->n_stats; k++)
+      stats_declare(session->stats, &reader->stats[k]);
+  }
   session->clocks = clock_graph_new();
   session->sorter = sorter_new();
   session->host_machine = TM_NULL_ID;
@@ -67,8 +83,8 @@ tm_session *tm_session_new(const tm_session_options *options) {
 static void host_free(tm_host *host) {
   if (!host)
     return;
-  if (host->open && host->reader->close)
-    host->reader->close(host->reader_state);
+  if (host->open)
+    host->reader->descriptor.close(host->reader_state);
   tm_vec_free(&host->pending_args);
   tm_vec_free(&host->placements);
   if (host->embedded_machines)
@@ -101,6 +117,7 @@ void tm_session_free(tm_session *session) {
   tm_vec_free(&session->thread_prev_same_tid);
   model_free(session->model);
   plugin_set_free(session->plugins);
+  g_hash_table_destroy(session->reader_configs);
   session_manifest_free(session->manifest);
   g_clear_error(&session->first_error);
   g_clear_error(&session->fatal_error);
@@ -148,9 +165,15 @@ static const char *sink_detect(void *ctx, const uint8_t *head, size_t len,
   /* By content, whatever the name (formats.md §6.1), before any reader. */
   if (manifest_detect(head, len))
     return session_manifest_type;
-  const tm_reader_descriptor *reader =
+  const tm_reader *reader =
       plugin_set_detect(state->session->plugins, head, len, name);
-  return reader ? reader->name : NULL;
+  return reader ? reader->descriptor.name : NULL;
+}
+
+static int32_t sink_priority(void *ctx, const char *trace_type) {
+  import_state *state = ctx;
+  const tm_reader *reader = plugin_set_find(state->session->plugins, trace_type);
+  return reader ? reader->descriptor.processing_priority : 0;
 }
 
 static char *describe_file(tm_session *session, uint32_t file_id) {
@@ -190,7 +213,7 @@ static bool sink_begin(void *ctx, uint32_t file_id, const char *trace_type,
   const tm_manifest_file *entry;
   if (!session_manifest_file_begins(session, file_id, &machine_id, &entry, error))
     return false;
-  const tm_reader_descriptor *reader = plugin_set_find(session->plugins, trace_type);
+  const tm_reader *reader = plugin_set_find(session->plugins, trace_type);
   if (!reader) {
     g_autofree char *where = describe_file(session, file_id);
     g_set_error(error, TM_ERROR_DOMAIN, 1,
@@ -208,13 +231,18 @@ static bool sink_begin(void *ctx, uint32_t file_id, const char *trace_type,
   host->error_offset = -1;
   tm_clock_key private_key = {TM_CLOCK_TRACE_FILE, 0, file_id, host->machine_id};
   host->private_clock = clock_graph_node(session->clocks, &private_key);
-  if (reader->flags & TM_READER_CLOCKLESS)
+  if (reader->descriptor.flags & TM_READER_CLOCKLESS)
     host->claimed_clock = host->private_clock;
   g_ptr_array_add(session->hosts, host);
   g_hash_table_insert(state->hosts_by_file, GUINT_TO_POINTER(file_id), host);
   stats_open_context(session->stats, host->machine_id, file_id);
 
-  host->reader_state = reader->open(&tm_host_services_v1, host, NULL, 0);
+  const GBytes *config = g_hash_table_lookup(session->reader_configs,
+                                            reader->descriptor.name);
+  gsize config_len = 0;
+  const uint8_t *config_bytes =
+      config ? g_bytes_get_data((GBytes *)config, &config_len) : NULL;
+  host->reader_state = host_open_reader(host, config_bytes, config_len);
   if (!host->reader_state) {
     host->failed = true;
     record_damage(session, host,
@@ -244,7 +272,7 @@ static bool sink_chunk(void *ctx, uint32_t file_id, const uint8_t *data,
   tm_host *host = g_hash_table_lookup(state->hosts_by_file, GUINT_TO_POINTER(file_id));
   if (!host || host->failed || !host->open)
     return true;
-  tm_status status = host->reader->feed(host->reader_state, data, len);
+  tm_status status = host->reader->descriptor.feed(host->reader_state, data, len);
   host->bytes_fed += len;
   if (status != TM_OK && !session->fatal_error)
     fail_host(session, host);
@@ -277,11 +305,12 @@ static bool sink_end(void *ctx, uint32_t file_id, bool truncated,
     }
   }
   if (host->open && !host->failed) {
-    if (host->reader->finish(host->reader_state) != TM_OK && !session->fatal_error)
+    if (host->reader->descriptor.finish(host->reader_state) != TM_OK &&
+        !session->fatal_error)
       fail_host(session, host);
   }
   if (host->open) {
-    host->reader->close(host->reader_state);
+    host->reader->descriptor.close(host->reader_state);
     host->open = false;
   }
   tm_model *model = session->model;
@@ -655,7 +684,7 @@ static void bridge_files(tm_session *session, GPtrArray *ordered) {
     guint n_runs = file_runs ? file_runs->len : 0;
     GHashTable *refused = g_hash_table_new(g_direct_hash, g_direct_equal);
     GHashTable *anchors = g_hash_table_new(g_direct_hash, g_direct_equal);
-    bool private_used = (host->reader->flags & TM_READER_CLOCKLESS) != 0;
+    bool private_used = (host->reader->descriptor.flags & TM_READER_CLOCKLESS) != 0;
     for (guint k = 0; k < n_runs; k++) {
       const tm_event_run *run =
           sorter_borrow_run(session->sorter, g_array_index(file_runs, size_t, k));
@@ -761,6 +790,18 @@ bool tm_session_import(tm_session *session, const char *const *paths,
                 "no reader plugins found (set TRACEMERGE_PLUGIN_PATH)");
     return false;
   }
+  GHashTableIter configs;
+  gpointer config_reader;
+  g_hash_table_iter_init(&configs, session->reader_configs);
+  while (g_hash_table_iter_next(&configs, &config_reader, NULL)) {
+    if (!plugin_set_find(session->plugins, config_reader)) {
+      g_set_error(error, TM_ERROR_DOMAIN, 1,
+                  "a configuration is given for reader '%s', but no reader "
+                  "of that name is loaded",
+                  (const char *)config_reader);
+      return false;
+    }
+  }
   session->n_inputs = n_paths;
   import_state state = {
       .session = session,
@@ -773,6 +814,7 @@ bool tm_session_import(tm_session *session, const char *const *paths,
       .chunk = sink_chunk,
       .end = sink_end,
       .container_damaged = sink_container_damaged,
+      .priority = sink_priority,
   };
   GError *container_error = NULL;
   bool read_ok = container_read_inputs(session->model, paths, n_paths, &sink,
@@ -875,7 +917,8 @@ size_t tm_session_reader_count(const tm_session *session) {
 const tm_reader_descriptor *tm_session_borrow_reader(const tm_session *session,
                                                      size_t index,
                                                      const char **path) {
-  return plugin_set_borrow(session->plugins, index, path);
+  const tm_reader *reader = plugin_set_borrow(session->plugins, index, path);
+  return reader ? &reader->descriptor : NULL;
 }
 
 bool tm_session_plugins_check(const tm_session *session, GError **error) {

@@ -117,7 +117,7 @@ void tm_session_print_info(tm_session *session, FILE *out) {
     const tm_host_placement *worst = worst_placement(host);
     bool private_clock = worst && worst->clock == host->private_clock;
     fprintf(out, "  file [%" PRIu32 "] machine %" PRIu32 " (%s): %s\n", host->file_id,
-            host->machine_id, host->reader->name,
+            host->machine_id, host->reader->descriptor.name,
             owner ? "owns trace time" : bridge_text(host->bridge, private_clock));
     print_clock_placements(session, host, trace_time, out);
   }

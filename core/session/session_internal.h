@@ -44,7 +44,7 @@ struct tm_host {
   tm_session *session;
   uint32_t file_id;
   uint32_t machine_id;
-  const tm_reader_descriptor *reader;
+  const tm_reader *reader;
   void *reader_state;
   bool open;
   bool failed;            /* the reader reported damage: no more bytes */
@@ -95,6 +95,7 @@ typedef struct tm_realtime_twin {
 
 struct tm_session {
   tm_plugin_set *plugins;
+  GHashTable *reader_configs; /* reader name (owned) -> GBytes of its config */
   tm_model *model;
   tm_stats *stats;
   tm_clock_graph *clocks;
@@ -139,9 +140,6 @@ gboolean session_track_equal(gconstpointer a, gconstpointer b);
 
 /* Writes each track's dimension arg set (utid, upid, scope, name, key). */
 void session_finish_tracks(tm_session *session);
-
-/* The services table readers receive. */
-extern const tm_host_services tm_host_services_v1;
 
 /* Machine state (placeholders) for a machine row, created once. */
 void session_open_machine(tm_session *session, uint32_t machine_id);

@@ -1,5 +1,5 @@
 /*
- * tracemerge reader plugin ABI.
+ * tracemerge reader plugin ABI, version 2.
  *
  * A reader is a shared object that understands exactly one trace format. It
  * exports one symbol, TM_READER_ENTRY_SYMBOL, a function returning a pointer
@@ -15,14 +15,35 @@
  * The plugin has no link-time dependency on the host: every host function it
  * may call is reached through the tm_host_services table passed to open().
  * This header is the whole contract; it includes only standard C headers.
+ * docs/plugin-guide.md explains how to write, version, configure and ship a
+ * reader.
  *
  * Versioning
  * ----------
- * TM_READER_ABI_VERSION is bumped on any incompatible change. The host
- * refuses a descriptor whose abi_version it does not support. Compatible
- * additions append fields at the end of tm_host_services; a plugin checks
- * `services->struct_size` before using a field added after version 1 (use
- * TM_HOST_HAS(services, field)).
+ * TM_READER_ABI_VERSION is bumped on an incompatible change. A descriptor
+ * declares the range of versions it works with, [abi_min, abi_version];
+ * the host loads it if that range meets the versions the host speaks
+ * (this header's hosts speak 1 and 2) and then speaks the highest version
+ * both know. Version 1 descriptors (which began with `abi_version == 1`
+ * and had no struct_size) keep loading.
+ *
+ * Every struct that crosses the boundary, in either direction, starts with
+ * `uint32_t struct_size`, set by whoever fills it to sizeof the struct as it
+ * was compiled. The reader of a struct uses only the fields that both its
+ * own definition and `struct_size` cover; fields the other side lacks take
+ * their documented defaults. So a compatible addition is a field appended
+ * at the end of a struct, without a version bump:
+ * - tm_host_services: the host fills it; a reader checks
+ *   TM_HOST_HAS(services, field) before using a service added after
+ *   version 2. Every service inside `struct_size` is non-NULL.
+ * - tm_reader_descriptor, tm_reader_stat, tm_track_desc, tm_slice_fields,
+ *   tm_import_log_arg: the reader fills them (set struct_size with sizeof,
+ *   or with the TM_*_INIT macros below); the host reads as far as both
+ *   sizes cover. A struct smaller than its version-2 layout is invalid.
+ * - Arrays of such structs (descriptor stats, import-log args) have every
+ *   element's struct_size equal; the host steps through them by it.
+ * Small value types passed by value (tm_arg_value, the id typedefs) never
+ * change: a new kind of value needs a new service.
  *
  * Ownership and lifetimes
  * -----------------------
@@ -33,10 +54,13 @@
  *   integers valid for the whole import session; nothing needs freeing.
  * - The chunk passed to feed() is borrowed until feed() returns; a reader
  *   that needs bytes across chunk boundaries copies them.
- * - The tm_host pointer is valid from open() until close() returns.
+ * - The tm_host pointer, the services table and the config bytes passed to
+ *   open() are valid from open() until close() returns.
  * - The reader state returned by open() is owned by the reader and released
  *   by its close(), which the host calls exactly once per successful open(),
  *   also after an error.
+ * - The descriptor and everything it points to (names, stats) must stay
+ *   valid while the object is loaded: make them static.
  *
  * Threading: the host calls a reader from one thread at a time; the
  * services must only be called from inside a callback of that reader.
@@ -52,7 +76,7 @@
 extern "C" {
 #endif
 
-#define TM_READER_ABI_VERSION 1u
+#define TM_READER_ABI_VERSION 2u
 #define TM_READER_ENTRY_SYMBOL "tracemerge_reader_entry"
 
 #if defined(__GNUC__)
@@ -130,13 +154,16 @@ typedef struct tm_arg_value {
  * Unlike tm_arg_value, strings are passed as bytes, so the host interns
  * only the entries it keeps. */
 typedef struct tm_import_log_arg {
-  const char *key;     /* NUL-terminated, e.g. "line" */
-  tm_arg_type type;
-  int64_t int_value;   /* INT, UINT (bit pattern), POINTER, BOOL (0/1) */
-  double real_value;   /* REAL */
-  const char *string;  /* STRING, JSON: `string_len` bytes, no NUL needed */
+  uint32_t struct_size; /* sizeof(tm_import_log_arg) */
+  uint32_t type;        /* tm_arg_type */
+  const char *key;      /* NUL-terminated, e.g. "line" */
+  int64_t int_value;    /* INT, UINT (bit pattern), POINTER, BOOL (0/1) */
+  double real_value;    /* REAL */
+  const char *string;   /* STRING, JSON: `string_len` bytes, no NUL needed */
   size_t string_len;
 } tm_import_log_arg;
+
+#define TM_IMPORT_LOG_ARG_INIT .struct_size = sizeof(tm_import_log_arg)
 
 /* How a flow attaches to a slice. */
 typedef enum tm_flow_direction {
@@ -157,37 +184,62 @@ typedef enum tm_flow_binding {
 } tm_flow_binding;
 
 /* Description of a track to intern. Tracks are interned per (file, machine,
- * type, dimensions): the same description returns the same track. */
+ * type, dimensions): the same description returns the same track. A
+ * zeroed description (but for struct_size and type) is a slice track on
+ * the file's machine with no dimension. */
 typedef struct tm_track_desc {
+  uint32_t struct_size;    /* sizeof(tm_track_desc) */
+  uint32_t is_counter;     /* 1: counter track, 0: slice track */
   const char *type;        /* trace_processor track type, e.g. "json_counter" */
-  int is_counter;          /* 1: counter track, 0: slice track */
   tm_str_id name;          /* may be 0 */
   tm_thread_ref thread;    /* dimension utid, or 0 */
   tm_process_ref process;  /* dimension upid, or 0 */
   tm_str_id scope;         /* extra dimension (async scope/category), or 0 */
   uint64_t key;            /* extra dimension (e.g. cookie or uuid), or 0 */
   tm_str_id unit;          /* counter unit, or 0 */
+  /* The machine of a track with neither thread nor process (0: the file's
+   * machine); a reader of embedded machines (proto machine_id) places its
+   * global and cpu tracks with it. A thread or process dimension puts the
+   * track on that thread's or process's machine whatever this says. */
+  tm_machine_ref machine;
+  /* has_cpu != 0: a machine-wide track with a cpu dimension (e.g. {type
+   * "cpu_frequency", is_counter 1, name "cpufreq"}), on `machine`; thread
+   * and process are then ignored. Also creates the cpu row. A cpu above
+   * 4095 is refused (track 0) and counted in sched_cpu_out_of_range. */
+  uint32_t has_cpu;
+  uint32_t cpu;
 } tm_track_desc;
+
+#define TM_TRACK_DESC_INIT .struct_size = sizeof(tm_track_desc)
 
 /* Common fields of a slice-like event. */
 typedef struct tm_slice_fields {
+  uint32_t struct_size; /* sizeof(tm_slice_fields) */
   tm_track_ref track;
   tm_clock_ref clock;
-  int64_t ts;          /* raw time on `clock`, in ns of that clock */
-  tm_str_id name;      /* 0: no name */
-  tm_str_id category;  /* 0: none */
-  tm_args_ref args;    /* TM_NO_ARGS or a committed arg set */
-  int64_t thread_ts;   /* thread CPU time in ns, or INT64_MIN if unknown */
-  int64_t thread_dur;  /* complete events: thread CPU duration, or INT64_MIN */
+  tm_str_id name;       /* 0: no name */
+  tm_str_id category;   /* 0: none */
+  tm_args_ref args;     /* TM_NO_ARGS or a committed arg set */
+  int64_t ts;           /* raw time on `clock`, in ns of that clock */
+  int64_t thread_ts;    /* thread CPU time in ns, or TM_UNKNOWN_TIME */
+  int64_t thread_dur;   /* complete events: thread CPU duration, or TM_UNKNOWN_TIME */
 } tm_slice_fields;
 
 #define TM_UNKNOWN_TIME INT64_MIN
 
+/* A slice with no thread time: set the other fields after this. */
+#define TM_SLICE_FIELDS_INIT                                                \
+  .struct_size = sizeof(tm_slice_fields), .thread_ts = TM_UNKNOWN_TIME,     \
+  .thread_dur = TM_UNKNOWN_TIME
+
 typedef struct tm_host tm_host; /* opaque: one per file being read */
 
+/* The host's functions, passed to open(). Every field within struct_size is
+ * set: no service is NULL. */
 typedef struct tm_host_services {
   /* sizeof(tm_host_services) as the host was built; fields past it absent. */
   uint32_t struct_size;
+  /* The ABI version the host speaks with this reader (2 for this header). */
   uint32_t abi_version;
 
   /* --- strings --------------------------------------------------------- */
@@ -213,12 +265,25 @@ typedef struct tm_host_services {
    * Returns false (and counts invalid_clock_snapshots) if rejected. */
   bool (*add_clock_snapshot)(tm_host *host, const tm_clock_ref *clocks,
                              const int64_t *values_ns, size_t count);
+  /* Announces a remote clock sync (Perfetto's RemoteClockSync: readings
+   * that relate a client machine's clocks to the host's), whichever
+   * machine it carries, before adding any of its readings. False: the host
+   * refuses it, because the manifest pins the file to a single clock and
+   * machine, which fails the import; add nothing of it then. */
+  bool (*remote_clock_sync)(tm_host *host);
 
   /* --- machines, processes, threads ------------------------------------ */
   /* The machine the file is attributed to (the host machine by default). */
   tm_machine_ref (*machine_default)(tm_host *host);
   /* An embedded machine of this file (proto machine_id); 0 = default. */
   tm_machine_ref (*machine_embedded)(tm_host *host, uint32_t raw_id);
+  /* Sets one column of a machine row from what the trace says about the
+   * system: TM_ARG_STRING for "name", "sysname", "release", "version",
+   * "arch", "android_build_fingerprint", "android_device_manufacturer";
+   * TM_ARG_INT for "num_cpus", "android_sdk_version", "system_ram_bytes"
+   * (which also sets system_ram_gb). Other columns or types are ignored. */
+  void (*machine_set_info)(tm_host *host, tm_machine_ref machine,
+                           const char *column, tm_arg_value value);
   /* The process `pid` on `machine`, created on first use. Processes are
    * shared by every file attributed to the same machine. */
   tm_process_ref (*process)(tm_host *host, tm_machine_ref machine,
@@ -236,12 +301,28 @@ typedef struct tm_host_services {
                           tm_arg_value value);
   void (*thread_add_arg)(tm_host *host, tm_thread_ref thread, tm_str_id key,
                          tm_arg_value value);
+  /* process.cmdline (the full command line, interned), process.parent_upid
+   * and process.uid. */
+  void (*process_set_cmdline)(tm_host *host, tm_process_ref process,
+                              tm_str_id cmdline);
+  void (*process_set_parent)(tm_host *host, tm_process_ref process,
+                             tm_process_ref parent);
+  void (*process_set_uid)(tm_host *host, tm_process_ref process, int64_t uid);
 
   /* --- tracks ------------------------------------------------------------ */
   /* The thread's main slice track in this file ("thread_execution"). */
   tm_track_ref (*track_thread)(tm_host *host, tm_thread_ref thread);
-  /* Any other track, interned by description (see tm_track_desc). */
+  /* Any other track, interned by description (see tm_track_desc); 0 for a
+   * description without a type or smaller than its version-2 layout. */
   tm_track_ref (*track_intern)(tm_host *host, const tm_track_desc *desc);
+  /* Sets track.parent_id (a nesting hierarchy, e.g. TrackDescriptor
+   * parent_uuid). Both tracks must belong to this file. */
+  void (*track_set_parent)(tm_host *host, tm_track_ref track,
+                           tm_track_ref parent);
+  /* Adds one arg to the track's source arg set (track.source_arg_set_id),
+   * e.g. "description"; `key` and string values are interned ids. */
+  void (*track_add_source_arg)(tm_host *host, tm_track_ref track, tm_str_id key,
+                               tm_arg_value value);
 
   /* --- args -------------------------------------------------------------- */
   /* Builds one arg set: add pairs, then commit. One set is under
@@ -269,55 +350,7 @@ typedef struct tm_host_services {
                int64_t ts, uint64_t flow_id, tm_flow_direction direction,
                tm_flow_binding binding, tm_args_ref args);
 
-  /* --- metadata, stats, errors ------------------------------------------ */
-  /* A metadata row scoped to this file and its machine (e.g.
-   * "json_metadata.<key>"). Setting a name twice keeps the last value. */
-  void (*metadata_set_int)(tm_host *host, const char *name, int64_t value);
-  void (*metadata_set_string)(tm_host *host, const char *name, tm_str_id value);
-  /* Adds `delta` to the stat `name` for this file and its machine. Names the
-   * host knows (sql-surface stats) keep their catalog severity; others are
-   * created with severity "error", source "trace". */
-  void (*stat_add)(tm_host *host, const char *name, int64_t delta);
-  /* Reports damage at `byte_offset` of the file (-1 if unknown). The first
-   * report of a file is the one shown to the user; the reader then returns
-   * TM_ERROR from feed()/finish(). */
-  void (*report_error)(tm_host *host, int64_t byte_offset, const char *message);
-
-  /* --- added after version 1: check with TM_HOST_HAS() before use ------ */
-  /* As track_intern, on `machine` (0: the file's machine). track_intern puts
-   * a track with neither thread nor process on the file's machine; a reader
-   * of embedded machines (proto machine_id) places global tracks with this. */
-  tm_track_ref (*track_intern_on_machine)(tm_host *host, tm_machine_ref machine,
-                                          const tm_track_desc *desc);
-  /* Sets track.parent_id (a nesting hierarchy, e.g. TrackDescriptor
-   * parent_uuid). Both tracks must belong to this file. */
-  void (*track_set_parent)(tm_host *host, tm_track_ref track,
-                           tm_track_ref parent);
-  /* Adds one arg to the track's source arg set (track.source_arg_set_id),
-   * e.g. "description"; `key` and string values are interned ids. */
-  void (*track_add_source_arg)(tm_host *host, tm_track_ref track, tm_str_id key,
-                               tm_arg_value value);
-  /* process.cmdline (the full command line, interned), process.parent_upid
-   * and process.uid. */
-  void (*process_set_cmdline)(tm_host *host, tm_process_ref process,
-                              tm_str_id cmdline);
-  void (*process_set_parent)(tm_host *host, tm_process_ref process,
-                             tm_process_ref parent);
-  void (*process_set_uid)(tm_host *host, tm_process_ref process, int64_t uid);
-  /* Sets one column of a machine row from what the trace says about the
-   * system: TM_ARG_STRING for "name", "sysname", "release", "version",
-   * "arch", "android_build_fingerprint", "android_device_manufacturer";
-   * TM_ARG_INT for "num_cpus", "android_sdk_version", "system_ram_bytes"
-   * (which also sets system_ram_gb). Other columns or types are ignored. */
-  void (*machine_set_info)(tm_host *host, tm_machine_ref machine,
-                           const char *column, tm_arg_value value);
-
-  /* --- scheduling (added after version 1; check with TM_HOST_HAS) -------- */
-  /* A track with a cpu dimension on `machine` (0: the file's machine), e.g.
-   * {type "cpu_frequency", is_counter 1, name "cpufreq"}; interned per
-   * (file, machine, cpu, description). Also creates the cpu row. */
-  tm_track_ref (*track_intern_cpu)(tm_host *host, tm_machine_ref machine,
-                                   uint32_t cpu, const tm_track_desc *desc);
+  /* --- scheduling -------------------------------------------------------- */
   /* A context switch on `cpu` of `machine`: `prev` stops running, leaving
    * in `prev_state` (the kernel's letters, e.g. "S", "R+", "D"; 0 unknown),
    * and `next` starts with priority `next_prio`. The host turns the ordered
@@ -332,7 +365,7 @@ typedef struct tm_host_services {
                        tm_machine_ref machine, uint32_t target_cpu,
                        tm_thread_ref thread, tm_thread_ref waker);
 
-  /* --- profiling (added after version 1; check with TM_HOST_HAS) --------- */
+  /* --- profiling --------------------------------------------------------- */
   /* A binary mapping (stack_profile_mapping), interned by all its fields. */
   tm_mapping_ref (*mapping)(tm_host *host, tm_str_id name, tm_str_id build_id,
                             uint64_t start, uint64_t end, uint64_t exact_offset,
@@ -346,17 +379,23 @@ typedef struct tm_host_services {
    * an arg (e.g. a slice's "callsite_id"). */
   tm_callsite_ref (*callsite)(tm_host *host, tm_callsite_ref parent,
                               tm_frame_ref frame);
-  /* A profiler sample of `thread` at `callsite` (its innermost frame).
-   * `source` names the sample table: "instruments" goes to
-   * instruments_sample, anything else ("gecko", "chrome", ...) to
-   * cpu_profile_stack_sample. `cpu` is -1 when unknown; a known cpu is
-   * also a cpu row of the thread's machine. Samples are placed on the
-   * timeline like slices: `ts` is raw time on `clock`. */
+  /* A profiler sample of `thread` at `callsite` (its innermost frame), in
+   * the sample table the descriptor names (sample_table). `cpu` is -1 when
+   * unknown; a known cpu is also a cpu row of the thread's machine. Samples
+   * are placed on the timeline like slices: `ts` is raw time on `clock`. */
   void (*sample)(tm_host *host, tm_clock_ref clock, int64_t ts,
-                 tm_thread_ref thread, tm_callsite_ref callsite,
-                 const char *source, int32_t cpu);
+                 tm_thread_ref thread, tm_callsite_ref callsite, int32_t cpu);
 
-  /* --- import logs (added after version 1; check with TM_HOST_HAS) ------- */
+  /* --- metadata, stats, errors ------------------------------------------ */
+  /* A metadata row scoped to this file and its machine (e.g.
+   * "json_metadata.<key>"). Setting a name twice keeps the last value. */
+  void (*metadata_set_int)(tm_host *host, const char *name, int64_t value);
+  void (*metadata_set_string)(tm_host *host, const char *name, tm_str_id value);
+  /* Adds `delta` to the stat `name` for this file and its machine. A stat
+   * the descriptor declares (or one of the host's own) keeps its declared
+   * severity, source and description; any other name is created with
+   * severity "error", source "trace" and no description. */
+  void (*stat_add)(tm_host *host, const char *name, int64_t delta);
   /* Counts one occurrence of stat `name` for this file and its machine,
    * exactly as stat_add(host, name, 1), and records its details as a row
    * of _trace_import_logs: `byte_offset` in the file (-1 if unknown) and
@@ -368,14 +407,13 @@ typedef struct tm_host_services {
    * keeps. */
   void (*import_log)(tm_host *host, const char *name, int64_t byte_offset,
                      const tm_import_log_arg *args, size_t n_args);
+  /* Reports damage at `byte_offset` of the file (-1 if unknown). The first
+   * report of a file is the one shown to the user; the reader then returns
+   * TM_ERROR from feed()/finish(). */
+  void (*report_error)(tm_host *host, int64_t byte_offset, const char *message);
 
-  /* --- machine syncs (added after version 1; check with TM_HOST_HAS) ----- */
-  /* Announces a remote clock sync (Perfetto's RemoteClockSync: readings
-   * that relate a client machine's clocks to the host's), whichever
-   * machine it carries, before adding any of its readings. False: the host
-   * refuses it, because the manifest pins the file to a single clock and
-   * machine, which fails the import; add nothing of it then. */
-  bool (*remote_clock_sync)(tm_host *host);
+  /* Services added after version 2 go here, each checked with
+   * TM_HOST_HAS() by readers that use it. */
 } tm_host_services;
 
 #define TM_HOST_HAS(services, field)                                       \
@@ -385,9 +423,42 @@ typedef struct tm_host_services {
 /* The highest probe score the host takes (see tm_reader_descriptor). */
 #define TM_PROBE_SCORE_MAX 1000
 
-/* The reader's callbacks. */
+/* Severity of a stat, as trace_processor's stats.severity. */
+typedef enum tm_stat_severity {
+  TM_STAT_INFO = 0,      /* "info" */
+  TM_STAT_NOTICE = 1,    /* "notice" */
+  TM_STAT_DATA_LOSS = 2, /* "data_loss" */
+  TM_STAT_ERROR = 3,     /* "error" */
+} tm_stat_severity;
+
+/* Where a stat's problem lies, as trace_processor's stats.source. */
+typedef enum tm_stat_source {
+  TM_STAT_SOURCE_TRACE = 0,    /* "trace": the data says so */
+  TM_STAT_SOURCE_ANALYSIS = 1, /* "analysis": the reader could not use it */
+} tm_stat_source;
+
+/* A stat the reader bumps (stat_add, import_log), declared so that the
+ * `stats` table shows its severity, source and description, and a zero
+ * row for every file and machine before anything is counted. Reader stats
+ * are counted per file and machine. */
+typedef struct tm_reader_stat {
+  uint32_t struct_size; /* sizeof(tm_reader_stat) */
+  uint32_t severity;    /* tm_stat_severity */
+  uint32_t source;      /* tm_stat_source */
+  const char *name;     /* e.g. "json_parser_failure" */
+  const char *description;
+} tm_reader_stat;
+
+#define TM_READER_STAT(name, severity, source, description)                 \
+  { sizeof(tm_reader_stat), (severity), (source), (name), (description) }
+
+/* The reader: its identity, its callbacks and what it declares. */
 typedef struct tm_reader_descriptor {
-  uint32_t abi_version; /* TM_READER_ABI_VERSION */
+  uint32_t struct_size; /* sizeof(tm_reader_descriptor); never 1 */
+  /* The newest ABI version the reader speaks (TM_READER_ABI_VERSION of the
+   * header it was built with) and the oldest it works with. */
+  uint32_t abi_version;
+  uint32_t abi_min;
   uint32_t flags;       /* tm_reader_flags */
   const char *name;     /* trace_type reported in trace_file, e.g. "json" */
   const char *description;
@@ -400,9 +471,10 @@ typedef struct tm_reader_descriptor {
    * Must not keep the pointers. */
   int (*probe)(const uint8_t *head, size_t len, const char *file_name);
 
-  /* Starts reading one file. `config` is this reader's opaque configuration
-   * bytes from the host config (may be NULL/0). Returns the reader state,
-   * or NULL after report_error(). */
+  /* Starts reading one file. `config` holds the raw bytes of this reader's
+   * config block in the session's configuration (see config_name), never
+   * decoded by the host; NULL and 0 when the session has none. Returns the
+   * reader state, or NULL after report_error(). */
   void *(*open)(const tm_host_services *services, tm_host *host,
                 const uint8_t *config, size_t config_len);
   /* Receives the next chunk of the file. */
@@ -411,7 +483,31 @@ typedef struct tm_reader_descriptor {
   tm_status (*finish)(void *state);
   /* Releases the state. Called once after a successful open(). */
   void (*close)(void *state);
+
+  /* --- declarations (all optional: zero means none / the default) ----- */
+  /* The stats this reader bumps (n_stats entries, each struct_size equal). */
+  const tm_reader_stat *stats;
+  size_t n_stats;
+  /* Where files of this format come in trace_file.processing_order among
+   * the members of one archive (which decides, e.g., who claims trace time
+   * first): lower first, equal ones by name. 0, the default, puts them
+   * after nested archives; a negative value before them (Perfetto protobuf
+   * traces use -1, as trace_processor parses them first). */
+  int32_t processing_priority;
+  /* The table the reader's samples go to: "cpu_profile_stack_sample"
+   * (NULL means this one) or "instruments_sample". A name the host does
+   * not know makes it skip the reader. */
+  const char *sample_table;
+  /* The name of this reader's config block in a session configuration
+   * (e.g. "example_config"); NULL if it takes no configuration. The host
+   * hands the block's bytes to open() as they are. */
+  const char *config_name;
 } tm_reader_descriptor;
+
+/* The first fields of a descriptor of this header's version. */
+#define TM_READER_DESCRIPTOR_INIT                                           \
+  .struct_size = sizeof(tm_reader_descriptor),                              \
+  .abi_version = TM_READER_ABI_VERSION, .abi_min = TM_READER_ABI_VERSION
 
 /* The type of the exported entry symbol. */
 typedef const tm_reader_descriptor *(*tm_reader_entry_fn)(void);

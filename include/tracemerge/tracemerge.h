@@ -38,6 +38,15 @@ typedef enum tm_format {
   TM_FORMAT_JSON = 2,
 } tm_format;
 
+/* The configuration of one reader: the raw bytes of its config block (the
+ * block its descriptor's config_name names), handed to its open() for
+ * every file it reads, never decoded by the library. */
+typedef struct tm_reader_config {
+  const char *reader; /* the reader's name, e.g. "json" */
+  const void *bytes;
+  size_t len;
+} tm_reader_config;
+
 typedef struct tm_session_options {
   /* Extra plugin directories searched before TRACEMERGE_PLUGIN_PATH and the
    * default ones (may be NULL). Borrowed for the call. */
@@ -59,6 +68,11 @@ typedef struct tm_session_options {
    * package fails it. Borrowed for the call (copied). */
   const char *const *sql_packages;
   size_t n_sql_packages;
+  /* Per-reader configuration (may be NULL), copied by the call. A reader
+   * named twice gets the last one; a name no loaded reader has fails the
+   * import. */
+  const tm_reader_config *reader_configs;
+  size_t n_reader_configs;
 } tm_session_options;
 
 /* Creates a session and loads the reader plugins. `options` may be NULL. */

@@ -53,21 +53,17 @@ void systrace_emitter_set_line_offset(systrace_emitter *em, int64_t byte_offset)
   em->line_offset = byte_offset;
 }
 
-/* Counts a line that could not be read; with a known offset and a host
- * that keeps import logs, with the line's offset and text. */
+/* Counts a line that could not be read; with a known offset, logs it with
+ * the line's offset and text. */
 static void count_failure(systrace_emitter *em, const char *text, size_t len) {
-  if (em->log_failures && TM_HOST_HAS(em->s, import_log) && em->s->import_log) {
-    tm_import_log_arg line = {.key = "line", .type = TM_ARG_STRING,
-                              .string = text, .string_len = len};
+  if (em->log_failures) {
+    tm_import_log_arg line = {TM_IMPORT_LOG_ARG_INIT, .key = "line",
+                              .type = TM_ARG_STRING, .string = text,
+                              .string_len = len};
     em->s->import_log(em->host, "systrace_parse_failure", em->line_offset, &line, 1);
     return;
   }
   em->s->stat_add(em->host, "systrace_parse_failure", 1);
-}
-
-bool systrace_emitter_host_is_enough(const tm_host_services *services) {
-  return TM_HOST_HAS(services, sched_waking) &&
-         TM_HOST_HAS(services, process_set_parent);
 }
 
 systrace_emitter *systrace_emitter_new(const tm_host_services *services,
@@ -172,8 +168,9 @@ static tm_track_ref process_track(systrace_emitter *em, const char *type,
                                   int is_counter, int64_t pid, tm_str_id name,
                                   uint64_t key) {
   tm_track_desc desc = {
+      TM_TRACK_DESC_INIT,
       .type = type,
-      .is_counter = is_counter,
+      .is_counter = is_counter ? 1u : 0u,
       .name = name,
       .process = em->s->process(em->host, em->machine, pid),
       .key = key,
@@ -199,9 +196,8 @@ static bool mark_write(systrace_emitter *em, const systrace_line *l,
   systrace_text f[5];
   size_t n;
   int64_t pid = -1;
-  tm_slice_fields sf = {.clock = em->clock, .ts = l->ts_ns,
-                        .thread_ts = TM_UNKNOWN_TIME,
-                        .thread_dur = TM_UNKNOWN_TIME};
+  tm_slice_fields sf = {TM_SLICE_FIELDS_INIT, .clock = em->clock,
+                        .ts = l->ts_ns};
   switch (payload.p[0]) {
   case 'B':
   case 'I':
@@ -388,11 +384,15 @@ static bool cpu_counter(systrace_emitter *em, const systrace_line *l,
   if (!cache[cpu]) {
     const char *name = frequency ? "cpufreq" : "cpuidle";
     tm_track_desc desc = {
+        TM_TRACK_DESC_INIT,
         .type = frequency ? "cpu_frequency" : "cpu_idle",
         .is_counter = 1,
         .name = em->s->intern_string(em->host, name, strlen(name)),
+        .machine = em->machine,
+        .has_cpu = 1,
+        .cpu = (uint32_t)cpu,
     };
-    cache[cpu] = em->s->track_intern_cpu(em->host, em->machine, (uint32_t)cpu, &desc);
+    cache[cpu] = em->s->track_intern(em->host, &desc);
   }
   em->s->counter(em->host, cache[cpu], em->clock, l->ts_ns, (double)state,
                 TM_NO_ARGS);
@@ -425,7 +425,8 @@ static bool clock_counter(systrace_emitter *em, const systrace_line *l,
   int64_t state;
   if (!bare_token(l->payload, &name) || !kv_int(l->payload, "state", &state))
     return false;
-  tm_track_desc desc = {.type = type, .is_counter = 1, .name = intern(em, name)};
+  tm_track_desc desc = {TM_TRACK_DESC_INIT, .type = type, .is_counter = 1,
+                        .name = intern(em, name)};
   tm_track_ref track = em->s->track_intern(em->host, &desc);
   em->s->counter(em->host, track, em->clock, l->ts_ns, (double)state, TM_NO_ARGS);
   return true;

@@ -10,10 +10,8 @@
  * on that file's private clock): the caller picks the machine and the
  * clock every timestamp is given on, and the lines' seconds become ns of
  * that clock. The emitter keeps per-file state (known threads, open async
- * cookies, per-cpu tracks), so one emitter serves one file.
- *
- * The host must offer the scheduling services and process_set_parent
- * (systrace_emitter_host_is_enough()).
+ * cookies, per-cpu tracks), so one emitter serves one file. A reader that
+ * uses it declares SYSTRACE_EMITTER_STATS among its stats.
  */
 #ifndef TM_SYSTRACE_EMITTER_H
 #define TM_SYSTRACE_EMITTER_H
@@ -32,8 +30,13 @@ typedef enum systrace_line_result {
   SYSTRACE_LINE_NO_MATCH,    /* not an ftrace line */
 } systrace_line_result;
 
-/* True if `services` has every service the emitter calls. */
-bool systrace_emitter_host_is_enough(const tm_host_services *services);
+/* The stats the emitter bumps, for the descriptor of a reader using it. */
+#define SYSTRACE_EMITTER_STATS                                              \
+  TM_READER_STAT("systrace_parse_failure", TM_STAT_ERROR,                   \
+                 TM_STAT_SOURCE_ANALYSIS,                                   \
+                 "A systrace/ftrace text line did not match the line "      \
+                 "grammar or its payload was malformed; the line was "      \
+                 "skipped.")
 
 /* Every event goes to `machine` with timestamps on `clock`. */
 systrace_emitter *systrace_emitter_new(const tm_host_services *services,
@@ -44,7 +47,7 @@ void systrace_emitter_free(systrace_emitter *em);
 /* The byte offset in the file of the lines that follow, until the next
  * call: from the first call on, a line that cannot be read is recorded
  * with that offset and its text (key "line") through the host's
- * import_log when it has one. Without a call (the JSON reader's
+ * import_log. Without a call (the JSON reader's
  * systemTraceEvents lines, which have no offset of their own in a file)
  * such lines are only counted. */
 void systrace_emitter_set_line_offset(systrace_emitter *em, int64_t byte_offset);

@@ -411,8 +411,7 @@ static void emit_samples(resolve_ctx *c) {
       continue;
     }
     tm_callsite_ref callsite = stack_ref(c, stack);
-    r->svc->sample(r->host, r->clock, ms_to_ns(ms), ctx_thread(c), callsite,
-                   "gecko", -1);
+    r->svc->sample(r->host, r->clock, ms_to_ns(ms), ctx_thread(c), callsite, -1);
   }
 }
 
@@ -460,19 +459,19 @@ static void emit_markers(resolve_ctx *c) {
       r->svc->stat_add(r->host, "gecko_invalid_marker_category", 1);
     tm_str_id name_id = intern(r, name, strlen(name));
     tm_track_desc desc = {
+        TM_TRACK_DESC_INIT,
         .type = "firefox_marker",
         .name = name_id,
         .thread = ctx_thread(c),
         .scope = category,
     };
     tm_slice_fields f = {
+        TM_SLICE_FIELDS_INIT,
         .track = r->svc->track_intern(r->host, &desc),
         .clock = r->clock,
         .name = name_id,
         .category = category,
         .args = marker_args(r, c->t, &next_arg, (uint32_t)i),
-        .thread_ts = TM_UNKNOWN_TIME,
-        .thread_dur = TM_UNKNOWN_TIME,
     };
     switch (phase) {
     case 0:
@@ -947,10 +946,6 @@ static void *gecko_open(const tm_host_services *services, tm_host *host,
                         const uint8_t *config, size_t config_len) {
   (void)config;
   (void)config_len;
-  if (!TM_HOST_HAS(services, sample)) {
-    services->report_error(host, -1, "the host has no profiling services");
-    return NULL;
-  }
   gecko_reader *r = g_new0(gecko_reader, 1);
   r->svc = services;
   r->host = host;
@@ -1009,8 +1004,25 @@ static void gecko_close(void *state) {
   g_free(r);
 }
 
+static const tm_reader_stat gecko_stats[] = {
+    TM_READER_STAT("gecko_invalid_stack", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "A Gecko sample's stack index, or a prefix on its chain, named no "
+        "stack; the sample was kept without a callsite."),
+    TM_READER_STAT("gecko_invalid_frame", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "A Gecko frame's function or label named no string; the frame has an "
+        "empty name."),
+    TM_READER_STAT("gecko_sample_without_time", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "A Gecko sample had no usable time; dropped."),
+    TM_READER_STAT("gecko_invalid_marker", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "A Gecko marker had no name, an unknown phase or lacked the times its "
+        "phase needs; dropped."),
+    TM_READER_STAT("gecko_invalid_marker_category", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "A Gecko marker's category index named no meta.categories entry; the "
+        "slice has no category."),
+};
+
 static const tm_reader_descriptor gecko_descriptor = {
-    .abi_version = TM_READER_ABI_VERSION,
+    TM_READER_DESCRIPTOR_INIT,
     .flags = TM_READER_CLOCKLESS,
     .name = "gecko",
     .description = "Gecko / Firefox Profiler JSON (raw, processed, DevTools export)",
@@ -1019,6 +1031,8 @@ static const tm_reader_descriptor gecko_descriptor = {
     .feed = gecko_feed,
     .finish = gecko_finish,
     .close = gecko_close,
+    .stats = gecko_stats,
+    .n_stats = sizeof gecko_stats / sizeof gecko_stats[0],
 };
 
 TM_READER_EXPORT const tm_reader_descriptor *tracemerge_reader_entry(void) {

@@ -590,7 +590,7 @@ static void finish_row(instruments_reader *r) {
       r->row_core->value <= INT32_MAX)
     cpu = (int32_t)r->row_core->value;
   r->svc->sample(r->host, r->clock, r->row_time->value, t,
-                 callsite_of(r, r->row_backtrace), "instruments", cpu);
+                 callsite_of(r, r->row_backtrace), cpu);
 }
 
 static void on_end(GMarkupParseContext *ctx, const char *name, void *user_data,
@@ -638,10 +638,6 @@ static void *instruments_open(const tm_host_services *services, tm_host *host,
                               const uint8_t *config, size_t config_len) {
   (void)config;
   (void)config_len;
-  if (!TM_HOST_HAS(services, sample)) {
-    services->report_error(host, -1, "the host has no profiling services");
-    return NULL;
-  }
   instruments_reader *r = g_new0(instruments_reader, 1);
   r->svc = services;
   r->host = host;
@@ -706,8 +702,29 @@ static void instruments_close(void *state) {
   g_free(r);
 }
 
+static const tm_reader_stat instruments_stats[] = {
+    TM_READER_STAT("instruments_unknown_ref", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "An Instruments element referenced an id never defined before; it was "
+        "treated as absent."),
+    TM_READER_STAT("instruments_row_missing_thread", TM_STAT_DATA_LOSS, TM_STAT_SOURCE_TRACE,
+        "An Instruments sample row had no (resolvable) thread; skipped."),
+    TM_READER_STAT("instruments_row_missing_process", TM_STAT_DATA_LOSS, TM_STAT_SOURCE_TRACE,
+        "An Instruments sample row's thread had no process; skipped."),
+    TM_READER_STAT("instruments_row_missing_backtrace", TM_STAT_DATA_LOSS, TM_STAT_SOURCE_TRACE,
+        "An Instruments sample row's backtrace reference resolved to nothing; "
+        "skipped."),
+    TM_READER_STAT("instruments_row_missing_time", TM_STAT_DATA_LOSS, TM_STAT_SOURCE_TRACE,
+        "An Instruments sample row had no sample time; skipped."),
+    TM_READER_STAT("instruments_invalid_clock_sync", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "A dev.perfetto.clock_sync signpost without exactly one uint64 or a "
+        "time, or whose BOOTTIME value went backwards; skipped."),
+    TM_READER_STAT("instruments_row_missing_frame", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        "An Instruments sample's backtrace had no frames; kept without a "
+        "callsite."),
+};
+
 static const tm_reader_descriptor instruments_descriptor = {
-    .abi_version = TM_READER_ABI_VERSION,
+    TM_READER_DESCRIPTOR_INIT,
     .flags = TM_READER_CLOCKLESS,
     .name = "instruments_xml",
     .description = "Apple Instruments xctrace export XML (time/cpu profile)",
@@ -716,6 +733,9 @@ static const tm_reader_descriptor instruments_descriptor = {
     .feed = instruments_feed,
     .finish = instruments_finish,
     .close = instruments_close,
+    .stats = instruments_stats,
+    .n_stats = sizeof instruments_stats / sizeof instruments_stats[0],
+    .sample_table = "instruments_sample",
 };
 
 TM_READER_EXPORT const tm_reader_descriptor *tracemerge_reader_entry(void) {

@@ -387,14 +387,13 @@ static tm_slice_fields slice_fields(json_emitter *em, const json_event_buf *buf,
                                     tm_track_ref track) {
   const json_event *ev = &buf->ev;
   tm_slice_fields f = {
+      TM_SLICE_FIELDS_INIT,
       .track = track,
       .clock = event_clock(em),
       .ts = ev->ts.ns,
       .name = intern_span(em, buf, ev->name),
       .category = intern_span(em, buf, ev->cat),
       .args = TM_NO_ARGS,
-      .thread_ts = TM_UNKNOWN_TIME,
-      .thread_dur = TM_UNKNOWN_TIME,
   };
   return f;
 }
@@ -435,7 +434,8 @@ static void emit_instant(json_emitter *em, const json_event_buf *buf,
   bool on_thread = false;
   if (ev->scope == 'g') {
     if (!em->global_instant_track) {
-      tm_track_desc desc = {.type = "legacy_chrome_global_instants"};
+      tm_track_desc desc = {TM_TRACK_DESC_INIT,
+                            .type = "legacy_chrome_global_instants"};
       em->global_instant_track = em->svc->track_intern(em->host, &desc);
     }
     track = em->global_instant_track;
@@ -446,7 +446,8 @@ static void emit_instant(json_emitter *em, const json_event_buf *buf,
     }
     process_slot *process = get_process(em, pid, 0);
     if (!process->instant_track) {
-      tm_track_desc desc = {.type = "chrome_process_instant",
+      tm_track_desc desc = {TM_TRACK_DESC_INIT,
+                            .type = "chrome_process_instant",
                             .process = process->process};
       process->instant_track = em->svc->track_intern(em->host, &desc);
     }
@@ -510,6 +511,7 @@ static bool emit_counter(json_emitter *em, const json_event_buf *buf,
                          arg->key.len - 5))
       return false;
     tm_track_desc desc = {
+        TM_TRACK_DESC_INIT,
         .type = "json_counter",
         .is_counter = 1,
         .name = em->svc->intern_string(em->host, name->data, name->len),
@@ -564,6 +566,7 @@ static bool emit_async(json_emitter *em, const json_event_buf *buf,
   if (!track) {
     /* The track is named after the first event seen with its cookie. */
     tm_track_desc desc = {
+        TM_TRACK_DESC_INIT,
         .type = process_scoped ? "legacy_async_process_slice"
                                : "legacy_async_global_slice",
         .name = f.name,
@@ -653,15 +656,11 @@ static tm_thread_ref v8_thread(void *ctx) {
   return get_thread(c->em, c->pid, c->tid, c->tid_name)->thread;
 }
 
-/* Legacy V8 CPU profiles (json_v8_profile.h): only on hosts with the
- * profiling services; the state is made on the first P event so that
- * traces without them pay nothing. */
+/* Legacy V8 CPU profiles (json_v8_profile.h): the state is made on the
+ * first P event so that traces without them pay nothing. */
 static bool emit_v8_profile(json_emitter *em, const json_event_buf *buf,
                             int64_t pid, int64_t tid, tm_str_id tid_name) {
   const tm_host_services *svc = em->svc;
-  if (!TM_HOST_HAS(svc, sample) || !svc->mapping || !svc->frame ||
-      !svc->callsite || !svc->sample)
-    return true;
   if (!em->v8_profiles) {
     em->v8_profiles = json_v8_profiles_new(svc, em->host);
     if (!em->v8_profiles)

@@ -647,10 +647,6 @@ static int raw_value(json_reader *r, const json_value *v) {
  * are counted by the emitter (systrace_parse_failure). */
 static void system_trace_text(json_reader *r, const char *text, size_t len) {
   if (!r->system_trace) {
-    if (!systrace_emitter_host_is_enough(r->svc)) {
-      r->svc->stat_add(r->host, "json_system_trace_events_skipped", 1);
-      return;
-    }
     r->system_trace = systrace_emitter_new(
         r->svc, r->host, r->svc->machine_default(r->host),
         r->svc->clock_private(r->host));
@@ -843,41 +839,40 @@ static int64_t element_text(json_reader *r) {
 
 /* The one path of json_tokenizer_failure and json_parser_failure (the
  * emitter's json_failure_fn; `buf` NULL for an element that is not an
- * object). With the host's import_log service, a log row at the
- * element's offset: raw_event and error for the tokenizer kind,
- * event_name (when the event has one) and event_phase for the parser
- * kind. An older host only counts. */
+ * object): a log row at the element's offset, with raw_event and error for
+ * the tokenizer kind, event_name (when the event has one) and event_phase
+ * for the parser kind. */
 static void event_failure(void *ctx, const json_event_buf *buf,
                           const char *stat, const char *error) {
   json_reader *r = ctx;
-  if (!TM_HOST_HAS(r->svc, import_log) || !r->svc->import_log) {
-    r->svc->stat_add(r->host, stat, 1);
-    return;
-  }
   int64_t offset = element_text(r);
   tm_import_log_arg args[2];
   size_t n = 0;
   char phase = buf ? buf->ev.phase : 0;
   if (error) {
-    args[n++] = (tm_import_log_arg){.key = "raw_event",
+    args[n++] = (tm_import_log_arg){TM_IMPORT_LOG_ARG_INIT,
+                                    .key = "raw_event",
                                     .type = TM_ARG_STRING,
                                     .string = r->failure_text.data
                                                   ? r->failure_text.data
                                                   : "",
                                     .string_len = r->failure_text.len};
-    args[n++] = (tm_import_log_arg){.key = "error",
+    args[n++] = (tm_import_log_arg){TM_IMPORT_LOG_ARG_INIT,
+                                    .key = "error",
                                     .type = TM_ARG_STRING,
                                     .string = error,
                                     .string_len = strlen(error)};
   } else {
     if (buf && buf->ev.name.len > 0)
       args[n++] = (tm_import_log_arg){
+          TM_IMPORT_LOG_ARG_INIT,
           .key = "event_name",
           .type = TM_ARG_STRING,
           .string = json_event_buf_text(buf, buf->ev.name),
           .string_len = buf->ev.name.len};
     /* Only the phase's first byte is kept: it is all that selects. */
-    args[n++] = (tm_import_log_arg){.key = "event_phase",
+    args[n++] = (tm_import_log_arg){TM_IMPORT_LOG_ARG_INIT,
+                                    .key = "event_phase",
                                     .type = TM_ARG_STRING,
                                     .string = &phase,
                                     .string_len = phase ? 1 : 0};
@@ -1396,8 +1391,6 @@ static bool config_has(const uint8_t *config, size_t len, const char *word) {
 
 static void *json_open(const tm_host_services *services, tm_host *host,
                        const uint8_t *config, size_t config_len) {
-  if (!TM_HOST_HAS(services, report_error))
-    return NULL; /* a host older than ABI v1's table cannot be served */
   json_reader *r = calloc(1, sizeof(*r));
   if (!r) {
     services->report_error(host, -1, "out of memory opening the JSON reader");
@@ -1507,8 +1500,38 @@ static void json_close(void *state) {
   free(r);
 }
 
+static const tm_reader_stat json_stats[] = {
+    TM_READER_STAT("json_tokenizer_failure", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "JSON event malformed (no ph, bad ts/dur/tts/tdur); dropped."),
+    TM_READER_STAT("json_parser_failure", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "JSON event semantically invalid (X without dur, async without id, "
+        "counter without args); dropped."),
+    TM_READER_STAT("json_display_time_unit", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        "displayTimeUnit present in a JSON trace (ignored)."),
+    TM_READER_STAT("json_system_trace_events_skipped", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        "A JSON trace's systemTraceEvents in a form not read (Fuchsia's object "
+        "form) was skipped; its traceEvents were imported."),
+    TM_READER_STAT("json_system_trace_events_invalid", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "A JSON trace's systemTraceEvents was neither a string nor Fuchsia's "
+        "object form; skipped, its traceEvents were imported."),
+    TM_READER_STAT("json_v8_profile_unknown_profile", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "A JSON ProfileChunk (ph P) named a pid and id that no Profile event "
+        "opened; its nodes and samples were dropped."),
+    TM_READER_STAT("json_v8_profile_invalid_chunk", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "A JSON ProfileChunk's samples and timeDeltas differed in length or "
+        "held a non-integer; its samples were dropped, its nodes kept."),
+    TM_READER_STAT("json_v8_profile_unknown_node", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "A V8 CPU profile sample named a node, or had a parent on its chain, "
+        "that its profile did not list (or the chain looped); dropped."),
+    SYSTRACE_EMITTER_STATS,
+    TM_READER_STAT("flow_invalid_id", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "A flow event had no usable id."),
+    TM_READER_STAT("flow_without_direction", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "A flow binding had neither flow_in nor flow_out."),
+};
+
 static const tm_reader_descriptor json_descriptor = {
-    .abi_version = TM_READER_ABI_VERSION,
+    TM_READER_DESCRIPTOR_INIT,
     /* No absolute clock; pid 0 is an ordinary process in JSON. */
     .flags = TM_READER_CLOCKLESS,
     .name = "json",
@@ -1518,6 +1541,8 @@ static const tm_reader_descriptor json_descriptor = {
     .feed = json_feed,
     .finish = json_finish,
     .close = json_close,
+    .stats = json_stats,
+    .n_stats = sizeof json_stats / sizeof json_stats[0],
 };
 
 TM_READER_EXPORT const tm_reader_descriptor *tracemerge_reader_entry(void) {

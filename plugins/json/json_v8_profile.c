@@ -401,8 +401,7 @@ static bool emit_samples(json_v8_profiles *p, v8_profile *profile,
     }
     if (!thread_ref)
       thread_ref = thread->resolve(thread->ctx);
-    p->svc->sample(p->host, clock, profile->ts_ns, thread_ref, callsite,
-                   "legacy_v8", -1);
+    p->svc->sample(p->host, clock, profile->ts_ns, thread_ref, callsite, -1);
   }
   return true;
 }

@@ -177,8 +177,7 @@ static void add_round(sync_sample_vec *samples,
 bool proto_clock_read_remote_sync(proto_context *ctx, proto_machine *client,
                                   const uint8_t *data, size_t len) {
   /* A host that refuses the sync (a manifest PIN) has failed the import. */
-  if (TM_HOST_HAS(ctx->s, remote_clock_sync) && ctx->s->remote_clock_sync &&
-      !ctx->s->remote_clock_sync(ctx->host))
+  if (!ctx->s->remote_clock_sync(ctx->host))
     return true;
   Perfetto__Protos__RemoteClockSync *sync =
       perfetto__protos__remote_clock_sync__unpack(NULL, len, data);

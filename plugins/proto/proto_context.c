@@ -6,26 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-static bool host_has_stacks(const tm_host_services *s) {
-  return TM_HOST_HAS(s, mapping) && TM_HOST_HAS(s, frame) && TM_HOST_HAS(s, callsite) &&
-         TM_HOST_HAS(s, sample) && s->mapping && s->frame && s->callsite && s->sample;
-}
-
 void proto_context_init(proto_context *ctx, const tm_host_services *s, tm_host *host) {
   memset(ctx, 0, sizeof *ctx);
   ctx->s = s;
   ctx->host = host;
-  ctx->host_has_track_extras = TM_HOST_HAS(s, track_intern_on_machine) &&
-                               TM_HOST_HAS(s, track_set_parent) &&
-                               TM_HOST_HAS(s, track_add_source_arg);
-  ctx->host_has_process_extras = TM_HOST_HAS(s, process_set_cmdline) &&
-                                 TM_HOST_HAS(s, process_set_parent) &&
-                                 TM_HOST_HAS(s, process_set_uid);
-  ctx->host_has_machine_info = TM_HOST_HAS(s, machine_set_info);
-  ctx->host_has_stacks = host_has_stacks(s);
-  ctx->host_has_import_log = TM_HOST_HAS(s, import_log) && s->import_log;
-  ctx->host_has_sched = TM_HOST_HAS(s, sched_waking) && s->track_intern_cpu &&
-                        s->sched_switch && s->sched_waking;
   ctx->waiting_event_offset = -1;
   proto_machine_of(ctx, 0);
 }
@@ -56,10 +40,6 @@ proto_machine *proto_context_machine_slow_(proto_context *ctx, uint32_t raw_id) 
 
 void proto_count_with(proto_context *ctx, const char *name, const tm_import_log_arg *args,
                       size_t n) {
-  if (!ctx->host_has_import_log) {
-    ctx->s->stat_add(ctx->host, name, 1);
-    return;
-  }
   int64_t offset = ctx->waiting_event_offset >= 0 ? ctx->waiting_event_offset
                                                   : (int64_t)ctx->packet_offset;
   ctx->s->import_log(ctx->host, name, offset, args, n);
@@ -93,12 +73,15 @@ void proto_count_wrong_wire_type(proto_context *ctx, const char *message, uint32
                    ctx->packet_index, message, field, wire_type, wire_type_name(wire_type),
                    expected, wire_type_name(expected));
   const tm_import_log_arg args[] = {
-      {.key = "message", .type = TM_ARG_STRING, .string = text, .string_len = (size_t)n},
-      {.key = "proto_message", .type = TM_ARG_STRING, .string = message,
-       .string_len = strlen(message)},
-      {.key = "field", .type = TM_ARG_UINT, .int_value = field},
-      {.key = "wire_type", .type = TM_ARG_UINT, .int_value = wire_type},
-      {.key = "expected_wire_type", .type = TM_ARG_UINT, .int_value = expected},
+      {TM_IMPORT_LOG_ARG_INIT, .key = "message", .type = TM_ARG_STRING, .string = text,
+       .string_len = (size_t)n},
+      {TM_IMPORT_LOG_ARG_INIT, .key = "proto_message", .type = TM_ARG_STRING,
+       .string = message, .string_len = strlen(message)},
+      {TM_IMPORT_LOG_ARG_INIT, .key = "field", .type = TM_ARG_UINT, .int_value = field},
+      {TM_IMPORT_LOG_ARG_INIT, .key = "wire_type", .type = TM_ARG_UINT,
+       .int_value = wire_type},
+      {TM_IMPORT_LOG_ARG_INIT, .key = "expected_wire_type", .type = TM_ARG_UINT,
+       .int_value = expected},
   };
   proto_count_with(ctx, "proto_packet_wrong_wire_type", args, sizeof args / sizeof *args);
 }

@@ -1,6 +1,6 @@
 /*
  * The context every module of the proto reader receives: the host and its
- * services (with the optional ones this host has), where in the file the
+ * services (ABI version 2: every one of them present), where in the file the
  * packet being read is (for error messages and import logs), the file's
  * machines and packet sequences, and the helpers that count and report.
  *
@@ -36,13 +36,6 @@ struct proto_framer;
 typedef struct proto_context {
   const tm_host_services *s;
   tm_host *host;
-  /* Host services added after ABI v1 that this host has. */
-  bool host_has_track_extras;
-  bool host_has_process_extras;
-  bool host_has_machine_info;
-  bool host_has_stacks; /* mapping, frame, callsite, sample */
-  bool host_has_import_log;
-  bool host_has_sched; /* track_intern_cpu, sched_switch, sched_waking */
 
   /* The packet being read, for error messages. */
   uint64_t packet_offset;
@@ -84,8 +77,7 @@ static inline proto_machine *proto_machine_of(proto_context *ctx, uint32_t raw_i
   return proto_context_machine_slow_(ctx, raw_id);
 }
 
-/* Adds 1 to the stat `name` of this file; with a host that keeps import
- * logs, also logs it at the byte offset of the packet being read (of the
+/* Adds 1 to the stat `name` of this file and logs it at the byte offset of the packet being read (of the
  * wrapper, inside compressed packets). Every per-packet drop goes through
  * here, so a log row points at the packet that caused it. */
 void proto_count(proto_context *ctx, const char *name);

@@ -62,15 +62,11 @@ bool proto_perf_sample_read(proto_context *ctx, proto_machine *machine, proto_se
   }
   if (!has_sample)
     return true;
-  if (!ctx->host_has_stacks) {
-    proto_count(ctx, "proto_perf_samples_unsupported_by_host");
-    return true;
-  }
   tm_thread_ref thread = ctx->s->thread(ctx->host, machine->ref, (int64_t)(uint32_t)pid,
                                         (int64_t)(uint32_t)tid);
   tm_callsite_ref callsite =
       callstack_iid ? proto_stack_callsite(ctx, seq, callstack_iid) : 0;
   int32_t sample_cpu = has_cpu && cpu <= INT32_MAX ? (int32_t)cpu : -1;
-  ctx->s->sample(ctx->host, ts->clock, ts->ns, thread, callsite, "perf", sample_cpu);
+  ctx->s->sample(ctx->host, ts->clock, ts->ns, thread, callsite, sample_cpu);
   return true;
 }

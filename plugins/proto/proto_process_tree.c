@@ -22,8 +22,6 @@ static void read_process(proto_context *ctx, proto_machine *machine,
       name_len = (size_t)(space - first);
   }
   s->process_set_name(ctx->host, process, proto_intern(ctx, first, name_len));
-  if (!ctx->host_has_process_extras)
-    return;
   size_t total = 0;
   for (size_t i = 0; i < p->n_cmdline; i++)
     total += strlen(p->cmdline[i]) + 1;

@@ -510,8 +510,69 @@ static int proto_probe(const uint8_t *head, size_t len, const char *file_name) {
   return 80;
 }
 
+static const tm_reader_stat proto_stats[] = {
+    TM_READER_STAT("flow_invalid_id", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "A flow event had no usable id."),
+    TM_READER_STAT("flow_without_direction", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "A flow binding had neither flow_in nor flow_out."),
+    TM_READER_STAT("packet_skipped_seq_needs_incremental_state_invalid", TM_STAT_NOTICE, TM_STAT_SOURCE_ANALYSIS,
+        "A proto packet needed incremental state its sequence had lost; skipped."),
+    TM_READER_STAT("interned_data_skipped_incremental_state_invalid", TM_STAT_NOTICE, TM_STAT_SOURCE_ANALYSIS,
+        "Interned data arrived while its sequence's state was invalid; skipped."),
+    TM_READER_STAT("track_descriptor_missing_uuid", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "A track descriptor without a uuid was dropped."),
+    TM_READER_STAT("track_descriptor_conflicting_reservation", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "A track descriptor conflicted with an earlier one for its uuid; dropped."),
+    TM_READER_STAT("track_descriptor_thread_missing_pid_tid", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "A thread track descriptor lacked pid or tid; dropped."),
+    TM_READER_STAT("track_descriptor_process_missing_pid", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "A process track descriptor lacked a pid; dropped."),
+    TM_READER_STAT("track_event_invalid_timestamp", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "A TrackEvent with a negative raw timestamp was dropped."),
+    TM_READER_STAT("track_event_missing_timestamp", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "A TrackEvent packet without a timestamp was dropped."),
+    TM_READER_STAT("track_event_counter_missing_value", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "A counter TrackEvent without a value was dropped."),
+    TM_READER_STAT("track_event_parser_errors", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "A TrackEvent could not be parsed; dropped."),
+    TM_READER_STAT("interned_data_missing_sequence_id", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "Interned data on a packet without a sequence id was ignored."),
+    TM_READER_STAT("trace_packet_defaults_missing_sequence_id", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "Packet defaults on a packet without a sequence id were ignored."),
+    TM_READER_STAT("incremental_state_cleared_missing_sequence_id", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "An incremental-state clear on a packet without a sequence id was ignored."),
+    TM_READER_STAT("track_event_extra_counter_values_without_track", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "Extra counter values without a counter track; dropped."),
+    TM_READER_STAT("track_event_extra_counter_too_many_values", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "More extra counter values than extra counter tracks; the rest dropped."),
+    TM_READER_STAT("track_descriptor_invalid_child_ordering", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "A track descriptor's child ordering was not understood; ignored."),
+    TM_READER_STAT("proto_track_event_unsupported_type", TM_STAT_INFO, TM_STAT_SOURCE_ANALYSIS,
+        "TrackEvents not imported yet: state events, legacy phases other than B/E/X/I/i/b/e/n."),
+    TM_READER_STAT("proto_debug_annotation_too_deep", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "A debug annotation nested too deep; the deeper levels were dropped."),
+    TM_READER_STAT("stackprofile_invalid_callstack_id", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "A sample or event named an interned callstack its sequence lacks."),
+    TM_READER_STAT("stackprofile_invalid_frame_id", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "A callstack named an interned frame its sequence lacks."),
+    TM_READER_STAT("stackprofile_invalid_mapping_id", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "A frame named an interned mapping its sequence lacks."),
+    TM_READER_STAT("stackprofile_invalid_string_id", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "A frame or mapping named an interned string its sequence lacks."),
+    TM_READER_STAT("proto_packet_wrong_wire_type", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "A protobuf field the proto reader knows came with another wire type "
+        "than its schema gives it; the packet was dropped (import log: the "
+        "message, field and both wire types)."),
+    TM_READER_STAT("perf_samples_skipped", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        "Perf sample records that carried a skip reason instead of a sample."),
+    TM_READER_STAT("perf_samples_skipped_dataloss", TM_STAT_DATA_LOSS, TM_STAT_SOURCE_TRACE,
+        "Perf records the kernel reported lost."),
+    TM_READER_STAT("perf_sample_missing_timestamp", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "A perf sample packet without a timestamp was dropped."),
+};
+
 static const tm_reader_descriptor proto_descriptor = {
-    .abi_version = TM_READER_ABI_VERSION,
+    TM_READER_DESCRIPTOR_INIT,
     .flags = TM_READER_PID0_IS_IDLE,
     .name = "proto",
     .description = "Perfetto protobuf trace (TracePacket stream)",
@@ -520,6 +581,11 @@ static const tm_reader_descriptor proto_descriptor = {
     .feed = proto_feed,
     .finish = proto_finish,
     .close = proto_close,
+    .stats = proto_stats,
+    .n_stats = sizeof proto_stats / sizeof proto_stats[0],
+    /* trace_processor parses Perfetto traces before archives and other
+     * formats, which decides who claims trace time first. */
+    .processing_priority = -1,
 };
 
 TM_READER_EXPORT const tm_reader_descriptor *tracemerge_reader_entry(void) {

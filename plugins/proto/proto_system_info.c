@@ -17,7 +17,7 @@ static void put_string(const system_info_sink *sink, const char *column,
   if (!value)
     return;
   tm_str_id id = proto_intern_cstr(ctx, value);
-  if (column && ctx->host_has_machine_info)
+  if (column)
     ctx->s->machine_set_info(ctx->host, sink->machine->ref, column,
                              (tm_arg_value){.type = TM_ARG_STRING, .u.str_id = id});
   if (key && sink->metadata)
@@ -27,7 +27,7 @@ static void put_string(const system_info_sink *sink, const char *column,
 static void put_int(const system_info_sink *sink, const char *column,
                     const char *key, int64_t value) {
   proto_context *ctx = sink->ctx;
-  if (column && ctx->host_has_machine_info)
+  if (column)
     ctx->s->machine_set_info(ctx->host, sink->machine->ref, column,
                              (tm_arg_value){.type = TM_ARG_INT, .u.int_value = value});
   if (key && sink->metadata)

@@ -171,6 +171,7 @@ static void emit(proto_track_events *te, proto_machine *machine, const proto_eve
     n_extras++;
   }
   tm_slice_fields f = {
+      .struct_size = sizeof(tm_slice_fields),
       .track = ref,
       .clock = ev->clock,
       .ts = ev->ts,
@@ -328,10 +329,6 @@ typedef struct decoded {
  * stack_profile_callsite.id (the host's callsite refs are that id + 1).
  * Returns false if an inline callstack is malformed. */
 static bool add_callsite(proto_track_events *te, proto_sequence *seq, const decoded *d) {
-  if (!te->ctx->host_has_stacks) {
-    proto_count(te->ctx, "proto_track_event_callstack_unsupported_by_host");
-    return true;
-  }
   tm_callsite_ref callsite = 0;
   if (d->callstack) {
     if (!proto_stack_inline_callsite(te->ctx, d->callstack, d->callstack_len, &callsite))
@@ -653,6 +650,7 @@ static tm_track_ref legacy_async_track(proto_track_events *te, proto_machine *ma
   if (proto_map_get(&te->legacy_async_tracks, key, &track))
     return track;
   tm_track_desc desc = {
+      TM_TRACK_DESC_INIT,
       .type = local ? "legacy_async_process_slice" : "legacy_async_global_slice",
       .name = name,
       .process = process,
@@ -688,13 +686,13 @@ legacy_phase_track(proto_track_events *te, proto_machine *machine,
     *ref = legacy_async_track(te, machine, legacy, name, process);
   } else if ((phase == 'I' || phase == 'i') &&
              legacy->instant_scope == PROTO_LEGACY_SCOPE_GLOBAL) {
-    tm_track_desc desc = {.type = "legacy_chrome_global_instants"};
+    tm_track_desc desc = {TM_TRACK_DESC_INIT, .type = "legacy_chrome_global_instants"};
     *ref = proto_tracks_intern(te->ctx, machine, &desc);
   } else if ((phase == 'I' || phase == 'i') &&
              legacy->instant_scope == PROTO_LEGACY_SCOPE_PROCESS) {
     if (!legacy_pid(seq, legacy, &pid))
       goto unplaceable;
-    tm_track_desc desc = {.type = "chrome_process_instant",
+    tm_track_desc desc = {TM_TRACK_DESC_INIT, .type = "chrome_process_instant",
                           .process = te->ctx->s->process(te->ctx->host, machine->ref, pid)};
     *ref = proto_tracks_intern(te->ctx, machine, &desc);
   }

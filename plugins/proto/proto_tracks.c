@@ -60,7 +60,7 @@ static tm_process_ref read_process(proto_context *ctx, proto_machine *machine,
     name = p->cmdline[0];
   if (name && *name)
     s->process_set_name(ctx->host, process, proto_intern_cstr(ctx, name));
-  if (p->n_cmdline > 0 && ctx->host_has_process_extras)
+  if (p->n_cmdline > 0)
     s->process_set_cmdline(ctx->host, process,
                            intern_joined(ctx, p->cmdline, p->n_cmdline, ' '));
   return process;
@@ -286,9 +286,9 @@ static void add_source_args(proto_context *ctx, const proto_track *track) {
 
 tm_track_ref proto_tracks_intern(proto_context *ctx, proto_machine *machine,
                                  const tm_track_desc *desc) {
-  if (ctx->host_has_track_extras)
-    return ctx->s->track_intern_on_machine(ctx->host, machine->ref, desc);
-  return ctx->s->track_intern(ctx->host, desc);
+  tm_track_desc on_machine = *desc;
+  on_machine.machine = machine->ref;
+  return ctx->s->track_intern(ctx->host, &on_machine);
 }
 
 tm_track_ref proto_tracks_resolve(proto_context *ctx, proto_machine *machine,
@@ -336,6 +336,7 @@ tm_track_ref proto_tracks_resolve(proto_context *ctx, proto_machine *machine,
   }
   }
   tm_track_desc desc = {
+      TM_TRACK_DESC_INIT,
       .type = track_type(track->scope_thread != 0, track->scope_process != 0,
                          track->is_counter),
       .is_counter = track->is_counter,
@@ -346,11 +347,9 @@ tm_track_ref proto_tracks_resolve(proto_context *ctx, proto_machine *machine,
       .unit = track->unit,
   };
   track->ref = proto_tracks_intern(ctx, machine, &desc);
-  if (ctx->host_has_track_extras) {
-    if (parent_ref)
-      s->track_set_parent(ctx->host, track->ref, parent_ref);
-    add_source_args(ctx, track);
-  }
+  if (parent_ref)
+    s->track_set_parent(ctx->host, track->ref, parent_ref);
+  add_source_args(ctx, track);
 done:
   track->resolving = false;
   return track->ref;
@@ -371,6 +370,7 @@ proto_track *proto_tracks_undescribed(proto_context *ctx, proto_machine *machine
 tm_track_ref proto_tracks_default_track(proto_context *ctx, proto_machine *machine) {
   if (!machine->default_track) {
     tm_track_desc desc = {
+        TM_TRACK_DESC_INIT,
         .type = "global_track_event",
         .name = proto_intern_cstr(ctx, "Default Track"),
     };

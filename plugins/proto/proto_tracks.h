@@ -55,8 +55,7 @@ tm_track_ref proto_tracks_resolve(struct proto_context *ctx, struct proto_machin
 proto_track *proto_tracks_undescribed(struct proto_context *ctx,
                                       struct proto_machine *machine, uint64_t uuid,
                                       bool is_counter);
-/* A host track by description, on `machine` when the host can place
- * tracks on embedded machines (else on the file's machine). */
+/* A host track by description, on `machine`. */
 tm_track_ref proto_tracks_intern(struct proto_context *ctx, struct proto_machine *machine,
                                  const tm_track_desc *desc);
 /* The implicit uuid-0 track, "Default Track". */

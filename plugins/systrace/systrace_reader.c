@@ -136,11 +136,6 @@ static void *systrace_open(const tm_host_services *services, tm_host *host,
   systrace_reader *r = g_new0(systrace_reader, 1);
   r->s = services;
   r->host = host;
-  if (!systrace_emitter_host_is_enough(services)) {
-    services->report_error(host, -1, "the host lacks the scheduling services");
-    systrace_close(r);
-    return NULL;
-  }
   tm_machine_ref machine = services->machine_default(host);
   tm_clock_ref clock = services->clock_builtin(host, machine, TM_CLOCK_MONOTONIC);
   services->claim_trace_time(host, clock);
@@ -188,8 +183,14 @@ static void systrace_close(void *state) {
   g_free(r);
 }
 
+static const tm_reader_stat systrace_stats[] = {
+    SYSTRACE_EMITTER_STATS,
+    TM_READER_STAT("systrace_line_too_long", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "A systrace line longer than the reader's limit was skipped."),
+};
+
 static const tm_reader_descriptor systrace_descriptor = {
-    .abi_version = TM_READER_ABI_VERSION,
+    TM_READER_DESCRIPTOR_INIT,
     .flags = TM_READER_PID0_IS_IDLE,
     .name = "systrace",
     .description = "Android systrace / Linux ftrace text (plain, trace-cmd "
@@ -199,6 +200,8 @@ static const tm_reader_descriptor systrace_descriptor = {
     .feed = systrace_feed,
     .finish = systrace_finish,
     .close = systrace_close,
+    .stats = systrace_stats,
+    .n_stats = sizeof systrace_stats / sizeof systrace_stats[0],
 };
 
 TM_READER_EXPORT const tm_reader_descriptor *tracemerge_reader_entry(void) {

@@ -4,9 +4,14 @@
  * by the score their probe gives to heads starting with TEST_READER_PREFIX;
  * broken variants each carry exactly one defect the loader must reject:
  * TEST_READER_NO_ENTRY (no entry symbol), TEST_READER_NULL_DESCRIPTOR,
- * TEST_READER_ABI (another ABI version), TEST_READER_NAME NULL, or
- * TEST_READER_MISSING_<CALLBACK> (that callback NULL). The callbacks are
- * never fed: the loader only loads and probes.
+ * TEST_READER_ABI_MIN / TEST_READER_ABI (an ABI range this host does not
+ * speak), TEST_READER_STRUCT_SIZE (a descriptor too small),
+ * TEST_READER_SAMPLE_TABLE (a table the host lacks), TEST_READER_BAD_STAT
+ * (a stat without a valid severity), TEST_READER_NAME NULL, or
+ * TEST_READER_MISSING_<CALLBACK> (that callback NULL). TEST_READER_FUTURE
+ * builds a good one as a later version would: a larger descriptor that
+ * still works with version 2. The callbacks are never fed: the loader
+ * only loads and probes.
  */
 #include <string.h>
 
@@ -14,6 +19,15 @@
 
 #ifndef TEST_READER_ABI
 #define TEST_READER_ABI TM_READER_ABI_VERSION
+#endif
+#ifndef TEST_READER_ABI_MIN
+#define TEST_READER_ABI_MIN TM_READER_ABI_VERSION
+#endif
+#ifndef TEST_READER_STRUCT_SIZE
+#define TEST_READER_STRUCT_SIZE sizeof(tm_reader_descriptor)
+#endif
+#ifndef TEST_READER_SAMPLE_TABLE
+#define TEST_READER_SAMPLE_TABLE NULL
 #endif
 #ifndef TEST_READER_PREFIX
 #define TEST_READER_PREFIX "#tm-test"
@@ -77,16 +91,46 @@ TEST_MAYBE_UNUSED static void test_close(void *state) { (void)state; }
 #define test_close NULL
 #endif
 
-static const tm_reader_descriptor test_descriptor = {
-    .abi_version = TEST_READER_ABI,
-    .name = TEST_READER_NAME,
-    .description = "loader test reader",
-    .probe = test_probe,
-    .open = test_open,
-    .feed = test_feed,
-    .finish = test_finish,
-    .close = test_close,
+static const tm_reader_stat test_stats[] = {
+#ifdef TEST_READER_BAD_STAT
+    TM_READER_STAT("test_reader_bad_severity", 99, TM_STAT_SOURCE_TRACE,
+                   "A severity no host knows."),
+#else
+    TM_READER_STAT("test_reader_stat", TM_STAT_NOTICE, TM_STAT_SOURCE_ANALYSIS,
+                   "A stat the loader test reader declares."),
+#endif
 };
+
+/* A later version's descriptor: version 2's fields, then one more. */
+static const struct {
+  tm_reader_descriptor v2;
+  uint64_t added_later;
+} test_descriptor_with_more = {
+    .v2 =
+        {
+            .struct_size =
+#ifdef TEST_READER_FUTURE
+                sizeof test_descriptor_with_more,
+#else
+                TEST_READER_STRUCT_SIZE,
+#endif
+            .abi_version = TEST_READER_ABI,
+            .abi_min = TEST_READER_ABI_MIN,
+            .name = TEST_READER_NAME,
+            .description = "loader test reader",
+            .probe = test_probe,
+            .open = test_open,
+            .feed = test_feed,
+            .finish = test_finish,
+            .close = test_close,
+            .stats = test_stats,
+            .n_stats = sizeof test_stats / sizeof test_stats[0],
+            .sample_table = TEST_READER_SAMPLE_TABLE,
+        },
+    .added_later = UINT64_MAX,
+};
+
+#define test_descriptor test_descriptor_with_more.v2
 
 #if defined(TEST_READER_NO_ENTRY)
 /* Exported under another name: the object loads but has no entry. */

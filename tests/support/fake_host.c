@@ -1,5 +1,5 @@
 /* A transcript-writing fake host (see proto_fake_host.h). */
-#include "proto_fake_host.h"
+#include "fake_host.h"
 
 #include <inttypes.h>
 #include <stddef.h>
@@ -31,8 +31,6 @@ struct tm_host {
 
 struct fake_host {
   struct tm_host host;
-  bool without_profiling;
-  bool without_import_log;
 };
 
 static void line(tm_host *host, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
@@ -232,8 +230,8 @@ static tm_track_ref svc_track_thread(tm_host *host, tm_thread_ref thread) {
   return track_of(host, d);
 }
 
-static tm_track_ref intern_track(tm_host *host, tm_machine_ref machine,
-                                 const tm_track_desc *desc) {
+static tm_track_ref svc_track_intern(tm_host *host, const tm_track_desc *desc) {
+  tm_machine_ref machine = desc->machine;
   GString *d = g_string_new(desc->type);
   if (desc->is_counter)
     g_string_append(d, " counter");
@@ -248,6 +246,8 @@ static tm_track_ref intern_track(tm_host *host, tm_machine_ref machine,
   g_string_append_printf(d, " key=%" PRIu64, desc->key);
   if (desc->unit)
     g_string_append_printf(d, " unit=%s", str(host, desc->unit));
+  if (desc->has_cpu)
+    g_string_append_printf(d, " cpu=%u", desc->cpu);
   if (!desc->thread && !desc->process)
     g_string_append_printf(d, " on %s",
                            label_of(host->machines, machine ? machine : svc_machine_default(host)));
@@ -256,14 +256,6 @@ static tm_track_ref intern_track(tm_host *host, tm_machine_ref machine,
   return ref;
 }
 
-static tm_track_ref svc_track_intern(tm_host *host, const tm_track_desc *desc) {
-  return intern_track(host, 0, desc);
-}
-
-static tm_track_ref svc_track_intern_on_machine(tm_host *host, tm_machine_ref machine,
-                                                const tm_track_desc *desc) {
-  return intern_track(host, machine, desc);
-}
 
 static void svc_track_set_parent(tm_host *host, tm_track_ref t, tm_track_ref parent) {
   char a[16], b[16];
@@ -406,10 +398,10 @@ static tm_callsite_ref svc_callsite(tm_host *host, tm_callsite_ref parent,
 }
 
 static void svc_sample(tm_host *host, tm_clock_ref clock, int64_t ts, tm_thread_ref thread,
-                       tm_callsite_ref callsite, const char *source, int32_t cpu) {
-  line(host, "sample %s %s ts=%" PRId64 " callsite=S%u source=%s cpu=%d",
+                       tm_callsite_ref callsite, int32_t cpu) {
+  line(host, "sample %s %s ts=%" PRId64 " callsite=S%u cpu=%d",
        label_of(host->threads, thread), label_of(host->clocks, clock), ts, callsite,
-       source, cpu);
+       cpu);
 }
 
 /* --- metadata, stats, errors -------------------------------------------- */
@@ -482,7 +474,6 @@ static const tm_host_services fake_services = {
     .metadata_set_string = svc_metadata_set_string,
     .stat_add = svc_stat_add,
     .report_error = svc_report_error,
-    .track_intern_on_machine = svc_track_intern_on_machine,
     .track_set_parent = svc_track_set_parent,
     .track_add_source_arg = svc_track_add_source_arg,
     .process_set_cmdline = svc_process_set_cmdline,
@@ -522,10 +513,6 @@ fake_host *fake_host_new(void) {
   return fake;
 }
 
-void fake_host_set_without_profiling(fake_host *fake) { fake->without_profiling = true; }
-
-void fake_host_set_without_import_log(fake_host *fake) { fake->without_import_log = true; }
-
 void fake_host_free(fake_host *fake) {
   if (!fake)
     return;
@@ -549,13 +536,7 @@ void fake_host_free(fake_host *fake) {
 
 tm_status fake_host_run(fake_host *fake, const tm_reader_descriptor *reader,
                         const uint8_t *data, size_t len, size_t chunk) {
-  /* A host built before the profiling services: its table ends there. */
-  tm_host_services services = fake_services;
-  if (fake->without_profiling)
-    services.struct_size = (uint32_t)offsetof(tm_host_services, mapping);
-  if (fake->without_import_log)
-    services.import_log = NULL;
-  void *state = reader->open(&services, &fake->host, NULL, 0);
+  void *state = reader->open(&fake_services, &fake->host, NULL, 0);
   if (!state)
     return TM_ERROR;
   tm_status status = TM_OK;

@@ -7,8 +7,8 @@
  * so a test states what the reader must have told the host as readable
  * text. Stats are kept apart (fake_host_stat), as is the first error.
  */
-#ifndef TM_PROTO_FAKE_HOST_H
-#define TM_PROTO_FAKE_HOST_H
+#ifndef TM_TEST_FAKE_HOST_H
+#define TM_TEST_FAKE_HOST_H
 
 #include <glib.h>
 #include <tracemerge/plugin.h>
@@ -17,11 +17,6 @@ typedef struct fake_host fake_host;
 
 fake_host *fake_host_new(void);
 void fake_host_free(fake_host *fake);
-/* Makes the next runs offer a host table that ends before the profiling
- * services (mapping, frame, callsite, sample), as an older host would. */
-void fake_host_set_without_profiling(fake_host *fake);
-/* Makes the next runs offer no import_log service (a NULL entry). */
-void fake_host_set_without_import_log(fake_host *fake);
 
 /* Opens `reader` on the fake host, feeds `data` in chunks of `chunk` bytes
  * (stopping at the first TM_ERROR), finishes and closes it. Returns the
@@ -45,4 +40,4 @@ const char *fake_host_borrow_error(const fake_host *fake, int64_t *offset);
  * order (other lines may come between), printing both on failure. */
 void fake_host_assert_lines(const fake_host *fake, const char *expected);
 
-#endif /* TM_PROTO_FAKE_HOST_H */
+#endif /* TM_TEST_FAKE_HOST_H */

@@ -1,0 +1,125 @@
+/*
+ * A version-2 reader that shows what the host does with a descriptor's
+ * declarations, for tests/test_reader_abi.c: its config bytes (written
+ * back, hex-encoded, as the metadata row "abi_test_config"), its declared
+ * stat, its processing priority (ABI_READER_PRIORITY) and its sample
+ * table (instruments_sample).
+ *
+ * Format: "#tm-abi", then one command per line (ts in ns, on the file's
+ * private clock, thread 1 of process 1):
+ *   slice <ts> <name>   an instant
+ *   sample <ts>         a sample without a stack
+ *   noted               stat_add("abi_test_noted", 1)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tracemerge/plugin.h>
+
+#ifndef ABI_READER_NAME
+#define ABI_READER_NAME "test-abi"
+#endif
+#ifndef ABI_READER_PRIORITY
+#define ABI_READER_PRIORITY 0
+#endif
+
+typedef struct {
+  const tm_host_services *s;
+  tm_host *host;
+  size_t len;
+  char line[128];
+} abi_reader;
+
+static int abi_probe(const uint8_t *head, size_t len, const char *name) {
+  (void)name;
+  return len >= 7 && memcmp(head, "#tm-abi", 7) == 0 ? 100 : 0;
+}
+
+static void *abi_open(const tm_host_services *s, tm_host *host,
+                      const uint8_t *config, size_t config_len) {
+  abi_reader *r = calloc(1, sizeof *r);
+  char *hex = malloc(2 * config_len + 1);
+  if (!r || !hex) {
+    free(r);
+    free(hex);
+    s->report_error(host, -1, "out of memory");
+    return NULL;
+  }
+  r->s = s;
+  r->host = host;
+  for (size_t i = 0; i < config_len; i++)
+    snprintf(hex + 2 * i, 3, "%02x", config[i]);
+  hex[2 * config_len] = '\0';
+  if (config)
+    s->metadata_set_string(host, "abi_test_config",
+                           s->intern_string(host, hex, 2 * config_len));
+  free(hex);
+  return r;
+}
+
+static void abi_command(abi_reader *r) {
+  const tm_host_services *s = r->s;
+  tm_host *h = r->host;
+  tm_thread_ref thread = s->thread(h, 0, 1, 1);
+  char name[64];
+  long long ts;
+  if (sscanf(r->line, "slice %lld %63s", &ts, name) == 2) {
+    tm_slice_fields f = {TM_SLICE_FIELDS_INIT, .ts = ts,
+                         .clock = s->clock_private(h),
+                         .track = s->track_thread(h, thread),
+                         .name = s->intern_string(h, name, strlen(name))};
+    s->slice_complete(h, &f, 0);
+  } else if (sscanf(r->line, "sample %lld", &ts) == 1) {
+    s->sample(h, s->clock_private(h), ts, thread, 0, -1);
+  } else if (strcmp(r->line, "noted") == 0) {
+    s->stat_add(h, "abi_test_noted", 1);
+  }
+}
+
+static tm_status abi_feed(void *state, const uint8_t *data, size_t len) {
+  abi_reader *r = state;
+  for (size_t i = 0; i < len; i++) {
+    if (data[i] != '\n') {
+      if (r->len + 1 < sizeof r->line)
+        r->line[r->len++] = (char)data[i];
+      continue;
+    }
+    r->line[r->len] = '\0';
+    if (r->line[0] != '#')
+      abi_command(r);
+    r->len = 0;
+  }
+  return TM_OK;
+}
+
+static tm_status abi_finish(void *state) {
+  if (((abi_reader *)state)->len == 0)
+    return TM_OK;
+  return abi_feed(state, (const uint8_t *)"\n", 1);
+}
+
+static const tm_reader_stat abi_stats[] = {
+    TM_READER_STAT("abi_test_noted", TM_STAT_NOTICE, TM_STAT_SOURCE_ANALYSIS,
+                   "A line said noted."),
+};
+
+TM_READER_EXPORT const tm_reader_descriptor *tracemerge_reader_entry(void) {
+  static const tm_reader_descriptor d = {
+      TM_READER_DESCRIPTOR_INIT,
+      .flags = TM_READER_CLOCKLESS,
+      .name = ABI_READER_NAME,
+      .description = "declarations test reader",
+      .probe = abi_probe,
+      .open = abi_open,
+      .feed = abi_feed,
+      .finish = abi_finish,
+      .close = free,
+      .stats = abi_stats,
+      .n_stats = sizeof abi_stats / sizeof abi_stats[0],
+      .processing_priority = ABI_READER_PRIORITY,
+      .sample_table = "instruments_sample",
+      .config_name = "abi_test_config",
+  };
+  return &d;
+}

@@ -1,0 +1,423 @@
+/*
+ * tracemerge reader plugin ABI.
+ *
+ * A reader is a shared object that understands exactly one trace format. It
+ * exports one symbol, TM_READER_ENTRY_SYMBOL, a function returning a pointer
+ * to a static tm_reader_descriptor. The host (libtracemerge) finds readers
+ * with dlopen, asks each one's probe() about the first bytes of every input
+ * file, and streams the chosen file to the winner with open/feed/finish/close.
+ *
+ * A reader never converts timestamps, never sees another file and never
+ * writes a table: it tells the host "on this clock, at this raw time, this
+ * happened" through the host services table below. The host owns clocks,
+ * machines, threads, tracks, sorting and the SQL surface.
+ *
+ * The plugin has no link-time dependency on the host: every host function it
+ * may call is reached through the tm_host_services table passed to open().
+ * This header is the whole contract; it includes only standard C headers.
+ *
+ * Versioning
+ * ----------
+ * TM_READER_ABI_VERSION is bumped on any incompatible change. The host
+ * refuses a descriptor whose abi_version it does not support. Compatible
+ * additions append fields at the end of tm_host_services; a plugin checks
+ * `services->struct_size` before using a field added after version 1 (use
+ * TM_HOST_HAS(services, field)).
+ *
+ * Ownership and lifetimes
+ * -----------------------
+ * - Strings passed to the host are borrowed for the duration of the call
+ *   only; the host copies what it keeps (intern_string returns an id).
+ * - Ids returned by the host (tm_str_id, tm_clock_ref, tm_machine_ref,
+ *   tm_process_ref, tm_thread_ref, tm_track_ref, tm_args_ref) are plain
+ *   integers valid for the whole import session; nothing needs freeing.
+ * - The chunk passed to feed() is borrowed until feed() returns; a reader
+ *   that needs bytes across chunk boundaries copies them.
+ * - The tm_host pointer is valid from open() until close() returns.
+ * - The reader state returned by open() is owned by the reader and released
+ *   by its close(), which the host calls exactly once per successful open(),
+ *   also after an error.
+ *
+ * Threading: the host calls a reader from one thread at a time; the
+ * services must only be called from inside a callback of that reader.
+ */
+#ifndef TRACEMERGE_PLUGIN_H
+#define TRACEMERGE_PLUGIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TM_READER_ABI_VERSION 1u
+#define TM_READER_ENTRY_SYMBOL "tracemerge_reader_entry"
+
+#if defined(__GNUC__)
+#define TM_READER_EXPORT __attribute__((visibility("default")))
+#else
+#define TM_READER_EXPORT
+#endif
+
+/* Interned string id. 0 is the NULL string. */
+typedef uint32_t tm_str_id;
+/* References to host objects. Each is an opaque id; 0 is never valid
+ * except for tm_args_ref, where 0 means "no args". */
+typedef uint32_t tm_clock_ref;
+typedef uint32_t tm_machine_ref;
+typedef uint32_t tm_process_ref;
+typedef uint32_t tm_thread_ref;
+typedef uint32_t tm_track_ref;
+typedef uint32_t tm_args_ref;
+typedef uint32_t tm_mapping_ref;  /* 0: no mapping */
+typedef uint32_t tm_frame_ref;
+typedef uint32_t tm_callsite_ref; /* 0: the root (no parent) */
+
+#define TM_NO_ARGS ((tm_args_ref)0)
+
+/* Builtin clock numbers, as in Perfetto's BuiltinClock. */
+enum tm_builtin_clock {
+  TM_CLOCK_REALTIME = 1,
+  TM_CLOCK_REALTIME_COARSE = 2,
+  TM_CLOCK_MONOTONIC = 3,
+  TM_CLOCK_MONOTONIC_COARSE = 4,
+  TM_CLOCK_MONOTONIC_RAW = 5,
+  TM_CLOCK_BOOTTIME = 6,
+  TM_CLOCK_TRACE_FILE = 11, /* a file's private timeline */
+};
+
+/* Descriptor flags. */
+enum tm_reader_flags {
+  /* The format has no absolute clock: its events sit on the file's private
+   * timeline (clock_private()). The host claims trace time with it if no
+   * one did before, else ties it to trace time by its own rules. */
+  TM_READER_CLOCKLESS = 1u << 0,
+  /* In this format pid 0 / tid 0 is the idle process ("swapper"), mapped
+   * to the machine's placeholder rows instead of fresh ones. */
+  TM_READER_PID0_IS_IDLE = 1u << 1,
+};
+
+typedef enum tm_status {
+  TM_OK = 0,
+  /* The file is damaged; the reader has called report_error() and wants no
+   * more bytes. Everything emitted before stays in the timeline. */
+  TM_ERROR = 1,
+} tm_status;
+
+/* Value types of an arg (as in trace_processor's args.value_type). */
+typedef enum tm_arg_type {
+  TM_ARG_INT = 0,
+  TM_ARG_UINT = 1,
+  TM_ARG_STRING = 2, /* value.str_id */
+  TM_ARG_REAL = 3,
+  TM_ARG_POINTER = 4,
+  TM_ARG_BOOL = 5,
+  TM_ARG_JSON = 6, /* value.str_id holds JSON text */
+} tm_arg_type;
+
+typedef struct tm_arg_value {
+  tm_arg_type type;
+  union {
+    int64_t int_value; /* INT, UINT (bit pattern), POINTER, BOOL (0/1) */
+    double real_value;
+    tm_str_id str_id;
+  } u;
+} tm_arg_value;
+
+/* One key/value pair of an import-log entry (the import_log service).
+ * Unlike tm_arg_value, strings are passed as bytes, so the host interns
+ * only the entries it keeps. */
+typedef struct tm_import_log_arg {
+  const char *key;     /* NUL-terminated, e.g. "line" */
+  tm_arg_type type;
+  int64_t int_value;   /* INT, UINT (bit pattern), POINTER, BOOL (0/1) */
+  double real_value;   /* REAL */
+  const char *string;  /* STRING, JSON: `string_len` bytes, no NUL needed */
+  size_t string_len;
+} tm_import_log_arg;
+
+/* How a flow attaches to a slice. */
+typedef enum tm_flow_direction {
+  TM_FLOW_OUT = 0,  /* a flow starts at the bound slice */
+  TM_FLOW_STEP = 1, /* link from the flow's previous slice, continue from here */
+  TM_FLOW_IN = 2,   /* the flow ends at the bound slice */
+  /* Starts the flow at the bound slice if it is not in flight, else steps
+   * (TrackEvent flow_ids). Unlike TM_FLOW_STEP, a first use is no error. */
+  TM_FLOW_CONTINUE = 3,
+} tm_flow_direction;
+
+typedef enum tm_flow_binding {
+  /* The innermost slice open on the track at the flow's timestamp (this is
+   * the slice just begun when the flow is emitted right after its begin). */
+  TM_FLOW_BIND_ENCLOSING = 0,
+  /* The next slice that begins on the track at or after the timestamp. */
+  TM_FLOW_BIND_NEXT_BEGIN = 1,
+} tm_flow_binding;
+
+/* Description of a track to intern. Tracks are interned per (file, machine,
+ * type, dimensions): the same description returns the same track. */
+typedef struct tm_track_desc {
+  const char *type;        /* trace_processor track type, e.g. "json_counter" */
+  int is_counter;          /* 1: counter track, 0: slice track */
+  tm_str_id name;          /* may be 0 */
+  tm_thread_ref thread;    /* dimension utid, or 0 */
+  tm_process_ref process;  /* dimension upid, or 0 */
+  tm_str_id scope;         /* extra dimension (async scope/category), or 0 */
+  uint64_t key;            /* extra dimension (e.g. cookie or uuid), or 0 */
+  tm_str_id unit;          /* counter unit, or 0 */
+} tm_track_desc;
+
+/* Common fields of a slice-like event. */
+typedef struct tm_slice_fields {
+  tm_track_ref track;
+  tm_clock_ref clock;
+  int64_t ts;          /* raw time on `clock`, in ns of that clock */
+  tm_str_id name;      /* 0: no name */
+  tm_str_id category;  /* 0: none */
+  tm_args_ref args;    /* TM_NO_ARGS or a committed arg set */
+  int64_t thread_ts;   /* thread CPU time in ns, or INT64_MIN if unknown */
+  int64_t thread_dur;  /* complete events: thread CPU duration, or INT64_MIN */
+} tm_slice_fields;
+
+#define TM_UNKNOWN_TIME INT64_MIN
+
+typedef struct tm_host tm_host; /* opaque: one per file being read */
+
+typedef struct tm_host_services {
+  /* sizeof(tm_host_services) as the host was built; fields past it absent. */
+  uint32_t struct_size;
+  uint32_t abi_version;
+
+  /* --- strings --------------------------------------------------------- */
+  /* Interns `len` bytes of `s` (need not be NUL-terminated); returns its id.
+   * Interning an empty string returns a valid id distinct from 0. A NUL
+   * byte among the `len` is kept as U+FFFD, so a string is never cut. */
+  tm_str_id (*intern_string)(tm_host *host, const char *s, size_t len);
+
+  /* --- clocks ---------------------------------------------------------- */
+  /* The file's private timeline (TRACE_FILE), on the file's base machine. */
+  tm_clock_ref (*clock_private)(tm_host *host);
+  /* A builtin or global clock (1..63, >=128) of a machine. */
+  tm_clock_ref (*clock_builtin)(tm_host *host, tm_machine_ref machine,
+                                uint32_t clock_id);
+  /* A sequence-scoped clock (64..127) of one packet sequence. */
+  tm_clock_ref (*clock_sequence)(tm_host *host, tm_machine_ref machine,
+                                 uint32_t sequence_id, uint32_t clock_id);
+  /* Asks to make `clock` the trace-time clock. The first claimer wins;
+   * later claims by other files are ignored. Returns true if `clock` is
+   * now trace time. Clockless readers need not call this. */
+  bool (*claim_trace_time)(tm_host *host, tm_clock_ref clock);
+  /* Adds a snapshot: readings of several clocks at one instant, in ns.
+   * Returns false (and counts invalid_clock_snapshots) if rejected. */
+  bool (*add_clock_snapshot)(tm_host *host, const tm_clock_ref *clocks,
+                             const int64_t *values_ns, size_t count);
+
+  /* --- machines, processes, threads ------------------------------------ */
+  /* The machine the file is attributed to (the host machine by default). */
+  tm_machine_ref (*machine_default)(tm_host *host);
+  /* An embedded machine of this file (proto machine_id); 0 = default. */
+  tm_machine_ref (*machine_embedded)(tm_host *host, uint32_t raw_id);
+  /* The process `pid` on `machine`, created on first use. Processes are
+   * shared by every file attributed to the same machine. */
+  tm_process_ref (*process)(tm_host *host, tm_machine_ref machine,
+                            int64_t pid);
+  /* Thread `tid` of process `pid` on `machine`, created on first use.
+   * pid < 0: the process is unknown; the thread keeps the process it has,
+   * or none, until a later call names it. */
+  tm_thread_ref (*thread)(tm_host *host, tm_machine_ref machine, int64_t pid,
+                          int64_t tid);
+  void (*process_set_name)(tm_host *host, tm_process_ref process,
+                           tm_str_id name);
+  void (*thread_set_name)(tm_host *host, tm_thread_ref thread, tm_str_id name);
+  /* Adds one arg to the process' / thread's arg set (e.g. sort hints). */
+  void (*process_add_arg)(tm_host *host, tm_process_ref process, tm_str_id key,
+                          tm_arg_value value);
+  void (*thread_add_arg)(tm_host *host, tm_thread_ref thread, tm_str_id key,
+                         tm_arg_value value);
+
+  /* --- tracks ------------------------------------------------------------ */
+  /* The thread's main slice track in this file ("thread_execution"). */
+  tm_track_ref (*track_thread)(tm_host *host, tm_thread_ref thread);
+  /* Any other track, interned by description (see tm_track_desc). */
+  tm_track_ref (*track_intern)(tm_host *host, const tm_track_desc *desc);
+
+  /* --- args -------------------------------------------------------------- */
+  /* Builds one arg set: add pairs, then commit. One set is under
+   * construction per host at a time; commit returns TM_NO_ARGS if empty.
+   * `key` is the full key (e.g. "args.list[2].x"); the host derives the
+   * flat key by removing array indexes. */
+  void (*args_add)(tm_host *host, tm_str_id key, tm_arg_value value);
+  tm_args_ref (*args_commit)(tm_host *host);
+
+  /* --- events -------------------------------------------------------------- */
+  void (*slice_begin)(tm_host *host, const tm_slice_fields *f);
+  /* Ends the innermost open slice on the track. If `f->name` or
+   * `f->category` is non-zero, the innermost open slice with that name /
+   * category is ended instead (Chrome JSON "E" rules); none matching: the
+   * end is ignored and counted. `f->args` are merged into the slice. */
+  void (*slice_end)(tm_host *host, const tm_slice_fields *f);
+  /* A slice with known duration (dur 0 = instant). */
+  void (*slice_complete)(tm_host *host, const tm_slice_fields *f,
+                         int64_t dur_ns);
+  void (*counter)(tm_host *host, tm_track_ref track, tm_clock_ref clock,
+                  int64_t ts, double value, tm_args_ref args);
+  /* Binds flow `flow_id` (scoped to this file) to a slice on `track` as
+   * described by `binding`; `args` describe the flow (may be TM_NO_ARGS). */
+  void (*flow)(tm_host *host, tm_track_ref track, tm_clock_ref clock,
+               int64_t ts, uint64_t flow_id, tm_flow_direction direction,
+               tm_flow_binding binding, tm_args_ref args);
+
+  /* --- metadata, stats, errors ------------------------------------------ */
+  /* A metadata row scoped to this file and its machine (e.g.
+   * "json_metadata.<key>"). Setting a name twice keeps the last value. */
+  void (*metadata_set_int)(tm_host *host, const char *name, int64_t value);
+  void (*metadata_set_string)(tm_host *host, const char *name, tm_str_id value);
+  /* Adds `delta` to the stat `name` for this file and its machine. Names the
+   * host knows (sql-surface stats) keep their catalog severity; others are
+   * created with severity "error", source "trace". */
+  void (*stat_add)(tm_host *host, const char *name, int64_t delta);
+  /* Reports damage at `byte_offset` of the file (-1 if unknown). The first
+   * report of a file is the one shown to the user; the reader then returns
+   * TM_ERROR from feed()/finish(). */
+  void (*report_error)(tm_host *host, int64_t byte_offset, const char *message);
+
+  /* --- added after version 1: check with TM_HOST_HAS() before use ------ */
+  /* As track_intern, on `machine` (0: the file's machine). track_intern puts
+   * a track with neither thread nor process on the file's machine; a reader
+   * of embedded machines (proto machine_id) places global tracks with this. */
+  tm_track_ref (*track_intern_on_machine)(tm_host *host, tm_machine_ref machine,
+                                          const tm_track_desc *desc);
+  /* Sets track.parent_id (a nesting hierarchy, e.g. TrackDescriptor
+   * parent_uuid). Both tracks must belong to this file. */
+  void (*track_set_parent)(tm_host *host, tm_track_ref track,
+                           tm_track_ref parent);
+  /* Adds one arg to the track's source arg set (track.source_arg_set_id),
+   * e.g. "description"; `key` and string values are interned ids. */
+  void (*track_add_source_arg)(tm_host *host, tm_track_ref track, tm_str_id key,
+                               tm_arg_value value);
+  /* process.cmdline (the full command line, interned), process.parent_upid
+   * and process.uid. */
+  void (*process_set_cmdline)(tm_host *host, tm_process_ref process,
+                              tm_str_id cmdline);
+  void (*process_set_parent)(tm_host *host, tm_process_ref process,
+                             tm_process_ref parent);
+  void (*process_set_uid)(tm_host *host, tm_process_ref process, int64_t uid);
+  /* Sets one column of a machine row from what the trace says about the
+   * system: TM_ARG_STRING for "name", "sysname", "release", "version",
+   * "arch", "android_build_fingerprint", "android_device_manufacturer";
+   * TM_ARG_INT for "num_cpus", "android_sdk_version", "system_ram_bytes"
+   * (which also sets system_ram_gb). Other columns or types are ignored. */
+  void (*machine_set_info)(tm_host *host, tm_machine_ref machine,
+                           const char *column, tm_arg_value value);
+
+  /* --- scheduling (added after version 1; check with TM_HOST_HAS) -------- */
+  /* A track with a cpu dimension on `machine` (0: the file's machine), e.g.
+   * {type "cpu_frequency", is_counter 1, name "cpufreq"}; interned per
+   * (file, machine, cpu, description). Also creates the cpu row. */
+  tm_track_ref (*track_intern_cpu)(tm_host *host, tm_machine_ref machine,
+                                   uint32_t cpu, const tm_track_desc *desc);
+  /* A context switch on `cpu` of `machine`: `prev` stops running, leaving
+   * in `prev_state` (the kernel's letters, e.g. "S", "R+", "D"; 0 unknown),
+   * and `next` starts with priority `next_prio`. The host turns the ordered
+   * switches of each cpu into sched and thread_state rows. */
+  void (*sched_switch)(tm_host *host, tm_clock_ref clock, int64_t ts,
+                       tm_machine_ref machine, uint32_t cpu,
+                       tm_thread_ref prev, tm_str_id prev_state,
+                       tm_thread_ref next, int32_t next_prio);
+  /* `thread` becomes runnable on `target_cpu` (sched_waking/sched_wakeup),
+   * woken by `waker` (0 if unknown). */
+  void (*sched_waking)(tm_host *host, tm_clock_ref clock, int64_t ts,
+                       tm_machine_ref machine, uint32_t target_cpu,
+                       tm_thread_ref thread, tm_thread_ref waker);
+
+  /* --- profiling (added after version 1; check with TM_HOST_HAS) --------- */
+  /* A binary mapping (stack_profile_mapping), interned by all its fields. */
+  tm_mapping_ref (*mapping)(tm_host *host, tm_str_id name, tm_str_id build_id,
+                            uint64_t start, uint64_t end, uint64_t exact_offset,
+                            uint64_t load_bias);
+  /* A frame (stack_profile_frame), interned per (name, mapping, rel_pc). */
+  tm_frame_ref (*frame)(tm_host *host, tm_str_id function_name,
+                        tm_mapping_ref mapping, uint64_t rel_pc);
+  /* The callsite `frame` called from `parent` (0: outermost), interned per
+   * (parent, frame); depth 0 is the outermost frame. The ref minus one is
+   * the callsite's `stack_profile_callsite.id`, so a reader may record it in
+   * an arg (e.g. a slice's "callsite_id"). */
+  tm_callsite_ref (*callsite)(tm_host *host, tm_callsite_ref parent,
+                              tm_frame_ref frame);
+  /* A profiler sample of `thread` at `callsite` (its innermost frame).
+   * `source` names the sample table: "instruments" goes to
+   * instruments_sample, anything else ("gecko", "chrome", ...) to
+   * cpu_profile_stack_sample. `cpu` is -1 when unknown; a known cpu is
+   * also a cpu row of the thread's machine. Samples are placed on the
+   * timeline like slices: `ts` is raw time on `clock`. */
+  void (*sample)(tm_host *host, tm_clock_ref clock, int64_t ts,
+                 tm_thread_ref thread, tm_callsite_ref callsite,
+                 const char *source, int32_t cpu);
+
+  /* --- import logs (added after version 1; check with TM_HOST_HAS) ------- */
+  /* Counts one occurrence of stat `name` for this file and its machine,
+   * exactly as stat_add(host, name, 1), and records its details as a row
+   * of _trace_import_logs: `byte_offset` in the file (-1 if unknown) and
+   * the `n_args` pairs of `args` (NULL if 0) as the row's arg set. The
+   * host keeps rows for the first few occurrences of each stat per file
+   * and machine only (16 today); later calls just count, so a reader may
+   * call this for every occurrence. `name`, `args` and every string they
+   * point to are borrowed for the call only; the host copies what it
+   * keeps. */
+  void (*import_log)(tm_host *host, const char *name, int64_t byte_offset,
+                     const tm_import_log_arg *args, size_t n_args);
+
+  /* --- machine syncs (added after version 1; check with TM_HOST_HAS) ----- */
+  /* Announces a remote clock sync (Perfetto's RemoteClockSync: readings
+   * that relate a client machine's clocks to the host's), whichever
+   * machine it carries, before adding any of its readings. False: the host
+   * refuses it, because the manifest pins the file to a single clock and
+   * machine, which fails the import; add nothing of it then. */
+  bool (*remote_clock_sync)(tm_host *host);
+} tm_host_services;
+
+#define TM_HOST_HAS(services, field)                                       \
+  ((services)->struct_size >=                                              \
+   offsetof(tm_host_services, field) + sizeof((services)->field))
+
+/* The highest probe score the host takes (see tm_reader_descriptor). */
+#define TM_PROBE_SCORE_MAX 1000
+
+/* The reader's callbacks. */
+typedef struct tm_reader_descriptor {
+  uint32_t abi_version; /* TM_READER_ABI_VERSION */
+  uint32_t flags;       /* tm_reader_flags */
+  const char *name;     /* trace_type reported in trace_file, e.g. "json" */
+  const char *description;
+
+  /* Scores the first `len` bytes of a file (at most 512) and its name
+   * (may be NULL). 0: not this format; higher wins, up to
+   * TM_PROBE_SCORE_MAX (the host clamps anything above it, and negative
+   * scores to 0, and warns once about such a reader); ties go to the
+   * reader that sorts first by name. The built-in readers score 800-900.
+   * Must not keep the pointers. */
+  int (*probe)(const uint8_t *head, size_t len, const char *file_name);
+
+  /* Starts reading one file. `config` is this reader's opaque configuration
+   * bytes from the host config (may be NULL/0). Returns the reader state,
+   * or NULL after report_error(). */
+  void *(*open)(const tm_host_services *services, tm_host *host,
+                const uint8_t *config, size_t config_len);
+  /* Receives the next chunk of the file. */
+  tm_status (*feed)(void *state, const uint8_t *data, size_t len);
+  /* End of file: flush partial state. */
+  tm_status (*finish)(void *state);
+  /* Releases the state. Called once after a successful open(). */
+  void (*close)(void *state);
+} tm_reader_descriptor;
+
+/* The type of the exported entry symbol. */
+typedef const tm_reader_descriptor *(*tm_reader_entry_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRACEMERGE_PLUGIN_H */

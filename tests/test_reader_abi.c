@@ -1,0 +1,291 @@
+/*
+ * The reader ABI as the library serves it: a reader built against the
+ * version-1 header still imports (every service whose layout changed in
+ * version 2 is adapted), and what a version-2 descriptor declares takes
+ * effect: its config bytes reach open() unchanged, its stats carry their
+ * severity, source and description, its samples go to its table, and its
+ * processing priority orders it among its siblings.
+ *
+ * The readers are tests/plugins/v1/v1_reader.c and
+ * tests/plugins/abi/abi_reader.c, loaded from the build directory named by
+ * $TM_ABI_TEST_READERS; the inputs are written by each test.
+ */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <tracemerge/tracemerge.h>
+
+typedef struct fixture {
+  char *dir; /* temporary directory of the inputs */
+} fixture;
+
+static void fixture_set_up(fixture *f, gconstpointer data) {
+  (void)data;
+  GError *error = NULL;
+  f->dir = g_dir_make_tmp("tm-reader-abi-XXXXXX", &error);
+  g_assert_no_error(error);
+}
+
+static void fixture_tear_down(fixture *f, gconstpointer data) {
+  (void)data;
+  GDir *dir = g_dir_open(f->dir, 0, NULL);
+  for (const char *name; dir && (name = g_dir_read_name(dir)) != NULL;) {
+    g_autofree char *path = g_build_filename(f->dir, name, NULL);
+    g_assert_cmpint(g_remove(path), ==, 0);
+  }
+  if (dir)
+    g_dir_close(dir);
+  g_assert_cmpint(g_rmdir(f->dir), ==, 0);
+  g_free(f->dir);
+}
+
+static char *write_input(fixture *f, const char *name, const char *text) {
+  char *path = g_build_filename(f->dir, name, NULL);
+  GError *error = NULL;
+  g_file_set_contents(path, text, -1, &error);
+  g_assert_no_error(error);
+  return path;
+}
+
+/* A session that loads the test readers, with `configs` (may be NULL). */
+static tm_session *session_new(const tm_reader_config *configs,
+                               size_t n_configs) {
+  const char *readers = g_getenv("TM_ABI_TEST_READERS");
+  g_assert_nonnull(readers);
+  const char *dirs[] = {readers};
+  tm_session_options options = {
+      .plugin_dirs = dirs,
+      .n_plugin_dirs = 1,
+      .reader_configs = configs,
+      .n_reader_configs = n_configs,
+  };
+  return tm_session_new(&options);
+}
+
+static void import_ok(tm_session *session, const char *const *paths,
+                      size_t n) {
+  GError *error = NULL;
+  g_assert_true(tm_session_import(session, paths, n, &error));
+  g_assert_no_error(error);
+}
+
+/* The query's rows as CSV, as the CLI prints them. */
+static char *query(tm_session *session, const char *sql) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&text, &len);
+  g_assert_nonnull(out);
+  GError *error = NULL;
+  gboolean ok = tm_session_query(session, sql, TM_FORMAT_CSV, out, &error);
+  fclose(out);
+  g_assert_no_error(error);
+  g_assert_true(ok);
+  return text;
+}
+
+static const tm_reader_descriptor *find_reader(tm_session *session,
+                                               const char *name) {
+  for (size_t i = 0; i < tm_session_reader_count(session); i++) {
+    const tm_reader_descriptor *d = tm_session_borrow_reader(session, i, NULL);
+    if (strcmp(d->name, name) == 0)
+      return d;
+  }
+  return NULL;
+}
+
+/* --- version 1 ------------------------------------------------------------ */
+
+static const char v1_input[] = "#tm-v1\n"
+                               "slice 1000 500 alpha\n"
+                               "begin 2000 outer\n"
+                               "end 3000\n"
+                               "counter 1500 2.5\n"
+                               "cpu 1600 3 1200\n"
+                               "sample 1700 hot\n"
+                               "nonsense here\n";
+
+static void test_a_version_1_reader_still_imports(fixture *f,
+                                                  gconstpointer data) {
+  (void)data;
+  g_autofree char *path = write_input(f, "trace.v1", v1_input);
+  tm_session *session = session_new(NULL, 0);
+  const tm_reader_descriptor *v1 = find_reader(session, "test-v1");
+  g_assert_nonnull(v1);
+  g_assert_cmpuint(v1->abi_version, ==, 1);
+  const char *paths[] = {path};
+  import_ok(session, paths, 1);
+
+  /* slice_complete and slice_begin/end with version 1's tm_slice_fields:
+   * the clockless file's private clock is trace time, so raw ns stay;
+   * "begin 2000" gave thread time 2000 / 2. */
+  g_autofree char *slices = query(
+      session, "SELECT name, ts, dur, thread_ts FROM slice ORDER BY ts");
+  g_assert_cmpstr(slices, ==,
+                  "\"name\",\"ts\",\"dur\",\"thread_ts\"\n"
+                  "\"alpha\",1000,500,\"[NULL]\"\n"
+                  "\"outer\",2000,1000,1000\n");
+  /* track_intern and track_intern_cpu with version 1's tm_track_desc. */
+  g_autofree char *counters = query(
+      session, "SELECT t.type, t.name, c.ts, c.value FROM counter c "
+               "JOIN track t ON t.id = c.track_id ORDER BY c.ts");
+  g_assert_cmpstr(counters, ==,
+                  "\"type\",\"name\",\"ts\",\"value\"\n"
+                  "\"v1_counter\",\"v1 counter\",1500,2.500000\n"
+                  "\"cpu_frequency\",\"cpufreq\",1600,1200.000000\n");
+  g_autofree char *cpus = query(
+      session, "SELECT c.cpu FROM cpu_counter_track t JOIN cpu c ON c.id = t.cpu");
+  g_assert_cmpstr(cpus, ==, "\"cpu\"\n3\n");
+  /* sample("instruments") named its table by source in version 1. */
+  g_autofree char *samples = query(
+      session, "SELECT (SELECT count(*) FROM instruments_sample) AS instruments, "
+               "(SELECT count(*) FROM cpu_profile_stack_sample) AS cpu_profile");
+  g_assert_cmpstr(samples, ==, "\"instruments\",\"cpu_profile\"\n1,0\n");
+  /* import_log with version 1's tm_import_log_arg: the line's offset is
+   * the length of every line before it. */
+  size_t offset = strstr(v1_input, "nonsense") - v1_input;
+  g_autofree char *expected_log = g_strdup_printf(
+      "\"name\",\"byte_offset\",\"key\",\"display_value\"\n"
+      "\"v1_bad_line\",%zu,\"line\",\"nonsense here\"\n",
+      offset);
+  g_autofree char *logs = query(
+      session, "SELECT l.name, l.byte_offset, a.key, a.display_value "
+               "FROM _trace_import_logs l JOIN args a "
+               "ON a.arg_set_id = l.arg_set_id");
+  g_assert_cmpstr(logs, ==, expected_log);
+  tm_session_free(session);
+}
+
+/* --- version 2 declarations --------------------------------------------- */
+
+static char *config_metadata(tm_session *session) {
+  return query(session, "SELECT str_value FROM metadata "
+                        "WHERE name = 'abi_test_config'");
+}
+
+/* Every byte value that text would mangle: NUL, newline, quote, 0xff. */
+static void test_config_bytes_reach_open_unchanged(fixture *f,
+                                                   gconstpointer data) {
+  (void)data;
+  static const uint8_t config[] = {0x00, '\n', '"', 0xff, 'a'};
+  tm_reader_config configs[] = {{"test-abi", config, sizeof config}};
+  g_autofree char *path = write_input(f, "trace.abi", "#tm-abi\n");
+  tm_session *session = session_new(configs, 1);
+  const char *paths[] = {path};
+  import_ok(session, paths, 1);
+  /* abi_reader.c writes the bytes back in hex. */
+  g_autofree char *metadata = config_metadata(session);
+  g_assert_cmpstr(metadata, ==, "\"str_value\"\n\"000a22ff61\"\n");
+  tm_session_free(session);
+}
+
+static void test_without_a_config_open_gets_none(fixture *f,
+                                                 gconstpointer data) {
+  (void)data;
+  g_autofree char *path = write_input(f, "trace.abi", "#tm-abi\n");
+  tm_session *session = session_new(NULL, 0);
+  const char *paths[] = {path};
+  import_ok(session, paths, 1);
+  g_autofree char *metadata = config_metadata(session);
+  g_assert_cmpstr(metadata, ==, "\"str_value\"\n");
+  tm_session_free(session);
+}
+
+static void test_a_config_for_an_unknown_reader_fails_the_import(
+    fixture *f, gconstpointer data) {
+  (void)data;
+  tm_reader_config configs[] = {{"no-such-reader", "x", 1}};
+  g_autofree char *path = write_input(f, "trace.abi", "#tm-abi\n");
+  tm_session *session = session_new(configs, 1);
+  const char *paths[] = {path};
+  GError *error = NULL;
+  g_assert_false(tm_session_import(session, paths, 1, &error));
+  g_assert_nonnull(error);
+  g_assert_cmpstr(error->message, ==,
+                  "a configuration is given for reader 'no-such-reader', but "
+                  "no reader of that name is loaded");
+  g_error_free(error);
+  tm_session_free(session);
+}
+
+/* abi_reader.c declares abi_test_noted (notice, analysis); two "noted"
+ * lines count 2 in the file's row, and the other file (read by the
+ * version-1 reader) has its zero row too. */
+static void test_declared_stats_carry_their_catalog_entry(fixture *f,
+                                                          gconstpointer data) {
+  (void)data;
+  g_autofree char *abi = write_input(f, "a.abi", "#tm-abi\nnoted\nnoted\n");
+  g_autofree char *v1 = write_input(f, "b.v1", "#tm-v1\n");
+  tm_session *session = session_new(NULL, 0);
+  const char *paths[] = {abi, v1};
+  import_ok(session, paths, 2);
+  g_autofree char *stats = query(
+      session, "SELECT f.name, s.severity, s.source, s.description, s.value "
+               "FROM stats s JOIN trace_file f ON f.id = s.trace_id "
+               "WHERE s.name = 'abi_test_noted' ORDER BY f.name");
+  g_autofree char *expected = g_strdup_printf(
+      "\"name\",\"severity\",\"source\",\"description\",\"value\"\n"
+      "\"%s\",\"notice\",\"analysis\",\"A line said noted.\",2\n"
+      "\"%s\",\"notice\",\"analysis\",\"A line said noted.\",0\n",
+      abi, v1);
+  g_assert_cmpstr(stats, ==, expected);
+  tm_session_free(session);
+}
+
+static void test_samples_go_to_the_declared_table(fixture *f,
+                                                  gconstpointer data) {
+  (void)data;
+  g_autofree char *path =
+      write_input(f, "trace.abi", "#tm-abi\nsample 10\nsample 20\n");
+  tm_session *session = session_new(NULL, 0);
+  const char *paths[] = {path};
+  import_ok(session, paths, 1);
+  g_autofree char *samples = query(
+      session, "SELECT (SELECT group_concat(ts) FROM instruments_sample) AS i, "
+               "(SELECT count(*) FROM cpu_profile_stack_sample) AS c");
+  g_assert_cmpstr(samples, ==, "\"i\",\"c\"\n\"10,20\",0\n");
+  tm_session_free(session);
+}
+
+/* Root inputs are ordered as the members of one archive: by priority,
+ * then by name. By name a.v1 would come first; test-abi declares -3. */
+static void test_processing_priority_orders_siblings(fixture *f,
+                                                     gconstpointer data) {
+  (void)data;
+  g_autofree char *v1 = write_input(f, "a.v1", "#tm-v1\n");
+  g_autofree char *abi = write_input(f, "z.abi", "#tm-abi\n");
+  tm_session *session = session_new(NULL, 0);
+  const char *paths[] = {v1, abi};
+  import_ok(session, paths, 2);
+  g_autofree char *order = query(
+      session, "SELECT trace_type, processing_order FROM trace_file "
+               "ORDER BY processing_order");
+  g_assert_cmpstr(order, ==,
+                  "\"trace_type\",\"processing_order\"\n"
+                  "\"test-abi\",0\n"
+                  "\"test-v1\",1\n");
+  tm_session_free(session);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+#define ADD(path, fn)                                                       \
+  g_test_add(path, fixture, NULL, fixture_set_up, fn, fixture_tear_down)
+  ADD("/reader-abi/v1/a-version-1-reader-still-imports",
+      test_a_version_1_reader_still_imports);
+  ADD("/reader-abi/config/bytes-reach-open-unchanged",
+      test_config_bytes_reach_open_unchanged);
+  ADD("/reader-abi/config/without-one-open-gets-none",
+      test_without_a_config_open_gets_none);
+  ADD("/reader-abi/config/one-for-an-unknown-reader-fails-the-import",
+      test_a_config_for_an_unknown_reader_fails_the_import);
+  ADD("/reader-abi/declarations/stats-carry-their-catalog-entry",
+      test_declared_stats_carry_their_catalog_entry);
+  ADD("/reader-abi/declarations/samples-go-to-the-declared-table",
+      test_samples_go_to_the_declared_table);
+  ADD("/reader-abi/declarations/processing-priority-orders-siblings",
+      test_processing_priority_orders_siblings);
+#undef ADD
+  return g_test_run();
+}
