@@ -69,7 +69,9 @@ static void set_err(char **err, const char *format, ...) {
 
 /* "name [PARTITIONED col]" */
 static bool parse_side(const char *arg, side *s, char **err) {
-  gchar **words = g_strsplit_set(g_strstrip(g_strdup(arg)), " \t\n", -1);
+  char *text = g_strstrip(g_strdup(arg));
+  gchar **words = g_strsplit_set(text, " \t\n", -1);
+  g_free(text);
   GPtrArray *w = g_ptr_array_new();
   for (gchar **p = words; *p; p++)
     if (**p)

@@ -24,10 +24,12 @@ SELECT CASE $short_name
   ELSE $short_name
 END;
 
--- The same, followed by " (IO)" or " (non-IO)" when io_wait is known.
+-- The same, followed by " (IO)" or " (non-IO)" when io_wait is known (a
+-- NULL state reads as the empty string).
 CREATE PERFETTO FUNCTION sched_state_io_to_human_readable_string(
   sched_state STRING,
   io_wait BOOL
 ) RETURNS STRING AS
-SELECT sched_state_to_human_readable_string($sched_state) ||
-       CASE $io_wait WHEN 1 THEN ' (IO)' WHEN 0 THEN ' (non-IO)' ELSE '' END;
+SELECT printf('%s%s', sched_state_to_human_readable_string($sched_state),
+              CASE $io_wait WHEN 1 THEN ' (IO)' WHEN 0 THEN ' (non-IO)'
+              ELSE '' END);
