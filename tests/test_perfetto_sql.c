@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <sqlite3.h>
+
 #include "model/model.h"
 #include "sql/sql_output.h"
 #include "sql/sql_surface.h"
@@ -371,6 +373,48 @@ static void test_sql_packages_add_modules(fixture *f, gconstpointer d) {
   g_free(dir);
 }
 
+/* A saved database opened by plain SQLite with the loadable extension
+ * answers the scalar functions as the surface does (the values: slice
+ * 0's args and the bounds of the fixture). */
+static void test_saved_database_gets_functions_from_the_extension(
+    fixture *f, gconstpointer d) {
+  (void)d;
+  const char *extension = g_getenv("TM_SQLITE_EXTENSION");
+  g_assert_nonnull(extension);
+  char *dir = g_dir_make_tmp("tm-ext-XXXXXX", NULL);
+  char *path = g_build_filename(dir, "saved.sqlite", NULL);
+  GError *error = NULL;
+  g_assert_true(sql_surface_save(f->surface, path, &error));
+  g_assert_no_error(error);
+  sqlite3 *db = NULL;
+  g_assert_cmpint(sqlite3_open(path, &db), ==, SQLITE_OK);
+  g_assert_cmpint(sqlite3_enable_load_extension(db, 1), ==, SQLITE_OK);
+  char *message = NULL;
+  int rc = sqlite3_load_extension(db, extension, NULL, &message);
+  if (rc != SQLITE_OK)
+    g_error("loading %s: %s", extension, message);
+  sqlite3_stmt *stmt = NULL;
+  g_assert_cmpint(
+      sqlite3_prepare_v2(db,
+                         "SELECT extract_arg(arg_set_id, 'debug.name'), "
+                         "extract_arg(arg_set_id, 'args.list[1]'), "
+                         "trace_dur(), hash('a') FROM slice WHERE id = 0",
+                         -1, &stmt, NULL),
+      ==, SQLITE_OK);
+  g_assert_cmpint(sqlite3_step(stmt), ==, SQLITE_ROW);
+  g_assert_cmpstr((const char *)sqlite3_column_text(stmt, 0), ==, "x");
+  g_assert_cmpint(sqlite3_column_int64(stmt, 1), ==, 8);
+  g_assert_cmpint(sqlite3_column_int64(stmt, 2), ==, 250);
+  g_assert_cmpint(sqlite3_column_int64(stmt, 3), ==, -5808556873153909620LL);
+  sqlite3_finalize(stmt);
+  /* Nothing is left open: a plain close succeeds. */
+  g_assert_cmpint(sqlite3_close(db), ==, SQLITE_OK);
+  g_unlink(path);
+  g_rmdir(dir);
+  g_free(path);
+  g_free(dir);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
 #define ADD(path, fn)                                                       \
@@ -394,5 +438,7 @@ int main(int argc, char **argv) {
   ADD("perfetto-errors-name-line-and-column",
       test_perfetto_errors_name_line_and_column);
   ADD("sql-packages-add-modules", test_sql_packages_add_modules);
+  ADD("saved-database-gets-functions-from-the-extension",
+      test_saved_database_gets_functions_from_the_extension);
   return g_test_run();
 }

@@ -2,7 +2,7 @@
  * Benchmark driver: how far is import from the floor of the same work?
  *
  *   bench [--events N] [--seed S] [--input FILE] [--workdir DIR] [--keep]
- *         [--no-save]
+ *         [--no-save] [--queries]
  *
  * Writes a synthetic Chrome JSON trace (gen_chrome_json) unless --input is
  * given, then measures, each stage in a forked child of its own so that
@@ -52,6 +52,7 @@ typedef struct bench_config {
   char *workdir;
   bool keep;
   bool save;
+  bool queries; /* also time the analysis queries after an import */
   /* What the input is and so which floor applies: json and gecko (yajl
    * without callbacks), proto (framing and decoding every packet), systrace
    * (splitting lines), instruments (GMarkup without callbacks). Only json
@@ -332,6 +333,98 @@ static bool stage_import_save(const bench_config *config,
   return import_and_maybe_save(config, report, true);
 }
 
+/* Ten typical analysis queries (--queries), run in one session after one
+ * import; each one's wall time is printed as it finishes. */
+static const struct {
+  const char *name;
+  const char *sql;
+} analysis_queries[] = {
+    {"top slices by dur per thread",
+     "SELECT count(*) FROM (SELECT t.utid, s.name, s.dur, row_number() OVER "
+     "(PARTITION BY t.utid ORDER BY s.dur DESC) AS r FROM slice s JOIN "
+     "thread_track t ON s.track_id = t.id) WHERE r <= 10"},
+    {"ancestor chains of every slice",
+     "SELECT count(*), sum(a.depth) FROM slice s JOIN ancestor_slice(s.id) a"},
+    {"descendants of every root",
+     "SELECT sum((SELECT count(*) FROM descendant_slice(s.id))) FROM slice s "
+     "WHERE s.depth = 0"},
+    {"flow walks from every flow end",
+     "SELECT count(*) FROM (SELECT slice_out AS id FROM flow UNION SELECT "
+     "slice_in FROM flow) e JOIN following_flow(e.id) f"},
+    {"SPAN_JOIN thread slices x counter",
+     "DROP TABLE IF EXISTS temp.bench_sj; DROP VIEW IF EXISTS temp.bench_top;"
+     "DROP VIEW IF EXISTS temp.bench_ctr;"
+     "CREATE TEMP VIEW bench_top AS SELECT s.ts, s.dur, t.utid, s.id AS sid "
+     "FROM slice s JOIN thread_track t ON s.track_id = t.id WHERE s.depth = 0;"
+     "CREATE TEMP VIEW bench_ctr AS SELECT ts, lead(ts, 1, trace_end()) OVER "
+     "(ORDER BY ts) - ts AS dur, value FROM counter WHERE track_id = (SELECT "
+     "min(track_id) FROM counter);"
+     "CREATE VIRTUAL TABLE temp.bench_sj USING SPAN_JOIN(bench_top "
+     "PARTITIONED utid, bench_ctr);"
+     "SELECT count(*), sum(dur) FROM bench_sj"},
+    {"args extraction",
+     "SELECT count(EXTRACT_ARG(arg_set_id, 'args.src_func')), "
+     "count(EXTRACT_ARG(arg_set_id, 'args.data.lineNumber')) FROM slice"},
+    {"counter intervals",
+     "INCLUDE PERFETTO MODULE counters.intervals;"
+     "SELECT track_id, count(*), sum(dur) FROM counter_leading_intervals!("
+     "counter) GROUP BY track_id"},
+    {"thread_slice by thread",
+     "INCLUDE PERFETTO MODULE slices.with_context;"
+     "SELECT thread_name, count(*), sum(dur) FROM thread_slice GROUP BY 1"},
+    {"self time by name",
+     "SELECT s.name, sum(s.dur - coalesce((SELECT sum(c.dur) FROM slice c "
+     "WHERE c.parent_id = s.id), 0)) FROM slice s WHERE s.dur > 0 GROUP BY "
+     "s.name"},
+    {"p90 dur by name",
+     "SELECT name, percentile(dur, 90) FROM slice GROUP BY name"},
+};
+
+static double cpu_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Wall and CPU time of each query; the ratios are to the import's own
+ * (CPU time shows the work when the machine is shared). */
+static bool stage_queries(const bench_config *config, stage_report *report) {
+  tm_session *session = tm_session_new(NULL);
+  GError *error = NULL;
+  const char *paths[] = {config->input};
+  double start = now_seconds(), cpu_start = cpu_seconds();
+  bool ok = tm_session_import(session, paths, 1, &error);
+  double import_seconds = now_seconds() - start;
+  double import_cpu = cpu_seconds() - cpu_start;
+  printf("queries after an import of %.3f s wall, %.3f s CPU:\n",
+         import_seconds, import_cpu);
+  printf("  %-36s %9s %9s %9s %9s\n", "query", "wall s", "x import", "CPU s",
+         "x import");
+  FILE *null = fopen("/dev/null", "w");
+  double worst = 0, worst_cpu = 0;
+  for (size_t i = 0; ok && i < G_N_ELEMENTS(analysis_queries); i++) {
+    double t0 = now_seconds(), c0 = cpu_seconds();
+    ok = tm_session_query(session, analysis_queries[i].sql, TM_FORMAT_CSV,
+                          null, &error);
+    double t = now_seconds() - t0, c = cpu_seconds() - c0;
+    worst = MAX(worst, t / import_seconds);
+    worst_cpu = MAX(worst_cpu, c / import_cpu);
+    printf("  %-36s %9.3f %9.2f %9.3f %9.2f\n", analysis_queries[i].name, t,
+           t / import_seconds, c, c / import_cpu);
+    fflush(stdout);
+  }
+  if (ok)
+    printf("  slowest query: %.2f x import (wall), %.2f x import (CPU)\n",
+           worst, worst_cpu);
+  fclose(null);
+  report->seconds = now_seconds() - start;
+  if (!ok)
+    g_snprintf(report->message, sizeof report->message, "%s", error->message);
+  g_clear_error(&error);
+  tm_session_free(session);
+  return ok;
+}
+
 /* --- running a stage in a child --------------------------------------------
  */
 
@@ -435,7 +528,7 @@ static void print_row(const stage_result *r, const stage_result *baseline,
 
 static bool parse_args(int argc, char **argv, bench_config *config) {
   gint64 events = 2000000, seed = 1;
-  gboolean keep = FALSE, no_save = FALSE;
+  gboolean keep = FALSE, no_save = FALSE, queries = FALSE;
   g_autofree char *format = NULL;
   GOptionEntry entries[] = {
       {"events", 'n', 0, G_OPTION_ARG_INT64, &events,
@@ -448,6 +541,8 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
        "where generated files go (default: a new temporary directory)", "DIR"},
       {"keep", 'k', 0, G_OPTION_ARG_NONE, &keep,
        "keep the generated trace and database", NULL},
+      {"queries", 'q', 0, G_OPTION_ARG_NONE, &queries,
+       "also time 10 analysis queries after an import", NULL},
       {"no-save", 0, 0, G_OPTION_ARG_NONE, &no_save,
        "skip the import+save stage", NULL},
       {"format", 'f', 0, G_OPTION_ARG_STRING, &format,
@@ -496,6 +591,7 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
   config->seed = (uint64_t)seed;
   config->keep = keep;
   config->save = !no_save;
+  config->queries = queries;
   config->format = chosen;
   config->proto = strcmp(chosen, "proto") == 0;
   return true;
@@ -578,6 +674,13 @@ int main(int argc, char **argv) {
   }
   printf("(RSS B/event: peak RSS above the baseline child, per event; "
          "x floor: wall time / %s floor wall time)\n", floor_name);
+  if (config.queries) {
+    stage_result q = run_stage("queries", stage_queries, &config);
+    if (!q.ran_ok) {
+      fprintf(stderr, "bench: queries: %s\n", q.report.message);
+      all_ok = false;
+    }
+  }
   status = all_ok ? 0 : 1;
 
 out:

@@ -39,8 +39,11 @@ static uint64_t tm_fnv_update(uint64_t hash, const void *bytes, size_t len) {
 }
 #endif
 
-/* Per-connection state of the functions that query the connection: one
- * cached statement each, prepared on first use. */
+/* Per-connection state of the functions. Those that query the connection
+ * prepare their statement per call and finalize it before returning: a
+ * statement kept across calls would stop sqlite3_close() (it refuses a
+ * connection with unfinalized statements, and function destructors only
+ * run after it succeeds). */
 typedef struct function_state {
   tm_model_index *index; /* NULL: read the tables */
   sqlite3 *db;
@@ -50,11 +53,7 @@ typedef struct function_state {
 } function_state;
 
 static void function_state_free(void *p) {
-  function_state *state = p;
-  sqlite3_finalize(state->extract_arg);
-  sqlite3_finalize(state->bounds);
-  sqlite3_finalize(state->realtime);
-  sqlite3_free(state);
+  sqlite3_free(p);
 }
 
 static void error_printf(sqlite3_context *ctx, const char *format, ...)
@@ -68,19 +67,22 @@ static void error_printf(sqlite3_context *ctx, const char *format, ...) {
   sqlite3_free(message);
 }
 
-/* Prepares `*stmt` once; false (with the error set on ctx) on failure. */
+/* Prepares `*stmt` for this call (the caller finalizes it with
+ * done_stmt); false (with the error set on ctx) on failure. */
 static bool cached_stmt(sqlite3_context *ctx, function_state *state,
                         sqlite3_stmt **stmt, const char *sql) {
-  if (*stmt) {
-    sqlite3_reset(*stmt);
-    sqlite3_clear_bindings(*stmt);
-    return true;
-  }
   if (sqlite3_prepare_v2(state->db, sql, -1, stmt, NULL) != SQLITE_OK) {
     error_printf(ctx, "%s", sqlite3_errmsg(state->db));
+    sqlite3_finalize(*stmt);
+    *stmt = NULL;
     return false;
   }
   return true;
+}
+
+static void done_stmt(sqlite3_stmt **stmt) {
+  sqlite3_finalize(*stmt);
+  *stmt = NULL;
 }
 
 /* ---- EXTRACT_ARG --------------------------------------------------------- */
@@ -165,7 +167,7 @@ static void fn_extract_arg(sqlite3_context *ctx, int argc,
   } else if (rc != SQLITE_DONE) {
     error_printf(ctx, "EXTRACT_ARG: %s", sqlite3_errmsg(state->db));
   }
-  sqlite3_reset(stmt);
+  done_stmt(&state->extract_arg);
 }
 
 /* ---- trace bounds -------------------------------------------------------- */
@@ -189,7 +191,7 @@ static bool trace_bounds(sqlite3_context *ctx, int64_t *start, int64_t *end) {
   } else {
     error_printf(ctx, "trace_bounds: %s", sqlite3_errmsg(state->db));
   }
-  sqlite3_reset(state->bounds);
+  done_stmt(&state->bounds);
   return ok;
 }
 
@@ -254,7 +256,7 @@ static void fn_abs_time_str(sqlite3_context *ctx, int argc,
       sqlite3_result_text(ctx, text, -1, SQLITE_TRANSIENT);
     }
   }
-  sqlite3_reset(state->realtime);
+  done_stmt(&state->realtime);
 }
 
 /* ---- HASH, REVERSE, STR_SPLIT, UNHEX, DEMANGLE --------------------------- */
