@@ -11,24 +11,6 @@
 
 #include "e2e_support.h"
 
-/* Runs `query INPUTS... --sql SQL` in `dir` with the extra options `opts`
- * (NULL-terminated, may be NULL); returns the result. */
-static e2e_result query_with(const char *dir, const char *const *inputs,
-                             const char *const *opts, const char *sql) {
-  GPtrArray *args = g_ptr_array_new();
-  g_ptr_array_add(args, (gpointer) "query");
-  for (const char *const *i = inputs; *i; i++)
-    g_ptr_array_add(args, (gpointer)*i);
-  for (const char *const *o = opts; o && *o; o++)
-    g_ptr_array_add(args, (gpointer)*o);
-  g_ptr_array_add(args, (gpointer) "--sql");
-  g_ptr_array_add(args, (gpointer)sql);
-  g_ptr_array_add(args, NULL);
-  e2e_result r = e2e_run_in(dir, (const char *const *)args->pdata);
-  g_ptr_array_free(args, TRUE);
-  return r;
-}
-
 /* ---- arithmetic ---------------------------------------------------------- */
 
 /* A JSON X event at 9e15 µs lasting 9e15 µs: ts and dur each fit in int64
@@ -44,7 +26,7 @@ static void test_slice_end_overflow_is_dropped_and_counted(void) {
       "\"pid\":1,\"tid\":1,\"name\":\"big\"}]\n",
       0);
   const char *inputs[] = {"ovf.json", NULL};
-  e2e_result r = query_with(dir, inputs, NULL,
+  e2e_result r = e2e_run_query(dir, inputs, NULL,
                             "SELECT (SELECT group_concat(name) FROM slice) AS slices, "
                             "start_ts, end_ts, (SELECT value FROM stats WHERE name = "
                             "'slice_timestamp_overflow') AS dropped FROM trace_bounds");
@@ -75,7 +57,7 @@ static void test_plugin_named_like_a_built_in_clashes_until_preferred(void) {
   g_assert_true(g_setenv("TRACEMERGE_PLUGIN_PATH", dir, TRUE));
 
   const char *inputs[] = {"t.json", NULL};
-  e2e_result r = query_with(dir, inputs, NULL, "SELECT count(*) FROM slice");
+  e2e_result r = e2e_run_query(dir, inputs, NULL, "SELECT count(*) FROM slice");
   g_assert_cmpint(r.exit_code, ==, 1);
   /* Search order: TRACEMERGE_PLUGIN_PATH before the build tree. */
   g_autofree char *expected = g_strdup_printf(
@@ -86,7 +68,7 @@ static void test_plugin_named_like_a_built_in_clashes_until_preferred(void) {
   e2e_result_clear(&r);
 
   const char *prefer[] = {"--prefer-plugin", copy, NULL};
-  r = query_with(dir, inputs, prefer, "SELECT count(*) FROM slice");
+  r = e2e_run_query(dir, inputs, prefer, "SELECT count(*) FROM slice");
   g_assert_cmpint(r.exit_code, ==, 0);
   e2e_assert_text(r.out, "\"count(*)\"\n1\n");
   e2e_result_clear(&r);

@@ -87,7 +87,7 @@ static void test_modern_export_with_tagged_backtraces(void) {
       "(SELECT trace_type FROM trace_file), (SELECT max(cpu) FROM cpu)");
   /* Cores 3 and 1 are cpu rows of the machine (rows go up to the highest
    * core, so ucpu equals cpu). */
-  e2e_assert_text(strchr(none, '\n') + 1, "0,0,\"instruments_xml\",3\n");
+  e2e_assert_text(e2e_csv_rows(none), "0,0,\"instruments_xml\",3\n");
   e2e_cleanup(dir);
 }
 
@@ -177,7 +177,7 @@ static void test_clock_sync_signposts_add_snapshots(void) {
       dir, inputs,
       "SELECT (SELECT ts FROM instruments_sample), (SELECT value FROM stats "
       "WHERE name = 'instruments_invalid_clock_sync')");
-  e2e_assert_text(strchr(rest, '\n') + 1, "1500,1\n");
+  e2e_assert_text(e2e_csv_rows(rest), "1500,1\n");
   e2e_cleanup(dir);
 }
 
@@ -266,7 +266,7 @@ static void test_symbolicated_time_profile(void) {
                            "700001,\"Main Thread 0xaae61 (demo, pid: 4242)\",4242,0\n"
                            "700002,\"worker 0xaae62 (demo, pid: 4242)\",4242,0\n");
   g_autofree char *counts = query_fixture("time-profile-symbolicated.xml", COUNTS_SQL);
-  e2e_assert_text(strchr(counts, '\n') + 1, "5,2,0\n");
+  e2e_assert_text(e2e_csv_rows(counts), "5,2,0\n");
 }
 
 /* time-profile-unsymbolicated.xml (Xcode 12.5 layout). Row 1's backtrace
@@ -297,7 +297,7 @@ static void test_unsymbolicated_time_profile(void) {
                            "9001,\"[NULL]\",9001,1\n"
                            "144010,\"scan  0x2328a (scan, pid: 9001)\",9001,0\n");
   g_autofree char *counts = query_fixture("time-profile-unsymbolicated.xml", COUNTS_SQL);
-  e2e_assert_text(strchr(counts, '\n') + 1, "5,0,0\n");
+  e2e_assert_text(e2e_csv_rows(counts), "5,0,0\n");
 }
 
 /* cpu-profile-cycle-weight.xml: the cpu-profile schema weighs samples in
@@ -325,7 +325,7 @@ static void test_cpu_profile_with_cycle_weights(void) {
                   "2,1,0,\"hash_block\",33824,\"/tmp/bench\","
                   "\"BE4C0000-0000-4000-8000-000000005150\",4294967296\n");
   g_autofree char *counts = query_fixture("cpu-profile-cycle-weight.xml", COUNTS_SQL);
-  e2e_assert_text(strchr(counts, '\n') + 1, "3,1,0\n");
+  e2e_assert_text(e2e_csv_rows(counts), "3,1,0\n");
 }
 
 /* The repository's one permissively licensed xctrace export is an

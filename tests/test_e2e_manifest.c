@@ -19,16 +19,12 @@
 
 #include "e2e_support.h"
 
-/* Runs `query INPUT --sql SQL` in `dir`, expecting the import to fail with
- * exactly `message`. */
+/* The whole import of INPUT (in `dir`) fails with exactly `message`, and
+ * nothing is imported (e2e_assert_import_fails_with). */
 static void assert_import_fails(const char *dir, const char *input,
                                 const char *message) {
-  const char *args[] = {"query", input, "--sql", "SELECT 1", NULL};
-  e2e_result r = e2e_run_in(dir, args);
-  g_assert_cmpint(r.exit_code, ==, 1);
-  g_autofree char *expected = g_strdup_printf("tracemerge: %s\n", message);
-  e2e_assert_text(r.err, expected);
-  e2e_result_clear(&r);
+  const char *inputs[] = {input, NULL};
+  e2e_assert_import_fails_with(dir, inputs, message);
 }
 
 #define SLICES_BY_NAME "SELECT name, ts FROM slice ORDER BY name"

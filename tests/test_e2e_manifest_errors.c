@@ -90,12 +90,6 @@
   P "overrides are not supported for trace files which are themselves "      \
     "archives or perfetto_manifest files: " path
 
-/* What a failed import leaves for the query the CLI still runs: nothing. */
-#define NOTHING_SQL                                                            \
-  "SELECT (SELECT count(*) FROM slice) AS slices, (SELECT count(*) FROM "    \
-  "counter) AS counters, (SELECT count(*) FROM clock_snapshot) AS snapshots"
-#define NOTHING_OUT "\"slices\",\"counters\",\"snapshots\"\n0,0,0\n"
-
 typedef struct error_case {
   const char *path; /* the test's name */
   const char *manifest; /* ' for " */
@@ -107,30 +101,10 @@ static char *manifest_text(const char *manifest) {
   return g_strdelimit(g_strdup(manifest), "'", '"');
 }
 
-/* Runs `query INPUTS --sql NOTHING_SQL` in `dir` and asserts the import
- * fails with exactly `message` and imports nothing. */
-static void assert_whole_import_fails(const char *dir, const char *const *inputs,
-                                      const char *message) {
-  GPtrArray *args = g_ptr_array_new();
-  g_ptr_array_add(args, "query");
-  for (size_t i = 0; inputs[i]; i++)
-    g_ptr_array_add(args, (char *)inputs[i]);
-  g_ptr_array_add(args, "--sql");
-  g_ptr_array_add(args, NOTHING_SQL);
-  g_ptr_array_add(args, NULL);
-  e2e_result r = e2e_run_in(dir, (const char *const *)args->pdata);
-  g_ptr_array_free(args, TRUE);
-  g_autofree char *expected = g_strdup_printf("tracemerge: %s\n", message);
-  e2e_assert_text(r.err, expected);
-  g_assert_cmpint(r.exit_code, ==, 1);
-  e2e_assert_text(r.out, NOTHING_OUT);
-  e2e_result_clear(&r);
-}
-
 static void assert_archive_fails(const char *dir, const char *archive,
                                  const char *message) {
   const char *inputs[] = {archive, NULL};
-  assert_whole_import_fails(dir, inputs, message);
+  e2e_assert_import_fails_with(dir, inputs, message);
 }
 
 /* The trace members every table case's archive holds. */
@@ -721,7 +695,7 @@ static void test_manifest_after_a_trace(void) {
   g_autofree char *pa = e2e_write_file(dir, "a.json", a, 0);
   g_autofree char *pm = e2e_write_file(dir, "m.json", m, 0);
   const char *loose[] = {"a.json", "m.json", NULL};
-  assert_whole_import_fails(dir, loose, message);
+  e2e_assert_import_fails_with(dir, loose, message);
   const e2e_member inner[] = {{"manifest.json", m, 0}};
   g_autofree char *gz = e2e_write_archive(dir, "manifest.json.gz", E2E_GZIP, inner, 1);
   gchar *gz_data = NULL;

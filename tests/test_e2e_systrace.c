@@ -10,15 +10,6 @@
 #include "corpus.h"
 #include "e2e_support.h"
 
-static char *query_text(const char *name, const char *content, const char *sql) {
-  g_autofree char *dir = e2e_tmpdir();
-  g_autofree char *path = e2e_write_file(dir, name, content, 0);
-  const char *inputs[] = {path, NULL};
-  char *out = e2e_query(inputs, sql);
-  e2e_cleanup(dir);
-  return out;
-}
-
 /* --- wrappers ------------------------------------------------------------ */
 
 /* Every wrapper holds the same two lines: app (tid 100) begins "work" at
@@ -32,7 +23,7 @@ static const char slice_expected[] =
     "1000000000,500000,\"work\",100,\"app\"\n";
 
 static void check_wrapper(const char *name, const char *content) {
-  g_autofree char *out = query_text(name, content, slice_sql);
+  g_autofree char *out = e2e_query_text(name, content, slice_sql);
   e2e_assert_text(out, slice_expected);
 }
 
@@ -73,7 +64,7 @@ static void test_wrapper_trace_cmd_report(void) {
  * trace_processor stops at the first block's </script>, which loses data):
  * "work" from the first block, "later" from the second. */
 static void test_wrapper_html_reads_every_ftrace_block(void) {
-  g_autofree char *out = query_text("a.html",
+  g_autofree char *out = e2e_query_text("a.html",
       "<!DOCTYPE html>\n<html>\n<head><script>var x = '.trace-data';</script></head>\n"
       "<body>\n"
       "  <script class=\"trace-data\" type=\"application/text\">\n"
@@ -156,7 +147,7 @@ static void test_wrapper_html_long_viewer_lines_are_not_damage(void) {
       "             app-100   (  100) [000] ...1     1.000500: tracing_mark_write: E|100\n"
       "  </script>\n</html>\n");
   check_wrapper("long.html", html->str);
-  g_autofree char *stats = query_text("long.html", html->str,
+  g_autofree char *stats = e2e_query_text("long.html", html->str,
       "SELECT value FROM stats WHERE name = 'systrace_line_too_long'");
   e2e_assert_text(stats, "\"value\"\n0\n");
   g_string_free(html, TRUE);
@@ -183,20 +174,20 @@ static void test_html_process_dump_names_processes_and_threads(void) {
       "             app-100   (  100) [000] ...1     1.000000: tracing_mark_write: B|100|work\n"
       "             app-100   (  100) [000] ...1     1.000500: tracing_mark_write: E|100\n"
       "  </script>\n</html>\n";
-  g_autofree char *procs = query_text("dump.html", html,
+  g_autofree char *procs = e2e_query_text("dump.html", html,
       "SELECT p.pid, p.name, pp.pid AS parent FROM process p "
       "LEFT JOIN process pp ON p.parent_upid = pp.upid WHERE p.pid != 0 ORDER BY p.pid");
   e2e_assert_text(procs,
       "\"pid\",\"name\",\"parent\"\n"
       "1,\"init\",\"[NULL]\"\n"
       "100,\"com.example.app\",1\n");
-  g_autofree char *threads = query_text("dump.html", html,
+  g_autofree char *threads = e2e_query_text("dump.html", html,
       "SELECT t.tid, t.name, p.pid FROM thread t JOIN process p USING (upid) "
       "WHERE t.tid != 0 ORDER BY t.tid");
   e2e_assert_text(threads,
       "\"tid\",\"name\",\"pid\"\n1,\"[NULL]\",1\n100,\"app\",100\n"
       "101,\"RenderThread\",100\n");
-  g_autofree char *failures = query_text("dump.html", html,
+  g_autofree char *failures = e2e_query_text("dump.html", html,
       "SELECT value FROM stats WHERE name = 'systrace_parse_failure'");
   e2e_assert_text(failures, "\"value\"\n1\n");
 }
@@ -229,13 +220,13 @@ static void test_mark_write_counters_async_and_instants(void) {
       "app-101 (100) [000] ...1 1.400000: tracing_mark_write: C|100|queue|2.5\n"
       "app-101 (100) [000] ...1 1.450000: tracing_mark_write: Q|100|what\n"
       "app-101 (100) [000] ...1 1.500000: tracing_mark_write: F|100|load|7\n";
-  g_autofree char *counters = query_text("a.systrace", trace,
+  g_autofree char *counters = e2e_query_text("a.systrace", trace,
       "SELECT c.ts, c.value, t.name, t.type, p.pid FROM counter c "
       "JOIN process_counter_track t ON c.track_id = t.id JOIN process p USING (upid)");
   e2e_assert_text(counters,
       "\"ts\",\"value\",\"name\",\"type\",\"pid\"\n"
       "1000000000,3.000000,\"queue\",\"atrace_counter\",100\n");
-  g_autofree char *slices = query_text("a.systrace", trace,
+  g_autofree char *slices = e2e_query_text("a.systrace", trace,
       "SELECT s.ts, s.dur, s.name, t.type, "
       "(SELECT display_value FROM args a WHERE a.arg_set_id = s.arg_set_id "
       "AND a.key = 'cookie') AS cookie FROM slice s JOIN track t ON s.track_id = t.id "
@@ -244,11 +235,11 @@ static void test_mark_write_counters_async_and_instants(void) {
       "\"ts\",\"dur\",\"name\",\"type\",\"cookie\"\n"
       "1000000000,500000000,\"load\",\"atrace_async_slice\",\"7\"\n"
       "1200000000,0,\"tick\",\"thread_execution\",\"[NULL]\"\n");
-  g_autofree char *stats = query_text("a.systrace", trace,
+  g_autofree char *stats = e2e_query_text("a.systrace", trace,
       "SELECT value FROM stats WHERE name = 'systrace_parse_failure'");
   e2e_assert_text(stats, "\"value\"\n2\n");
   /* Thread 101 belongs to process 100 (its tgid column). */
-  g_autofree char *threads = query_text("a.systrace", trace,
+  g_autofree char *threads = e2e_query_text("a.systrace", trace,
       "SELECT t.tid, t.name, p.pid FROM thread t JOIN process p USING (upid) "
       "WHERE t.tid = 101");
   e2e_assert_text(threads, "\"tid\",\"name\",\"pid\"\n101,\"app\",100\n");
@@ -265,7 +256,7 @@ static void test_mark_write_named_track_slices(void) {
       "app-101 (100) [000] ...1 2.250000: tracing_mark_write: H|100|net|3\n"
       "app-101 (100) [000] ...1 2.500000: tracing_mark_write: G|100|net|store|4\n"
       "app-101 (100) [000] ...1 2.750000: tracing_mark_write: H|100|net|store|4\n";
-  g_autofree char *out = query_text("a.systrace", trace,
+  g_autofree char *out = e2e_query_text("a.systrace", trace,
       "SELECT s.ts, s.dur, s.name, t.type, t.name AS track FROM slice s "
       "JOIN track t ON s.track_id = t.id ORDER BY s.ts, s.dur");
   e2e_assert_text(out,
@@ -281,7 +272,7 @@ static void test_cpu_frequency_and_idle_become_cpu_counters(void) {
       "<idle>-0 [001] d..2 5.000000: cpu_frequency: state=1200000 cpu_id=1\n"
       "<idle>-0 [001] d..2 5.000001: cpu_idle: state=2 cpu_id=1\n"
       "<idle>-0 [001] d..2 5.000002: cpu_idle: state=4294967295 cpu_id=1\n";
-  g_autofree char *out = query_text("a.systrace", trace,
+  g_autofree char *out = e2e_query_text("a.systrace", trace,
       "SELECT c.ts, c.value, t.name, t.type, t.cpu FROM counter c "
       "JOIN cpu_counter_track t ON c.track_id = t.id ORDER BY c.ts");
   e2e_assert_text(out,
@@ -290,7 +281,7 @@ static void test_cpu_frequency_and_idle_become_cpu_counters(void) {
       "5000001000,2.000000,\"cpuidle\",\"cpu_idle\",1\n"
       "5000002000,4294967295.000000,\"cpuidle\",\"cpu_idle\",1\n");
   /* clock_* events: one counter track per clock name (the bare token). */
-  g_autofree char *clocks = query_text("a.systrace",
+  g_autofree char *clocks = e2e_query_text("a.systrace",
       "# tracer: nop\n"
       "a-1 [000] ...1 5.000000: clock_set_rate: pwrcl_clk state=518400000 cpu_id=0\n"
       "a-1 [000] ...1 5.000001: clock_enable: gpu_clk state=1 cpu_id=0\n"
@@ -305,7 +296,7 @@ static void test_cpu_frequency_and_idle_become_cpu_counters(void) {
       "5000001000,1.000000,\"gpu_clk\",\"clock_state\",1\n"
       "5000002000,0.000000,\"gpu_clk\",\"clock_state\",1\n");
   /* cpu rows are dense: cpu 1 brings cpu 0 along, so ucpu = cpu. */
-  g_autofree char *cpus = query_text("a.systrace", trace,
+  g_autofree char *cpus = e2e_query_text("a.systrace", trace,
       "SELECT ucpu, cpu, machine_id FROM cpu ORDER BY ucpu");
   e2e_assert_text(cpus, "\"ucpu\",\"cpu\",\"machine_id\"\n0,0,0\n1,1,0\n");
 }
@@ -332,7 +323,7 @@ static const char sched_trace[] =
 static void test_switches_become_sched_slices(void) {
   /* Each switch ends the cpu's slice (end_state = prev_state) and opens
    * one for the next thread; the last slice of each cpu stays open. */
-  g_autofree char *out = query_text("a.systrace", sched_trace,
+  g_autofree char *out = e2e_query_text("a.systrace", sched_trace,
       "SELECT id, ts, dur, cpu, utid, end_state, priority, ucpu FROM sched ORDER BY id");
   e2e_assert_text(out,
       "\"id\",\"ts\",\"dur\",\"cpu\",\"utid\",\"end_state\",\"priority\",\"ucpu\"\n"
@@ -340,14 +331,14 @@ static void test_switches_become_sched_slices(void) {
       "1,10000150000,250000,1,2,\"R+\",110,1\n"
       "2,10000300000,-1,0,0,\"[NULL]\",120,0\n"
       "3,10000400000,-1,1,0,\"[NULL]\",120,1\n");
-  g_autofree char *names = query_text("a.systrace", sched_trace,
+  g_autofree char *names = e2e_query_text("a.systrace", sched_trace,
       "SELECT utid, tid, name, is_idle FROM thread ORDER BY utid");
   e2e_assert_text(names,
       "\"utid\",\"tid\",\"name\",\"is_idle\"\n"
       "0,0,\"swapper\",1\n1,100,\"app\",0\n2,200,\"worker\",0\n");
   /* Only scheduling rows here: the bounds are theirs, from the first
    * switch to the last row's start (open rows count as zero length). */
-  g_autofree char *bounds = query_text("a.systrace", sched_trace,
+  g_autofree char *bounds = e2e_query_text("a.systrace", sched_trace,
       "SELECT start_ts, end_ts FROM trace_bounds");
   e2e_assert_text(bounds, "\"start_ts\",\"end_ts\"\n10000000000,10000500000\n");
 }
@@ -356,7 +347,7 @@ static void test_switches_and_wakeups_become_thread_states(void) {
   /* app: Running 0-300 on cpu0, S 300-500, R (woken by idle) from 500.
    * worker: R 100-150 (woken by app, whose Running row is 0), Running
    * 150-400 on cpu1, R+ from 400. The idle thread has no states. */
-  g_autofree char *out = query_text("a.systrace", sched_trace,
+  g_autofree char *out = e2e_query_text("a.systrace", sched_trace,
       "SELECT id, ts, dur, cpu, utid, state, waker_utid, waker_id FROM thread_state ORDER BY id");
   e2e_assert_text(out,
       "\"id\",\"ts\",\"dur\",\"cpu\",\"utid\",\"state\",\"waker_utid\",\"waker_id\"\n"
@@ -379,7 +370,7 @@ static void test_numeric_prev_state_is_spelled_as_letters(void) {
       " a-1 [000] 1.000002: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=130 next_comm=b next_pid=2 next_prio=120\n"
       " b-2 [000] 1.000003: sched_switch: prev_comm=b prev_pid=2 prev_prio=120 prev_state=4096 next_comm=a next_pid=1 next_prio=120\n"
       " a-1 [000] 1.000004: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=0 next_comm=b next_pid=2 next_prio=120\n";
-  g_autofree char *out = query_text("a.txt", trace,
+  g_autofree char *out = e2e_query_text("a.txt", trace,
       "SELECT end_state FROM sched WHERE end_state IS NOT NULL ORDER BY id");
   e2e_assert_text(out, "\"end_state\"\n\"S\"\n\"DK\"\n\"R+\"\n\"R\"\n");
 }
@@ -387,7 +378,7 @@ static void test_numeric_prev_state_is_spelled_as_letters(void) {
 /* --- clocks ------------------------------------------------------------------- */
 
 static void test_alone_it_claims_monotonic_trace_time(void) {
-  g_autofree char *out = query_text("a.systrace", sched_trace,
+  g_autofree char *out = e2e_query_text("a.systrace", sched_trace,
       "SELECT int_value FROM metadata WHERE name = 'trace_time_clock_id'");
   e2e_assert_text(out, "\"int_value\"\n3\n");
 }
@@ -436,7 +427,7 @@ static const char two_good_lines[] =
 
 static void test_damage_cut_mid_line_is_counted(void) {
   g_autofree char *trace = g_strconcat(two_good_lines, "app-100 [000] ...1 1.0009", NULL);
-  g_autofree char *out = query_text("cut.systrace", trace,
+  g_autofree char *out = e2e_query_text("cut.systrace", trace,
       "SELECT (SELECT count(*) FROM slice) AS slices, "
       "(SELECT value FROM stats WHERE name = 'systrace_parse_failure') AS failures");
   e2e_assert_text(out, "\"slices\",\"failures\"\n1,1\n");
@@ -480,7 +471,7 @@ static void test_damage_overlong_line_is_skipped_and_counted(void) {
   for (int i = 0; i < 70000; i++)
     g_string_append_c(trace, 'x');
   g_string_append(trace, "\napp-100 [000] ...1 1.000500: tracing_mark_write: E|100\n");
-  g_autofree char *out = query_text("long.systrace", trace->str,
+  g_autofree char *out = e2e_query_text("long.systrace", trace->str,
       "SELECT (SELECT group_concat(name) FROM slice) AS slices, "
       "(SELECT value FROM stats WHERE name = 'systrace_line_too_long') AS too_long");
   e2e_assert_text(out, "\"slices\",\"too_long\"\n\"work\",1\n");
@@ -495,7 +486,7 @@ static void test_damage_overlong_line_is_skipped_and_counted(void) {
  * as a thread that is not the main one (sql-surface.md §10: is_main_thread
  * is tid == pid once the process is known). */
 static void test_main_thread_is_known_once_the_process_is(void) {
-  g_autofree char *out = query_text("a.systrace",
+  g_autofree char *out = e2e_query_text("a.systrace",
       "# tracer: nop\n"
       "app-200 [000] ...1 1.000000: cpu_idle: state=1 cpu_id=0\n"
       "other-300 [000] ...1 1.100000: cpu_idle: state=1 cpu_id=0\n"

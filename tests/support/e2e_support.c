@@ -114,16 +114,24 @@ void e2e_result_clear(e2e_result *result) {
   memset(result, 0, sizeof *result);
 }
 
-char *e2e_query_in(const char *cwd, const char *const *inputs, const char *sql) {
+e2e_result e2e_run_query(const char *cwd, const char *const *inputs,
+                         const char *const *options, const char *sql) {
   GPtrArray *args = g_ptr_array_new();
   g_ptr_array_add(args, "query");
   for (size_t i = 0; inputs[i]; i++)
     g_ptr_array_add(args, (char *)inputs[i]);
+  for (size_t i = 0; options && options[i]; i++)
+    g_ptr_array_add(args, (char *)options[i]);
   g_ptr_array_add(args, "--sql");
   g_ptr_array_add(args, (char *)sql);
   g_ptr_array_add(args, NULL);
   e2e_result r = e2e_run_in(cwd, (const char *const *)args->pdata);
   g_ptr_array_free(args, TRUE);
+  return r;
+}
+
+char *e2e_query_in(const char *cwd, const char *const *inputs, const char *sql) {
+  e2e_result r = e2e_run_query(cwd, inputs, NULL, sql);
   if (r.exit_code != 0 || r.err[0])
     g_error("query failed (exit %d): %s\nstdout: %s", r.exit_code, r.err, r.out);
   char *out = r.out;
@@ -155,6 +163,33 @@ e2e_bytes e2e_proto_fixture(const char *name) {
   g_assert_no_error(error);
   g_assert_cmpuint(bytes.len, >, 0);
   return bytes;
+}
+
+char *e2e_query_text(const char *name, const char *content, const char *sql) {
+  char *dir = e2e_tmpdir();
+  g_autofree char *path = e2e_write_file(dir, name, content, 0);
+  const char *inputs[] = {path, NULL};
+  char *out = e2e_query(inputs, sql);
+  e2e_cleanup(dir);
+  g_free(dir);
+  return out;
+}
+
+const char *e2e_csv_rows(const char *csv) {
+  const char *newline = strchr(csv, '\n');
+  if (!newline)
+    g_error("CSV without a header line: %s", csv);
+  return newline + 1;
+}
+
+void e2e_assert_import_fails_with(const char *cwd, const char *const *inputs,
+                                  const char *message) {
+  e2e_result r = e2e_run_query(cwd, inputs, NULL, E2E_NOTHING_SQL);
+  g_autofree char *expected = g_strdup_printf("tracemerge: %s\n", message);
+  e2e_assert_text(r.err, expected);
+  g_assert_cmpint(r.exit_code, ==, 1);
+  e2e_assert_text(r.out, E2E_NOTHING_OUT);
+  e2e_result_clear(&r);
 }
 
 char *e2e_json_slice(const char *name, int pid, int tid, int ts_us) {

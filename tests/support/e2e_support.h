@@ -47,6 +47,12 @@ e2e_result e2e_run(const char *const *args);
 e2e_result e2e_run_in(const char *cwd, const char *const *args);
 void e2e_result_clear(e2e_result *result);
 
+/* Runs `tracemerge query INPUTS OPTIONS --sql SQL` in `cwd` (NULL: the
+ * current directory); `inputs` and `options` are NULL-terminated,
+ * `options` may be NULL. Asserts nothing. */
+e2e_result e2e_run_query(const char *cwd, const char *const *inputs,
+                         const char *const *options, const char *sql);
+
 /* Runs `tracemerge query INPUTS --sql SQL` and asserts exit 0 and empty
  * stderr; returns stdout (free with g_free). */
 char *e2e_query(const char *const *inputs, const char *sql);
@@ -56,6 +62,25 @@ char *e2e_query_in(const char *cwd, const char *const *inputs, const char *sql);
  * E2E_TAR) and runs e2e_query_in on it; returns stdout. */
 char *e2e_query_archive(const char *dir, e2e_archive_format format,
                         const e2e_member *members, size_t n, const char *sql);
+
+/* Writes `content` as NAME in a fresh temporary directory, queries it with
+ * `sql` (e2e_query) and removes the directory; returns stdout. */
+char *e2e_query_text(const char *name, const char *content, const char *sql);
+
+/* The rows of CSV output `csv`: what follows its header line (borrowed). */
+const char *e2e_csv_rows(const char *csv);
+
+/* What a failed import leaves for the query the CLI still runs: nothing. */
+#define E2E_NOTHING_SQL                                                       \
+  "SELECT (SELECT count(*) FROM slice) AS slices, (SELECT count(*) FROM "    \
+  "counter) AS counters, (SELECT count(*) FROM clock_snapshot) AS snapshots"
+#define E2E_NOTHING_OUT "\"slices\",\"counters\",\"snapshots\"\n0,0,0\n"
+
+/* Runs `tracemerge query INPUTS --sql E2E_NOTHING_SQL` in `cwd` and asserts
+ * that the whole import fails: exit 1, stderr exactly "tracemerge:
+ * MESSAGE\n", and nothing imported. */
+void e2e_assert_import_fails_with(const char *cwd, const char *const *inputs,
+                                  const char *message);
 
 /* The bytes of the encoded proto fixture tests/data/proto/NAME.textproto
  * (built as NAME.pb next to the test); asserts it is not empty. */
