@@ -203,10 +203,10 @@ static void test_json_dropped_events_with_offset_and_args(void) {
                         "\"event_name=no dur event_phase=X\"\n"
                         "\"bad.json\",\"json_tokenizer_failure\",\"error\",\"[NULL]\",108,"
                         "\"error=bad or missing ph "
-                        "raw_event={\"name\":\"no phase\",\"ts\":4}\"\n"
+                        "raw_event={\"\"name\"\":\"\"no phase\"\",\"\"ts\"\":4}\"\n"
                         "\"bad.json\",\"json_tokenizer_failure\",\"error\",\"[NULL]\",138,"
-                        "\"error=bad ts raw_event={\"ph\":\"i\",\"name\":\"bad ts\","
-                        "\"ts\":\"soon\",\"pid\":1,\"tid\":1}\"\n");
+                        "\"error=bad ts raw_event={\"\"ph\"\":\"\"i\"\",\"\"name\"\":\"\"bad ts\"\","
+                        "\"\"ts\"\":\"\"soon\"\",\"\"pid\"\":1,\"\"tid\"\":1}\"\n");
   /* The offsets point at the events' opening braces as written. */
   g_assert_cmpint(strncmp(bad_events_json + 57, "{\"ph\":\"X\",\"name\":\"no dur\"", 25), ==, 0);
   g_assert_cmpint(strncmp(bad_events_json + 108, "{\"name\":\"no phase\"", 18), ==, 0);
@@ -243,7 +243,7 @@ static void test_json_log_rows_are_bounded(void) {
       "JOIN args a USING (arg_set_id) WHERE a.key = 'raw_event' "
       "ORDER BY l.id DESC LIMIT 1");
   e2e_assert_text(last, "\"byte_offset\",\"display_value\"\n"
-                        "151,\"{\"ts\":25}\"\n");
+                        "151,\"{\"\"ts\"\":25}\"\n");
   g_assert_cmpint(strncmp(text->str + 151, "{\"ts\":25}", 9), ==, 0);
   g_string_free(text, TRUE);
   e2e_cleanup(dir);
@@ -272,11 +272,14 @@ static void test_json_event_across_a_chunk_boundary(void) {
   g_autofree char *logs = e2e_query_in(dir, inputs,
       "SELECT l.byte_offset, a.key, a.display_value FROM _trace_import_logs l "
       "JOIN args a USING (arg_set_id) ORDER BY a.key");
+  /* CSV doubles the quotes inside the value (RFC 4180). */
+  g_auto(GStrv) pieces = g_strsplit(bad, "\"", -1);
+  g_autofree char *bad_csv = g_strjoinv("\"\"", pieces);
   g_autofree char *expected = g_strdup_printf(
       "\"byte_offset\",\"key\",\"display_value\"\n"
       "%" G_GSIZE_FORMAT ",\"error\",\"bad ts\"\n"
       "%" G_GSIZE_FORMAT ",\"raw_event\",\"%s\"\n",
-      bad_offset, bad_offset, bad);
+      bad_offset, bad_offset, bad_csv);
   e2e_assert_text(logs, expected);
   g_string_free(text, TRUE);
   e2e_cleanup(dir);

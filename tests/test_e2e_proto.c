@@ -61,7 +61,7 @@ static void test_track_events_reach_every_table(void) {
       "\"debug.ratio\",\"debug.ratio\",\"0.5\",\"real\"\n"
       "\"debug.ptr\",\"debug.ptr\",\"0x1000\",\"pointer\"\n"
       "\"debug.big\",\"debug.big\",\"18446744073709551615\",\"uint\"\n"
-      "\"debug.legacy\",\"debug.legacy\",\"{\"a\":1}\",\"json\"\n"
+      "\"debug.legacy\",\"debug.legacy\",\"{\"\"a\"\":1}\",\"json\"\n"
       "\"correlation_id\",\"correlation_id\",\"tp:#5\",\"string\"\n"
       "\"debug.bytes\",\"debug.bytes\",\"512\",\"int\"\n");
   g_autofree char *correlations = query("track_events",

@@ -30,7 +30,7 @@ static void fixture_tear_down(fixture *f, gconstpointer data) {
 
 static char *query(fixture *f, const char *sql) {
   GError *error = NULL;
-  tm_sql_surface *surface = sql_surface_new(f->model, &error);
+  tm_sql_surface *surface = sql_surface_new(f->model, NULL, &error);
   g_assert_no_error(error);
   char *text = NULL;
   size_t len = 0;

@@ -79,7 +79,7 @@ static void fixture_set_up(fixture *f, gconstpointer data) {
   model_finalize(m);
   GError *error = NULL;
   f->model = m;
-  f->surface = sql_surface_new(m, &error);
+  f->surface = sql_surface_new(m, NULL, &error);
   g_assert_no_error(error);
 }
 
@@ -384,7 +384,7 @@ static void test_saved_database_gets_functions_from_the_extension(
   char *dir = g_dir_make_tmp("tm-ext-XXXXXX", NULL);
   char *path = g_build_filename(dir, "saved.sqlite", NULL);
   GError *error = NULL;
-  g_assert_true(sql_surface_save(f->surface, path, &error));
+  g_assert_true(sql_surface_save(f->surface, path, false, &error));
   g_assert_no_error(error);
   sqlite3 *db = NULL;
   g_assert_cmpint(sqlite3_open(path, &db), ==, SQLITE_OK);

@@ -207,7 +207,7 @@ static void fixture_set_up(fixture *f, gconstpointer data) {
   (void)data;
   GError *error = NULL;
   f->model = build_model();
-  f->surface = sql_surface_new(f->model, &error);
+  f->surface = sql_surface_new(f->model, NULL, &error);
   g_assert_no_error(error);
   g_assert_nonnull(f->surface);
 }
@@ -281,11 +281,16 @@ static void test_csv_prints_reals_with_six_decimals(fixture *f,
                "-0.000000\n");
 }
 
-static void test_csv_leaves_strings_unescaped_like_trace_processor(
+static void test_csv_doubles_quotes_inside_strings_per_rfc_4180(
     fixture *f, gconstpointer data) {
   (void)data;
+  /* Only '"' changes (RFC 4180 2.7); newlines, tabs and other bytes stay
+   * inside the quoted field (2.6). trace_processor_shell prints the '"'
+   * bare, which lets a name end its field. */
   assert_query(f, "SELECT name FROM slice WHERE id = 2", TM_FORMAT_CSV,
-               "\"name\"\n\"q\"b\\c\nd\te\001f\xff\"\n");
+               "\"name\"\n\"q\"\"b\\c\nd\te\001f\xff\"\n");
+  assert_query(f, "SELECT 1 AS \"a\"\"b,c\"", TM_FORMAT_CSV,
+               "\"a\"\"b,c\"\n1\n");
 }
 
 static void test_csv_prints_header_for_an_empty_result(fixture *f,
@@ -549,8 +554,8 @@ static void test_args_value_columns_and_display_value(fixture *f,
                "\"pointer\",\"0xff\"\n"
                "5,1,\"args.ok\",\"args.ok\",1,\"[NULL]\",\"[NULL]\","
                "\"bool\",\"true\"\n"
-               "6,1,\"args.obj\",\"args.obj\",\"[NULL]\",\"{\"a\":1}\","
-               "\"[NULL]\",\"json\",\"{\"a\":1}\"\n"
+               "6,1,\"args.obj\",\"args.obj\",\"[NULL]\",\"{\"\"a\"\":1}\","
+               "\"[NULL]\",\"json\",\"{\"\"a\"\":1}\"\n"
                "7,1,\"args.list.x\",\"args.list[2].x\",\"[NULL]\",\"[NULL]\","
                "2.000000,\"real\",\"2.0\"\n");
 }
@@ -558,7 +563,7 @@ static void test_args_value_columns_and_display_value(fixture *f,
 static void test_empty_model_has_every_table(void) {
   tm_model *m = model_new();
   GError *error = NULL;
-  tm_sql_surface *surface = sql_surface_new(m, &error);
+  tm_sql_surface *surface = sql_surface_new(m, NULL, &error);
   g_assert_no_error(error);
   fixture f = {m, surface};
   static const char *const names[] = {
@@ -797,56 +802,118 @@ static char *dump(sqlite3 *db, const char *sql) {
   return text;
 }
 
+/* The names of `type` ('table', 'view', 'index') in a saved file. */
+static char *saved_names_of_type(sqlite3 *db, const char *type) {
+  char *sql = g_strdup_printf("SELECT group_concat(name, ' ') FROM "
+                              "(SELECT name FROM sqlite_master "
+                              "WHERE type = '%s' AND name NOT LIKE "
+                              "'sqlite_%%' ORDER BY name)",
+                              type);
+  char *text = dump(db, sql);
+  g_free(sql);
+  return text;
+}
+
+/* Files left in `dir` (a save must leave no temporary behind). */
+static guint count_files(const char *dir) {
+  GDir *d = g_dir_open(dir, 0, NULL);
+  g_assert_nonnull(d);
+  guint n = 0;
+  while (g_dir_read_name(d))
+    n++;
+  g_dir_close(d);
+  return n;
+}
+
 static void test_save_writes_a_standalone_database(fixture *f,
                                                    gconstpointer data) {
   (void)data;
   char *dir = g_dir_make_tmp("tm-sql-XXXXXX", NULL);
   char *path = g_build_filename(dir, "out.sqlite", NULL);
-  /* An existing file is replaced, not appended to. */
+  /* An existing file is replaced (when asked), not appended to. */
   g_assert_true(g_file_set_contents(path, "not a database", -1, NULL));
   GError *error = NULL;
-  g_assert_true(sql_surface_save(f->surface, path, &error));
+  g_assert_true(sql_surface_save(f->surface, path, true, &error));
   g_assert_no_error(error);
   /* Saving twice replaces the first copy. */
-  g_assert_true(sql_surface_save(f->surface, path, &error));
+  g_assert_true(sql_surface_save(f->surface, path, true, &error));
   g_assert_no_error(error);
+  g_assert_cmpuint(count_files(dir), ==, 1);
 
   sqlite3 *saved = NULL;
   g_assert_cmpint(sqlite3_open_v2(path, &saved, SQLITE_OPEN_READONLY, NULL),
                   ==, SQLITE_OK);
-  static const char *const names[] = {
-      "machine", "trace_file", "__intrinsic_trace_file", "metadata",
-      "stats", "clock_snapshot", "track", "thread_track", "process_track",
-      "counter_track", "process_counter_track", "thread_counter_track",
-      "slice", "slices", "instant", "counter", "counters", "thread",
-      "process", "flow", "args", "trace_bounds",
-      "__intrinsic_trace_import_logs", "_trace_import_logs"};
+  /* Every public name of the live surface reads the same in the file
+   * (the list is the live schema itself, so a new table is covered). */
   sqlite3 *live = sql_surface_borrow_db(f->surface);
-  for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
-    char *sql = g_strdup_printf("SELECT * FROM %s", names[i]);
+  sqlite3_stmt *names = NULL;
+  g_assert_cmpint(sqlite3_prepare_v2(live,
+                                     "SELECT name, type FROM sqlite_master "
+                                     "ORDER BY name",
+                                     -1, &names, NULL), ==, SQLITE_OK);
+  size_t n_names = 0;
+  while (sqlite3_step(names) == SQLITE_ROW) {
+    const char *name = (const char *)sqlite3_column_text(names, 0);
+    const char *live_type = (const char *)sqlite3_column_text(names, 1);
+    n_names++;
+    char *sql = g_strdup_printf("SELECT * FROM \"%s\"", name);
     char *expected = dump(live, sql);
     char *actual = dump(saved, sql);
     g_assert_cmpstr(actual, ==, expected);
     free(expected);
     free(actual);
     g_free(sql);
-    /* A real table, not a view or a virtual table. */
-    sql = g_strdup_printf(
-        "SELECT type, sql LIKE 'CREATE TABLE%%' FROM sqlite_master "
-        "WHERE name = '%s'",
-        names[i]);
+    /* Views stay views (no copy of aliased data); the model's virtual
+     * tables become real tables. */
+    sql = g_strdup_printf("SELECT type FROM sqlite_master WHERE name = '%s'",
+                          name);
     char *kind = dump(saved, sql);
-    g_assert_cmpstr(kind, ==, "\"type\",\"sql LIKE 'CREATE TABLE%'\"\n"
-                              "\"table\",1\n");
+    g_assert_cmpstr(kind, ==,
+                    strcmp(live_type, "view") == 0 ? "\"type\"\n\"view\"\n"
+                                                   : "\"type\"\n\"table\"\n");
     free(kind);
     g_free(sql);
   }
-  char *count = dump(saved, "SELECT count(*) FROM slice");
-  char *expected_count = g_strdup_printf("\"count(*)\"\n%zu\n",
-                                         f->model->slices.len);
-  g_assert_cmpstr(count, ==, expected_count);
-  free(count);
-  g_free(expected_count);
+  sqlite3_finalize(names);
+  g_assert_cmpuint(n_names, >, 30);
+
+  /* Ids are the rowid: lookups by utid, upid, id need no index. */
+  char *pk = dump(saved, "SELECT name, pk FROM pragma_table_info("
+                         "'__intrinsic_slice') WHERE pk > 0");
+  g_assert_cmpstr(pk, ==, "\"name\",\"pk\"\n\"id\",1\n");
+  free(pk);
+  char *indexes = saved_names_of_type(saved, "index");
+  g_assert_cmpstr(indexes, ==,
+                  "\"group_concat(name, ' ')\"\n"
+                  "\"__intrinsic_args_arg_set_id __intrinsic_counter_track_id_ts "
+                  "__intrinsic_flow_slice_in __intrinsic_flow_slice_out "
+                  "__intrinsic_sched_slice_utid __intrinsic_slice_parent_id "
+                  "__intrinsic_slice_track_id_ts __intrinsic_slice_ts "
+                  "__intrinsic_thread_state_utid __intrinsic_thread_upid "
+                  "__intrinsic_track_upid __intrinsic_track_utid "
+                  "stack_profile_callsite_parent_id\"\n");
+  free(indexes);
+  /* The common joins use them, through the public views. */
+  static const char *const plans[][2] = {
+      {"SELECT * FROM slice WHERE ts > 5", "__intrinsic_slice_ts"},
+      {"SELECT * FROM slice WHERE track_id = 2 ORDER BY ts",
+       "__intrinsic_slice_track_id_ts"},
+      {"SELECT * FROM slices WHERE parent_id = 0",
+       "__intrinsic_slice_parent_id"},
+      {"SELECT * FROM args WHERE arg_set_id = 1",
+       "__intrinsic_args_arg_set_id"},
+      {"SELECT * FROM thread WHERE utid = 1", "INTEGER PRIMARY KEY"},
+      {"SELECT * FROM process WHERE upid = 1", "INTEGER PRIMARY KEY"},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(plans); i++) {
+    char *sql = g_strdup_printf("EXPLAIN QUERY PLAN %s", plans[i][0]);
+    char *plan = dump(saved, sql);
+    if (!strstr(plan, plans[i][1]))
+      g_error("%s: plan does not use %s:\n%s", plans[i][0], plans[i][1],
+              plan);
+    free(plan);
+    g_free(sql);
+  }
   sqlite3_close(saved);
 
   /* The live database is usable and unchanged after the save. */
@@ -858,47 +925,83 @@ static void test_save_writes_a_standalone_database(fixture *f,
   g_free(dir);
 }
 
+static void test_save_keeps_an_existing_file_unless_told(fixture *f,
+                                                         gconstpointer data) {
+  (void)data;
+  char *dir = g_dir_make_tmp("tm-sql-XXXXXX", NULL);
+  char *path = g_build_filename(dir, "out.sqlite", NULL);
+  g_assert_true(g_file_set_contents(path, "precious", -1, NULL));
+  GError *error = NULL;
+  g_assert_false(sql_surface_save(f->surface, path, false, &error));
+  g_assert_error(error, TM_SQL_ERROR, TM_SQL_ERROR_SAVE);
+  char *expected = g_strdup_printf("%s exists (replace it with --force)", path);
+  g_assert_cmpstr(error->message, ==, expected);
+  g_free(expected);
+  g_clear_error(&error);
+  char *content = NULL;
+  g_assert_true(g_file_get_contents(path, &content, NULL, NULL));
+  g_assert_cmpstr(content, ==, "precious");
+  g_free(content);
+  g_assert_cmpuint(count_files(dir), ==, 1);
+  /* A new name is written without replace. */
+  g_assert_cmpint(g_unlink(path), ==, 0);
+  g_assert_true(sql_surface_save(f->surface, path, false, &error));
+  g_assert_no_error(error);
+  g_assert_cmpuint(count_files(dir), ==, 1);
+  g_assert_cmpint(g_unlink(path), ==, 0);
+  g_assert_cmpint(g_rmdir(dir), ==, 0);
+  g_free(path);
+  g_free(dir);
+}
+
+static void test_save_refuses_names_that_are_not_files(fixture *f,
+                                                       gconstpointer data) {
+  (void)data;
+  static const char *const refused[][2] = {
+      {"", "an empty name is an in-memory database"},
+      {":memory:", "\":memory:\" is an in-memory database"},
+      {"file:out.sqlite?mode=memory", "is an SQLite URI"},
+      {"FILE:out.sqlite", "is an SQLite URI"},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(refused); i++) {
+    GError *error = NULL;
+    g_assert_false(sql_surface_save(f->surface, refused[i][0], true, &error));
+    g_assert_error(error, TM_SQL_ERROR, TM_SQL_ERROR_SAVE);
+    if (!strstr(error->message, refused[i][1]))
+      g_error("'%s': %s", refused[i][0], error->message);
+    g_error_free(error);
+  }
+}
+
 static void test_save_to_an_impossible_path_fails(fixture *f,
                                                   gconstpointer data) {
   (void)data;
   GError *error = NULL;
-  g_assert_false(
-      sql_surface_save(f->surface, "/nonexistent-dir/x/out.sqlite", &error));
+  g_assert_false(sql_surface_save(f->surface,
+                                  "/nonexistent-dir/x/out.sqlite", true,
+                                  &error));
   g_assert_error(error, TM_SQL_ERROR, TM_SQL_ERROR_SAVE);
   g_assert_nonnull(strstr(error->message, "/nonexistent-dir/x/out.sqlite"));
   g_clear_error(&error);
 
-  /* A directory in the way cannot be replaced. */
+  /* A directory in the way cannot be replaced: the complete temporary
+   * file is removed and the directory stays. */
   char *dir = g_dir_make_tmp("tm-sql-XXXXXX", NULL);
   char *sub = g_build_filename(dir, "busy", NULL);
   g_assert_cmpint(g_mkdir(sub, 0700), ==, 0);
   char *inner = g_build_filename(sub, "f", NULL);
   g_assert_true(g_file_set_contents(inner, "x", -1, NULL));
-  g_assert_false(sql_surface_save(f->surface, sub, &error));
+  g_assert_false(sql_surface_save(f->surface, sub, true, &error));
   g_assert_error(error, TM_SQL_ERROR, TM_SQL_ERROR_SAVE);
   g_assert_nonnull(strstr(error->message, "cannot replace"));
   g_clear_error(&error);
+  g_assert_cmpuint(count_files(dir), ==, 1);
+  g_assert_true(g_file_test(inner, G_FILE_TEST_IS_REGULAR));
   g_unlink(inner);
   g_rmdir(sub);
   g_rmdir(dir);
   g_free(inner);
   g_free(sub);
-  g_free(dir);
-
-  /* A failure while copying: the half-written file is removed. */
-  dir = g_dir_make_tmp("tm-sql-XXXXXX", NULL);
-  char *path = g_build_filename(dir, "out.sqlite", NULL);
-  assert_query(f, "DROP VIEW slices", TM_FORMAT_CSV, "");
-  g_assert_false(sql_surface_save(f->surface, path, &error));
-  g_assert_error(error, TM_SQL_ERROR, TM_SQL_ERROR_SAVE);
-  char *expected = g_strdup_printf("writing %s: no such table: main.slices",
-                                   path);
-  g_assert_cmpstr(error->message, ==, expected);
-  g_free(expected);
-  g_clear_error(&error);
-  g_assert_false(g_file_test(path, G_FILE_TEST_EXISTS));
-  g_assert_cmpint(g_rmdir(dir), ==, 0);
-  g_free(path);
   g_free(dir);
 
   /* The surface still answers queries after a failed save. */
@@ -915,8 +1018,8 @@ int main(int argc, char **argv) {
       test_csv_quotes_strings_and_header_and_prints_null);
   ADD("/sql-surface/csv/prints-reals-with-six-decimals",
       test_csv_prints_reals_with_six_decimals);
-  ADD("/sql-surface/csv/leaves-strings-unescaped-like-trace-processor",
-      test_csv_leaves_strings_unescaped_like_trace_processor);
+  ADD("/sql-surface/csv/doubles-quotes-inside-strings-per-rfc-4180",
+      test_csv_doubles_quotes_inside_strings_per_rfc_4180);
   ADD("/sql-surface/csv/prints-header-for-an-empty-result",
       test_csv_prints_header_for_an_empty_result);
   ADD("/sql-surface/tsv/escapes-and-prints-null-as-empty",
@@ -962,5 +1065,9 @@ int main(int argc, char **argv) {
       test_save_writes_a_standalone_database);
   ADD("/sql-surface/save/to-an-impossible-path-fails",
       test_save_to_an_impossible_path_fails);
+  ADD("/sql-surface/save/keeps-an-existing-file-unless-told",
+      test_save_keeps_an_existing_file_unless_told);
+  ADD("/sql-surface/save/refuses-names-that-are-not-files",
+      test_save_refuses_names_that_are_not_files);
   return g_test_run();
 }

@@ -301,7 +301,7 @@ static bool import_and_maybe_save(const bench_config *config,
   if (save) {
     char *db = g_build_filename(config->workdir, "bench.sqlite", NULL);
     g_remove(db);
-    ok = tm_session_save_sqlite(session, db, &error);
+    ok = tm_session_save_sqlite(session, db, TM_SAVE_REPLACE, &error);
     if (!config->keep)
       g_remove(db);
     g_free(db);

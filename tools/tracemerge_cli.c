@@ -13,10 +13,14 @@
  * to stderr, the command goes on over the partial trace (`query` prints,
  * `import` saves, `info` summarises) and the exit status is 1 whatever
  * follows, so a script never mistakes a partial result for a whole one.
+ * (`import` saves a partial result only under a new name: it never
+ * replaces an existing file, --force or not.)
  */
 #include <errno.h>
 #include <glib.h>
 #include <locale.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,6 +41,10 @@ typedef struct command {
   const char *summary;
   int (*run)(int argc, char **argv);
 } command;
+
+/* `query`'s SQL safety options (see sql_safety_entries). */
+static gboolean allow_attach = FALSE;
+static double timeout_seconds = 0;
 
 /* Options every subcommand that loads plugins accepts. */
 static char **plugin_dirs = NULL;
@@ -79,13 +87,16 @@ static int usage_error(const char *command_name, const char *message) {
  * Returns EXIT_OK, or the status to exit with. */
 static int parse_options(const char *name, const char *parameters,
                          const char *summary, const GOptionEntry *entries,
-                         bool with_plugins, int *argc, char ***argv) {
+                         const GOptionEntry *more_entries, bool with_plugins,
+                         int *argc, char ***argv) {
   GOptionContext *context = g_option_context_new(parameters);
   g_option_context_set_summary(context, summary);
   g_option_context_set_description(
       context, "Exit status: 0 success; 1 an input, the SQL or the output "
                "failed (what was read is still used); 2 usage error.");
   g_option_context_add_main_entries(context, entries, NULL);
+  if (more_entries)
+    g_option_context_add_main_entries(context, more_entries, NULL);
   if (with_plugins)
     g_option_context_add_main_entries(context, plugin_entries, NULL);
   GError *error = NULL;
@@ -140,6 +151,8 @@ static tm_session *session_new(const char *command_name, int *status) {
         .n_sql_packages = sql_packages ? g_strv_length(sql_packages) : 0,
         .reader_configs = (const tm_reader_config *)configs->data,
         .n_reader_configs = configs->len,
+        .allow_attach = allow_attach,
+        .query_timeout_seconds = timeout_seconds,
     };
     session = tm_session_new(&options);
   }
@@ -183,6 +196,51 @@ static bool parse_format(const char *text, tm_format *format) {
   return true;
 }
 
+/* ---- SQL safety options and Ctrl-C ---- */
+
+static const GOptionEntry sql_safety_entries[] = {
+    {"allow-attach", 0, 0, G_OPTION_ARG_NONE, &allow_attach,
+     "Let the SQL ATTACH and DETACH database files (refused by default: "
+     "a query cannot open or write files)",
+     NULL},
+    {"timeout", 0, 0, G_OPTION_ARG_DOUBLE, &timeout_seconds,
+     "Stop the SQL once it has run SECONDS (exit status 1)", "SECONDS"},
+    {NULL, 0, 0, 0, NULL, NULL, NULL},
+};
+
+static bool check_timeout(const char *command_name, int *status) {
+  if (isfinite(timeout_seconds) && timeout_seconds >= 0)
+    return true;
+  *status = usage_error(command_name, "--timeout takes a number of seconds");
+  return false;
+}
+
+/* The session whose SQL Ctrl-C stops; NULL outside a query. */
+static tm_session *volatile interruptible_session = NULL;
+
+static void on_sigint(int signal_number) {
+  (void)signal_number;
+  /* Async-signal-safe: sets a flag the running statement polls. The
+   * handler is one-shot (SA_RESETHAND): a second Ctrl-C kills as usual. */
+  tm_session_interrupt(interruptible_session);
+}
+
+/* While a query runs, Ctrl-C stops it (it fails with "query
+ * interrupted", exit status 1) instead of killing the process. */
+static void catch_sigint(tm_session *session, struct sigaction *saved) {
+  interruptible_session = session;
+  struct sigaction action = {0};
+  action.sa_handler = on_sigint;
+  action.sa_flags = SA_RESETHAND;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, saved);
+}
+
+static void release_sigint(const struct sigaction *saved) {
+  sigaction(SIGINT, saved, NULL);
+  interruptible_session = NULL;
+}
+
 static int run_query(int argc, char **argv) {
   char *sql = NULL, *query_file = NULL, *format_name = NULL;
   char *file_sql = NULL;
@@ -206,8 +264,8 @@ static int run_query(int argc, char **argv) {
   int status = parse_options("query", "INPUT...",
                              "Import the inputs as one merged trace and run "
                              "SQL over it.",
-                             entries, true, &argc, &argv);
-  if (status != EXIT_OK)
+                             entries, sql_safety_entries, true, &argc, &argv);
+  if (status != EXIT_OK || !check_timeout("query", &status))
     goto out;
   if (!sql == !query_file) {
     status = usage_error("query", "give exactly one of --sql and --query-file");
@@ -234,7 +292,11 @@ static int run_query(int argc, char **argv) {
   if (!session)
     goto out;
   status = import_inputs(session, argc, argv);
-  if (!tm_session_query(session, sql, format, stdout, &error)) {
+  struct sigaction saved_sigint;
+  catch_sigint(session, &saved_sigint);
+  bool query_ok = tm_session_query(session, sql, format, stdout, &error);
+  release_sigint(&saved_sigint);
+  if (!query_ok) {
     status = fail_error(error);
     goto out;
   }
@@ -252,17 +314,22 @@ out:
 
 static int run_import(int argc, char **argv) {
   char *output = NULL;
+  gboolean force = FALSE;
   tm_session *session = NULL;
   GError *error = NULL;
   const GOptionEntry entries[] = {
       {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
-       "Write the SQLite database to FILE (replaced if it exists)", "FILE"},
+       "Write the SQLite database to FILE (written beside it under a "
+       "temporary name, renamed to FILE once complete)",
+       "FILE"},
+      {"force", 0, 0, G_OPTION_ARG_NONE, &force,
+       "Replace FILE if it exists", NULL},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
   };
   int status = parse_options("import", "INPUT... -o OUT.sqlite",
                              "Import the inputs as one merged trace and save "
                              "every table into a standalone SQLite file.",
-                             entries, true, &argc, &argv);
+                             entries, NULL, true, &argc, &argv);
   if (status != EXIT_OK)
     goto out;
   if (!output) {
@@ -273,11 +340,29 @@ static int run_import(int argc, char **argv) {
     status = usage_error("import", "no input files");
     goto out;
   }
+  unsigned save_flags = force ? TM_SAVE_REPLACE : 0;
+  /* A name that cannot be written fails before the import's work. */
+  if (!tm_save_path_check(output, save_flags, &error)) {
+    status = fail_error(error);
+    goto out;
+  }
   session = session_new("import", &status);
   if (!session)
     goto out;
   status = import_inputs(session, argc, argv);
-  if (!tm_session_save_sqlite(session, output, &error))
+  if (status != EXIT_OK) {
+    /* A partial result is saved, but never over an existing file. */
+    save_flags &= ~(unsigned)TM_SAVE_REPLACE;
+    if (g_file_test(output, G_FILE_TEST_EXISTS) ||
+        g_file_test(output, G_FILE_TEST_IS_SYMLINK)) {
+      char *message = g_strdup_printf(
+          "%s left as it was: a failed import does not replace it", output);
+      fail(message);
+      g_free(message);
+      goto out;
+    }
+  }
+  if (!tm_session_save_sqlite(session, output, save_flags, &error))
     status = fail_error(error);
 out:
   tm_session_free(session);
@@ -297,7 +382,7 @@ static int run_info(int argc, char **argv) {
   int status = parse_options("info", "INPUT...",
                              "Import the inputs and summarise them: files, "
                              "formats, machines, clocks, stats.",
-                             entries, true, &argc, &argv);
+                             entries, NULL, true, &argc, &argv);
   if (status != EXIT_OK)
     goto out;
   if (clock_graph && strcmp(clock_graph, "dot") != 0) {
@@ -334,7 +419,7 @@ static int run_plugins(int argc, char **argv) {
                              "and the file it was loaded from; for a format "
                              "several plugins provide, which one won and "
                              "which it overrode.",
-                             entries, true, &argc, &argv);
+                             entries, NULL, true, &argc, &argv);
   if (status != EXIT_OK)
     return status;
   if (argc > 1)

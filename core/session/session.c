@@ -68,6 +68,10 @@ tm_session *tm_session_new(const tm_session_options *options) {
   session->clocks = clock_graph_new();
   session->sorter = sorter_new();
   session->host_machine = TM_NULL_ID;
+  if (options) {
+    session->sql_options.allow_attach = options->allow_attach;
+    session->query_timeout_seconds = options->query_timeout_seconds;
+  }
   session->processes = g_hash_table_new_full(session_identity_hash,
                                              session_identity_equal, g_free, NULL);
   session->threads = g_hash_table_new_full(session_identity_hash,
@@ -877,9 +881,11 @@ bool tm_session_import(tm_session *session, const char *const *paths,
 static bool ensure_sql(tm_session *session, GError **error) {
   if (session->sql)
     return true;
-  session->sql = sql_surface_new(session->model, error);
+  session->sql = sql_surface_new(session->model, &session->sql_options,
+                                 error);
   if (!session->sql)
     return false;
+  sql_surface_set_timeout(session->sql, session->query_timeout_seconds);
   for (char **p = session->sql_packages; p && *p; p++) {
     /* DIR@NAME: the last '@' splits, so a directory may contain '@'. */
     char *dir = g_strdup(*p);
@@ -899,6 +905,12 @@ static bool ensure_sql(tm_session *session, GError **error) {
   return true;
 }
 
+void tm_session_interrupt(tm_session *session) {
+  /* Async-signal-safe: reads two pointers, sets a flag (sql_connection.c). */
+  if (session && session->sql)
+    sql_surface_interrupt(session->sql);
+}
+
 bool tm_session_query(tm_session *session, const char *sql, tm_format format,
                       FILE *out, GError **error) {
   return ensure_sql(session, error) &&
@@ -906,8 +918,15 @@ bool tm_session_query(tm_session *session, const char *sql, tm_format format,
 }
 
 bool tm_session_save_sqlite(tm_session *session, const char *path,
-                            GError **error) {
-  return ensure_sql(session, error) && sql_surface_save(session->sql, path, error);
+                            unsigned flags, GError **error) {
+  return ensure_sql(session, error) &&
+         sql_surface_save(session->sql, path, (flags & TM_SAVE_REPLACE) != 0,
+                          error);
+}
+
+bool tm_save_path_check(const char *path, unsigned flags, GError **error) {
+  return sql_surface_check_save_path(path, (flags & TM_SAVE_REPLACE) != 0,
+                                     error);
 }
 
 size_t tm_session_reader_count(const tm_session *session) {

@@ -102,6 +102,8 @@ struct tm_session {
   tm_sorter *sorter;
   tm_sql_surface *sql;
   char **sql_packages; /* tm_session_options.sql_packages, owned */
+  sql_connection_options sql_options; /* from tm_session_options */
+  double query_timeout_seconds;
   TM_VEC(tm_event_extra) extras;
   uint32_t host_machine; /* TM_NULL_ID until the first trace file */
   /* Per machine placeholder rows (pid 0 / idle tid 0), by machine id. */

@@ -51,16 +51,31 @@ static void append_real_shortest(GString *line, double value) {
     g_string_append(line, ".0");
 }
 
-/* ---- CSV, as trace_processor_shell ------------------------------------- */
+/* ---- CSV, as trace_processor_shell, quoted per RFC 4180 ---------------- */
+
+/* A quoted field: '"' doubled, everything else (',', CR, LF) as is. */
+static void csv_append_quoted(GString *line, const char *text, size_t len) {
+  g_string_append_c(line, '"');
+  const char *end = text + len;
+  for (const char *p = text; p < end;) {
+    const char *quote = memchr(p, '"', (size_t)(end - p));
+    if (!quote) {
+      g_string_append_len(line, p, end - p);
+      break;
+    }
+    g_string_append_len(line, p, quote - p + 1);
+    g_string_append_c(line, '"');
+    p = quote + 1;
+  }
+  g_string_append_c(line, '"');
+}
 
 static void csv_header(sqlite3_stmt *stmt, int n_columns, GString *line) {
   for (int c = 0; c < n_columns; c++) {
     const char *name = sqlite3_column_name(stmt, c);
     if (c > 0)
       g_string_append_c(line, ',');
-    g_string_append_c(line, '"');
-    g_string_append(line, name ? name : "");
-    g_string_append_c(line, '"');
+    csv_append_quoted(line, name ? name : "", name ? strlen(name) : 0);
   }
   g_string_append_c(line, '\n');
 }
@@ -81,10 +96,8 @@ static void csv_row(sqlite3_stmt *stmt, int n_columns, GString *line) {
     }
     case SQLITE_TEXT: {
       const unsigned char *text = sqlite3_column_text(stmt, c);
-      g_string_append_c(line, '"');
-      g_string_append_len(line, (const char *)text,
-                          sqlite3_column_bytes(stmt, c));
-      g_string_append_c(line, '"');
+      csv_append_quoted(line, (const char *)text,
+                        (size_t)sqlite3_column_bytes(stmt, c));
       break;
     }
     case SQLITE_BLOB:

@@ -2,10 +2,12 @@
  * Printers for SQL results: one prepared statement's rows as CSV, TSV or
  * JSON.
  *
- * CSV is byte-for-byte what trace_processor_shell prints: every header name
- * in double quotes, strings in double quotes with no escaping inside,
- * integers bare, reals as printf "%f", NULL as "[NULL]" (quotes included),
- * blobs as "<raw bytes>".
+ * CSV is what trace_processor_shell prints, made safe to parse: every
+ * header name in double quotes, strings in double quotes with a '"' inside
+ * doubled (RFC 4180; trace_processor_shell leaves it bare, so a value could
+ * end its field and add columns or rows), commas and line breaks kept
+ * inside the quotes, integers bare, reals as printf "%f", NULL as "[NULL]"
+ * (quotes included), blobs as "<raw bytes>". Lines end in LF.
  *
  * TSV: header of bare names; strings with backslash, tab, newline and
  * carriage return escaped as \\ \t \n \r; NULL is an empty field; integers
@@ -38,6 +40,7 @@ typedef enum tm_sql_error_code {
   TM_SQL_ERROR_QUERY,  /* SQLite rejected or failed a statement */
   TM_SQL_ERROR_OUTPUT, /* writing the result failed */
   TM_SQL_ERROR_SAVE,   /* the database file could not be written */
+  TM_SQL_ERROR_INTERRUPTED, /* stopped by the timeout or an interrupt */
 } tm_sql_error_code;
 
 /* Steps `stmt` to completion and prints its rows to `out` in `format`. A

@@ -73,6 +73,13 @@ typedef struct tm_session_options {
    * import. */
   const tm_reader_config *reader_configs;
   size_t n_reader_configs;
+  /* Queries may ATTACH and DETACH database files. Off by default: a query
+   * text then cannot open, create or write any file (VACUUM INTO is
+   * refused either way). */
+  bool allow_attach;
+  /* Each tm_session_query() call is stopped, failing with the reason,
+   * once it has run this long (0: no limit). */
+  double query_timeout_seconds;
 } tm_session_options;
 
 /* Creates a session and loads the reader plugins. `options` may be NULL. */
@@ -85,13 +92,36 @@ void tm_session_free(tm_session *session);
 bool tm_session_import(tm_session *session, const char *const *paths,
                        size_t n_paths, GError **error);
 
-/* Runs the statements of `sql` in order; prints the last one's rows. */
+/* Runs the statements of `sql` in order; prints the last one's rows.
+ *
+ * Every connection the library opens is hardened for SQL from anyone:
+ * queries read the trace's tables and views but cannot change them; they
+ * may create their own tables, views and temporary objects; ATTACH,
+ * DETACH (unless allow_attach), VACUUM INTO, load_extension() and
+ * fts3_tokenizer() are refused; values are limited to 128 MiB. */
 bool tm_session_query(tm_session *session, const char *sql, tm_format format,
                       FILE *out, GError **error);
 
-/* Saves every table as a standalone SQLite database file. */
+/* Stops the query running now in `session` (it fails with "query
+ * interrupted"). Async-signal-safe: call it from a SIGINT handler. */
+void tm_session_interrupt(tm_session *session);
+
+typedef enum tm_save_flags {
+  TM_SAVE_REPLACE = 1 << 0, /* an existing file at the path is replaced */
+} tm_save_flags;
+
+/* Saves every table as a standalone SQLite database file at `path`,
+ * written under a temporary name beside it and renamed only when
+ * complete. Without TM_SAVE_REPLACE an existing `path` makes the save
+ * fail and stays untouched. "", ":memory:" and "file:" URIs are refused.
+ * `flags` is a mask of tm_save_flags. */
 bool tm_session_save_sqlite(tm_session *session, const char *path,
-                            GError **error);
+                            unsigned flags, GError **error);
+
+/* Fails as tm_session_save_sqlite(path, flags) would for the path alone
+ * (a refused name; an existing file without TM_SAVE_REPLACE), so a tool
+ * can say so before importing anything. The save checks again. */
+bool tm_save_path_check(const char *path, unsigned flags, GError **error);
 
 /* Writes a human summary: files, formats, machines, clocks, stats. */
 void tm_session_print_info(tm_session *session, FILE *out);
