@@ -517,15 +517,20 @@ static void test_system_trace_is_not_moved_by_a_monotonic_snapshot(void) {
   e2e_cleanup(dir);
 }
 
-static void test_fuchsia_system_trace_object_is_skipped(void) {
-  /* Fuchsia's trace2json form: upstream fails the file; we skip it with an
-   * info stat and keep the traceEvents (a at 1 µs, b at 3 µs). */
+static void test_fuchsia_system_trace_object_names_threads(void) {
+  /* Fuchsia's trace2json form: upstream fails the file; we keep the
+   * traceEvents (a at 1 µs), take its thread ("t") and process ("p")
+   * records as names (thread 7 of process 1 exists by its record alone,
+   * thread 1 is named "main"), and skip the others ("k") with one info
+   * stat. Process 1's main thread is thread 1 (sql-surface.md §10). */
   g_autofree char *dir = e2e_tmpdir();
   g_autofree char *f = e2e_write_file(
       dir, "fuchsia.json",
       "{\"traceEvents\":[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"name\":\"a\"}],"
       "\"systemTraceEvents\":{\"type\":\"fuchsia\",\"events\":["
-      "{\"ph\":\"p\",\"pid\":1,\"name\":\"proc\"},{\"ph\":\"k\",\"id\":2}]},"
+      "{\"ph\":\"p\",\"pid\":1,\"name\":\"proc\"},{\"ph\":\"k\",\"id\":2},"
+      "{\"ph\":\"t\",\"pid\":1,\"tid\":7,\"name\":\"worker\"},"
+      "{\"ph\":\"t\",\"pid\":1,\"tid\":1,\"name\":\"main\",\"extra\":{\"x\":[1]}}]},"
       "\"other\":[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1,\"name\":\"not an event\"}]}",
       0);
   const char *inputs[] = {"fuchsia.json", NULL};
@@ -536,6 +541,12 @@ static void test_fuchsia_system_trace_object_is_skipped(void) {
       dir, inputs, "SELECT name, value, severity FROM stats WHERE value > 0");
   e2e_assert_text(stats, "\"name\",\"value\",\"severity\"\n"
                          "\"json_system_trace_events_skipped\",1,\"info\"\n");
+  g_autofree char *threads = e2e_query_in(
+      dir, inputs,
+      "SELECT t.tid, t.name, p.pid, p.name FROM thread t JOIN process p "
+      "USING (upid) WHERE t.tid != 0 ORDER BY t.tid");
+  e2e_assert_text(threads, "\"tid\",\"name\",\"pid\",\"name\"\n"
+                           "1,\"main\",1,\"proc\"\n7,\"worker\",1,\"proc\"\n");
   e2e_cleanup(dir);
 }
 
@@ -608,12 +619,20 @@ static void test_real_fuchsia_trace_still_imports(void) {
   /* tests/data/real/json/catapult-fuchsia_trace.json.gz: its
    * README counts B/E 66373/66373, n 327, b/e 302/302, i 45 among the
    * traceEvents: 66373 + 327 + 302 + 45 = 67047 slices. Its
-   * systemTraceEvents is the Fuchsia object: one skipped stat, and
+   * systemTraceEvents is the Fuchsia object: its 340 thread records and 70
+   * process records name threads and processes (python3 json over the
+   * file: 340 (pid, tid) of the records and the traceEvents, plus the
+   * main thread of each of the 70 pids, plus tid 0: 411 threads, 341
+   * named; 70 processes + pid 0), its kernel records one skipped stat, and
    * displayTimeUnit "ns" its own info stat. */
   g_autofree char *path = corpus_real_path("json", "catapult-fuchsia_trace.json.gz");
   const char *inputs[] = {path, NULL};
   g_autofree char *slices = e2e_query(inputs, "SELECT count(*) AS n FROM slice");
   e2e_assert_text(slices, "\"n\"\n67047\n");
+  g_autofree char *identity = e2e_query(
+      inputs, "SELECT (SELECT count(*) FROM thread), (SELECT count(name) FROM thread), "
+              "(SELECT count(*) FROM process), (SELECT count(name) FROM process)");
+  g_assert_true(g_str_has_suffix(identity, "\n411,341,71,70\n"));
   g_autofree char *stats = e2e_query(
       inputs, "SELECT name, value FROM stats WHERE value > 0 ORDER BY name");
   e2e_assert_text(stats, "\"name\",\"value\"\n"
@@ -817,8 +836,8 @@ int main(int argc, char **argv) {
                   test_system_trace_stays_aligned_next_to_another_json_file);
   g_test_add_func("/e2e/json/system-trace/is-not-moved-by-a-monotonic-snapshot",
                   test_system_trace_is_not_moved_by_a_monotonic_snapshot);
-  g_test_add_func("/e2e/json/system-trace/fuchsia-object-is-skipped",
-                  test_fuchsia_system_trace_object_is_skipped);
+  g_test_add_func("/e2e/json/system-trace/fuchsia-object-names-threads",
+                  test_fuchsia_system_trace_object_names_threads);
   g_test_add_func("/e2e/json/system-trace/another-type-is-counted",
                   test_system_trace_of_another_type_is_counted);
   g_test_add_func("/e2e/json/inputs/forty-thousand-small-files-import-in-linear-time",

@@ -32,10 +32,14 @@
  * trace_processor). The string arrives whole from yajl: the segmenter and
  * yajl each hold it while it is read (about twice its size in memory); it
  * is cut into lines in place, not copied again.
- * The object form Fuchsia's trace2json writes ({"type":"fuchsia",...}) is
- * skipped (stat json_system_trace_events_skipped); any other type is
- * skipped too (stat json_system_trace_events_invalid), where upstream
- * fails the whole file: traceEvents are kept.
+ * The object form Fuchsia's trace2json writes ({"type":"fuchsia",
+ * "events":[...]}), where upstream fails the whole file: its thread and
+ * process records ({"ph":"t","pid","tid","name"}, {"ph":"p","pid",
+ * "name"}) name threads and processes of this file's machine, so the
+ * threads the traceEvents use have their names; its other records
+ * (kernel-object and context-switch "k") are skipped, counted once (stat
+ * json_system_trace_events_skipped). An object of another type is skipped
+ * too (stat json_system_trace_events_invalid). traceEvents are kept.
  *
  * Dropped events: every json_tokenizer_failure and json_parser_failure
  * goes through event_failure(), which logs it through the host's
@@ -88,6 +92,8 @@ typedef enum json_where {
   WHERE_METADATA,   /* the top-level "metadata" object */
   WHERE_RAW,        /* inside a metadata value kept as JSON text */
   WHERE_SYSTEM_OBJECT, /* an object as systemTraceEvents (Fuchsia's form) */
+  WHERE_SYSTEM_EVENTS, /* its "events" array */
+  WHERE_SYSTEM_RECORD, /* one record of that array */
 } json_where;
 
 /* TOP, ROOT, EVENTS, EVENT, then ID2 or ARGS: never deeper (ROOT's other
@@ -211,7 +217,15 @@ typedef struct json_reader {
   /* systemTraceEvents: created with the first string body. */
   systrace_emitter *system_trace;
   bool system_key_is_type;  /* the object form's current key is "type" */
+  bool system_key_is_events; /* ... is "events" */
   bool system_is_fuchsia;   /* the object form said "type":"fuchsia" */
+  bool system_records_skipped; /* a record was neither "t" nor "p" */
+  /* The object form's record being read (Fuchsia "t" and "p" records). */
+  char record_ph;
+  int record_key; /* 0 other, 1 ph, 2 pid, 3 tid, 4 name */
+  bool record_has_pid, record_has_tid;
+  int64_t record_pid, record_tid;
+  json_buf record_name;
 } json_reader;
 
 /* --- errors ---------------------------------------------------------------- */
@@ -671,6 +685,7 @@ static int system_trace_events_value(json_reader *r, const json_value *v) {
   }
   if (v->type == VALUE_MAP) {
     r->system_key_is_type = false;
+    r->system_key_is_events = false;
     r->system_is_fuchsia = false;
     push_where(r, WHERE_SYSTEM_OBJECT);
     return 1;
@@ -679,11 +694,83 @@ static int system_trace_events_value(json_reader *r, const json_value *v) {
   return skip_value(r, v);
 }
 
-/* A member of the object form: only "type" is looked at. */
+/* A member of the object form: "type" and the "events" array. */
 static int system_object_value(json_reader *r, const json_value *v) {
   if (r->system_key_is_type && v->type == VALUE_STRING)
     r->system_is_fuchsia = v->len == 7 && memcmp(v->text, "fuchsia", 7) == 0;
+  if (r->system_key_is_events && v->type == VALUE_ARRAY) {
+    push_where(r, WHERE_SYSTEM_EVENTS);
+    return 1;
+  }
   return skip_value(r, v);
+}
+
+static int system_events_value(json_reader *r, const json_value *v) {
+  if (v->type != VALUE_MAP)
+    return skip_value(r, v);
+  r->record_ph = 0;
+  r->record_key = 0;
+  r->record_has_pid = r->record_has_tid = false;
+  r->record_name.len = 0;
+  push_where(r, WHERE_SYSTEM_RECORD);
+  return 1;
+}
+
+/* A non-negative integer id of a record (Fuchsia koids fit int64). */
+static bool record_id(const json_value *v, int64_t *out) {
+  json_number n;
+  if (v->type != VALUE_NUMBER || !json_number_parse(v->text, v->len, &n) ||
+      n.kind != JSON_NUMBER_INT || n.int_value < 0)
+    return false;
+  *out = n.int_value;
+  return true;
+}
+
+static int system_record_value(json_reader *r, const json_value *v) {
+  switch (r->record_key) {
+  case 1:
+    if (v->type == VALUE_STRING && v->len > 0)
+      r->record_ph = v->text[0];
+    break;
+  case 2:
+    r->record_has_pid = record_id(v, &r->record_pid);
+    break;
+  case 3:
+    r->record_has_tid = record_id(v, &r->record_tid);
+    break;
+  case 4:
+    if (v->type == VALUE_STRING) {
+      r->record_name.len = 0;
+      if (!json_buf_append(&r->record_name, v->text, v->len))
+        return out_of_memory(r);
+    }
+    break;
+  default:
+    break;
+  }
+  return skip_value(r, v);
+}
+
+/* The record ended: a thread ("t") or process ("p") record names its row;
+ * a record of another kind, or one missing its ids, is skipped. */
+static void system_record_end(json_reader *r) {
+  tm_machine_ref machine = r->svc->machine_default(r->host);
+  tm_str_id name = r->record_name.len
+                       ? r->svc->intern_string(r->host, r->record_name.data,
+                                               r->record_name.len)
+                       : 0;
+  if (r->record_ph == 't' && r->record_has_pid && r->record_has_tid) {
+    tm_thread_ref thread =
+        r->svc->thread(r->host, machine, r->record_pid, r->record_tid);
+    if (name)
+      r->svc->thread_set_name(r->host, thread, name);
+  } else if (r->record_ph == 'p' && r->record_has_pid) {
+    tm_process_ref process = r->svc->process(r->host, machine, r->record_pid);
+    if (name)
+      r->svc->process_set_name(r->host, process, name);
+  } else {
+    r->system_records_skipped = true;
+  }
 }
 
 /* --- dropped events ----------------------------------------------------------- */
@@ -981,6 +1068,10 @@ static int on_value(json_reader *r, const json_value *v) {
     return raw_value(r, v);
   case WHERE_SYSTEM_OBJECT:
     return system_object_value(r, v);
+  case WHERE_SYSTEM_EVENTS:
+    return system_events_value(r, v);
+  case WHERE_SYSTEM_RECORD:
+    return system_record_value(r, v);
   }
   return 1;
 }
@@ -1026,10 +1117,14 @@ static int on_end(void *ctx) {
       r->root_done = true;
     return 1;
   case WHERE_SYSTEM_OBJECT:
-    r->svc->stat_add(r->host,
-                     r->system_is_fuchsia ? "json_system_trace_events_skipped"
-                                          : "json_system_trace_events_invalid",
-                     1);
+    if (!r->system_is_fuchsia)
+      r->svc->stat_add(r->host, "json_system_trace_events_invalid", 1);
+    else if (r->system_records_skipped)
+      r->svc->stat_add(r->host, "json_system_trace_events_skipped", 1);
+    r->depth--;
+    return 1;
+  case WHERE_SYSTEM_RECORD:
+    system_record_end(r);
     r->depth--;
     return 1;
   default:
@@ -1082,6 +1177,14 @@ static int on_map_key(void *ctx, const unsigned char *key, size_t len) {
     return 1;
   case WHERE_SYSTEM_OBJECT:
     r->system_key_is_type = len == 4 && memcmp(s, "type", 4) == 0;
+    r->system_key_is_events = len == 6 && memcmp(s, "events", 6) == 0;
+    return 1;
+  case WHERE_SYSTEM_RECORD:
+    r->record_key = len == 2 && memcmp(s, "ph", 2) == 0     ? 1
+                    : len == 3 && memcmp(s, "pid", 3) == 0  ? 2
+                    : len == 3 && memcmp(s, "tid", 3) == 0  ? 3
+                    : len == 4 && memcmp(s, "name", 4) == 0 ? 4
+                                                            : 0;
     return 1;
   case WHERE_RAW: {
     json_frame *top = &r->frames[r->n_frames - 1];
@@ -1492,6 +1595,7 @@ static void json_close(void *state) {
   json_event_buf_free(&r->event);
   json_buf_free(&r->path);
   json_buf_free(&r->metadata_name);
+  json_buf_free(&r->record_name);
   json_buf_free(&r->raw);
   json_buf_free(&r->decoded);
   json_buf_free(&r->kept);
