@@ -592,6 +592,69 @@ static void test_nul_escape_does_not_cut_a_string(void) {
   e2e_cleanup(dir);
 }
 
+/* Async slices are packed as trace_processor's TrackCompressor packs them
+ * (formats.md §2.4; upstream track_compressor): in trace-time order, a
+ * cookie's slices go to the track that holds the cookie, else to the first
+ * track of its set (same name, and process for id2.local) with nothing
+ * open, else to a new track; a set's tracks share a track_group_id.
+ * "req" cookies 1 (1..5 µs) and 2 (2..3 µs) overlap: two tracks; cookie 3
+ * (6..7 µs) comes when both are free and takes the first; "other" is its
+ * own set. The b events come out of order in the file: packing follows
+ * time, not file order. */
+static void test_async_slices_share_tracks_when_they_do_not_overlap(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  g_autofree char *f = e2e_write_file(
+      dir, "async.json",
+      "[{\"ph\":\"b\",\"pid\":1,\"tid\":1,\"ts\":6,\"id\":3,\"cat\":\"c\",\"name\":\"req\"},"
+      "{\"ph\":\"e\",\"pid\":1,\"tid\":1,\"ts\":7,\"id\":3,\"cat\":\"c\",\"name\":\"req\"},"
+      "{\"ph\":\"b\",\"pid\":1,\"tid\":1,\"ts\":1,\"id\":1,\"cat\":\"c\",\"name\":\"req\"},"
+      "{\"ph\":\"b\",\"pid\":1,\"tid\":1,\"ts\":2,\"id\":2,\"cat\":\"c\",\"name\":\"req\"},"
+      "{\"ph\":\"e\",\"pid\":1,\"tid\":1,\"ts\":3,\"id\":2,\"cat\":\"c\",\"name\":\"req\"},"
+      "{\"ph\":\"e\",\"pid\":1,\"tid\":1,\"ts\":5,\"id\":1,\"cat\":\"c\",\"name\":\"req\"},"
+      "{\"ph\":\"n\",\"pid\":1,\"tid\":1,\"ts\":4,\"id\":9,\"cat\":\"c\",\"name\":\"other\"}]",
+      0);
+  const char *inputs[] = {"async.json", NULL};
+  g_autofree char *out = e2e_query_in(
+      dir, inputs,
+      "SELECT s.ts, s.dur, s.name, t.name AS track, t.type, "
+      "dense_rank() OVER (ORDER BY s.track_id) AS track_no, "
+      "dense_rank() OVER (ORDER BY t.track_group_id) AS group_no "
+      "FROM slice s JOIN track t ON s.track_id = t.id ORDER BY s.ts");
+  e2e_assert_text(out,
+      "\"ts\",\"dur\",\"name\",\"track\",\"type\",\"track_no\",\"group_no\"\n"
+      "1000,4000,\"req\",\"req\",\"legacy_async_global_slice\",1,1\n"
+      "2000,1000,\"req\",\"req\",\"legacy_async_global_slice\",2,1\n"
+      "4000,0,\"other\",\"other\",\"legacy_async_global_slice\",3,2\n"
+      "6000,1000,\"req\",\"req\",\"legacy_async_global_slice\",1,1\n");
+  e2e_cleanup(dir);
+}
+
+/* Tracks of the real Chrome traces: all tracks, and the async ones with
+ * their groups, by the packing rule above applied to the b/e/n events
+ * sorted by ts (python3 json; ties in file order). chrome116: 21 cookies
+ * of PipelineReporter (process-scoped) and more, 5 tracks in 2 groups
+ * (it had 21 + 1 tracks, one per cookie: about twice the reference's
+ * tracks); fuchsia: 302 cookies, 2 tracks in 2 groups. */
+static void test_real_traces_tracks(void) {
+  static const struct {
+    const char *file, *expected;
+  } cases[] = {
+      {"speedscope-chrome70-worker.json", "20,0,0"},
+      {"speedscope-chrome116-devtools-trace.json", "18,5,2"},
+      {"catapult-webview.json.gz", "40,0,0"},
+      {"catapult-fuchsia_trace.json.gz", "25,2,2"},
+      {"ffprofiler-rspack-issue-5429.json.gz", "1,1,1"},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
+    e2e_assert_real_file_row(
+        "json", cases[i].file,
+        "SELECT (SELECT count(*) FROM track), "
+        "(SELECT count(*) FROM track WHERE type LIKE 'legacy_async%'), "
+        "(SELECT count(DISTINCT track_group_id) FROM track "
+        " WHERE type LIKE 'legacy_async%')",
+        cases[i].expected);
+}
+
 /* Threads and processes of the real Chrome traces, by the reference's rules
  * (sql-surface.md §10, formats.md §2.2-2.3), counted with python3's json
  * module: every event but P with a ts (or M) resolves (pid, tid), tid 0
@@ -826,6 +889,9 @@ int main(int argc, char **argv) {
                   test_v8_profile_samples_have_their_stacks);
   g_test_add_func("/e2e/json/strings/nul-escape-does-not-cut-a-string",
                   test_nul_escape_does_not_cut_a_string);
+  g_test_add_func("/e2e/json/async/slices-share-tracks-when-they-do-not-overlap",
+                  test_async_slices_share_tracks_when_they_do_not_overlap);
+  g_test_add_func("/e2e/json/async/real-traces-tracks", test_real_traces_tracks);
   g_test_add_func("/e2e/json/identity/real-traces-threads-and-processes",
                   test_real_traces_threads_and_processes);
   g_test_add_func("/e2e/json/v8-profile/real-traces-match-independent-counts",

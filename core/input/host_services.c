@@ -16,6 +16,7 @@
 
 #include "model/sched_builder.h"
 #include "model/profile_builder.h"
+#include "model/async_tracks.h"
 #include "session/session_internal.h"
 #include "base/string_pool.h"
 
@@ -537,6 +538,37 @@ static tm_track_ref svc_track_intern(tm_host *host, const tm_track_desc *desc) {
   return intern_described_track(host, machine_id, desc, ucpu + 1);
 }
 
+/* The set is described like any track; its tracks are made in pass 2
+ * (core/model/async_tracks.h). */
+static tm_track_ref svc_track_async(tm_host *host, const tm_track_desc *set,
+                                    uint64_t cookie, uint32_t flags) {
+  bool valid = set && set->struct_size >= TRACK_DESC_V2_SIZE;
+  uint32_t machine_id = machine_of_ref(host, valid ? set->machine : 0);
+  if (!valid || !set->type)
+    return 0;
+  tm_model *model = model_of(host);
+  tm_track_row row = {
+      .type = string_pool_intern_cstr(model->strings, set->type),
+      .name = set->name,
+      .machine_id = machine_id,
+      .event_type = set->is_counter ? TM_TRACK_COUNTER : TM_TRACK_SLICE,
+      .utid = TM_NULL_ID,
+      .upid = TM_NULL_ID,
+      .trace_id = host->file_id,
+      .dimension_scope = set->scope,
+  };
+  if (set->thread && UNREF(set->thread) < model->threads.len) {
+    row.utid = UNREF(set->thread);
+    row.machine_id = model->threads.data[row.utid].machine_id;
+  }
+  if (set->process && UNREF(set->process) < model->processes.len) {
+    row.upid = UNREF(set->process);
+    row.machine_id = model->processes.data[row.upid].machine_id;
+  }
+  return REF(async_tracks_slot(host->session->async_tracks, &row,
+                               (flags & TM_ASYNC_UNNESTABLE) != 0, cookie));
+}
+
 uint32_t session_overflow_track(tm_session *session, uint32_t track_id) {
   tm_track_row *base = &session->model->tracks.data[track_id];
   track_key key;
@@ -602,7 +634,9 @@ static inline tm_event_run *run_for(tm_host *host, tm_clock_ref clock) {
 }
 
 static bool track_valid(tm_host *host, tm_track_ref track) {
-  return track != 0 && UNREF(track) < model_of(host)->tracks.len;
+  return track != 0 && (UNREF(track) < model_of(host)->tracks.len ||
+                        async_tracks_is_slot(host->session->async_tracks,
+                                             UNREF(track)));
 }
 
 static uint32_t extra_for(tm_host *host, int64_t thread_ts, int64_t thread_dur,
@@ -1000,6 +1034,7 @@ const tm_host_services host_services_v2 = {
     .stat_add = svc_stat_add,
     .import_log = svc_import_log,
     .report_error = svc_report_error,
+    .track_async = svc_track_async,
 };
 
 void *host_open_reader(tm_host *host, const uint8_t *config, size_t config_len) {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/checked_math.h"
+#include "model/async_tracks.h"
 #include "model/profile_builder.h"
 #include "model/sched_builder.h"
 #include "session/session_internal.h"
@@ -348,18 +349,28 @@ void model_builder_push(void *opaque, const tm_event *ev, uint32_t machine_id,
                         uint32_t trace_id) {
   tm_model_builder *builder = opaque;
   builder->session->events_placed++;
+  uint32_t track_id = ev->track_id;
   switch (ev->kind) {
   case TM_EVENT_SLICE_BEGIN: {
-    track_state *state = state_of(builder, ev->track_id);
+    if (track_id & TM_ASYNC_TRACK_BIT)
+      track_id = async_tracks_resolve(builder->session->async_tracks,
+                                      builder->model, track_id, TM_ASYNC_BEGIN);
+    track_state *state = state_of(builder, track_id);
     pop_finished(state, ev->ts);
-    open_slice_row(builder, state, ev, ev->track_id, -1, machine_id, trace_id);
+    open_slice_row(builder, state, ev, track_id, -1, machine_id, trace_id);
     break;
   }
   case TM_EVENT_SLICE_END:
-    on_end(builder, ev, ev->track_id, machine_id, trace_id);
+    if (track_id & TM_ASYNC_TRACK_BIT)
+      track_id = async_tracks_resolve(builder->session->async_tracks,
+                                      builder->model, track_id, TM_ASYNC_END);
+    on_end(builder, ev, track_id, machine_id, trace_id);
     break;
   case TM_EVENT_SLICE_COMPLETE:
-    on_complete(builder, ev, ev->track_id, machine_id, trace_id);
+    if (track_id & TM_ASYNC_TRACK_BIT)
+      track_id = async_tracks_resolve(builder->session->async_tracks,
+                                      builder->model, track_id, TM_ASYNC_INSTANT);
+    on_complete(builder, ev, track_id, machine_id, trace_id);
     break;
   case TM_EVENT_COUNTER: {
     tm_counter_row row = {
@@ -372,7 +383,10 @@ void model_builder_push(void *opaque, const tm_event *ev, uint32_t machine_id,
     break;
   }
   case TM_EVENT_FLOW:
-    on_flow(builder, ev, ev->track_id, machine_id, trace_id);
+    if (track_id & TM_ASYNC_TRACK_BIT)
+      track_id = async_tracks_resolve(builder->session->async_tracks,
+                                      builder->model, track_id, TM_ASYNC_BIND);
+    on_flow(builder, ev, track_id, machine_id, trace_id);
     break;
   case TM_EVENT_SCHED_SWITCH:
   case TM_EVENT_SCHED_WAKING:

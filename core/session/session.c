@@ -21,6 +21,7 @@
 
 #include "input/container.h"
 #include "input/host_services.h"
+#include "model/async_tracks.h"
 #include "session/session_internal.h"
 #include "base/string_pool.h"
 
@@ -78,6 +79,7 @@ tm_session *tm_session_new(const tm_session_options *options) {
                                            session_identity_equal, g_free, NULL);
   session->primary_file = g_hash_table_new(g_direct_hash, g_direct_equal);
   session->realtime_twins = g_ptr_array_new_with_free_func(realtime_twin_free);
+  session->async_tracks = async_tracks_new();
   session->tracks = g_hash_table_new_full(session_track_hash,
                                           session_track_equal, g_free, NULL);
   session->hosts = g_ptr_array_new();
@@ -113,6 +115,7 @@ void tm_session_free(tm_session *session) {
   g_hash_table_destroy(session->processes);
   g_hash_table_destroy(session->threads);
   g_hash_table_destroy(session->tracks);
+  async_tracks_free(session->async_tracks);
   g_hash_table_destroy(session->primary_file);
   g_ptr_array_free(session->realtime_twins, TRUE);
   tm_vec_free(&session->extras);

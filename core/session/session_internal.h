@@ -115,6 +115,7 @@ struct tm_session {
    * TM_NULL_ID; with `threads`, every thread a tid ever named. */
   TM_VEC(uint32_t) thread_prev_same_tid;
   GHashTable *tracks;    /* track_key -> track id + 1 */
+  struct tm_async_tracks *async_tracks; /* async slots, resolved in pass 2 */
   /* Machine row + 1 -> tm_host* of its primary file (clock-model.md §2):
    * the first file in processing order to have data or clocks on that
    * machine. Decided once every input is read. */

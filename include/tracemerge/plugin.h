@@ -414,7 +414,26 @@ typedef struct tm_host_services {
 
   /* Services added after version 2 go here, each checked with
    * TM_HOST_HAS() by readers that use it. */
+
+  /* A slot for the async slices of `cookie` in the set of tracks `set`
+   * describes (type, name, process or thread, scope, machine; `key`, `unit`
+   * and the cpu are ignored). Slices begun, ended or completed on the
+   * returned ref, and flows bound to it, land on one of the set's tracks,
+   * chosen in trace-time order as trace_processor's TrackCompressor
+   * chooses: the track holding the cookie, else the first track with no
+   * slice open (it takes the cookie), else a new track. So non-overlapping
+   * async slices share a track; the set's tracks share a track_group_id.
+   * `flags`: TM_ASYNC_UNNESTABLE. */
+  tm_track_ref (*track_async)(tm_host *host, const tm_track_desc *set,
+                              uint64_t cookie, uint32_t flags);
 } tm_host_services;
+
+/* track_async flags. */
+enum tm_async_flags {
+  /* A begin on a cookie already open does not nest (Android's legacy
+   * async slices, systrace S/F, saturate at one). */
+  TM_ASYNC_UNNESTABLE = 1u << 0,
+};
 
 #define TM_HOST_HAS(services, field)                                       \
   ((services)->struct_size >=                                              \

@@ -178,6 +178,22 @@ static tm_track_ref process_track(systrace_emitter *em, const char *type,
   return em->s->track_intern(em->host, &desc);
 }
 
+/* The slot of `cookie` in the async set (type, process, name), packed by
+ * the host as trace_processor packs async tracks; on a host without
+ * track_async, one track per cookie. */
+static tm_track_ref async_track(systrace_emitter *em, const char *type,
+                                int64_t pid, tm_str_id name, uint64_t cookie,
+                                uint32_t flags) {
+  if (!TM_HOST_HAS(em->s, track_async) || !em->s->track_async)
+    return process_track(em, type, 0, pid, name, cookie);
+  tm_track_desc desc = {
+      .type = type,
+      .name = name,
+      .process = em->s->process(em->host, em->machine, pid),
+  };
+  return em->s->track_async(em->host, &desc, cookie, flags);
+}
+
 static bool mark_write(systrace_emitter *em, const systrace_line *l,
                        systrace_text payload) {
   while (payload.len && (payload.p[payload.len - 1] == '\0' ||
@@ -239,11 +255,12 @@ static bool mark_write(systrace_emitter *em, const systrace_line *l,
         !systrace_parse_int64(f[3], &cookie))
       return false;
     thread_for(em, pid, l->pid, l->task);
-    /* One track per (process, name, cookie): concurrent cookies never
-     * share a stack. */
+    /* The set is (process, name); its cookies share tracks when they do
+     * not overlap. Repeated begins of one cookie saturate (only the first
+     * counts), as Android's legacy async slices do. */
     sf.name = intern(em, f[2]);
-    sf.track = process_track(em, "atrace_async_slice", 0, pid, sf.name,
-                             (uint64_t)cookie);
+    sf.track = async_track(em, "atrace_async_slice", pid, sf.name,
+                           (uint64_t)cookie, TM_ASYNC_UNNESTABLE);
     gpointer key = GUINT_TO_POINTER(sf.track);
     bool open = g_hash_table_contains(em->async_open, key);
     if (payload.p[0] == 'S') {
@@ -282,8 +299,8 @@ static bool mark_write(systrace_emitter *em, const systrace_line *l,
         !systrace_parse_int64(f[n - 1], &cookie))
       return false;
     thread_for(em, pid, l->pid, l->task);
-    sf.track = process_track(em, "atrace_async_slice_for_track", 0, pid,
-                             intern(em, f[2]), (uint64_t)cookie);
+    sf.track = async_track(em, "atrace_async_slice_for_track", pid,
+                           intern(em, f[2]), (uint64_t)cookie, 0);
     if (begin) {
       sf.name = intern(em, f[3]);
       em->s->slice_begin(em->host, &sf);

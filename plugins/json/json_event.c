@@ -564,7 +564,11 @@ static bool emit_async(json_emitter *em, const json_event_buf *buf,
   }
   tm_track_ref track = json_cookie_map_get(&em->async_tracks, map_key);
   if (!track) {
-    /* The track is named after the first event seen with its cookie. */
+    /* The cookie's slices go to the set of tracks named after the first
+     * event seen with the cookie (per process for id2.local, across
+     * processes otherwise), packed by the host as trace_processor packs
+     * legacy async tracks; a host without track_async gets one track per
+     * cookie. */
     tm_track_desc desc = {
         TM_TRACK_DESC_INIT,
         .type = process_scoped ? "legacy_async_process_slice"
@@ -573,7 +577,10 @@ static bool emit_async(json_emitter *em, const json_event_buf *buf,
         .process = process,
         .key = cookie,
     };
-    track = em->svc->track_intern(em->host, &desc);
+    if (TM_HOST_HAS(em->svc, track_async) && em->svc->track_async)
+      track = em->svc->track_async(em->host, &desc, cookie, 0);
+    else
+      track = em->svc->track_intern(em->host, &desc);
     if (!json_cookie_map_put(&em->async_tracks, map_key, track))
       return false;
   }
