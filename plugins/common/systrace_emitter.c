@@ -187,6 +187,7 @@ static tm_track_ref async_track(systrace_emitter *em, const char *type,
   if (!TM_HOST_HAS(em->s, track_async) || !em->s->track_async)
     return process_track(em, type, 0, pid, name, cookie);
   tm_track_desc desc = {
+      TM_TRACK_DESC_INIT,
       .type = type,
       .name = name,
       .process = em->s->process(em->host, em->machine, pid),
