@@ -262,7 +262,7 @@ static void test_async_slices_share_tracks_when_they_do_not_overlap(void) {
       "app-101 (100) [000] ...1 1.500000: tracing_mark_write: F|100|anim|1\n"
       "app-101 (100) [000] ...1 2.000000: tracing_mark_write: S|100|anim|3\n"
       "app-101 (100) [000] ...1 2.100000: tracing_mark_write: F|100|anim|3\n";
-  g_autofree char *out = query_text("a.systrace", trace,
+  g_autofree char *out = e2e_query_text("a.systrace", trace,
       "SELECT s.ts, s.dur, s.name, "
       "dense_rank() OVER (ORDER BY s.track_id) AS track_no, "
       "dense_rank() OVER (ORDER BY t.track_group_id) AS group_no "
