@@ -321,6 +321,16 @@ static void test_perfetto_functions_tables_views_and_macros(fixture *f,
               "INT AS SELECT $x * $y; SELECT add_ints(3, 4) AS a",
               "a\n12\n");
   assert_rows(f, "SELECT cast_int!('7') + 1 AS p", "p\n8\n");
+  /* Views may use them (the connection's schema is untrusted: only
+   * INNOCUOUS functions and tables are allowed there). */
+  assert_rows(f,
+              "CREATE VIEW uses AS SELECT add_ints(1, 1) AS a, "
+              "extract_arg(arg_set_id, 'debug.name') AS b, (SELECT count(*) "
+              "FROM depth_of(1)) AS c, (SELECT count(*) FROM "
+              "ancestor_slice(2)) AS d FROM slice WHERE id = 0;"
+              "SELECT * FROM uses",
+              /* add_ints multiplies since its replacement above. */
+              "a\tb\tc\td\n1\tx\t3\t2\n");
 }
 
 static void test_perfetto_errors_name_line_and_column(fixture *f,

@@ -167,6 +167,7 @@ static int fn_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
   g_string_free(schema, TRUE);
   if (rc != SQLITE_OK)
     return rc;
+  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
   fn_vtab *vtab = g_new0(fn_vtab, 1);
   vtab->f = f;
   *out = &vtab->base;
@@ -391,7 +392,10 @@ bool perfetto_sql_function_create(sqlite3 *db, GHashTable *registry,
   if (columns)
     rc = sqlite3_create_module_v2(db, f->name, &table_function_module, f, NULL);
   else
-    rc = sqlite3_create_function_v2(db, f->name, (int)n_args, SQLITE_UTF8, f,
+    /* INNOCUOUS: views may call it under the untrusted schema; its body
+     * runs under the same authorizer as any query. */
+    rc = sqlite3_create_function_v2(db, f->name, (int)n_args,
+                                    SQLITE_UTF8 | SQLITE_INNOCUOUS, f,
                                     scalar_call, NULL, NULL, NULL);
   if (rc != SQLITE_OK) {
     g_set_error(error, TM_SQL_ERROR, TM_SQL_ERROR_QUERY,

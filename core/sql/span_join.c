@@ -182,6 +182,7 @@ static int span_create(sqlite3 *db, void *aux, int argc,
     set_err(err, "SPAN_JOIN: %s", sqlite3_errmsg(db));
     goto fail;
   }
+  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
   g_string_free(schema, TRUE);
   *out = &vtab->base;
   return SQLITE_OK;

@@ -35,6 +35,7 @@
 #include <sqlite3.h>
 #include <string.h>
 
+#include "sql/sql_functions.h"
 #include "sql/sql_output.h"
 #include "sql/sql_printf.h"
 
@@ -43,8 +44,8 @@
 #define PROGRESS_OPS 1000
 
 static const sql_connection_registrar registrars[] = {
-    /* e.g. sql_functions_register, once it exists. NULL ends the list. */
-    NULL,
+    sql_functions_registrar, /* trace_processor's functions (docs/perfetto-sql.md) */
+    NULL,                    /* ends the list */
 };
 
 typedef enum stop_reason {

@@ -27,6 +27,9 @@ SQLITE_EXTENSION_INIT3
 
 #ifndef TM_SQLITE_EXTENSION
 #include "sql/model_index.h"
+#include "sql/slice_functions.h"
+#include "sql/span_join.h"
+#include "sql/sql_output.h"
 #else
 #define TM_FNV_OFFSET UINT64_C(0xcbf29ce484222325)
 static uint64_t tm_fnv_update(uint64_t hash, const void *bytes, size_t len) {
@@ -46,6 +49,7 @@ static uint64_t tm_fnv_update(uint64_t hash, const void *bytes, size_t len) {
  * run after it succeeds). */
 typedef struct function_state {
   tm_model_index *index; /* NULL: read the tables */
+  bool owns_index;       /* freed with the connection */
   sqlite3 *db;
   sqlite3_stmt *extract_arg;
   sqlite3_stmt *bounds;
@@ -53,6 +57,11 @@ typedef struct function_state {
 } function_state;
 
 static void function_state_free(void *p) {
+#ifndef TM_SQLITE_EXTENSION
+  function_state *state = p;
+  if (state->owns_index)
+    model_index_free(state->index);
+#endif
   sqlite3_free(p);
 }
 
@@ -680,27 +689,37 @@ static const scalar_def scalars[] = {
     {"regexp_replace", 3, fn_regexp_replace, true},
 };
 
-int sql_functions_register(sqlite3 *db, tm_model_index *index) {
+static int register_all(sqlite3 *db, tm_model_index *index, bool owns_index) {
   function_state *state = sqlite3_malloc(sizeof *state);
-  if (!state)
+  if (!state) {
+#ifndef TM_SQLITE_EXTENSION
+    if (owns_index)
+      model_index_free(index);
+#endif
     return SQLITE_NOMEM;
+  }
   memset(state, 0, sizeof *state);
   state->index = index;
+  state->owns_index = owns_index;
   state->db = db;
-  /* The first registration owns `state` and frees it with the connection. */
-  int rc = sqlite3_create_function_v2(db, "extract_arg", 2, SQLITE_UTF8, state,
+  /* The first registration owns `state` (and so the index) and frees it
+   * with the connection, or at once if it fails. Every function is
+   * INNOCUOUS (no side effects), so views may use them under the
+   * connection's untrusted schema. */
+  int rc = sqlite3_create_function_v2(db, "extract_arg", 2,
+                                      SQLITE_UTF8 | SQLITE_INNOCUOUS, state,
                                       fn_extract_arg, NULL, NULL,
                                       function_state_free);
   for (size_t i = 1; rc == SQLITE_OK && i < G_N_ELEMENTS(scalars); i++) {
-    int flags = SQLITE_UTF8 | (scalars[i].deterministic
-                                   ? SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
-                                   : 0);
+    int flags = SQLITE_UTF8 | SQLITE_INNOCUOUS |
+                (scalars[i].deterministic ? SQLITE_DETERMINISTIC : 0);
     rc = sqlite3_create_function_v2(db, scalars[i].name, scalars[i].n_args,
                                     flags, state, scalars[i].fn, NULL, NULL,
                                     NULL);
   }
   for (int n = 1; rc == SQLITE_OK && n <= 2; n++)
-    rc = sqlite3_create_function_v2(db, "string_agg", n, SQLITE_UTF8, NULL,
+    rc = sqlite3_create_function_v2(db, "string_agg", n,
+                                    SQLITE_UTF8 | SQLITE_INNOCUOUS, NULL,
                                     NULL, string_agg_step, string_agg_final,
                                     NULL);
   static const struct {
@@ -715,8 +734,32 @@ int sql_functions_register(sqlite3 *db, tm_model_index *index) {
   };
   for (size_t i = 0; rc == SQLITE_OK && i < G_N_ELEMENTS(percentiles); i++)
     rc = sqlite3_create_function_v2(
-        db, percentiles[i].name, percentiles[i].n_args, SQLITE_UTF8,
+        db, percentiles[i].name, percentiles[i].n_args,
+        SQLITE_UTF8 | SQLITE_INNOCUOUS,
         (void *)(intptr_t)percentiles[i].kind, NULL, percentile_step,
         percentile_final, NULL);
   return rc;
 }
+
+int sql_functions_register(sqlite3 *db, tm_model_index *index) {
+  return register_all(db, index, false);
+}
+
+#ifndef TM_SQLITE_EXTENSION
+bool sql_functions_registrar(sqlite3 *db, const tm_model *model,
+                             GError **error) {
+  tm_model_index *index = model ? model_index_new(model) : NULL;
+  int rc = register_all(db, index, index != NULL);
+  if (rc == SQLITE_OK && index)
+    rc = slice_functions_register(db, index);
+  if (rc == SQLITE_OK)
+    rc = span_join_register(db);
+  if (rc != SQLITE_OK) {
+    g_set_error(error, TM_SQL_ERROR, TM_SQL_ERROR_QUERY,
+                "registering trace_processor's functions: %s",
+                sqlite3_errmsg(db));
+    return false;
+  }
+  return true;
+}
+#endif

@@ -32,13 +32,22 @@
 #ifndef TM_SQL_FUNCTIONS_H
 #define TM_SQL_FUNCTIONS_H
 
+#include <glib.h>
 #include <stdbool.h>
 
 typedef struct sqlite3 sqlite3;
+typedef struct tm_model tm_model;
 typedef struct tm_model_index tm_model_index;
 
 /* Registers every function on `db`. `index` (may be NULL) is borrowed and
  * must outlive the connection. Returns an SQLite result code. */
 int sql_functions_register(sqlite3 *db, tm_model_index *index);
+
+/* The sql_connection registrar (sql_connection.h) for all of
+ * trace_processor's functions: these, the slice and flow table functions
+ * (slice_functions.h, only with a model) and the span joins
+ * (span_join.h), sharing one model index that the connection owns. */
+bool sql_functions_registrar(sqlite3 *db, const tm_model *model,
+                             GError **error);
 
 #endif /* TM_SQL_FUNCTIONS_H */

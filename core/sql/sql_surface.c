@@ -32,19 +32,14 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "sql/model_index.h"
 #include "sql/perfetto_sql.h"
-#include "sql/slice_functions.h"
-#include "sql/span_join.h"
 #include "sql/sql_connection.h"
-#include "sql/sql_functions.h"
 #include "sql/sql_output.h"
 
 struct tm_sql_surface {
   sql_connection *connection;
   sqlite3 *db; /* borrowed from `connection` */
   const tm_model *model; /* borrowed */
-  tm_model_index *index; /* lookups the functions share */
   tm_perfetto_sql *perfetto_sql;
   double timeout_seconds; /* per sql_surface_query(); 0: none */
 };
@@ -1138,21 +1133,11 @@ static bool exec_sql(sqlite3 *db, const char *sql, tm_sql_error_code code,
   return true;
 }
 
-/* trace_processor's functions, table functions, operator tables and
- * PerfettoSQL (docs/sql.md), on the surface's connection. */
+/* PerfettoSQL (docs/perfetto-sql.md) on the surface's connection; the
+ * functions it builds on came with the connection (sql_connection.c's
+ * registrars). */
 static bool register_trace_processor_sql(tm_sql_surface *surface,
                                          GError **error) {
-  surface->index = model_index_new(surface->model);
-  int rc = sql_functions_register(surface->db, surface->index);
-  if (rc == SQLITE_OK)
-    rc = slice_functions_register(surface->db, surface->index);
-  if (rc == SQLITE_OK)
-    rc = span_join_register(surface->db);
-  if (rc != SQLITE_OK) {
-    g_set_error(error, TM_SQL_ERROR, TM_SQL_ERROR_QUERY,
-                "registering functions: %s", sqlite3_errmsg(surface->db));
-    return false;
-  }
   surface->perfetto_sql = perfetto_sql_new(surface->db, error);
   return surface->perfetto_sql != NULL;
 }
@@ -1216,7 +1201,6 @@ void sql_surface_free(tm_sql_surface *surface) {
   /* Functions hold pointers into the engine and the index: close first. */
   sql_connection_close(surface->connection);
   perfetto_sql_free(surface->perfetto_sql);
-  model_index_free(surface->index);
   g_free(surface);
 }
 
