@@ -7,9 +7,9 @@
  * scratch and encodes the packet again (only ever during warm-up, or for a
  * packet larger than any before).
  *
- * Nested messages reserve TMR_NEST_RESERVE bytes for their length, and
- * tmr_enc_nest_end() writes the minimal varint there and moves the body
- * down, so the output is the canonical encoding.
+ * Nested messages keep one byte for their length and move their body up
+ * only when it is 128 bytes or more, so the output is the canonical
+ * (minimal) encoding.
  */
 #ifndef TMR_ENCODER_H
 #define TMR_ENCODER_H
@@ -18,8 +18,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-
-#define TMR_NEST_RESERVE 4 /* lengths up to 2^28 - 1 */
 
 enum {
   TMR_WT_VARINT = 0,
@@ -105,12 +103,14 @@ static inline void tmr_enc_raw(tmr_enc *e, const void *data, size_t len) {
   e->p += len;
 }
 
-/* Opens nested message `field`; returns where its body starts. */
+/* Opens nested message `field`; returns where its body starts. One byte
+ * is kept for the length: bodies under 128 bytes (almost all) need no
+ * moving when they close. */
 static inline uint8_t *tmr_enc_nest_begin(tmr_enc *e, uint32_t field) {
   tmr_enc_tag(e, field, TMR_WT_LEN);
-  if (!tmr_enc_room(e, TMR_NEST_RESERVE))
+  if (!tmr_enc_room(e, 1))
     return e->p;
-  e->p += TMR_NEST_RESERVE;
+  e->p += 1;
   return e->p;
 }
 
@@ -118,18 +118,25 @@ static inline void tmr_enc_nest_end(tmr_enc *e, uint8_t *body) {
   if (e->overflow)
     return;
   size_t len = (size_t)(e->p - body);
-  uint8_t *len_at = body - TMR_NEST_RESERVE;
-  uint8_t *q = len_at;
+  if (len < 0x80) {
+    body[-1] = (uint8_t)len;
+    return;
+  }
+  /* A longer body moves up to make room for its length's other bytes. */
+  size_t extra = 0;
+  for (uint64_t v = len >> 7; v; v >>= 7)
+    extra++;
+  if (!tmr_enc_room(e, extra))
+    return;
+  memmove(body + extra, body, len);
+  uint8_t *q = body - 1;
   uint64_t v = len;
   while (v >= 0x80) {
     *q++ = (uint8_t)(v | 0x80);
     v >>= 7;
   }
-  *q++ = (uint8_t)v;
-  if (q != body) {
-    memmove(q, body, len);
-    e->p = q + len;
-  }
+  *q = (uint8_t)v;
+  e->p += extra;
 }
 
 static inline size_t tmr_varint_size(uint64_t v) {

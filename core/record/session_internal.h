@@ -87,6 +87,13 @@ typedef struct tmr_undo {
   uint32_t old;
 } tmr_undo;
 
+#define TMR_NAME_CACHE 64
+
+typedef struct tmr_name_cache {
+  const char *text;        /* the caller's pointer */
+  tmr_intern_entry *entry; /* its entry (entries never move) */
+} tmr_name_cache;
+
 struct tmr_writer {
   tmr_data_source_instance *instance;
   uint32_t sequence_id;
@@ -121,6 +128,7 @@ struct tmr_writer {
   size_t n_undo, undo_cap;
 
   tmr_intern_table strings;
+  tmr_name_cache name_cache[TMR_NAME_CACHE];
   tmr_gen_array categories, tracks, track_versions, srclocs, callstacks, frames, mappings;
 
   GHashTable *open_slices; /* debug builds: track uuid → slice stack */

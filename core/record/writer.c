@@ -81,7 +81,9 @@ static void ensure_cap(tmr_gen_array *a, uint32_t index) {
 }
 
 /* True if `index` is not yet emitted in this generation; marks it. */
-static bool mark_array(tmr_writer *w, tmr_gen_array *a, uint32_t index) {
+static inline bool mark_array(tmr_writer *w, tmr_gen_array *a, uint32_t index) {
+  if (G_LIKELY(index < a->cap && a->gen[index] == w->generation))
+    return false;
   ensure_cap(a, index);
   if (a->gen[index] == w->generation)
     return false;
@@ -90,7 +92,7 @@ static bool mark_array(tmr_writer *w, tmr_gen_array *a, uint32_t index) {
   return true;
 }
 
-static bool mark_entry(tmr_writer *w, tmr_intern_entry *e) {
+static inline bool mark_entry(tmr_writer *w, tmr_intern_entry *e) {
   if (e->emitted_generation == w->generation)
     return false;
   undo_push(w, NULL, 0, &e->emitted_generation, e->emitted_generation);
@@ -355,7 +357,8 @@ typedef struct event_args {
   double counter_double;
 } event_args;
 
-static void put_interned_string(tmr_writer *w, tmr_enc *in, uint32_t field, tmr_intern_entry *e) {
+static inline void put_interned_string(tmr_writer *w, tmr_enc *in, uint32_t field,
+                                       tmr_intern_entry *e) {
   if (!mark_entry(w, e))
     return;
   uint8_t *body = tmr_enc_nest_begin(in, field);
@@ -364,8 +367,21 @@ static void put_interned_string(tmr_writer *w, tmr_enc *in, uint32_t field, tmr_
   tmr_enc_nest_end(in, body);
 }
 
-static tmr_intern_entry *intern_cstr(tmr_writer *w, tmr_intern_kind kind, const char *s) {
-  return tmr_intern(&w->strings, kind, s, strlen(s));
+/* A string's entry. Most call sites pass the same literal every time, so
+ * a small cache keyed by address comes first; it is checked against the
+ * entry's text (strncmp stops at the NUL of `s`, so a shorter or reused
+ * buffer never matches wrongly), which costs less than hashing. */
+static inline tmr_intern_entry *intern_cstr(tmr_writer *w, tmr_intern_kind kind, const char *s) {
+  tmr_name_cache *c = &w->name_cache[(((uintptr_t)s >> 3) ^ kind) % TMR_NAME_CACHE];
+  if (c->text == s && c->entry->kind == kind && strncmp(c->entry->str, s, c->entry->len) == 0 &&
+      s[c->entry->len] == '\0')
+    return c->entry;
+  tmr_intern_entry *e = tmr_intern(&w->strings, kind, s, strlen(s));
+  if (e) {
+    c->text = s;
+    c->entry = e;
+  }
+  return e;
 }
 
 static void put_annotation(tmr_writer *w, tmr_enc *e, tmr_enc *in, uint32_t field,
@@ -541,46 +557,82 @@ static void put_extras(tmr_writer *w, tmr_enc *e, tmr_enc *in, const tmr_event_e
   }
 }
 
+/* The whole event packet: header, TrackEvent, new interned entries. */
+static void encode_event(tmr_writer *w, tmr_enc *e, tmr_enc *in, const event_args *a,
+                         const stamp *s) {
+  put_header(e, w, s->ts, s->clock, s->clock != w->default_clock, SEQ_NEEDS_INCREMENTAL_STATE);
+  uint8_t *te = tmr_enc_nest_begin(e, 11);
+  tmr_enc_uint(e, 9, (uint64_t)a->type);
+  if (a->track.uuid && a->track.index_ != w->thread_track)
+    tmr_enc_uint(e, 11, a->track.uuid);
+  if (a->category && a->category->index_) {
+    uint32_t index = a->category->index_;
+    if (mark_array(w, &w->categories, index)) {
+      uint8_t *body = tmr_enc_nest_begin(in, 1);
+      tmr_enc_uint(in, 1, index);
+      tmr_enc_string(in, 2, a->category->name ? a->category->name : "");
+      tmr_enc_nest_end(in, body);
+    }
+    tmr_enc_uint(e, 3, index);
+  }
+  if (a->name) {
+    tmr_intern_entry *n = intern_cstr(w, TMR_INTERN_EVENT_NAME, a->name);
+    if (n) {
+      put_interned_string(w, in, 2, n);
+      tmr_enc_uint(e, 10, n->iid);
+    } else {
+      tmr_enc_string(e, 23, a->name);
+    }
+  }
+  if (a->type == EVENT_COUNTER) {
+    if (a->counter_is_double)
+      tmr_enc_double(e, 44, a->counter_double);
+    else
+      tmr_enc_int(e, 30, a->counter_int);
+  }
+  if (a->extras)
+    put_extras(w, e, in, a->extras);
+  tmr_enc_nest_end(e, te);
+  if (in->p != w->interned && !in->overflow)
+    tmr_enc_bytes(e, 12, w->interned, (size_t)(in->p - w->interned));
+}
+
 static emit_result emit_event(tmr_writer *w, const event_args *a, const stamp *s) {
+  /* Fast path: encode straight into the chunk after a two-byte frame
+   * header (0x0a and a one-byte length, moved up if the packet is 128
+   * bytes or more). Anything that does not fit goes the scratch way. */
+  if (w->chunk_cap - w->used >= 64) {
+    uint8_t *frame = w->chunk + w->used;
+    tmr_enc e = {frame + 2, w->chunk + w->chunk_cap, false};
+    tmr_enc in = interned_enc(w);
+    encode_event(w, &e, &in, a, s);
+    if (!e.overflow && !in.overflow) {
+      size_t len = (size_t)(e.p - (frame + 2));
+      size_t extra = tmr_varint_size(len) - 1;
+      if (extra == 0 || (size_t)(w->chunk + w->chunk_cap - e.p) >= extra) {
+        if (extra)
+          memmove(frame + 2 + extra, frame + 2, len);
+        frame[0] = 0x0a;
+        uint8_t *q = frame + 1;
+        uint64_t v = len;
+        while (v >= 0x80) {
+          *q++ = (uint8_t)(v | 0x80);
+          v >>= 7;
+        }
+        *q = (uint8_t)v;
+        w->used += 2 + extra + len;
+        atomic_store_explicit(&w->committed, w->used, memory_order_release);
+        w->n_undo = 0;
+        return EMIT_OK;
+      }
+    }
+    undo_all(w);
+  }
   for (;;) {
     tmr_enc e = packet_enc(w);
     tmr_enc in = interned_enc(w);
     uint8_t *packet = e.p;
-    put_header(&e, w, s->ts, s->clock, s->clock != w->default_clock, SEQ_NEEDS_INCREMENTAL_STATE);
-    uint8_t *te = tmr_enc_nest_begin(&e, 11);
-    tmr_enc_uint(&e, 9, (uint64_t)a->type);
-    if (a->track.uuid && a->track.index_ != w->thread_track)
-      tmr_enc_uint(&e, 11, a->track.uuid);
-    if (a->category && a->category->index_) {
-      uint32_t index = a->category->index_;
-      if (mark_array(w, &w->categories, index)) {
-        uint8_t *body = tmr_enc_nest_begin(&in, 1);
-        tmr_enc_uint(&in, 1, index);
-        tmr_enc_string(&in, 2, a->category->name ? a->category->name : "");
-        tmr_enc_nest_end(&in, body);
-      }
-      tmr_enc_uint(&e, 3, index);
-    }
-    if (a->name) {
-      tmr_intern_entry *n = intern_cstr(w, TMR_INTERN_EVENT_NAME, a->name);
-      if (n) {
-        put_interned_string(w, &in, 2, n);
-        tmr_enc_uint(&e, 10, n->iid);
-      } else {
-        tmr_enc_string(&e, 23, a->name);
-      }
-    }
-    if (a->type == EVENT_COUNTER) {
-      if (a->counter_is_double)
-        tmr_enc_double(&e, 44, a->counter_double);
-      else
-        tmr_enc_int(&e, 30, a->counter_int);
-    }
-    if (a->extras)
-      put_extras(w, &e, &in, a->extras);
-    tmr_enc_nest_end(&e, te);
-    if (in.p != w->interned)
-      tmr_enc_bytes(&e, 12, w->interned, (size_t)(in.p - w->interned));
+    encode_event(w, &e, &in, a, s);
     if (e.overflow || in.overflow) {
       undo_all(w);
       if (!grow_scratch(w)) {
@@ -682,12 +734,95 @@ static inline stamp resolve_time(const tmr_writer *w, int64_t ts) {
   return s;
 }
 
+static inline void put_varint_raw(uint8_t **q, uint64_t v) {
+  uint8_t *p = *q;
+  while (v >= 0x80) {
+    *p++ = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = (uint8_t)v;
+  *q = p;
+}
+
+/* The common case, written without the general machinery: no extras, the
+ * category, name and track already emitted in this generation, room in
+ * the chunk. Produces exactly the bytes encode_event() would. */
+static inline bool fast_event(tmr_writer *w, const event_args *a, const stamp *s) {
+  if (a->extras || a->type == EVENT_COUNTER || w->needs_clear || w->chunk_cap - w->used < 64)
+    return false;
+  uint32_t category = 0;
+  if (a->category) {
+    category = a->category->index_;
+    if (!category || category >= w->categories.cap ||
+        w->categories.gen[category] != w->generation)
+      return false;
+  }
+  uint32_t name_iid = 0;
+  if (a->name) {
+    const char *n = a->name;
+    tmr_name_cache *c = &w->name_cache[(((uintptr_t)n >> 3) ^ TMR_INTERN_EVENT_NAME) % TMR_NAME_CACHE];
+    const tmr_intern_entry *e = c->entry;
+    if (c->text != n || e->kind != TMR_INTERN_EVENT_NAME || e->emitted_generation != w->generation ||
+        strncmp(e->str, n, e->len) != 0 || n[e->len] != '\0')
+      return false;
+    name_iid = e->iid;
+  }
+  bool own_track = !a->track.uuid || a->track.index_ == w->thread_track;
+  if (!own_track) {
+    uint32_t index = a->track.index_;
+    const tmr_track_entry *entry = tmr_reg_track(index);
+    if (!entry || index >= w->tracks.cap || w->tracks.gen[index] != w->generation ||
+        w->track_versions.gen[index] != atomic_load_explicit(&entry->version, memory_order_relaxed))
+      return false;
+  }
+  /* At most 2 + 11 + 3 + 6 + 2 + 2 + 2 + 11 + 6 + 6 = 51 bytes < 64. */
+  uint8_t *frame = w->chunk + w->used;
+  uint8_t *q = frame + 2;
+  *q++ = 0x40; /* 8: timestamp */
+  put_varint_raw(&q, (uint64_t)s->ts);
+  if (s->clock != w->default_clock) {
+    *q++ = 0xd0; /* 58: timestamp_clock_id */
+    *q++ = 0x03;
+    put_varint_raw(&q, s->clock);
+  }
+  *q++ = 0x50; /* 10: trusted_packet_sequence_id */
+  put_varint_raw(&q, w->sequence_id);
+  *q++ = 0x68; /* 13: sequence_flags */
+  *q++ = SEQ_NEEDS_INCREMENTAL_STATE;
+  *q++ = 0x5a; /* 11: track_event */
+  uint8_t *te_len = q++;
+  uint8_t *te = q;
+  *q++ = 0x48; /* 9: type */
+  *q++ = (uint8_t)a->type;
+  if (!own_track) {
+    *q++ = 0x58; /* 11: track_uuid */
+    put_varint_raw(&q, a->track.uuid);
+  }
+  if (category) {
+    *q++ = 0x18; /* 3: category_iids */
+    put_varint_raw(&q, category);
+  }
+  if (name_iid) {
+    *q++ = 0x50; /* 10: name_iid */
+    put_varint_raw(&q, name_iid);
+  }
+  *te_len = (uint8_t)(q - te);
+  size_t len = (size_t)(q - (frame + 2));
+  frame[0] = 0x0a;
+  frame[1] = (uint8_t)len;
+  w->used += 2 + len;
+  atomic_store_explicit(&w->committed, w->used, memory_order_release);
+  return true;
+}
+
 static void write_event(tmr_writer *w, const event_args *a, const stamp *s) {
 #ifndef NDEBUG
   check_nesting(w, a->type, a->track.uuid ? a->track.uuid : w->thread_uuid, s, a->name);
 #endif
+  if (fast_event(w, a, s))
+    return;
   for (int attempt = 0; attempt < 4; attempt++) {
-    emit_result r = start_generation(w, s);
+    emit_result r = G_UNLIKELY(w->needs_clear) ? start_generation(w, s) : EMIT_OK;
     if (r == EMIT_OK && a->track.uuid && a->track.index_ != w->thread_track)
       r = ensure_track(w, a->track.index_, s, 0);
     if (r == EMIT_OK && a->extras && a->extras->extra_counters)
