@@ -106,11 +106,6 @@ static uint32_t add_track_locked(uint64_t uuid, uint32_t parent, tmr_blob *descr
 static gpointer init_process(gpointer unused) {
   (void)unused;
   process_pid = (int64_t)getpid();
-  char *comm = NULL;
-  if (g_file_get_contents("/proc/self/comm", &comm, NULL, NULL))
-    process_name = g_strstrip(comm);
-  else
-    process_name = g_strdup(g_get_prgname() ? g_get_prgname() : "unknown");
   char *cmdline = NULL;
   gsize len = 0;
   if (g_file_get_contents("/proc/self/cmdline", &cmdline, &len, NULL) && len > 0) {
@@ -121,6 +116,16 @@ static gpointer init_process(gpointer unused) {
     process_cmdline = (char **)g_ptr_array_free(args, FALSE);
   }
   g_free(cmdline);
+  /* The program's name: argv[0]'s base name (comm is cut at 15 bytes). */
+  if (process_cmdline && process_cmdline[0] && *process_cmdline[0]) {
+    process_name = g_path_get_basename(process_cmdline[0]);
+  } else {
+    char *comm = NULL;
+    if (g_file_get_contents("/proc/self/comm", &comm, NULL, NULL))
+      process_name = g_strstrip(comm);
+    else
+      process_name = g_strdup(g_get_prgname() ? g_get_prgname() : "unknown");
+  }
   /* A random 63-bit id: tracks of two processes never collide. */
   process_uuid = (((uint64_t)g_random_int() << 32) | g_random_int()) & INT64_MAX;
   if (!process_uuid)
