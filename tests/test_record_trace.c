@@ -172,7 +172,7 @@ static void test_debug_annotations_of_every_type(void) {
                   "\"debug.d\",\"debug.d\",\"0.25\",\"real\"\n"
                   "\"debug.p\",\"debug.p\",\"0x1000\",\"pointer\"\n"
                   "\"debug.s\",\"debug.s\",\"text\",\"string\"\n"
-                  "\"debug.j\",\"debug.j\",\"{\"a\":1}\",\"json\"\n"
+                  "\"debug.j\",\"debug.j\",\"{\"\"a\"\":1}\",\"json\"\n" /* RFC 4180: quotes doubled */
                   "\"debug.dict.x\",\"debug.dict.x\",\"1\",\"int\"\n"
                   "\"debug.dict.nested.y\",\"debug.dict.nested.y\",\"z\",\"string\"\n"
                   "\"debug.arr[0]\",\"debug.arr\",\"1\",\"int\"\n"
