@@ -1,0 +1,154 @@
+/*
+ * The JSON reader's segmenter (plugins/json/json_segmenter.c): it cuts the
+ * input between top-level events where a naive byte-by-byte model does,
+ * whatever the chunking, and carries little across big chunks. Built
+ * twice, like the reader's tests: with SSE2 and with the portable scan.
+ */
+#include <glib.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "json_segmenter.h"
+
+/* --- segmenter ---------------------------------------------------------------- */
+
+typedef struct segment_log {
+  GString *bytes;   /* segments concatenated */
+  GArray *cuts;     /* file offsets where a segment started */
+} segment_log;
+
+static bool collect_segment(void *ctx, const uint8_t *data, size_t len,
+                            int64_t file_offset) {
+  segment_log *log = ctx;
+  g_assert_cmpint(file_offset, ==, (int64_t)log->bytes->len);
+  g_assert_cmpuint(len, >, 0);
+  g_array_append_val(log->cuts, file_offset);
+  g_string_append_len(log->bytes, (const char *)data, (gssize)len);
+  return true;
+}
+
+/* The naive model: which bytes are inside strings (an opening quote
+ * counts as inside, a closing one as outside), and the text with every
+ * trailing comma blanked. */
+static void reference_segmentation(const char *text, size_t len,
+                                   bool *inside, char *blanked) {
+  bool in_string = false, escaped = false;
+  for (size_t i = 0; i < len; i++) {
+    char c = text[i];
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    }
+    inside[i] = in_string;
+  }
+  memcpy(blanked, text, len);
+  for (size_t i = 0; i < len; i++) {
+    if (text[i] != ',' || inside[i])
+      continue;
+    size_t j = i + 1;
+    while (j < len && strchr(" \t\r\n", text[j]) && text[j])
+      j++;
+    if (j < len && (text[j] == ']' || text[j] == '}'))
+      blanked[i] = ' ';
+  }
+}
+
+/* A cut before byte `p` is safe if no token can straddle it: outside
+ * strings, right after a comma or a closing quote (whitespace between
+ * allowed). */
+static bool cut_is_safe(const char *text, const bool *inside, size_t p) {
+  if (p == 0)
+    return true;
+  if (inside[p - 1])
+    return false;
+  size_t j = p;
+  while (j > 0 && strchr(" \t\r\n", text[j - 1]) && text[j - 1])
+    j--;
+  return j > 0 && (text[j - 1] == ',' || text[j - 1] == '"');
+}
+
+static void test_segmenter_matches_the_naive_model(void) {
+  static const char alphabet[] = "\"\"\"\",,,,]]}}{[ \n\\aaaaa11:";
+  for (int round = 0; round < 3000; round++) {
+    size_t len = (size_t)g_test_rand_int_range(0, 400);
+    char *text = g_malloc(len + 1);
+    for (size_t i = 0; i < len; i++)
+      text[i] = alphabet[g_test_rand_int_range(0, sizeof(alphabet) - 1)];
+    text[len] = '\0';
+    bool *inside = g_new0(bool, len + 1);
+    char *blanked = g_malloc(len + 1);
+    reference_segmentation(text, len, inside, blanked);
+
+    json_segmenter segmenter = {0};
+    segment_log log = {g_string_new(NULL),
+                       g_array_new(FALSE, FALSE, sizeof(int64_t))};
+    bool out_of_memory = false;
+    for (size_t off = 0; off < len;) {
+      size_t want = (size_t)g_test_rand_int_range(1, 150);
+      size_t n = MIN(want, len - off);
+      g_assert_true(json_segmenter_feed(&segmenter, (const uint8_t *)text + off,
+                                        n, (int64_t)off, collect_segment, &log,
+                                        &out_of_memory));
+      off += n;
+    }
+    g_assert_true(json_segmenter_flush(&segmenter, collect_segment, &log));
+    g_assert_false(out_of_memory);
+    g_assert_cmpuint(log.bytes->len, ==, len);
+    g_assert_true(memcmp(log.bytes->str, blanked, len) == 0);
+    for (guint i = 0; i < log.cuts->len; i++)
+      g_assert_true(cut_is_safe(text, inside,
+                                (size_t)g_array_index(log.cuts, int64_t, i)));
+    json_segmenter_free(&segmenter);
+    g_string_free(log.bytes, TRUE);
+    g_array_free(log.cuts, TRUE);
+    g_free(blanked);
+    g_free(inside);
+    g_free(text);
+  }
+}
+
+static void test_segmenter_passes_big_chunks_without_carrying_much(void) {
+  /* 10000 small events: only the partial event at each chunk end waits. */
+  GString *text = g_string_new("[");
+  for (int i = 0; i < 10000; i++)
+    g_string_append_printf(text, "{\"ph\":\"X\",\"ts\":%d,\"s\":\"a\\\"b\"},",
+                           i);
+  g_string_append(text, "]");
+  json_segmenter segmenter = {0};
+  segment_log log = {g_string_new(NULL),
+                     g_array_new(FALSE, FALSE, sizeof(int64_t))};
+  bool out_of_memory = false;
+  for (size_t off = 0; off < text->len; off += 65536) {
+    size_t n = MIN(65536u, text->len - off);
+    g_assert_true(json_segmenter_feed(&segmenter, (const uint8_t *)text->str + off,
+                                      n, (int64_t)off, collect_segment, &log,
+                                      &out_of_memory));
+    g_assert_cmpuint(segmenter.carry.len, <, 64);
+  }
+  g_assert_true(json_segmenter_flush(&segmenter, collect_segment, &log));
+  g_assert_cmpuint(log.bytes->len, ==, text->len);
+  /* The one trailing comma, before the final ']', is blanked. */
+  g_assert_cmpint(log.bytes->str[text->len - 2], ==, ' ');
+  text->str[text->len - 2] = ' ';
+  g_assert_cmpstr(log.bytes->str, ==, text->str);
+  json_segmenter_free(&segmenter);
+  g_string_free(log.bytes, TRUE);
+  g_array_free(log.cuts, TRUE);
+  g_string_free(text, TRUE);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/json-reader/segmenter/matches-the-naive-model",
+                  test_segmenter_matches_the_naive_model);
+  g_test_add_func("/json-reader/segmenter/big-chunks-carry-little",
+                  test_segmenter_passes_big_chunks_without_carrying_much);
+  return g_test_run();
+}
