@@ -730,25 +730,128 @@ static void test_joins_use_lookups_and_agree_with_scans(fixture *f,
 
 /* ---- statements and errors ---- */
 
+/* A script prints what trace_processor_shell -q prints: in CSV one empty
+ * line per statement before the last, then the last one's rows (a header
+ * even with no row; nothing for a statement without columns). */
 static void test_multi_statement_prints_the_last(fixture *f,
                                                  gconstpointer data) {
   (void)data;
-  assert_query(f, "SELECT 1 AS a; SELECT 2 AS b;", TM_FORMAT_CSV,
-               "\"b\"\n2\n");
-  /* Earlier statements print nothing at all, not even the empty line
-   * trace_processor_shell prints for each. */
   assert_query(f,
                "CREATE TEMP VIEW big AS SELECT id FROM slice WHERE dur > 100;"
                "\n-- a comment\n"
                "SELECT * FROM big; /* trailing */ ;\n",
-               TM_FORMAT_CSV, "\"id\"\n0\n");
-  assert_query(f, "DROP VIEW big; SELECT 3 AS c", TM_FORMAT_JSON,
-               "[\n{\"c\":3}\n]\n");
+               TM_FORMAT_CSV, "\n\"id\"\n0\n");
   assert_query(f, "CREATE TEMP TABLE t(x)", TM_FORMAT_CSV, "");
   assert_query(f, "INSERT INTO t VALUES (1); INSERT INTO t VALUES (2)",
-               TM_FORMAT_JSON, "[]\n");
-  assert_query(f, "SELECT x FROM t", TM_FORMAT_TSV, "x\n1\n2\n");
+               TM_FORMAT_CSV, "\n");
+  assert_query(f, "DELETE FROM t WHERE x > 5; SELECT x FROM t WHERE x > 5",
+               TM_FORMAT_CSV, "\n\"x\"\n");
+  /* Our own formats stay parseable: no empty lines. */
+  assert_query(f, "DROP VIEW big; SELECT 3 AS c", TM_FORMAT_JSON,
+               "[\n{\"c\":3}\n]\n");
+  assert_query(f, "INSERT INTO t VALUES (3); SELECT x FROM t", TM_FORMAT_TSV,
+               "x\n1\n2\n3\n");
   assert_query(f, "  -- nothing\n", TM_FORMAT_CSV, "");
+  /* An earlier statement whose only column is suppress_query_output may
+   * return rows. */
+  assert_query(f, "SELECT 1 AS suppress_query_output; SELECT 2 AS b",
+               TM_FORMAT_CSV, "\n\"b\"\n2\n");
+}
+
+/* An earlier statement that returns rows fails the script, as in
+ * trace_processor_shell, once every statement before the last has run;
+ * a line typed at the prompt (interactive) just prints the last. */
+static void test_rows_from_an_earlier_statement_fail_a_script(
+    fixture *f, gconstpointer data) {
+  (void)data;
+  char *printed = NULL;
+  GError *error = query_error(
+      f,
+      "CREATE TEMP TABLE seen(x); SELECT 1 AS a; INSERT INTO seen VALUES (1);"
+      "SELECT 2 AS b",
+      &printed);
+  g_assert_error(error, TM_SQL_ERROR, TM_SQL_ERROR_QUERY);
+  g_assert_cmpstr(error->message, ==,
+                  "statement 2 returned rows, but only the last statement of "
+                  "a script may (name an earlier SELECT's only column "
+                  "suppress_query_output to run it for its effects)");
+  g_assert_cmpstr(printed, ==, "");
+  free(printed);
+  g_clear_error(&error);
+  assert_query(f, "SELECT count(*) AS n FROM seen", TM_FORMAT_CSV,
+               "\"n\"\n1\n");
+
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&text, &len);
+  tm_query_options interactive = {.format = TM_FORMAT_CSV,
+                                  .interactive = true};
+  uint64_t rows = 99;
+  g_assert_true(sql_surface_run(f->surface, "SELECT 1 AS a; SELECT 2 AS b",
+                                &interactive, out, &rows, &error));
+  g_assert_no_error(error);
+  fclose(out);
+  g_assert_cmpstr(text, ==, "\"b\"\n2\n");
+  g_assert_cmpuint(rows, ==, 1);
+  free(text);
+}
+
+/* The prompt's table: 20 characters a column (or the width asked), text
+ * and NULL left, numbers right, text cut, control characters as '?',
+ * the header again every 32 rows and not at all for no row. */
+static void test_table_format_is_trace_processor_shells(fixture *f,
+                                                        gconstpointer data) {
+  (void)data;
+  tm_query_options table = {.format = TM_FORMAT_TABLE, .interactive = true};
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&text, &len);
+  GError *error = NULL;
+  g_assert_true(sql_surface_run(
+      f->surface,
+      "SELECT 42 AS n, 2.5 AS r, NULL AS z, 'a\tb' AS s, "
+      "'abcdefghijklmnopqrstuvwxyz' AS long_text, x'00' AS b, "
+      "'ééé' AS u",
+      &table, out, NULL, &error));
+  g_assert_no_error(error);
+  fclose(out);
+  g_assert_cmpstr(text, ==,
+                  "n                    r                    z              "
+                  "      s                    long_text            b      "
+                  "              u                    \n"
+                  "-------------------- -------------------- -------------"
+                  "------- -------------------- -------------------- -----"
+                  "--------------- -------------------- \n"
+                  "                  42             2.500000 [NULL]         "
+                  "      a?b                  abcdefghijklmnopqrst <raw by"
+                  "tes>          ééé                  \n");
+  free(text);
+
+  table.column_width = 3;
+  out = open_memstream(&text, &len);
+  g_assert_true(sql_surface_run(
+      f->surface,
+      "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c "
+      "WHERE x < 33) SELECT x FROM c",
+      &table, out, NULL, &error));
+  fclose(out);
+  /* 33 rows: header, 32 rows, header, 1 row. */
+  GString *expected = g_string_new("x   \n--- \n");
+  for (int i = 1; i <= 33; i++) {
+    if (i == 33)
+      g_string_append(expected, "x   \n--- \n");
+    g_string_append_printf(expected, "%3d \n", i);
+  }
+  g_assert_cmpstr(text, ==, expected->str);
+  g_string_free(expected, TRUE);
+  free(text);
+
+  out = open_memstream(&text, &len);
+  g_assert_true(sql_surface_run(f->surface, "SELECT 1 AS x WHERE 0", &table,
+                                out, NULL, &error));
+  fclose(out);
+  g_assert_cmpstr(text, ==, "");
+  free(text);
 }
 
 static void test_sql_errors_carry_the_sqlite_message(fixture *f,
@@ -1059,6 +1162,10 @@ int main(int argc, char **argv) {
       test_joins_use_lookups_and_agree_with_scans);
   ADD("/sql-surface/query/multi-statement-prints-the-last",
       test_multi_statement_prints_the_last);
+  ADD("/sql-surface/query/rows-from-an-earlier-statement-fail-a-script",
+      test_rows_from_an_earlier_statement_fail_a_script);
+  ADD("/sql-surface/table/format-is-trace-processor-shells",
+      test_table_format_is_trace_processor_shells);
   ADD("/sql-surface/query/sql-errors-carry-the-sqlite-message",
       test_sql_errors_carry_the_sqlite_message);
   ADD("/sql-surface/save/writes-a-standalone-database",

@@ -6,7 +6,7 @@ packages=(
   build-essential meson ninja-build pkg-config
   libglib2.0-dev libyajl-dev libarchive-dev libsqlite3-dev
   libprotobuf-c-dev protobuf-c-compiler protobuf-compiler zlib1g-dev libzstd-dev
-  sqlite3 zip
+  sqlite3 zip libedit-dev
   libiberty-dev
 )
 missing=()

@@ -23,8 +23,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <tracemerge/tracemerge.h>
+
+#include "tracemerge_shell.h"
 
 #ifndef TM_VERSION
 #define TM_VERSION "0.1.0"
@@ -171,6 +174,12 @@ static int import_inputs(tm_session *session, int argc, char **argv) {
   return fail_error(error);
 }
 
+/* The worse of two exit statuses (a function: GLib's MAX evaluates its
+ * arguments twice, which ran a check or the prompt twice). */
+static int max_status(int a, int b) {
+  return a > b ? a : b;
+}
+
 static int check_stdout(void) {
   if (fflush(stdout) != 0 || ferror(stdout)) {
     char *message = g_strdup_printf("writing to standard output failed: %s",
@@ -185,14 +194,39 @@ static int check_stdout(void) {
 /* ---- query ---- */
 
 static bool parse_format(const char *text, tm_format *format) {
-  if (!text || strcmp(text, "csv") == 0)
+  if (strcmp(text, "csv") == 0)
     *format = TM_FORMAT_CSV;
   else if (strcmp(text, "tsv") == 0)
     *format = TM_FORMAT_TSV;
   else if (strcmp(text, "json") == 0)
     *format = TM_FORMAT_JSON;
+  else if (strcmp(text, "table") == 0)
+    *format = TM_FORMAT_TABLE;
   else
     return false;
+  return true;
+}
+
+/* The SQL of --query-file FILE ("-": standard input). */
+static bool read_query_file(const char *path, char **sql, GError **error) {
+  if (strcmp(path, "-") != 0) {
+    if (g_file_get_contents(path, sql, NULL, error))
+      return true;
+    g_prefix_error(error, "reading the query file: ");
+    return false;
+  }
+  GString *text = g_string_new(NULL);
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, stdin)) > 0)
+    g_string_append_len(text, buf, (gssize)n);
+  if (ferror(stdin)) {
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
+                "reading the SQL from standard input: %s", g_strerror(errno));
+    g_string_free(text, TRUE);
+    return false;
+  }
+  *sql = g_string_free(text, FALSE);
   return true;
 }
 
@@ -246,15 +280,23 @@ static int run_query(int argc, char **argv) {
   char *file_sql = NULL;
   tm_session *session = NULL;
   GError *error = NULL;
-  tm_format format;
+  gboolean interactive = FALSE, wide = FALSE;
+  tm_format format = TM_FORMAT_CSV;
   const GOptionEntry entries[] = {
       {"sql", 'Q', 0, G_OPTION_ARG_STRING, &sql,
        "Run the SQL statements SQL; the last one's rows are printed", "SQL"},
       {"query-file", 'q', 0, G_OPTION_ARG_FILENAME, &query_file,
-       "Read the SQL statements from FILE", "FILE"},
+       "Read the SQL statements from FILE (- for standard input)", "FILE"},
+      {"interactive", 'i', 0, G_OPTION_ARG_NONE, &interactive,
+       "Open the prompt (also after --sql or --query-file); without SQL it "
+       "opens by itself on a terminal",
+       NULL},
       {"format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
-       "Output format: csv (default, as trace_processor_shell), tsv or json",
+       "Output format: csv (default for SQL given, as "
+       "trace_processor_shell), tsv, json, or table (the prompt's default)",
        "FORMAT"},
+      {"wide", 'W', 0, G_OPTION_ARG_NONE, &wide,
+       "Table columns 40 characters wide instead of 20", NULL},
       {"add-sql-package", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &sql_packages,
        "Make the *.sql files under DIR PerfettoSQL modules of package NAME "
        "(default: DIR's base name) for INCLUDE PERFETTO MODULE (repeatable)",
@@ -263,16 +305,31 @@ static int run_query(int argc, char **argv) {
   };
   int status = parse_options("query", "INPUT...",
                              "Import the inputs as one merged trace and run "
-                             "SQL over it.",
+                             "SQL over it: given with --sql or --query-file, "
+                             "or typed at a prompt.",
                              entries, sql_safety_entries, true, &argc, &argv);
   if (status != EXIT_OK || !check_timeout("query", &status))
     goto out;
-  if (!sql == !query_file) {
-    status = usage_error("query", "give exactly one of --sql and --query-file");
+  if (sql && query_file) {
+    status = usage_error("query", "give at most one of --sql and --query-file");
     goto out;
   }
-  if (!parse_format(format_name, &format)) {
-    status = usage_error("query", "--format must be csv, tsv or json");
+  /* No SQL: the prompt, which needs a terminal unless asked for. */
+  bool prompt = interactive || (!sql && !query_file);
+  if (prompt && !interactive && !isatty(STDIN_FILENO)) {
+    status = usage_error("query",
+                         "no SQL: give --sql or --query-file (- reads "
+                         "standard input), or -i for the prompt");
+    goto out;
+  }
+  if (prompt && query_file && strcmp(query_file, "-") == 0) {
+    status = usage_error("query", "-q - and the prompt both read standard "
+                                  "input");
+    goto out;
+  }
+  if (format_name && !parse_format(format_name, &format)) {
+    status = usage_error("query",
+                         "--format must be csv, tsv, json or table");
     goto out;
   }
   if (argc < 2) {
@@ -280,8 +337,7 @@ static int run_query(int argc, char **argv) {
     goto out;
   }
   if (query_file) {
-    if (!g_file_get_contents(query_file, &file_sql, NULL, &error)) {
-      g_prefix_error(&error, "reading the query file: ");
+    if (!read_query_file(query_file, &file_sql, &error)) {
       status = fail_error(error);
       goto out;
     }
@@ -292,15 +348,29 @@ static int run_query(int argc, char **argv) {
   if (!session)
     goto out;
   status = import_inputs(session, argc, argv);
-  struct sigaction saved_sigint;
-  catch_sigint(session, &saved_sigint);
-  bool query_ok = tm_session_query(session, sql, format, stdout, &error);
-  release_sigint(&saved_sigint);
-  if (!query_ok) {
-    status = fail_error(error);
-    goto out;
+  unsigned column_width = wide ? 40 : 0;
+  if (sql) {
+    struct sigaction saved_sigint;
+    catch_sigint(session, &saved_sigint);
+    tm_query_options options = {.format = format,
+                                .column_width = column_width};
+    bool query_ok = tm_session_query_with_options(session, sql, &options,
+                                                  stdout, NULL, &error);
+    release_sigint(&saved_sigint);
+    if (!query_ok) {
+      status = fail_error(error);
+      goto out;
+    }
+    status = max_status(status, check_stdout());
   }
-  status = MAX(status, check_stdout());
+  if (prompt) {
+    shell_options options = {
+        .format = format_name ? format : TM_FORMAT_TABLE,
+        .column_width = column_width,
+    };
+    int shell_status = shell_run(session, &options);
+    status = max_status(status, shell_status);
+  }
 out:
   tm_session_free(session);
   g_free(file_sql);
@@ -401,7 +471,7 @@ static int run_info(int argc, char **argv) {
     tm_session_print_clock_graph_dot(session, stdout);
   else
     tm_session_print_info(session, stdout);
-  status = MAX(status, check_stdout());
+  status = max_status(status, check_stdout());
   tm_session_free(session);
 out:
   g_free(clock_graph);

@@ -920,6 +920,15 @@ bool tm_session_query(tm_session *session, const char *sql, tm_format format,
          sql_surface_query(session->sql, sql, format, out, error);
 }
 
+bool tm_session_query_with_options(tm_session *session, const char *sql,
+                                   const tm_query_options *options, FILE *out,
+                                   uint64_t *rows, GError **error) {
+  tm_query_options defaults = {.format = TM_FORMAT_CSV};
+  return ensure_sql(session, error) &&
+         sql_surface_run(session->sql, sql, options ? options : &defaults, out,
+                         rows, error);
+}
+
 bool tm_session_save_sqlite(tm_session *session, const char *path,
                             unsigned flags, GError **error) {
   return ensure_sql(session, error) &&

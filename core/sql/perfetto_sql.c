@@ -68,6 +68,7 @@ void perfetto_sql_script_init(perfetto_sql_script *script, const char *text,
   script->text = text;
   script->pos = text;
   script->source = source;
+  script->perfetto_statements = 0;
 }
 
 static const char *text_end(const char *p) {
@@ -784,8 +785,10 @@ bool perfetto_sql_next(tm_perfetto_sql *engine, perfetto_sql_script *script,
     bool handled;
     if (!run_perfetto_statement(engine, script, start, end, &handled, error))
       return false;
-    if (handled)
+    if (handled) {
+      script->perfetto_statements++;
       continue;
+    }
     bool changed = false;
     char *sql = expand(engine, script, start, end, &changed, error);
     if (!sql)

@@ -52,6 +52,10 @@ typedef struct perfetto_sql_script {
   const char *text;   /* borrowed, NUL-terminated */
   const char *pos;    /* start of what is not run yet */
   const char *source; /* borrowed: "query" or a module name */
+  /* PerfettoSQL statements perfetto_sql_next() has run so far (a script's
+   * statement count, as trace_processor_shell counts them, is these plus
+   * the plain statements returned). */
+  unsigned perfetto_statements;
 } perfetto_sql_script;
 
 void perfetto_sql_script_init(perfetto_sql_script *script, const char *text,

@@ -257,6 +257,95 @@ static void json_row(sqlite3_stmt *stmt, int n_columns, GString *line) {
   g_string_append_c(line, '}');
 }
 
+/* ---- table, as trace_processor_shell's prompt ---------------------------- */
+
+/* Rows between two repetitions of the header. */
+#define TABLE_PAGE_ROWS 32
+
+/* `text` cut to `width` characters (not bytes: a character is never
+ * split), control characters shown as '?' (a value cannot move the cursor
+ * or send escape sequences to the terminal), padded with spaces on the
+ * right (`left`) or the left to `width` characters. */
+static void table_append_text(GString *line, const char *text, size_t len,
+                              unsigned width, bool left, bool cut) {
+  char *valid = NULL;
+  if (!g_utf8_validate(text, (gssize)len, NULL)) {
+    valid = g_utf8_make_valid(text, (gssize)len);
+    text = valid;
+    len = strlen(valid);
+  }
+  GString *cell = g_string_sized_new(len);
+  unsigned chars = 0;
+  for (const char *p = text; p < text + len && (!cut || chars < width);
+       p = g_utf8_next_char(p), chars++) {
+    unsigned char ch = (unsigned char)*p;
+    if (ch < 0x20 || ch == 0x7f)
+      g_string_append_c(cell, '?');
+    else
+      g_string_append_len(cell, p, g_utf8_next_char(p) - p);
+  }
+  if (!left)
+    for (unsigned i = chars; i < width; i++)
+      g_string_append_c(line, ' ');
+  g_string_append_len(line, cell->str, (gssize)cell->len);
+  if (left)
+    for (unsigned i = chars; i < width; i++)
+      g_string_append_c(line, ' ');
+  g_string_free(cell, TRUE);
+  g_free(valid);
+}
+
+static void table_header(sqlite3_stmt *stmt, int n_columns, unsigned width,
+                         GString *line) {
+  for (int c = 0; c < n_columns; c++) {
+    const char *name = sqlite3_column_name(stmt, c);
+    table_append_text(line, name ? name : "", name ? strlen(name) : 0, width,
+                      true, true);
+    g_string_append_c(line, ' ');
+  }
+  g_string_append_c(line, '\n');
+  for (int c = 0; c < n_columns; c++) {
+    for (unsigned i = 0; i < width; i++)
+      g_string_append_c(line, '-');
+    g_string_append_c(line, ' ');
+  }
+  g_string_append_c(line, '\n');
+}
+
+static void table_row(sqlite3_stmt *stmt, int n_columns, unsigned width,
+                      GString *line) {
+  for (int c = 0; c < n_columns; c++) {
+    switch (sqlite3_column_type(stmt, c)) {
+    case SQLITE_INTEGER: {
+      GString *number = g_string_new(NULL);
+      append_int64(number, sqlite3_column_int64(stmt, c));
+      table_append_text(line, number->str, number->len, width, false, false);
+      g_string_free(number, TRUE);
+      break;
+    }
+    case SQLITE_FLOAT: {
+      char buf[REAL_BUF_SIZE];
+      g_ascii_formatd(buf, sizeof buf, "%f", sqlite3_column_double(stmt, c));
+      table_append_text(line, buf, strlen(buf), width, false, false);
+      break;
+    }
+    case SQLITE_TEXT:
+      table_append_text(line, (const char *)sqlite3_column_text(stmt, c),
+                        (size_t)sqlite3_column_bytes(stmt, c), width, true,
+                        true);
+      break;
+    case SQLITE_BLOB:
+      table_append_text(line, "<raw bytes>", 11, width, true, false);
+      break;
+    default:
+      table_append_text(line, "[NULL]", 6, width, true, false);
+      break;
+    }
+    g_string_append_c(line, ' ');
+  }
+  g_string_append_c(line, '\n');
+}
+
 /* ---- driver ------------------------------------------------------------- */
 
 static bool flush_line(GString *line, FILE *out, GError **error) {
@@ -271,9 +360,16 @@ static bool flush_line(GString *line, FILE *out, GError **error) {
 
 bool sql_output_write_rows(sqlite3_stmt *stmt, tm_format format, FILE *out,
                            GError **error) {
+  return sql_output_write(stmt, format, 0, out, NULL, error);
+}
+
+bool sql_output_write(sqlite3_stmt *stmt, tm_format format,
+                      unsigned column_width, FILE *out, uint64_t *rows,
+                      GError **error) {
   bool ok = false;
   GString *line = g_string_sized_new(256);
   int n_columns = sqlite3_column_count(stmt);
+  unsigned width = column_width ? column_width : SQL_OUTPUT_COLUMN_WIDTH;
   uint64_t n_rows = 0;
   int rc;
 
@@ -294,6 +390,11 @@ bool sql_output_write_rows(sqlite3_stmt *stmt, tm_format format, FILE *out,
     case TM_FORMAT_JSON:
       g_string_append(line, n_rows == 0 ? "[\n" : ",\n");
       json_row(stmt, n_columns, line);
+      break;
+    case TM_FORMAT_TABLE:
+      if (n_rows % TABLE_PAGE_ROWS == 0)
+        table_header(stmt, n_columns, width, line);
+      table_row(stmt, n_columns, width, line);
       break;
     case TM_FORMAT_CSV:
     default:
@@ -320,6 +421,8 @@ bool sql_output_write_rows(sqlite3_stmt *stmt, tm_format format, FILE *out,
   }
   ok = true;
 out:
+  if (rows)
+    *rows = n_rows;
   g_string_free(line, TRUE);
   return ok;
 }

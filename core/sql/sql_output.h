@@ -19,6 +19,14 @@
  * strings are escaped and made valid UTF-8 (invalid bytes become U+FFFD).
  * Zero rows print "[]".
  *
+ * Table (trace_processor_shell's prompt): every column `column_width`
+ * characters wide (default SQL_OUTPUT_COLUMN_WIDTH) followed by a space;
+ * a header of names cut to the width and a line of dashes, repeated every
+ * 32 rows and not printed at all for zero rows; text and NULL ("[NULL]")
+ * left-aligned, text cut to the width, numbers right-aligned (reals as
+ * "%f"), blobs "<raw bytes>". Unlike trace_processor_shell, widths count
+ * characters, not bytes, and control characters print as '?'.
+ *
  * Rows are streamed as they are stepped: a runtime error in the middle of
  * a result leaves the rows printed so far on `out`.
  */
@@ -27,6 +35,7 @@
 
 #include <glib.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <tracemerge/tracemerge.h>
@@ -48,6 +57,15 @@ typedef enum tm_sql_error_code {
  * keeps ownership of `stmt`. */
 bool sql_output_write_rows(sqlite3_stmt *stmt, tm_format format, FILE *out,
                            GError **error);
+
+/* trace_processor_shell's column width (its -W doubles it). */
+#define SQL_OUTPUT_COLUMN_WIDTH 20
+
+/* As sql_output_write_rows, with the table format's `column_width` (0:
+ * the default) and the number of rows printed in `*rows` (may be NULL). */
+bool sql_output_write(sqlite3_stmt *stmt, tm_format format,
+                      unsigned column_width, FILE *out, uint64_t *rows,
+                      GError **error);
 
 /* Formats `value` in the shortest text that reads back to it exactly
  * ("%.15g" .. "%.17g", C locale), into `buf` of at least 32 bytes. */

@@ -1221,37 +1221,89 @@ void sql_surface_interrupt(tm_sql_surface *surface) {
   sql_connection_interrupt(surface->connection);
 }
 
-bool sql_surface_query(tm_sql_surface *surface, const char *sql,
-                       tm_format format, FILE *out, GError **error) {
+/* Whether `stmt`, just stepped to SQLITE_ROW, counts as a statement with
+ * output: trace_processor exempts a single column named
+ * suppress_query_output. */
+static bool counts_as_output(sqlite3_stmt *stmt) {
+  return !(sqlite3_column_count(stmt) == 1 &&
+           g_strcmp0(sqlite3_column_name(stmt, 0), "suppress_query_output") ==
+               0);
+}
+
+static bool write_empty_lines(unsigned n, FILE *out, GError **error) {
+  for (unsigned i = 0; i < n; i++) {
+    if (fputc('\n', out) == EOF) {
+      g_set_error(error, TM_SQL_ERROR, TM_SQL_ERROR_OUTPUT,
+                  "writing the query result failed: %s", g_strerror(errno));
+      return false;
+    }
+  }
+  return true;
+}
+
+bool sql_surface_run(tm_sql_surface *surface, const char *sql,
+                     const tm_query_options *options, FILE *out,
+                     uint64_t *rows, GError **error) {
   perfetto_sql_script script;
   sqlite3_stmt *stmt = NULL;
   bool ok = false;
+  /* Statements run before the current one, and the first of them that
+   * returned rows (1-based; 0: none). */
+  unsigned earlier = 0, first_with_rows = 0;
+  /* trace_processor_shell prints one empty line per earlier statement
+   * before a script's CSV; our own formats stay clean. */
+  bool script_lines = !options->interactive &&
+                      options->format == TM_FORMAT_CSV;
 
+  if (rows)
+    *rows = 0;
   sql_connection_arm(surface->connection, surface->timeout_seconds);
   perfetto_sql_script_init(&script, sql, "query");
   for (;;) {
     /* PerfettoSQL statements run inside perfetto_sql_next; plain ones come
      * back prepared, macros expanded. */
+    unsigned perfetto_before = script.perfetto_statements;
     if (!perfetto_sql_next(surface->perfetto_sql, &script, &stmt, error))
       goto out;
-    if (!stmt)
-      break;
-    if (perfetto_sql_script_at_end(&script)) {
-      if (!sql_output_write_rows(stmt, format, out, error))
+    earlier += script.perfetto_statements - perfetto_before;
+    bool last = !stmt || perfetto_sql_script_at_end(&script);
+    if (last && !options->interactive && first_with_rows) {
+      g_set_error(error, TM_SQL_ERROR, TM_SQL_ERROR_QUERY,
+                  "statement %u returned rows, but only the last statement "
+                  "of a script may (name an earlier SELECT's only column "
+                  "suppress_query_output to run it for its effects)",
+                  first_with_rows);
+      goto out;
+    }
+    if (!stmt) {
+      /* The script ended with a PerfettoSQL statement (it prints nothing)
+       * or held none. */
+      if (script_lines && earlier > 0 &&
+          !write_empty_lines(earlier - 1, out, error))
         goto out;
       break;
     }
-    /* An earlier statement: run it, its rows are not printed. (Unlike
-     * trace_processor_shell, no empty line is printed for it either.) */
-    int rc;
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
-      ;
+    if (last) {
+      if (script_lines && !write_empty_lines(earlier, out, error))
+        goto out;
+      if (!sql_output_write(stmt, options->format, options->column_width, out,
+                            rows, error))
+        goto out;
+      break;
+    }
+    /* An earlier statement: run it for its effects. */
+    int rc = sqlite3_step(stmt);
+    if (rc == SQLITE_ROW && !first_with_rows && counts_as_output(stmt))
+      first_with_rows = earlier + 1;
+    while (rc == SQLITE_ROW)
+      rc = sqlite3_step(stmt);
     if (rc != SQLITE_DONE) {
       sql_connection_set_error(surface->connection, TM_SQL_ERROR_QUERY,
                                error);
       goto out;
     }
     g_clear_pointer(&stmt, sqlite3_finalize);
+    earlier++;
   }
   ok = true;
 out:
@@ -1262,6 +1314,12 @@ out:
   sqlite3_finalize(stmt);
   sql_connection_disarm(surface->connection);
   return ok;
+}
+
+bool sql_surface_query(tm_sql_surface *surface, const char *sql,
+                       tm_format format, FILE *out, GError **error) {
+  tm_query_options options = {.format = format};
+  return sql_surface_run(surface, sql, &options, out, NULL, error);
 }
 
 /* exec_sql, with the saved file named in the error. */

@@ -45,10 +45,17 @@ void sql_surface_set_timeout(tm_sql_surface *surface, double seconds);
 void sql_surface_interrupt(tm_sql_surface *surface);
 
 /* Runs every statement of `sql` in order and writes the last one's result
- * rows to `out` in `format`. A statement stopped by the timeout or an
- * interrupt fails with TM_SQL_ERROR_INTERRUPTED. */
+ * rows to `out` in `format`, as a script (tm_session_query says what
+ * that means). A statement stopped by the timeout or an interrupt fails
+ * with TM_SQL_ERROR_INTERRUPTED. */
 bool sql_surface_query(tm_sql_surface *surface, const char *sql,
                        tm_format format, FILE *out, GError **error);
+
+/* sql_surface_query with every option of tm_query_options; `*rows` (may
+ * be NULL) gets the number of rows printed. */
+bool sql_surface_run(tm_sql_surface *surface, const char *sql,
+                     const tm_query_options *options, FILE *out,
+                     uint64_t *rows, GError **error);
 
 /* Adds the PerfettoSQL modules under `dir` as package `package` (NULL:
  * the directory's base name), for INCLUDE PERFETTO MODULE. */

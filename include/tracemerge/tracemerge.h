@@ -36,6 +36,7 @@ typedef enum tm_format {
   TM_FORMAT_CSV = 0, /* as trace_processor prints it */
   TM_FORMAT_TSV = 1,
   TM_FORMAT_JSON = 2,
+  TM_FORMAT_TABLE = 3, /* fixed-width columns, as trace_processor_shell's prompt */
 } tm_format;
 
 /* The configuration of one reader: the raw bytes of its config block (the
@@ -92,7 +93,11 @@ void tm_session_free(tm_session *session);
 bool tm_session_import(tm_session *session, const char *const *paths,
                        size_t n_paths, GError **error);
 
-/* Runs the statements of `sql` in order; prints the last one's rows.
+/* Runs the statements of `sql` in order as a script, as
+ * trace_processor_shell runs -q/-Q: prints the last one's rows; in CSV,
+ * first one empty line per earlier statement; an earlier statement that
+ * returns rows fails the script (unless its only column is named
+ * suppress_query_output), after every statement before the last has run.
  *
  * Every connection the library opens is hardened for SQL from anyone:
  * queries read the trace's tables and views but cannot change them; they
@@ -101,6 +106,23 @@ bool tm_session_import(tm_session *session, const char *const *paths,
  * fts3_tokenizer() are refused; values are limited to 128 MiB. */
 bool tm_session_query(tm_session *session, const char *sql, tm_format format,
                       FILE *out, GError **error);
+
+typedef struct tm_query_options {
+  tm_format format;
+  /* TM_FORMAT_TABLE: characters per column (0: 20, trace_processor_shell's;
+   * 40 is its -W). */
+  unsigned column_width;
+  /* As a line typed at trace_processor_shell's prompt: only the last
+   * statement's rows are printed, earlier statements' rows are dropped
+   * and nothing else is printed. */
+  bool interactive;
+} tm_query_options;
+
+/* tm_session_query with `options` (NULL: CSV, a script); `*rows` (may be
+ * NULL) is set to the number of rows printed. */
+bool tm_session_query_with_options(tm_session *session, const char *sql,
+                                   const tm_query_options *options, FILE *out,
+                                   uint64_t *rows, GError **error);
 
 /* Stops the query running now in `session` (it fails with "query
  * interrupted"). Async-signal-safe: call it from a SIGINT handler. */
