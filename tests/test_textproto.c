@@ -427,6 +427,74 @@ static void test_wire_check_lists_unknown_fields(void) {
   g_byte_array_unref(msg);
 }
 
+/* --- hostile inputs ------------------------------------------------------------------ */
+
+/* Random edits of a valid text (bytes replaced, dropped, duplicated,
+ * spans repeated), and random bytes, through the parser, the binary check
+ * and the printer: each input parses or fails with one located error;
+ * nothing reads out of bounds (ASan in CI) or loops. The seed is g_test's,
+ * fixed by the test run's --seed when given. */
+static void test_random_edits_parse_or_fail_cleanly(void) {
+  g_autofree char *text = fixture_text("all_types");
+  size_t len = strlen(text);
+  static const char alphabet[] = "{}<>[]:;,\"'\\#-.0123456789xeEabcz_ \n\t\x01\x80\xff";
+  for (int round = 0; round < 3000; round++) {
+    GString *edited = g_string_new_len(text, (gssize)len);
+    int edits = g_test_rand_int_range(1, 8);
+    for (int k = 0; k < edits && edited->len > 0; k++) {
+      gsize at = (gsize)g_test_rand_int_range(0, (gint32)edited->len);
+      switch (g_test_rand_int_range(0, 4)) {
+      case 0:
+        edited->str[at] = alphabet[g_test_rand_int_range(0, sizeof alphabet - 1)];
+        break;
+      case 1:
+        g_string_erase(edited, (gssize)at, 1);
+        break;
+      case 2:
+        g_string_insert_c(edited, (gssize)at, alphabet[g_test_rand_int_range(0, sizeof alphabet - 1)]);
+        break;
+      default: {
+        gsize span = MIN((gsize)g_test_rand_int_range(1, 40), edited->len - at);
+        g_autofree char *copy = g_strndup(edited->str + at, span);
+        g_string_insert_len(edited, (gssize)at, copy, (gssize)span);
+        break;
+      }
+      }
+    }
+    tm_textproto_result r;
+    g_autoptr(GError) error = NULL;
+    tm_textproto_options options = {"h.pbtx", NULL, NULL};
+    if (tm_textproto_parse(all_types, edited->str, edited->len, &options, &r, &error)) {
+      g_assert_no_error(error);
+      /* What parses is a valid encoding that prints and parses again. */
+      g_assert_true(tm_protowire_check(all_types, r.bytes->data, r.bytes->len, "h", NULL, NULL));
+      g_autofree char *printed = tm_textproto_print(all_types, r.bytes->data, r.bytes->len);
+      tm_textproto_result again;
+      g_assert_true(tm_textproto_parse(all_types, printed, strlen(printed), &options, &again, NULL));
+      tm_textproto_result_clear(&again);
+      tm_textproto_result_clear(&r);
+    } else {
+      g_assert_nonnull(error);
+      g_assert_true(g_str_has_prefix(error->message, "h.pbtx:"));
+    }
+    g_string_free(edited, TRUE);
+  }
+  /* Random bytes as binary: checked (maybe refused) and printed, never
+   * read past their end. */
+  for (int round = 0; round < 3000; round++) {
+    size_t n = (size_t)g_test_rand_int_range(0, 64);
+    uint8_t *bytes = g_malloc(n ? n : 1);
+    for (size_t i = 0; i < n; i++)
+      bytes[i] = (uint8_t)g_test_rand_int_range(0, 256);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GPtrArray) unknown = g_ptr_array_new_with_free_func(tm_textproto_unknown_free);
+    if (!tm_protowire_check(all_types, bytes, n, "b", unknown, &error))
+      g_assert_true(g_str_has_prefix(error->message, "b: byte "));
+    g_free(tm_textproto_print(all_types, bytes, n));
+    g_free(bytes);
+  }
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/textproto/parse/every-scalar-type-agrees-with-protoc",
@@ -451,5 +519,7 @@ int main(int argc, char **argv) {
                   test_wire_check_refuses_damage);
   g_test_add_func("/protowire/check/bounds-nesting", test_wire_check_bounds_nesting);
   g_test_add_func("/protowire/check/lists-unknown-fields", test_wire_check_lists_unknown_fields);
+  g_test_add_func("/textproto/hostile/random-edits-parse-or-fail-cleanly",
+                  test_random_edits_parse_or_fail_cleanly);
   return g_test_run();
 }
