@@ -701,6 +701,35 @@ static void test_one_sequence_per_thread(void) {
   e2e_cleanup(dir);
 }
 
+static gpointer worker_instant(gpointer data) {
+  int64_t *tid = data;
+  *tid = my_tid();
+  tmr_instant(tmr_this_thread(), TMR_THREAD_TRACK, &cat_app, "by the worker", 100);
+  return NULL;
+}
+
+static void write_for_another_thread(tmr_session *s, void *user) {
+  (void)s;
+  (void)user;
+  int64_t tid = 0;
+  g_thread_join(g_thread_new("worker", worker_instant, &tid));
+  tmr_track worker = tmr_track_create(&(tmr_track_desc){.tid = tid});
+  tmr_instant(tmr_this_thread(), worker, &cat_app, "about the worker", 200);
+}
+
+/* A track made for one of this process' threads is that thread's own
+ * track: an event written there by another thread and one the thread
+ * wrote itself share it. */
+static void test_track_of_another_thread_is_its_own_track(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  g_autofree char *path =
+      record_trace(dir, "other.pftrace", track_event_config, write_for_another_thread, NULL);
+  g_autofree char *rows = record_query(path,
+      "SELECT count(DISTINCT track_id), count(*) FROM slice WHERE name LIKE '%worker'");
+  e2e_assert_text(rows, "\"count(DISTINCT track_id)\",\"count(*)\"\n1,2\n");
+  e2e_cleanup(dir);
+}
+
 /* --- strict nesting ------------------------------------------------------------------------ */
 
 static void write_unbalanced(tmr_session *s, void *user) {
@@ -779,6 +808,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/record/trace/clock-snapshot-at-start-and-every-flush",
                   test_clock_snapshot_at_start_and_every_flush);
   g_test_add_func("/record/trace/one-sequence-per-thread", test_one_sequence_per_thread);
+  g_test_add_func("/record/trace/track-of-another-thread-is-its-own-track",
+                  test_track_of_another_thread_is_its_own_track);
   g_test_add_func("/record/trace/strict-nesting/end-before-its-begin", test_end_before_its_begin);
   g_test_add_func("/record/trace/strict-nesting/more-ends-than-begins", test_more_ends_than_begins);
   return g_test_run();

@@ -261,8 +261,13 @@ tmr_track tmr_track_create(const tmr_track_desc *desc) {
     g_mutex_unlock(&registry_lock);
     return none;
   }
-  /* Chosen uuids differ from thread tracks' (process ^ tid, tid < 2^32). */
-  uint64_t uuid = desc->uuid ? desc->uuid : process_uuid ^ ((uint64_t)index << 32);
+  /* A track of one of this process' threads is that thread's own track
+   * (the uuid its writers use, process ^ tid); other chosen uuids differ
+   * from every thread track's (tid < 2^32). */
+  bool own_thread = desc->tid && (!desc->pid || desc->pid == process_pid);
+  uint64_t uuid = desc->uuid        ? desc->uuid
+                  : own_thread ? process_uuid ^ (uint64_t)desc->tid
+                               : process_uuid ^ ((uint64_t)index << 32);
   GByteArray *d = g_byte_array_new();
   tm_wire_put_tag(d, 1, TM_WIRE_VARINT);
   tm_wire_put_varint(d, uuid);

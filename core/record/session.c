@@ -256,6 +256,8 @@ void tmr_session_flush(tmr_session *s) {
   g_mutex_unlock(&s->lock);
   if (live)
     flush(s, s->write_into_file);
+  if (s->output_full)
+    wake(s); /* max_file_size_bytes: the service thread stops the session */
 }
 
 /* --- triggers ------------------------------------------------------------------------ */

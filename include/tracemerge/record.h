@@ -473,7 +473,9 @@ typedef struct tmr_data_source_desc {
   const char *name; /* matched against DataSourceConfig.name */
   /* Called when a session starts the data source: `config` is the raw
    * DataSourceConfig exactly as in the TraceConfig, fields this library
-   * does not know included; borrowed for the call. */
+   * does not know included; borrowed for the call. Runs on the thread of
+   * tmr_session_start(), or with a START_TRACING trigger on the session's
+   * own thread; on_stop runs on the session's thread. Keep both short. */
   void (*on_start)(void *user, tmr_data_source_instance *instance, const uint8_t *config,
                    size_t config_len);
   /* Called when the session stops; write final packets here. */
