@@ -206,6 +206,9 @@ static void write_tracks(tmr_session *s, void *user) {
       .name = "Global", .merge_behavior = TMR_MERGE_NONE,
       .child_ordering = TMR_CHILD_ORDERING_LEXICOGRAPHIC});
   tmr_track other = tmr_track_create(&(tmr_track_desc){.tid = 4242, .thread_name = "other thread"});
+  tmr_track under_thread = tmr_track_create(&(tmr_track_desc){
+      .name = "Under my thread", .parent = tmr_this_thread_track()});
+  tmr_track nested = tmr_track_create(&(tmr_track_desc){.name = "Nested", .parent = global});
   tmr_track conns = tmr_track_create(&(tmr_track_desc){
       .name = "Active connections", .parent = proc, .is_counter = true,
       .unit_name = "connections", .y_axis_share_key = "load"});
@@ -224,6 +227,8 @@ static void write_tracks(tmr_session *s, void *user) {
   tmr_instant(w, post, &cat_app, "post /b", 1200);
   tmr_instant(w, global, &cat_app, "global", 1300);
   tmr_instant(w, other, &cat_app, "on other", 1400);
+  tmr_instant(w, under_thread, &cat_app, "under thread", 1500);
+  tmr_instant(w, nested, &cat_app, "nested", 1600);
   tmr_counter_int(w, conns, &cat_app, 2000, 5);
   tmr_counter_int(w, conns, &cat_app, 2100, 7);
   tmr_counter_int(w, mem, &cat_app, 2000, 2);
@@ -251,8 +256,9 @@ static void test_tracks_keep_their_hierarchy_and_hints(void) {
   g_autofree char *dir = e2e_tmpdir();
   g_autofree char *path = record_trace(dir, "tracks.pftrace", track_event_config, write_tracks, NULL);
   /* Tracks in the order the reader met their first use; process tracks
-   * are the ones parented to tmr_process_track(); the thread of tid 4242
-   * holds "on other". Source args carry each descriptor's hints. */
+   * are the ones parented to tmr_process_track(), a thread track the one
+   * parented to this thread's, Nested is Global's child; the thread of tid
+   * 4242 holds "on other". Source args carry each descriptor's hints. */
   g_autofree char *tracks = record_query(path,
       "SELECT t.name, t.type, p.name AS parent, (SELECT group_concat(key || '=' || "
       "display_value, ';') FROM args a WHERE a.arg_set_id = t.source_arg_set_id) AS source "
@@ -267,6 +273,8 @@ static void test_tracks_keep_their_hierarchy_and_hints(void) {
       "sibling_merge_behavior=by_sibling_merge_key;sibling_merge_key=conn\"\n"
       "\"Global\",\"global_track_event\",\"[NULL]\",\"child_ordering=lexicographic;"
       "sibling_merge_behavior=none\"\n"
+      "\"Under my thread\",\"thread_track_event\",\"[NULL]\",\"[NULL]\"\n"
+      "\"Nested\",\"global_track_event\",\"Global\",\"[NULL]\"\n"
       "\"Active connections\",\"process_counter_track_event\",\"[NULL]\",\"y_axis_share_key=load\"\n"
       "\"Memory\",\"global_counter_track_event\",\"[NULL]\",\"y_axis_share_key=load\"\n"
       "\"Bytes sent\",\"global_counter_track_event\",\"[NULL]\",\"[NULL]\"\n"
@@ -275,6 +283,15 @@ static void test_tracks_keep_their_hierarchy_and_hints(void) {
       "SELECT t.tid, t.name, s.name FROM slice s JOIN thread_track tt ON s.track_id = tt.id "
       "JOIN thread t USING (utid) WHERE t.tid = 4242");
   e2e_assert_text(other, "\"tid\",\"name\",\"name\"\n4242,\"other thread\",\"on other\"\n");
+  /* A track parented to this thread's track belongs to this thread. */
+  g_autofree char *mine_sql = g_strdup_printf(
+      "SELECT s.name, t.tid = %" PRId64 " FROM slice s JOIN thread_track tt ON s.track_id = tt.id "
+      "JOIN thread t USING (utid) WHERE s.name = 'under thread'",
+      my_tid());
+  g_autofree char *mine = record_query(path, mine_sql);
+  g_autofree char *mine_expected = g_strdup_printf(
+      "\"name\",\"t.tid = %" PRId64 "\"\n\"under thread\",1\n", my_tid());
+  e2e_assert_text(mine, mine_expected);
   /* Its pid is this process' (tmr_track_desc.pid 0 means "mine"). */
   g_autofree char *pid = record_query(path,
       "SELECT p.pid FROM process p JOIN thread t USING (upid) WHERE t.tid = 4242");

@@ -223,6 +223,12 @@ uint32_t tmr_reg_thread_track(void) {
   return thread_track_index;
 }
 
+tmr_track tmr_this_thread_track(void) {
+  uint32_t index = tmr_reg_thread_track();
+  const tmr_track_entry *e = tmr_reg_track(index);
+  return e ? (tmr_track){e->uuid, index} : (tmr_track){0, 0};
+}
+
 void tmr_reg_rename_thread(const char *name) {
   uint32_t index = tmr_reg_thread_track();
   tmr_track_entry *e = index ? paged_at(&tracks, index) : NULL;

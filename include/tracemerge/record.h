@@ -262,6 +262,10 @@ typedef struct tmr_track {
 /* This process' track (its TrackDescriptor names the process). */
 tmr_track tmr_process_track(void);
 
+/* The calling thread's track: the one TMR_THREAD_TRACK means for this
+ * thread's writers, e.g. as the parent of custom tracks. */
+tmr_track tmr_this_thread_track(void);
+
 typedef enum tmr_child_ordering {
   TMR_CHILD_ORDERING_UNSPECIFIED = 0,
   TMR_CHILD_ORDERING_LEXICOGRAPHIC = 1,
