@@ -1136,25 +1136,43 @@ static void test_probe(void) {
 /* Every real trace of tests/data/real/proto, fed in 64 KiB chunks
  * (run_bytes), reaches the host without an error and with these counts of
  * host calls. Derived by walking each file's TracePackets field by field
- * (python, wire format only): snapshots = clock_snapshot packets (field 6);
- * processes / threads = distinct pids / tids named by process_tree (2),
- * track_descriptor process/thread (60.3 / 60.4) and perf_sample (66);
- * tracks = the distinct track_uuid of the track_events (11.11), which are
- * tokio's 9 thread descriptors (its process descriptor carries no event);
- * slices from tokio's README: 227 SLICE_BEGIN / 227 SLICE_END and 8
- * INSTANT. nowinandroid's 6246 ftrace print events are no slices here
- * (this reader keeps no ftrace events); the winscope traces hold clock
- * snapshots and packets it skips. */
+ * (python, wire format only; tests/derive/system_trace_counts.py has the
+ * walker): snapshots = clock_snapshot packets (field 6); tokio's tracks =
+ * the distinct track_uuid of its track_events (11.11), its 9 thread
+ * descriptors, and its slices from its README: 227 SLICE_BEGIN / 227
+ * SLICE_END and 8 INSTANT.
+ *
+ * nowinandroid: 6246 ftrace print events: 3122 "B|" and 1 "S|" begin
+ * (slice_begin), 3122 "E|" and 1 "F|" end; 7475 frame_timeline_events:
+ * 801 + 801 display frame starts, 1068 actual and 1068 expected surface
+ * frame starts of which 117 repeat a (pid, token) already seen (skipped,
+ * so 3621 frame_begin), 3737 FrameEnds of which the 117 skipped cookies'
+ * end nothing (3620 async_end). Threads: its 5 distinct print pids;
+ * processes: the pid -1 the fake gives threads whose process ftrace does
+ * not say, the atrace tgid 9305 and the 4 other frame timeline pids.
+ * Tracks: the thread tracks of the 4 print pids that write "B|", the
+ * "Sync" async track of 9305, and the 10 frame timeline track sets (the
+ * distinct (pid, expected or actual) pairs of the starts: 5 pids x 2).
+ *
+ * systing: 44 ftrace bundles: 4284 softirq_entry/exit and 3
+ * irq_handler_entry/exit (begins and ends), 22 compact_sched bundles with
+ * 5053 switches and 3678 wakings: the first switch of each of 22 cpus
+ * only names who runs next (5031 sched_switch) and the 22 wakings that
+ * come before their cpu's first switch have no waker (3656 sched_waking).
+ * Threads: the 218 distinct tids of process_tree threads, thread
+ * descriptors, perf samples, ftrace event pids and compact next/waking
+ * pids; processes: its 127 process pids and the fake's pid -1. */
 static void test_real_traces_import_without_errors(void) {
   static const struct {
     const char *name;
     size_t begins, ends, instants, processes, threads, snapshots, tracks;
+    size_t frame_begins, async_ends, switches, wakings;
   } traces[] = {
-      {"nowinandroid-trace.perfetto-trace", 0, 0, 0, 0, 0, 4, 0},
-      {"systing-trace.pb", 0, 0, 0, 127, 132, 1, 0},
-      {"tokio-flight-recorder.pftrace", 227, 227, 8, 1, 9, 0, 9},
-      {"winscope-input-events.perfetto-trace", 0, 0, 0, 0, 0, 2, 0},
-      {"winscope-no_winscope_traces.perfetto-trace", 0, 0, 0, 0, 0, 2, 0},
+      {"nowinandroid-trace.perfetto-trace", 3123, 3123, 0, 6, 5, 4, 15, 3621, 3620, 0, 0},
+      {"systing-trace.pb", 4287, 4287, 0, 128, 218, 1, 23, 0, 0, 5031, 3656},
+      {"tokio-flight-recorder.pftrace", 227, 227, 8, 1, 9, 0, 9, 0, 0, 0, 0},
+      {"winscope-input-events.perfetto-trace", 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0},
+      {"winscope-no_winscope_traces.perfetto-trace", 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0},
   };
   for (size_t i = 0; i < G_N_ELEMENTS(traces); i++) {
     gsize len;
@@ -1171,6 +1189,10 @@ static void test_real_traces_import_without_errors(void) {
     g_assert_cmpuint(fake_host_count_lines(fake, "thread "), ==, traces[i].threads);
     g_assert_cmpuint(fake_host_count_lines(fake, "snapshot"), ==, traces[i].snapshots);
     g_assert_cmpuint(fake_host_count_lines(fake, "track "), ==, traces[i].tracks);
+    g_assert_cmpuint(fake_host_count_lines(fake, "frame_begin"), ==, traces[i].frame_begins);
+    g_assert_cmpuint(fake_host_count_lines(fake, "async_end"), ==, traces[i].async_ends);
+    g_assert_cmpuint(fake_host_count_lines(fake, "sched_switch"), ==, traces[i].switches);
+    g_assert_cmpuint(fake_host_count_lines(fake, "sched_waking"), ==, traces[i].wakings);
     fake_host_free(fake);
     g_free(data);
   }

@@ -90,18 +90,21 @@ static void test_events_naming_unknown_rows_are_ignored(void) {
   fixture_clear(&f);
 }
 
+/* trace_processor's ThreadStateTracker: a waking of a thread Running or
+ * Runnable ("R") changes nothing; every other state is a sleep the waking
+ * ends, "R+" (preempted, still on the run queue) included. */
 static void test_waking_a_running_or_runnable_thread_changes_nothing(void) {
   fixture f;
   fixture_init(&f);
   sched_cpu_intern(f.model, 0, 0);
   push_switch(&f, 10, 0, f.idle, "R", f.a, 120); /* a Running */
   push_waking(&f, 20, 0, f.a, f.b);              /* ignored: running */
-  push_switch(&f, 30, 0, f.a, "R+", f.idle, 120); /* a R+ */
-  push_waking(&f, 40, 0, f.a, f.b);               /* ignored: runnable */
+  push_switch(&f, 30, 0, f.a, "R", f.idle, 120); /* a R */
+  push_waking(&f, 40, 0, f.a, f.b);              /* ignored: runnable */
   g_assert_cmpuint(f.model->thread_states.len, ==, 2);
   g_assert_cmpstr(str(&f, f.model->thread_states.data[0].state), ==, "Running");
   g_assert_cmpint(f.model->thread_states.data[0].dur, ==, 20);
-  g_assert_cmpstr(str(&f, f.model->thread_states.data[1].state), ==, "R+");
+  g_assert_cmpstr(str(&f, f.model->thread_states.data[1].state), ==, "R");
   g_assert_cmpint(f.model->thread_states.data[1].dur, ==, -1);
   /* The idle thread has sched slices but no states. */
   g_assert_cmpuint(f.model->sched_slices.len, ==, 2);
@@ -109,17 +112,38 @@ static void test_waking_a_running_or_runnable_thread_changes_nothing(void) {
   fixture_clear(&f);
 }
 
-static void test_switch_with_unknown_prev_state_leaves_no_state(void) {
+static void test_waking_a_preempted_thread_makes_it_runnable(void) {
+  fixture f;
+  fixture_init(&f);
+  sched_cpu_intern(f.model, 0, 0);
+  push_switch(&f, 10, 0, f.idle, "R", f.a, 120);  /* a Running */
+  push_switch(&f, 30, 0, f.a, "R+", f.idle, 120); /* a R+ */
+  push_waking(&f, 40, 0, f.a, f.b);               /* a R from 40 */
+  g_assert_cmpuint(f.model->thread_states.len, ==, 3);
+  g_assert_cmpstr(str(&f, f.model->thread_states.data[1].state), ==, "R+");
+  g_assert_cmpint(f.model->thread_states.data[1].dur, ==, 10);
+  g_assert_cmpstr(str(&f, f.model->thread_states.data[2].state), ==, "R");
+  g_assert_cmpuint(f.model->thread_states.data[2].waker_utid, ==, f.b);
+  fixture_clear(&f);
+}
+
+/* A switch whose prev_state the trace does not say still ends the thread's
+ * Running state and opens one with a NULL state, as trace_processor does
+ * (its ThreadStateTracker adds the row whatever the state). */
+static void test_switch_with_unknown_prev_state_leaves_a_null_state(void) {
   fixture f;
   fixture_init(&f);
   sched_cpu_intern(f.model, 0, 0);
   push_switch(&f, 10, 0, f.idle, NULL, f.a, 100);
   push_switch(&f, 15, 0, f.a, NULL, f.b, -5);
-  /* a: Running 10-15, then nothing known; b Running from 15. */
-  g_assert_cmpuint(f.model->thread_states.len, ==, 2);
+  /* a: Running 10-15, then NULL from 15; b Running from 15. */
+  g_assert_cmpuint(f.model->thread_states.len, ==, 3);
   g_assert_cmpuint(f.model->thread_states.data[0].utid, ==, f.a);
   g_assert_cmpint(f.model->thread_states.data[0].dur, ==, 5);
-  g_assert_cmpuint(f.model->thread_states.data[1].utid, ==, f.b);
+  g_assert_cmpuint(f.model->thread_states.data[1].utid, ==, f.a);
+  g_assert_cmpuint(f.model->thread_states.data[1].state, ==, 0);
+  g_assert_cmpint(f.model->thread_states.data[1].dur, ==, -1);
+  g_assert_cmpuint(f.model->thread_states.data[2].utid, ==, f.b);
   g_assert_cmpuint(f.model->sched_slices.data[0].end_state, ==, 0);
   g_assert_cmpint(f.model->sched_slices.data[1].priority, ==, -5);
   fixture_clear(&f);
@@ -135,7 +159,9 @@ int main(int argc, char **argv) {
                   test_events_naming_unknown_rows_are_ignored);
   g_test_add_func("/sched-builder/waking-a-running-or-runnable-thread-changes-nothing",
                   test_waking_a_running_or_runnable_thread_changes_nothing);
-  g_test_add_func("/sched-builder/switch-with-unknown-prev-state-leaves-no-state",
-                  test_switch_with_unknown_prev_state_leaves_no_state);
+  g_test_add_func("/sched-builder/waking-a-preempted-thread-makes-it-runnable",
+                  test_waking_a_preempted_thread_makes_it_runnable);
+  g_test_add_func("/sched-builder/switch-with-unknown-prev-state-leaves-a-null-state",
+                  test_switch_with_unknown_prev_state_leaves_a_null_state);
   return g_test_run();
 }

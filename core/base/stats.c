@@ -209,6 +209,11 @@ void stats_add(tm_stats *stats, const char *name, int64_t idx,
   row_for(stats, name, idx, machine_id, trace_id)->value += delta;
 }
 
+void stats_set(tm_stats *stats, const char *name, int64_t idx,
+               uint32_t machine_id, uint32_t trace_id, int64_t value) {
+  row_for(stats, name, idx, machine_id, trace_id)->value = value;
+}
+
 static tm_arg_value import_log_value(tm_string_pool *strings,
                                      const tm_import_log_arg *arg) {
   tm_arg_value value = {.type = arg->type};

@@ -64,6 +64,11 @@ void stats_open_context(tm_stats *stats, uint32_t machine_id, uint32_t trace_id)
 void stats_add(tm_stats *stats, const char *name, int64_t idx,
                uint32_t machine_id, uint32_t trace_id, int64_t delta);
 
+/* Sets the row (name, idx, machine_id, trace_id) to `value`: counters a
+ * trace reports about itself, which are totals, not occurrences. */
+void stats_set(tm_stats *stats, const char *name, int64_t idx,
+               uint32_t machine_id, uint32_t trace_id, int64_t value);
+
 /* Import-log rows (sql-surface.md §5) kept per stats row, i.e. per (stat,
  * file, machine): the first occurrences show what went wrong, and a
  * million dropped events must not become a million rows. The stat still

@@ -990,6 +990,135 @@ static void svc_sample(tm_host *host, tm_clock_ref clock, int64_t ts,
   host_sample(host, host->reader->sample_table, clock, ts, thread, callsite, cpu);
 }
 
+/* --- system traces -------------------------------------------------------- */
+
+/* A slice begin flagged with its frame timeline row, which the model
+ * builder links to the slice it makes (core/model/system_builder.h). */
+static void svc_frame_timeline_begin(tm_host *host, const tm_slice_fields *f,
+                                     const tm_frame_timeline_fields *frame) {
+  tm_model *model = model_of(host);
+  if (!frame || frame->struct_size < sizeof *frame || !f ||
+      f->struct_size < SLICE_FIELDS_V2_SIZE || !track_valid(host, f->track))
+    return;
+  tm_frame_timeline_row row = {
+      .slice_id = TM_NULL_ID,
+      .is_actual = frame->is_actual ? 1 : 0,
+      .on_time_finish = (int8_t)(frame->on_time_finish < 0 ? -1 : frame->on_time_finish != 0),
+      .gpu_composition = (int8_t)(frame->gpu_composition < 0 ? -1 : frame->gpu_composition != 0),
+      .display_frame_token = frame->display_frame_token == INT64_MIN
+                                 ? TM_NULL_INT64 : frame->display_frame_token,
+      .surface_frame_token = frame->surface_frame_token == INT64_MIN
+                                 ? TM_NULL_INT64 : frame->surface_frame_token,
+      .upid = frame->process && UNREF(frame->process) < model->processes.len
+                  ? UNREF(frame->process) : TM_NULL_ID,
+      .layer_name = frame->layer_name,
+      .present_type = frame->present_type,
+      .jank_type = frame->jank_type,
+      .jank_severity_type = frame->jank_severity_type,
+      .prediction_type = frame->prediction_type,
+      .jank_tag = frame->jank_tag,
+  };
+  tm_vec_push(&model->frame_timeline, row);
+  tm_event ev = {
+      .ts = f->ts,
+      .track_id = UNREF(f->track),
+      .name_id = f->name,
+      .category_id = f->category,
+      .arg_set_id = f->args,
+      .extra = (uint32_t)(model->frame_timeline.len - 1),
+      .kind = TM_EVENT_SLICE_BEGIN,
+      .flags = TM_EVENT_HAS_FRAME,
+  };
+  event_run_push(run_for(host, f->clock), &ev);
+  host->session->slice_events++;
+}
+
+static void svc_ftrace_event(tm_host *host, tm_clock_ref clock, int64_t ts,
+                             tm_machine_ref machine, uint32_t cpu,
+                             tm_thread_ref thread, tm_str_id name, tm_args_ref args) {
+  uint32_t ucpu = sched_cpu_intern(model_of(host), machine_of_ref(host, machine), cpu);
+  if (ucpu == TM_NULL_ID) {
+    svc_stat_add(host, "sched_cpu_out_of_range", 1);
+    return;
+  }
+  tm_event ev = {
+      .ts = ts,
+      .track_id = ucpu,
+      .category_id = thread_ref_valid(host, thread) ? UNREF(thread) : TM_NULL_ID,
+      .name_id = name,
+      .arg_set_id = args,
+      .kind = TM_EVENT_FTRACE_RAW,
+  };
+  event_run_push(run_for(host, clock), &ev);
+}
+
+static void svc_android_log(tm_host *host, tm_clock_ref clock, int64_t ts,
+                            tm_thread_ref thread, uint32_t prio, tm_str_id tag,
+                            tm_str_id msg, tm_args_ref args) {
+  tm_event ev = {
+      .ts = ts,
+      .u.dur_ns = msg,
+      .track_id = prio,
+      .category_id = thread_ref_valid(host, thread) ? UNREF(thread) : TM_NULL_ID,
+      .name_id = tag,
+      .arg_set_id = args,
+      .kind = TM_EVENT_ANDROID_LOG,
+  };
+  event_run_push(run_for(host, clock), &ev);
+}
+
+static void svc_package(tm_host *host, tm_machine_ref machine, tm_str_id name,
+                        int64_t uid, int32_t debuggable, int32_t profileable,
+                        int64_t version_code) {
+  tm_package_row row = {
+      .package_name = name,
+      .uid = uid,
+      .debuggable = (int8_t)(debuggable < 0 ? -1 : debuggable != 0),
+      .profileable_from_shell = (int8_t)(profileable < 0 ? -1 : profileable != 0),
+      .version_code = version_code,
+      .machine_id = machine_of_ref(host, machine),
+  };
+  tm_vec_push(&model_of(host)->packages, row);
+}
+
+static void svc_thread_lifetime(tm_host *host, tm_clock_ref clock, int64_t ts,
+                                tm_thread_ref thread, uint32_t is_end) {
+  if (!thread_ref_valid(host, thread))
+    return;
+  tm_event ev = {
+      .ts = ts,
+      .u.dur_ns = is_end ? 1 : 0,
+      .track_id = UNREF(thread),
+      .category_id = UNREF(thread),
+      .kind = TM_EVENT_THREAD_LIFETIME,
+  };
+  event_run_push(run_for(host, clock), &ev);
+}
+
+static void svc_stat_set_indexed(tm_host *host, const char *name, int64_t idx,
+                                 int64_t value) {
+  if (name)
+    stats_set(host->session->stats, name, idx < 0 ? TM_NULL_INT64 : idx,
+              host->machine_id, host->file_id, value);
+}
+
+static void svc_sched_blocked_reason(tm_host *host, tm_clock_ref clock, int64_t ts,
+                                     tm_thread_ref thread, int32_t io_wait,
+                                     tm_str_id blocked_function) {
+  if (!thread_ref_valid(host, thread))
+    return;
+  tm_event ev = {
+      .ts = ts,
+      .u.dur_ns = io_wait < 0 ? -1 : io_wait != 0,
+      .track_id = UNREF(thread),
+      .category_id = UNREF(thread),
+      .name_id = blocked_function,
+      .kind = TM_EVENT_SCHED_BLOCKED,
+  };
+  event_run_push(run_for(host, clock), &ev);
+}
+
+
 const tm_host_services host_services_v2 = {
     .struct_size = sizeof(tm_host_services),
     .abi_version = TM_READER_ABI_VERSION,
@@ -1035,6 +1164,13 @@ const tm_host_services host_services_v2 = {
     .import_log = svc_import_log,
     .report_error = svc_report_error,
     .track_async = svc_track_async,
+    .frame_timeline_begin = svc_frame_timeline_begin,
+    .ftrace_event = svc_ftrace_event,
+    .android_log = svc_android_log,
+    .package = svc_package,
+    .thread_lifetime = svc_thread_lifetime,
+    .stat_set_indexed = svc_stat_set_indexed,
+    .sched_blocked_reason = svc_sched_blocked_reason,
 };
 
 void *host_open_reader(tm_host *host, const uint8_t *config, size_t config_len) {

@@ -47,6 +47,10 @@ void model_free(tm_model *model) {
   tm_vec_free(&model->stack_profile_callsites);
   tm_vec_free(&model->cpu_profile_samples);
   tm_vec_free(&model->instruments_samples);
+  tm_vec_free(&model->ftrace_events);
+  tm_vec_free(&model->android_logs);
+  tm_vec_free(&model->packages);
+  tm_vec_free(&model->frame_timeline);
   profile_index_free(model->profile_index);
   string_pool_free(model->strings);
   g_free(model);

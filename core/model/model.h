@@ -200,7 +200,57 @@ typedef struct tm_thread_state_row {
   tm_str_id state;     /* "Running", or the kernel's letters ("S", "R+") */
   uint32_t waker_utid; /* TM_NULL_ID */
   uint32_t waker_id;   /* TM_NULL_ID: the waker's thread_state row */
+  int8_t io_wait;      /* -1 = NULL; sched_blocked_reason of a sleep */
+  tm_str_id blocked_function; /* 0 = NULL */
 } tm_thread_state_row;
+
+/* --- system traces (core/model/system_builder.h) ------------------------ */
+
+/* ftrace_event (trace_processor's raw): one kernel event not otherwise
+ * modelled, its fields as args. */
+typedef struct tm_ftrace_event_row {
+  int64_t ts;
+  tm_str_id name;
+  uint32_t ucpu;       /* TM_NULL_ID */
+  uint32_t utid;       /* TM_NULL_ID */
+  uint32_t arg_set_id;
+} tm_ftrace_event_row;
+
+/* android_logs: one logcat message. */
+typedef struct tm_android_log_row {
+  int64_t ts;
+  uint32_t utid;       /* TM_NULL_ID */
+  uint32_t prio;
+  tm_str_id tag;
+  tm_str_id msg;
+  uint32_t arg_set_id;
+} tm_android_log_row;
+
+/* package_list: one installed package. */
+typedef struct tm_package_row {
+  tm_str_id package_name;
+  int64_t uid;
+  int8_t debuggable;              /* -1 = NULL */
+  int8_t profileable_from_shell;  /* -1 = NULL */
+  int64_t version_code;           /* TM_NULL_INT64 */
+  uint32_t machine_id;
+} tm_package_row;
+
+/* The columns of one expected or actual frame timeline slice; the slice
+ * row itself is model->slices[slice_id] (TM_NULL_ID until the merge
+ * creates it, or if its event was dropped). */
+typedef struct tm_frame_timeline_row {
+  uint32_t slice_id;
+  uint8_t is_actual;
+  int8_t on_time_finish;  /* -1 = NULL */
+  int8_t gpu_composition; /* -1 = NULL */
+  int64_t display_frame_token; /* TM_NULL_INT64 */
+  int64_t surface_frame_token; /* TM_NULL_INT64 */
+  uint32_t upid;               /* TM_NULL_ID */
+  tm_str_id layer_name;
+  tm_str_id present_type, jank_type, jank_severity_type, prediction_type;
+  tm_str_id jank_tag;
+} tm_frame_timeline_row;
 
 /* Profiling rows (sql-surface.md §15; core/model/profile_builder.h). */
 typedef struct tm_stack_profile_mapping_row {
@@ -277,6 +327,11 @@ typedef struct tm_model {
   TM_VEC(tm_cpu_profile_sample_row) cpu_profile_samples;
   TM_VEC(tm_instruments_sample_row) instruments_samples;
   struct tm_profile_index *profile_index;
+  /* System traces (core/model/system_builder.h). */
+  TM_VEC(tm_ftrace_event_row) ftrace_events;
+  TM_VEC(tm_android_log_row) android_logs;
+  TM_VEC(tm_package_row) packages;
+  TM_VEC(tm_frame_timeline_row) frame_timeline;
   uint32_t next_arg_set_id; /* arg set ids start at 1 */
   /* Row of model->args where each set begins, by set id (sets built by one
    * commit are consecutive rows; sets grown later with model_add_arg on an

@@ -16,6 +16,7 @@
 #include "model/async_tracks.h"
 #include "model/profile_builder.h"
 #include "model/sched_builder.h"
+#include "model/system_builder.h"
 #include "session/session_internal.h"
 
 #define OPEN INT64_MAX
@@ -51,6 +52,7 @@ struct tm_model_builder {
   TM_VEC(track_state *) tracks; /* by track id, created on first event */
   GHashTable *flows;            /* flow_key -> last slice id + 1 */
   tm_sched_builder *sched;      /* sched and thread_state rows */
+  tm_system_builder *system;    /* raw, logs, lifetimes, frame timeline */
 };
 
 static guint flow_key_hash(gconstpointer p) {
@@ -70,6 +72,7 @@ tm_model_builder *model_builder_new(tm_session *session) {
   builder->model = session->model;
   builder->flows = g_hash_table_new_full(flow_key_hash, flow_key_equal, g_free, NULL);
   builder->sched = sched_builder_new(session->model);
+  builder->system = system_builder_new(session);
   return builder;
 }
 
@@ -87,6 +90,7 @@ void model_builder_free(tm_model_builder *builder) {
   tm_vec_free(&builder->tracks);
   g_hash_table_destroy(builder->flows);
   sched_builder_free(builder->sched);
+  system_builder_free(builder->system);
   g_free(builder);
 }
 
@@ -357,7 +361,10 @@ void model_builder_push(void *opaque, const tm_event *ev, uint32_t machine_id,
                                       builder->model, track_id, TM_ASYNC_BEGIN);
     track_state *state = state_of(builder, track_id);
     pop_finished(state, ev->ts);
-    open_slice_row(builder, state, ev, track_id, -1, machine_id, trace_id);
+    uint32_t slice_id =
+        open_slice_row(builder, state, ev, track_id, -1, machine_id, trace_id);
+    if ((ev->flags & TM_EVENT_HAS_FRAME) && slice_id != TM_NULL_ID)
+      system_builder_frame_slice(builder->system, ev, slice_id);
     break;
   }
   case TM_EVENT_SLICE_END:
@@ -394,6 +401,14 @@ void model_builder_push(void *opaque, const tm_event *ev, uint32_t machine_id,
     break;
   case TM_EVENT_SAMPLE:
     profile_builder_push_sample(builder->model, ev);
+    break;
+  case TM_EVENT_SCHED_BLOCKED:
+    sched_builder_push(builder->sched, ev);
+    break;
+  case TM_EVENT_FTRACE_RAW:
+  case TM_EVENT_ANDROID_LOG:
+  case TM_EVENT_THREAD_LIFETIME:
+    system_builder_push(builder->system, ev);
     break;
   default:
     break;

@@ -15,6 +15,7 @@ struct tm_sched_builder {
   tm_model *model;
   id_vec open_sched; /* by ucpu: sched row id or TM_NULL_ID */
   id_vec open_state; /* by utid: thread_state row or TM_NULL_ID */
+  id_vec last_blocked; /* by utid: its latest sleeping thread_state row */
   tm_str_id running;            /* "Running" */
   tm_str_id runnable;           /* "R" */
 };
@@ -56,6 +57,7 @@ void sched_builder_free(tm_sched_builder *builder) {
     return;
   tm_vec_free(&builder->open_sched);
   tm_vec_free(&builder->open_state);
+  tm_vec_free(&builder->last_blocked);
   g_free(builder);
 }
 
@@ -79,7 +81,8 @@ static bool thread_is_idle(const tm_model *model, uint32_t utid) {
   return model->threads.data[utid].is_idle > 0;
 }
 
-/* Ends the thread's open state at ts and opens `state` (0: none). */
+/* Ends the thread's open state at ts and opens `state` (0: a state the
+ * trace did not say, NULL in thread_state, as trace_processor keeps it). */
 static uint32_t change_state(tm_sched_builder *builder, int64_t ts,
                              uint32_t utid, tm_str_id state, uint32_t ucpu,
                              uint32_t waker_utid, uint32_t waker_id) {
@@ -90,8 +93,6 @@ static uint32_t change_state(tm_sched_builder *builder, int64_t ts,
     row->dur = ts - row->ts;
     *open = TM_NULL_ID;
   }
-  if (!state)
-    return TM_NULL_ID;
   tm_thread_state_row row = {
       .ts = ts,
       .dur = -1,
@@ -100,9 +101,14 @@ static uint32_t change_state(tm_sched_builder *builder, int64_t ts,
       .state = state,
       .waker_utid = waker_utid,
       .waker_id = waker_id,
+      .io_wait = -1,
   };
   tm_vec_push(&model->thread_states, row);
   *open = (uint32_t)(model->thread_states.len - 1);
+  if (state != builder->running && state != builder->runnable)
+    *slot_of(&builder->last_blocked, utid) = *open;
+  else if (state == builder->running)
+    *slot_of(&builder->last_blocked, utid) = TM_NULL_ID;
   return *open;
 }
 
@@ -146,10 +152,11 @@ static void on_waking(tm_sched_builder *builder, const tm_event *ev) {
     waker = TM_NULL_ID;
   uint32_t open = *slot_of(&builder->open_state, utid);
   if (open != TM_NULL_ID) {
-    /* A thread already running or runnable is not woken again. */
+    /* A thread already running or runnable ("R") is not woken again;
+     * any other state, "R+" (preempted) and unknown ones included, is
+     * a sleep the wakeup ends (trace_processor's IsBlocked). */
     const tm_thread_state_row *row = &model->thread_states.data[open];
-    const char *state = string_pool_borrow(model->strings, row->state);
-    if (row->state == builder->running || (state && state[0] == 'R'))
+    if (row->state == builder->running || row->state == builder->runnable)
       return;
   }
   uint32_t waker_id = TM_NULL_ID;
@@ -159,9 +166,28 @@ static void on_waking(tm_sched_builder *builder, const tm_event *ev) {
                waker_id);
 }
 
+/* sched_blocked_reason: on the thread's latest sleeping state, as
+ * trace_processor sets it (a thread that never slept has none). */
+static void on_blocked_reason(tm_sched_builder *builder, const tm_event *ev) {
+  tm_model *model = builder->model;
+  uint32_t utid = ev->category_id;
+  if (!thread_known(model, utid))
+    return;
+  uint32_t row = *slot_of(&builder->last_blocked, utid);
+  if (row == TM_NULL_ID)
+    return;
+  tm_thread_state_row *state = &model->thread_states.data[row];
+  if (ev->u.dur_ns >= 0)
+    state->io_wait = (int8_t)(ev->u.dur_ns != 0);
+  if (ev->name_id)
+    state->blocked_function = ev->name_id;
+}
+
 void sched_builder_push(tm_sched_builder *builder, const tm_event *ev) {
   if (ev->kind == TM_EVENT_SCHED_SWITCH)
     on_switch(builder, ev);
   else if (ev->kind == TM_EVENT_SCHED_WAKING)
     on_waking(builder, ev);
+  else if (ev->kind == TM_EVENT_SCHED_BLOCKED)
+    on_blocked_reason(builder, ev);
 }

@@ -134,8 +134,12 @@ void tm_session_print_info(tm_session *session, FILE *out) {
     if (s->value == 0)
       continue;
     any = true;
-    fprintf(out, "  %-45s %-9s %10" PRId64, str_or(model, s->name, "?"),
-            str_or(model, s->severity, "?"), s->value);
+    char name[96];
+    if (s->idx == TM_NULL_INT64)
+      snprintf(name, sizeof name, "%s", str_or(model, s->name, "?"));
+    else
+      snprintf(name, sizeof name, "%s[%" PRId64 "]", str_or(model, s->name, "?"), s->idx);
+    fprintf(out, "  %-45s %-9s %10" PRId64, name, str_or(model, s->severity, "?"), s->value);
     if (s->trace_id != TM_NULL_ID)
       fprintf(out, "  file [%" PRIu32 "]", s->trace_id);
     fputc('\n', out);

@@ -200,6 +200,7 @@ bool session_manifest_snapshot_allowed(tm_host *host);
 /* The track id of the overflow twin of a thread track (JSON X spill). */
 uint32_t session_overflow_track(tm_session *session, uint32_t track_id);
 
+
 /* Builds slice/counter/flow rows from the merged stream. */
 typedef struct tm_model_builder tm_model_builder;
 tm_model_builder *model_builder_new(tm_session *session);

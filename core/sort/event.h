@@ -24,12 +24,18 @@ typedef enum tm_event_kind {
   TM_EVENT_SCHED_SWITCH = 5,
   TM_EVENT_SCHED_WAKING = 6,
   TM_EVENT_SAMPLE = 7,
+  /* System traces (core/model/system_builder.h defines the payloads). */
+  TM_EVENT_FTRACE_RAW = 8,
+  TM_EVENT_ANDROID_LOG = 9,
+  TM_EVENT_THREAD_LIFETIME = 10,
+  TM_EVENT_SCHED_BLOCKED = 11,
 } tm_event_kind;
 
 /* Flag bits of tm_event.flags. */
 #define TM_EVENT_FLOW_DIRECTION_MASK 0x03u /* tm_flow_direction */
 #define TM_EVENT_FLOW_BIND_NEXT 0x04u      /* tm_flow_binding NEXT_BEGIN */
 #define TM_EVENT_HAS_EXTRA 0x08u           /* `extra` indexes extras */
+#define TM_EVENT_HAS_FRAME 0x10u           /* `extra` indexes frame_timeline_rows */
 
 typedef struct tm_event {
   int64_t ts;

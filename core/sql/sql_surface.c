@@ -414,6 +414,56 @@ static const column_def thread_state_columns[] = {
     STRING(tm_thread_state_row, state),
     REF(tm_thread_state_row, waker_utid),
     REF(tm_thread_state_row, waker_id),
+    INT8(tm_thread_state_row, io_wait),
+    STRING(tm_thread_state_row, blocked_function),
+};
+
+/* --- system traces (core/model/system_builder.h) ------------------------ */
+
+static const column_def ftrace_event_columns[] = {
+    COL_ID_DEF,
+    INT64(tm_ftrace_event_row, ts),
+    STRING(tm_ftrace_event_row, name),
+    REF(tm_ftrace_event_row, ucpu),
+    REF_INDEXED(tm_ftrace_event_row, utid),
+    ARG_SET_INDEXED(tm_ftrace_event_row, arg_set_id),
+};
+
+static const column_def android_log_columns[] = {
+    COL_ID_DEF,
+    INT64(tm_android_log_row, ts),
+    REF_INDEXED(tm_android_log_row, utid),
+    UINT32(tm_android_log_row, prio),
+    STRING(tm_android_log_row, tag),
+    STRING(tm_android_log_row, msg),
+    ARG_SET(tm_android_log_row, arg_set_id),
+};
+
+static const column_def package_columns[] = {
+    COL_ID_DEF,
+    STRING(tm_package_row, package_name),
+    INT64(tm_package_row, uid),
+    INT8(tm_package_row, debuggable),
+    INT8(tm_package_row, profileable_from_shell),
+    INT64(tm_package_row, version_code),
+    REF(tm_package_row, machine_id),
+};
+
+static const column_def frame_timeline_columns[] = {
+    COL_ID_DEF,
+    REF_INDEXED(tm_frame_timeline_row, slice_id),
+    BOOL(tm_frame_timeline_row, is_actual),
+    INT64(tm_frame_timeline_row, display_frame_token),
+    INT64(tm_frame_timeline_row, surface_frame_token),
+    REF(tm_frame_timeline_row, upid),
+    STRING(tm_frame_timeline_row, layer_name),
+    STRING(tm_frame_timeline_row, present_type),
+    INT8(tm_frame_timeline_row, on_time_finish),
+    INT8(tm_frame_timeline_row, gpu_composition),
+    STRING(tm_frame_timeline_row, jank_type),
+    STRING(tm_frame_timeline_row, jank_severity_type),
+    STRING(tm_frame_timeline_row, prediction_type),
+    STRING(tm_frame_timeline_row, jank_tag),
 };
 
 static const column_def counter_columns[] = {
@@ -513,6 +563,10 @@ ROWS_FN(stack_profile_frames)
 ROWS_FN(stack_profile_callsites)
 ROWS_FN(cpu_profile_samples)
 ROWS_FN(instruments_samples)
+ROWS_FN(ftrace_events)
+ROWS_FN(android_logs)
+ROWS_FN(packages)
+ROWS_FN(frame_timeline)
 
 #define TABLE(name, field, T, columns)                                      \
   { name, rows_##field, sizeof(T), columns, G_N_ELEMENTS(columns) }
@@ -550,6 +604,14 @@ static const table_def tables[] = {
           tm_cpu_profile_sample_row, cpu_profile_stack_sample_columns),
     TABLE("instruments_sample", instruments_samples,
           tm_instruments_sample_row, instruments_sample_columns),
+    TABLE("__intrinsic_ftrace_event", ftrace_events, tm_ftrace_event_row,
+          ftrace_event_columns),
+    TABLE("__intrinsic_android_logs", android_logs, tm_android_log_row,
+          android_log_columns),
+    TABLE("__intrinsic_package_list", packages, tm_package_row,
+          package_columns),
+    TABLE("__intrinsic_frame_timeline", frame_timeline,
+          tm_frame_timeline_row, frame_timeline_columns),
 };
 
 /* ---- the public views ---------------------------------------------------- */
@@ -625,9 +687,30 @@ static const view_def views[] = {
      "FROM __intrinsic_sched_slice"},
     {"sched", "SELECT *, ts + dur AS ts_end FROM sched_slice"},
     {"thread_state",
-     "SELECT id, ts, dur, ucpu AS cpu, utid, state, NULL AS io_wait, "
-     "NULL AS blocked_function, waker_utid, waker_id, NULL AS irq_context, "
+     "SELECT id, ts, dur, ucpu AS cpu, utid, state, io_wait, "
+     "blocked_function, waker_utid, waker_id, NULL AS irq_context, "
      "ucpu FROM __intrinsic_thread_state"},
+    /* System traces: ftrace_event is trace_processor's raw table (cpu
+     * holds the ucpu, as in sched); the frame timeline slices are slices
+     * with the columns of their frame. */
+    {"ftrace_event",
+     "SELECT id, ts, name, ucpu AS cpu, utid, arg_set_id, "
+     "NULL AS common_flags, ucpu FROM __intrinsic_ftrace_event"},
+    {"raw", "SELECT * FROM ftrace_event"},
+    {"android_logs", "SELECT * FROM __intrinsic_android_logs"},
+    {"package_list",
+     "SELECT id, package_name, uid, debuggable, profileable_from_shell, "
+     "version_code FROM __intrinsic_package_list"},
+    {"expected_frame_timeline_slice",
+     "SELECT s.*, f.display_frame_token, f.surface_frame_token, f.upid, "
+     "f.layer_name FROM slice s JOIN __intrinsic_frame_timeline f "
+     "ON f.slice_id = s.id WHERE NOT f.is_actual"},
+    {"actual_frame_timeline_slice",
+     "SELECT s.*, f.display_frame_token, f.surface_frame_token, f.upid, "
+     "f.layer_name, f.present_type, f.on_time_finish, f.gpu_composition, "
+     "f.jank_type, f.jank_severity_type, f.prediction_type, f.jank_tag "
+     "FROM slice s JOIN __intrinsic_frame_timeline f "
+     "ON f.slice_id = s.id WHERE f.is_actual"},
     {"cpu_counter_track",
      "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, unit, "
      "description, ucpu AS cpu FROM (SELECT " COUNTER_TRACK_COLUMNS ", ucpu "

@@ -232,6 +232,23 @@ typedef struct tm_slice_fields {
   .struct_size = sizeof(tm_slice_fields), .thread_ts = TM_UNKNOWN_TIME,     \
   .thread_dur = TM_UNKNOWN_TIME
 
+/* The columns of a frame timeline slice (expected_frame_timeline_slice,
+ * actual_frame_timeline_slice): SurfaceFlinger's view of a display frame,
+ * or of one app layer's surface frame. String columns are interned ids (0:
+ * NULL); tokens and flags use INT64_MIN / -1 for NULL. */
+typedef struct tm_frame_timeline_fields {
+  uint32_t struct_size;         /* sizeof(tm_frame_timeline_fields) */
+  uint32_t is_actual;           /* 0: expected, 1: actual */
+  int64_t display_frame_token;
+  int64_t surface_frame_token;  /* INT64_MIN for display frames */
+  tm_process_ref process;       /* upid */
+  tm_str_id layer_name;
+  tm_str_id present_type, jank_type, jank_severity_type, prediction_type;
+  tm_str_id jank_tag;
+  int32_t on_time_finish;       /* -1: NULL */
+  int32_t gpu_composition;      /* -1: NULL */
+} tm_frame_timeline_fields;
+
 typedef struct tm_host tm_host; /* opaque: one per file being read */
 
 /* The host's functions, passed to open(). Every field within struct_size is
@@ -426,6 +443,45 @@ typedef struct tm_host_services {
    * `flags`: TM_ASYNC_UNNESTABLE. */
   tm_track_ref (*track_async)(tm_host *host, const tm_track_desc *set,
                               uint64_t cookie, uint32_t flags);
+
+  /* --- system traces (after version 2: check with TM_HOST_HAS) ---- */
+  /* Begins a frame timeline slice with its columns, as slice_begin on
+   * f->track (a slot from track_async: expected and actual frames are
+   * async slices of their process). Actual surface frames are joined by
+   * flows to the actual display frame whose token they name, when that
+   * frame begins after them. */
+  void (*frame_timeline_begin)(tm_host *host, const tm_slice_fields *f,
+                               const tm_frame_timeline_fields *frame);
+  /* A row of ftrace_event (trace_processor's `raw`): a kernel event of
+   * `thread` on `cpu` of `machine`, named `name`, its fields as `args`. */
+  void (*ftrace_event)(tm_host *host, tm_clock_ref clock, int64_t ts,
+                       tm_machine_ref machine, uint32_t cpu,
+                       tm_thread_ref thread, tm_str_id name, tm_args_ref args);
+  /* A row of android_logs: logcat message `msg` of `thread` with priority
+   * `prio` (2 verbose .. 7 fatal, 0 unknown) and tag `tag`. */
+  void (*android_log)(tm_host *host, tm_clock_ref clock, int64_t ts,
+                      tm_thread_ref thread, uint32_t prio, tm_str_id tag,
+                      tm_str_id msg, tm_args_ref args);
+  /* A row of package_list (debuggable, profileable: 0/1, -1 unknown). */
+  void (*package)(tm_host *host, tm_machine_ref machine, tm_str_id name,
+                  int64_t uid, int32_t debuggable, int32_t profileable,
+                  int64_t version_code);
+  /* The thread began (is_end 0: thread.start_ts) or ended (1: end_ts) at
+   * ts; set in timeline order, the last call wins. */
+  void (*thread_lifetime)(tm_host *host, tm_clock_ref clock, int64_t ts,
+                          tm_thread_ref thread, uint32_t is_end);
+  /* Sets (not adds) the value of the stat `name`[idx] (idx < 0: the
+   * single-value stat `name`) for this file and its machine: counters a
+   * trace reports about itself (per cpu ftrace buffer stats, per buffer
+   * traced stats), which are totals, not occurrences. */
+  void (*stat_set_indexed)(tm_host *host, const char *name, int64_t idx,
+                           int64_t value);
+  /* Why `thread` last blocked: io_wait (0/1, -1 unknown) and the kernel
+   * function it blocked in (0 unknown), set on its latest sleeping
+   * thread_state row before ts. */
+  void (*sched_blocked_reason)(tm_host *host, tm_clock_ref clock, int64_t ts,
+                               tm_thread_ref thread, int32_t io_wait,
+                               tm_str_id blocked_function);
 } tm_host_services;
 
 /* track_async flags. */

@@ -501,6 +501,27 @@ systrace_line_result systrace_emitter_data_line(systrace_emitter *em,
   return SYSTRACE_LINE_BAD_PAYLOAD;
 }
 
+void systrace_emitter_set_clock(systrace_emitter *em, tm_clock_ref clock) {
+  em->clock = clock;
+}
+
+bool systrace_emitter_print(systrace_emitter *em, int64_t ts_ns, uint32_t cpu,
+                            int64_t tid, const char *payload, size_t len) {
+  systrace_line l = {
+      .task = {"", 0},
+      .pid = tid,
+      .tgid = SYSTRACE_NO_TGID,
+      .cpu = cpu,
+      .ts_ns = ts_ns,
+      .event = {"print", 5},
+      .payload = {payload, len},
+  };
+  if (mark_write(em, &l, l.payload))
+    return true;
+  count_failure(em, payload, len);
+  return false;
+}
+
 /* --- PROCESS DUMP (ps tables in systrace HTML) ---------------------------- */
 
 #define DUMP_MAX_COLUMNS 16

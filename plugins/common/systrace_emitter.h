@@ -57,6 +57,19 @@ void systrace_emitter_set_line_offset(systrace_emitter *em, int64_t byte_offset)
 systrace_line_result systrace_emitter_data_line(systrace_emitter *em,
                                                 const char *text, size_t len);
 
+/* The clock every later timestamp is on (a Perfetto ftrace bundle names
+ * its own). */
+void systrace_emitter_set_clock(systrace_emitter *em, tm_clock_ref clock);
+
+/* One trace_marker payload ("B|pid|name", "E|pid", "C|pid|name|value",
+ * S/F/I/N/G/H forms) that thread `tid` wrote at `ts_ns` on `cpu`: what a
+ * Perfetto `print` ftrace event carries. Read as a tracing_mark_write
+ * line's payload. Returns false, having counted systrace_parse_failure
+ * (with the payload as "line" when the host keeps import logs and a line
+ * offset was set), if it is malformed. */
+bool systrace_emitter_print(systrace_emitter *em, int64_t ts_ns, uint32_t cpu,
+                            int64_t tid, const char *payload, size_t len);
+
 /* One line of a PROCESS DUMP block (a ps table header or row); a row that
  * cannot be read is counted (systrace_parse_failure). */
 void systrace_emitter_dump_line(systrace_emitter *em, const char *text,

@@ -10,6 +10,7 @@ void proto_context_init(proto_context *ctx, const tm_host_services *s, tm_host *
   memset(ctx, 0, sizeof *ctx);
   ctx->s = s;
   ctx->host = host;
+  ctx->host_has_system = TM_HOST_HAS(s, sched_blocked_reason);
   ctx->waiting_event_offset = -1;
   proto_machine_of(ctx, 0);
 }
@@ -20,6 +21,7 @@ void proto_context_free(proto_context *ctx) {
     proto_machine_free(ctx->machines.data[i]);
   proto_vec_free(&ctx->machines);
   proto_map_free(&ctx->machine_index);
+  proto_map_free(&ctx->unmodelled);
   proto_vec_free(&ctx->text);
 }
 
@@ -84,6 +86,13 @@ void proto_count_wrong_wire_type(proto_context *ctx, const char *message, uint32
        .int_value = expected},
   };
   proto_count_with(ctx, "proto_packet_wrong_wire_type", args, sizeof args / sizeof *args);
+}
+
+void proto_count_unmodelled(proto_context *ctx, uint32_t field) {
+  uint32_t n = 0;
+  proto_map_get(&ctx->unmodelled, field, &n);
+  proto_map_put(&ctx->unmodelled, field, ++n);
+  ctx->s->stat_set_indexed(ctx->host, "proto_unmodelled_payload", field, n);
 }
 
 void proto_stat_add(proto_context *ctx, const char *name, int64_t delta) {

@@ -36,6 +36,8 @@ struct proto_framer;
 typedef struct proto_context {
   const tm_host_services *s;
   tm_host *host;
+  /* The host has the system trace services (added after ABI v2). */
+  bool host_has_system;
 
   /* The packet being read, for error messages. */
   uint64_t packet_offset;
@@ -55,6 +57,10 @@ typedef struct proto_context {
   proto_sequence_table sequences;
   proto_map machine_index; /* raw machine id -> machines index */
   PROTO_VEC(proto_machine *) machines;
+
+  /* Packets of payloads the reader does not model, by TracePacket field
+   * number (proto_count_unmodelled). */
+  proto_map unmodelled;
 
   /* Text scratch for one module call at a time (joined categories, arg
    * keys, build ids): a module that calls another must be done with it. */
@@ -90,6 +96,10 @@ void proto_count_with(proto_context *ctx, const char *name, const tm_import_log_
  * a sentence saying so. The caller drops the packet. */
 void proto_count_wrong_wire_type(proto_context *ctx, const char *message, uint32_t field,
                                  uint32_t wire_type, uint32_t expected);
+/* A packet whose payload (TracePacket field `field`) this reader does not
+ * model: counted per field number in the indexed stat
+ * proto_unmodelled_payload, which `tracemerge info` lists. */
+void proto_count_unmodelled(proto_context *ctx, uint32_t field);
 /* Adds `delta` to the stat `name`, without a log row (totals a trace
  * declares, e.g. lost samples). */
 void proto_stat_add(proto_context *ctx, const char *name, int64_t delta);

@@ -28,12 +28,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto_android.h"
 #include "proto_clock.h"
 #include "proto_compressed.h"
 #include "proto_context.h"
 #include "proto_framing.h"
+#include "proto_ftrace.h"
 #include "proto_perf_sample.h"
 #include "proto_process_tree.h"
+#include "proto_service.h"
 #include "proto_sequence_state.h"
 #include "proto_system_info.h"
 #include "proto_track_event.h"
@@ -48,27 +51,41 @@ typedef struct proto_reader {
   proto_context ctx;
   proto_framer framer;
   proto_track_events events;
+  proto_ftrace *ftrace;
+  proto_android *android;
 } proto_reader;
 
 enum packet_field {
+  PACKET_FTRACE_EVENTS = 1,
   PACKET_PROCESS_TREE = 2,
   PACKET_CLOCK_SNAPSHOT = 6,
+  PACKET_SYS_STATS = 7,
+  PACKET_PROCESS_STATS = 9,
   PACKET_TIMESTAMP = 8,
   PACKET_SEQUENCE_ID = 10,
   PACKET_TRACK_EVENT = 11,
   PACKET_INTERNED_DATA = 12,
   PACKET_SEQUENCE_FLAGS = 13,
+  PACKET_TRACE_CONFIG = 33,
+  PACKET_FTRACE_STATS = 34,
+  PACKET_TRACE_STATS = 35,
+  PACKET_SYNCHRONIZATION_MARKER = 36,
+  PACKET_ANDROID_LOG = 39,
   PACKET_INCREMENTAL_STATE_CLEARED = 41,
   PACKET_PREVIOUS_PACKET_DROPPED = 42,
   PACKET_PROCESS_DESCRIPTOR = 43,
   PACKET_THREAD_DESCRIPTOR = 44,
   PACKET_SYSTEM_INFO = 45,
+  PACKET_PACKAGES_LIST = 47,
   PACKET_COMPRESSED_PACKETS = 50,
   PACKET_TIMESTAMP_CLOCK_ID = 58,
   PACKET_DEFAULTS = 59,
   PACKET_TRACK_DESCRIPTOR = 60,
   PACKET_PERF_SAMPLE = 66,
+  PACKET_SERVICE_EVENT = 69,
+  PACKET_FRAME_TIMELINE_EVENT = 76,
   PACKET_FIRST_PACKET_ON_SEQUENCE = 87,
+  PACKET_TRACE_UUID = 89,
   PACKET_MACHINE_ID = 98,
   PACKET_REMOTE_CLOCK_SYNC = 107,
   PACKET_ZSTD_COMPRESSED_PACKETS = 133,
@@ -91,6 +108,7 @@ typedef struct packet {
   pw_field defaults; /* number 0 if absent */
   pw_field interned;
   pw_field payload;
+  uint32_t unmodelled; /* field number of a payload not read, 0 if none */
 } packet;
 
 /* --- one packet ------------------------------------------------------------ */
@@ -110,6 +128,17 @@ static int expected_wire_type(uint32_t number) {
     return PW_VARINT;
   case PACKET_DEFAULTS:
   case PACKET_INTERNED_DATA:
+  case PACKET_SYS_STATS:
+  case PACKET_PROCESS_STATS:
+  case PACKET_TRACE_CONFIG:
+  case PACKET_FTRACE_STATS:
+  case PACKET_TRACE_STATS:
+  case PACKET_ANDROID_LOG:
+  case PACKET_PACKAGES_LIST:
+  case PACKET_SERVICE_EVENT:
+  case PACKET_FRAME_TIMELINE_EVENT:
+  case PACKET_TRACE_UUID:
+  case PACKET_FTRACE_EVENTS:
   case PACKET_PROCESS_TREE:
   case PACKET_CLOCK_SNAPSHOT:
   case PACKET_TRACK_EVENT:
@@ -180,6 +209,17 @@ static control_status read_control_fields(proto_context *ctx, const uint8_t *dat
     case PACKET_INTERNED_DATA:
       p->interned = f;
       break;
+    case PACKET_SYS_STATS:
+    case PACKET_PROCESS_STATS:
+    case PACKET_TRACE_CONFIG:
+    case PACKET_FTRACE_STATS:
+    case PACKET_TRACE_STATS:
+    case PACKET_ANDROID_LOG:
+    case PACKET_PACKAGES_LIST:
+    case PACKET_SERVICE_EVENT:
+    case PACKET_FRAME_TIMELINE_EVENT:
+    case PACKET_TRACE_UUID:
+    case PACKET_FTRACE_EVENTS:
     case PACKET_PROCESS_TREE:
     case PACKET_CLOCK_SNAPSHOT:
     case PACKET_TRACK_EVENT:
@@ -193,8 +233,14 @@ static control_status read_control_fields(proto_context *ctx, const uint8_t *dat
     case PACKET_ZSTD_COMPRESSED_PACKETS:
       p->payload = f;
       break;
+    case PACKET_SYNCHRONIZATION_MARKER:
+      break; /* a marker to split traces at: nothing to read */
     default:
-      break; /* payloads and fields we do not read */
+      /* A payload this reader does not model: remembered to be counted
+       * once the packet is known to decode. */
+      if (f.wire_type == PW_LENGTH_DELIMITED && !p->payload.number)
+        p->unmodelled = f.number;
+      break;
     }
   }
   if (c.error != PW_OK) {
@@ -335,10 +381,66 @@ static bool read_payload(proto_reader *reader, const packet *p,
     ok = proto_process_tree_read(ctx, machine, data, len);
     what = "process_tree";
     break;
-  case PACKET_SYSTEM_INFO:
-    ok = proto_system_info_read(ctx, machine, data, len);
+  case PACKET_SYSTEM_INFO: {
+    uint32_t num_cpus = 0;
+    ok = proto_system_info_read(ctx, machine, data, len, &num_cpus);
+    if (ok && num_cpus)
+      proto_ftrace_set_num_cpus(reader->ftrace, machine, num_cpus);
     what = "system_info";
     break;
+  }
+  case PACKET_FTRACE_EVENTS:
+    ok = proto_ftrace_read_bundle(reader->ftrace, machine, p->sequence_id, data, len);
+    what = "ftrace_events";
+    break;
+  case PACKET_ANDROID_LOG:
+    ok = proto_android_read_log(reader->android, machine, data, len);
+    what = "android_log";
+    break;
+  case PACKET_PACKAGES_LIST:
+    ok = proto_android_read_packages(reader->android, machine, data, len);
+    what = "packages_list";
+    break;
+  case PACKET_FRAME_TIMELINE_EVENT: {
+    proto_timestamp ts;
+    bool has_ts = packet_time(ctx, p, machine, seq, &ts);
+    ok = proto_android_read_frame(reader->android, machine, has_ts ? &ts : NULL, data, len);
+    what = "frame_timeline_event";
+    break;
+  }
+  case PACKET_TRACE_CONFIG:
+    ok = proto_service_read_config(ctx, data, len);
+    what = "trace_config";
+    break;
+  case PACKET_TRACE_STATS:
+    ok = proto_service_read_trace_stats(ctx, data, len);
+    what = "trace_stats";
+    break;
+  case PACKET_FTRACE_STATS:
+    ok = proto_service_read_ftrace_stats(ctx, data, len);
+    what = "ftrace_stats";
+    break;
+  case PACKET_SERVICE_EVENT: {
+    proto_timestamp ts;
+    bool has_ts = packet_time(ctx, p, machine, seq, &ts);
+    ok = proto_service_read_event(ctx, has_ts ? &ts : NULL, data, len);
+    what = "service_event";
+    break;
+  }
+  case PACKET_TRACE_UUID:
+    ok = proto_service_read_uuid(ctx, data, len);
+    what = "trace_uuid";
+    break;
+  case PACKET_PROCESS_STATS:
+  case PACKET_SYS_STATS: {
+    proto_timestamp ts;
+    bool has_ts = packet_time(ctx, p, machine, seq, &ts);
+    ok = p->payload.number == PACKET_SYS_STATS
+             ? proto_service_read_sys_stats(ctx, machine, has_ts ? &ts : NULL, data, len)
+             : proto_service_read_process_stats(ctx, machine, has_ts ? &ts : NULL, data, len);
+    what = p->payload.number == PACKET_SYS_STATS ? "sys_stats" : "process_stats";
+    break;
+  }
   case PACKET_TRACK_EVENT: {
     proto_timestamp ts;
     bool has_ts = false;
@@ -370,6 +472,8 @@ static bool read_payload(proto_reader *reader, const packet *p,
   case PACKET_ZSTD_COMPRESSED_PACKETS:
     return proto_compressed_read(ctx, PROTO_CODEC_ZSTD, data, len, on_packet, reader);
   default:
+    if (p->unmodelled && ctx->host_has_system)
+      proto_count_unmodelled(ctx, p->unmodelled);
     break;
   }
   if (!ok)
@@ -408,6 +512,8 @@ static void reader_free(proto_reader *reader) {
     return;
   proto_framer_clear(&reader->framer);
   proto_track_events_free(&reader->events);
+  proto_ftrace_free(reader->ftrace);
+  proto_android_free(reader->android);
   proto_context_free(&reader->ctx);
   free(reader);
 }
@@ -422,6 +528,8 @@ static void *proto_open(const tm_host_services *s, tm_host *host,
   }
   proto_context_init(&reader->ctx, s, host);
   proto_track_events_init(&reader->events, &reader->ctx);
+  reader->ftrace = proto_ftrace_new(&reader->ctx);
+  reader->android = proto_android_new(&reader->ctx);
   proto_framer_init(&reader->framer, PROTO_DEFAULT_MAX_PACKET, on_packet, reader);
   return reader;
 }
@@ -569,6 +677,154 @@ static const tm_reader_stat proto_stats[] = {
         "Perf records the kernel reported lost."),
     TM_READER_STAT("perf_sample_missing_timestamp", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
         "A perf sample packet without a timestamp was dropped."),
+    /* System traces: ftrace, Android payloads, the service's own stats
+     * (trace_processor's names and severities). */
+    TM_READER_STAT("compact_sched_has_parse_errors", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "A compact_sched bundle had arrays of unequal length, a cut array or a comm index past its table; the events every array covers were kept."),
+    TM_READER_STAT("compact_sched_switch_skipped", TM_STAT_INFO, TM_STAT_SOURCE_ANALYSIS,
+        "The first compact sched_switch of a cpu says only who runs next; it makes no sched row."),
+    TM_READER_STAT("compact_sched_waking_skipped", TM_STAT_INFO, TM_STAT_SOURCE_ANALYSIS,
+        "A compact sched_waking before its cpu's first switch (its waker unknown) was dropped."),
+    TM_READER_STAT("task_state_invalid", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "A sched_switch prev_state that is no task state; its thread_state is NULL."),
+    TM_READER_STAT("ftrace_cpu_out_of_range", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "ftrace data of a cpu beyond the machine's cpus (SystemInfo.num_cpus, or 4095) was dropped."),
+    TM_READER_STAT("proto_ftrace_unknown_event", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "An ftrace event whose id the reader's schema (proto/ftrace.proto) does not name was skipped."),
+    TM_READER_STAT("ftrace_bundle_unsupported_clock", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "An ftrace bundle on the LOCAL or an unknown ftrace clock cannot be placed and was dropped."),
+    TM_READER_STAT("ftrace_bundle_missing_cpu", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "An ftrace bundle without its cpu was dropped."),
+    TM_READER_STAT("ftrace_event_missing_pid", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "An ftrace event without its pid was dropped."),
+    TM_READER_STAT("ftrace_event_missing_timestamp", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "An ftrace event without its timestamp was dropped."),
+    TM_READER_STAT("ftrace_softirq_unknown_vector", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "A softirq_entry of a vector the kernel does not name was dropped."),
+    TM_READER_STAT("ftrace_setup_errors", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "ftrace or atrace events the trace config asked for failed or were unknown on the device (FtraceStats at the start)."),
+    TM_READER_STAT("mm_unknown_type", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "An mm_event_record of an unknown type was dropped."),
+    TM_READER_STAT("rss_stat_unknown_keys", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "An rss_stat of an unknown member was dropped."),
+    TM_READER_STAT("rss_stat_negative_size", TM_STAT_INFO, TM_STAT_SOURCE_ANALYSIS,
+        "An rss_stat with a negative size was dropped."),
+    TM_READER_STAT("meminfo_unknown_keys", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "A sys_stats meminfo value of an unknown key was dropped."),
+    TM_READER_STAT("frame_timeline_event_parser_errors", TM_STAT_INFO, TM_STAT_SOURCE_ANALYSIS,
+        "A frame timeline event with a missing field, a bad timestamp or an unknown enum value; dropped or read without that value."),
+    TM_READER_STAT("frame_timeline_unpaired_end_event", TM_STAT_INFO, TM_STAT_SOURCE_ANALYSIS,
+        "A frame timeline FrameEnd whose cookie began nothing was dropped."),
+    TM_READER_STAT("android_log_missing_timestamp", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "A logcat event without a timestamp was dropped."),
+    TM_READER_STAT("android_log_num_total", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        "Logcat events the trace saw (its last AndroidLogPacket stats)."),
+    TM_READER_STAT("android_log_num_failed", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "Logcat events the trace failed to read."),
+    TM_READER_STAT("android_log_num_skipped", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        "Logcat events the trace's filters skipped."),
+    TM_READER_STAT("packages_list_has_parse_errors", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "The device failed to read part of its package list."),
+    TM_READER_STAT("proto_unmodelled_payload", TM_STAT_INFO, TM_STAT_SOURCE_ANALYSIS,
+        "Packets of a payload this reader does not model yet, by TracePacket field number (idx)."),
+    TM_READER_STAT("systrace_parse_failure", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
+        "An atrace payload of a print event was not understood; skipped."),
+    TM_READER_STAT("traced_producers_connected", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_producers_seen", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_data_sources_registered", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_data_sources_seen", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_tracing_sessions", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_total_buffers", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_chunks_discarded", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_patches_discarded", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_flushes_requested", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_flushes_succeeded", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_flushes_failed", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_final_flush_failed", TM_STAT_DATA_LOSS, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_final_flush_succeeded", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_buf_buffer_size", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        "Per buffer (idx), from the trace's TraceStats."),
+    TM_READER_STAT("traced_buf_bytes_written", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_buf_bytes_overwritten", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_buf_bytes_read", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_buf_padding_bytes_written", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_buf_padding_bytes_cleared", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_buf_chunks_written", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_buf_chunks_rewritten", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_buf_chunks_overwritten", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_buf_chunks_discarded", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_buf_chunks_read", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_buf_chunks_committed_out_of_order", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_buf_write_wrap_count", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_buf_patches_succeeded", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_buf_patches_failed", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_buf_readaheads_succeeded", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_buf_readaheads_failed", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_buf_abi_violations", TM_STAT_DATA_LOSS, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("traced_buf_trace_writer_packet_loss", TM_STAT_DATA_LOSS, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("ftrace_cpu_entries_begin", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("ftrace_cpu_entries_end", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("ftrace_cpu_overrun_begin", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("ftrace_cpu_overrun_end", TM_STAT_DATA_LOSS, TM_STAT_SOURCE_TRACE,
+        "The kernel ftrace buffer could not keep up: events lost, per cpu (idx)."),
+    TM_READER_STAT("ftrace_cpu_commit_overrun_begin", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("ftrace_cpu_commit_overrun_end", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("ftrace_cpu_bytes_begin", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("ftrace_cpu_bytes_end", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("ftrace_cpu_dropped_events_begin", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("ftrace_cpu_dropped_events_end", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("ftrace_cpu_read_events_begin", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("ftrace_cpu_read_events_end", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("ftrace_cpu_now_ts_begin", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("ftrace_cpu_now_ts_end", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("ftrace_cpu_oldest_event_ts_begin", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
+    TM_READER_STAT("ftrace_cpu_oldest_event_ts_end", TM_STAT_INFO, TM_STAT_SOURCE_TRACE,
+        ""),
 };
 
 static const tm_reader_descriptor proto_descriptor = {

@@ -35,7 +35,7 @@ static void put_int(const system_info_sink *sink, const char *column,
 }
 
 bool proto_system_info_read(proto_context *ctx, proto_machine *machine, const uint8_t *data,
-                            size_t len) {
+                            size_t len, uint32_t *num_cpus) {
   Perfetto__Protos__SystemInfo *info =
       perfetto__protos__system_info__unpack(NULL, len, data);
   if (!info)
@@ -57,8 +57,10 @@ bool proto_system_info_read(proto_context *ctx, proto_machine *machine, const ui
   if (info->has_android_sdk_version)
     put_int(&sink, "android_sdk_version", "android_sdk_version",
             (int64_t)info->android_sdk_version);
-  if (info->has_num_cpus)
+  if (info->has_num_cpus) {
     put_int(&sink, "num_cpus", NULL, info->num_cpus);
+    *num_cpus = info->num_cpus;
+  }
   if (info->has_timezone_off_mins)
     put_int(&sink, NULL, "timezone_off_mins", info->timezone_off_mins);
   if (info->has_system_ram_bytes) {

@@ -14,8 +14,9 @@
 struct proto_context;
 struct proto_machine;
 
-/* Returns false if the message does not decode. */
+/* Sets *num_cpus when the message names it (left alone otherwise).
+ * Returns false if the message does not decode. */
 bool proto_system_info_read(struct proto_context *ctx, struct proto_machine *machine,
-                            const uint8_t *data, size_t len);
+                            const uint8_t *data, size_t len, uint32_t *num_cpus);
 
 #endif /* TM_PROTO_SYSTEM_INFO_H */

@@ -444,6 +444,110 @@ static void svc_import_log(tm_host *host, const char *name, int64_t byte_offset,
   g_string_append_c(host->import_logs, '\n');
 }
 
+/* --- scheduling ------------------------------------------------------------ */
+
+static void svc_sched_switch(tm_host *host, tm_clock_ref clock, int64_t ts,
+                             tm_machine_ref machine, uint32_t cpu, tm_thread_ref prev,
+                             tm_str_id prev_state, tm_thread_ref next, int32_t next_prio) {
+  (void)machine;
+  line(host, "sched_switch %s ts=%" PRId64 " cpu=%u %s state=%s -> %s prio=%d",
+       label_of(host->clocks, clock), ts, cpu, label_of(host->threads, prev),
+       prev_state ? str(host, prev_state) : "NULL", label_of(host->threads, next), next_prio);
+}
+
+static void svc_sched_waking(tm_host *host, tm_clock_ref clock, int64_t ts,
+                             tm_machine_ref machine, uint32_t target_cpu, tm_thread_ref thread,
+                             tm_thread_ref waker) {
+  (void)machine;
+  line(host, "sched_waking %s ts=%" PRId64 " cpu=%u %s by %s", label_of(host->clocks, clock),
+       ts, target_cpu, label_of(host->threads, thread),
+       waker ? label_of(host->threads, waker) : "-");
+}
+
+/* --- system traces -------------------------------------------------------- */
+
+/* An async slot is written once, as "slot T<n> = <set> cookie=<c>" (no
+ * "track " line: its track is chosen by the host at merge time). */
+static tm_track_ref svc_track_async(tm_host *host, const tm_track_desc *set, uint64_t cookie,
+                                    uint32_t flags) {
+  GString *d = g_string_new(set->type);
+  if (set->name)
+    g_string_append_printf(d, " name=\"%s\"", str(host, set->name));
+  if (set->thread)
+    g_string_append_printf(d, " %s", label_of(host->threads, set->thread));
+  if (set->process)
+    g_string_append_printf(d, " %s", label_of(host->processes, set->process));
+  g_string_append_printf(d, " cookie=%" PRIu64 "%s", cookie, flags ? " unnestable" : "");
+  bool created;
+  tm_track_ref ref = ref_of(host->tracks, host->track_ids, d->str, &created);
+  if (created)
+    line(host, "slot T%" PRIu32 " = %s", ref, d->str);
+  g_string_free(d, TRUE);
+  return ref;
+}
+
+static void svc_frame_timeline_begin(tm_host *host, const tm_slice_fields *f,
+                                     const tm_frame_timeline_fields *frame) {
+  GString *text = g_string_new(frame->is_actual ? "actual" : "expected");
+  if (frame->display_frame_token != INT64_MIN)
+    g_string_append_printf(text, " display=%" PRId64, frame->display_frame_token);
+  if (frame->surface_frame_token != INT64_MIN)
+    g_string_append_printf(text, " surface=%" PRId64, frame->surface_frame_token);
+  g_string_append_printf(text, " %s", label_of(host->processes, frame->process));
+  if (frame->layer_name)
+    g_string_append_printf(text, " layer=\"%s\"", str(host, frame->layer_name));
+  if (frame->jank_type)
+    g_string_append_printf(text, " jank=\"%s\"", str(host, frame->jank_type));
+  if (frame->jank_tag)
+    g_string_append_printf(text, " tag=\"%s\"", str(host, frame->jank_tag));
+  slice_line(host, "frame_begin", f, text->str);
+  g_string_free(text, TRUE);
+}
+
+static void svc_ftrace_event(tm_host *host, tm_clock_ref clock, int64_t ts,
+                             tm_machine_ref machine, uint32_t cpu, tm_thread_ref thread,
+                             tm_str_id name, tm_args_ref args) {
+  (void)machine;
+  line(host, "ftrace_event %s ts=%" PRId64 " cpu=%u %s %s args=%s",
+       label_of(host->clocks, clock), ts, cpu, label_of(host->threads, thread), str(host, name),
+       args ? label_of(host->arg_sets, args) : "{}");
+}
+
+static void svc_android_log(tm_host *host, tm_clock_ref clock, int64_t ts,
+                            tm_thread_ref thread, uint32_t prio, tm_str_id tag, tm_str_id msg,
+                            tm_args_ref args) {
+  (void)args;
+  line(host, "android_log %s ts=%" PRId64 " %s prio=%u tag=%s msg=%s",
+       label_of(host->clocks, clock), ts, thread ? label_of(host->threads, thread) : "-",
+       prio, str(host, tag), str(host, msg));
+}
+
+static void svc_package(tm_host *host, tm_machine_ref machine, tm_str_id name, int64_t uid,
+                        int32_t debuggable, int32_t profileable, int64_t version_code) {
+  (void)machine;
+  line(host, "package %s uid=%" PRId64 " debuggable=%d profileable=%d version=%" PRId64,
+       str(host, name), uid, debuggable, profileable, version_code);
+}
+
+static void svc_thread_lifetime(tm_host *host, tm_clock_ref clock, int64_t ts,
+                                tm_thread_ref thread, uint32_t is_end) {
+  line(host, "thread_%s %s %s ts=%" PRId64, is_end ? "end" : "start",
+       label_of(host->threads, thread), label_of(host->clocks, clock), ts);
+}
+
+static void svc_stat_set_indexed(tm_host *host, const char *name, int64_t idx, int64_t value) {
+  g_autofree char *key = idx < 0 ? g_strdup(name) : g_strdup_printf("%s[%" PRId64 "]", name, idx);
+  g_hash_table_replace(host->stats, g_strdup(key), g_memdup2(&value, sizeof value));
+}
+
+static void svc_sched_blocked_reason(tm_host *host, tm_clock_ref clock, int64_t ts,
+                                     tm_thread_ref thread, int32_t io_wait,
+                                     tm_str_id blocked_function) {
+  line(host, "blocked_reason %s %s ts=%" PRId64 " io_wait=%d%s%s",
+       label_of(host->threads, thread), label_of(host->clocks, clock), ts, io_wait,
+       blocked_function ? " function=" : "", blocked_function ? str(host, blocked_function) : "");
+}
+
 static const tm_host_services fake_services = {
     .struct_size = sizeof(tm_host_services),
     .abi_version = TM_READER_ABI_VERSION,
@@ -485,6 +589,16 @@ static const tm_host_services fake_services = {
     .callsite = svc_callsite,
     .sample = svc_sample,
     .import_log = svc_import_log,
+    .sched_switch = svc_sched_switch,
+    .sched_waking = svc_sched_waking,
+    .track_async = svc_track_async,
+    .frame_timeline_begin = svc_frame_timeline_begin,
+    .ftrace_event = svc_ftrace_event,
+    .android_log = svc_android_log,
+    .package = svc_package,
+    .thread_lifetime = svc_thread_lifetime,
+    .stat_set_indexed = svc_stat_set_indexed,
+    .sched_blocked_reason = svc_sched_blocked_reason,
     .remote_clock_sync = svc_remote_clock_sync,
 };
 

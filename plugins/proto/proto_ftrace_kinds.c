@@ -1,0 +1,704 @@
+/* What each kind of ftrace event becomes (see proto_ftrace_kinds.h). */
+#include "proto_ftrace_kinds.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ftrace.pb-c.h"
+#include "proto_wire.h"
+
+/* FtraceEvent payload field numbers the reader models. */
+enum {
+  EV_PRINT = 3,
+  EV_SCHED_SWITCH = 4,
+  EV_CPU_FREQUENCY = 11,
+  EV_CPU_IDLE = 13,
+  EV_CLOCK_ENABLE = 14,
+  EV_CLOCK_DISABLE = 15,
+  EV_CLOCK_SET_RATE = 16,
+  EV_SCHED_WAKEUP = 17,
+  EV_SCHED_BLOCKED_REASON = 18,
+  EV_SCHED_WAKING = 20,
+  EV_SOFTIRQ_ENTRY = 24,
+  EV_SOFTIRQ_EXIT = 25,
+  EV_IRQ_HANDLER_ENTRY = 36,
+  EV_IRQ_HANDLER_EXIT = 37,
+  EV_SUSPEND_RESUME = 113,
+  EV_SCHED_WAKEUP_NEW = 114,
+  EV_TASK_NEWTASK = 235,
+  EV_TASK_RENAME = 236,
+  EV_SCHED_PROCESS_FREE = 240,
+  EV_RSS_STAT = 313,
+  EV_ION_HEAP_SHRINK = 314,
+  EV_ION_HEAP_GROW = 315,
+  EV_MM_EVENT_RECORD = 328,
+  EV_GPU_FREQUENCY = 332,
+  EV_ION_STAT = 335,
+  EV_DMA_HEAP_STAT = 351,
+};
+
+#define CLONE_THREAD 0x00010000u
+#define MAX_FIELD 15
+
+/* The fields of one payload, by number (1..MAX_FIELD). */
+typedef struct payload {
+  uint32_t present; /* bit n: field n seen */
+  uint64_t value[MAX_FIELD + 1];
+  const uint8_t *text[MAX_FIELD + 1];
+  size_t text_len[MAX_FIELD + 1];
+} payload;
+
+static bool has(const payload *p, unsigned n) { return (p->present >> n) & 1u; }
+static int64_t as_i64(const payload *p, unsigned n) { return (int64_t)p->value[n]; }
+static int32_t as_i32(const payload *p, unsigned n) { return (int32_t)(uint32_t)p->value[n]; }
+
+void ftrace_kinds_init(ftrace_kinds *k, proto_context *ctx) {
+  memset(k, 0, sizeof *k);
+  k->ctx = ctx;
+  k->has_system = ctx->host_has_system;
+  k->irq_category = proto_intern_cstr(ctx, "irq");
+}
+
+void ftrace_kinds_free(ftrace_kinds *k) {
+  proto_map_free(&k->raw_keys);
+  proto_vec_free(&k->raw_key_ids);
+}
+
+/* --- threads and cpus -------------------------------------------------- */
+
+static ftrace_thread *thread_entry(ftrace_kinds *k, ftrace_machine *m, int64_t tid) {
+  uint64_t key = (uint64_t)tid;
+  uint32_t index;
+  if (proto_map_get(&m->thread_index, key, &index))
+    return &m->threads.data[index];
+  ftrace_thread fresh = {
+      .ref = k->ctx->s->thread(k->ctx->host, m->machine->ref, -1, tid),
+  };
+  index = (uint32_t)m->threads.len;
+  proto_vec_push(&m->threads, fresh);
+  proto_map_put(&m->thread_index, key, index);
+  return &m->threads.data[index];
+}
+
+tm_thread_ref ftrace_thread_of(ftrace_kinds *k, ftrace_machine *m, int64_t tid) {
+  return thread_entry(k, m, tid)->ref;
+}
+
+tm_thread_ref ftrace_thread_named(ftrace_kinds *k, ftrace_machine *m, int64_t tid,
+                                  const uint8_t *name, size_t name_len) {
+  ftrace_thread *t = thread_entry(k, m, tid);
+  /* The idle thread keeps the host's name ("swapper"). */
+  if (tid == 0 || !name || name_len == 0)
+    return t->ref;
+  tm_str_id id = proto_intern(k->ctx, (const char *)name, name_len);
+  if (id != t->name) {
+    t->name = id;
+    k->ctx->s->thread_set_name(k->ctx->host, t->ref, id);
+  }
+  return t->ref;
+}
+
+ftrace_cpu *ftrace_cpu_of(ftrace_kinds *k, ftrace_machine *m, uint32_t cpu) {
+  if (cpu > 4095 || (m->num_cpus && cpu >= m->num_cpus)) {
+    char text[96];
+    int n = snprintf(text, sizeof text, "ftrace data of cpu %" PRIu32
+                     " beyond the machine's cpus; dropped", cpu);
+    tm_import_log_arg args[] = {
+        {TM_IMPORT_LOG_ARG_INIT, .key = "cpu", .type = TM_ARG_UINT, .int_value = cpu},
+        {TM_IMPORT_LOG_ARG_INIT, .key = "message", .type = TM_ARG_STRING, .string = text, .string_len = (size_t)n},
+    };
+    proto_count_with(k->ctx, "ftrace_cpu_out_of_range", args, 2);
+    return NULL;
+  }
+  while (m->cpus.len <= cpu) {
+    ftrace_cpu fresh = {0};
+    proto_vec_push(&m->cpus, fresh);
+  }
+  return &m->cpus.data[cpu];
+}
+
+/* --- payload decoding -------------------------------------------------- */
+
+/* The wire type a field of protobuf-c type `type` has (packed repeated
+ * scalars may also be length-delimited). */
+static int wire_type_of(ProtobufCType type) {
+  switch (type) {
+  case PROTOBUF_C_TYPE_STRING:
+  case PROTOBUF_C_TYPE_BYTES:
+  case PROTOBUF_C_TYPE_MESSAGE:
+    return PW_LENGTH_DELIMITED;
+  case PROTOBUF_C_TYPE_FIXED64:
+  case PROTOBUF_C_TYPE_SFIXED64:
+  case PROTOBUF_C_TYPE_DOUBLE:
+    return PW_FIXED64;
+  case PROTOBUF_C_TYPE_FIXED32:
+  case PROTOBUF_C_TYPE_SFIXED32:
+  case PROTOBUF_C_TYPE_FLOAT:
+    return PW_FIXED32;
+  default:
+    return PW_VARINT;
+  }
+}
+
+static const ProtobufCMessageDescriptor *payload_descriptor(uint32_t id,
+                                                            const char **name) {
+  const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field(
+      &perfetto__protos__ftrace_event__descriptor, id);
+  if (!f || f->type != PROTOBUF_C_TYPE_MESSAGE)
+    return NULL;
+  *name = f->name;
+  return f->descriptor;
+}
+
+typedef enum decode_status {
+  DECODE_OK,
+  DECODE_SKIP,      /* a known field of the wrong wire type: counted */
+  DECODE_MALFORMED, /* bytes that do not parse */
+} decode_status;
+
+/* Reads the fields of payload `ev` into `out`, checking each known one's
+ * wire type against the schema's (a mismatch drops the event, counted as
+ * proto_packet_wrong_wire_type). */
+static decode_status decode(ftrace_kinds *k, const ftrace_event *ev,
+                            const ProtobufCMessageDescriptor *d, const char *name,
+                            payload *out) {
+  out->present = 0;
+  pw_cursor c = pw_cursor_of(ev->data, ev->len);
+  pw_field f;
+  while (pw_next(&c, &f)) {
+    const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(d, f.number);
+    if (!fd)
+      continue;
+    int expected = wire_type_of(fd->type);
+    bool packed = fd->label == PROTOBUF_C_LABEL_REPEATED && f.wire_type == PW_LENGTH_DELIMITED;
+    if (f.wire_type != expected && !packed) {
+      char message[64];
+      snprintf(message, sizeof message, "FtraceEvent.%s", name);
+      proto_count_wrong_wire_type(k->ctx, message, f.number, f.wire_type, (uint32_t)expected);
+      return DECODE_SKIP;
+    }
+    if (f.number > MAX_FIELD)
+      continue;
+    out->present |= 1u << f.number;
+    out->value[f.number] = f.value;
+    out->text[f.number] = f.data;
+    out->text_len[f.number] = f.len;
+  }
+  return c.error == PW_OK ? DECODE_OK : DECODE_MALFORMED;
+}
+
+/* --- raw events ---------------------------------------------------------- */
+
+static tm_str_id raw_key(ftrace_kinds *k, uint32_t id, const ProtobufCFieldDescriptor *fd) {
+  uint64_t key = (uint64_t)id << 32 | fd->id;
+  uint32_t index;
+  if (proto_map_get(&k->raw_keys, key, &index))
+    return k->raw_key_ids.data[index];
+  tm_str_id str = proto_intern_cstr(k->ctx, fd->name);
+  proto_map_put(&k->raw_keys, key, (uint32_t)k->raw_key_ids.len);
+  proto_vec_push(&k->raw_key_ids, str);
+  return str;
+}
+
+static void add_raw_arg(ftrace_kinds *k, tm_str_id key, const ProtobufCFieldDescriptor *fd,
+                        uint64_t bits, const uint8_t *data, size_t len) {
+  tm_arg_value v = {.type = TM_ARG_INT};
+  switch (fd->type) {
+  case PROTOBUF_C_TYPE_STRING:
+  case PROTOBUF_C_TYPE_BYTES:
+    v.type = TM_ARG_STRING;
+    v.u.str_id = proto_intern(k->ctx, (const char *)data, len);
+    break;
+  case PROTOBUF_C_TYPE_UINT32:
+  case PROTOBUF_C_TYPE_UINT64:
+  case PROTOBUF_C_TYPE_FIXED32:
+  case PROTOBUF_C_TYPE_FIXED64:
+    v.type = TM_ARG_UINT;
+    v.u.int_value = (int64_t)bits;
+    break;
+  case PROTOBUF_C_TYPE_INT32:
+  case PROTOBUF_C_TYPE_SFIXED32:
+  case PROTOBUF_C_TYPE_ENUM:
+    v.u.int_value = (int32_t)(uint32_t)bits;
+    break;
+  case PROTOBUF_C_TYPE_SINT32:
+  case PROTOBUF_C_TYPE_SINT64:
+    v.u.int_value = (int64_t)(bits >> 1) ^ -(int64_t)(bits & 1);
+    break;
+  case PROTOBUF_C_TYPE_BOOL:
+    v.type = TM_ARG_BOOL;
+    v.u.int_value = bits != 0;
+    break;
+  case PROTOBUF_C_TYPE_DOUBLE: {
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    v.type = TM_ARG_REAL;
+    v.u.real_value = d;
+    break;
+  }
+  default:
+    v.u.int_value = (int64_t)bits;
+    break;
+  }
+  k->ctx->s->args_add(k->ctx->host, key, v);
+}
+
+/* An event the reader does not model: an ftrace_event row with every
+ * field the schema names as an arg. */
+static bool read_raw(ftrace_kinds *k, const ftrace_event *ev,
+                     const ProtobufCMessageDescriptor *d, const char *name) {
+  payload check;
+  decode_status status = decode(k, ev, d, name, &check);
+  if (status != DECODE_OK)
+    return status == DECODE_SKIP;
+  tm_thread_ref thread = ftrace_thread_of(k, ev->m, ev->pid);
+  if (!k->has_system)
+    return true;
+  pw_cursor c = pw_cursor_of(ev->data, ev->len);
+  pw_field f;
+  while (pw_next(&c, &f)) {
+    const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(d, f.number);
+    if (!fd)
+      continue;
+    tm_str_id key = raw_key(k, ev->id, fd);
+    if (f.wire_type == PW_LENGTH_DELIMITED && fd->type != PROTOBUF_C_TYPE_STRING &&
+        fd->type != PROTOBUF_C_TYPE_BYTES && fd->type != PROTOBUF_C_TYPE_MESSAGE) {
+      pw_repeated r = pw_repeated_of(&f, wire_type_of(fd->type) == PW_FIXED64);
+      uint64_t v;
+      while (pw_repeated_next(&r, &v))
+        add_raw_arg(k, key, fd, v, NULL, 0);
+      continue;
+    }
+    if (fd->type == PROTOBUF_C_TYPE_MESSAGE)
+      continue; /* nested messages: none among the events named here */
+    add_raw_arg(k, key, fd, f.value, f.data, f.len);
+  }
+  tm_args_ref args = k->ctx->s->args_commit(k->ctx->host);
+  k->ctx->s->ftrace_event(k->ctx->host, ev->clock, ev->ts, ev->m->machine->ref, ev->cpu,
+                          thread, proto_intern_cstr(k->ctx, name), args);
+  return true;
+}
+
+/* --- scheduling ------------------------------------------------------------ */
+
+tm_str_id ftrace_task_state(ftrace_kinds *k, int64_t state) {
+  /* trace_processor's TaskState: bits 1..1024 are the atoms
+   * "SDTtXZxKWPN", 0 is runnable, 2048 (the kernel's TASK_STATE_MAX)
+   * marks a preempted task ("R+"); anything above is not a state. */
+  static const char letters[] = "SDTtXZxKWPN";
+  char text[16];
+  size_t n = 0;
+  uint64_t bits = (uint64_t)state;
+  if (bits > 2048) {
+    proto_count(k->ctx, "task_state_invalid");
+    return 0;
+  }
+  for (unsigned b = 0; b < 11; b++)
+    if (bits & (1u << b))
+      text[n++] = letters[b];
+  if (n == 0)
+    text[n++] = 'R';
+  if (bits & 2048)
+    text[n++] = '+';
+  return proto_intern(k->ctx, text, n);
+}
+
+void ftrace_switch(ftrace_kinds *k, const ftrace_event *ev, tm_thread_ref prev,
+                   int64_t prev_state, tm_thread_ref next, int32_t next_prio) {
+  k->ctx->s->sched_switch(k->ctx->host, ev->clock, ev->ts, ev->m->machine->ref, ev->cpu,
+                          prev, ftrace_task_state(k, prev_state), next, next_prio);
+}
+
+static void read_switch(ftrace_kinds *k, const ftrace_event *ev, const payload *p) {
+  tm_thread_ref next = ftrace_thread_named(k, ev->m, as_i32(p, 6), p->text[5],
+                                           has(p, 5) ? p->text_len[5] : 0);
+  tm_thread_ref prev = ftrace_thread_named(k, ev->m, as_i32(p, 2), p->text[1],
+                                           has(p, 1) ? p->text_len[1] : 0);
+  ftrace_switch(k, ev, prev, as_i64(p, 4), next, as_i32(p, 7));
+}
+
+/* sched_waking, sched_wakeup, sched_wakeup_new: {comm 1, pid 2, prio 3,
+ * success 4, target_cpu 5}; the waker is the thread of the event's pid. */
+static void read_waking(ftrace_kinds *k, const ftrace_event *ev, const payload *p) {
+  tm_thread_ref woken = ftrace_thread_named(k, ev->m, as_i32(p, 2), p->text[1],
+                                            has(p, 1) ? p->text_len[1] : 0);
+  tm_thread_ref waker = ftrace_thread_of(k, ev->m, ev->pid);
+  int32_t target = has(p, 5) ? as_i32(p, 5) : (int32_t)ev->cpu;
+  if (target < 0)
+    return;
+  if (!ftrace_cpu_of(k, ev->m, (uint32_t)target))
+    return;
+  k->ctx->s->sched_waking(k->ctx->host, ev->clock, ev->ts, ev->m->machine->ref,
+                          (uint32_t)target, woken, waker);
+}
+
+/* --- tracks ---------------------------------------------------------------- */
+
+static tm_track_ref cpu_track(ftrace_kinds *k, const ftrace_event *ev, tm_track_ref *cache,
+                              const char *type, const char *name, bool counter) {
+  if (*cache)
+    return *cache;
+  tm_track_desc desc = {
+      TM_TRACK_DESC_INIT,
+      .type = type,
+      .is_counter = counter,
+      .name = proto_intern_cstr(k->ctx, name),
+  };
+  desc.machine = ev->m->machine->ref;
+  desc.has_cpu = 1;
+  desc.cpu = ev->cpu;
+  *cache = k->ctx->s->track_intern(k->ctx->host, &desc);
+  return *cache;
+}
+
+static tm_track_ref global_counter(ftrace_kinds *k, const ftrace_event *ev, const char *type,
+                                   tm_str_id name, uint64_t key) {
+  tm_track_desc desc = {TM_TRACK_DESC_INIT, .type = type, .is_counter = 1, .name = name, .key = key};
+  desc.machine = ev->m->machine->ref;
+  return k->ctx->s->track_intern(k->ctx->host, &desc);
+}
+
+static tm_track_ref thread_counter(ftrace_kinds *k, tm_thread_ref thread, const char *name) {
+  tm_track_desc desc = {
+      TM_TRACK_DESC_INIT,
+      .type = "thread_counter",
+      .is_counter = 1,
+      .name = proto_intern_cstr(k->ctx, name),
+      .thread = thread,
+  };
+  return k->ctx->s->track_intern(k->ctx->host, &desc);
+}
+
+static void counter(ftrace_kinds *k, const ftrace_event *ev, tm_track_ref track, double v) {
+  if (track)
+    k->ctx->s->counter(k->ctx->host, track, ev->clock, ev->ts, v, TM_NO_ARGS);
+}
+
+static tm_slice_fields slice_at(const ftrace_event *ev, tm_track_ref track) {
+  tm_slice_fields f = {
+      TM_SLICE_FIELDS_INIT,
+      .track = track,
+      .clock = ev->clock,
+      .ts = ev->ts,
+  };
+  return f;
+}
+
+/* cpu_frequency / cpu_idle: {state 1, cpu_id 2}, on the cpu they name. */
+static void read_cpu_counter(ftrace_kinds *k, const ftrace_event *ev, const payload *p,
+                             bool frequency) {
+  uint32_t cpu = (uint32_t)p->value[2];
+  ftrace_cpu *c = ftrace_cpu_of(k, ev->m, cpu);
+  if (!c)
+    return;
+  ftrace_event at = *ev;
+  at.cpu = cpu;
+  tm_track_ref track = frequency
+                           ? cpu_track(k, &at, &c->cpufreq, "cpu_frequency", "cpufreq", true)
+                           : cpu_track(k, &at, &c->cpuidle, "cpu_idle", "cpuidle", true);
+  counter(k, ev, track, (double)(uint32_t)p->value[1]);
+}
+
+static const char *const softirq_names[] = {"HI",    "TIMER",   "NET_TX", "NET_RX",
+                                            "BLOCK", "IRQ_POLL", "TASKLET", "SCHED",
+                                            "HRTIMER", "RCU"};
+
+static void read_irq(ftrace_kinds *k, const ftrace_event *ev, const payload *p) {
+  ftrace_cpu *c = ftrace_cpu_of(k, ev->m, ev->cpu);
+  if (!c)
+    return;
+  proto_context *ctx = k->ctx;
+  char name[128];
+  bool soft = ev->id == EV_SOFTIRQ_ENTRY || ev->id == EV_SOFTIRQ_EXIT;
+  snprintf(name, sizeof name, soft ? "SoftIrq Cpu %" PRIu32 : "Irq Cpu %" PRIu32, ev->cpu);
+  tm_track_ref track = soft ? cpu_track(k, ev, &c->softirq, "cpu_softirq", name, false)
+                            : cpu_track(k, ev, &c->irq, "cpu_irq", name, false);
+  if (!track)
+    return;
+  tm_slice_fields f = slice_at(ev, track);
+  f.category = k->irq_category;
+  switch (ev->id) {
+  case EV_SOFTIRQ_ENTRY: {
+    uint64_t vec = p->value[1];
+    if (vec >= sizeof softirq_names / sizeof *softirq_names) {
+      proto_count(ctx, "ftrace_softirq_unknown_vector");
+      return;
+    }
+    f.name = proto_intern_cstr(ctx, softirq_names[vec]);
+    ctx->s->slice_begin(ctx->host, &f);
+    break;
+  }
+  case EV_IRQ_HANDLER_ENTRY: {
+    char slice[160];
+    int n = snprintf(slice, sizeof slice, "IRQ (%.*s)",
+                     (int)(has(p, 2) ? p->text_len[2] : 0), (const char *)p->text[2]);
+    f.name = proto_intern(ctx, slice, (size_t)(n < (int)sizeof slice ? n : (int)sizeof slice - 1));
+    ctx->s->slice_begin(ctx->host, &f);
+    break;
+  }
+  case EV_IRQ_HANDLER_EXIT: {
+    const char *status = p->value[2] == 1 ? "handled" : "unhandled";
+    ctx->s->args_add(ctx->host, proto_intern_cstr(ctx, "ret"),
+                     (tm_arg_value){.type = TM_ARG_STRING,
+                                    .u.str_id = proto_intern_cstr(ctx, status)});
+    f.args = ctx->s->args_commit(ctx->host);
+    ctx->s->slice_end(ctx->host, &f);
+    break;
+  }
+  default:
+    ctx->s->slice_end(ctx->host, &f);
+    break;
+  }
+}
+
+/* suspend_resume {action 1, val 2, start 3}: a slice "<action>(<val>)"
+ * from start 1 to start 0 on the machine's suspend/resume track. */
+static void read_suspend_resume(ftrace_kinds *k, const ftrace_event *ev, const payload *p) {
+  proto_context *ctx = k->ctx;
+  tm_track_desc desc = {TM_TRACK_DESC_INIT, .type = "suspend_resume",
+                        .name = proto_intern_cstr(ctx, "Suspend/Resume Latency")};
+  desc.machine = ev->m->machine->ref;
+  tm_track_ref track = ctx->s->track_intern(ctx->host, &desc);
+  tm_slice_fields f = slice_at(ev, track);
+  if (p->value[3]) {
+    char name[160];
+    int n = snprintf(name, sizeof name, "%.*s(%" PRId32 ")",
+                     (int)(has(p, 1) ? p->text_len[1] : 0), (const char *)p->text[1],
+                     as_i32(p, 2));
+    f.name = proto_intern(ctx, name, (size_t)(n < (int)sizeof name ? n : (int)sizeof name - 1));
+    ctx->s->slice_begin(ctx->host, &f);
+  } else {
+    ctx->s->slice_end(ctx->host, &f);
+  }
+}
+
+static void read_clock(ftrace_kinds *k, const ftrace_event *ev, const payload *p) {
+  const char *type = ev->id == EV_CLOCK_SET_RATE ? "clock_frequency" : "clock_state";
+  tm_str_id name = proto_intern(k->ctx, (const char *)p->text[1], has(p, 1) ? p->text_len[1] : 0);
+  counter(k, ev, global_counter(k, ev, type, name, 0), (double)p->value[2]);
+}
+
+static void read_mm_event(ftrace_kinds *k, const ftrace_event *ev, const payload *p) {
+  static const char *const types[] = {"min_flt", "maj_flt", "read_io", "compaction",
+                                      "reclaim", "swp_flt", "kern_alloc"};
+  uint64_t type = p->value[4];
+  if (type >= sizeof types / sizeof *types) {
+    proto_count(k->ctx, "mm_unknown_type");
+    return;
+  }
+  tm_thread_ref thread = ftrace_thread_of(k, ev->m, ev->pid);
+  static const char *const what[] = {"count", "max_lat", "avg_lat"};
+  static const unsigned field[] = {2, 3, 1};
+  for (int i = 0; i < 3; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "mem.mm.%s.%s", types[type], what[i]);
+    counter(k, ev, thread_counter(k, thread, name), (double)(uint32_t)p->value[field[i]]);
+  }
+}
+
+static void read_rss_stat(ftrace_kinds *k, const ftrace_event *ev, const payload *p) {
+  static const char *const members[] = {"mem.rss.file", "mem.rss.anon", "mem.swap",
+                                        "mem.rss.shmem"};
+  int32_t member = as_i32(p, 1);
+  if (member < 0 || member >= 4) {
+    proto_count(k->ctx, "rss_stat_unknown_keys");
+    return;
+  }
+  int64_t size = as_i64(p, 2);
+  if (size < 0) {
+    proto_count(k->ctx, "rss_stat_negative_size");
+    return;
+  }
+  tm_thread_ref thread = ftrace_thread_of(k, ev->m, ev->pid);
+  counter(k, ev, thread_counter(k, thread, members[member]), (double)size);
+}
+
+/* ion_heap_grow/shrink {heap_name 1, len 2, total_allocated 3}, ion_stat
+ * and dma_heap_stat {.., len 2, total_allocated 3}. */
+static void read_heap(ftrace_kinds *k, const ftrace_event *ev, const payload *p) {
+  proto_context *ctx = k->ctx;
+  char total[128], change[128];
+  int64_t len = as_i64(p, 2);
+  if (ev->id == EV_ION_HEAP_GROW || ev->id == EV_ION_HEAP_SHRINK) {
+    int n = has(p, 1) ? (int)p->text_len[1] : 0;
+    snprintf(total, sizeof total, "mem.ion.%.*s", n, (const char *)p->text[1]);
+    snprintf(change, sizeof change, "mem.ion_change.%.*s", n, (const char *)p->text[1]);
+    if (ev->id == EV_ION_HEAP_SHRINK)
+      len = -len;
+  } else if (ev->id == EV_ION_STAT) {
+    snprintf(total, sizeof total, "mem.ion");
+    snprintf(change, sizeof change, "mem.ion_change");
+  } else {
+    snprintf(total, sizeof total, "mem.dma_heap");
+    snprintf(change, sizeof change, "mem.dma_heap_change");
+  }
+  counter(k, ev, global_counter(k, ev, "android_ion", proto_intern_cstr(ctx, total), 0),
+          (double)as_i64(p, 3));
+  tm_thread_ref thread = ftrace_thread_of(k, ev->m, ev->pid);
+  counter(k, ev, thread_counter(k, thread, change), (double)len);
+}
+
+static void read_gpu_frequency(ftrace_kinds *k, const ftrace_event *ev, const payload *p) {
+  counter(k, ev,
+          global_counter(k, ev, "gpu_frequency", proto_intern_cstr(k->ctx, "gpufreq"),
+                         p->value[1]),
+          (double)(uint32_t)p->value[2]);
+}
+
+/* --- threads --------------------------------------------------------------- */
+
+static void read_newtask(ftrace_kinds *k, const ftrace_event *ev, const payload *p) {
+  proto_context *ctx = k->ctx;
+  int32_t tid = as_i32(p, 1);
+  /* Without CLONE_THREAD the child is a new process of its own. */
+  bool thread_of_parent = (p->value[3] & CLONE_THREAD) != 0;
+  tm_thread_ref thread = thread_of_parent
+                             ? ftrace_thread_of(k, ev->m, tid)
+                             : ctx->s->thread(ctx->host, ev->m->machine->ref, tid, tid);
+  ftrace_thread_named(k, ev->m, tid, p->text[2], has(p, 2) ? p->text_len[2] : 0);
+  if (k->has_system)
+    ctx->s->thread_lifetime(ctx->host, ev->clock, ev->ts, thread, 0);
+  /* The new task is runnable, woken by the task that cloned it. */
+  if (ftrace_cpu_of(k, ev->m, ev->cpu))
+    ctx->s->sched_waking(ctx->host, ev->clock, ev->ts, ev->m->machine->ref, ev->cpu, thread,
+                         ftrace_thread_of(k, ev->m, ev->pid));
+}
+
+/* --- print ------------------------------------------------------------------- */
+
+static void read_print(ftrace_kinds *k, const ftrace_event *ev, const payload *p) {
+  if (!ev->m->emitter) {
+    ev->m->emitter = systrace_emitter_new(k->ctx->s, k->ctx->host, ev->m->machine->ref,
+                                          ev->clock);
+  }
+  systrace_emitter_set_clock(ev->m->emitter, ev->clock);
+  systrace_emitter_set_line_offset(ev->m->emitter, (int64_t)k->ctx->packet_offset);
+  systrace_emitter_print(ev->m->emitter, ev->ts, ev->cpu, ev->pid, (const char *)p->text[2],
+                         has(p, 2) ? p->text_len[2] : 0);
+}
+
+/* --- one event --------------------------------------------------------------- */
+
+bool ftrace_kinds_read(ftrace_kinds *k, const ftrace_event *ev) {
+  const char *name = NULL;
+  const ProtobufCMessageDescriptor *d = payload_descriptor(ev->id, &name);
+  if (!d) {
+    char text[96];
+    int n = snprintf(text, sizeof text, "ftrace event id %" PRIu32 " is not in the schema;"
+                     " skipped", ev->id);
+    tm_import_log_arg args[] = {
+        {TM_IMPORT_LOG_ARG_INIT, .key = "event_id", .type = TM_ARG_UINT, .int_value = ev->id},
+        {TM_IMPORT_LOG_ARG_INIT, .key = "message", .type = TM_ARG_STRING, .string = text, .string_len = (size_t)n},
+    };
+    proto_count_with(k->ctx, "proto_ftrace_unknown_event", args, 2);
+    return true;
+  }
+  /* Every event but a switch makes its pid's thread known (the switch
+   * names its own two). */
+  if (ev->id != EV_SCHED_SWITCH)
+    ftrace_thread_of(k, ev->m, ev->pid);
+  payload p;
+  switch (ev->id) {
+  case EV_PRINT:
+  case EV_SCHED_SWITCH:
+  case EV_CPU_FREQUENCY:
+  case EV_CPU_IDLE:
+  case EV_CLOCK_ENABLE:
+  case EV_CLOCK_DISABLE:
+  case EV_CLOCK_SET_RATE:
+  case EV_SCHED_WAKEUP:
+  case EV_SCHED_BLOCKED_REASON:
+  case EV_SCHED_WAKING:
+  case EV_SOFTIRQ_ENTRY:
+  case EV_SOFTIRQ_EXIT:
+  case EV_IRQ_HANDLER_ENTRY:
+  case EV_IRQ_HANDLER_EXIT:
+  case EV_SUSPEND_RESUME:
+  case EV_SCHED_WAKEUP_NEW:
+  case EV_TASK_NEWTASK:
+  case EV_TASK_RENAME:
+  case EV_SCHED_PROCESS_FREE:
+  case EV_RSS_STAT:
+  case EV_ION_HEAP_SHRINK:
+  case EV_ION_HEAP_GROW:
+  case EV_MM_EVENT_RECORD:
+  case EV_GPU_FREQUENCY:
+  case EV_ION_STAT:
+  case EV_DMA_HEAP_STAT: {
+    decode_status status = decode(k, ev, d, name, &p);
+    if (status != DECODE_OK)
+      return status == DECODE_SKIP;
+    break;
+  }
+  default:
+    return read_raw(k, ev, d, name);
+  }
+  proto_context *ctx = k->ctx;
+  switch (ev->id) {
+  case EV_PRINT:
+    read_print(k, ev, &p);
+    break;
+  case EV_SCHED_SWITCH:
+    read_switch(k, ev, &p);
+    break;
+  case EV_SCHED_WAKING:
+  case EV_SCHED_WAKEUP:
+  case EV_SCHED_WAKEUP_NEW:
+    read_waking(k, ev, &p);
+    break;
+  case EV_SCHED_BLOCKED_REASON:
+    if (k->has_system)
+      ctx->s->sched_blocked_reason(ctx->host, ev->clock, ev->ts,
+                                   ftrace_thread_of(k, ev->m, as_i32(&p, 1)),
+                                   has(&p, 3) ? (int32_t)(p.value[3] != 0) : -1, 0);
+    break;
+  case EV_CPU_FREQUENCY:
+  case EV_CPU_IDLE:
+    read_cpu_counter(k, ev, &p, ev->id == EV_CPU_FREQUENCY);
+    break;
+  case EV_SOFTIRQ_ENTRY:
+  case EV_SOFTIRQ_EXIT:
+  case EV_IRQ_HANDLER_ENTRY:
+  case EV_IRQ_HANDLER_EXIT:
+    read_irq(k, ev, &p);
+    break;
+  case EV_SUSPEND_RESUME:
+    read_suspend_resume(k, ev, &p);
+    break;
+  case EV_CLOCK_ENABLE:
+  case EV_CLOCK_DISABLE:
+  case EV_CLOCK_SET_RATE:
+    read_clock(k, ev, &p);
+    break;
+  case EV_GPU_FREQUENCY:
+    read_gpu_frequency(k, ev, &p);
+    break;
+  case EV_MM_EVENT_RECORD:
+    read_mm_event(k, ev, &p);
+    break;
+  case EV_RSS_STAT:
+    read_rss_stat(k, ev, &p);
+    break;
+  case EV_ION_HEAP_GROW:
+  case EV_ION_HEAP_SHRINK:
+  case EV_ION_STAT:
+  case EV_DMA_HEAP_STAT:
+    read_heap(k, ev, &p);
+    break;
+  case EV_TASK_NEWTASK:
+    read_newtask(k, ev, &p);
+    break;
+  case EV_TASK_RENAME:
+    ftrace_thread_named(k, ev->m, as_i32(&p, 1), p.text[3], has(&p, 3) ? p.text_len[3] : 0);
+    break;
+  case EV_SCHED_PROCESS_FREE:
+    if (k->has_system)
+      ctx->s->thread_lifetime(ctx->host, ev->clock, ev->ts,
+                              ftrace_thread_of(k, ev->m, as_i32(&p, 2)), 1);
+    break;
+  default:
+    break;
+  }
+  return true;
+}

@@ -1,0 +1,122 @@
+/*
+ * What each kind of expanded ftrace event becomes in the host, and the
+ * per-machine state the ftrace modules share (proto_ftrace.c frames the
+ * bundles and calls in here for each event).
+ *
+ * Modelled, as trace_processor models them:
+ *   sched_switch                      sched, thread_state (sched builder)
+ *   sched_waking / _wakeup / _new     thread_state Runnable, waker
+ *   sched_blocked_reason              thread_state io_wait
+ *   task_newtask, task_rename         thread start, name
+ *   sched_process_free                thread end
+ *   print                             atrace slices, counters, async
+ *                                     slices (plugins/common's systrace
+ *                                     emitter, shared with the systrace
+ *                                     reader)
+ *   cpu_frequency, cpu_idle           cpu counter tracks cpufreq, cpuidle
+ *   irq_handler_entry/exit,           slices on the cpu tracks
+ *   softirq_entry/exit                "Irq Cpu N", "SoftIrq Cpu N"
+ *   suspend_resume                    slices on "Suspend/Resume Latency"
+ *   clock_set_rate, clock_enable/     counters clock_frequency, clock_state
+ *   clock_disable                     (one track per clock name)
+ *   gpu_frequency                     counter gpufreq (per gpu id)
+ *   mm_event_record                   counters mem.mm.<type>.{count,
+ *                                     max_lat,avg_lat} of the thread
+ *   rss_stat                          counters mem.rss.file/anon, mem.swap,
+ *                                     mem.rss.shmem of the thread
+ *   ion_heap_grow/shrink, ion_stat,   counters mem.ion[.<heap>],
+ *   dma_heap_stat                     mem.ion_change.<heap>, mem.dma_heap,
+ *                                     mem.dma_heap_change
+ * Every other event this reader's schema (proto/ftrace.proto) names is an
+ * ftrace_event row with its fields as args, named as the schema names
+ * them. Like trace_processor, every event but sched_switch makes the
+ * thread of its pid known.
+ *
+ * Deviations, all because the reader does not see the host's thread to
+ * process map: counters trace_processor puts on a process (mm_event,
+ * rss_stat, *_change) are on the thread; a task_newtask thread's process
+ * is not named.
+ */
+#ifndef TM_PROTO_FTRACE_KINDS_H
+#define TM_PROTO_FTRACE_KINDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <tracemerge/plugin.h>
+
+#include "proto_context.h"
+#include "proto_map.h"
+#include "proto_vec.h"
+#include "systrace_emitter.h"
+
+/* What the reader remembers of one cpu of one machine. */
+typedef struct ftrace_cpu {
+  /* compact_sched: the thread the last switch put on the cpu (0: no
+   * switch seen yet), its pid and priority. */
+  tm_thread_ref running;
+  int32_t running_pid;
+  int32_t running_prio;
+  tm_track_ref irq, softirq, cpufreq, cpuidle; /* 0 until used */
+} ftrace_cpu;
+
+/* A thread named by ftrace, and the name last given to it. */
+typedef struct ftrace_thread {
+  tm_thread_ref ref;
+  tm_str_id name;
+} ftrace_thread;
+
+typedef struct ftrace_machine {
+  proto_machine *machine;
+  uint32_t num_cpus; /* 0: unknown */
+  PROTO_VEC(ftrace_cpu) cpus;
+  proto_map thread_index; /* tid -> threads index */
+  PROTO_VEC(ftrace_thread) threads;
+  systrace_emitter *emitter; /* print events; NULL until the first */
+} ftrace_machine;
+
+/* The event being read. */
+typedef struct ftrace_event {
+  ftrace_machine *m;
+  uint32_t cpu;
+  tm_clock_ref clock;
+  int64_t ts;
+  uint32_t pid;
+  uint32_t id; /* FtraceEvent field number of the payload */
+  const uint8_t *data;
+  size_t len;
+} ftrace_event;
+
+typedef struct ftrace_kinds {
+  proto_context *ctx;
+  /* Interned arg keys of raw events: (event id << 32 | field) -> str id. */
+  proto_map raw_keys;
+  PROTO_VEC(tm_str_id) raw_key_ids;
+  tm_str_id irq_category;
+  bool has_system; /* the host has the system trace services */
+} ftrace_kinds;
+
+void ftrace_kinds_init(ftrace_kinds *k, proto_context *ctx);
+void ftrace_kinds_free(ftrace_kinds *k);
+
+/* The thread `tid` of the machine (pid unknown), created on first use;
+ * with a name, named so when the name changed (ftrace's comm). */
+tm_thread_ref ftrace_thread_of(ftrace_kinds *k, ftrace_machine *m, int64_t tid);
+tm_thread_ref ftrace_thread_named(ftrace_kinds *k, ftrace_machine *m, int64_t tid,
+                                  const uint8_t *name, size_t name_len);
+/* The cpu's state; NULL (counted) for a cpu beyond the machine's. */
+ftrace_cpu *ftrace_cpu_of(ftrace_kinds *k, ftrace_machine *m, uint32_t cpu);
+
+/* prev_state of a switch as trace_processor spells it ("R", "S", "D",
+ * "DN", ..., "R+" when preempted); 0 for a value it does not read as a
+ * state (counted as task_state_invalid). */
+tm_str_id ftrace_task_state(ftrace_kinds *k, int64_t state);
+
+/* A sched_switch on ev->cpu: `prev` leaves in `prev_state`, `next` runs. */
+void ftrace_switch(ftrace_kinds *k, const ftrace_event *ev, tm_thread_ref prev,
+                   int64_t prev_state, tm_thread_ref next, int32_t next_prio);
+
+/* Reads one expanded event. Returns false if its payload does not parse
+ * (the bundle is damaged). */
+bool ftrace_kinds_read(ftrace_kinds *k, const ftrace_event *ev);
+
+#endif /* TM_PROTO_FTRACE_KINDS_H */

@@ -1,0 +1,51 @@
+/*
+ * What a trace says about its own recording, and the periodic counters of
+ * the system data sources:
+ *
+ *   trace_config (33)     metadata trace_config_pbtxt (its text format)
+ *   trace_stats (35)      stats traced_buf_<field>[buffer] and traced_*
+ *   ftrace_stats (34)     stats ftrace_cpu_<field>_begin/_end[cpu],
+ *                         ftrace_setup_errors
+ *   service_event (69)    metadata tracing_started_ns,
+ *                         all_data_source_started_ns, ...
+ *   trace_uuid (89)       metadata trace_uuid
+ *   process_stats (9)     process counters mem.virt, mem.rss, mem.rss.anon,
+ *                         mem.rss.file, mem.rss.shmem, mem.swap,
+ *                         mem.locked, mem.rss.watermark, oom_score_adj
+ *   sys_stats (7)         counters of /proc/meminfo (by their kernel names),
+ *                         cpu times per cpu, num_forks, num_irq_total,
+ *                         num_softirq_total
+ *
+ * Counters are on the packet's timestamp. The service events' metadata
+ * holds the raw timestamp, which is trace time when the trace clock is
+ * the packet clock (BOOTTIME, as traced writes them): metadata is written
+ * while reading, before clocks are resolved. Stats the trace reports are
+ * totals: the last packet's value is kept.
+ */
+#ifndef TM_PROTO_SERVICE_H
+#define TM_PROTO_SERVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto_clock.h"
+
+struct proto_context;
+struct proto_machine;
+
+/* Each returns false if the message does not decode. */
+bool proto_service_read_config(struct proto_context *ctx, const uint8_t *data, size_t len);
+bool proto_service_read_trace_stats(struct proto_context *ctx, const uint8_t *data, size_t len);
+bool proto_service_read_ftrace_stats(struct proto_context *ctx, const uint8_t *data,
+                                     size_t len);
+bool proto_service_read_event(struct proto_context *ctx, const proto_timestamp *ts,
+                              const uint8_t *data, size_t len);
+bool proto_service_read_uuid(struct proto_context *ctx, const uint8_t *data, size_t len);
+bool proto_service_read_process_stats(struct proto_context *ctx, struct proto_machine *machine,
+                                      const proto_timestamp *ts, const uint8_t *data,
+                                      size_t len);
+bool proto_service_read_sys_stats(struct proto_context *ctx, struct proto_machine *machine,
+                                  const proto_timestamp *ts, const uint8_t *data, size_t len);
+
+#endif /* TM_PROTO_SERVICE_H */

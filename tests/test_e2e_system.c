@@ -1,0 +1,476 @@
+/*
+ * End-to-end: system traces (Perfetto protobuf written by traced) through
+ * the CLI: every ftrace event kind the proto reader models, in the
+ * expanded and compact encodings (tests/data/proto/ftrace_kinds), the
+ * Android and service payloads (tests/data/proto/android_system), damaged
+ * bundles, and a phone's system trace merged with a server's Chrome JSON.
+ * Expected rows are worked out beside each query from the fixture's
+ * events and trace_processor's rules (restated in
+ * plugins/proto/proto_ftrace_kinds.h and proto_android.h).
+ */
+#include <glib.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "e2e_support.h"
+
+static char *fixture(const char *name) {
+  g_autofree char *file = g_strdup_printf("%s.pb", name);
+  return g_test_build_filename(G_TEST_BUILT, "data", "proto", file, NULL);
+}
+
+static char *query(const char *name, const char *sql) {
+  g_autofree char *path = fixture(name);
+  const char *inputs[] = {path, NULL};
+  return e2e_query(inputs, sql);
+}
+
+/* --- every ftrace kind ------------------------------------------------------ */
+
+/* cpu 0 (expanded): app (10) runs 1000-2000 and leaves sleeping, the
+ * swapper after it. cpu 1 (compact): its first switch (1000, to the
+ * swapper) only says who runs; worker (11) runs 1500-1800 and leaves
+ * sleeping (prev_state 1). Rows: sched has one per switch but cpu 1's
+ * first, ordered by ts. */
+static void test_sched_from_both_encodings(void) {
+  g_autofree char *sched = query("ftrace_kinds",
+      "SELECT s.ts, s.dur, s.cpu, t.tid, s.end_state, s.priority FROM sched s "
+      "JOIN thread t USING (utid) ORDER BY s.ts, s.cpu");
+  e2e_assert_text(sched, "\"ts\",\"dur\",\"cpu\",\"tid\",\"end_state\",\"priority\"\n"
+                         "1000,1000,0,10,\"S\",120\n"
+                         "1500,300,1,11,\"S\",120\n"
+                         "1800,-1,1,0,\"[NULL]\",120\n"
+                         "2000,-1,0,0,\"[NULL]\",120\n");
+}
+
+/* thread_state, as trace_processor's ThreadStateTracker: app Running on
+ * cpu 0 from 1000, then S from 2000 with io_wait 1 (the
+ * sched_blocked_reason at 2100 marks its latest sleep); worker Runnable
+ * from 1100 (expanded sched_waking by app), its compact waking at 1200
+ * ignored (already Runnable) and the one at 900 dropped (before cpu 1's
+ * first switch), Running on cpu 1 1500-1800, then S; the new task 12
+ * Runnable from its task_newtask at 1900, woken by app. The swapper has
+ * no states. */
+static void test_thread_state_from_both_encodings(void) {
+  g_autofree char *states = query("ftrace_kinds",
+      "SELECT s.ts, s.dur, t.tid, s.state, s.io_wait, s.cpu, w.tid AS waker "
+      "FROM thread_state s JOIN thread t USING (utid) "
+      "LEFT JOIN thread w ON w.utid = s.waker_utid ORDER BY s.ts, t.tid");
+  e2e_assert_text(states, "\"ts\",\"dur\",\"tid\",\"state\",\"io_wait\",\"cpu\",\"waker\"\n"
+                          "1000,1000,10,\"Running\",\"[NULL]\",0,\"[NULL]\"\n"
+                          "1100,400,11,\"R\",\"[NULL]\",\"[NULL]\",10\n"
+                          "1500,300,11,\"Running\",\"[NULL]\",1,\"[NULL]\"\n"
+                          "1800,-1,11,\"S\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+                          "1900,-1,12,\"R\",\"[NULL]\",\"[NULL]\",10\n"
+                          "2000,-1,10,\"S\",1,\"[NULL]\",\"[NULL]\"\n");
+  g_autofree char *stats = query("ftrace_kinds",
+      "SELECT name, value FROM stats WHERE value > 0 ORDER BY name");
+  /* The compact switch and waking before cpu 1 knows who runs, and the
+   * print "not atrace". */
+  e2e_assert_text(stats, "\"name\",\"value\"\n"
+                         "\"compact_sched_switch_skipped\",1\n"
+                         "\"compact_sched_waking_skipped\",1\n"
+                         "\"systrace_parse_failure\",1\n");
+}
+
+/* Slices: atrace B/E (work 1200-1500) with an I instant inside it (depth
+ * 1), the S/F async slice 1250-1800 on its own track, the softirq TIMER
+ * (vector 1) 1600-1700 and the irq "IRQ (eth0)" 1610-1650 on cpu 0's
+ * SoftIrq / Irq tracks (category irq, the exit's ret as an arg), and
+ * suspend_enter(3) 3000-3100. */
+static void test_slices_from_print_irq_and_suspend(void) {
+  g_autofree char *slices = query("ftrace_kinds",
+      "SELECT s.ts, s.dur, s.depth, s.name, s.category, t.name AS track, t.type "
+      "FROM slice s JOIN track t ON t.id = s.track_id ORDER BY s.ts");
+  e2e_assert_text(slices,
+      "\"ts\",\"dur\",\"depth\",\"name\",\"category\",\"track\",\"type\"\n"
+      "1200,300,0,\"work\",\"[NULL]\",\"[NULL]\",\"thread_execution\"\n"
+      "1250,550,0,\"async\",\"[NULL]\",\"async\",\"atrace_async_slice\"\n"
+      "1400,0,1,\"mark\",\"[NULL]\",\"[NULL]\",\"thread_execution\"\n"
+      "1600,100,0,\"TIMER\",\"irq\",\"SoftIrq Cpu 0\",\"cpu_softirq\"\n"
+      "1610,40,0,\"IRQ (eth0)\",\"irq\",\"Irq Cpu 0\",\"cpu_irq\"\n"
+      "3000,100,0,\"suspend_enter(3)\",\"[NULL]\",\"Suspend/Resume Latency\","
+      "\"suspend_resume\"\n");
+  g_autofree char *ret = query("ftrace_kinds",
+      "SELECT a.key, a.display_value FROM slice s JOIN args a USING (arg_set_id) "
+      "WHERE s.name = 'IRQ (eth0)'");
+  e2e_assert_text(ret, "\"key\",\"display_value\"\n\"ret\",\"handled\"\n");
+}
+
+/* Counters, one per event value: cpufreq and cpuidle on cpu 0's tracks,
+ * the atrace C counter, clock_set_rate / enable / disable of gpu_clk,
+ * gpufreq, mm_event type 1 (maj_flt) count, max_lat and avg_lat, rss_stat
+ * member 1 (anon), and the ion / dma heap totals and changes. */
+static void test_counters_from_every_kind(void) {
+  g_autofree char *counters = query("ftrace_kinds",
+      "SELECT c.ts, CAST(c.value AS INT), t.name, t.type FROM counter c "
+      "JOIN track t ON t.id = c.track_id ORDER BY c.ts, c.id");
+  e2e_assert_text(counters,
+      "\"ts\",\"CAST(c.value AS INT)\",\"name\",\"type\"\n"
+      "1000,1500000,\"cpufreq\",\"cpu_frequency\"\n"
+      "1050,1,\"cpuidle\",\"cpu_idle\"\n"
+      "1300,42,\"queue\",\"atrace_counter\"\n"
+      "3200,500,\"gpu_clk\",\"clock_frequency\"\n"
+      "3210,1,\"gpu_clk\",\"clock_state\"\n"
+      "3220,0,\"gpu_clk\",\"clock_state\"\n"
+      "3300,300,\"gpufreq\",\"gpu_frequency\"\n"
+      "3400,3,\"mem.mm.maj_flt.count\",\"thread_counter\"\n"
+      "3400,7,\"mem.mm.maj_flt.max_lat\",\"thread_counter\"\n"
+      "3400,5,\"mem.mm.maj_flt.avg_lat\",\"thread_counter\"\n"
+      "3500,4096,\"mem.rss.anon\",\"thread_counter\"\n"
+      "3600,1000,\"mem.ion.system\",\"android_ion\"\n"
+      "3600,100,\"mem.ion_change.system\",\"thread_counter\"\n"
+      "3610,1200,\"mem.ion\",\"android_ion\"\n"
+      "3610,200,\"mem.ion_change\",\"thread_counter\"\n"
+      "3620,1500,\"mem.dma_heap\",\"android_ion\"\n"
+      "3620,300,\"mem.dma_heap_change\",\"thread_counter\"\n");
+  g_autofree char *cpu = query("ftrace_kinds",
+      "SELECT t.name, t.cpu FROM cpu_counter_track t ORDER BY t.name");
+  e2e_assert_text(cpu, "\"name\",\"cpu\"\n\"cpufreq\",0\n\"cpuidle\",0\n");
+}
+
+/* Threads: names from the switches' comms (app, worker) and task_rename
+ * (child -> renamed); thread 12 starts at its task_newtask (1900) and ends
+ * at sched_process_free (2500); app joins process 10 by its atrace "B|10". */
+static void test_thread_names_and_lifetimes(void) {
+  g_autofree char *threads = query("ftrace_kinds",
+      "SELECT t.tid, t.name, t.start_ts, t.end_ts, p.pid FROM thread t "
+      "LEFT JOIN process p USING (upid) ORDER BY t.tid");
+  e2e_assert_text(threads, "\"tid\",\"name\",\"start_ts\",\"end_ts\",\"pid\"\n"
+                           "0,\"swapper\",\"[NULL]\",\"[NULL]\",0\n"
+                           "10,\"app\",\"[NULL]\",\"[NULL]\",10\n"
+                           "11,\"worker\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+                           "12,\"renamed\",1900,2500,12\n");
+}
+
+/* Events the reader does not model are ftrace_event (raw) rows with their
+ * fields as args, named as proto/ftrace.proto names them. */
+static void test_other_events_are_raw_rows(void) {
+  g_autofree char *raw = query("ftrace_kinds",
+      "SELECT e.ts, e.name, e.cpu, t.tid, "
+      "(SELECT group_concat(key || '=' || display_value, ' ') FROM "
+      "(SELECT key, display_value FROM args a WHERE a.arg_set_id = e.arg_set_id ORDER BY key)) "
+      "FROM ftrace_event e JOIN thread t USING (utid) ORDER BY e.ts");
+  e2e_assert_text(raw,
+      "\"ts\",\"name\",\"cpu\",\"tid\",\"(SELECT group_concat(key || '=' || display_value, "
+      "' ') FROM (SELECT key, display_value FROM args a WHERE a.arg_set_id = e.arg_set_id "
+      "ORDER BY key))\"\n"
+      "2400,\"sched_process_exit\",0,12,\"comm=renamed pid=12 prio=120 tgid=12\"\n"
+      "3700,\"kmalloc\",0,10,\"bytes_alloc=64 bytes_req=60 call_site=4096 gfp_flags=0 "
+      "ptr=8192\"\n");
+  g_autofree char *same = query("ftrace_kinds", "SELECT count(*) FROM raw");
+  e2e_assert_text(same, "\"count(*)\"\n2\n");
+}
+
+/* --- damage ------------------------------------------------------------------- */
+
+static void put_varint(GByteArray *out, uint64_t v) {
+  do {
+    uint8_t b = (uint8_t)(v & 0x7f);
+    v >>= 7;
+    if (v)
+      b |= 0x80;
+    g_byte_array_append(out, &b, 1);
+  } while (v);
+}
+
+/* Field `number` (length-delimited) holding `len` bytes of `data`. */
+static void put_bytes(GByteArray *out, uint32_t number, const uint8_t *data, size_t len) {
+  put_varint(out, (uint64_t)number << 3 | 2);
+  put_varint(out, len);
+  g_byte_array_append(out, data, (guint)len);
+}
+
+/* A packet {ftrace_events {cpu 0, <body>}}. */
+static void put_bundle(GByteArray *file, const uint8_t *body, size_t len) {
+  GByteArray *bundle = g_byte_array_new();
+  const uint8_t cpu0[] = {0x08, 0x00};
+  g_byte_array_append(bundle, cpu0, sizeof cpu0);
+  g_byte_array_append(bundle, body, (guint)len);
+  GByteArray *packet = g_byte_array_new();
+  put_bytes(packet, 1, bundle->data, bundle->len);
+  put_bytes(file, 1, packet->data, packet->len);
+  g_byte_array_free(packet, TRUE);
+  g_byte_array_free(bundle, TRUE);
+}
+
+/* ftrace_damage (its comments say what each bundle holds) and, appended,
+ * an event whose id (999) the schema does not name and a compact_sched
+ * whose packed switch_timestamp ends inside a varint. Each is a stat with
+ * an import log row saying what happened, nothing else of it is read, and
+ * what comes before and after is: the slice "before" (1000-2000) spans
+ * the damage, the 10 -> 11 switch at 1100 is the one sched row. */
+static GByteArray *damaged_trace(void) {
+  e2e_bytes base = e2e_proto_fixture("ftrace_damage");
+  GByteArray *file = g_byte_array_new();
+  g_byte_array_append(file, (const uint8_t *)base.data, (guint)base.len);
+  g_free(base.data);
+  /* event {timestamp 1600, pid 10, 999: "x"} */
+  GByteArray *event = g_byte_array_new();
+  const uint8_t header[] = {0x08, 0xc0, 0x0c, 0x10, 0x0a};
+  g_byte_array_append(event, header, sizeof header);
+  put_bytes(event, 999, (const uint8_t *)"x", 1);
+  GByteArray *body = g_byte_array_new();
+  put_bytes(body, 2, event->data, event->len);
+  put_bundle(file, body->data, body->len);
+  /* compact_sched {switch_timestamp (packed): 10000, then a cut varint} */
+  const uint8_t cut[] = {0x90, 0x4e, 0x80};
+  GByteArray *compact = g_byte_array_new();
+  put_bytes(compact, 1, cut, sizeof cut);
+  g_byte_array_set_size(body, 0);
+  put_bytes(body, 4, compact->data, compact->len);
+  put_bundle(file, body->data, body->len);
+  g_byte_array_free(compact, TRUE);
+  g_byte_array_free(body, TRUE);
+  g_byte_array_free(event, TRUE);
+  return file;
+}
+
+static void test_damaged_bundles_are_counted_and_logged(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  GByteArray *file = damaged_trace();
+  g_autofree char *path = e2e_write_file(dir, "damaged.pftrace", (const char *)file->data,
+                                         file->len);
+  const char *inputs[] = {"damaged.pftrace", NULL};
+  g_autofree char *kept = e2e_query_in(dir, inputs,
+      "SELECT (SELECT group_concat(name || ' ' || ts || ' ' || dur) FROM slice), "
+      "(SELECT group_concat(ts || ' ' || cpu) FROM sched)");
+  e2e_assert_text(kept, "\"(SELECT group_concat(name || ' ' || ts || ' ' || dur) FROM "
+                        "slice)\",\"(SELECT group_concat(ts || ' ' || cpu) FROM sched)\"\n"
+                        "\"before 1000 1000\",\"1100 0\"\n");
+  g_autofree char *logs = e2e_query_in(dir, inputs,
+      "SELECT l.name, a.key, a.display_value FROM _trace_import_logs l "
+      "JOIN args a USING (arg_set_id) WHERE a.key IN ('message', 'event_id', 'cpu') "
+      "ORDER BY l.id, a.key");
+  e2e_assert_text(logs,
+      "\"name\",\"key\",\"display_value\"\n"
+      "\"compact_sched_has_parse_errors\",\"message\",\"compact sched_switch arrays of "
+      "unequal length; the events every array covers kept\"\n"
+      "\"compact_sched_has_parse_errors\",\"message\",\"a comm index past the intern "
+      "table; the events from it on dropped\"\n"
+      "\"ftrace_cpu_out_of_range\",\"cpu\",\"7\"\n"
+      "\"ftrace_cpu_out_of_range\",\"message\",\"ftrace data of cpu 7 beyond the "
+      "machine's cpus; dropped\"\n"
+      "\"proto_ftrace_unknown_event\",\"event_id\",\"999\"\n"
+      "\"proto_ftrace_unknown_event\",\"message\",\"ftrace event id 999 is not in the "
+      "schema; skipped\"\n"
+      "\"compact_sched_has_parse_errors\",\"message\",\"a compact_sched array is cut "
+      "short; the values before the cut kept\"\n"
+      /* ...which leaves switch_timestamp one value and the others none. */
+      "\"compact_sched_has_parse_errors\",\"message\",\"compact sched_switch arrays of "
+      "unequal length; the events every array covers kept\"\n");
+  g_byte_array_free(file, TRUE);
+  e2e_cleanup(dir);
+}
+
+/* A bundle whose bytes do not parse (an event cut inside a varint) is
+ * damage of the file: the error names it and its byte offset, and every
+ * packet before it is kept. */
+static void test_unparseable_bundle_stops_the_file_there(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  GByteArray *file = damaged_trace();
+  size_t at = file->len;
+  const uint8_t cut_event[] = {0x12, 0x02, 0x08, 0x80};
+  put_bundle(file, cut_event, sizeof cut_event);
+  g_autofree char *path = e2e_write_file(dir, "cut.pftrace", (const char *)file->data,
+                                         file->len);
+  const char *args[] = {"query", "cut.pftrace", "--sql",
+                        "SELECT count(*) AS slices FROM slice", NULL};
+  e2e_result r = e2e_run_in(dir, args);
+  g_assert_cmpint(r.exit_code, ==, 1);
+  /* The packet's bytes begin after its tag and 1-byte length. */
+  g_autofree char *message = g_strdup_printf("at byte %zu: packet", at + 2);
+  if (!strstr(r.err, "cut.pftrace") || !strstr(r.err, message) ||
+      !strstr(r.err, "malformed ftrace_events"))
+    g_error("stderr does not name the file and the packet (%s): %s", message, r.err);
+  e2e_assert_text(r.out, "\"slices\"\n1\n");
+  e2e_result_clear(&r);
+  g_byte_array_free(file, TRUE);
+  e2e_cleanup(dir);
+}
+
+/* --- Android and service payloads ------------------------------------------ */
+
+/* Logcat is on REALTIME, 1e12 ns ahead of trace time; an event log's
+ * message is its args. */
+static void test_android_logs_and_packages(void) {
+  g_autofree char *logs = query("android_system",
+      "SELECT l.ts, t.tid, l.prio, l.tag, l.msg FROM android_logs l "
+      "JOIN thread t USING (utid) ORDER BY l.ts");
+  e2e_assert_text(logs, "\"ts\",\"tid\",\"prio\",\"tag\",\"msg\"\n"
+                        "500,21,5,\"Tag\",\"hello\"\n"
+                        "600,20,0,\"am_proc\",\"pid=20 name=\"app\"\"\n");
+  g_autofree char *packages = query("android_system",
+      "SELECT package_name, uid, debuggable, profileable_from_shell, version_code "
+      "FROM package_list ORDER BY id");
+  e2e_assert_text(packages, "\"package_name\",\"uid\",\"debuggable\","
+                            "\"profileable_from_shell\",\"version_code\"\n"
+                            "\"com.example.app\",10100,1,0,42\n"
+                            "\"com.android.systemui\",10050,\"[NULL]\",\"[NULL]\",\"[NULL]\"\n");
+}
+
+/* The frame timeline: the app's (pid 20) expected frame 100 (1000-2000;
+ * its repeat with cookie 9 skipped, so that cookie's end is unpaired),
+ * actual frame 100 (1100-2100, App Deadline Missed: Self Jank),
+ * SurfaceFlinger's (pid 5) expected and actual display frame 200, and one
+ * flow from the app's actual frame to the display frame of its token. */
+static void test_frame_timeline(void) {
+  g_autofree char *expected = query("android_system",
+      "SELECT f.ts, f.dur, f.name, f.display_frame_token, f.surface_frame_token, p.pid, "
+      "f.layer_name FROM expected_frame_timeline_slice f JOIN process p USING (upid) "
+      "ORDER BY f.ts");
+  e2e_assert_text(expected, "\"ts\",\"dur\",\"name\",\"display_frame_token\","
+                            "\"surface_frame_token\",\"pid\",\"layer_name\"\n"
+                            "1000,1000,\"100\",200,100,20,\"app#0\"\n"
+                            "1500,700,\"200\",200,\"[NULL]\",5,\"[NULL]\"\n");
+  g_autofree char *actual = query("android_system",
+      "SELECT f.ts, f.dur, f.name, p.pid, f.present_type, f.on_time_finish, "
+      "f.gpu_composition, f.jank_type, f.jank_severity_type, f.prediction_type, f.jank_tag "
+      "FROM actual_frame_timeline_slice f JOIN process p USING (upid) ORDER BY f.ts");
+  e2e_assert_text(actual,
+      "\"ts\",\"dur\",\"name\",\"pid\",\"present_type\",\"on_time_finish\","
+      "\"gpu_composition\",\"jank_type\",\"jank_severity_type\",\"prediction_type\","
+      "\"jank_tag\"\n"
+      "1100,1000,\"100\",20,\"Late Present\",0,0,\"App Deadline Missed\",\"Unknown\","
+      "\"Valid Prediction\",\"Self Jank\"\n"
+      "1600,700,\"200\",5,\"On-time Present\",1,1,\"None\",\"None\",\"Valid Prediction\","
+      "\"No Jank\"\n");
+  g_autofree char *flows = query("android_system",
+      "SELECT o.name, o.ts, i.name, i.ts FROM flow f JOIN slice o ON o.id = f.slice_out "
+      "JOIN slice i ON i.id = f.slice_in");
+  e2e_assert_text(flows, "\"name\",\"ts\",\"name\",\"ts\"\n\"100\",1100,\"200\",1600\n");
+  g_autofree char *tracks = query("android_system",
+      "SELECT t.name, p.pid FROM process_track t JOIN process p USING (upid) ORDER BY p.pid, t.name");
+  e2e_assert_text(tracks, "\"name\",\"pid\"\n\"Actual Timeline\",5\n\"Expected Timeline\",5\n"
+                          "\"Actual Timeline\",20\n\"Expected Timeline\",20\n");
+}
+
+/* The trace config as text format, the uuid, the service's start; its
+ * stats; process and system counters at 3000; the two packets of a
+ * payload the reader does not model (profile_packet, field 37) counted. */
+static void test_metadata_stats_and_counters(void) {
+  g_autofree char *metadata = query("android_system",
+      "SELECT name, coalesce(str_value, int_value) FROM metadata WHERE name IN "
+      "('trace_config_pbtxt', 'trace_uuid', 'tracing_started_ns') ORDER BY name");
+  e2e_assert_text(metadata, "\"name\",\"coalesce(str_value, int_value)\"\n"
+                            "\"trace_config_pbtxt\",\"buffers {\n  size_kb: 1024\n"
+                            "  fill_policy: DISCARD\n}\nduration_ms: 5000\n\"\n"
+                            "\"trace_uuid\",\"01234567-89ab-cdef-0011-223344556677\"\n"
+                            "\"tracing_started_ns\",10\n");
+  g_autofree char *stats = query("android_system",
+      "SELECT name, idx, value FROM stats WHERE value > 0 ORDER BY name, idx");
+  e2e_assert_text(stats, "\"name\",\"idx\",\"value\"\n"
+                         "\"android_log_num_failed\",\"[NULL]\",1\n"
+                         "\"android_log_num_skipped\",\"[NULL]\",2\n"
+                         "\"android_log_num_total\",\"[NULL]\",5\n"
+                         "\"frame_timeline_unpaired_end_event\",\"[NULL]\",1\n"
+                         "\"ftrace_cpu_bytes_end\",0,96\n"
+                         "\"ftrace_cpu_entries_end\",0,3\n"
+                         "\"ftrace_cpu_now_ts_end\",0,1500000000\n"
+                         "\"ftrace_cpu_oldest_event_ts_end\",0,500000000\n"
+                         "\"ftrace_cpu_overrun_end\",0,2\n"
+                         "\"ftrace_cpu_read_events_end\",0,10\n"
+                         "\"proto_unmodelled_payload\",37,2\n"
+                         "\"traced_buf_buffer_size\",0,4096\n"
+                         "\"traced_buf_bytes_written\",0,1000\n"
+                         "\"traced_buf_chunks_discarded\",0,1\n"
+                         "\"traced_producers_connected\",\"[NULL]\",2\n");
+  g_autofree char *counters = query("android_system",
+      "SELECT c.ts, CAST(c.value AS INT), t.name FROM counter c JOIN track t "
+      "ON t.id = c.track_id ORDER BY t.name");
+  /* process_stats in kB (x 1024) and oom_score_adj; meminfo key 3
+   * (MemAvailable) in kB; cpu 0's times; num_forks. */
+  e2e_assert_text(counters, "\"ts\",\"CAST(c.value AS INT)\",\"name\"\n"
+                            "3000,2097152,\"MemAvailable\"\n"
+                            "3000,700,\"cpu.times.idle_ns\"\n"
+                            "3000,500,\"cpu.times.user_ns\"\n"
+                            "3000,51200,\"mem.rss\"\n"
+                            "3000,102400,\"mem.virt\"\n"
+                            "3000,77,\"num_forks\"\n"
+                            "3000,-100,\"oom_score_adj\"\n");
+}
+
+/* --- a phone and a server on one timeline -------------------------------- */
+
+/* A ZIP of the phone's system trace (ftrace_kinds: trace time is its
+ * BOOTTIME) and the server's Chrome JSON (clockless: tied to trace time at
+ * zero offset), each on its own machine by the manifest. The JSON holds a
+ * 2 µs slice at 1 µs and a counter at 2 µs; the phone, 4 sched rows, 6
+ * slices and 17 counters (test_sched_from_both_encodings and after). */
+static void test_system_trace_and_chrome_json_merge(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  e2e_bytes phone = e2e_proto_fixture("ftrace_kinds");
+  static const char manifest[] =
+      "{\"perfetto_manifest\": {\"version\": 1,\n"
+      " \"files\": [\n"
+      " {\"path\": \"phone.pftrace\", \"machine\": {\"name\": \"phone\"}},\n"
+      " {\"path\": \"server.json\", \"machine\": {\"name\": \"server\"}}]}}\n";
+  static const char server[] =
+      "{\"traceEvents\":["
+      "{\"ph\":\"X\",\"name\":\"request\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1},"
+      "{\"ph\":\"C\",\"name\":\"load\",\"ts\":2,\"pid\":1,\"args\":{\"v\":5}}]}";
+  const e2e_member members[] = {
+      {"manifest.json", manifest, 0},
+      {"phone.pftrace", phone.data, phone.len},
+      {"server.json", server, 0},
+  };
+  g_autofree char *by_machine = e2e_query_archive(dir, E2E_ZIP, members, 3,
+      "SELECT m.name, "
+      "(SELECT count(*) FROM sched s JOIN cpu c ON c.id = s.ucpu WHERE c.machine_id = m.id), "
+      "(SELECT count(*) FROM slice s JOIN track t ON t.id = s.track_id "
+      "WHERE t.machine_id = m.id), "
+      "(SELECT count(*) FROM counter c JOIN track t ON t.id = c.track_id "
+      "WHERE t.machine_id = m.id) FROM machine m WHERE m.name IS NOT NULL ORDER BY m.name");
+  e2e_assert_text(by_machine,
+      "\"name\",\"(SELECT count(*) FROM sched s JOIN cpu c ON c.id = s.ucpu WHERE "
+      "c.machine_id = m.id)\",\"(SELECT count(*) FROM slice s JOIN track t ON t.id = "
+      "s.track_id WHERE t.machine_id = m.id)\",\"(SELECT count(*) FROM counter c JOIN track "
+      "t ON t.id = c.track_id WHERE t.machine_id = m.id)\"\n"
+      "\"phone\",4,6,17\n\"server\",0,1,1\n");
+  /* One timeline: the server's request (1000-3000) among the phone's. */
+  g_autofree char *timeline = e2e_query_archive(dir, E2E_ZIP, members, 3,
+      "SELECT s.ts, s.name, m.name FROM slice s JOIN track t ON t.id = s.track_id "
+      "JOIN machine m ON m.id = t.machine_id WHERE s.ts < 1300 ORDER BY s.ts");
+  e2e_assert_text(timeline, "\"ts\",\"name\",\"name\"\n"
+                            "1000,\"request\",\"server\"\n"
+                            "1200,\"work\",\"phone\"\n"
+                            "1250,\"async\",\"phone\"\n");
+  g_free(phone.data);
+  e2e_cleanup(dir);
+}
+
+/* `tracemerge info` lists the payloads not modelled with their count. */
+static void test_info_lists_unmodelled_payloads(void) {
+  g_autofree char *path = fixture("android_system");
+  const char *args[] = {"info", path, NULL};
+  e2e_result r = e2e_run(args);
+  g_assert_cmpint(r.exit_code, ==, 0);
+  g_assert_nonnull(strstr(r.out, "proto_unmodelled_payload[37]"));
+  e2e_result_clear(&r);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/e2e/system/ftrace/sched-from-both-encodings", test_sched_from_both_encodings);
+  g_test_add_func("/e2e/system/ftrace/thread-state-from-both-encodings",
+                  test_thread_state_from_both_encodings);
+  g_test_add_func("/e2e/system/ftrace/slices-from-print-irq-and-suspend",
+                  test_slices_from_print_irq_and_suspend);
+  g_test_add_func("/e2e/system/ftrace/counters-from-every-kind", test_counters_from_every_kind);
+  g_test_add_func("/e2e/system/ftrace/thread-names-and-lifetimes",
+                  test_thread_names_and_lifetimes);
+  g_test_add_func("/e2e/system/ftrace/other-events-are-raw-rows", test_other_events_are_raw_rows);
+  g_test_add_func("/e2e/system/ftrace/damaged-bundles-are-counted-and-logged",
+                  test_damaged_bundles_are_counted_and_logged);
+  g_test_add_func("/e2e/system/ftrace/an-unparseable-bundle-stops-the-file-there",
+                  test_unparseable_bundle_stops_the_file_there);
+  g_test_add_func("/e2e/system/android/logs-and-packages", test_android_logs_and_packages);
+  g_test_add_func("/e2e/system/android/frame-timeline", test_frame_timeline);
+  g_test_add_func("/e2e/system/service/metadata-stats-and-counters",
+                  test_metadata_stats_and_counters);
+  g_test_add_func("/e2e/system/merge/system-trace-and-chrome-json-on-one-timeline",
+                  test_system_trace_and_chrome_json_merge);
+  g_test_add_func("/e2e/system/service/info-lists-unmodelled-payloads",
+                  test_info_lists_unmodelled_payloads);
+  return g_test_run();
+}
