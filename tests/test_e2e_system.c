@@ -299,7 +299,7 @@ static void test_android_logs_and_packages(void) {
       "JOIN thread t USING (utid) ORDER BY l.ts");
   e2e_assert_text(logs, "\"ts\",\"tid\",\"prio\",\"tag\",\"msg\"\n"
                         "500,21,5,\"Tag\",\"hello\"\n"
-                        "600,20,0,\"am_proc\",\"pid=20 name=\"app\"\"\n");
+                        "600,20,0,\"am_proc\",\"pid=20 name=\"\"app\"\"\"\n");
   g_autofree char *packages = query("android_system",
       "SELECT package_name, uid, debuggable, profileable_from_shell, version_code "
       "FROM package_list ORDER BY id");

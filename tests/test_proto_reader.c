@@ -1146,13 +1146,14 @@ static void test_probe(void) {
  * (slice_begin), 3122 "E|" and 1 "F|" end; 7475 frame_timeline_events:
  * 801 + 801 display frame starts, 1068 actual and 1068 expected surface
  * frame starts of which 117 repeat a (pid, token) already seen (skipped,
- * so 3621 frame_begin), 3737 FrameEnds of which the 117 skipped cookies'
- * end nothing (3620 async_end). Threads: its 5 distinct print pids;
+ * so 3621 frame_begin, each with a cookie of its own), 3737 FrameEnds of
+ * which the 117 skipped cookies' end nothing (3620 more slice_end, 6743 in
+ * all). Threads: its 5 distinct print pids;
  * processes: the pid -1 the fake gives threads whose process ftrace does
  * not say, the atrace tgid 9305 and the 4 other frame timeline pids.
- * Tracks: the thread tracks of the 4 print pids that write "B|", the
- * "Sync" async track of 9305, and the 10 frame timeline track sets (the
- * distinct (pid, expected or actual) pairs of the starts: 5 pids x 2).
+ * Tracks: the thread tracks of the 4 print pids that write "B|"; async
+ * slots (track_async, a (set, cookie) each): the "Sync" slot of 9305 and
+ * one per frame start (3622).
  *
  * systing: 44 ftrace bundles: 4284 softirq_entry/exit and 3
  * irq_handler_entry/exit (begins and ends), 22 compact_sched bundles with
@@ -1166,9 +1167,9 @@ static void test_real_traces_import_without_errors(void) {
   static const struct {
     const char *name;
     size_t begins, ends, instants, processes, threads, snapshots, tracks;
-    size_t frame_begins, async_ends, switches, wakings;
+    size_t frame_begins, slots, switches, wakings;
   } traces[] = {
-      {"nowinandroid-trace.perfetto-trace", 3123, 3123, 0, 6, 5, 4, 15, 3621, 3620, 0, 0},
+      {"nowinandroid-trace.perfetto-trace", 3123, 6743, 0, 6, 5, 4, 4, 3621, 3622, 0, 0},
       {"systing-trace.pb", 4287, 4287, 0, 128, 218, 1, 23, 0, 0, 5031, 3656},
       {"tokio-flight-recorder.pftrace", 227, 227, 8, 1, 9, 0, 9, 0, 0, 0, 0},
       {"winscope-input-events.perfetto-trace", 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0},
@@ -1190,7 +1191,7 @@ static void test_real_traces_import_without_errors(void) {
     g_assert_cmpuint(fake_host_count_lines(fake, "snapshot"), ==, traces[i].snapshots);
     g_assert_cmpuint(fake_host_count_lines(fake, "track "), ==, traces[i].tracks);
     g_assert_cmpuint(fake_host_count_lines(fake, "frame_begin"), ==, traces[i].frame_begins);
-    g_assert_cmpuint(fake_host_count_lines(fake, "async_end"), ==, traces[i].async_ends);
+    g_assert_cmpuint(fake_host_count_lines(fake, "slot "), ==, traces[i].slots);
     g_assert_cmpuint(fake_host_count_lines(fake, "sched_switch"), ==, traces[i].switches);
     g_assert_cmpuint(fake_host_count_lines(fake, "sched_waking"), ==, traces[i].wakings);
     fake_host_free(fake);

@@ -38,6 +38,7 @@
 #include <tracemerge/tracemerge.h>
 
 #include "gen_chrome_json.h"
+#include "gen_ftrace_trace.h"
 #include "gen_proto_trace.h"
 #include "proto_floor.h"
 
@@ -55,10 +56,11 @@ typedef struct bench_config {
   bool queries; /* also time the analysis queries after an import */
   /* What the input is and so which floor applies: json and gecko (yajl
    * without callbacks), proto (framing and decoding every packet), systrace
-   * (splitting lines), instruments (GMarkup without callbacks). Only json
-   * and proto inputs are generated; the others need --input. */
+   * (splitting lines), instruments (GMarkup without callbacks); ftrace is
+   * a Perfetto system trace (the proto floor). Only json, proto and ftrace
+   * inputs are generated; the others need --input. */
   const char *format;
-  bool proto;
+  bool proto; /* proto or ftrace: the proto reader and floor */
 } bench_config;
 
 /* What a stage's child reports back through its pipe. */
@@ -135,7 +137,13 @@ static bool stage_generate(const bench_config *config, stage_report *report) {
     return false;
   }
   setvbuf(out, NULL, _IOFBF, 1 << 20);
-  if (config->proto) {
+  if (strcmp(config->format, "ftrace") == 0) {
+    /* 32 cpus, 4096 threads: a busy phone's scheduler and atrace. */
+    ok = gen_ftrace_trace_write(out, config->events, 32, 4096, (uint32_t)config->seed, NULL);
+    if (!ok)
+      g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_IO, "writing %s failed",
+                  config->input);
+  } else if (config->proto) {
     /* 64 sequences: SDK traces interleave many writer threads. */
     ok = gen_proto_trace_write(out, config->events, 64, (uint32_t)config->seed, NULL);
     if (!ok)
@@ -547,7 +555,9 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
        "skip the import+save stage", NULL},
       {"format", 'f', 0, G_OPTION_ARG_STRING, &format,
        "json (default: Chrome JSON, floor = yajl without callbacks), proto "
-       "(TrackEvent trace, floor = framing and decoding every packet); with "
+       "(TrackEvent trace, floor = framing and decoding every packet), ftrace "
+       "(system trace of sched and print events, compact and expanded; the "
+       "proto floor); with "
        "--input also gecko (floor = yajl), systrace (floor = splitting "
        "lines) or instruments (floor = GMarkup without callbacks)", "FORMAT"},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
@@ -558,7 +568,7 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
   g_option_context_add_main_entries(context, entries, NULL);
   bool ok = g_option_context_parse(context, &argc, &argv, &error);
   g_option_context_free(context);
-  static const char *const formats[] = {"json", "proto", "gecko", "systrace",
+  static const char *const formats[] = {"json", "proto", "ftrace", "gecko", "systrace",
                                         "instruments"};
   const char *chosen = NULL;
   for (size_t i = 0; i < G_N_ELEMENTS(formats); i++)
@@ -566,13 +576,14 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
       chosen = formats[i];
   if (ok && !chosen) {
     g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--format must be json, proto, gecko, systrace or instruments");
+                "--format must be json, proto, ftrace, gecko, systrace or instruments");
     ok = false;
   }
   if (ok && config->input == NULL && strcmp(chosen, "json") != 0 &&
-      strcmp(chosen, "proto") != 0) {
+      strcmp(chosen, "proto") != 0 && strcmp(chosen, "ftrace") != 0) {
     g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--format %s needs --input FILE (only json and proto are generated)",
+                "--format %s needs --input FILE (only json, proto and ftrace are "
+                "generated)",
                 chosen);
     ok = false;
   }
@@ -593,7 +604,7 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
   config->save = !no_save;
   config->queries = queries;
   config->format = chosen;
-  config->proto = strcmp(chosen, "proto") == 0;
+  config->proto = strcmp(chosen, "proto") == 0 || strcmp(chosen, "ftrace") == 0;
   return true;
 }
 

@@ -25,6 +25,33 @@ static bool walk_message(const uint8_t *data, size_t len, int depth,
   return c.error == PW_OK;
 }
 
+/* An ftrace bundle: every event's fields and its payload's, and every
+ * value of the packed compact_sched arrays. */
+static void walk_bundle(const uint8_t *data, size_t len, floor_counts *counts) {
+  pw_cursor c = pw_cursor_of(data, len);
+  pw_field f;
+  while (pw_next(&c, &f)) {
+    counts->fields++;
+    if (f.wire_type != PW_LENGTH_DELIMITED)
+      continue;
+    if (f.number == 2) {
+      (void)walk_message(f.data, f.len, 1, counts);
+    } else if (f.number == 4) {
+      pw_cursor a = pw_cursor_of(f.data, f.len);
+      pw_field array;
+      while (pw_next(&a, &array)) {
+        counts->fields++;
+        if (array.number == 5 || array.wire_type != PW_LENGTH_DELIMITED)
+          continue; /* comms: strings */
+        pw_repeated r = pw_repeated_of(&array, false);
+        uint64_t v;
+        while (pw_repeated_next(&r, &v))
+          counts->fields++;
+      }
+    }
+  }
+}
+
 static bool on_packet(void *ctx, const uint8_t *data, size_t len, uint64_t offset) {
   (void)offset;
   floor_counts *counts = ctx;
@@ -37,6 +64,8 @@ static bool on_packet(void *ctx, const uint8_t *data, size_t len, uint64_t offse
     if (f.wire_type == PW_LENGTH_DELIMITED &&
         (f.number == 11 || f.number == 12 || f.number == 60 || f.number == 6))
       (void)walk_message(f.data, f.len, 2, counts);
+    else if (f.wire_type == PW_LENGTH_DELIMITED && f.number == 1)
+      walk_bundle(f.data, f.len, counts); /* ftrace_events */
   }
   return c.error == PW_OK;
 }
