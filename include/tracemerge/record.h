@@ -455,7 +455,8 @@ void tmr_counter_int(tmr_writer *w, tmr_track track, tmr_category *category, int
 void tmr_counter_double(tmr_writer *w, tmr_track track, tmr_category *category, int64_t ts,
                         double value);
 
-/* Renames the writer's thread (its thread track descriptor). */
+/* Renames the calling thread, whose writer `w` must be (its thread track
+ * descriptor, written again in the writer's next generation). */
 void tmr_writer_set_thread_name(tmr_writer *w, const char *name);
 
 /* A sequence-scoped clock (ids 64..127): from now on, explicit event
