@@ -18,7 +18,7 @@
 #include "record/registry.h"
 #include "record/session_internal.h"
 
-static GMutex ds_lock; /* registered, instances_by_serial, track_event_instance */
+static pthread_mutex_t ds_lock = PTHREAD_MUTEX_INITIALIZER; /* registered, instances_by_serial, track_event_instance */
 static GPtrArray *registered;          /* tmr_data_source_desc *, names owned */
 static GHashTable *instances_by_serial; /* uint64 serial → instance */
 static tmr_data_source_instance *track_event_instance;
@@ -41,7 +41,7 @@ bool tmr_register_data_source(const tmr_data_source_desc *desc, GError **error) 
     g_set_error(error, TMR_ERROR, 1, "a data source needs a name other than \"track_event\"");
     return false;
   }
-  g_mutex_lock(&ds_lock);
+  pthread_mutex_lock(&ds_lock);
   bool taken = find_registered_locked(desc->name) != NULL;
   if (!taken) {
     if (!registered)
@@ -50,7 +50,7 @@ bool tmr_register_data_source(const tmr_data_source_desc *desc, GError **error) 
     copy->name = g_strdup(desc->name);
     g_ptr_array_add(registered, copy);
   }
-  g_mutex_unlock(&ds_lock);
+  pthread_mutex_unlock(&ds_lock);
   if (taken)
     g_set_error(error, TMR_ERROR, 1, "a data source named \"%s\" is already registered",
                 desc->name);
@@ -138,7 +138,7 @@ static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
  * instances still exist. */
 static void release_thread_writers(void *unused) {
   (void)unused;
-  g_mutex_lock(&ds_lock);
+  pthread_mutex_lock(&ds_lock);
   for (unsigned i = 0; i < TLS_SLOTS; i++) {
     tls_writer *t = &tls_slots[i];
     if (t->writer && instances_by_serial &&
@@ -147,7 +147,7 @@ static void release_thread_writers(void *unused) {
     t->writer = NULL;
     t->serial = 0;
   }
-  g_mutex_unlock(&ds_lock);
+  pthread_mutex_unlock(&ds_lock);
   tls_track_event.writer = NULL;
   tls_track_event.serial = 0;
 }
@@ -162,9 +162,9 @@ static tmr_writer *thread_writer_locked(tmr_data_source_instance *instance) {
     if (tls_slots[i].writer && tls_slots[i].serial == instance->serial)
       return tls_slots[i].writer;
   tmr_writer *w = tmr_writer_new(instance);
-  g_mutex_lock(&instance->lock);
+  pthread_mutex_lock(&instance->lock);
   g_ptr_array_add(instance->writers, w);
-  g_mutex_unlock(&instance->lock);
+  pthread_mutex_unlock(&instance->lock);
   /* Reuse a slot whose instance is gone, else the next in turn (an evicted
    * writer stays with its instance and is freed with it). */
   unsigned slot = tls_next_slot++ % TLS_SLOTS;
@@ -184,10 +184,10 @@ tmr_writer *tmr_this_thread(void) {
   if (G_LIKELY(tls_track_event.serial == serial))
     return tls_track_event.writer;
   tmr_writer *w = NULL;
-  g_mutex_lock(&ds_lock);
+  pthread_mutex_lock(&ds_lock);
   if (serial && track_event_instance && track_event_instance->serial == serial)
     w = thread_writer_locked(track_event_instance);
-  g_mutex_unlock(&ds_lock);
+  pthread_mutex_unlock(&ds_lock);
   tls_track_event = (tls_writer){serial, w};
   return w;
 }
@@ -198,9 +198,9 @@ tmr_writer *tmr_data_source_writer(tmr_data_source_instance *instance) {
   for (unsigned i = 0; i < TLS_SLOTS; i++)
     if (tls_slots[i].writer && tls_slots[i].serial == instance->serial)
       return tls_slots[i].writer;
-  g_mutex_lock(&ds_lock);
+  pthread_mutex_lock(&ds_lock);
   tmr_writer *w = thread_writer_locked(instance);
-  g_mutex_unlock(&ds_lock);
+  pthread_mutex_unlock(&ds_lock);
   return w;
 }
 
@@ -244,11 +244,11 @@ void tmr_session_create_instances(tmr_session *s) {
       if (s->track_event)
         continue; /* one track_event instance per session */
     } else {
-      g_mutex_lock(&ds_lock);
+      pthread_mutex_lock(&ds_lock);
       const tmr_data_source_desc *d = find_registered_locked(ds->name);
       if (d)
         desc = *d;
-      g_mutex_unlock(&ds_lock);
+      pthread_mutex_unlock(&ds_lock);
       if (!d)
         continue; /* no data source of this process has that name */
     }
@@ -262,19 +262,19 @@ void tmr_session_create_instances(tmr_session *s) {
     instance->buffer = s->buffers->pdata[ds->target_buffer];
     instance->ring = instance->buffer->policy == TMR_FILL_RING_BUFFER;
     instance->chunk_size = chunk_size_for(instance->buffer);
-    g_mutex_init(&instance->lock);
+    pthread_mutex_init(&instance->lock, NULL);
     instance->writers = g_ptr_array_new_with_free_func((GDestroyNotify)tmr_writer_free);
     if (is_track_event) {
       instance->track_event_config = perfetto__protos__data_source_config__unpack(
           NULL, ds->raw_config_len, ds->raw_config);
       s->track_event = instance;
     }
-    g_mutex_lock(&ds_lock);
+    pthread_mutex_lock(&ds_lock);
     instance->serial = next_instance_serial++;
     if (!instances_by_serial)
       instances_by_serial = g_hash_table_new(g_int64_hash, g_int64_equal);
     g_hash_table_insert(instances_by_serial, &instance->serial, instance);
-    g_mutex_unlock(&ds_lock);
+    pthread_mutex_unlock(&ds_lock);
     g_ptr_array_add(s->instances, instance);
   }
 }
@@ -284,9 +284,9 @@ void tmr_session_start_instances(tmr_session *s) {
     tmr_data_source_instance *instance = s->instances->pdata[i];
     atomic_store_explicit(&instance->running, true, memory_order_release);
     if (instance->is_track_event) {
-      g_mutex_lock(&ds_lock);
+      pthread_mutex_lock(&ds_lock);
       track_event_instance = instance;
-      g_mutex_unlock(&ds_lock);
+      pthread_mutex_unlock(&ds_lock);
       tmr_reg_apply_categories(category_filter, instance);
       atomic_store_explicit(&te_serial, instance->serial, memory_order_release);
     } else if (instance->desc.on_start) {
@@ -307,16 +307,16 @@ void tmr_session_stop_instances(tmr_session *s) {
     if (instance->is_track_event) {
       atomic_store_explicit(&te_serial, 0, memory_order_release);
       tmr_reg_apply_categories(NULL, NULL);
-      g_mutex_lock(&ds_lock);
+      pthread_mutex_lock(&ds_lock);
       if (track_event_instance == instance)
         track_event_instance = NULL;
-      g_mutex_unlock(&ds_lock);
+      pthread_mutex_unlock(&ds_lock);
     }
   }
 }
 
 void tmr_instance_flush_writers(tmr_data_source_instance *instance, bool free_retired) {
-  g_mutex_lock(&instance->lock);
+  pthread_mutex_lock(&instance->lock);
   for (guint i = 0; i < instance->writers->len;) {
     tmr_writer *w = instance->writers->pdata[i];
     tmr_writer_scrape(w);
@@ -325,24 +325,24 @@ void tmr_instance_flush_writers(tmr_data_source_instance *instance, bool free_re
     else
       i++;
   }
-  g_mutex_unlock(&instance->lock);
+  pthread_mutex_unlock(&instance->lock);
 }
 
 void tmr_session_free_instances(tmr_session *s) {
-  g_mutex_lock(&ds_lock);
+  pthread_mutex_lock(&ds_lock);
   for (guint i = 0; i < s->instances->len; i++) {
     tmr_data_source_instance *instance = s->instances->pdata[i];
     g_hash_table_remove(instances_by_serial, &instance->serial);
     if (track_event_instance == instance)
       track_event_instance = NULL;
   }
-  g_mutex_unlock(&ds_lock);
+  pthread_mutex_unlock(&ds_lock);
   for (guint i = 0; i < s->instances->len; i++) {
     tmr_data_source_instance *instance = s->instances->pdata[i];
     g_ptr_array_unref(instance->writers);
     if (instance->track_event_config)
       perfetto__protos__data_source_config__free_unpacked(instance->track_event_config, NULL);
-    g_mutex_clear(&instance->lock);
+    pthread_mutex_destroy(&instance->lock);
     g_free(instance->name);
     g_free(instance);
   }
@@ -355,11 +355,11 @@ void tmr_session_free_instances(tmr_session *s) {
 static tmr_session *track_event_owner;
 
 bool tmr_session_claim_track_event(tmr_session *s, GError **error) {
-  g_mutex_lock(&ds_lock);
+  pthread_mutex_lock(&ds_lock);
   bool free = !track_event_owner || track_event_owner == s;
   if (free)
     track_event_owner = s;
-  g_mutex_unlock(&ds_lock);
+  pthread_mutex_unlock(&ds_lock);
   if (!free)
     g_set_error(error, TMR_ERROR, 1,
                 "another session of this process records track_event; stop it first (one "
@@ -368,15 +368,15 @@ bool tmr_session_claim_track_event(tmr_session *s, GError **error) {
 }
 
 void tmr_session_release_track_event(tmr_session *s) {
-  g_mutex_lock(&ds_lock);
+  pthread_mutex_lock(&ds_lock);
   if (track_event_owner == s)
     track_event_owner = NULL;
-  g_mutex_unlock(&ds_lock);
+  pthread_mutex_unlock(&ds_lock);
 }
 
 size_t tmr_registered_data_source_count(void) {
-  g_mutex_lock(&ds_lock);
+  pthread_mutex_lock(&ds_lock);
   size_t n = registered ? registered->len : 0;
-  g_mutex_unlock(&ds_lock);
+  pthread_mutex_unlock(&ds_lock);
   return n;
 }

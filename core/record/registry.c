@@ -8,6 +8,7 @@
 #include "record/registry.h"
 
 #include <glib.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -20,7 +21,7 @@ typedef struct paged {
   _Atomic uint32_t count; /* entries 1..count exist */
 } paged;
 
-static GMutex registry_lock;
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static paged tracks = {.elem_size = sizeof(tmr_track_entry)};
 static paged srclocs = {.elem_size = sizeof(tmr_srcloc_entry)};
 static paged mappings = {.elem_size = sizeof(tmr_mapping_entry)};
@@ -82,7 +83,7 @@ static tmr_blob *blob_of(const GByteArray *bytes) {
 
 /* --- the process -------------------------------------------------------------- */
 
-static GOnce process_once = G_ONCE_INIT;
+static pthread_once_t process_once = PTHREAD_ONCE_INIT;
 static int64_t process_pid;
 static char *process_name;
 static char **process_cmdline;
@@ -103,8 +104,7 @@ static uint32_t add_track_locked(uint64_t uuid, uint32_t parent, tmr_blob *descr
   return index;
 }
 
-static gpointer init_process(gpointer unused) {
-  (void)unused;
+static void init_process(void) {
   process_pid = (int64_t)getpid();
   char *cmdline = NULL;
   gsize len = 0;
@@ -141,16 +141,15 @@ static gpointer init_process(gpointer unused) {
     tm_wire_put_bytes(p, 2, *arg, strlen(*arg));
   tm_wire_put_bytes(p, 6, process_name, strlen(process_name));
   tm_wire_put_bytes(d, 3, p->data, p->len);
-  g_mutex_lock(&registry_lock);
+  pthread_mutex_lock(&registry_lock);
   process_track_index = add_track_locked(process_uuid, 0, blob_of(d));
-  g_mutex_unlock(&registry_lock);
+  pthread_mutex_unlock(&registry_lock);
   g_byte_array_unref(p);
   g_byte_array_unref(d);
-  return NULL;
 }
 
 static void ensure_process(void) {
-  g_once(&process_once, init_process, NULL);
+  pthread_once(&process_once, init_process);
 }
 
 int64_t tmr_reg_pid(void) {
@@ -217,9 +216,9 @@ uint32_t tmr_reg_thread_track(void) {
   int64_t tid = tmr_reg_tid();
   g_autofree char *name = current_thread_name(tid);
   uint64_t uuid = process_uuid ^ (uint64_t)tid;
-  g_mutex_lock(&registry_lock);
+  pthread_mutex_lock(&registry_lock);
   thread_track_index = add_track_locked(uuid, 0, thread_descriptor(uuid, process_pid, tid, name));
-  g_mutex_unlock(&registry_lock);
+  pthread_mutex_unlock(&registry_lock);
   return thread_track_index;
 }
 
@@ -238,13 +237,13 @@ void tmr_reg_rename_thread(const char *name) {
    * retired, not freed (renames are rare). */
   static GPtrArray *retired;
   tmr_blob *fresh = thread_descriptor(e->uuid, process_pid, tmr_reg_tid(), name);
-  g_mutex_lock(&registry_lock);
+  pthread_mutex_lock(&registry_lock);
   if (!retired)
     retired = g_ptr_array_new();
   g_ptr_array_add(retired, (gpointer)atomic_load(&e->descriptor));
   atomic_store_explicit(&e->descriptor, fresh, memory_order_release);
   atomic_fetch_add_explicit(&e->version, 1, memory_order_release);
-  g_mutex_unlock(&registry_lock);
+  pthread_mutex_unlock(&registry_lock);
 }
 
 /* --- custom tracks ----------------------------------------------------------------- */
@@ -261,10 +260,10 @@ tmr_track tmr_track_create(const tmr_track_desc *desc) {
       return none;
     parent = desc->parent.index_;
   }
-  g_mutex_lock(&registry_lock);
+  pthread_mutex_lock(&registry_lock);
   uint32_t index = paged_reserve(&tracks);
   if (!index) {
-    g_mutex_unlock(&registry_lock);
+    pthread_mutex_unlock(&registry_lock);
     return none;
   }
   /* A track of one of this process' threads is that thread's own track
@@ -336,7 +335,7 @@ tmr_track tmr_track_create(const tmr_track_desc *desc) {
   e->parent = parent;
   atomic_store_explicit(&e->descriptor, blob_of(d), memory_order_relaxed);
   paged_publish(&tracks, index);
-  g_mutex_unlock(&registry_lock);
+  pthread_mutex_unlock(&registry_lock);
   g_byte_array_unref(d);
   return (tmr_track){uuid, index};
 }
@@ -347,7 +346,7 @@ uint32_t tmr_reg_srcloc_index(tmr_source_location *loc) {
   uint32_t id = atomic_load_explicit(&loc->id_, memory_order_acquire);
   if (id)
     return id;
-  g_mutex_lock(&registry_lock);
+  pthread_mutex_lock(&registry_lock);
   id = atomic_load_explicit(&loc->id_, memory_order_relaxed);
   if (!id) {
     id = paged_reserve(&srclocs);
@@ -360,7 +359,7 @@ uint32_t tmr_reg_srcloc_index(tmr_source_location *loc) {
       atomic_store_explicit(&loc->id_, id, memory_order_release);
     }
   }
-  g_mutex_unlock(&registry_lock);
+  pthread_mutex_unlock(&registry_lock);
   return id;
 }
 
@@ -381,7 +380,7 @@ tmr_mapping tmr_mapping_intern(const char *build_id, const char *path, uint64_t 
       "\x1f%" G_GUINT64_FORMAT "\x1f%d%d",
       build_id ? build_id : "", path ? path : "", start, end, exact_offset, load_bias,
       build_id != NULL, path != NULL);
-  g_mutex_lock(&registry_lock);
+  pthread_mutex_lock(&registry_lock);
   ensure_indexes_locked();
   uint32_t id = GPOINTER_TO_UINT(g_hash_table_lookup(mapping_index, key));
   if (!id) {
@@ -398,7 +397,7 @@ tmr_mapping tmr_mapping_intern(const char *build_id, const char *path, uint64_t 
       g_hash_table_insert(mapping_index, g_steal_pointer(&key), GUINT_TO_POINTER(id));
     }
   }
-  g_mutex_unlock(&registry_lock);
+  pthread_mutex_unlock(&registry_lock);
   return id;
 }
 
@@ -424,7 +423,7 @@ static uint32_t frame_locked(const tmr_frame *f) {
 tmr_callstack tmr_callstack_intern(const tmr_frame *frame_list, size_t n_frames) {
   if (!frame_list || n_frames == 0 || n_frames > 4096)
     return 0;
-  g_mutex_lock(&registry_lock);
+  pthread_mutex_lock(&registry_lock);
   ensure_indexes_locked();
   uint32_t *ids = g_new(uint32_t, n_frames);
   GString *key = g_string_new(NULL);
@@ -448,7 +447,7 @@ tmr_callstack tmr_callstack_intern(const tmr_frame *frame_list, size_t n_frames)
     }
   }
 out:
-  g_mutex_unlock(&registry_lock);
+  pthread_mutex_unlock(&registry_lock);
   g_free(ids);
   if (key)
     g_string_free(key, TRUE);
@@ -467,7 +466,7 @@ static uint32_t category_state(const tmr_category *c) {
 }
 
 uint32_t tmr_reg_category_index(tmr_category *category) {
-  g_mutex_lock(&registry_lock);
+  pthread_mutex_lock(&registry_lock);
   if (!category->index_) {
     category->index_ = ++category_count;
     category->next_ = category_list;
@@ -475,22 +474,22 @@ uint32_t tmr_reg_category_index(tmr_category *category) {
     atomic_store_explicit(&category->state_, category_state(category), memory_order_release);
   }
   uint32_t index = category->index_;
-  g_mutex_unlock(&registry_lock);
+  pthread_mutex_unlock(&registry_lock);
   return index;
 }
 
 void tmr_reg_apply_categories(tmr_category_filter filter, void *user) {
-  g_mutex_lock(&registry_lock);
+  pthread_mutex_lock(&registry_lock);
   current_filter = filter;
   current_filter_user = user;
   for (tmr_category *c = category_list; c; c = c->next_)
     atomic_store_explicit(&c->state_, category_state(c), memory_order_release);
-  g_mutex_unlock(&registry_lock);
+  pthread_mutex_unlock(&registry_lock);
 }
 
 uint32_t tmr_reg_count_categories(void) {
-  g_mutex_lock(&registry_lock);
+  pthread_mutex_lock(&registry_lock);
   uint32_t n = category_count;
-  g_mutex_unlock(&registry_lock);
+  pthread_mutex_unlock(&registry_lock);
   return n;
 }

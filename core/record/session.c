@@ -13,9 +13,11 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "record/registry.h"
@@ -74,10 +76,14 @@ tmr_session *tmr_session_new(const tmr_config *config, const tmr_session_options
   s->output_path = g_strdup(output);
   s->producer_name = g_strdup(options && options->producer_name ? options->producer_name
                                                                  : tmr_reg_process_name());
-  g_mutex_init(&s->lock);
-  g_mutex_init(&s->output_lock);
-  g_mutex_init(&s->join_lock);
-  g_cond_init(&s->cond);
+  pthread_mutex_init(&s->lock, NULL);
+  pthread_mutex_init(&s->output_lock, NULL);
+  pthread_mutex_init(&s->join_lock, NULL);
+  pthread_condattr_t cond_attr;
+  pthread_condattr_init(&cond_attr);
+  pthread_condattr_setclock(&cond_attr, CLOCK_MONOTONIC);
+  pthread_cond_init(&s->cond, &cond_attr);
+  pthread_condattr_destroy(&cond_attr);
   g_queue_init(&s->triggers);
   s->service_packets = g_byte_array_new();
   s->instances = g_ptr_array_new();
@@ -158,9 +164,9 @@ static void undo_start(tmr_session *s) {
 }
 
 bool tmr_session_start(tmr_session *s, GError **error) {
-  g_mutex_lock(&s->lock);
+  pthread_mutex_lock(&s->lock);
   bool fresh = s->state == TMR_SESSION_CREATED && !s->service_thread;
-  g_mutex_unlock(&s->lock);
+  pthread_mutex_unlock(&s->lock);
   if (!fresh) {
     g_set_error(error, TMR_ERROR, 1, "this session was started already");
     return false;
@@ -226,18 +232,18 @@ bool tmr_session_start(tmr_session *s, GError **error) {
     s->state = TMR_SESSION_STOPPED;
     return false;
   }
-  g_mutex_lock(&s->join_lock);
+  pthread_mutex_lock(&s->join_lock);
   s->service_thread = thread;
-  g_mutex_unlock(&s->join_lock);
+  pthread_mutex_unlock(&s->join_lock);
   return true;
 }
 
 /* --- flushing ---------------------------------------------------------------------- */
 
 static void flush(tmr_session *s, bool write) {
-  g_mutex_lock(&s->lock);
+  pthread_mutex_lock(&s->lock);
   s->flushes_requested++;
-  g_mutex_unlock(&s->lock);
+  pthread_mutex_unlock(&s->lock);
   for (guint i = 0; i < s->instances->len; i++)
     tmr_instance_flush_writers(s->instances->pdata[i], true);
   tmr_session_add_clock_snapshot(s);
@@ -245,15 +251,15 @@ static void flush(tmr_session *s, bool write) {
     tmr_session_add_trace_stats(s);
     tmr_session_write_out(s, false);
   }
-  g_mutex_lock(&s->lock);
+  pthread_mutex_lock(&s->lock);
   s->flushes_succeeded++;
-  g_mutex_unlock(&s->lock);
+  pthread_mutex_unlock(&s->lock);
 }
 
 void tmr_session_flush(tmr_session *s) {
-  g_mutex_lock(&s->lock);
+  pthread_mutex_lock(&s->lock);
   bool live = s->state == TMR_SESSION_RUNNING || s->state == TMR_SESSION_WAITING_TRIGGER;
-  g_mutex_unlock(&s->lock);
+  pthread_mutex_unlock(&s->lock);
   if (live)
     flush(s, s->write_into_file);
   if (s->output_full)
@@ -290,10 +296,10 @@ static void pending_trigger_free(gpointer data) {
 /* Acts on the triggers received since the last call. */
 static void process_triggers(tmr_session *s, int64_t now) {
   GQueue taken = G_QUEUE_INIT;
-  g_mutex_lock(&s->lock);
+  pthread_mutex_lock(&s->lock);
   taken = s->triggers;
   g_queue_init(&s->triggers);
-  g_mutex_unlock(&s->lock);
+  pthread_mutex_unlock(&s->lock);
   for (GList *l = taken.head; l; l = l->next) {
     tmr_pending_trigger *t = l->data;
     const Perfetto__Protos__TraceConfig__TriggerConfig__Trigger *rule = matching_trigger(s, t);
@@ -309,9 +315,9 @@ static void process_triggers(tmr_session *s, int64_t now) {
     int64_t stop_at = now + (int64_t)rule->stop_delay_ms * 1000;
     if (s->state == TMR_SESSION_WAITING_TRIGGER) {
       tmr_session_start_instances(s);
-      g_mutex_lock(&s->lock);
+      pthread_mutex_lock(&s->lock);
       s->state = TMR_SESSION_RUNNING;
-      g_mutex_unlock(&s->lock);
+      pthread_mutex_unlock(&s->lock);
     }
     if (!s->stop_at_us || stop_at < s->stop_at_us) {
       s->stop_at_us = stop_at;
@@ -335,9 +341,9 @@ static void push_local_trigger(tmr_session *s, void *user) {
   t->producer_name = g_strdup(s->producer_name);
   t->uid = (int32_t)getuid();
   t->boottime_ns = lt->boottime_ns;
-  g_mutex_lock(&s->lock);
+  pthread_mutex_lock(&s->lock);
   g_queue_push_tail(&s->triggers, t);
-  g_mutex_unlock(&s->lock);
+  pthread_mutex_unlock(&s->lock);
   wake(s);
 }
 
@@ -351,31 +357,31 @@ void tmr_trigger(const char *name) {
 /* --- stopping ------------------------------------------------------------------------------ */
 
 static void do_stop(tmr_session *s, const char *reason) {
-  g_mutex_lock(&s->lock);
+  pthread_mutex_lock(&s->lock);
   s->state = TMR_SESSION_STOPPING;
   s->stop_reason = g_strdup(reason);
-  g_mutex_unlock(&s->lock);
+  pthread_mutex_unlock(&s->lock);
   tmr_session_stop_instances(s);
   flush(s, false);
   tmr_session_write_out(s, s->discard_data);
   tmr_session_add_trace_stats(s);
   tmr_session_write_out(s, true);
   tmr_sessions_unregister(s);
-  g_mutex_lock(&s->output_lock);
+  pthread_mutex_lock(&s->output_lock);
   if (s->out && fclose(s->out) != 0 && !s->stop_error)
     g_set_error(&s->stop_error, TMR_ERROR, 1, "%s: %s", s->output_path, g_strerror(errno));
   s->out = NULL;
-  g_mutex_unlock(&s->output_lock);
+  pthread_mutex_unlock(&s->output_lock);
   tmr_trigger_unlisten(s);
   if (s->unique_lock_fd >= 0) {
     close(s->unique_lock_fd);
     s->unique_lock_fd = -1;
   }
   tmr_session_release_track_event(s);
-  g_mutex_lock(&s->lock);
+  pthread_mutex_lock(&s->lock);
   s->state = TMR_SESSION_STOPPED;
-  g_cond_broadcast(&s->cond);
-  g_mutex_unlock(&s->lock);
+  pthread_cond_broadcast(&s->cond);
+  pthread_mutex_unlock(&s->lock);
 }
 
 static int64_t earliest(int64_t a, int64_t b) {
@@ -392,10 +398,10 @@ static gpointer service_main(gpointer data) {
     int64_t now = g_get_monotonic_time();
     process_triggers(s, now);
     const char *reason = NULL;
-    g_mutex_lock(&s->lock);
+    pthread_mutex_lock(&s->lock);
     if (s->stop_requested)
       reason = "tmr_session_stop";
-    g_mutex_unlock(&s->lock);
+    pthread_mutex_unlock(&s->lock);
     if (!reason && s->stop_at_us && now >= s->stop_at_us)
       reason = s->stop_at_is_trigger ? s->triggered_by : "duration_ms";
     if (!reason && s->trigger_deadline_us && !s->triggered && now >= s->trigger_deadline_us) {
@@ -412,10 +418,10 @@ static gpointer service_main(gpointer data) {
     if (s->next_clear_us && now >= s->next_clear_us) {
       for (guint i = 0; i < s->instances->len; i++) {
         tmr_data_source_instance *instance = s->instances->pdata[i];
-        g_mutex_lock(&instance->lock);
+        pthread_mutex_lock(&instance->lock);
         for (guint k = 0; k < instance->writers->len; k++)
           tmr_writer_request_reset(instance->writers->pdata[k]);
-        g_mutex_unlock(&instance->lock);
+        pthread_mutex_unlock(&instance->lock);
       }
       s->next_clear_us = now + s->clear_period_us;
     }
@@ -451,41 +457,50 @@ static gpointer service_main(gpointer data) {
 }
 
 bool tmr_session_wait(tmr_session *s, int64_t timeout_ms) {
-  int64_t end = timeout_ms < 0 ? 0 : g_get_monotonic_time() + timeout_ms * 1000;
-  g_mutex_lock(&s->lock);
+  struct timespec end;
+  clock_gettime(CLOCK_MONOTONIC, &end);
+  if (timeout_ms > 0) {
+    end.tv_sec += timeout_ms / 1000;
+    end.tv_nsec += (timeout_ms % 1000) * 1000000;
+    if (end.tv_nsec >= 1000000000) {
+      end.tv_sec++;
+      end.tv_nsec -= 1000000000;
+    }
+  }
+  pthread_mutex_lock(&s->lock);
   while (s->state != TMR_SESSION_STOPPED && s->state != TMR_SESSION_CREATED) {
     if (timeout_ms < 0)
-      g_cond_wait(&s->cond, &s->lock);
-    else if (!g_cond_wait_until(&s->cond, &s->lock, end))
+      pthread_cond_wait(&s->cond, &s->lock);
+    else if (pthread_cond_timedwait(&s->cond, &s->lock, &end) == ETIMEDOUT)
       break;
   }
   bool stopped = s->state == TMR_SESSION_STOPPED;
-  g_mutex_unlock(&s->lock);
+  pthread_mutex_unlock(&s->lock);
   return stopped;
 }
 
 bool tmr_session_stop(tmr_session *s, GError **error) {
   if (!s)
     return true;
-  g_mutex_lock(&s->lock);
+  pthread_mutex_lock(&s->lock);
   if (s->state == TMR_SESSION_CREATED) {
     s->state = TMR_SESSION_STOPPED;
     s->stop_reason = g_strdup("tmr_session_stop");
   }
   s->stop_requested = true;
-  g_mutex_unlock(&s->lock);
+  pthread_mutex_unlock(&s->lock);
   wake(s);
-  g_mutex_lock(&s->join_lock);
+  pthread_mutex_lock(&s->join_lock);
   if (s->service_thread) {
     g_thread_join(s->service_thread);
     s->service_thread = NULL;
   }
-  g_mutex_unlock(&s->join_lock);
-  g_mutex_lock(&s->lock);
+  pthread_mutex_unlock(&s->join_lock);
+  pthread_mutex_lock(&s->lock);
   bool ok = s->stop_error == NULL;
   if (!ok)
     g_propagate_error(error, g_error_copy(s->stop_error));
-  g_mutex_unlock(&s->lock);
+  pthread_mutex_unlock(&s->lock);
   return ok;
 }
 
@@ -509,19 +524,30 @@ void tmr_session_free(tmr_session *s) {
   g_free(s->triggered_by);
   g_free(s->output_path);
   g_free(s->producer_name);
-  g_mutex_clear(&s->lock);
-  g_mutex_clear(&s->output_lock);
-  g_mutex_clear(&s->join_lock);
-  g_cond_clear(&s->cond);
+  pthread_mutex_destroy(&s->lock);
+  pthread_mutex_destroy(&s->output_lock);
+  pthread_mutex_destroy(&s->join_lock);
+  pthread_cond_destroy(&s->cond);
   g_free(s);
 }
 
 const char *tmr_session_borrow_stop_reason(const tmr_session *s) {
-  return s ? s->stop_reason : NULL;
+  if (!s)
+    return NULL;
+  /* Set once, under the lock, by the thread that stops the session. */
+  pthread_mutex_lock((pthread_mutex_t *)&s->lock);
+  const char *reason = s->stop_reason;
+  pthread_mutex_unlock((pthread_mutex_t *)&s->lock);
+  return reason;
 }
 
 uint64_t tmr_session_bytes_written(const tmr_session *s) {
-  return s ? s->bytes_written : 0;
+  if (!s)
+    return 0;
+  pthread_mutex_lock((pthread_mutex_t *)&s->output_lock);
+  uint64_t n = s->bytes_written;
+  pthread_mutex_unlock((pthread_mutex_t *)&s->output_lock);
+  return n;
 }
 
 bool tmr_session_buffer_stats(tmr_session *s, size_t buffer, tmr_buffer_stats *out) {

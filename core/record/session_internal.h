@@ -18,6 +18,7 @@
 #define TMR_SESSION_INTERNAL_H
 
 #include <glib.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -52,7 +53,7 @@ struct tmr_data_source_instance {
   bool ring;                         /* the buffer is a RING_BUFFER */
   size_t chunk_size;
   _Atomic bool running;
-  GMutex lock;
+  pthread_mutex_t lock;
   GPtrArray *writers;                /* tmr_writer *, owned */
   uint64_t serial;                   /* unique among instances of the process */
   /* track_event only: its category filter. */
@@ -168,8 +169,8 @@ struct tmr_session {
   char *output_path;
   char *producer_name;
 
-  GMutex lock;
-  GCond cond;
+  pthread_mutex_t lock;
+  pthread_cond_t cond; /* on CLOCK_MONOTONIC */
   tmr_session_state state;
   char *stop_reason;
   GError *stop_error;
@@ -182,7 +183,7 @@ struct tmr_session {
   _Atomic uint32_t next_sequence_id;
 
   /* Output, guarded by output_lock (taken before `lock` when both are). */
-  GMutex output_lock;
+  pthread_mutex_t output_lock;
   FILE *out;
   uint64_t bytes_written;
   uint64_t max_file_size;
@@ -200,7 +201,7 @@ struct tmr_session {
   bool stop_at_is_trigger; /* stop_at_us was set by a trigger's stop_delay_ms */
   GQueue triggers; /* tmr_pending_trigger *, guarded by `lock` */
 
-  GMutex join_lock;
+  pthread_mutex_t join_lock;
   GThread *service_thread;
   int wake_fd;
   int trigger_fd;

@@ -8,6 +8,7 @@
  * not written, the output is marked full, and the session stops (its
  * trace_stats are written only if they still fit).
  */
+#include <pthread.h>
 #include <string.h>
 #include <time.h>
 
@@ -15,9 +16,9 @@
 #include "record/session_internal.h"
 
 void tmr_session_add_service_packet(tmr_session *s, const uint8_t *packet, size_t len) {
-  g_mutex_lock(&s->lock);
+  pthread_mutex_lock(&s->lock);
   tm_wire_put_bytes(s->service_packets, 1, packet, len);
-  g_mutex_unlock(&s->lock);
+  pthread_mutex_unlock(&s->lock);
 }
 
 static void put_uint(GByteArray *b, uint32_t field, uint64_t v) {
@@ -182,11 +183,11 @@ static bool sink_chunk(void *user, uint32_t sequence_id, const uint8_t *data, si
 }
 
 bool tmr_session_write_out(tmr_session *s, bool discard) {
-  g_mutex_lock(&s->output_lock);
-  g_mutex_lock(&s->lock);
+  pthread_mutex_lock(&s->output_lock);
+  pthread_mutex_lock(&s->lock);
   GByteArray *pending = s->service_packets;
   s->service_packets = g_byte_array_new();
-  g_mutex_unlock(&s->lock);
+  pthread_mutex_unlock(&s->lock);
   if (!s->output_full)
     write_framed(s, pending->data, pending->len);
   g_byte_array_unref(pending);
@@ -200,6 +201,6 @@ bool tmr_session_write_out(tmr_session *s, bool discard) {
   if (s->out)
     fflush(s->out);
   bool ok = !s->output_full;
-  g_mutex_unlock(&s->output_lock);
+  pthread_mutex_unlock(&s->output_lock);
   return ok;
 }

@@ -6,6 +6,7 @@
  */
 #include "record/trace_buffer.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #define PADDING_FLAG 0x80000000u
@@ -21,7 +22,7 @@ tmr_trace_buffer *tmr_trace_buffer_new(size_t size, tmr_fill_policy policy) {
   if (!data)
     return NULL;
   tmr_trace_buffer *b = g_new0(tmr_trace_buffer, 1);
-  g_mutex_init(&b->lock);
+  pthread_mutex_init(&b->lock, NULL);
   b->size = size;
   b->data = data;
   b->policy = policy;
@@ -32,7 +33,7 @@ tmr_trace_buffer *tmr_trace_buffer_new(size_t size, tmr_fill_policy policy) {
 void tmr_trace_buffer_free(tmr_trace_buffer *b) {
   if (!b)
     return;
-  g_mutex_clear(&b->lock);
+  pthread_mutex_destroy(&b->lock);
   g_free(b->data);
   g_free(b);
 }
@@ -124,9 +125,9 @@ bool tmr_trace_buffer_commit_locked(tmr_trace_buffer *b, uint32_t sequence_id,
 
 bool tmr_trace_buffer_commit(tmr_trace_buffer *b, uint32_t sequence_id, const uint8_t *data,
                              size_t len) {
-  g_mutex_lock(&b->lock);
+  pthread_mutex_lock(&b->lock);
   bool ok = tmr_trace_buffer_commit_locked(b, sequence_id, data, len);
-  g_mutex_unlock(&b->lock);
+  pthread_mutex_unlock(&b->lock);
   return ok;
 }
 
@@ -137,7 +138,7 @@ void tmr_trace_buffer_drain(tmr_trace_buffer *b, tmr_chunk_sink sink, void *user
   while (go_on) {
     /* Copy out whole chunks, at least one, up to DRAIN_PIECE bytes. */
     size_t piece_len = 0;
-    g_mutex_lock(&b->lock);
+    pthread_mutex_lock(&b->lock);
     while (b->used > 0) {
       bool padding;
       size_t f = footprint_at(b, b->head, &padding);
@@ -158,7 +159,7 @@ void tmr_trace_buffer_drain(tmr_trace_buffer *b, tmr_chunk_sink sink, void *user
     }
     if (b->used == 0)
       b->head = 0;
-    g_mutex_unlock(&b->lock);
+    pthread_mutex_unlock(&b->lock);
     if (piece_len == 0)
       break;
     for (size_t at = 0; at < piece_len && go_on;) {
@@ -173,20 +174,20 @@ void tmr_trace_buffer_drain(tmr_trace_buffer *b, tmr_chunk_sink sink, void *user
 }
 
 void tmr_trace_buffer_clear(tmr_trace_buffer *b) {
-  g_mutex_lock(&b->lock);
+  pthread_mutex_lock(&b->lock);
   b->head = 0;
   b->used = 0;
-  g_mutex_unlock(&b->lock);
+  pthread_mutex_unlock(&b->lock);
 }
 
 void tmr_trace_buffer_get_stats(tmr_trace_buffer *b, tmr_buffer_stats *out) {
-  g_mutex_lock(&b->lock);
+  pthread_mutex_lock(&b->lock);
   *out = b->stats;
-  g_mutex_unlock(&b->lock);
+  pthread_mutex_unlock(&b->lock);
 }
 
 void tmr_trace_buffer_count_packet_loss(tmr_trace_buffer *b) {
-  g_mutex_lock(&b->lock);
+  pthread_mutex_lock(&b->lock);
   b->stats.trace_writer_packet_loss++;
-  g_mutex_unlock(&b->lock);
+  pthread_mutex_unlock(&b->lock);
 }

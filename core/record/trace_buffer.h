@@ -19,6 +19,7 @@
 #define TMR_TRACE_BUFFER_H
 
 #include <glib.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,7 +34,7 @@ typedef enum tmr_fill_policy {
 } tmr_fill_policy;
 
 typedef struct tmr_trace_buffer {
-  GMutex lock;
+  pthread_mutex_t lock;
   uint8_t *data;
   size_t size;
   size_t head; /* offset of the oldest chunk */

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/socket.h>
@@ -149,9 +150,9 @@ void tmr_trigger_receive(tmr_session *s) {
     t->producer_name = g_strdup(producer);
     t->uid = uid;
     t->boottime_ns = tmr_boottime_ns();
-    g_mutex_lock(&s->lock);
+    pthread_mutex_lock(&s->lock);
     g_queue_push_tail(&s->triggers, t);
-    g_mutex_unlock(&s->lock);
+    pthread_mutex_unlock(&s->lock);
   }
 }
 
@@ -241,34 +242,34 @@ bool tmr_unique_session_lock(tmr_session *s, const char *name, GError **error) {
 
 /* --- live sessions ---------------------------------------------------------------------------- */
 
-static GMutex sessions_lock;
+static pthread_mutex_t sessions_lock = PTHREAD_MUTEX_INITIALIZER;
 static GPtrArray *live_sessions;
 
 void tmr_sessions_register(tmr_session *s) {
-  g_mutex_lock(&sessions_lock);
+  pthread_mutex_lock(&sessions_lock);
   if (!live_sessions)
     live_sessions = g_ptr_array_new();
   g_ptr_array_add(live_sessions, s);
-  g_mutex_unlock(&sessions_lock);
+  pthread_mutex_unlock(&sessions_lock);
 }
 
 void tmr_sessions_unregister(tmr_session *s) {
-  g_mutex_lock(&sessions_lock);
+  pthread_mutex_lock(&sessions_lock);
   if (live_sessions)
     g_ptr_array_remove(live_sessions, s);
-  g_mutex_unlock(&sessions_lock);
+  pthread_mutex_unlock(&sessions_lock);
 }
 
 void tmr_sessions_foreach(void (*fn)(tmr_session *s, void *user), void *user) {
-  g_mutex_lock(&sessions_lock);
+  pthread_mutex_lock(&sessions_lock);
   for (guint i = 0; live_sessions && i < live_sessions->len; i++)
     fn(live_sessions->pdata[i], user);
-  g_mutex_unlock(&sessions_lock);
+  pthread_mutex_unlock(&sessions_lock);
 }
 
 size_t tmr_sessions_count(void) {
-  g_mutex_lock(&sessions_lock);
+  pthread_mutex_lock(&sessions_lock);
   size_t n = live_sessions ? live_sessions->len : 0;
-  g_mutex_unlock(&sessions_lock);
+  pthread_mutex_unlock(&sessions_lock);
   return n;
 }

@@ -21,6 +21,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <string.h>
 #include <time.h>
 
@@ -107,14 +108,14 @@ static inline bool mark_entry(tmr_writer *w, tmr_intern_entry *e) {
 static bool commit_chunk(tmr_writer *w) {
   tmr_trace_buffer *b = w->instance->buffer;
   bool ok = true;
-  g_mutex_lock(&b->lock);
+  pthread_mutex_lock(&b->lock);
   if (w->used > w->scraped)
     ok = tmr_trace_buffer_commit_locked(b, w->sequence_id, w->chunk + w->scraped,
                                         w->used - w->scraped);
   w->used = 0;
   w->scraped = 0;
   atomic_store_explicit(&w->committed, 0, memory_order_release);
-  g_mutex_unlock(&b->lock);
+  pthread_mutex_unlock(&b->lock);
   w->chunk_epoch++;
   return ok;
 }
@@ -1011,7 +1012,7 @@ void tmr_writer_free(tmr_writer *w) {
 
 void tmr_writer_scrape(tmr_writer *w) {
   tmr_trace_buffer *b = w->instance->buffer;
-  g_mutex_lock(&b->lock);
+  pthread_mutex_lock(&b->lock);
   size_t committed = atomic_load_explicit(&w->committed, memory_order_acquire);
   if (committed > w->scraped) {
     bool ok = tmr_trace_buffer_commit_locked(b, w->sequence_id, w->chunk + w->scraped,
@@ -1022,7 +1023,7 @@ void tmr_writer_scrape(tmr_writer *w) {
     else if (w->instance->ring)
       atomic_fetch_or(&w->pending, TMR_PENDING_RESET);
   }
-  g_mutex_unlock(&b->lock);
+  pthread_mutex_unlock(&b->lock);
 }
 
 void tmr_writer_request_reset(tmr_writer *w) {
@@ -1032,7 +1033,7 @@ void tmr_writer_request_reset(tmr_writer *w) {
 void tmr_writer_release(tmr_writer *w) {
   if (!commit_chunk(w))
     note_loss(w);
-  g_mutex_lock(&w->instance->lock);
+  pthread_mutex_lock(&w->instance->lock);
   w->retired = true;
-  g_mutex_unlock(&w->instance->lock);
+  pthread_mutex_unlock(&w->instance->lock);
 }
