@@ -66,10 +66,10 @@
  *
  * Cost (tools/bench_record, release build, thread CPU time; measured on
  * the project's shared 2-core VM under load, so figures vary by ~1.5x
- * from run to run): an interned slice begin/end pair costs 55-85 ns with
- * explicit timestamps and 90-135 ns with TMR_NOW, of which the two
- * clock_gettime(CLOCK_BOOTTIME) calls are ~60 ns there; an event with
- * debug annotations 110-180 ns; a pair in a disabled category 12-20 ns
+ * from run to run): an interned slice begin/end pair costs 45-85 ns with
+ * explicit timestamps and 87-135 ns with TMR_NOW, of which the two
+ * clock_gettime(CLOCK_BOOTTIME) calls are ~60 ns there; an instant with
+ * two debug annotations 110-180 ns; a pair in a disabled category 11-20 ns
  * (two calls and two atomic loads). No heap allocation in the measured
  * loops. Committing a full chunk (every 16 KiB) copies it under the
  * buffer's lock.
