@@ -271,9 +271,10 @@ static void test_system_info_fills_machine_rows(void) {
  * process); the clock snapshot packets per file too (4, 1, 2, 2). */
 /* Point 5 (stack profiles) and point 6 (callstacks): interned mappings,
  * frames and callstacks become stack_profile_* rows, PerfSamples become
- * cpu_profile_stack_sample rows (source "perf": our surface has no
- * perf_sample table), TrackEvent callstacks a "callsite_id" slice arg.
- * Expected ids are worked out in stacks.textproto. */
+ * perf_sample rows (as in trace_processor; none in cpu_profile_stack_sample),
+ * TrackEvent callstacks a "callsite_id" slice arg, which
+ * __intrinsic_track_event_callstacks reads. Expected ids are worked out in
+ * stacks.textproto. */
 static void test_stack_profiles(void) {
   g_autofree char *mappings = query("stacks",
       "SELECT id, build_id, exact_offset, start, end, load_bias, name FROM stack_profile_mapping");
@@ -297,11 +298,19 @@ static void test_stack_profiles(void) {
   /* Sequence 2's sample at 3100 needed the state its loss dropped; the one
    * at 3300 names a callstack of the previous generation. */
   g_autofree char *samples = query("stacks",
-      "SELECT s.ts, s.callsite_id, t.tid, p.pid FROM cpu_profile_stack_sample s "
+      "SELECT s.ts, s.cpu, s.callsite_id, t.tid, p.pid, s.cpu_mode, "
+      "s.unwind_error, s.perf_session_id FROM perf_sample s "
       "JOIN thread t USING (utid) JOIN process p USING (upid) ORDER BY s.ts");
-  e2e_assert_text(samples, "\"ts\",\"callsite_id\",\"tid\",\"pid\"\n"
-                           "1000,2,11,10\n2000,1,12,10\n3050,5,21,20\n"
-                           "3300,\"[NULL]\",21,20\n");
+  e2e_assert_text(samples,
+                  "\"ts\",\"cpu\",\"callsite_id\",\"tid\",\"pid\",\"cpu_mode\","
+                  "\"unwind_error\",\"perf_session_id\"\n"
+                  "1000,2,2,11,10,\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+                  "2000,3,1,12,10,\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+                  "3050,0,5,21,20,\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+                  "3300,0,\"[NULL]\",21,20,\"[NULL]\",\"[NULL]\",\"[NULL]\"\n");
+  g_autofree char *cpu_samples = query("stacks",
+      "SELECT count(*) FROM cpu_profile_stack_sample");
+  e2e_assert_text(cpu_samples, "\"count(*)\"\n0\n");
   g_autofree char *cpus = query("stacks", "SELECT group_concat(cpu) FROM (SELECT cpu FROM cpu "
                                           "WHERE cpu IN (0, 2, 3) ORDER BY cpu)");
   e2e_assert_text(cpus, "\"group_concat(cpu)\"\n\"0,2,3\"\n");
@@ -311,6 +320,14 @@ static void test_stack_profiles(void) {
       "a.int_value JOIN stack_profile_frame f ON f.id = c.frame_id ORDER BY s.ts");
   e2e_assert_text(slices, "\"name\",\"int_value\",\"name\"\n"
                           "\"interned stack\",2,\"leaf\"\n\"inline stack\",4,\"inner\"\n");
+  /* The same pairs through trace_processor's table, as its UI joins it. */
+  g_autofree char *callstacks = query("stacks",
+      "SELECT s.name, c.callsite_id, c.end_callsite_id FROM slice s "
+      "JOIN __intrinsic_track_event_callstacks c ON c.slice_id = s.id "
+      "ORDER BY s.ts");
+  e2e_assert_text(callstacks, "\"name\",\"callsite_id\",\"end_callsite_id\"\n"
+                              "\"interned stack\",2,\"[NULL]\"\n"
+                              "\"inline stack\",4,\"[NULL]\"\n");
   g_autofree char *stats = query("stacks",
       "SELECT name, value FROM stats WHERE value > 0 ORDER BY name");
   e2e_assert_text(stats, "\"name\",\"value\"\n"
@@ -363,7 +380,7 @@ static void test_real_traces_import(void) {
       "SELECT count(*), count(callsite_id), count(DISTINCT utid), "
       "(SELECT count(*) FROM stack_profile_callsite), (SELECT max(depth) FROM stack_profile_callsite), "
       "(SELECT count(*) FROM stack_profile_frame), (SELECT count(*) FROM stack_profile_mapping) "
-      "FROM cpu_profile_stack_sample");
+      "FROM perf_sample");
   g_assert_true(g_str_has_suffix(perf, "\n355,355,33,98,52,71,56\n"));
 
   g_autofree char *path = corpus_real_path("proto", "tokio-flight-recorder.pftrace");

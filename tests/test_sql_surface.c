@@ -572,7 +572,9 @@ static void test_empty_model_has_every_table(void) {
       "counter_track", "process_counter_track", "thread_counter_track",
       "slice", "slices", "instant", "counter", "counters", "thread",
       "process", "flow", "args", "__intrinsic_trace_import_logs",
-      "_trace_import_logs"};
+      "_trace_import_logs", "cpu_track", "perf_sample",
+      "__intrinsic_track_event_callstacks", "cpu_profile_stack_sample",
+      "instruments_sample", "stack_profile_callsite"};
   for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
     char *sql = g_strdup_printf("SELECT count(*) AS n FROM %s", names[i]);
     assert_query(&f, sql, TM_FORMAT_CSV, "\"n\"\n0\n");

@@ -51,6 +51,7 @@ void model_free(tm_model *model) {
   tm_vec_free(&model->android_logs);
   tm_vec_free(&model->packages);
   tm_vec_free(&model->frame_timeline);
+  tm_vec_free(&model->perf_samples);
   profile_index_free(model->profile_index);
   string_pool_free(model->strings);
   g_free(model);

@@ -277,6 +277,15 @@ typedef struct tm_cpu_profile_sample_row {
   uint32_t utid;
 } tm_cpu_profile_sample_row;
 
+/* A sample of a perf-event profiler (PerfSample packets): trace_processor's
+ * perf_sample. */
+typedef struct tm_perf_sample_row {
+  int64_t ts;
+  uint32_t utid;
+  uint32_t callsite_id; /* TM_NULL_ID */
+  int64_t cpu;          /* TM_NULL_INT64 */
+} tm_perf_sample_row;
+
 typedef struct tm_instruments_sample_row {
   int64_t ts;
   uint32_t utid;
@@ -326,6 +335,7 @@ typedef struct tm_model {
   TM_VEC(tm_stack_profile_callsite_row) stack_profile_callsites;
   TM_VEC(tm_cpu_profile_sample_row) cpu_profile_samples;
   TM_VEC(tm_instruments_sample_row) instruments_samples;
+  TM_VEC(tm_perf_sample_row) perf_samples;
   struct tm_profile_index *profile_index;
   /* System traces (core/model/system_builder.h). */
   TM_VEC(tm_ftrace_event_row) ftrace_events;

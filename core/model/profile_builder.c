@@ -41,6 +41,8 @@ int profile_table_by_name(const char *table) {
     return PROFILE_TABLE_CPU_PROFILE;
   if (table && strcmp(table, "instruments_sample") == 0)
     return PROFILE_TABLE_INSTRUMENTS;
+  if (table && strcmp(table, "perf_sample") == 0)
+    return PROFILE_TABLE_PERF;
   return -1;
 }
 
@@ -165,6 +167,16 @@ void profile_builder_push_sample(tm_model *model, const tm_event *ev) {
         .cpu = ev->u.dur_ns < 0 ? TM_NULL_INT64 : ev->u.dur_ns,
     };
     tm_vec_push(&model->instruments_samples, row);
+    return;
+  }
+  if (ev->category_id == PROFILE_TABLE_PERF) {
+    tm_perf_sample_row row = {
+        .ts = ev->ts,
+        .utid = ev->track_id,
+        .callsite_id = callsite,
+        .cpu = ev->u.dur_ns < 0 ? TM_NULL_INT64 : ev->u.dur_ns,
+    };
+    tm_vec_push(&model->perf_samples, row);
     return;
   }
   tm_cpu_profile_sample_row row = {

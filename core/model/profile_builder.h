@@ -27,6 +27,7 @@
 enum {
   PROFILE_TABLE_CPU_PROFILE = 0, /* cpu_profile_stack_sample */
   PROFILE_TABLE_INSTRUMENTS = 1, /* instruments_sample */
+  PROFILE_TABLE_PERF = 2,        /* perf_sample */
 };
 
 /* The PROFILE_TABLE_* of the sample table called `table`, or -1. */

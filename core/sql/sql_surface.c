@@ -529,6 +529,14 @@ static const column_def cpu_profile_stack_sample_columns[] = {
     NULL_COL("process_priority", "INTEGER"),
 };
 
+static const column_def perf_sample_columns[] = {
+    COL_ID_DEF,
+    INT64(tm_perf_sample_row, ts),
+    REF_INDEXED(tm_perf_sample_row, utid),
+    INT64(tm_perf_sample_row, cpu),
+    REF(tm_perf_sample_row, callsite_id),
+};
+
 static const column_def instruments_sample_columns[] = {
     COL_ID_DEF,
     INT64(tm_instruments_sample_row, ts),
@@ -567,6 +575,7 @@ ROWS_FN(ftrace_events)
 ROWS_FN(android_logs)
 ROWS_FN(packages)
 ROWS_FN(frame_timeline)
+ROWS_FN(perf_samples)
 
 #define TABLE(name, field, T, columns)                                      \
   { name, rows_##field, sizeof(T), columns, G_N_ELEMENTS(columns) }
@@ -612,6 +621,8 @@ static const table_def tables[] = {
           package_columns),
     TABLE("__intrinsic_frame_timeline", frame_timeline,
           tm_frame_timeline_row, frame_timeline_columns),
+    TABLE("__intrinsic_perf_sample", perf_samples, tm_perf_sample_row,
+          perf_sample_columns),
 };
 
 /* ---- the public views ---------------------------------------------------- */
@@ -652,6 +663,12 @@ static const view_def views[] = {
     {"process_track",
      "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, upid "
      "FROM __intrinsic_track WHERE event_type = 'slice' AND upid IS NOT NULL"},
+    /* sql-surface.md §8.2: slice tracks with a cpu dimension (none of our
+     * readers makes one yet: empty, but queries that name it run). */
+    {"cpu_track",
+     "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, "
+     "ucpu AS cpu FROM __intrinsic_track "
+     "WHERE event_type = 'slice' AND ucpu IS NOT NULL"},
     {"counter_track",
      "SELECT " COUNTER_TRACK_COLUMNS " FROM __intrinsic_track t "
      "WHERE event_type = 'counter'"},
@@ -727,6 +744,22 @@ static const view_def views[] = {
      "WHEN 'real' THEN CAST(real_value AS TEXT) "
      "ELSE string_value END AS display_value "
      "FROM __intrinsic_args"},
+    /* perf_sample (trace_processor's prelude): PerfSample packets. We keep
+     * no cpu mode, unwinding error or perf session: NULL. */
+    {"perf_sample",
+     "SELECT id, ts, utid, cpu, NULL AS cpu_mode, callsite_id, "
+     "NULL AS unwind_error, NULL AS perf_session_id "
+     "FROM __intrinsic_perf_sample"},
+    /* TrackEvent callstacks: the proto reader records an event's
+     * innermost callsite as its "callsite_id" arg. One row per slice with
+     * one; the id is that arg's row id (not dense, unlike upstream); the
+     * callstack of an end event is not kept (end_callsite_id NULL). Kept
+     * flattenable, so a join on slice_id is a lookup. */
+    {"__intrinsic_track_event_callstacks",
+     "SELECT a.id AS id, s.id AS slice_id, a.int_value AS callsite_id, "
+     "NULL AS end_callsite_id FROM __intrinsic_slice s "
+     "JOIN __intrinsic_args a ON a.arg_set_id = s.arg_set_id "
+     "AND a.key = 'callsite_id'"},
 };
 
 /* The indexes of the saved file: the joins and filters trace_processor

@@ -570,8 +570,9 @@ typedef struct tm_reader_descriptor {
    * traces use -1, as trace_processor parses them first). */
   int32_t processing_priority;
   /* The table the reader's samples go to: "cpu_profile_stack_sample"
-   * (NULL means this one) or "instruments_sample". A name the host does
-   * not know makes it skip the reader. */
+   * (NULL means this one), "instruments_sample" or "perf_sample" (samples
+   * of a perf-event profiler). A name the host does not know makes it
+   * skip the reader. */
   const char *sample_table;
   /* The name of this reader's config block in a session configuration
    * (e.g. "example_config"); NULL if it takes no configuration. The host

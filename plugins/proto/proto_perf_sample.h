@@ -2,9 +2,8 @@
  * PerfSample (packet field 66): one sample of a perf-event profiler
  * (traced_perf, systing): cpu, pid, tid and an interned callstack.
  *
- * trace_processor keeps these in its own perf_sample table; our SQL surface
- * has none, so they become cpu_profile_stack_sample rows with source
- * "perf" (the host's sample service). Records that carry no sample are
+ * They become perf_sample rows (the proto reader's descriptor names that
+ * sample table), as in trace_processor. Records that carry no sample are
  * counted, not stored: kernel_records_lost adds its value to
  * perf_samples_skipped_dataloss, sample_skipped_reason counts
  * perf_samples_skipped, a bare producer_event is ignored.

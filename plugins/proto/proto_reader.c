@@ -842,6 +842,9 @@ static const tm_reader_descriptor proto_descriptor = {
     /* trace_processor parses Perfetto traces before archives and other
      * formats, which decides who claims trace time first. */
     .processing_priority = -1,
+    /* The only samples of a Perfetto trace we read are PerfSample packets:
+     * trace_processor's perf_sample. */
+    .sample_table = "perf_sample",
 };
 
 TM_READER_EXPORT const tm_reader_descriptor *tracemerge_reader_entry(void) {
