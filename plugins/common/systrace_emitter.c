@@ -21,6 +21,7 @@ typedef struct thread_entry {
   int64_t tid;
   bool has_process;
   tm_thread_ref ref;
+  tm_track_ref track; /* the thread's main track, 0 until asked for */
   tm_str_id name;
   /* The bytes of `name`, so that the name repeated on every line costs a
    * comparison, not an intern. */
@@ -34,6 +35,7 @@ struct systrace_emitter {
   tm_machine_ref machine;
   tm_clock_ref clock;
   GHashTable *threads;     /* int64 tid -> thread_entry* */
+  thread_entry *last;      /* the entry found last: lines come in runs */
   GHashTable *async_open;  /* track ref -> 1 while an S slice is open */
   tm_track_ref *cpufreq;   /* by cpu, 0 = not interned yet */
   tm_track_ref *cpuidle;
@@ -109,16 +111,19 @@ static bool is_unknown_task(systrace_text t) {
 
 /* The thread `tid`, attached to process `pid` if pid >= 0, named `name`
  * unless it is unknown ("<...>"). tid 0 is the idle thread "swapper". */
-static tm_thread_ref thread_for(systrace_emitter *em, int64_t pid, int64_t tid,
-                                systrace_text name) {
-  thread_entry *e = g_hash_table_lookup(em->threads, &tid);
+static thread_entry *entry_for(systrace_emitter *em, int64_t pid, int64_t tid,
+                               systrace_text name) {
+  thread_entry *e = em->last && em->last->tid == tid ? em->last
+                                                     : g_hash_table_lookup(em->threads, &tid);
   if (!e) {
     e = g_new0(thread_entry, 1);
     e->tid = tid;
     g_hash_table_insert(em->threads, &e->tid, e);
   }
+  em->last = e;
   if (!e->ref || (pid >= 0 && !e->has_process)) {
     e->ref = em->s->thread(em->host, em->machine, pid, tid);
+    e->track = 0;
     e->has_process = pid >= 0;
     e->name = 0; /* name it again, now maybe its process too */
   }
@@ -127,11 +132,11 @@ static tm_thread_ref thread_for(systrace_emitter *em, int64_t pid, int64_t tid,
       e->name = em->swapper;
       em->s->thread_set_name(em->host, e->ref, em->swapper);
     }
-    return e->ref;
+    return e;
   }
   if (e->name && name.len == e->name_len &&
       memcmp(name.p, e->name_text, name.len) == 0)
-    return e->ref;
+    return e;
   tm_str_id name_id = intern(em, name);
   if (name.len < NAME_CACHE) {
     memcpy(e->name_text, name.p, name.len);
@@ -147,7 +152,21 @@ static tm_thread_ref thread_for(systrace_emitter *em, int64_t pid, int64_t tid,
       em->s->process_set_name(em->host, em->s->process(em->host, em->machine, pid),
                              name_id);
   }
-  return e->ref;
+  return e;
+}
+
+static tm_thread_ref thread_for(systrace_emitter *em, int64_t pid, int64_t tid,
+                                systrace_text name) {
+  return entry_for(em, pid, tid, name)->ref;
+}
+
+/* The main track of thread `tid` (as thread_for), asked of the host once. */
+static tm_track_ref thread_track_for(systrace_emitter *em, int64_t pid, int64_t tid,
+                                     systrace_text name) {
+  thread_entry *e = entry_for(em, pid, tid, name);
+  if (!e->track)
+    e->track = em->s->track_thread(em->host, e->ref);
+  return e->track;
 }
 
 /* Splits on '|' into at most `max` fields; the last takes the rest. */
@@ -221,7 +240,7 @@ static bool mark_write(systrace_emitter *em, const systrace_line *l,
     n = split_bars(payload, f, 3);
     if (n < 2 || !systrace_parse_int64(f[1], &pid))
       return false;
-    sf.track = em->s->track_thread(em->host, thread_for(em, pid, l->pid, l->task));
+    sf.track = thread_track_for(em, pid, l->pid, l->task);
     sf.name = n == 3 && f[2].len ? intern(em, f[2])
                                  : em->s->intern_string(em->host, "[empty slice name]", 18);
     if (payload.p[0] == 'B')
@@ -233,7 +252,7 @@ static bool mark_write(systrace_emitter *em, const systrace_line *l,
     n = split_bars(payload, f, 3);
     if (n >= 2 && f[1].len && !systrace_parse_int64(f[1], &pid))
       return false;
-    sf.track = em->s->track_thread(em->host, thread_for(em, pid, l->pid, l->task));
+    sf.track = thread_track_for(em, pid, l->pid, l->task);
     em->s->slice_end(em->host, &sf);
     return true;
   case 'C': {

@@ -56,6 +56,7 @@ struct proto_ftrace {
    * entry's interned id (0 until first used). */
   proto_u64_vec arrays[CS_ARRAYS];
   PROTO_VEC(proto_bytes) comms;
+  PROTO_VEC(tm_str_id) comm_ids; /* by comm index: interned, 0 until used */
   tm_clock_ref clock_of_bundle; /* of the bundle being read */
 };
 
@@ -84,6 +85,7 @@ void proto_ftrace_free(proto_ftrace *ft) {
   for (int i = 0; i < CS_ARRAYS; i++)
     proto_vec_free(&ft->arrays[i]);
   proto_vec_free(&ft->comms);
+  proto_vec_free(&ft->comm_ids);
   ftrace_kinds_free(&ft->kinds);
   free(ft);
 }
@@ -171,7 +173,11 @@ static void compact_switch(proto_ftrace *ft, ftrace_machine *m, uint32_t cpu_ind
   ftrace_cpu *cpu = &m->cpus.data[cpu_index];
   int32_t next_pid = (int32_t)(uint32_t)ft->arrays[CS_SWITCH_NEXT_PID].data[i];
   int32_t next_prio = (int32_t)(uint32_t)ft->arrays[CS_SWITCH_NEXT_PRIO].data[i];
-  tm_thread_ref next = ftrace_thread_named(&ft->kinds, m, next_pid, comm->data, comm->len);
+  size_t index = (size_t)(comm - ft->comms.data);
+  if (!ft->comm_ids.data[index])
+    ft->comm_ids.data[index] = proto_intern(ft->ctx, (const char *)comm->data, comm->len);
+  tm_thread_ref next = ftrace_thread_named_id(&ft->kinds, m, next_pid,
+                                              comm->len ? ft->comm_ids.data[index] : 0);
   if (cpu->running) {
     ftrace_switch(&ft->kinds, ev, cpu->running,
                   (int64_t)ft->arrays[CS_SWITCH_PREV_STATE].data[i], next, next_prio);
@@ -242,10 +248,11 @@ static void compact_events(proto_ftrace *ft, ftrace_machine *m, uint32_t cpu_ind
     bool take_switch = i < n_switch && (j >= n_waking || next_switch <= next_waking);
     proto_bytes comm;
     if (take_switch) {
-      if (!comm_of(ft, ft->arrays[CS_SWITCH_NEXT_COMM].data[i], &comm))
+      uint64_t index = ft->arrays[CS_SWITCH_NEXT_COMM].data[i];
+      if (!comm_of(ft, index, &comm))
         return;
       ev->ts = next_switch;
-      compact_switch(ft, m, cpu_index, ev, i, &comm);
+      compact_switch(ft, m, cpu_index, ev, i, &ft->comms.data[index]);
       if (++i < n_switch)
         next_switch = (int64_t)((uint64_t)next_switch + switch_ts[i]);
     } else {
@@ -264,6 +271,7 @@ static bool read_compact_arrays(proto_ftrace *ft, const uint8_t *data, size_t le
   for (int i = 0; i < CS_ARRAYS; i++)
     ft->arrays[i].len = 0;
   ft->comms.len = 0;
+  ft->comm_ids.len = 0;
   pw_cursor c = pw_cursor_of(data, len);
   pw_field f;
   bool truncated = false;
@@ -276,6 +284,7 @@ static bool read_compact_arrays(proto_ftrace *ft, const uint8_t *data, size_t le
       }
       proto_bytes comm = {f.data, f.len};
       proto_vec_push(&ft->comms, comm);
+      proto_vec_push(&ft->comm_ids, (tm_str_id)0);
       continue;
     }
     if (f.number >= CS_ARRAYS)

@@ -99,6 +99,16 @@ tm_thread_ref ftrace_thread_named(ftrace_kinds *k, ftrace_machine *m, int64_t ti
   return t->ref;
 }
 
+tm_thread_ref ftrace_thread_named_id(ftrace_kinds *k, ftrace_machine *m, int64_t tid,
+                                     tm_str_id name) {
+  ftrace_thread *t = thread_entry(k, m, tid);
+  if (tid != 0 && name && name != t->name) {
+    t->name = name;
+    k->ctx->s->thread_set_name(k->ctx->host, t->ref, name);
+  }
+  return t->ref;
+}
+
 ftrace_cpu *ftrace_cpu_of(ftrace_kinds *k, ftrace_machine *m, uint32_t cpu) {
   if (cpu > 4095 || (m->num_cpus && cpu >= m->num_cpus)) {
     char text[96];

@@ -103,6 +103,9 @@ void ftrace_kinds_free(ftrace_kinds *k);
 tm_thread_ref ftrace_thread_of(ftrace_kinds *k, ftrace_machine *m, int64_t tid);
 tm_thread_ref ftrace_thread_named(ftrace_kinds *k, ftrace_machine *m, int64_t tid,
                                   const uint8_t *name, size_t name_len);
+/* The same with the name already interned (0: unnamed). */
+tm_thread_ref ftrace_thread_named_id(ftrace_kinds *k, ftrace_machine *m, int64_t tid,
+                                     tm_str_id name);
 /* The cpu's state; NULL (counted) for a cpu beyond the machine's. */
 ftrace_cpu *ftrace_cpu_of(ftrace_kinds *k, ftrace_machine *m, uint32_t cpu);
 
