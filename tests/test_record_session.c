@@ -166,6 +166,11 @@ static void test_trace_config_packet_is_in_the_trace(void) {
   g_assert_nonnull(strstr(decoded, "packet {\n  trusted_packet_sequence_id: 1\n  trace_config {\n"
                                    "    buffers {\n      size_kb: 64\n    }\n"
                                    "    unique_session_name: \"cfg-test\"\n    900: 7\n  }\n}\n"));
+  /* The reader keeps it as metadata trace_config_pbtxt. */
+  g_autofree char *pbtxt = record_query(path,
+      "SELECT str_value LIKE '%unique_session_name: \"cfg-test\"%' AND "
+      "str_value LIKE '%size_kb: 64%' FROM metadata WHERE name = 'trace_config_pbtxt'");
+  g_assert_true(g_str_has_suffix(pbtxt, "\n1\n"));
   /* disable_trace_config leaves it out. */
   s = start(dir, "n.pftrace",
             "buffers { size_kb: 64 }\nbuiltin_data_sources { disable_trace_config: true }\n",
@@ -204,7 +209,8 @@ static void test_start_trigger_starts_recording(void) {
   g_assert_cmpstr(tmr_session_borrow_stop_reason(s), ==, "trigger:go");
   finish(s, config);
   g_autofree char *path = g_build_filename(dir, "start.pftrace", NULL);
-  g_autofree char *rows = record_query(path, "SELECT ts, name FROM slice");
+  g_autofree char *rows = record_query(path,
+      "SELECT s.ts, s.name FROM slice s JOIN thread_track tt ON s.track_id = tt.id");
   e2e_assert_text(rows, "\"ts\",\"name\"\n20,\"after\"\n");
   g_autofree char *decoded = record_decode(path);
   g_assert_cmpuint(record_count(decoded, "trigger {"), ==, 1);
@@ -213,6 +219,17 @@ static void test_start_trigger_starts_recording(void) {
       "    trusted_producer_uid: %u\n  }\n",
       (unsigned)getuid());
   g_assert_nonnull(strstr(decoded, expected));
+  /* The reader shows it as trace_processor does: an instant on the
+   * "Trace Triggers" track, with its producer as args. */
+  g_autofree char *triggers = record_query(path,
+      "SELECT s.dur, s.name, t.name, (SELECT group_concat(key || '=' || display_value, ';') "
+      "FROM args a WHERE a.arg_set_id = s.arg_set_id) AS args FROM slice s "
+      "JOIN track t ON s.track_id = t.id WHERE t.type = 'triggers'");
+  g_autofree char *expected_row = g_strdup_printf(
+      "\"dur\",\"name\",\"name\",\"args\"\n0,\"go\",\"Trace Triggers\","
+      "\"producer_name=me;trusted_producer_uid=%u\"\n",
+      (unsigned)getuid());
+  e2e_assert_text(triggers, expected_row);
   e2e_cleanup(dir);
 }
 
@@ -264,8 +281,13 @@ static void test_stop_trigger_keeps_what_came_before(void) {
   instant("after the stop", 6);
   finish(s, config);
   g_autofree char *path = g_build_filename(dir, "stop.pftrace", NULL);
-  g_autofree char *rows = record_query(path, "SELECT ts, name FROM slice");
+  g_autofree char *rows = record_query(path,
+      "SELECT s.ts, s.name FROM slice s JOIN thread_track tt ON s.track_id = tt.id");
   e2e_assert_text(rows, "\"ts\",\"name\"\n5,\"before\"\n");
+  /* One trigger recorded: the one that matched. */
+  g_autofree char *triggers = record_query(path,
+      "SELECT s.name FROM slice s JOIN track t ON s.track_id = t.id WHERE t.type = 'triggers'");
+  e2e_assert_text(triggers, "\"name\"\n\"crash\"\n");
   e2e_cleanup(dir);
 }
 

@@ -523,6 +523,17 @@ static void test_ring_buffer_keeps_the_newest_chunks(void) {
   g_assert_cmpuint(last, ==, BUFFER_EVENTS - 1);
   g_assert_cmpuint(n, ==, last - first + 1);
   g_assert_cmpuint(n, <, BUFFER_EVENTS);
+  /* The reader shows trace_stats as traced_buf_* stats of buffer 0. */
+  g_autofree char *stats_sql = g_strdup_printf(
+      "SELECT name, idx, value FROM stats WHERE name IN ('traced_buf_chunks_overwritten', "
+      "'traced_buf_buffer_size', 'traced_buf_chunks_discarded') AND idx = 0 ORDER BY name");
+  g_autofree char *stats = record_query(path, stats_sql);
+  g_autofree char *expected_stats = g_strdup_printf(
+      "\"name\",\"idx\",\"value\"\n\"traced_buf_buffer_size\",0,16384\n"
+      "\"traced_buf_chunks_discarded\",0,0\n\"traced_buf_chunks_overwritten\",0,%" G_GUINT64_FORMAT
+      "\n",
+      stat_in_trace(decoded, "chunks_overwritten"));
+  e2e_assert_text(stats, expected_stats);
   /* Nothing the reader had to skip for want of incremental state. */
   g_autofree char *skipped = record_query(path,
       "SELECT count(*) FROM stats WHERE value > 0 AND (name LIKE '%incremental%' OR "
@@ -543,6 +554,11 @@ static void test_discard_buffer_keeps_the_oldest_chunks(void) {
   g_autofree char *decoded = record_decode(path);
   g_assert_cmpuint(stat_in_trace(decoded, "chunks_discarded"), >=, run.stats.chunks_discarded);
   g_assert_cmpuint(stat_in_trace(decoded, "chunks_overwritten"), ==, 0);
+  g_autofree char *stats = record_query(path,
+      "SELECT value FROM stats WHERE name = 'traced_buf_chunks_discarded' AND idx = 0");
+  g_autofree char *expected_stats = g_strdup_printf(
+      "\"value\"\n%" G_GUINT64_FORMAT "\n", stat_in_trace(decoded, "chunks_discarded"));
+  e2e_assert_text(stats, expected_stats);
   g_autofree char *ticks = ticks_query(path);
   guint64 n = 0, first = 1, last = 0;
   g_assert_cmpint(sscanf(strchr(ticks, '\n') + 1, "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
@@ -584,6 +600,9 @@ static void test_a_packet_too_large_is_counted_as_lost(void) {
   g_assert_cmpuint(stats.trace_writer_packet_loss, ==, 1);
   g_autofree char *decoded = record_decode(path);
   g_assert_cmpuint(stat_in_trace(decoded, "trace_writer_packet_loss"), ==, 1);
+  g_autofree char *loss = record_query(path,
+      "SELECT value FROM stats WHERE name = 'traced_buf_trace_writer_packet_loss' AND idx = 0");
+  e2e_assert_text(loss, "\"value\"\n1\n");
   g_assert_cmpuint(record_count(decoded, "previous_packet_dropped: 1"), ==, 1);
   g_assert_cmpuint(record_count(decoded, "sequence_flags: 1\n"), ==, 2);
   g_autofree char *rows = record_query(path, "SELECT ts, name FROM slice ORDER BY ts");

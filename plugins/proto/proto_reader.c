@@ -14,7 +14,7 @@
  * Read: clock_snapshot, remote_clock_sync, track_descriptor,
  * thread/process_descriptor, track_event (typed: slices, instants,
  * counters; legacy: the JSON-era phases B/E/X/I/i/b/e/n), process_tree,
- * system_info, perf_sample, compressed_packets (zlib) and
+ * system_info, perf_sample, trigger (proto_trigger.c), compressed_packets (zlib) and
  * zstd_compressed_packets. Not read, and skipped like unknown fields
  * (payloads this reader does not model yet): ftrace events, frame
  * timelines, logs, trace_config, trace_stats, service events,
@@ -39,6 +39,7 @@
 #include "proto_service.h"
 #include "proto_sequence_state.h"
 #include "proto_system_info.h"
+#include "proto_trigger.h"
 #include "proto_track_event.h"
 #include "proto_tracks.h"
 #include "proto_wire.h"
@@ -76,6 +77,7 @@ enum packet_field {
   PACKET_PROCESS_DESCRIPTOR = 43,
   PACKET_THREAD_DESCRIPTOR = 44,
   PACKET_SYSTEM_INFO = 45,
+  PACKET_TRIGGER = 46,
   PACKET_PACKAGES_LIST = 47,
   PACKET_COMPRESSED_PACKETS = 50,
   PACKET_TIMESTAMP_CLOCK_ID = 58,
@@ -133,6 +135,7 @@ static int expected_wire_type(uint32_t number) {
   case PACKET_TRACE_CONFIG:
   case PACKET_FTRACE_STATS:
   case PACKET_TRACE_STATS:
+  case PACKET_TRIGGER:
   case PACKET_ANDROID_LOG:
   case PACKET_PACKAGES_LIST:
   case PACKET_SERVICE_EVENT:
@@ -214,6 +217,7 @@ static control_status read_control_fields(proto_context *ctx, const uint8_t *dat
     case PACKET_TRACE_CONFIG:
     case PACKET_FTRACE_STATS:
     case PACKET_TRACE_STATS:
+    case PACKET_TRIGGER:
     case PACKET_ANDROID_LOG:
     case PACKET_PACKAGES_LIST:
     case PACKET_SERVICE_EVENT:
@@ -416,6 +420,13 @@ static bool read_payload(proto_reader *reader, const packet *p,
     ok = proto_service_read_trace_stats(ctx, data, len);
     what = "trace_stats";
     break;
+  case PACKET_TRIGGER: {
+    proto_timestamp ts;
+    bool has_ts = packet_time(ctx, p, machine, seq, &ts);
+    ok = proto_trigger_read(ctx, machine, has_ts ? &ts : NULL, data, len);
+    what = "trigger";
+    break;
+  }
   case PACKET_FTRACE_STATS:
     ok = proto_service_read_ftrace_stats(ctx, data, len);
     what = "ftrace_stats";
