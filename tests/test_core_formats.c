@@ -8,7 +8,8 @@
  * host loads them); the sources from $G_TEST_SRCDIR/../core. Comments may
  * mention formats; only literals are code. One exception, spelled out
  * below: "json" is also trace_processor's name of an arg value type
- * (args.value_type), which the SQL surface (core/sql/) prints.
+ * (args.value_type), which the SQL surface (core/sql/) prints and the
+ * ClickHouse sink (core/sink/) loads.
  */
 #include <glib.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@ typedef struct literal_use {
 
 static const literal_use allowed[] = {
     {"json", "sql", "the args value type TM_ARG_JSON, printed as trace_processor does"},
+    {"json", "sink", "the args value type TM_ARG_JSON, loaded into ClickHouse as the SQL surface prints it"},
 };
 
 static bool is_allowed(const char *literal, const char *relative_path) {

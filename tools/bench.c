@@ -2,7 +2,7 @@
  * Benchmark driver: how far is import from the floor of the same work?
  *
  *   bench [--events N] [--seed S] [--input FILE] [--workdir DIR] [--keep]
- *         [--no-save] [--queries]
+ *         [--no-save] [--queries] [--to-clickhouse URL]
  *
  * Writes a synthetic Chrome JSON trace (gen_chrome_json) unless --input is
  * given, then measures, each stage in a forked child of its own so that
@@ -13,7 +13,13 @@
  *                host's chunk size: the cost no JSON import can go below
  *   import       tm_session_new + tm_session_import (library API)
  *   import+save  the same, then tm_session_save_sqlite to a file
+ *   import+ch    with --to-clickhouse: the same, then tm_clickhouse_load
+ *                into URL (schema created if missing; run "bench",
+ *                replaced)
  *
+ * For the two sinks a second table gives the rows written (the fourteen
+ * tables docs/clickhouse.md lists, counted by a query) per second of the
+ * sink alone, after the import.
  * One table: wall seconds, events/s, MB/s, peak RSS, RSS bytes per event
  * above the baseline, and time relative to the floor. Exit status 1 if any
  * stage failed. Performance is measured, not asserted: build with
@@ -54,6 +60,7 @@ typedef struct bench_config {
   bool keep;
   bool save;
   bool queries; /* also time the analysis queries after an import */
+  char *clickhouse_url; /* --to-clickhouse, or NULL */
   /* What the input is and so which floor applies: json and gecko (yajl
    * without callbacks), proto (framing and decoding every packet), systrace
    * (splitting lines), instruments (GMarkup without callbacks); ftrace is
@@ -68,6 +75,8 @@ typedef struct stage_report {
   int ok;
   double seconds;
   uint64_t events; /* placed by the importer; 0 for other stages */
+  uint64_t rows;        /* written by a sink stage */
+  double sink_seconds;  /* of the sink alone */
   char message[512];
 } stage_report;
 
@@ -290,8 +299,52 @@ static bool stage_proto_floor(const bench_config *config, stage_report *report) 
   return ok;
 }
 
+typedef enum bench_sink {
+  SINK_NONE,
+  SINK_SQLITE,
+  SINK_CLICKHOUSE,
+} bench_sink;
+
+/* The rows of the tables both sinks write (docs/clickhouse.md). */
+static const char rows_sql[] =
+    "SELECT (SELECT count(*) FROM slice) + (SELECT count(*) FROM counter) + "
+    "(SELECT count(*) FROM sched) + (SELECT count(*) FROM thread_state) + "
+    "(SELECT count(*) FROM flow) + (SELECT count(*) FROM args) + "
+    "(SELECT count(*) FROM thread) + (SELECT count(*) FROM process) + "
+    "(SELECT count(*) FROM track) + (SELECT count(*) FROM cpu) + "
+    "(SELECT count(*) FROM trace_file) + (SELECT count(*) FROM stats) + "
+    "(SELECT count(*) FROM metadata) + (SELECT count(*) FROM machine)";
+
+static bool count_rows(tm_session *session, uint64_t *rows, GError **error) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&text, &len);
+  bool ok = tm_session_query(session, rows_sql, TM_FORMAT_TSV, out, error);
+  fclose(out);
+  const char *value = text ? strchr(text, '\n') : NULL;
+  if (ok && value)
+    *rows = g_ascii_strtoull(value + 1, NULL, 10);
+  free(text);
+  return ok;
+}
+
+static bool load_clickhouse(const bench_config *config, tm_session *session,
+                            stage_report *report, GError **error) {
+  tm_clickhouse *ch = tm_clickhouse_open(config->clickhouse_url, error);
+  if (!ch)
+    return false;
+  bool ok = tm_clickhouse_create_schema(ch, error);
+  double start = now_seconds();
+  tm_clickhouse_run run = {"bench", session};
+  ok = ok && tm_clickhouse_load(ch, &run, 1, TM_CLICKHOUSE_REPLACE, error);
+  report->sink_seconds = now_seconds() - start;
+  report->rows = tm_clickhouse_rows_loaded(ch);
+  tm_clickhouse_free(ch);
+  return ok;
+}
+
 static bool import_and_maybe_save(const bench_config *config,
-                                  stage_report *report, bool save) {
+                                  stage_report *report, bench_sink sink) {
   GError *error = NULL;
   bool ok = false;
   double start = now_seconds();
@@ -306,14 +359,20 @@ static bool import_and_maybe_save(const bench_config *config,
   if (!tm_session_import(session, paths, 1, &error))
     goto out;
   report->events = tm_session_event_count(session);
-  if (save) {
+  if (sink == SINK_SQLITE) {
     char *db = g_build_filename(config->workdir, "bench.sqlite", NULL);
     g_remove(db);
+    double sink_start = now_seconds();
     ok = tm_session_save_sqlite(session, db, TM_SAVE_REPLACE, &error);
+    report->sink_seconds = now_seconds() - sink_start;
     if (!config->keep)
       g_remove(db);
     g_free(db);
-    if (!ok)
+    /* Counted after the clock stopped: the query is not the save's. */
+    if (!ok || !count_rows(session, &report->rows, &error))
+      goto out;
+  } else if (sink == SINK_CLICKHOUSE) {
+    if (!load_clickhouse(config, session, report, &error))
       goto out;
   }
   if (report->events == 0) {
@@ -333,12 +392,17 @@ out:
 }
 
 static bool stage_import(const bench_config *config, stage_report *report) {
-  return import_and_maybe_save(config, report, false);
+  return import_and_maybe_save(config, report, SINK_NONE);
 }
 
 static bool stage_import_save(const bench_config *config,
                               stage_report *report) {
-  return import_and_maybe_save(config, report, true);
+  return import_and_maybe_save(config, report, SINK_SQLITE);
+}
+
+static bool stage_import_clickhouse(const bench_config *config,
+                                    stage_report *report) {
+  return import_and_maybe_save(config, report, SINK_CLICKHOUSE);
 }
 
 /* Ten typical analysis queries (--queries), run in one session after one
@@ -553,6 +617,9 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
        "also time 10 analysis queries after an import", NULL},
       {"no-save", 0, 0, G_OPTION_ARG_NONE, &no_save,
        "skip the import+save stage", NULL},
+      {"to-clickhouse", 0, 0, G_OPTION_ARG_STRING, &config->clickhouse_url,
+       "also time loading the import into this ClickHouse database (run "
+       "'bench', replaced; docs/clickhouse.md)", "clickhouse://HOST:PORT/DB"},
       {"format", 'f', 0, G_OPTION_ARG_STRING, &format,
        "json (default: Chrome JSON, floor = yajl without callbacks), proto "
        "(TrackEvent trace, floor = framing and decoding every packet), ftrace "
@@ -648,7 +715,7 @@ int main(int argc, char **argv) {
     goto out;
   }
 
-  stage_result results[4];
+  stage_result results[5];
   size_t n = 0;
   results[n++] = run_stage("baseline", stage_baseline, &config);
   const char *floor_name = "yajl";
@@ -665,8 +732,11 @@ int main(int argc, char **argv) {
     results[n++] = run_stage("yajl floor", stage_yajl_floor, &config);
   }
   results[n++] = run_stage("import", stage_import, &config);
+  size_t first_sink = n;
   if (config.save)
     results[n++] = run_stage("import+save", stage_import_save, &config);
+  if (config.clickhouse_url)
+    results[n++] = run_stage("import+ch", stage_import_clickhouse, &config);
 
   uint64_t placed = results[2].ran_ok ? results[2].report.events : 0;
   uint64_t events = config.events > 0 ? config.events : placed;
@@ -685,6 +755,20 @@ int main(int argc, char **argv) {
   }
   printf("(RSS B/event: peak RSS above the baseline child, per event; "
          "x floor: wall time / %s floor wall time)\n", floor_name);
+  if (n > first_sink) {
+    printf("%-13s %12s %9s %12s\n", "sink", "rows", "wall s", "rows/s");
+    for (size_t i = first_sink; i < n; i++) {
+      const stage_result *r = &results[i];
+      if (!r->ran_ok || r->report.sink_seconds <= 0)
+        continue;
+      printf("%-13s %12" PRIu64 " %9.3f %12.0f\n",
+             strcmp(r->name, "import+save") == 0 ? "sqlite save" : "clickhouse",
+             r->report.rows, r->report.sink_seconds,
+             (double)r->report.rows / r->report.sink_seconds);
+    }
+    printf("(the sink alone, after the import: rows of the fourteen tables "
+           "both write)\n");
+  }
   if (config.queries) {
     stage_result q = run_stage("queries", stage_queries, &config);
     if (!q.ran_ok) {
@@ -703,5 +787,6 @@ out:
     printf("kept %s\n", config.input);
   g_free(config.input);
   g_free(config.workdir);
+  g_free(config.clickhouse_url);
   return status;
 }

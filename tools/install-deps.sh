@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Installs what tracemerge needs to build and test on Debian 12 (as root, or
 # with sudo available). Safe to run again: apt-get skips what is present.
+# libcurl4-openssl-dev: the ClickHouse sink's HTTP client (core/sink);
+# clickhouse-server and -client: the ClickHouse tests start a throw-away
+# server of their own (tests/clickhouse_server.sh); the package's system
+# service, where the system starts one, is not used.
 set -euo pipefail
 packages=(
   build-essential meson ninja-build pkg-config
@@ -8,6 +12,7 @@ packages=(
   libprotobuf-c-dev protobuf-c-compiler protobuf-compiler zlib1g-dev libzstd-dev
   sqlite3 zip libedit-dev
   libiberty-dev
+  libcurl4-openssl-dev clickhouse-server clickhouse-client
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -275,8 +275,85 @@ static void release_sigint(const struct sigaction *saved) {
   interruptible_session = NULL;
 }
 
+/* ---- ClickHouse (docs/clickhouse.md) ---- */
+
+/* A connection to the database of `url`; NULL after reporting why. */
+static tm_clickhouse *clickhouse_open(const char *command_name,
+                                      const char *url, int *status) {
+  GError *error = NULL;
+  tm_clickhouse *ch = tm_clickhouse_open(url, &error);
+  if (!ch) {
+    *status = usage_error(command_name, error->message);
+    g_error_free(error);
+  }
+  return ch;
+}
+
+/* `query --from URL`: the SQL runs on the ClickHouse server. */
+static int query_clickhouse(const char *url, const char *sql,
+                            const tm_query_options *options) {
+  int status = EXIT_OK;
+  tm_clickhouse *ch = clickhouse_open("query", url, &status);
+  if (!ch)
+    return status;
+  GError *error = NULL;
+  if (!tm_clickhouse_query(ch, sql, options->format, stdout, timeout_seconds,
+                           &error))
+    status = fail_error(error);
+  else
+    status = check_stdout();
+  tm_clickhouse_free(ch);
+  return status;
+}
+
+/* `import --to URL --run ID`: the merged inputs loaded as one run. A
+ * failed import is loaded only where nothing is replaced (as `-o` saves a
+ * partial result only under a new name). */
+static int import_clickhouse(int argc, char **argv, const char *url,
+                             const char *run_id, bool create_schema,
+                             bool replace) {
+  int status = EXIT_OK;
+  GError *error = NULL;
+  tm_session *session = NULL;
+  tm_clickhouse_load_mode mode =
+      replace ? TM_CLICKHOUSE_REPLACE : TM_CLICKHOUSE_REFUSE_EXISTING;
+  tm_clickhouse *ch = clickhouse_open("import", url, &status);
+  if (!ch)
+    return status;
+  /* Whatever would stop the load fails before the import's work. */
+  if ((create_schema && !tm_clickhouse_create_schema(ch, &error)) ||
+      !tm_clickhouse_check(ch, &run_id, 1, mode, &error)) {
+    status = fail_error(error);
+    goto out;
+  }
+  session = session_new("import", &status);
+  if (!session)
+    goto out;
+  status = import_inputs(session, argc, argv);
+  if (status != EXIT_OK && mode == TM_CLICKHOUSE_REPLACE) {
+    mode = TM_CLICKHOUSE_REFUSE_EXISTING;
+    if (!tm_clickhouse_check(ch, &run_id, 1, mode, &error)) {
+      g_clear_error(&error);
+      char *message = g_strdup_printf(
+          "run '%s' left as it was: a failed import does not replace it",
+          run_id);
+      fail(message);
+      g_free(message);
+      goto out;
+    }
+  }
+  tm_clickhouse_run run = {run_id, session};
+  if (!tm_clickhouse_load(ch, &run, 1, mode, &error))
+    status = fail_error(error);
+out:
+  tm_session_free(session);
+  tm_clickhouse_free(ch);
+  return status;
+}
+
 static int run_query(int argc, char **argv) {
   char *sql = NULL, *query_file = NULL, *format_name = NULL;
+  char *from = NULL;
   char *file_sql = NULL;
   tm_session *session = NULL;
   GError *error = NULL;
@@ -297,21 +374,39 @@ static int run_query(int argc, char **argv) {
        "FORMAT"},
       {"wide", 'W', 0, G_OPTION_ARG_NONE, &wide,
        "Table columns 40 characters wide instead of 20", NULL},
+      {"from", 0, 0, G_OPTION_ARG_STRING, &from,
+       "Run the SQL on the ClickHouse database URL (no INPUT; the SQL is "
+       "ClickHouse's; no prompt)", "clickhouse://HOST:PORT/DB"},
       {"add-sql-package", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &sql_packages,
        "Make the *.sql files under DIR PerfettoSQL modules of package NAME "
        "(default: DIR's base name) for INCLUDE PERFETTO MODULE (repeatable)",
        "DIR[@NAME]"},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
   };
-  int status = parse_options("query", "INPUT...",
+  int status = parse_options("query", "INPUT... | --from URL",
                              "Import the inputs as one merged trace and run "
                              "SQL over it: given with --sql or --query-file, "
-                             "or typed at a prompt.",
+                             "or typed at a prompt. With --from, run SQL on "
+                             "the runs loaded in a ClickHouse database.",
                              entries, sql_safety_entries, true, &argc, &argv);
   if (status != EXIT_OK || !check_timeout("query", &status))
     goto out;
   if (sql && query_file) {
     status = usage_error("query", "give at most one of --sql and --query-file");
+    goto out;
+  }
+  if (from && (interactive || (!sql && !query_file))) {
+    status = usage_error("query", "--from needs --sql or --query-file (no "
+                                  "prompt)");
+    goto out;
+  }
+  if (from && argc > 1) {
+    status = usage_error("query", "--from takes no input files");
+    goto out;
+  }
+  if (from && (sql_packages || allow_attach)) {
+    status = usage_error("query", "--add-sql-package and --allow-attach are "
+                                  "for local queries, not --from");
     goto out;
   }
   /* No SQL: the prompt, which needs a terminal unless asked for. */
@@ -332,7 +427,7 @@ static int run_query(int argc, char **argv) {
                          "--format must be csv, tsv, json or table");
     goto out;
   }
-  if (argc < 2) {
+  if (!from && argc < 2) {
     status = usage_error("query", "no input files");
     goto out;
   }
@@ -342,6 +437,12 @@ static int run_query(int argc, char **argv) {
       goto out;
     }
     sql = g_steal_pointer(&file_sql);
+  }
+  if (from) {
+    tm_query_options options = {.format = format,
+                                .column_width = wide ? 40 : 0};
+    status = query_clickhouse(from, sql, &options);
+    goto out;
   }
 
   session = session_new("query", &status);
@@ -377,6 +478,7 @@ out:
   g_free(sql);
   g_free(query_file);
   g_free(format_name);
+  g_free(from);
   return status;
 }
 
@@ -385,6 +487,8 @@ out:
 static int run_import(int argc, char **argv) {
   char *output = NULL;
   gboolean force = FALSE;
+  char *to = NULL, *run_id = NULL;
+  gboolean create_schema = FALSE, replace = FALSE, refuse_existing = FALSE;
   tm_session *session = NULL;
   GError *error = NULL;
   const GOptionEntry entries[] = {
@@ -394,20 +498,55 @@ static int run_import(int argc, char **argv) {
        "FILE"},
       {"force", 0, 0, G_OPTION_ARG_NONE, &force,
        "Replace FILE if it exists", NULL},
+      {"to", 0, 0, G_OPTION_ARG_STRING, &to,
+       "Load the merged trace into the ClickHouse database URL instead "
+       "(docs/clickhouse.md)", "clickhouse://HOST:PORT/DB"},
+      {"run", 0, 0, G_OPTION_ARG_STRING, &run_id,
+       "With --to: the run id the rows are loaded under", "RUN_ID"},
+      {"create-schema", 0, 0, G_OPTION_ARG_NONE, &create_schema,
+       "With --to: create the database and its tables if missing", NULL},
+      {"replace", 0, 0, G_OPTION_ARG_NONE, &replace,
+       "With --to: replace the run if it is already loaded", NULL},
+      {"refuse-existing", 0, 0, G_OPTION_ARG_NONE, &refuse_existing,
+       "With --to: fail if the run is already loaded (the default)", NULL},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
   };
-  int status = parse_options("import", "INPUT... -o OUT.sqlite",
+  int status = parse_options("import",
+                             "INPUT... (-o OUT.sqlite | --to URL --run ID)",
                              "Import the inputs as one merged trace and save "
-                             "every table into a standalone SQLite file.",
+                             "every table into a standalone SQLite file, or "
+                             "load it as one run into a ClickHouse database.",
                              entries, NULL, true, &argc, &argv);
   if (status != EXIT_OK)
     goto out;
-  if (!output) {
+  if (!to && (run_id || create_schema || replace || refuse_existing)) {
+    status = usage_error("import", "--run, --create-schema, --replace and "
+                                   "--refuse-existing go with --to");
+    goto out;
+  }
+  if (to && (output || force)) {
+    status = usage_error("import", "give one of -o and --to");
+    goto out;
+  }
+  if (to && !run_id) {
+    status = usage_error("import", "--to needs --run RUN_ID");
+    goto out;
+  }
+  if (replace && refuse_existing) {
+    status = usage_error("import",
+                         "give one of --replace and --refuse-existing");
+    goto out;
+  }
+  if (!output && !to) {
     status = usage_error("import", "missing -o OUT.sqlite");
     goto out;
   }
   if (argc < 2) {
     status = usage_error("import", "no input files");
+    goto out;
+  }
+  if (to) {
+    status = import_clickhouse(argc, argv, to, run_id, create_schema, replace);
     goto out;
   }
   unsigned save_flags = force ? TM_SAVE_REPLACE : 0;
@@ -437,6 +576,8 @@ static int run_import(int argc, char **argv) {
 out:
   tm_session_free(session);
   g_free(output);
+  g_free(to);
+  g_free(run_id);
   return status;
 }
 
@@ -537,8 +678,8 @@ static int run_plugins(int argc, char **argv) {
 static const command commands[] = {
     {"query", "Run SQL over the merged inputs and print the result",
      run_query},
-    {"import", "Save the merged inputs as a standalone SQLite database",
-     run_import},
+    {"import", "Save the merged inputs as a SQLite database, or load them "
+     "into ClickHouse", run_import},
     {"info", "Summarise the inputs: files, formats, machines, clocks, stats",
      run_info},
     {"plugins", "List the reader plugins found", run_plugins},

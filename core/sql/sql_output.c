@@ -70,37 +70,25 @@ static void csv_append_quoted(GString *line, const char *text, size_t len) {
   g_string_append_c(line, '"');
 }
 
-static void csv_header(sqlite3_stmt *stmt, int n_columns, GString *line) {
-  for (int c = 0; c < n_columns; c++) {
-    const char *name = sqlite3_column_name(stmt, c);
+static void csv_row(const sql_value *values, size_t n_columns, GString *line) {
+  for (size_t c = 0; c < n_columns; c++) {
+    const sql_value *v = &values[c];
     if (c > 0)
       g_string_append_c(line, ',');
-    csv_append_quoted(line, name ? name : "", name ? strlen(name) : 0);
-  }
-  g_string_append_c(line, '\n');
-}
-
-static void csv_row(sqlite3_stmt *stmt, int n_columns, GString *line) {
-  for (int c = 0; c < n_columns; c++) {
-    if (c > 0)
-      g_string_append_c(line, ',');
-    switch (sqlite3_column_type(stmt, c)) {
-    case SQLITE_INTEGER:
-      append_int64(line, sqlite3_column_int64(stmt, c));
+    switch (v->type) {
+    case SQL_VALUE_INTEGER:
+      append_int64(line, v->integer);
       break;
-    case SQLITE_FLOAT: {
+    case SQL_VALUE_REAL: {
       char buf[REAL_BUF_SIZE];
-      g_ascii_formatd(buf, sizeof buf, "%f", sqlite3_column_double(stmt, c));
+      g_ascii_formatd(buf, sizeof buf, "%f", v->real);
       g_string_append(line, buf);
       break;
     }
-    case SQLITE_TEXT: {
-      const unsigned char *text = sqlite3_column_text(stmt, c);
-      csv_append_quoted(line, (const char *)text,
-                        (size_t)sqlite3_column_bytes(stmt, c));
+    case SQL_VALUE_TEXT:
+      csv_append_quoted(line, v->text, v->len);
       break;
-    }
-    case SQLITE_BLOB:
+    case SQL_VALUE_BLOB:
       g_string_append(line, "\"<raw bytes>\"");
       break;
     default:
@@ -136,35 +124,22 @@ static void tsv_append_text(GString *line, const char *text, size_t len) {
   }
 }
 
-static void tsv_header(sqlite3_stmt *stmt, int n_columns, GString *line) {
-  for (int c = 0; c < n_columns; c++) {
-    const char *name = sqlite3_column_name(stmt, c);
+static void tsv_row(const sql_value *values, size_t n_columns, GString *line) {
+  for (size_t c = 0; c < n_columns; c++) {
+    const sql_value *v = &values[c];
     if (c > 0)
       g_string_append_c(line, '\t');
-    if (name)
-      tsv_append_text(line, name, strlen(name));
-  }
-  g_string_append_c(line, '\n');
-}
-
-static void tsv_row(sqlite3_stmt *stmt, int n_columns, GString *line) {
-  for (int c = 0; c < n_columns; c++) {
-    if (c > 0)
-      g_string_append_c(line, '\t');
-    switch (sqlite3_column_type(stmt, c)) {
-    case SQLITE_INTEGER:
-      append_int64(line, sqlite3_column_int64(stmt, c));
+    switch (v->type) {
+    case SQL_VALUE_INTEGER:
+      append_int64(line, v->integer);
       break;
-    case SQLITE_FLOAT:
-      append_real_shortest(line, sqlite3_column_double(stmt, c));
+    case SQL_VALUE_REAL:
+      append_real_shortest(line, v->real);
       break;
-    case SQLITE_TEXT: {
-      const unsigned char *text = sqlite3_column_text(stmt, c);
-      tsv_append_text(line, (const char *)text,
-                      (size_t)sqlite3_column_bytes(stmt, c));
+    case SQL_VALUE_TEXT:
+      tsv_append_text(line, v->text, v->len);
       break;
-    }
-    case SQLITE_BLOB:
+    case SQL_VALUE_BLOB:
       g_string_append(line, "<raw bytes>");
       break;
     default:
@@ -220,43 +195,6 @@ static void json_append_string(GString *line, const char *text, size_t len) {
   g_free(valid);
 }
 
-static void json_row(sqlite3_stmt *stmt, int n_columns, GString *line) {
-  g_string_append_c(line, '{');
-  for (int c = 0; c < n_columns; c++) {
-    const char *name = sqlite3_column_name(stmt, c);
-    if (c > 0)
-      g_string_append_c(line, ',');
-    json_append_string(line, name ? name : "", name ? strlen(name) : 0);
-    g_string_append_c(line, ':');
-    switch (sqlite3_column_type(stmt, c)) {
-    case SQLITE_INTEGER:
-      append_int64(line, sqlite3_column_int64(stmt, c));
-      break;
-    case SQLITE_FLOAT: {
-      double value = sqlite3_column_double(stmt, c);
-      if (isfinite(value))
-        append_real_shortest(line, value);
-      else
-        g_string_append(line, "null");
-      break;
-    }
-    case SQLITE_TEXT: {
-      const unsigned char *text = sqlite3_column_text(stmt, c);
-      json_append_string(line, (const char *)text,
-                         (size_t)sqlite3_column_bytes(stmt, c));
-      break;
-    }
-    case SQLITE_BLOB:
-      g_string_append(line, "\"<raw bytes>\"");
-      break;
-    default:
-      g_string_append(line, "null");
-      break;
-    }
-  }
-  g_string_append_c(line, '}');
-}
-
 /* ---- table, as trace_processor_shell's prompt ---------------------------- */
 
 /* Rows between two repetitions of the header. */
@@ -295,16 +233,14 @@ static void table_append_text(GString *line, const char *text, size_t len,
   g_free(valid);
 }
 
-static void table_header(sqlite3_stmt *stmt, int n_columns, unsigned width,
+static void table_header(char *const *names, size_t n_columns, unsigned width,
                          GString *line) {
-  for (int c = 0; c < n_columns; c++) {
-    const char *name = sqlite3_column_name(stmt, c);
-    table_append_text(line, name ? name : "", name ? strlen(name) : 0, width,
-                      true, true);
+  for (size_t c = 0; c < n_columns; c++) {
+    table_append_text(line, names[c], strlen(names[c]), width, true, true);
     g_string_append_c(line, ' ');
   }
   g_string_append_c(line, '\n');
-  for (int c = 0; c < n_columns; c++) {
+  for (size_t c = 0; c < n_columns; c++) {
     for (unsigned i = 0; i < width; i++)
       g_string_append_c(line, '-');
     g_string_append_c(line, ' ');
@@ -312,29 +248,28 @@ static void table_header(sqlite3_stmt *stmt, int n_columns, unsigned width,
   g_string_append_c(line, '\n');
 }
 
-static void table_row(sqlite3_stmt *stmt, int n_columns, unsigned width,
-                      GString *line) {
-  for (int c = 0; c < n_columns; c++) {
-    switch (sqlite3_column_type(stmt, c)) {
-    case SQLITE_INTEGER: {
+static void table_row(const sql_value *values, size_t n_columns,
+                      unsigned width, GString *line) {
+  for (size_t c = 0; c < n_columns; c++) {
+    const sql_value *v = &values[c];
+    switch (v->type) {
+    case SQL_VALUE_INTEGER: {
       GString *number = g_string_new(NULL);
-      append_int64(number, sqlite3_column_int64(stmt, c));
+      append_int64(number, v->integer);
       table_append_text(line, number->str, number->len, width, false, false);
       g_string_free(number, TRUE);
       break;
     }
-    case SQLITE_FLOAT: {
+    case SQL_VALUE_REAL: {
       char buf[REAL_BUF_SIZE];
-      g_ascii_formatd(buf, sizeof buf, "%f", sqlite3_column_double(stmt, c));
+      g_ascii_formatd(buf, sizeof buf, "%f", v->real);
       table_append_text(line, buf, strlen(buf), width, false, false);
       break;
     }
-    case SQLITE_TEXT:
-      table_append_text(line, (const char *)sqlite3_column_text(stmt, c),
-                        (size_t)sqlite3_column_bytes(stmt, c), width, true,
-                        true);
+    case SQL_VALUE_TEXT:
+      table_append_text(line, v->text, v->len, width, true, true);
       break;
-    case SQLITE_BLOB:
+    case SQL_VALUE_BLOB:
       table_append_text(line, "<raw bytes>", 11, width, true, false);
       break;
     default:
@@ -346,7 +281,68 @@ static void table_row(sqlite3_stmt *stmt, int n_columns, unsigned width,
   g_string_append_c(line, '\n');
 }
 
-/* ---- driver ------------------------------------------------------------- */
+/* ---- the writer ---------------------------------------------------------- */
+
+struct sql_output_writer {
+  tm_format format;
+  unsigned width; /* table format */
+  FILE *out;
+  char **names; /* n_columns, owned */
+  size_t n_columns;
+  uint64_t n_rows;
+  GString *line; /* reused for every row */
+};
+
+static void csv_header(const sql_output_writer *w, GString *line) {
+  for (size_t c = 0; c < w->n_columns; c++) {
+    if (c > 0)
+      g_string_append_c(line, ',');
+    csv_append_quoted(line, w->names[c], strlen(w->names[c]));
+  }
+  g_string_append_c(line, '\n');
+}
+
+static void tsv_header(const sql_output_writer *w, GString *line) {
+  for (size_t c = 0; c < w->n_columns; c++) {
+    if (c > 0)
+      g_string_append_c(line, '\t');
+    tsv_append_text(line, w->names[c], strlen(w->names[c]));
+  }
+  g_string_append_c(line, '\n');
+}
+
+static void json_row(const sql_output_writer *w, const sql_value *values,
+                     GString *line) {
+  g_string_append_c(line, '{');
+  for (size_t c = 0; c < w->n_columns; c++) {
+    const sql_value *v = &values[c];
+    if (c > 0)
+      g_string_append_c(line, ',');
+    json_append_string(line, w->names[c], strlen(w->names[c]));
+    g_string_append_c(line, ':');
+    switch (v->type) {
+    case SQL_VALUE_INTEGER:
+      append_int64(line, v->integer);
+      break;
+    case SQL_VALUE_REAL:
+      if (isfinite(v->real))
+        append_real_shortest(line, v->real);
+      else
+        g_string_append(line, "null");
+      break;
+    case SQL_VALUE_TEXT:
+      json_append_string(line, v->text, v->len);
+      break;
+    case SQL_VALUE_BLOB:
+      g_string_append(line, "\"<raw bytes>\"");
+      break;
+    default:
+      g_string_append(line, "null");
+      break;
+    }
+  }
+  g_string_append_c(line, '}');
+}
 
 static bool flush_line(GString *line, FILE *out, GError **error) {
   if (line->len > 0 && fwrite(line->str, 1, line->len, out) != line->len) {
@@ -358,6 +354,112 @@ static bool flush_line(GString *line, FILE *out, GError **error) {
   return true;
 }
 
+sql_output_writer *sql_output_writer_begin(tm_format format,
+                                           unsigned column_width, FILE *out,
+                                           const char *const *names,
+                                           size_t n_columns, GError **error) {
+  sql_output_writer *w = g_new0(sql_output_writer, 1);
+  w->format = format;
+  w->width = column_width ? column_width : SQL_OUTPUT_COLUMN_WIDTH;
+  w->out = out;
+  w->n_columns = n_columns;
+  w->names = g_new0(char *, n_columns + 1);
+  for (size_t c = 0; c < n_columns; c++)
+    w->names[c] = g_strdup(names[c] ? names[c] : "");
+  w->line = g_string_sized_new(256);
+  if (n_columns > 0 && format == TM_FORMAT_CSV)
+    csv_header(w, w->line);
+  else if (n_columns > 0 && format == TM_FORMAT_TSV)
+    tsv_header(w, w->line);
+  if (!flush_line(w->line, out, error)) {
+    sql_output_writer_free(w);
+    return NULL;
+  }
+  return w;
+}
+
+bool sql_output_writer_row(sql_output_writer *w, const sql_value *values,
+                           GError **error) {
+  if (w->n_columns == 0)
+    return true;
+  switch (w->format) {
+  case TM_FORMAT_TSV:
+    tsv_row(values, w->n_columns, w->line);
+    break;
+  case TM_FORMAT_JSON:
+    g_string_append(w->line, w->n_rows == 0 ? "[\n" : ",\n");
+    json_row(w, values, w->line);
+    break;
+  case TM_FORMAT_TABLE:
+    if (w->n_rows % TABLE_PAGE_ROWS == 0)
+      table_header(w->names, w->n_columns, w->width, w->line);
+    table_row(values, w->n_columns, w->width, w->line);
+    break;
+  case TM_FORMAT_CSV:
+  default:
+    csv_row(values, w->n_columns, w->line);
+    break;
+  }
+  w->n_rows++;
+  return flush_line(w->line, w->out, error);
+}
+
+uint64_t sql_output_writer_rows(const sql_output_writer *w) {
+  return w->n_rows;
+}
+
+bool sql_output_writer_end(sql_output_writer *w, GError **error) {
+  if (w->format == TM_FORMAT_JSON)
+    g_string_append(w->line, w->n_rows == 0 ? "[]\n" : "\n]\n");
+  if (!flush_line(w->line, w->out, error))
+    return false;
+  if (fflush(w->out) != 0 || ferror(w->out)) {
+    g_set_error(error, TM_SQL_ERROR, TM_SQL_ERROR_OUTPUT,
+                "writing the query result failed: %s", g_strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+void sql_output_writer_free(sql_output_writer *w) {
+  if (!w)
+    return;
+  g_strfreev(w->names);
+  g_string_free(w->line, TRUE);
+  g_free(w);
+}
+
+/* ---- SQLite statements --------------------------------------------------- */
+
+static void statement_values(sqlite3_stmt *stmt, sql_value *values,
+                             size_t n_columns) {
+  for (size_t c = 0; c < n_columns; c++) {
+    sql_value *v = &values[c];
+    int i = (int)c;
+    switch (sqlite3_column_type(stmt, i)) {
+    case SQLITE_INTEGER:
+      v->type = SQL_VALUE_INTEGER;
+      v->integer = sqlite3_column_int64(stmt, i);
+      break;
+    case SQLITE_FLOAT:
+      v->type = SQL_VALUE_REAL;
+      v->real = sqlite3_column_double(stmt, i);
+      break;
+    case SQLITE_TEXT:
+      v->type = SQL_VALUE_TEXT;
+      v->text = (const char *)sqlite3_column_text(stmt, i);
+      v->len = (size_t)sqlite3_column_bytes(stmt, i);
+      break;
+    case SQLITE_BLOB:
+      v->type = SQL_VALUE_BLOB;
+      break;
+    default:
+      v->type = SQL_VALUE_NULL;
+      break;
+    }
+  }
+}
+
 bool sql_output_write_rows(sqlite3_stmt *stmt, tm_format format, FILE *out,
                            GError **error) {
   return sql_output_write(stmt, format, 0, out, NULL, error);
@@ -367,42 +469,21 @@ bool sql_output_write(sqlite3_stmt *stmt, tm_format format,
                       unsigned column_width, FILE *out, uint64_t *rows,
                       GError **error) {
   bool ok = false;
-  GString *line = g_string_sized_new(256);
-  int n_columns = sqlite3_column_count(stmt);
-  unsigned width = column_width ? column_width : SQL_OUTPUT_COLUMN_WIDTH;
-  uint64_t n_rows = 0;
+  size_t n_columns = (size_t)sqlite3_column_count(stmt);
+  const char **names = g_new0(const char *, n_columns + 1);
+  sql_value *values = g_new0(sql_value, n_columns + 1);
+  for (size_t c = 0; c < n_columns; c++)
+    names[c] = sqlite3_column_name(stmt, (int)c);
+  sql_output_writer *w = sql_output_writer_begin(format, column_width, out,
+                                                 names, n_columns, error);
   int rc;
-
-  if (n_columns > 0 && format == TM_FORMAT_CSV)
-    csv_header(stmt, n_columns, line);
-  else if (n_columns > 0 && format == TM_FORMAT_TSV)
-    tsv_header(stmt, n_columns, line);
-  if (!flush_line(line, out, error))
+  if (!w)
     goto out;
-
   while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
     if (n_columns == 0)
       continue;
-    switch (format) {
-    case TM_FORMAT_TSV:
-      tsv_row(stmt, n_columns, line);
-      break;
-    case TM_FORMAT_JSON:
-      g_string_append(line, n_rows == 0 ? "[\n" : ",\n");
-      json_row(stmt, n_columns, line);
-      break;
-    case TM_FORMAT_TABLE:
-      if (n_rows % TABLE_PAGE_ROWS == 0)
-        table_header(stmt, n_columns, width, line);
-      table_row(stmt, n_columns, width, line);
-      break;
-    case TM_FORMAT_CSV:
-    default:
-      csv_row(stmt, n_columns, line);
-      break;
-    }
-    n_rows++;
-    if (!flush_line(line, out, error))
+    statement_values(stmt, values, n_columns);
+    if (!sql_output_writer_row(w, values, error))
       goto out;
   }
   if (rc != SQLITE_DONE) {
@@ -410,19 +491,12 @@ bool sql_output_write(sqlite3_stmt *stmt, tm_format format,
                 sqlite3_errmsg(sqlite3_db_handle(stmt)));
     goto out;
   }
-  if (format == TM_FORMAT_JSON)
-    g_string_append(line, n_rows == 0 ? "[]\n" : "\n]\n");
-  if (!flush_line(line, out, error))
-    goto out;
-  if (fflush(out) != 0 || ferror(out)) {
-    g_set_error(error, TM_SQL_ERROR, TM_SQL_ERROR_OUTPUT,
-                "writing the query result failed: %s", g_strerror(errno));
-    goto out;
-  }
-  ok = true;
+  ok = sql_output_writer_end(w, error);
 out:
   if (rows)
-    *rows = n_rows;
-  g_string_free(line, TRUE);
+    *rows = w ? sql_output_writer_rows(w) : 0;
+  sql_output_writer_free(w);
+  g_free(values);
+  g_free(names);
   return ok;
 }

@@ -29,6 +29,10 @@
  *
  * Rows are streamed as they are stepped: a runtime error in the middle of
  * a result leaves the rows printed so far on `out`.
+ *
+ * The printers read values, not statements: sql_output_writer prints rows
+ * from any source (SQLite's statements here, ClickHouse's answers in
+ * core/sink), so every source prints the same bytes for the same values.
  */
 #ifndef TM_SQL_OUTPUT_H
 #define TM_SQL_OUTPUT_H
@@ -51,6 +55,46 @@ typedef enum tm_sql_error_code {
   TM_SQL_ERROR_SAVE,   /* the database file could not be written */
   TM_SQL_ERROR_INTERRUPTED, /* stopped by the timeout or an interrupt */
 } tm_sql_error_code;
+
+/* One value of a result row, typed as SQLite types values. `text` is
+ * borrowed for the call that takes it and holds `len` bytes (not
+ * necessarily NUL-terminated). */
+typedef enum sql_value_type {
+  SQL_VALUE_NULL = 0,
+  SQL_VALUE_INTEGER,
+  SQL_VALUE_REAL,
+  SQL_VALUE_TEXT,
+  SQL_VALUE_BLOB, /* printed as "<raw bytes>" */
+} sql_value_type;
+
+typedef struct sql_value {
+  sql_value_type type;
+  int64_t integer;
+  double real;
+  const char *text;
+  size_t len;
+} sql_value;
+
+/* Prints one result: sql_output_writer_begin() with the column names
+ * (prints the header), sql_output_writer_row() per row, then
+ * sql_output_writer_end() (closes the JSON array, flushes `out`). Zero
+ * columns print nothing (JSON: "[]") and take no rows. */
+typedef struct sql_output_writer sql_output_writer;
+
+/* `names` is copied; NULL entries print as "". `column_width`: the table
+ * format's (0: SQL_OUTPUT_COLUMN_WIDTH). */
+sql_output_writer *sql_output_writer_begin(tm_format format,
+                                           unsigned column_width, FILE *out,
+                                           const char *const *names,
+                                           size_t n_columns, GError **error);
+/* `values` has one entry per column. */
+bool sql_output_writer_row(sql_output_writer *writer, const sql_value *values,
+                           GError **error);
+bool sql_output_writer_end(sql_output_writer *writer, GError **error);
+/* Rows printed so far. */
+uint64_t sql_output_writer_rows(const sql_output_writer *writer);
+/* Frees the writer, whether it ended or not (NULL is fine). */
+void sql_output_writer_free(sql_output_writer *writer);
 
 /* Steps `stmt` to completion and prints its rows to `out` in `format`. A
  * statement without result columns prints nothing (JSON: "[]"). The caller

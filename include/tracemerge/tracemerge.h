@@ -172,6 +172,91 @@ const char *const *tm_session_borrow_overridden(const tm_session *session,
 /* Number of events imported (placed on the timeline), for tools. */
 uint64_t tm_session_event_count(const tm_session *session);
 
+/* ---- ClickHouse: merged runs in a fleet database (docs/clickhouse.md) ----
+ *
+ * Many imports ("runs"), each under its own run id, loaded into one
+ * ClickHouse database over its HTTP interface and queried across runs:
+ *
+ *   tm_clickhouse *ch = tm_clickhouse_open("clickhouse://host:8123/fleet",
+ *                                          &error);
+ *   tm_clickhouse_create_schema(ch, &error);   (once per database)
+ *   tm_clickhouse_run run = {"2024-05-01-pixel7-17", session};
+ *   tm_clickhouse_load(ch, &run, 1, TM_CLICKHOUSE_REFUSE_EXISTING, &error);
+ *   tm_clickhouse_query(ch, "SELECT machine, count() FROM slice GROUP BY "
+ *                       "machine", TM_FORMAT_CSV, stdout, 0, &error);
+ *   tm_clickhouse_free(ch);
+ *
+ * Errors are GErrors in TM_CLICKHOUSE_ERROR whose message names the server,
+ * what was being done (the table, the run) and the server's own message;
+ * writing query output fails as tm_session_query does. A tm_clickhouse is
+ * used from one thread at a time. */
+
+#define TM_CLICKHOUSE_ERROR (tm_clickhouse_error_quark())
+GQuark tm_clickhouse_error_quark(void);
+
+typedef enum tm_clickhouse_error_code {
+  TM_CLICKHOUSE_ERROR_URL,        /* not clickhouse://[USER[:PASS]@]HOST[:PORT]/DB */
+  TM_CLICKHOUSE_ERROR_CONNECTION, /* no answer: refused, reset, timed out */
+  TM_CLICKHOUSE_ERROR_SERVER,     /* the server refused or failed a statement */
+  TM_CLICKHOUSE_ERROR_SCHEMA,     /* tables missing, or another schema version */
+  TM_CLICKHOUSE_ERROR_RUN_EXISTS, /* refused: the run is already loaded */
+  TM_CLICKHOUSE_ERROR_RUN_ID,     /* an empty, too long or repeated run id */
+  TM_CLICKHOUSE_ERROR_PARTIAL,    /* publishing stopped between tables */
+  TM_CLICKHOUSE_ERROR_RESULT,     /* an answer that could not be read */
+} tm_clickhouse_error_code;
+
+typedef enum tm_clickhouse_load_mode {
+  TM_CLICKHOUSE_REFUSE_EXISTING = 0, /* fail if a run id is already loaded */
+  TM_CLICKHOUSE_REPLACE = 1,         /* a loaded run is replaced whole */
+} tm_clickhouse_load_mode;
+
+/* One run of a load: the session (imported, borrowed for the call) and the
+ * id its rows get (UTF-8, 1..256 bytes, no control characters). */
+typedef struct tm_clickhouse_run {
+  const char *run_id;
+  const tm_session *session;
+} tm_clickhouse_run;
+
+typedef struct tm_clickhouse tm_clickhouse;
+
+/* Parses `url`; talks to no server yet. NULL with the reason if the URL is
+ * not clickhouse://[USER[:PASSWORD]@]HOST[:PORT]/DATABASE (port 8123 by
+ * default; DATABASE a plain identifier). */
+tm_clickhouse *tm_clickhouse_open(const char *url, GError **error);
+void tm_clickhouse_free(tm_clickhouse *ch);
+
+/* Creates the database and every table if missing, and records the
+ * schema version; fails if the database holds another version. */
+bool tm_clickhouse_create_schema(tm_clickhouse *ch, GError **error);
+
+/* Fails as tm_clickhouse_load would before sending any row: unusable run
+ * ids, the server unreachable, the schema missing or of another version,
+ * or (in TM_CLICKHOUSE_REFUSE_EXISTING mode) a run id already loaded, so
+ * a tool can say so before importing. The load checks again. */
+bool tm_clickhouse_check(tm_clickhouse *ch, const char *const *run_ids,
+                         size_t n_runs, tm_clickhouse_load_mode mode,
+                         GError **error);
+
+/* Loads `n_runs` runs: every table of each run is streamed (batched
+ * RowBinary, nothing buffered whole) into staging tables, then each
+ * table's run partitions are replaced in one statement. A failure before
+ * that publishing step leaves no row of any of the runs visible; the
+ * loaded runs are visible whole once it returns true. Loading many runs
+ * in one call costs far fewer statements than one call per run. */
+bool tm_clickhouse_load(tm_clickhouse *ch, const tm_clickhouse_run *runs,
+                        size_t n_runs, tm_clickhouse_load_mode mode,
+                        GError **error);
+
+/* Rows sent by the last successful tm_clickhouse_load (all tables). */
+uint64_t tm_clickhouse_rows_loaded(const tm_clickhouse *ch);
+
+/* Runs one ClickHouse SQL statement on the database and prints its result
+ * as tm_session_query prints a local one (ClickHouse's types mapped as
+ * docs/clickhouse.md says). The SQL must not end in a FORMAT clause.
+ * `timeout_seconds` > 0 stops it (server side) after that long. */
+bool tm_clickhouse_query(tm_clickhouse *ch, const char *sql, tm_format format,
+                         FILE *out, double timeout_seconds, GError **error);
+
 #ifdef __cplusplus
 }
 #endif

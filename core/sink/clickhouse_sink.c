@@ -1,0 +1,694 @@
+/*
+ * The ClickHouse sink (clickhouse_sink.h, docs/clickhouse.md).
+ *
+ * Invariants:
+ * - Every statement names its tables in full (`db`.`table`); only the
+ *   pass-through query runs with the database as the default one.
+ * - A run's rows reach a public table only through REPLACE PARTITION from
+ *   a staging table of the same load, so a run is never visible twice and
+ *   a load that stops before publishing leaves no row visible.
+ * - Run ids reach SQL only as quoted literals (quote_string()), and the
+ *   database name only after validate_database() (a plain identifier).
+ */
+#include "sink/clickhouse_sink.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "session/session_internal.h"
+#include "sink/clickhouse_result.h"
+#include "sink/clickhouse_tables.h"
+#include "sink/http_client.h"
+#include "sql/sql_output.h"
+
+G_DEFINE_QUARK(tm-clickhouse-error-quark, tm_clickhouse_error)
+
+#define DEFAULT_PORT 8123
+#define RUN_ID_MAX 256
+/* Bytes of RowBinary encoded at a time for libcurl to send. */
+#define BATCH_BYTES (1u << 20)
+/* Answers of our own SELECTs are small; more than this is a fault. */
+#define SMALL_ANSWER_MAX (16u << 20)
+
+struct tm_clickhouse {
+  char *server;   /* "host:port", for messages */
+  char *database; /* a plain identifier (validate_database) */
+  http_client *http;
+  uint64_t rows_loaded;
+  clickhouse_load_hook hook;
+  void *hook_data;
+};
+
+void clickhouse_set_load_hook(tm_clickhouse *ch, clickhouse_load_hook hook,
+                              void *data) {
+  ch->hook = hook;
+  ch->hook_data = data;
+}
+
+uint64_t tm_clickhouse_rows_loaded(const tm_clickhouse *ch) {
+  return ch->rows_loaded;
+}
+
+/* ---- URL ----------------------------------------------------------------- */
+
+static bool validate_database(const char *name) {
+  if (!name || !(g_ascii_isalpha(name[0]) || name[0] == '_'))
+    return false;
+  for (const char *p = name; *p; p++)
+    if (!(g_ascii_isalnum(*p) || *p == '_'))
+      return false;
+  return strlen(name) <= 128;
+}
+
+static bool url_error(const char *url, const char *why, GError **error) {
+  g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_URL,
+              "%s: %s (expected clickhouse://[USER[:PASSWORD]@]HOST[:PORT]/"
+              "DATABASE)", url, why);
+  return false;
+}
+
+tm_clickhouse *tm_clickhouse_open(const char *url, GError **error) {
+  tm_clickhouse *ch = NULL;
+  GUri *uri = g_uri_parse(url ? url : "", G_URI_FLAGS_HAS_PASSWORD, NULL);
+  const char *path = uri ? g_uri_get_path(uri) : NULL;
+  if (!uri || g_strcmp0(g_uri_get_scheme(uri), "clickhouse") != 0) {
+    url_error(url ? url : "", "not a clickhouse:// URL", error);
+    goto out;
+  }
+  const char *host = g_uri_get_host(uri);
+  if (!host || !*host) {
+    url_error(url, "no host", error);
+    goto out;
+  }
+  if (!path || path[0] != '/' || !validate_database(path + 1)) {
+    url_error(url, "the database must be a plain identifier "
+                   "([A-Za-z_][A-Za-z0-9_]*)", error);
+    goto out;
+  }
+  if (g_uri_get_query(uri) || g_uri_get_fragment(uri)) {
+    url_error(url, "no ?query or #fragment is understood", error);
+    goto out;
+  }
+  int port = g_uri_get_port(uri) > 0 ? g_uri_get_port(uri) : DEFAULT_PORT;
+  bool ipv6 = strchr(host, ':') != NULL;
+  ch = g_new0(tm_clickhouse, 1);
+  ch->server = g_strdup_printf(ipv6 ? "[%s]:%d" : "%s:%d", host, port);
+  ch->database = g_strdup(path + 1);
+  char *base = g_strdup_printf("http://%s/", ch->server);
+  ch->http = http_client_new(base, g_uri_get_user(uri),
+                             g_uri_get_password(uri));
+  g_free(base);
+out:
+  if (uri)
+    g_uri_unref(uri);
+  return ch;
+}
+
+void tm_clickhouse_free(tm_clickhouse *ch) {
+  if (!ch)
+    return;
+  http_client_free(ch->http);
+  g_free(ch->server);
+  g_free(ch->database);
+  g_free(ch);
+}
+
+/* ---- statements ---------------------------------------------------------- */
+
+/* Takes `cause` (from the HTTP client, the result reader or the printers)
+ * and reports it as TM_CLICKHOUSE_ERROR naming the server and `what`;
+ * output errors keep their own domain. */
+static void report(tm_clickhouse *ch, GError **error, GError *cause,
+                   const char *what) {
+  if (cause->domain == TM_HTTP_ERROR) {
+    int code = cause->code == TM_HTTP_ERROR_TRANSPORT
+                   ? TM_CLICKHOUSE_ERROR_CONNECTION
+                   : TM_CLICKHOUSE_ERROR_SERVER;
+    g_set_error(error, TM_CLICKHOUSE_ERROR, code, "ClickHouse at %s: %s: %s",
+                ch->server, what, cause->message);
+    g_error_free(cause);
+    return;
+  }
+  g_propagate_prefixed_error(error, cause, "ClickHouse at %s: %s: ",
+                             ch->server, what);
+}
+
+static bool collect_answer(void *ctx, const char *data, size_t len,
+                           GError **error) {
+  GString *answer = ctx;
+  if (answer->len + len > SMALL_ANSWER_MAX) {
+    g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_RESULT,
+                "the answer is larger than %u bytes", SMALL_ANSWER_MAX);
+    return false;
+  }
+  g_string_append_len(answer, data, (gssize)len);
+  return true;
+}
+
+/* Runs one statement of ours; its answer (if `answer`) is collected. */
+static bool run_sql(tm_clickhouse *ch, const char *sql, GString *answer,
+                    const char *what, GError **error) {
+  http_request request = {
+      .body = sql,
+      .body_len = strlen(sql),
+      .on_data = answer ? collect_answer : NULL,
+      .data_ctx = answer,
+  };
+  GError *cause = NULL;
+  if (http_client_post(ch->http, &request, &cause))
+    return true;
+  report(ch, error, cause, what);
+  return false;
+}
+
+/* 'text' as a ClickHouse string literal. */
+static void quote_string(GString *sql, const char *text) {
+  g_string_append_c(sql, '\'');
+  for (const char *p = text; *p; p++) {
+    if (*p == '\'' || *p == '\\')
+      g_string_append_c(sql, '\\');
+    g_string_append_c(sql, *p);
+  }
+  g_string_append_c(sql, '\'');
+}
+
+/* The lines of a TabSeparated answer, unescaped. */
+static char **answer_lines(const GString *answer) {
+  GPtrArray *lines = g_ptr_array_new();
+  const char *p = answer->str, *end = answer->str + answer->len;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *stop = nl ? nl : end;
+    size_t len;
+    g_ptr_array_add(lines, ch_tsv_unescape(p, (size_t)(stop - p), &len));
+    p = stop + 1;
+  }
+  g_ptr_array_add(lines, NULL);
+  return (char **)g_ptr_array_free(lines, FALSE);
+}
+
+/* ---- schema -------------------------------------------------------------- */
+
+static char *qualified(const tm_clickhouse *ch, const char *table) {
+  return g_strdup_printf("`%s`.`%s`", ch->database, table);
+}
+
+static bool read_schema_version(tm_clickhouse *ch, bool *present,
+                                uint32_t *version, GError **error) {
+  char *sql = g_strdup_printf("SELECT count(), max(version) FROM "
+                              "`%s`.`schema_version` FORMAT TabSeparated",
+                              ch->database);
+  GString *answer = g_string_new(NULL);
+  bool ok = run_sql(ch, sql, answer, "reading schema_version", error);
+  if (ok) {
+    guint64 count = 0, max = 0;
+    if (sscanf(answer->str, "%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT,
+               &count, &max) != 2) {
+      g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_RESULT,
+                  "ClickHouse at %s: reading schema_version: unexpected "
+                  "answer \"%s\"", ch->server, answer->str);
+      ok = false;
+    }
+    *present = count > 0;
+    *version = (uint32_t)max;
+  }
+  g_string_free(answer, TRUE);
+  g_free(sql);
+  return ok;
+}
+
+static bool version_matches(tm_clickhouse *ch, uint32_t version,
+                            GError **error) {
+  if (version == CLICKHOUSE_SCHEMA_VERSION)
+    return true;
+  g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_SCHEMA,
+              "ClickHouse at %s: database %s holds tracemerge schema version "
+              "%u; this tracemerge reads and writes version %u",
+              ch->server, ch->database, version, CLICKHOUSE_SCHEMA_VERSION);
+  return false;
+}
+
+bool tm_clickhouse_create_schema(tm_clickhouse *ch, GError **error) {
+  bool ok = false, present = false;
+  uint32_t version = 0;
+  char *sql = g_strdup_printf("CREATE DATABASE IF NOT EXISTS `%s`",
+                              ch->database);
+  char *what = NULL;
+  if (!run_sql(ch, sql, NULL, "creating the database", error))
+    goto out;
+  g_free(sql);
+  sql = g_strdup_printf("CREATE TABLE IF NOT EXISTS `%s`.`schema_version` "
+                        "(`version` UInt32, `created` DateTime DEFAULT now()) "
+                        "ENGINE = MergeTree() ORDER BY version",
+                        ch->database);
+  if (!run_sql(ch, sql, NULL, "creating table schema_version", error) ||
+      !read_schema_version(ch, &present, &version, error))
+    goto out;
+  if (present && !version_matches(ch, version, error))
+    goto out;
+  for (size_t i = 0; i < ch_table_count(); i++) {
+    const ch_table *table = ch_table_at(i);
+    char *name = qualified(ch, ch_table_name(table));
+    g_free(sql);
+    sql = ch_table_create_sql(table, name);
+    g_free(name);
+    g_free(what);
+    what = g_strdup_printf("creating table %s", ch_table_name(table));
+    if (!run_sql(ch, sql, NULL, what, error))
+      goto out;
+  }
+  if (!present) {
+    g_free(sql);
+    sql = g_strdup_printf("INSERT INTO `%s`.`schema_version` (version) "
+                          "VALUES (%u)",
+                          ch->database, CLICKHOUSE_SCHEMA_VERSION);
+    if (!run_sql(ch, sql, NULL, "recording the schema version", error))
+      goto out;
+  }
+  ok = true;
+out:
+  g_free(what);
+  g_free(sql);
+  return ok;
+}
+
+/* Every table there and the version ours. */
+static bool check_schema(tm_clickhouse *ch, GError **error) {
+  char *sql = g_strdup_printf("SELECT name FROM system.tables WHERE "
+                              "database = '%s' FORMAT TabSeparated",
+                              ch->database);
+  GString *answer = g_string_new(NULL);
+  GString *missing = g_string_new(NULL);
+  char **names = NULL;
+  bool ok = false;
+  if (!run_sql(ch, sql, answer, "looking for the tracemerge tables", error))
+    goto out;
+  names = answer_lines(answer);
+  for (size_t i = 0; i <= ch_table_count(); i++) {
+    const char *want = i < ch_table_count() ? ch_table_name(ch_table_at(i))
+                                            : "schema_version";
+    if (!g_strv_contains((const char *const *)names, want))
+      g_string_append_printf(missing, "%s%s", missing->len ? ", " : "", want);
+  }
+  if (missing->len) {
+    g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_SCHEMA,
+                "ClickHouse at %s: database %s lacks tracemerge tables (%s): "
+                "create them first (import --create-schema)",
+                ch->server, ch->database, missing->str);
+    goto out;
+  }
+  bool present = false;
+  uint32_t version = 0;
+  if (!read_schema_version(ch, &present, &version, error))
+    goto out;
+  ok = version_matches(ch, present ? version : 0, error);
+out:
+  g_strfreev(names);
+  g_string_free(missing, TRUE);
+  g_string_free(answer, TRUE);
+  g_free(sql);
+  return ok;
+}
+
+/* ---- runs ---------------------------------------------------------------- */
+
+static bool validate_run_ids(const char *const *run_ids, size_t n,
+                             GError **error) {
+  GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
+  bool ok = n > 0;
+  if (!ok)
+    g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_RUN_ID,
+                "no run to load");
+  for (size_t i = 0; ok && i < n; i++) {
+    const char *id = run_ids[i];
+    size_t len = id ? strlen(id) : 0;
+    const char *why = NULL;
+    if (len == 0 || len > RUN_ID_MAX)
+      why = "must be 1 to 256 bytes";
+    else if (!g_utf8_validate(id, (gssize)len, NULL))
+      why = "is not valid UTF-8";
+    for (size_t k = 0; !why && k < len; k++)
+      if ((unsigned char)id[k] < 0x20 || id[k] == 0x7f)
+        why = "must not hold control characters";
+    if (!why && !g_hash_table_add(seen, (gpointer)id))
+      why = "is given twice";
+    if (why) {
+      g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_RUN_ID,
+                  "run id \"%s\" %s", id ? id : "", why);
+      ok = false;
+    }
+  }
+  g_hash_table_destroy(seen);
+  return ok;
+}
+
+/* "run 'a'" or "runs 'a' .. 'z' (26)", for messages. */
+static char *describe_runs(const char *const *run_ids, size_t n) {
+  if (n == 1)
+    return g_strdup_printf("run '%s'", run_ids[0]);
+  return g_strdup_printf("runs '%s' .. '%s' (%zu)", run_ids[0],
+                         run_ids[n - 1], n);
+}
+
+/* Fails (TM_CLICKHOUSE_ERROR_RUN_EXISTS) if any table holds a row of any
+ * of the runs. */
+static bool refuse_existing(tm_clickhouse *ch, const char *const *run_ids,
+                            size_t n, GError **error) {
+  GString *list = g_string_new(NULL);
+  for (size_t i = 0; i < n; i++) {
+    if (i)
+      g_string_append_c(list, ',');
+    quote_string(list, run_ids[i]);
+  }
+  GString *sql = g_string_new("SELECT DISTINCT run_id FROM (");
+  for (size_t i = 0; i < ch_table_count(); i++)
+    g_string_append_printf(sql,
+                           "%sSELECT run_id FROM `%s`.`%s` WHERE run_id IN (%s)",
+                           i ? " UNION ALL " : "", ch->database,
+                           ch_table_name(ch_table_at(i)), list->str);
+  g_string_append(sql, ") ORDER BY run_id FORMAT TabSeparated");
+  GString *answer = g_string_new(NULL);
+  bool ok = run_sql(ch, sql->str, answer, "looking for loaded runs", error);
+  if (ok && answer->len > 0) {
+    char **found = answer_lines(answer);
+    guint count = g_strv_length(found);
+    char *more = count == 1 ? g_strdup("")
+                            : g_strdup_printf(" (and %u more)", count - 1);
+    g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_RUN_EXISTS,
+                "ClickHouse at %s: run '%s'%s already loaded in database %s: "
+                "nothing loaded (replace mode replaces a loaded run)",
+                ch->server, found[0], more, ch->database);
+    g_free(more);
+    g_strfreev(found);
+    ok = false;
+  }
+  g_string_free(answer, TRUE);
+  g_string_free(sql, TRUE);
+  g_string_free(list, TRUE);
+  return ok;
+}
+
+bool tm_clickhouse_check(tm_clickhouse *ch, const char *const *run_ids,
+                         size_t n_runs, tm_clickhouse_load_mode mode,
+                         GError **error) {
+  return validate_run_ids(run_ids, n_runs, error) &&
+         check_schema(ch, error) &&
+         (mode == TM_CLICKHOUSE_REPLACE ||
+          refuse_existing(ch, run_ids, n_runs, error));
+}
+
+/* ---- loads --------------------------------------------------------------- */
+
+/* One INSERT's body: a table's rows of a group of runs, encoded a batch at
+ * a time as libcurl asks for bytes. */
+typedef struct insert_stream {
+  tm_clickhouse *ch;
+  const ch_table *table;
+  const ch_run_source *runs;
+  size_t n_runs;
+  size_t run_index;
+  ch_encoder *encoder;
+  ch_bytes batch;
+  size_t sent; /* bytes of `batch` handed to libcurl */
+  uint64_t rows;
+} insert_stream;
+
+static gssize insert_body(void *ctx, char *buf, size_t cap, GError **error) {
+  (void)error;
+  insert_stream *s = ctx;
+  while (s->sent == s->batch.len) {
+    s->batch.len = 0;
+    s->sent = 0;
+    if (s->run_index == s->n_runs)
+      return 0;
+    if (!s->encoder)
+      s->encoder = ch_encoder_new(s->table, &s->runs[s->run_index]);
+    size_t rows = ch_encoder_fill(s->encoder, &s->batch, BATCH_BYTES);
+    if (rows == 0) {
+      ch_encoder_free(s->encoder);
+      s->encoder = NULL;
+      s->run_index++;
+      continue;
+    }
+    s->rows += rows;
+    if (s->ch->hook)
+      s->ch->hook(s->ch->hook_data, ch_table_name(s->table), s->rows);
+  }
+  size_t n = MIN(cap, s->batch.len - s->sent);
+  memcpy(buf, s->batch.data + s->sent, n);
+  s->sent += n;
+  return (gssize)n;
+}
+
+static bool insert_runs(tm_clickhouse *ch, const ch_table *table,
+                        const char *stage, const ch_run_source *runs,
+                        size_t n_runs, const char *runs_text,
+                        uint64_t *rows, GError **error) {
+  char *sql = g_strdup_printf("INSERT INTO `%s`.`%s` FORMAT RowBinary",
+                              ch->database, stage);
+  char *escaped = http_escape(sql);
+  char *query_string = g_strconcat("query=", escaped, NULL);
+  insert_stream stream = {.ch = ch, .table = table, .runs = runs,
+                          .n_runs = n_runs};
+  http_request request = {
+      .query_string = query_string,
+      .body_fn = insert_body,
+      .body_ctx = &stream,
+  };
+  GError *cause = NULL;
+  bool ok = http_client_post(ch->http, &request, &cause);
+  if (!ok) {
+    char *what = g_strdup_printf("loading %s into %s (staging table %s)",
+                                 runs_text, ch_table_name(table), stage);
+    report(ch, error, cause, what);
+    g_free(what);
+  }
+  *rows += stream.rows;
+  ch_encoder_free(stream.encoder);
+  ch_bytes_clear(&stream.batch);
+  g_free(query_string);
+  g_free(escaped);
+  g_free(sql);
+  return ok;
+}
+
+/* REPLACE PARTITION for each run of `run_ids` in `table` from `stage`;
+ * *any is set once a statement succeeded. */
+static bool publish_table(tm_clickhouse *ch, const ch_table *table,
+                          const char *stage, const char *const *run_ids,
+                          size_t n, const char *runs_text, bool *any,
+                          GError **error) {
+  bool ok = true;
+  for (size_t first = 0; ok && first < n;
+       first += CLICKHOUSE_RUNS_PER_STATEMENT) {
+    size_t count = MIN(n - first, (size_t)CLICKHOUSE_RUNS_PER_STATEMENT);
+    GString *sql = g_string_new(NULL);
+    g_string_append_printf(sql, "ALTER TABLE `%s`.`%s`", ch->database,
+                           ch_table_name(table));
+    for (size_t i = first; i < first + count; i++) {
+      g_string_append(sql, i > first ? ", REPLACE PARTITION "
+                                     : " REPLACE PARTITION ");
+      quote_string(sql, run_ids[i]);
+      g_string_append_printf(sql, " FROM `%s`.`%s`", ch->database, stage);
+    }
+    char *what = g_strdup_printf("publishing %s in %s", runs_text,
+                                 ch_table_name(table));
+    ok = run_sql(ch, sql->str, NULL, what, error);
+    *any = *any || ok;
+    g_free(what);
+    g_string_free(sql, TRUE);
+  }
+  return ok;
+}
+
+/* Drops the staging tables made so far; false if any drop failed. */
+static bool drop_stages(tm_clickhouse *ch, char **stages, size_t n) {
+  bool ok = true;
+  for (size_t i = 0; i < n; i++) {
+    char *sql = g_strdup_printf("DROP TABLE IF EXISTS `%s`.`%s`",
+                                ch->database, stages[i]);
+    GError *ignored = NULL;
+    ok = run_sql(ch, sql, NULL, "dropping a staging table", &ignored) && ok;
+    g_clear_error(&ignored);
+    g_free(sql);
+  }
+  return ok;
+}
+
+/* Adds to a failed load's error what the failure left: nothing
+ * published (staging and before), or some tables published. */
+static void explain_failure(GError **error, const char *runs_text,
+                            bool staged, size_t published, bool any) {
+  if (!error || !*error || !staged)
+    return;
+  GError *cause = *error;
+  *error = NULL;
+  if (!any) {
+    g_set_error(error, cause->domain, cause->code,
+                "%s; nothing of %s was published", cause->message, runs_text);
+  } else {
+    GString *done = g_string_new(NULL);
+    for (size_t t = 0; t < published; t++)
+      g_string_append_printf(done, "%s%s", t ? ", " : "",
+                             ch_table_name(ch_table_at(t)));
+    g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_PARTIAL,
+                "%s; %s partly published (done: %s; not done: %s, perhaps "
+                "for some of the runs, and the tables after it): load again "
+                "in replace mode",
+                cause->message, runs_text, done->len ? done->str : "none",
+                ch_table_name(ch_table_at(published)));
+    g_string_free(done, TRUE);
+  }
+  g_error_free(cause);
+}
+
+static bool load_runs(tm_clickhouse *ch, const ch_run_source *runs,
+                      size_t n_runs, const char *const *run_ids,
+                      tm_clickhouse_load_mode mode, GError **error) {
+  size_t n_tables = ch_table_count();
+  char **stages = g_new0(char *, n_tables + 1);
+  size_t n_stages = 0, published = 0;
+  bool any_published = false;
+  uint64_t rows = 0;
+  bool ok = false;
+  char *runs_text = describe_runs(run_ids, n_runs);
+  char *token = g_strdup_printf("%08x%08x", g_random_int(), g_random_int());
+
+  if (!tm_clickhouse_check(ch, run_ids, n_runs, mode, error))
+    goto out;
+  for (; n_stages < n_tables; n_stages++) {
+    const ch_table *table = ch_table_at(n_stages);
+    char *stage = g_strdup_printf("_tm_stage_%s_%s", token,
+                                  ch_table_name(table));
+    char *sql = g_strdup_printf("CREATE TABLE `%s`.`%s` AS `%s`.`%s`",
+                                ch->database, stage, ch->database,
+                                ch_table_name(table));
+    char *what = g_strdup_printf("creating staging table %s", stage);
+    bool made = run_sql(ch, sql, NULL, what, error);
+    g_free(what);
+    g_free(sql);
+    if (!made) {
+      g_free(stage);
+      goto out;
+    }
+    stages[n_stages] = stage;
+  }
+  for (size_t first = 0; first < n_runs;
+       first += CLICKHOUSE_RUNS_PER_STATEMENT) {
+    size_t count = MIN(n_runs - first, (size_t)CLICKHOUSE_RUNS_PER_STATEMENT);
+    for (size_t t = 0; t < n_tables; t++)
+      if (!insert_runs(ch, ch_table_at(t), stages[t], runs + first, count,
+                       runs_text, &rows, error))
+        goto out;
+  }
+  /* Refusing: someone may have loaded one of the runs meanwhile. */
+  if (mode == TM_CLICKHOUSE_REFUSE_EXISTING &&
+      !refuse_existing(ch, run_ids, n_runs, error))
+    goto out;
+  if (ch->hook)
+    ch->hook(ch->hook_data, NULL, UINT64_MAX);
+  for (; published < n_tables; published++)
+    if (!publish_table(ch, ch_table_at(published), stages[published], run_ids,
+                       n_runs, runs_text, &any_published, error))
+      goto out;
+  ch->rows_loaded = rows;
+  ok = true;
+out:
+  if (!ok)
+    explain_failure(error, runs_text, n_stages > 0, published, any_published);
+  if (n_stages > 0 && !drop_stages(ch, stages, n_stages) && !ok && error &&
+      *error) {
+    char *message = g_strdup_printf("%s (staging tables _tm_stage_%s_* stay "
+                                    "in %s)",
+                                    (*error)->message, token, ch->database);
+    g_free((*error)->message);
+    (*error)->message = message;
+  }
+  g_strfreev(stages);
+  g_free(token);
+  g_free(runs_text);
+  return ok;
+}
+
+/* Machine row of each trace file: the one its reader's host was given. */
+static uint32_t *file_machines_of(const tm_session *session, size_t *n) {
+  *n = session->model->trace_files.len;
+  uint32_t *machines = g_new(uint32_t, *n + 1);
+  for (size_t i = 0; i < *n; i++)
+    machines[i] = TM_NULL_ID;
+  for (guint i = 0; i < session->hosts->len; i++) {
+    const tm_host *host = g_ptr_array_index(session->hosts, i);
+    if (host->file_id < *n)
+      machines[host->file_id] = host->machine_id;
+  }
+  return machines;
+}
+
+bool tm_clickhouse_load(tm_clickhouse *ch, const tm_clickhouse_run *runs,
+                        size_t n_runs, tm_clickhouse_load_mode mode,
+                        GError **error) {
+  const char **run_ids = g_new0(const char *, n_runs + 1);
+  ch_run_source *sources = g_new0(ch_run_source, n_runs + 1);
+  bool ok = true;
+  for (size_t i = 0; i < n_runs; i++) {
+    run_ids[i] = runs[i].run_id;
+    if (!runs[i].session || !runs[i].session->imported) {
+      g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_RUN_ID,
+                  "run '%s' has no imported session", runs[i].run_id);
+      ok = false;
+      n_runs = i;
+      break;
+    }
+    sources[i].run_id = runs[i].run_id;
+    sources[i].model = runs[i].session->model;
+    sources[i].file_machines =
+        file_machines_of(runs[i].session, &sources[i].n_file_machines);
+  }
+  ch->rows_loaded = 0;
+  if (ok)
+    ok = load_runs(ch, sources, n_runs, run_ids, mode, error);
+  for (size_t i = 0; i < n_runs; i++)
+    g_free((uint32_t *)sources[i].file_machines);
+  g_free(sources);
+  g_free(run_ids);
+  return ok;
+}
+
+/* ---- pass-through queries ------------------------------------------------ */
+
+static bool feed_reader(void *ctx, const char *data, size_t len,
+                        GError **error) {
+  return ch_result_reader_feed(ctx, data, len, error);
+}
+
+bool tm_clickhouse_query(tm_clickhouse *ch, const char *sql, tm_format format,
+                         FILE *out, double timeout_seconds, GError **error) {
+  GString *query_string = g_string_new(NULL);
+  g_string_append_printf(query_string,
+                         "database=%s&default_format="
+                         "TabSeparatedWithNamesAndTypes",
+                         ch->database);
+  if (timeout_seconds > 0)
+    /* Whole seconds on 18.x servers; the server's own message wins over
+     * the client's limit, which comes a little later. */
+    g_string_append_printf(query_string, "&max_execution_time=%.0f",
+                           ceil(timeout_seconds));
+  ch_result_reader *reader = ch_result_reader_new(format, out);
+  http_request request = {
+      .query_string = query_string->str,
+      .body = sql,
+      .body_len = strlen(sql),
+      .on_data = feed_reader,
+      .data_ctx = reader,
+      .timeout_seconds = timeout_seconds > 0 ? ceil(timeout_seconds) + 5 : 0,
+  };
+  GError *cause = NULL;
+  bool ok = http_client_post(ch->http, &request, &cause) &&
+            ch_result_reader_finish(reader, &cause);
+  if (!ok)
+    report(ch, error, cause, "query");
+  ch_result_reader_free(reader);
+  g_string_free(query_string, TRUE);
+  return ok;
+}

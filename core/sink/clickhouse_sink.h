@@ -1,0 +1,36 @@
+/*
+ * The ClickHouse sink: the tm_clickhouse_* API of <tracemerge/tracemerge.h>
+ * (connection, schema, loads, pass-through queries). What is internal to
+ * the library and its tests is declared here.
+ *
+ * A load, in statements (docs/clickhouse.md, "Loads"):
+ *   1. the schema check (and, refusing existing runs, a look for them);
+ *   2. CREATE TABLE _tm_stage_<token>_<table> AS <table>, per table;
+ *   3. INSERT INTO _tm_stage_... FORMAT RowBinary, per table and group of
+ *      at most CLICKHOUSE_RUNS_PER_STATEMENT runs, streamed from the model;
+ *   4. ALTER TABLE <table> REPLACE PARTITION '<run>' FROM _tm_stage_...,
+ *      per table (`machine` last): the only step that changes what
+ *      queries see, one table at a time, each table atomically;
+ *   5. DROP TABLE _tm_stage_..., also after a failure before step 4.
+ */
+#ifndef TM_CLICKHOUSE_SINK_H
+#define TM_CLICKHOUSE_SINK_H
+
+#include <stdint.h>
+
+#include <tracemerge/tracemerge.h>
+
+/* Runs per INSERT and per ALTER statement: newer servers refuse an insert
+ * block that spans more than 100 partitions. */
+#define CLICKHOUSE_RUNS_PER_STATEMENT 64
+
+/* Called while a load streams a table's rows, after each batch (`rows`
+ * so far, for the whole statement) and once more with `rows` = UINT64_MAX
+ * when the load is about to publish (table NULL). For tests: what to do
+ * when the server goes away mid-load. */
+typedef void (*clickhouse_load_hook)(void *data, const char *table,
+                                     uint64_t rows);
+void clickhouse_set_load_hook(tm_clickhouse *ch, clickhouse_load_hook hook,
+                              void *data);
+
+#endif /* TM_CLICKHOUSE_SINK_H */

@@ -1,0 +1,867 @@
+/*
+ * The ClickHouse sink against a real server (tests/support/
+ * clickhouse_fixture.h starts one on free 127.0.0.1 ports with a temporary
+ * data directory and stops it at the end). Without a clickhouse-server
+ * binary the program exits 77 (SKIP) and says so; nothing else skips.
+ *
+ * The fleet: 200 generated runs of 3 machines each (phone, server, watch),
+ * loaded in batches through the library. Each machine's file is ftrace
+ * text whose counts and durations are functions of (run r, machine m,
+ * frame k) below, so every expected answer is computed from the same
+ * functions, not written down:
+ *   - n_frames(r, m) "Frame" slices; the even ones hold a "Draw" slice of
+ *     DRAW_US µs;
+ *   - frame k at 10 s + k × 10 ms: the app thread runs (sched_switch in
+ *     and out) for RUN_US µs from there, and the Frame begins 500 µs in
+ *     (while running) when frame_while_running(), else 3000 µs in (after
+ *     it went to sleep); it lasts frame_dur_us() µs.
+ * Machines are unrelated clocks; every expectation is within a machine.
+ */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <tracemerge/tracemerge.h>
+
+#include "clickhouse_fixture.h"
+#include "e2e_support.h"
+#include "sink/clickhouse_sink.h"
+
+#define N_RUNS 200
+#define N_MACHINES 3
+#define LOAD_BATCH 50
+#define RUN_US 2000
+#define DRAW_US 50
+
+static const char *const machine_names[N_MACHINES] = {"phone", "server",
+                                                      "watch"};
+
+static ch_fixture server;
+static char *work_dir;
+
+/* ---- the generator ------------------------------------------------------- */
+
+static int n_frames(int r, int m) { return 1 + (r * 3 + m * 5) % 7; }
+
+static int frame_dur_us(int r, int m, int k) {
+  return 100 + (r * 31 + m * 17 + k * 7) % 1000;
+}
+
+static bool frame_while_running(int r, int m, int k) {
+  return (r + m + k) % 3 != 0;
+}
+
+static bool has_draw(int k) { return k % 2 == 0; }
+
+static int slices_of(int r, int m) {
+  int n = n_frames(r, m), draws = 0;
+  for (int k = 0; k < n; k++)
+    draws += has_draw(k);
+  return n + draws;
+}
+
+static void line_at(GString *text, int64_t us, const char *who,
+                    const char *flags, const char *what) {
+  g_string_append_printf(text, "%s [000] %s %" G_GINT64_FORMAT ".%06d: %s\n",
+                         who, flags, us / 1000000, (int)(us % 1000000), what);
+}
+
+/* Machine m's ftrace text in run r (the functions above). */
+static char *machine_trace(int r, int m) {
+  GString *text = g_string_new("# tracer: nop\n");
+  for (int k = 0; k < n_frames(r, m); k++) {
+    int64_t base = 10000000 + (int64_t)k * 10000;
+    int64_t begin = base + (frame_while_running(r, m, k) ? 500 : 3000);
+    int64_t end = begin + frame_dur_us(r, m, k);
+    GString *frame = g_string_new(NULL);
+    line_at(frame, begin, "app-100", "...1",
+            "tracing_mark_write: B|100|Frame");
+    if (has_draw(k)) {
+      line_at(frame, begin + 10, "app-100", "...1",
+              "tracing_mark_write: B|100|Draw");
+      line_at(frame, begin + 10 + DRAW_US, "app-100", "...1",
+              "tracing_mark_write: E|100");
+    }
+    line_at(frame, end, "app-100", "...1", "tracing_mark_write: E|100");
+    line_at(text, base, "<idle>-0", "d..2",
+            "sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 "
+            "prev_state=R ==> next_comm=app next_pid=100 next_prio=120");
+    if (frame_while_running(r, m, k))
+      g_string_append(text, frame->str);
+    line_at(text, base + RUN_US, "app-100", "d..2",
+            "sched_switch: prev_comm=app prev_pid=100 prev_prio=120 "
+            "prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120");
+    if (!frame_while_running(r, m, k))
+      g_string_append(text, frame->str);
+    g_string_free(frame, TRUE);
+  }
+  return g_string_free(text, FALSE);
+}
+
+/* Run r as a ZIP: a manifest naming the machines and their three files. */
+static char *write_run(int r) {
+  char *traces[N_MACHINES];
+  e2e_member members[N_MACHINES + 1];
+  GString *manifest = g_string_new("{\"perfetto_manifest\": {\"version\": 1, "
+                                   "\"files\": [");
+  for (int m = 0; m < N_MACHINES; m++) {
+    traces[m] = machine_trace(r, m);
+    members[m + 1] = (e2e_member){g_strdup_printf("%s.txt", machine_names[m]),
+                                  traces[m], 0};
+    g_string_append_printf(manifest,
+                           "%s{\"path\": \"%s.txt\", \"machine\": "
+                           "{\"name\": \"%s\"}}",
+                           m ? ", " : "", machine_names[m], machine_names[m]);
+  }
+  g_string_append(manifest, "]}}\n");
+  members[0] = (e2e_member){"manifest.json", manifest->str, 0};
+  g_autofree char *name = g_strdup_printf("run%d.zip", r);
+  char *path = e2e_write_archive(work_dir, name, E2E_ZIP, members,
+                                 N_MACHINES + 1);
+  for (int m = 0; m < N_MACHINES; m++) {
+    g_free((char *)members[m + 1].name);
+    g_free(traces[m]);
+  }
+  g_string_free(manifest, TRUE);
+  return path;
+}
+
+static tm_session *import_path(const char *path) {
+  tm_session *session = tm_session_new(NULL);
+  GError *error = NULL;
+  const char *paths[] = {path};
+  g_assert_true(tm_session_import(session, paths, 1, &error));
+  g_assert_no_error(error);
+  return session;
+}
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static tm_clickhouse *open_database(const char *database) {
+  g_autofree char *url = ch_fixture_url(&server, database);
+  GError *error = NULL;
+  tm_clickhouse *ch = tm_clickhouse_open(url, &error);
+  g_assert_no_error(error);
+  return ch;
+}
+
+/* The result of `sql` on ClickHouse, printed in `format`; asserts success. */
+static char *ch_query(tm_clickhouse *ch, const char *sql, tm_format format) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&text, &len);
+  GError *error = NULL;
+  bool ok = tm_clickhouse_query(ch, sql, format, out, 0, &error);
+  fclose(out);
+  g_assert_no_error(error);
+  g_assert_true(ok);
+  char *copy = g_strdup(text);
+  free(text);
+  return copy;
+}
+
+static char *local_query(tm_session *session, const char *sql,
+                         tm_format format) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&text, &len);
+  GError *error = NULL;
+  bool ok = tm_session_query(session, sql, format, out, &error);
+  fclose(out);
+  g_assert_no_error(error);
+  g_assert_true(ok);
+  char *copy = g_strdup(text);
+  free(text);
+  return copy;
+}
+
+static int64_t ch_count(tm_clickhouse *ch, const char *sql) {
+  g_autofree char *csv = ch_query(ch, sql, TM_FORMAT_TSV);
+  const char *rows = strchr(csv, '\n');
+  g_assert_nonnull(rows);
+  return g_ascii_strtoll(rows + 1, NULL, 10);
+}
+
+static void create_schema(tm_clickhouse *ch) {
+  GError *error = NULL;
+  g_assert_true(tm_clickhouse_create_schema(ch, &error));
+  g_assert_no_error(error);
+}
+
+static void load(tm_clickhouse *ch, const char *run_id, tm_session *session,
+                 tm_clickhouse_load_mode mode) {
+  GError *error = NULL;
+  tm_clickhouse_run run = {run_id, session};
+  g_assert_true(tm_clickhouse_load(ch, &run, 1, mode, &error));
+  g_assert_no_error(error);
+}
+
+static const char *const all_tables[] = {
+    "slice", "counter", "sched",      "thread_state", "flow",
+    "args",  "thread",  "process",    "track",        "cpu",
+    "trace_file", "stats", "metadata", "machine",
+};
+
+/* Rows of run `run_id` over every table. */
+static int64_t rows_of_run(tm_clickhouse *ch, const char *run_id) {
+  int64_t total = 0;
+  for (size_t t = 0; t < G_N_ELEMENTS(all_tables); t++) {
+    g_autofree char *sql = g_strdup_printf(
+        "SELECT count() FROM %s WHERE run_id = '%s'", all_tables[t], run_id);
+    total += ch_count(ch, sql);
+  }
+  return total;
+}
+
+/* ---- the fleet ----------------------------------------------------------- */
+
+static tm_clickhouse *fleet;
+
+/* Loads the 200 runs once, LOAD_BATCH runs per tm_clickhouse_load. */
+static tm_clickhouse *fleet_database(void) {
+  if (fleet)
+    return fleet;
+  fleet = open_database("fleet");
+  create_schema(fleet);
+  gint64 loading = 0, start = g_get_monotonic_time();
+  for (int first = 0; first < N_RUNS; first += LOAD_BATCH) {
+    tm_clickhouse_run runs[LOAD_BATCH];
+    char *ids[LOAD_BATCH];
+    for (int i = 0; i < LOAD_BATCH; i++) {
+      char *path = write_run(first + i);
+      ids[i] = g_strdup_printf("r%03d", first + i);
+      runs[i] = (tm_clickhouse_run){ids[i], import_path(path)};
+      g_unlink(path);
+      g_free(path);
+    }
+    GError *error = NULL;
+    gint64 load_start = g_get_monotonic_time();
+    g_assert_true(tm_clickhouse_load(fleet, runs, LOAD_BATCH,
+                                     TM_CLICKHOUSE_REFUSE_EXISTING, &error));
+    g_assert_no_error(error);
+    loading += g_get_monotonic_time() - load_start;
+    for (int i = 0; i < LOAD_BATCH; i++) {
+      tm_session_free((tm_session *)runs[i].session);
+      g_free(ids[i]);
+    }
+  }
+  g_test_message("200 runs imported and loaded in %.1f s, of which loading "
+                 "%.1f s", (double)(g_get_monotonic_time() - start) / 1e6,
+                 (double)loading / 1e6);
+  return fleet;
+}
+
+/* Per machine, Σ over runs of slices_of(r, m). */
+static void test_fleet_slice_counts_per_machine(void) {
+  tm_clickhouse *ch = fleet_database();
+  GString *expected = g_string_new("\"machine\",\"slices\"\n");
+  for (int m = 0; m < N_MACHINES; m++) {
+    int64_t sum = 0;
+    for (int r = 0; r < N_RUNS; r++)
+      sum += slices_of(r, m);
+    g_string_append_printf(expected, "\"%s\",%" G_GINT64_FORMAT "\n",
+                           machine_names[m], sum);
+  }
+  g_autofree char *actual = ch_query(
+      ch, "SELECT machine, count() AS slices FROM slice GROUP BY machine "
+          "ORDER BY machine",
+      TM_FORMAT_CSV);
+  e2e_assert_text(actual, expected->str);
+  g_string_free(expected, TRUE);
+}
+
+static int compare_int64(gconstpointer a, gconstpointer b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* quantileExact(0.95) is the element at index floor(0.95 × n) of the
+ * sorted values: over every Frame of every run and machine, and 50 µs for
+ * every Draw. */
+static void test_fleet_p95_by_name(void) {
+  tm_clickhouse *ch = fleet_database();
+  GArray *durs = g_array_new(FALSE, FALSE, sizeof(int64_t));
+  for (int r = 0; r < N_RUNS; r++)
+    for (int m = 0; m < N_MACHINES; m++)
+      for (int k = 0; k < n_frames(r, m); k++) {
+        int64_t dur_ns = (int64_t)frame_dur_us(r, m, k) * 1000;
+        g_array_append_val(durs, dur_ns);
+      }
+  g_array_sort(durs, compare_int64);
+  size_t index = (size_t)(0.95 * (double)durs->len);
+  g_autofree char *expected = g_strdup_printf(
+      "\"name\",\"p95\"\n\"Draw\",%d\n\"Frame\",%" G_GINT64_FORMAT "\n",
+      DRAW_US * 1000, g_array_index(durs, int64_t, index));
+  g_autofree char *actual = ch_query(
+      ch, "SELECT name, quantileExact(0.95)(dur) AS p95 FROM slice "
+          "GROUP BY name ORDER BY name",
+      TM_FORMAT_CSV);
+  e2e_assert_text(actual, expected);
+  g_array_free(durs, TRUE);
+}
+
+/* Frames that begin while their thread runs: a join of slice (through its
+ * thread track) and sched within each run, counted per machine. */
+static void test_fleet_join_of_sched_and_slices(void) {
+  tm_clickhouse *ch = fleet_database();
+  GString *expected = g_string_new("\"machine\",\"frames\"\n");
+  for (int m = 0; m < N_MACHINES; m++) {
+    int count = 0;
+    for (int r = 0; r < N_RUNS; r++)
+      for (int k = 0; k < n_frames(r, m); k++)
+        count += frame_while_running(r, m, k);
+    g_string_append_printf(expected, "\"%s\",%d\n", machine_names[m], count);
+  }
+  /* ClickHouse 18 joins two tables per SELECT: slice with its thread
+   * track, then that with sched, on run_id first. */
+  g_autofree char *actual = ch_query(
+      ch,
+      "SELECT machine, count() AS frames FROM ("
+      " SELECT run_id, machine, ts, utid FROM"
+      "  (SELECT run_id, machine, track_id, ts FROM slice WHERE name = 'Frame')"
+      "  ALL INNER JOIN"
+      "  (SELECT run_id, id AS track_id, assumeNotNull(utid) AS utid FROM track"
+      "   WHERE utid IS NOT NULL) USING (run_id, track_id))"
+      " ALL INNER JOIN"
+      " (SELECT run_id, utid, ts AS run_ts, dur AS run_dur FROM sched)"
+      " USING (run_id, utid)"
+      " WHERE ts >= run_ts AND ts < run_ts + run_dur"
+      " GROUP BY machine ORDER BY machine",
+      TM_FORMAT_CSV);
+  e2e_assert_text(actual, expected->str);
+  g_string_free(expected, TRUE);
+}
+
+/* Every table that every run fills holds all 200 runs, and the machine
+ * table three machines per run. */
+static void test_fleet_every_run_in_every_table(void) {
+  tm_clickhouse *ch = fleet_database();
+  static const char *const filled[] = {"slice", "sched", "thread_state",
+                                       "thread", "process", "track", "cpu",
+                                       "trace_file", "metadata", "machine"};
+  for (size_t t = 0; t < G_N_ELEMENTS(filled); t++) {
+    g_autofree char *sql =
+        g_strdup_printf("SELECT uniqExact(run_id) FROM %s", filled[t]);
+    g_assert_cmpint(ch_count(ch, sql), ==, N_RUNS);
+  }
+  g_assert_cmpint(ch_count(ch, "SELECT count() FROM machine"), ==,
+                  N_RUNS * N_MACHINES);
+  /* No staging table outlives its load. */
+  g_assert_cmpint(ch_count(ch, "SELECT count() FROM system.tables WHERE "
+                               "database = 'fleet' AND name LIKE '\\\\_tm%'"),
+                  ==, 0);
+}
+
+/* ---- every column as local queries see it -------------------------------- */
+
+/* A trace that fills every table: JSON (args of every type, thread time,
+ * nesting, a flow, counters, names with tabs, quotes and newlines) on
+ * machine `phone`, ftrace with scheduling on machine `server`. */
+static char *write_values_run(void) {
+  static const char json[] =
+      "{\"traceEvents\":[\n"
+      "{\"ph\":\"M\",\"pid\":1,\"tid\":1,\"name\":\"process_name\","
+      "\"args\":{\"name\":\"bro\\twser \\\"q\\\" 'x' \\\\ \\u00fcn\\u00ef\"}},\n"
+      "{\"ph\":\"M\",\"pid\":1,\"tid\":2,\"name\":\"thread_name\","
+      "\"args\":{\"name\":\"main\\nthread\"}},\n"
+      "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":1000,\"dur\":500,\"tts\":10,"
+      "\"tdur\":7,\"name\":\"outer\",\"cat\":\"c1\",\"args\":{\"i\":-5,"
+      "\"u\":18446744073709551615,\"r\":0.1,\"s\":\"tab\\there\",\"b\":true,"
+      "\"big\":1e300,\"nested\":{\"a\":[1,2]}}},\n"
+      "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":1100,\"dur\":100,"
+      "\"name\":\"inner\",\"cat\":\"c1,c2\"},\n"
+      "{\"ph\":\"s\",\"pid\":1,\"tid\":2,\"ts\":1150,\"id\":7,\"name\":\"f\","
+      "\"cat\":\"c1\"},\n"
+      "{\"ph\":\"X\",\"pid\":1,\"tid\":3,\"ts\":1250,\"dur\":100,"
+      "\"name\":\"later\"},\n"
+      "{\"ph\":\"f\",\"bp\":\"e\",\"pid\":1,\"tid\":3,\"ts\":1300,\"id\":7,"
+      "\"name\":\"f\",\"cat\":\"c1\"},\n"
+      "{\"ph\":\"C\",\"pid\":1,\"ts\":1200,\"name\":\"mem\","
+      "\"args\":{\"rss\":12.5,\"heap\":3}},\n"
+      "{\"ph\":\"C\",\"pid\":1,\"ts\":1300,\"name\":\"mem\","
+      "\"args\":{\"rss\":-0.0,\"heap\":4}},\n"
+      "{\"ph\":\"i\",\"pid\":1,\"tid\":3,\"ts\":1400,\"name\":\"instant\","
+      "\"s\":\"t\"}\n"
+      "]}\n";
+  g_autofree char *ftrace = machine_trace(3, 1);
+  const e2e_member members[] = {
+      {"manifest.json",
+       "{\"perfetto_manifest\": {\"version\": 1, \"files\": [\n"
+       " {\"path\": \"app.json\", \"machine\": {\"name\": \"phone\"}},\n"
+       " {\"path\": \"kernel.txt\", \"machine\": {\"name\": \"server\"}}]}}\n",
+       0},
+      {"app.json", json, 0},
+      {"kernel.txt", ftrace, 0},
+  };
+  return e2e_write_archive(work_dir, "values.zip", E2E_ZIP, members, 3);
+}
+
+typedef struct table_columns {
+  const char *table;
+  const char *local; /* the local table or view with the same columns */
+  const char *columns;
+} table_columns;
+
+static const table_columns compared[] = {
+    {"slice", "slice",
+     "id, ts, dur, track_id, category, name, depth, parent_id, arg_set_id, "
+     "thread_ts, thread_dur, cat, slice_id"},
+    {"counter", "counter", "id, ts, track_id, value, arg_set_id"},
+    {"sched", "sched",
+     "id, ts, dur, cpu, utid, end_state, priority, ucpu, ts_end"},
+    {"thread_state", "thread_state",
+     "id, ts, dur, cpu, utid, state, waker_utid, waker_id, ucpu"},
+    {"flow", "flow", "id, slice_out, slice_in, trace_id, arg_set_id"},
+    {"args", "args",
+     "id, arg_set_id, flat_key, key, int_value, string_value, real_value, "
+     "value_type"},
+    {"thread", "thread",
+     "utid, id, tid, name, start_ts, end_ts, upid, is_main_thread, is_idle, "
+     "machine_id, arg_set_id"},
+    {"process", "process",
+     "upid, id, pid, name, start_ts, end_ts, parent_upid, uid, android_appid, "
+     "android_user_id, cmdline, arg_set_id, machine_id"},
+    {"track", "__intrinsic_track",
+     "id, name, type, dimension_arg_set_id, parent_id, source_arg_set_id, "
+     "machine_id, track_group_id, event_type, counter_unit, utid, upid, "
+     "trace_id, ucpu"},
+    {"cpu", "cpu", "id, ucpu, cpu, machine_id"},
+    {"trace_file", "trace_file",
+     "id, parent_id, name, size, trace_type, processing_order, is_container"},
+    {"stats", "stats",
+     "id, name, idx, severity, source, value, description, machine_id, "
+     "trace_id"},
+    {"metadata", "metadata",
+     "id, name, key_type, int_value, str_value, machine_id, trace_id"},
+    {"machine", "machine",
+     "id, raw_id, name, sysname, release, version, arch, num_cpus, "
+     "android_build_fingerprint, android_device_manufacturer, "
+     "android_sdk_version, system_ram_bytes, system_ram_gb, label_index"},
+};
+
+/* Each table's columns read back from ClickHouse print exactly as the
+ * local query over the same session prints them, in every format. */
+static void test_values_match_local_queries(void) {
+  tm_clickhouse *ch = open_database("values_db");
+  create_schema(ch);
+  g_autofree char *path = write_values_run();
+  tm_session *session = import_path(path);
+  load(ch, "values", session, TM_CLICKHOUSE_REFUSE_EXISTING);
+  static const tm_format formats[] = {TM_FORMAT_CSV, TM_FORMAT_TSV,
+                                      TM_FORMAT_JSON};
+  for (size_t t = 0; t < G_N_ELEMENTS(compared); t++) {
+    g_autofree char *local_sql =
+        g_strdup_printf("SELECT %s FROM %s ORDER BY id", compared[t].columns,
+                        compared[t].local);
+    g_autofree char *ch_sql = g_strdup_printf(
+        "SELECT %s FROM %s WHERE run_id = 'values' ORDER BY id",
+        compared[t].columns, compared[t].table);
+    for (size_t f = 0; f < G_N_ELEMENTS(formats); f++) {
+      g_autofree char *expected = local_query(session, local_sql, formats[f]);
+      g_autofree char *actual = ch_query(ch, ch_sql, formats[f]);
+      if (g_strcmp0(actual, expected) != 0)
+        g_error("table %s, format %d:\n--- local\n%s\n--- ClickHouse\n%s",
+                compared[t].table, (int)formats[f], expected, actual);
+    }
+    /* Not an empty comparison: every table holds rows here. */
+    g_autofree char *count_sql = g_strdup_printf(
+        "SELECT count() FROM %s WHERE run_id = 'values'", compared[t].table);
+    g_assert_cmpint(ch_count(ch, count_sql), >, 0);
+  }
+  /* The machine columns: the name of the row's machine, and its id. */
+  g_autofree char *expected = local_query(
+      session,
+      "SELECT coalesce(m.name, '') AS machine, t.machine_id AS machine_id, "
+      "count(*) AS n FROM slice s JOIN track t ON s.track_id = t.id "
+      "LEFT JOIN machine m ON m.id = t.machine_id GROUP BY 1, 2 ORDER BY 1, 2",
+      TM_FORMAT_CSV);
+  g_autofree char *actual = ch_query(
+      ch, "SELECT machine, machine_id, count() AS n FROM slice WHERE "
+          "run_id = 'values' GROUP BY machine, machine_id ORDER BY machine, "
+          "machine_id",
+      TM_FORMAT_CSV);
+  e2e_assert_text(actual, expected);
+  g_assert_cmpuint(tm_clickhouse_rows_loaded(ch), ==,
+                   (guint64)rows_of_run(ch, "values"));
+  tm_session_free(session);
+  tm_clickhouse_free(ch);
+}
+
+/* ---- re-loads through the CLI -------------------------------------------- */
+
+static e2e_result cli_import(const char *path, const char *url,
+                             const char *run_id, const char *extra) {
+  const char *args[] = {"import", path, "--to", url, "--run", run_id,
+                        extra, NULL};
+  return e2e_run(args);
+}
+
+static void assert_cli_ok(e2e_result *r) {
+  if (r->exit_code != 0 || r->err[0])
+    g_error("tracemerge exited %d: %s", r->exit_code, r->err);
+  e2e_result_clear(r);
+}
+
+static int64_t run_slices(tm_clickhouse *ch, const char *run_id) {
+  g_autofree char *sql = g_strdup_printf(
+      "SELECT count() FROM slice WHERE run_id = '%s'", run_id);
+  return ch_count(ch, sql);
+}
+
+static int64_t generated_slices(int r) {
+  int64_t n = 0;
+  for (int m = 0; m < N_MACHINES; m++)
+    n += slices_of(r, m);
+  return n;
+}
+
+/* Loading a run again: refused by default with a message naming it,
+ * replaced whole with --replace (never duplicated), and a failed import
+ * never replaces a loaded run. */
+static void test_reload_refuse_or_replace(void) {
+  g_autofree char *url = ch_fixture_url(&server, "reload");
+  g_autofree char *run0 = write_run(0);
+  g_autofree char *run5 = write_run(5);
+  e2e_result r = cli_import(run0, url, "r0", "--create-schema");
+  assert_cli_ok(&r);
+  tm_clickhouse *ch = open_database("reload");
+  int64_t rows_before = rows_of_run(ch, "r0");
+  g_assert_cmpint(run_slices(ch, "r0"), ==, generated_slices(0));
+
+  r = cli_import(run0, url, "r0", NULL);
+  g_assert_cmpint(r.exit_code, ==, 1);
+  g_autofree char *refused = g_strdup_printf(
+      "tracemerge: ClickHouse at 127.0.0.1:%d: run 'r0' already loaded in "
+      "database reload: nothing loaded (replace mode replaces a loaded run)\n",
+      server.http_port);
+  e2e_assert_text(r.err, refused);
+  e2e_result_clear(&r);
+  g_assert_cmpint(rows_of_run(ch, "r0"), ==, rows_before);
+
+  r = cli_import(run0, url, "r0", "--replace");
+  assert_cli_ok(&r);
+  g_assert_cmpint(rows_of_run(ch, "r0"), ==, rows_before);
+
+  /* Run 5's content under id r0: only it remains. */
+  r = cli_import(run5, url, "r0", "--replace");
+  assert_cli_ok(&r);
+  g_assert_cmpint(run_slices(ch, "r0"), ==, generated_slices(5));
+  g_assert_cmpint(ch_count(ch, "SELECT count() FROM machine WHERE "
+                               "run_id = 'r0'"), ==, N_MACHINES);
+  int64_t rows_of_5 = rows_of_run(ch, "r0");
+
+  /* A damaged input: its import fails (exit 1); what it read is loaded
+   * only under a new run id. */
+  g_autofree char *damaged = e2e_write_file(
+      work_dir, "damaged.json",
+      "{\"traceEvents\":[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1,"
+      "\"dur\":1,\"name\":\"kept\"},{\"ph\":", 0);
+  r = cli_import(damaged, url, "r0", "--replace");
+  g_assert_cmpint(r.exit_code, ==, 1);
+  g_assert_nonnull(strstr(r.err, "tracemerge: run 'r0' left as it was: a "
+                                 "failed import does not replace it\n"));
+  e2e_result_clear(&r);
+  g_assert_cmpint(rows_of_run(ch, "r0"), ==, rows_of_5);
+  r = cli_import(damaged, url, "partial", "--replace");
+  g_assert_cmpint(r.exit_code, ==, 1);
+  g_assert_nonnull(strstr(r.err, "damaged.json"));
+  e2e_result_clear(&r);
+  g_autofree char *kept = ch_query(
+      ch, "SELECT name FROM slice WHERE run_id = 'partial'", TM_FORMAT_CSV);
+  e2e_assert_text(kept, "\"name\"\n\"kept\"\n");
+  tm_clickhouse_free(ch);
+}
+
+/* ---- a load stopped half-way ------------------------------------------- */
+
+/* One machine, enough slices for several batches of the slice table. */
+static char *write_big_run(void) {
+  GString *json = g_string_new("[");
+  for (int i = 0; i < 60000; i++)
+    g_string_append_printf(json,
+                           "%s{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":%d,"
+                           "\"dur\":1,\"name\":\"s%d\"}",
+                           i ? ",\n" : "", i * 2, i % 100);
+  g_string_append(json, "]\n");
+  char *path = e2e_write_file(work_dir, "big.json", json->str, json->len);
+  g_string_free(json, TRUE);
+  return path;
+}
+
+typedef struct kill_plan {
+  const char *table;  /* kill once this table streamed... */
+  uint64_t rows;      /* ...more than this many rows; NULL: at publishing */
+  bool killed;
+} kill_plan;
+
+static void kill_server(void *data, const char *table, uint64_t rows) {
+  kill_plan *plan = data;
+  if (plan->killed)
+    return;
+  bool now = plan->table ? table && strcmp(table, plan->table) == 0 &&
+                               rows != UINT64_MAX && rows > plan->rows
+                         : rows == UINT64_MAX;
+  if (now) {
+    ch_fixture_kill(&server);
+    plan->killed = true;
+  }
+}
+
+/* The server dies during a load (mid-stream, or just before publishing):
+ * the load fails naming what failed, and once the server is back no table
+ * holds a row of that run; the run loads afterwards as a new one. */
+static void assert_killed_load_leaves_nothing(kill_plan plan,
+                                              const char *expected_what) {
+  tm_clickhouse *ch = open_database("killed");
+  create_schema(ch);
+  g_autofree char *small = write_run(1);
+  tm_session *kept = import_path(small);
+  load(ch, "kept", kept, TM_CLICKHOUSE_REPLACE);
+  int64_t kept_rows = rows_of_run(ch, "kept");
+
+  g_autofree char *big = write_big_run();
+  tm_session *doomed = import_path(big);
+  clickhouse_set_load_hook(ch, kill_server, &plan);
+  tm_clickhouse_run run = {"doomed", doomed};
+  GError *error = NULL;
+  g_assert_false(tm_clickhouse_load(ch, &run, 1, TM_CLICKHOUSE_REFUSE_EXISTING,
+                                    &error));
+  g_assert_true(plan.killed);
+  g_assert_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_CONNECTION);
+  g_autofree char *prefix = g_strdup_printf("ClickHouse at 127.0.0.1:%d: %s",
+                                            server.http_port, expected_what);
+  if (!g_str_has_prefix(error->message, prefix) ||
+      !strstr(error->message, "; nothing of run 'doomed' was published"))
+    g_error("unexpected message: %s", error->message);
+  g_clear_error(&error);
+  clickhouse_set_load_hook(ch, NULL, NULL);
+
+  ch_fixture_restart(&server);
+  g_assert_cmpint(rows_of_run(ch, "doomed"), ==, 0);
+  g_assert_cmpint(rows_of_run(ch, "kept"), ==, kept_rows);
+  load(ch, "doomed", doomed, TM_CLICKHOUSE_REFUSE_EXISTING);
+  g_assert_cmpint(run_slices(ch, "doomed"), ==, 60000);
+  /* Clean for the next scenario. */
+  g_autofree char *drop = ch_query(ch, "DROP DATABASE killed", TM_FORMAT_CSV);
+  tm_session_free(doomed);
+  tm_session_free(kept);
+  tm_clickhouse_free(ch);
+}
+
+static void test_server_killed_while_streaming(void) {
+  kill_plan plan = {"slice", 20000, false};
+  assert_killed_load_leaves_nothing(plan, "loading run 'doomed' into slice "
+                                          "(staging table _tm_stage_");
+}
+
+static void test_server_killed_before_publishing(void) {
+  kill_plan plan = {NULL, 0, false};
+  assert_killed_load_leaves_nothing(plan, "publishing run 'doomed' in slice: ");
+}
+
+/* ---- queries and errors through the CLI ---------------------------------- */
+
+/* The same result printed by a local query and by `query --from`. */
+static void test_query_prints_as_local_queries_do(void) {
+  tm_clickhouse *ch = open_database("printing");
+  create_schema(ch);
+  g_autofree char *path = write_run(7);
+  tm_session *session = import_path(path);
+  load(ch, "r7", session, TM_CLICKHOUSE_REFUSE_EXISTING);
+  g_autofree char *url = ch_fixture_url(&server, "printing");
+  static const char *const formats[] = {"csv", "tsv", "json"};
+  for (size_t f = 0; f < G_N_ELEMENTS(formats); f++) {
+    const char *local_args[] = {
+        "query", path, "--format", formats[f], "--sql",
+        "SELECT name, count(*) AS n, sum(dur) AS total, avg(dur) AS mean, "
+        "NULL AS none, 'a\"b,c' AS text FROM slice GROUP BY name "
+        "ORDER BY name",
+        NULL};
+    const char *remote_args[] = {
+        "query", "--from", url, "--format", formats[f], "--sql",
+        "SELECT name, count() AS n, sum(dur) AS total, avg(dur) AS mean, "
+        "NULL AS none, 'a\"b,c' AS text FROM slice WHERE run_id = 'r7' "
+        "GROUP BY name ORDER BY name",
+        NULL};
+    e2e_result local = e2e_run(local_args);
+    e2e_result remote = e2e_run(remote_args);
+    g_assert_cmpint(local.exit_code, ==, 0);
+    g_assert_cmpint(remote.exit_code, ==, 0);
+    e2e_assert_text(remote.err, "");
+    e2e_assert_text(remote.out, local.out);
+    e2e_result_clear(&local);
+    e2e_result_clear(&remote);
+  }
+  tm_session_free(session);
+  tm_clickhouse_free(ch);
+}
+
+static void assert_cli_fails(const char *const *args, int exit_code,
+                             const char *message_part) {
+  e2e_result r = e2e_run(args);
+  if (r.exit_code != exit_code || !strstr(r.err, message_part))
+    g_error("expected exit %d and \"%s\", got exit %d: %s", exit_code,
+            message_part, r.exit_code, r.err);
+  e2e_result_clear(&r);
+}
+
+static void test_query_errors_name_server_and_cause(void) {
+  g_autofree char *url = ch_fixture_url(&server, "default");
+  g_autofree char *where =
+      g_strdup_printf("tracemerge: ClickHouse at 127.0.0.1:%d: query: HTTP ",
+                      server.http_port);
+  const char *syntax[] = {"query", "--from", url, "--sql", "SELEC 1", NULL};
+  assert_cli_fails(syntax, 1, where);
+  assert_cli_fails(syntax, 1, "Syntax error");
+  const char *format[] = {"query", "--from", url, "--sql",
+                          "SELECT 1 FORMAT JSON", NULL};
+  assert_cli_fails(format, 1, "not in TabSeparatedWithNamesAndTypes");
+  /* Failing after the first rows went out (megabytes: more than the
+   * server buffers): ClickHouse appends its report to a 200 answer. With
+   * one column the report could pass for a row; the rows before it are
+   * printed, as a local query's are. */
+  const char *late[] = {"query", "--from", url, "--sql",
+                        "SELECT concat(toString(number), toString("
+                        "throwIf(number = 900000))) AS x FROM system.numbers "
+                        "LIMIT 1000000 SETTINGS max_block_size = 1000",
+                        NULL};
+  e2e_result r = e2e_run(late);
+  g_assert_cmpint(r.exit_code, ==, 1);
+  g_assert_nonnull(strstr(r.err, "query: failed after its first rows were "
+                                 "sent: Code: 395"));
+  g_assert_true(g_str_has_suffix(r.out, "\"8999990\"\n"));
+  g_assert_null(strstr(r.out, "Code:"));
+  e2e_result_clear(&r);
+  /* Nobody listens on a port just freed. */
+  int port = ch_fixture_unused_port();
+  g_autofree char *nobody = g_strdup_printf("clickhouse://127.0.0.1:%d/x",
+                                            port);
+  g_autofree char *nobody_where =
+      g_strdup_printf("tracemerge: ClickHouse at 127.0.0.1:%d: query: ", port);
+  const char *refused[] = {"query", "--from", nobody, "--sql", "SELECT 1",
+                           NULL};
+  assert_cli_fails(refused, 1, nobody_where);
+  const char *bad_url[] = {"query", "--from", "clickhouse://host/a-b",
+                           "--sql", "SELECT 1", NULL};
+  assert_cli_fails(bad_url, 2, "the database must be a plain identifier");
+  const char *with_inputs[] = {"query", "x.json", "--from", url, "--sql",
+                               "SELECT 1", NULL};
+  assert_cli_fails(with_inputs, 2, "--from takes no input files");
+}
+
+static void test_import_errors(void) {
+  g_autofree char *path = write_run(2);
+  g_autofree char *url = ch_fixture_url(&server, "no_schema");
+  e2e_result r = cli_import(path, url, "r2", NULL);
+  g_assert_cmpint(r.exit_code, ==, 1);
+  g_autofree char *missing = g_strdup_printf(
+      "tracemerge: ClickHouse at 127.0.0.1:%d: database no_schema lacks "
+      "tracemerge tables (slice, counter, sched, thread_state, flow, args, "
+      "thread, process, track, cpu, trace_file, stats, metadata, machine, "
+      "schema_version): create them first (import --create-schema)\n",
+      server.http_port);
+  e2e_assert_text(r.err, missing);
+  e2e_result_clear(&r);
+
+  /* Another schema version: refused by the load and by --create-schema. */
+  tm_clickhouse *ch = open_database("other_version");
+  create_schema(ch);
+  create_schema(ch); /* twice is fine */
+  g_autofree char *inserted = ch_query(
+      ch, "INSERT INTO schema_version (version) VALUES (2)", TM_FORMAT_CSV);
+  g_autofree char *vurl = ch_fixture_url(&server, "other_version");
+  for (int with_create = 0; with_create < 2; with_create++) {
+    r = cli_import(path, vurl, "r2", with_create ? "--create-schema" : NULL);
+    g_assert_cmpint(r.exit_code, ==, 1);
+    g_assert_nonnull(strstr(r.err, "database other_version holds tracemerge "
+                                   "schema version 2; this tracemerge reads "
+                                   "and writes version 1"));
+    e2e_result_clear(&r);
+  }
+  tm_clickhouse_free(ch);
+
+  const char *no_run[] = {"import", path, "--to", url, NULL};
+  assert_cli_fails(no_run, 2, "--to needs --run RUN_ID");
+  const char *both[] = {"import", path, "--to", url, "--run", "a", "-o",
+                        "x.sqlite", NULL};
+  assert_cli_fails(both, 2, "give one of -o and --to");
+  const char *run_alone[] = {"import", path, "-o", "x.sqlite", "--run", "a",
+                             NULL};
+  assert_cli_fails(run_alone, 2, "go with --to");
+  const char *modes[] = {"import", path, "--to", url, "--run", "a",
+                         "--replace", "--refuse-existing", NULL};
+  assert_cli_fails(modes, 2, "give one of --replace and --refuse-existing");
+  const char *empty_id[] = {"import", path, "--to", url, "--run", "", NULL};
+  assert_cli_fails(empty_id, 1, "run id \"\" must be 1 to 256 bytes");
+  const char *control[] = {"import", path, "--to", url, "--run", "a\tb",
+                           NULL};
+  assert_cli_fails(control, 1, "must not hold control characters");
+}
+
+/* Run ids reach SQL only as literals: quotes and backslashes included. */
+static void test_run_ids_with_quotes(void) {
+  tm_clickhouse *ch = open_database("quoting");
+  create_schema(ch);
+  g_autofree char *path = write_run(4);
+  tm_session *session = import_path(path);
+  const char *id = "it's a \\ run";
+  load(ch, id, session, TM_CLICKHOUSE_REFUSE_EXISTING);
+  g_autofree char *ids = ch_query(ch, "SELECT DISTINCT run_id FROM machine",
+                                  TM_FORMAT_CSV);
+  e2e_assert_text(ids, "\"run_id\"\n\"it's a \\ run\"\n");
+  const char *dup[] = {id, id};
+  GError *error = NULL;
+  g_assert_false(tm_clickhouse_check(ch, dup, 2, TM_CLICKHOUSE_REPLACE,
+                                     &error));
+  g_assert_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_RUN_ID);
+  g_clear_error(&error);
+  g_assert_false(tm_clickhouse_check(ch, &id, 1,
+                                     TM_CLICKHOUSE_REFUSE_EXISTING, &error));
+  g_assert_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_RUN_EXISTS);
+  g_clear_error(&error);
+  tm_session_free(session);
+  tm_clickhouse_free(ch);
+}
+
+int main(int argc, char **argv) {
+  char *skip_reason = NULL;
+  if (!ch_fixture_start(&server, &skip_reason)) {
+    printf("SKIP: %s\n", skip_reason);
+    g_free(skip_reason);
+    return 77;
+  }
+  g_test_init(&argc, &argv, NULL);
+  work_dir = e2e_tmpdir();
+  g_test_add_func("/clickhouse/fleet/slice-counts-per-machine-sum-over-runs",
+                  test_fleet_slice_counts_per_machine);
+  g_test_add_func("/clickhouse/fleet/p95-of-dur-by-name",
+                  test_fleet_p95_by_name);
+  g_test_add_func("/clickhouse/fleet/sched-joins-slices-within-runs",
+                  test_fleet_join_of_sched_and_slices);
+  g_test_add_func("/clickhouse/fleet/every-run-is-in-every-table",
+                  test_fleet_every_run_in_every_table);
+  g_test_add_func("/clickhouse/load/values-read-back-as-local-queries-print-them",
+                  test_values_match_local_queries);
+  g_test_add_func("/clickhouse/load/run-ids-with-quotes-are-literals",
+                  test_run_ids_with_quotes);
+  g_test_add_func("/clickhouse/reload/refused-or-replaced-never-duplicated",
+                  test_reload_refuse_or_replace);
+  g_test_add_func("/clickhouse/failure/server-killed-while-streaming",
+                  test_server_killed_while_streaming);
+  g_test_add_func("/clickhouse/failure/server-killed-before-publishing",
+                  test_server_killed_before_publishing);
+  g_test_add_func("/clickhouse/query/prints-as-local-queries-do",
+                  test_query_prints_as_local_queries_do);
+  g_test_add_func("/clickhouse/query/errors-name-server-and-cause",
+                  test_query_errors_name_server_and_cause);
+  g_test_add_func("/clickhouse/import/errors-name-what-failed",
+                  test_import_errors);
+  int status = g_test_run();
+  tm_clickhouse_free(fleet);
+  e2e_cleanup(work_dir);
+  g_free(work_dir);
+  ch_fixture_stop(&server);
+  return status;
+}
