@@ -661,6 +661,64 @@ static void test_server_killed_before_publishing(void) {
   assert_killed_load_leaves_nothing(plan, "publishing run 'doomed' in slice: ");
 }
 
+/* Just before publishing, the `machine` table's stage disappears (as if
+ * someone dropped it): every other table publishes, `machine` does not.
+ * The error says which tables were published, and since `machine` is
+ * published last, the run is not listed there. */
+static void drop_machine_stage(void *data, const char *table, uint64_t rows) {
+  (void)table;
+  if (rows != UINT64_MAX)
+    return;
+  tm_clickhouse *other = open_database("partial");
+  g_autofree char *name = ch_query(
+      other, "SELECT name FROM system.tables WHERE database = 'partial' AND "
+             "name LIKE '\\_tm\\_stage\\_%\\_machine'",
+      TM_FORMAT_TSV);
+  char *stage = strchr(name, '\n') + 1;
+  *strchr(stage, '\n') = '\0';
+  g_autofree char *sql = g_strdup_printf("DROP TABLE `%s`", stage);
+  g_autofree char *dropped = ch_query(other, sql, TM_FORMAT_TSV);
+  tm_clickhouse_free(other);
+  *(bool *)data = true;
+}
+
+static void test_partly_published_run(void) {
+  tm_clickhouse *ch = open_database("partial");
+  create_schema(ch);
+  g_autofree char *path = write_run(6);
+  tm_session *session = import_path(path);
+  bool dropped = false;
+  clickhouse_set_load_hook(ch, drop_machine_stage, &dropped);
+  tm_clickhouse_run run = {"half", session};
+  GError *error = NULL;
+  g_assert_false(tm_clickhouse_load(ch, &run, 1, TM_CLICKHOUSE_REFUSE_EXISTING,
+                                    &error));
+  g_assert_true(dropped);
+  g_assert_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_PARTIAL);
+  g_autofree char *where = g_strdup_printf(
+      "ClickHouse at 127.0.0.1:%d: publishing run 'half' in machine: HTTP ",
+      server.http_port);
+  if (!g_str_has_prefix(error->message, where) ||
+      !strstr(error->message,
+              "; run 'half' partly published (done: slice, counter, sched, "
+              "thread_state, flow, args, thread, process, track, cpu, "
+              "trace_file, stats, metadata; not done, or not for every run: "
+              "machine): load again in replace mode"))
+    g_error("unexpected message: %s", error->message);
+  g_clear_error(&error);
+  clickhouse_set_load_hook(ch, NULL, NULL);
+  g_assert_cmpint(run_slices(ch, "half"), ==, generated_slices(6));
+  g_assert_cmpint(ch_count(ch, "SELECT count() FROM machine WHERE "
+                               "run_id = 'half'"), ==, 0);
+  /* As the message says: loading again in replace mode completes it. */
+  load(ch, "half", session, TM_CLICKHOUSE_REPLACE);
+  g_assert_cmpint(ch_count(ch, "SELECT count() FROM machine WHERE "
+                               "run_id = 'half'"), ==, N_MACHINES);
+  g_assert_cmpint(run_slices(ch, "half"), ==, generated_slices(6));
+  tm_session_free(session);
+  tm_clickhouse_free(ch);
+}
+
 /* ---- queries and errors through the CLI ---------------------------------- */
 
 /* The same result printed by a local query and by `query --from`. */
@@ -852,6 +910,8 @@ int main(int argc, char **argv) {
                   test_server_killed_while_streaming);
   g_test_add_func("/clickhouse/failure/server-killed-before-publishing",
                   test_server_killed_before_publishing);
+  g_test_add_func("/clickhouse/failure/partly-published-run-is-named-and-not-in-machine",
+                  test_partly_published_run);
   g_test_add_func("/clickhouse/query/prints-as-local-queries-do",
                   test_query_prints_as_local_queries_do);
   g_test_add_func("/clickhouse/query/errors-name-server-and-cause",

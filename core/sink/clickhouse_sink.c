@@ -400,6 +400,61 @@ bool tm_clickhouse_check(tm_clickhouse *ch, const char *const *run_ids,
 
 /* ---- loads --------------------------------------------------------------- */
 
+/* Statements of one step run together, this many at a time: the server
+ * works on different tables in different threads, and small statements
+ * spend most of their time waiting for it. */
+#define PARALLEL_STATEMENTS 4
+
+/* One statement of a step: its SQL (or, for a streamed INSERT, the
+ * request that carries it), what it does for messages, and its outcome. */
+typedef struct statement {
+  char *sql;
+  char *what;
+  char *query_string; /* a streamed INSERT's, owned */
+  http_request request;
+  size_t table;       /* index in ch_table_at() */
+  bool done;
+} statement;
+
+static void statements_free(statement *st, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    g_free(st[i].sql);
+    g_free(st[i].what);
+    g_free(st[i].query_string);
+  }
+  g_free(st);
+}
+
+/* Runs every statement to its end; false with the first failure in
+ * statement order (named by its `what`); `done` says which succeeded. */
+static bool run_statements(tm_clickhouse *ch, statement *st, size_t n,
+                           GError **error) {
+  http_request *requests = g_new0(http_request, n + 1);
+  GError **errors = g_new0(GError *, n + 1);
+  for (size_t i = 0; i < n; i++) {
+    requests[i] = st[i].request;
+    if (!requests[i].body_fn) {
+      requests[i].body = st[i].sql;
+      requests[i].body_len = strlen(st[i].sql);
+    }
+  }
+  bool ok = http_client_post_all(ch->http, requests, n, PARALLEL_STATEMENTS,
+                                 errors);
+  bool reported = false;
+  for (size_t i = 0; i < n; i++) {
+    st[i].done = errors[i] == NULL;
+    if (errors[i] && !reported) {
+      report(ch, error, errors[i], st[i].what);
+      reported = true;
+    } else if (errors[i]) {
+      g_error_free(errors[i]);
+    }
+  }
+  g_free(errors);
+  g_free(requests);
+  return ok;
+}
+
 /* One INSERT's body: a table's rows of a group of runs, encoded a batch at
  * a time as libcurl asks for bytes. */
 typedef struct insert_stream {
@@ -441,173 +496,232 @@ static gssize insert_body(void *ctx, char *buf, size_t cap, GError **error) {
   return (gssize)n;
 }
 
-static bool insert_runs(tm_clickhouse *ch, const ch_table *table,
-                        const char *stage, const ch_run_source *runs,
-                        size_t n_runs, const char *runs_text,
-                        uint64_t *rows, GError **error) {
-  char *sql = g_strdup_printf("INSERT INTO `%s`.`%s` FORMAT RowBinary",
-                              ch->database, stage);
-  char *escaped = http_escape(sql);
-  char *query_string = g_strconcat("query=", escaped, NULL);
-  insert_stream stream = {.ch = ch, .table = table, .runs = runs,
-                          .n_runs = n_runs};
-  http_request request = {
-      .query_string = query_string,
-      .body_fn = insert_body,
-      .body_ctx = &stream,
-  };
-  GError *cause = NULL;
-  bool ok = http_client_post(ch->http, &request, &cause);
-  if (!ok) {
-    char *what = g_strdup_printf("loading %s into %s (staging table %s)",
-                                 runs_text, ch_table_name(table), stage);
-    report(ch, error, cause, what);
-    g_free(what);
+/* The runs of the load as the steps need them. */
+typedef struct load {
+  tm_clickhouse *ch;
+  const ch_run_source *runs;
+  size_t n_runs;
+  const char *const *run_ids;
+  char *runs_text;
+  char *token;
+  char **stages;     /* per table: its staging table, NULL if none made */
+  bool *has_rows;    /* per table: some run has rows there */
+  bool *published;   /* per table: every statement of its publishing done */
+  uint64_t rows;
+} load;
+
+static bool create_stages(load *l, GError **error) {
+  size_t n_tables = ch_table_count(), n = 0;
+  statement *st = g_new0(statement, n_tables + 1);
+  for (size_t t = 0; t < n_tables; t++) {
+    if (!l->has_rows[t])
+      continue;
+    const char *table = ch_table_name(ch_table_at(t));
+    char *stage = g_strdup_printf("_tm_stage_%s_%s", l->token, table);
+    st[n].sql = g_strdup_printf("CREATE TABLE `%s`.`%s` AS `%s`.`%s`",
+                                l->ch->database, stage, l->ch->database,
+                                table);
+    st[n].what = g_strdup_printf("creating staging table %s", stage);
+    st[n].table = t;
+    n++;
+    g_free(stage);
   }
-  *rows += stream.rows;
-  ch_encoder_free(stream.encoder);
-  ch_bytes_clear(&stream.batch);
-  g_free(query_string);
-  g_free(escaped);
-  g_free(sql);
+  bool ok = run_statements(l->ch, st, n, error);
+  for (size_t i = 0; i < n; i++)
+    if (st[i].done)
+      l->stages[st[i].table] = g_strdup_printf(
+          "_tm_stage_%s_%s", l->token, ch_table_name(ch_table_at(st[i].table)));
+  statements_free(st, n);
   return ok;
 }
 
-/* REPLACE PARTITION for each run of `run_ids` in `table` from `stage`;
- * *any is set once a statement succeeded. */
-static bool publish_table(tm_clickhouse *ch, const ch_table *table,
-                          const char *stage, const char *const *run_ids,
-                          size_t n, const char *runs_text, bool *any,
-                          GError **error) {
-  bool ok = true;
-  for (size_t first = 0; ok && first < n;
-       first += CLICKHOUSE_RUNS_PER_STATEMENT) {
-    size_t count = MIN(n - first, (size_t)CLICKHOUSE_RUNS_PER_STATEMENT);
-    GString *sql = g_string_new(NULL);
-    g_string_append_printf(sql, "ALTER TABLE `%s`.`%s`", ch->database,
-                           ch_table_name(table));
-    for (size_t i = first; i < first + count; i++) {
-      g_string_append(sql, i > first ? ", REPLACE PARTITION "
-                                     : " REPLACE PARTITION ");
-      quote_string(sql, run_ids[i]);
-      g_string_append_printf(sql, " FROM `%s`.`%s`", ch->database, stage);
-    }
-    char *what = g_strdup_printf("publishing %s in %s", runs_text,
-                                 ch_table_name(table));
-    ok = run_sql(ch, sql->str, NULL, what, error);
-    *any = *any || ok;
-    g_free(what);
-    g_string_free(sql, TRUE);
-  }
-  return ok;
-}
-
-/* Drops the staging tables made so far; false if any drop failed. */
-static bool drop_stages(tm_clickhouse *ch, char **stages, size_t n) {
-  bool ok = true;
-  for (size_t i = 0; i < n; i++) {
-    char *sql = g_strdup_printf("DROP TABLE IF EXISTS `%s`.`%s`",
-                                ch->database, stages[i]);
-    GError *ignored = NULL;
-    ok = run_sql(ch, sql, NULL, "dropping a staging table", &ignored) && ok;
-    g_clear_error(&ignored);
+/* Every table's rows of runs [first, first + count) into its stage. */
+static bool insert_group(load *l, size_t first, size_t count, GError **error) {
+  size_t n_tables = ch_table_count(), n = 0;
+  statement *st = g_new0(statement, n_tables + 1);
+  insert_stream *streams = g_new0(insert_stream, n_tables + 1);
+  for (size_t t = 0; t < n_tables; t++) {
+    if (!l->stages[t])
+      continue;
+    const ch_table *table = ch_table_at(t);
+    char *sql = g_strdup_printf("INSERT INTO `%s`.`%s` FORMAT RowBinary",
+                                l->ch->database, l->stages[t]);
+    char *escaped = http_escape(sql);
+    streams[n] = (insert_stream){.ch = l->ch, .table = table,
+                                 .runs = l->runs + first, .n_runs = count};
+    st[n].query_string = g_strconcat("query=", escaped, NULL);
+    st[n].request = (http_request){.query_string = st[n].query_string,
+                                   .body_fn = insert_body,
+                                   .body_ctx = &streams[n]};
+    st[n].what = g_strdup_printf("loading %s into %s (staging table %s)",
+                                 l->runs_text, ch_table_name(table),
+                                 l->stages[t]);
+    st[n].table = t;
+    n++;
+    g_free(escaped);
     g_free(sql);
   }
+  bool ok = run_statements(l->ch, st, n, error);
+  for (size_t i = 0; i < n; i++) {
+    l->rows += streams[i].rows;
+    ch_encoder_free(streams[i].encoder);
+    ch_bytes_clear(&streams[i].batch);
+  }
+  g_free(streams);
+  statements_free(st, n);
   return ok;
 }
 
-/* Adds to a failed load's error what the failure left: nothing
- * published (staging and before), or some tables published. */
-static void explain_failure(GError **error, const char *runs_text,
-                            bool staged, size_t published, bool any) {
-  if (!error || !*error || !staged)
+/* The ALTERs that make the runs' rows of `t` the published ones: REPLACE
+ * PARTITION from the stage, or, where no run has rows, DROP PARTITION (a
+ * replaced run may have had some). Appended to `st`. */
+static size_t publish_statements(load *l, size_t t, statement *st) {
+  const char *table = ch_table_name(ch_table_at(t));
+  size_t n = 0;
+  for (size_t first = 0; first < l->n_runs;
+       first += CLICKHOUSE_RUNS_PER_STATEMENT) {
+    size_t count = MIN(l->n_runs - first,
+                       (size_t)CLICKHOUSE_RUNS_PER_STATEMENT);
+    GString *sql = g_string_new(NULL);
+    g_string_append_printf(sql, "ALTER TABLE `%s`.`%s`", l->ch->database,
+                           table);
+    for (size_t i = first; i < first + count; i++) {
+      g_string_append(sql, i > first ? ", " : " ");
+      g_string_append(sql, l->stages[t] ? "REPLACE PARTITION "
+                                        : "DROP PARTITION ");
+      quote_string(sql, l->run_ids[i]);
+      if (l->stages[t])
+        g_string_append_printf(sql, " FROM `%s`.`%s`", l->ch->database,
+                               l->stages[t]);
+    }
+    st[n].sql = g_string_free(sql, FALSE);
+    st[n].what = g_strdup_printf("publishing %s in %s", l->runs_text, table);
+    st[n].table = t;
+    n++;
+  }
+  return n;
+}
+
+/* Publishes tables [from, to) together; `published` says which made it. */
+static bool publish_tables(load *l, size_t from, size_t to, GError **error) {
+  size_t per_table = (l->n_runs + CLICKHOUSE_RUNS_PER_STATEMENT - 1) /
+                     CLICKHOUSE_RUNS_PER_STATEMENT;
+  statement *st = g_new0(statement, (to - from) * per_table + 1);
+  size_t n = 0;
+  for (size_t t = from; t < to; t++)
+    n += publish_statements(l, t, st + n);
+  bool ok = run_statements(l->ch, st, n, error);
+  for (size_t t = from; t < to; t++)
+    l->published[t] = true;
+  for (size_t i = 0; i < n; i++)
+    l->published[st[i].table] = l->published[st[i].table] && st[i].done;
+  statements_free(st, n);
+  return ok;
+}
+
+/* Drops the staging tables made; false if any drop failed. */
+static bool drop_stages(load *l) {
+  size_t n_tables = ch_table_count(), n = 0;
+  statement *st = g_new0(statement, n_tables + 1);
+  for (size_t t = 0; t < n_tables; t++) {
+    if (!l->stages[t])
+      continue;
+    st[n].sql = g_strdup_printf("DROP TABLE IF EXISTS `%s`.`%s`",
+                                l->ch->database, l->stages[t]);
+    st[n].what = g_strdup_printf("dropping staging table %s", l->stages[t]);
+    n++;
+  }
+  GError *ignored = NULL;
+  bool ok = run_statements(l->ch, st, n, &ignored);
+  g_clear_error(&ignored);
+  statements_free(st, n);
+  return ok;
+}
+
+/* Adds to a failed load's error what the failure left: nothing published
+ * (anything before publishing), or which tables were. */
+static void explain_failure(const load *l, GError **error) {
+  if (!error || !*error)
     return;
+  size_t n_tables = ch_table_count();
+  GString *done = g_string_new(NULL), *not_done = g_string_new(NULL);
+  for (size_t t = 0; t < n_tables; t++) {
+    GString *list = l->published[t] ? done : not_done;
+    g_string_append_printf(list, "%s%s", list->len ? ", " : "",
+                           ch_table_name(ch_table_at(t)));
+  }
   GError *cause = *error;
   *error = NULL;
-  if (!any) {
+  if (done->len == 0)
     g_set_error(error, cause->domain, cause->code,
-                "%s; nothing of %s was published", cause->message, runs_text);
-  } else {
-    GString *done = g_string_new(NULL);
-    for (size_t t = 0; t < published; t++)
-      g_string_append_printf(done, "%s%s", t ? ", " : "",
-                             ch_table_name(ch_table_at(t)));
+                "%s; nothing of %s was published", cause->message,
+                l->runs_text);
+  else
     g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_PARTIAL,
-                "%s; %s partly published (done: %s; not done: %s, perhaps "
-                "for some of the runs, and the tables after it): load again "
-                "in replace mode",
-                cause->message, runs_text, done->len ? done->str : "none",
-                ch_table_name(ch_table_at(published)));
-    g_string_free(done, TRUE);
-  }
+                "%s; %s partly published (done: %s; not done, or not for "
+                "every run: %s): load again in replace mode",
+                cause->message, l->runs_text, done->str, not_done->str);
   g_error_free(cause);
+  g_string_free(done, TRUE);
+  g_string_free(not_done, TRUE);
 }
 
 static bool load_runs(tm_clickhouse *ch, const ch_run_source *runs,
                       size_t n_runs, const char *const *run_ids,
                       tm_clickhouse_load_mode mode, GError **error) {
   size_t n_tables = ch_table_count();
-  char **stages = g_new0(char *, n_tables + 1);
-  size_t n_stages = 0, published = 0;
-  bool any_published = false;
-  uint64_t rows = 0;
-  bool ok = false;
-  char *runs_text = describe_runs(run_ids, n_runs);
-  char *token = g_strdup_printf("%08x%08x", g_random_int(), g_random_int());
+  load l = {.ch = ch, .runs = runs, .n_runs = n_runs, .run_ids = run_ids};
+  l.runs_text = describe_runs(run_ids, n_runs);
+  l.token = g_strdup_printf("%08x%08x", g_random_int(), g_random_int());
+  l.stages = g_new0(char *, n_tables + 1);
+  l.has_rows = g_new0(bool, n_tables + 1);
+  l.published = g_new0(bool, n_tables + 1);
+  bool ok = false, checked = false;
+  for (size_t t = 0; t < n_tables; t++)
+    for (size_t r = 0; r < n_runs && !l.has_rows[t]; r++)
+      l.has_rows[t] = ch_table_row_count(ch_table_at(t), runs[r].model) > 0;
 
   if (!tm_clickhouse_check(ch, run_ids, n_runs, mode, error))
     goto out;
-  for (; n_stages < n_tables; n_stages++) {
-    const ch_table *table = ch_table_at(n_stages);
-    char *stage = g_strdup_printf("_tm_stage_%s_%s", token,
-                                  ch_table_name(table));
-    char *sql = g_strdup_printf("CREATE TABLE `%s`.`%s` AS `%s`.`%s`",
-                                ch->database, stage, ch->database,
-                                ch_table_name(table));
-    char *what = g_strdup_printf("creating staging table %s", stage);
-    bool made = run_sql(ch, sql, NULL, what, error);
-    g_free(what);
-    g_free(sql);
-    if (!made) {
-      g_free(stage);
-      goto out;
-    }
-    stages[n_stages] = stage;
-  }
+  checked = true;
+  if (!create_stages(&l, error))
+    goto out;
   for (size_t first = 0; first < n_runs;
-       first += CLICKHOUSE_RUNS_PER_STATEMENT) {
-    size_t count = MIN(n_runs - first, (size_t)CLICKHOUSE_RUNS_PER_STATEMENT);
-    for (size_t t = 0; t < n_tables; t++)
-      if (!insert_runs(ch, ch_table_at(t), stages[t], runs + first, count,
-                       runs_text, &rows, error))
-        goto out;
-  }
+       first += CLICKHOUSE_RUNS_PER_STATEMENT)
+    if (!insert_group(&l, first,
+                      MIN(n_runs - first, (size_t)CLICKHOUSE_RUNS_PER_STATEMENT),
+                      error))
+      goto out;
   /* Refusing: someone may have loaded one of the runs meanwhile. */
   if (mode == TM_CLICKHOUSE_REFUSE_EXISTING &&
       !refuse_existing(ch, run_ids, n_runs, error))
     goto out;
   if (ch->hook)
     ch->hook(ch->hook_data, NULL, UINT64_MAX);
-  for (; published < n_tables; published++)
-    if (!publish_table(ch, ch_table_at(published), stages[published], run_ids,
-                       n_runs, runs_text, &any_published, error))
-      goto out;
-  ch->rows_loaded = rows;
+  /* `machine` (the last table) only once every other table is published:
+   * a run listed there is whole. */
+  if (!publish_tables(&l, 0, n_tables - 1, error) ||
+      !publish_tables(&l, n_tables - 1, n_tables, error))
+    goto out;
+  ch->rows_loaded = l.rows;
   ok = true;
 out:
-  if (!ok)
-    explain_failure(error, runs_text, n_stages > 0, published, any_published);
-  if (n_stages > 0 && !drop_stages(ch, stages, n_stages) && !ok && error &&
-      *error) {
+  if (!ok && checked)
+    explain_failure(&l, error);
+  if (!drop_stages(&l) && !ok && error && *error) {
     char *message = g_strdup_printf("%s (staging tables _tm_stage_%s_* stay "
                                     "in %s)",
-                                    (*error)->message, token, ch->database);
+                                    (*error)->message, l.token, ch->database);
     g_free((*error)->message);
     (*error)->message = message;
   }
-  g_strfreev(stages);
-  g_free(token);
-  g_free(runs_text);
+  for (size_t t = 0; t < n_tables; t++)
+    g_free(l.stages[t]); /* NULL where no stage was made */
+  g_free(l.stages);
+  g_free(l.has_rows);
+  g_free(l.published);
+  g_free(l.token);
+  g_free(l.runs_text);
   return ok;
 }
 

@@ -1,5 +1,7 @@
 /*
- * The HTTP client (http_client.h) over one reused libcurl easy handle.
+ * The HTTP client (http_client.h) over libcurl: one multi handle driving
+ * a pool of easy handles, each reused (with its connection) request after
+ * request.
  *
  * A body produced on demand goes out with "Transfer-Encoding: chunked":
  * libcurl pulls it through body_read() as the socket drains, so the
@@ -16,16 +18,20 @@
 G_DEFINE_QUARK(tm-http-error-quark, tm_http_error)
 
 struct http_client {
-  CURL *curl;
+  CURLM *multi;
+  CURL *easy[HTTP_MAX_PARALLEL]; /* made on first use */
   char *base_url;
   char *user;
   char *password;
 };
 
-/* What one request's callbacks share. */
+/* One request in flight: what its callbacks share. */
 typedef struct request_state {
   const http_request *request;
   CURL *curl;
+  char *url;
+  struct curl_slist *headers;
+  char curl_message[CURL_ERROR_SIZE];
   long status;          /* 0 until the first answer byte */
   GString *error_body;  /* a non-2xx answer, bounded */
   GError *callback_error; /* why a callback aborted */
@@ -42,7 +48,7 @@ http_client *http_client_new(const char *base_url, const char *user,
   static GOnce once = G_ONCE_INIT;
   g_once(&once, global_init, NULL);
   http_client *client = g_new0(http_client, 1);
-  client->curl = curl_easy_init();
+  client->multi = curl_multi_init();
   client->base_url = g_strdup(base_url);
   client->user = g_strdup(user);
   client->password = g_strdup(password ? password : "");
@@ -52,8 +58,11 @@ http_client *http_client_new(const char *base_url, const char *user,
 void http_client_free(http_client *client) {
   if (!client)
     return;
-  if (client->curl)
-    curl_easy_cleanup(client->curl);
+  for (size_t i = 0; i < HTTP_MAX_PARALLEL; i++)
+    if (client->easy[i])
+      curl_easy_cleanup(client->easy[i]);
+  if (client->multi)
+    curl_multi_cleanup(client->multi);
   g_free(client->base_url);
   g_free(client->user);
   if (client->password)
@@ -108,25 +117,22 @@ static void trim_error_body(GString *body) {
     g_string_truncate(body, body->len - 1);
 }
 
-bool http_client_post(http_client *client, const http_request *request,
-                      GError **error) {
-  CURL *curl = client->curl;
-  request_state state = {.request = request, .curl = curl,
-                         .error_body = g_string_new(NULL)};
-  char curl_message[CURL_ERROR_SIZE] = "";
-  struct curl_slist *headers = NULL;
-  bool ok = false;
-  char *url = g_strconcat(client->base_url, "?",
-                          request->query_string ? request->query_string : "",
-                          NULL);
-
+/* Sets up `curl` for `state->request`. */
+static void prepare(http_client *client, CURL *curl, request_state *state) {
+  const http_request *request = state->request;
+  state->curl = curl;
+  state->error_body = g_string_new(NULL);
+  state->url = g_strconcat(client->base_url, "?",
+                           request->query_string ? request->query_string : "",
+                           NULL);
   curl_easy_reset(curl);
-  curl_easy_setopt(curl, CURLOPT_URL, url);
+  curl_easy_setopt(curl, CURLOPT_URL, state->url);
   curl_easy_setopt(curl, CURLOPT_POST, 1L);
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, curl_message);
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, state->curl_message);
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, answer_write);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &state);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, state);
+  curl_easy_setopt(curl, CURLOPT_PRIVATE, state);
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
   /* A dead server mid-answer is noticed, not waited for forever. */
   curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
@@ -139,40 +145,127 @@ bool http_client_post(http_client *client, const http_request *request,
     curl_easy_setopt(curl, CURLOPT_PASSWORD, client->password);
   }
   /* No "Expect: 100-continue" round trip before each body. */
-  headers = curl_slist_append(headers, "Expect:");
-  headers = curl_slist_append(headers, "Content-Type: application/octet-stream");
+  state->headers = curl_slist_append(NULL, "Expect:");
+  state->headers = curl_slist_append(state->headers,
+                                     "Content-Type: application/octet-stream");
   if (request->body_fn) {
-    headers = curl_slist_append(headers, "Transfer-Encoding: chunked");
+    state->headers = curl_slist_append(state->headers,
+                                       "Transfer-Encoding: chunked");
     curl_easy_setopt(curl, CURLOPT_READFUNCTION, body_read);
-    curl_easy_setopt(curl, CURLOPT_READDATA, &state);
+    curl_easy_setopt(curl, CURLOPT_READDATA, state);
   } else {
     curl_easy_setopt(curl, CURLOPT_POSTFIELDS,
                      request->body ? request->body : "");
     curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
                      (curl_off_t)request->body_len);
   }
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, state->headers);
+}
 
-  CURLcode rc = curl_easy_perform(curl);
-  if (state.status == 0)
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &state.status);
-  if (state.callback_error) {
-    g_propagate_error(error, g_steal_pointer(&state.callback_error));
-  } else if (state.status != 0 && (state.status < 200 || state.status >= 300)) {
+/* The outcome of a finished request; releases what prepare() made. */
+static bool finish(request_state *state, CURLcode rc, GError **error) {
+  bool ok = false;
+  if (state->status == 0)
+    curl_easy_getinfo(state->curl, CURLINFO_RESPONSE_CODE, &state->status);
+  if (state->callback_error) {
+    g_propagate_error(error, g_steal_pointer(&state->callback_error));
+  } else if (state->status != 0 &&
+             (state->status < 200 || state->status >= 300)) {
     /* Even if the transfer then broke: the status says more. */
-    trim_error_body(state.error_body);
+    trim_error_body(state->error_body);
     g_set_error(error, TM_HTTP_ERROR, TM_HTTP_ERROR_STATUS, "HTTP %ld: %s",
-                state.status,
-                state.error_body->len ? state.error_body->str : "(no message)");
+                state->status,
+                state->error_body->len ? state->error_body->str
+                                       : "(no message)");
   } else if (rc != CURLE_OK) {
     g_set_error(error, TM_HTTP_ERROR, TM_HTTP_ERROR_TRANSPORT, "%s",
-                curl_message[0] ? curl_message : curl_easy_strerror(rc));
+                state->curl_message[0] ? state->curl_message
+                                       : curl_easy_strerror(rc));
   } else {
     ok = true;
   }
-  g_clear_error(&state.callback_error);
-  curl_slist_free_all(headers);
-  g_string_free(state.error_body, TRUE);
-  g_free(url);
+  curl_easy_setopt(state->curl, CURLOPT_ERRORBUFFER, NULL);
+  g_clear_error(&state->callback_error);
+  curl_slist_free_all(state->headers);
+  g_string_free(state->error_body, TRUE);
+  g_free(state->url);
+  return ok;
+}
+
+bool http_client_post_all(http_client *client, const http_request *requests,
+                          size_t n, size_t parallel, GError **errors) {
+  parallel = CLAMP(parallel, (size_t)1, (size_t)HTTP_MAX_PARALLEL);
+  request_state *states = g_new0(request_state, n + 1);
+  bool idle[HTTP_MAX_PARALLEL];
+  size_t next = 0, running = 0;
+  bool all_ok = true;
+  for (size_t i = 0; i < parallel; i++) {
+    idle[i] = true;
+    if (!client->easy[i])
+      client->easy[i] = curl_easy_init();
+  }
+  while (next < n || running > 0) {
+    for (size_t slot = 0; slot < parallel && next < n; slot++) {
+      if (!idle[slot])
+        continue;
+      states[next].request = &requests[next];
+      prepare(client, client->easy[slot], &states[next]);
+      curl_multi_add_handle(client->multi, client->easy[slot]);
+      idle[slot] = false;
+      next++;
+      running++;
+    }
+    int still_running = 0;
+    CURLMcode mc = curl_multi_perform(client->multi, &still_running);
+    if (mc == CURLM_OK && still_running > 0)
+      mc = curl_multi_poll(client->multi, NULL, 0, 1000, NULL);
+    CURLMsg *msg;
+    int left;
+    while ((msg = curl_multi_info_read(client->multi, &left))) {
+      if (msg->msg != CURLMSG_DONE)
+        continue;
+      CURL *curl = msg->easy_handle;
+      CURLcode rc = msg->data.result;
+      request_state *state = NULL;
+      curl_easy_getinfo(curl, CURLINFO_PRIVATE, (char **)&state);
+      curl_multi_remove_handle(client->multi, curl);
+      size_t index = (size_t)(state - states);
+      all_ok = finish(state, rc, &errors[index]) && all_ok;
+      for (size_t slot = 0; slot < parallel; slot++)
+        if (client->easy[slot] == curl)
+          idle[slot] = true;
+      running--;
+    }
+    if (mc != CURLM_OK) {
+      /* The multi handle itself failed (out of memory): end what runs. */
+      for (size_t slot = 0; slot < parallel; slot++) {
+        if (idle[slot])
+          continue;
+        CURL *curl = client->easy[slot];
+        request_state *state = NULL;
+        curl_easy_getinfo(curl, CURLINFO_PRIVATE, (char **)&state);
+        curl_multi_remove_handle(client->multi, curl);
+        snprintf(state->curl_message, sizeof state->curl_message, "%s",
+                 curl_multi_strerror(mc));
+        finish(state, CURLE_FAILED_INIT, &errors[state - states]);
+        idle[slot] = true;
+        running--;
+      }
+      for (; next < n; next++)
+        g_set_error(&errors[next], TM_HTTP_ERROR, TM_HTTP_ERROR_TRANSPORT,
+                    "%s", curl_multi_strerror(mc));
+      all_ok = false;
+    }
+  }
+  g_free(states);
+  return all_ok;
+}
+
+bool http_client_post(http_client *client, const http_request *request,
+                      GError **error) {
+  GError *errors[1] = {NULL};
+  bool ok = http_client_post_all(client, request, 1, 1, errors);
+  if (!ok)
+    g_propagate_error(error, errors[0]);
   return ok;
 }

@@ -4,8 +4,10 @@
  * demand (sent chunked, so nothing is buffered whole), and read the answer
  * as it arrives.
  *
- * Invariants: one client talks to one base URL and keeps its connection
- * alive between requests; a request is answered either by the caller's
+ * Invariants: one client talks to one base URL and keeps its connections
+ * alive between requests (up to HTTP_MAX_PARALLEL of them, for requests
+ * sent together by http_client_post_all); a request is answered either by
+ * the caller's
  * `on_data` (2xx answers, as the bytes arrive) or, for any other status,
  * by an error whose message carries the status and the server's own text
  * (at most HTTP_ERROR_BODY_MAX bytes of it). A client is used from one
@@ -69,6 +71,17 @@ void http_client_free(http_client *client);
  * status whose answer every callback took. */
 bool http_client_post(http_client *client, const http_request *request,
                       GError **error);
+
+/* Connections one client opens at most. */
+#define HTTP_MAX_PARALLEL 8
+
+/* Sends the `n` requests, up to `parallel` (1..HTTP_MAX_PARALLEL) at a
+ * time, each started as one before it finishes, in order; all run to
+ * their end whatever the others do. errors[i] (NULL on entry) is set for
+ * each request that failed. True if none did. Callbacks of different
+ * requests interleave on the calling thread. */
+bool http_client_post_all(http_client *client, const http_request *requests,
+                          size_t n, size_t parallel, GError **errors);
 
 /* Percent-encodes `text` for a query string (free with g_free). */
 char *http_escape(const char *text);
