@@ -153,7 +153,8 @@ static char *ch_query(tm_clickhouse *ch, const char *sql, tm_format format) {
   size_t len = 0;
   FILE *out = open_memstream(&text, &len);
   GError *error = NULL;
-  bool ok = tm_clickhouse_query(ch, sql, format, out, 0, &error);
+  tm_query_options options = {.format = format};
+  bool ok = tm_clickhouse_query(ch, sql, &options, out, 0, &error);
   fclose(out);
   g_assert_no_error(error);
   g_assert_true(ok);
@@ -450,7 +451,7 @@ static void test_values_match_local_queries(void) {
   tm_session *session = import_path(path);
   load(ch, "values", session, TM_CLICKHOUSE_REFUSE_EXISTING);
   static const tm_format formats[] = {TM_FORMAT_CSV, TM_FORMAT_TSV,
-                                      TM_FORMAT_JSON};
+                                      TM_FORMAT_JSON, TM_FORMAT_TABLE};
   for (size_t t = 0; t < G_N_ELEMENTS(compared); t++) {
     g_autofree char *local_sql =
         g_strdup_printf("SELECT %s FROM %s ORDER BY id", compared[t].columns,
@@ -729,20 +730,23 @@ static void test_query_prints_as_local_queries_do(void) {
   tm_session *session = import_path(path);
   load(ch, "r7", session, TM_CLICKHOUSE_REFUSE_EXISTING);
   g_autofree char *url = ch_fixture_url(&server, "printing");
-  static const char *const formats[] = {"csv", "tsv", "json"};
-  for (size_t f = 0; f < G_N_ELEMENTS(formats); f++) {
+  static const char *const formats[] = {"csv", "tsv", "json", "table"};
+  for (size_t f = 0; f < 2 * G_N_ELEMENTS(formats); f++) {
+    /* The second time round with -W (40-character table columns). */
+    bool wide = f >= G_N_ELEMENTS(formats);
+    const char *format = formats[f % G_N_ELEMENTS(formats)];
     const char *local_args[] = {
-        "query", path, "--format", formats[f], "--sql",
+        "query", path, "--format", format, "--sql",
         "SELECT name, count(*) AS n, sum(dur) AS total, avg(dur) AS mean, "
         "NULL AS none, 'a\"b,c' AS text FROM slice GROUP BY name "
         "ORDER BY name",
-        NULL};
+        wide ? "-W" : NULL, NULL};
     const char *remote_args[] = {
-        "query", "--from", url, "--format", formats[f], "--sql",
+        "query", "--from", url, "--format", format, "--sql",
         "SELECT name, count() AS n, sum(dur) AS total, avg(dur) AS mean, "
         "NULL AS none, 'a\"b,c' AS text FROM slice WHERE run_id = 'r7' "
         "GROUP BY name ORDER BY name",
-        NULL};
+        wide ? "-W" : NULL, NULL};
     e2e_result local = e2e_run(local_args);
     e2e_result remote = e2e_run(remote_args);
     g_assert_cmpint(local.exit_code, ==, 0);

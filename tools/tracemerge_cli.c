@@ -297,8 +297,7 @@ static int query_clickhouse(const char *url, const char *sql,
   if (!ch)
     return status;
   GError *error = NULL;
-  if (!tm_clickhouse_query(ch, sql, options->format, stdout, timeout_seconds,
-                           &error))
+  if (!tm_clickhouse_query(ch, sql, options, stdout, timeout_seconds, &error))
     status = fail_error(error);
   else
     status = check_stdout();

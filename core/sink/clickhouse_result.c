@@ -23,6 +23,7 @@ typedef enum column_class {
 
 struct ch_result_reader {
   tm_format format;
+  unsigned column_width;
   FILE *out;
   GString *partial;
   GString *pending;
@@ -37,9 +38,11 @@ struct ch_result_reader {
   bool failed;
 };
 
-ch_result_reader *ch_result_reader_new(tm_format format, FILE *out) {
+ch_result_reader *ch_result_reader_new(tm_format format, unsigned column_width,
+                                       FILE *out) {
   ch_result_reader *r = g_new0(ch_result_reader, 1);
   r->format = format;
+  r->column_width = column_width;
   r->out = out;
   r->partial = g_string_new(NULL);
   r->pending = g_string_new(NULL);
@@ -206,7 +209,7 @@ static bool take_types(ch_result_reader *r, const char *line, size_t len,
     r->classes[c] = classify(r->fields->pdata[c]);
   }
   r->values = g_new0(sql_value, r->n_columns + 1);
-  r->writer = sql_output_writer_begin(r->format, 0, r->out,
+  r->writer = sql_output_writer_begin(r->format, r->column_width, r->out,
                                       (const char *const *)r->names,
                                       r->n_columns, error);
   return r->writer != NULL;
@@ -365,7 +368,7 @@ bool ch_result_reader_finish(ch_result_reader *r, GError **error) {
     return not_this_format(error);
   if (!r->writer) {
     /* No answer at all: a statement without a result. */
-    r->writer = sql_output_writer_begin(r->format, 0, r->out, NULL, 0, error);
+    r->writer = sql_output_writer_begin(r->format, r->column_width, r->out, NULL, 0, error);
     if (!r->writer)
       return false;
   }

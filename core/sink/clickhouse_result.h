@@ -27,7 +27,9 @@
 
 typedef struct ch_result_reader ch_result_reader;
 
-ch_result_reader *ch_result_reader_new(tm_format format, FILE *out);
+/* `column_width`: the table format's (0: the default). */
+ch_result_reader *ch_result_reader_new(tm_format format, unsigned column_width,
+                                       FILE *out);
 void ch_result_reader_free(ch_result_reader *reader);
 
 /* Takes the next bytes of the answer; false with the reason (a server

@@ -776,8 +776,9 @@ static bool feed_reader(void *ctx, const char *data, size_t len,
   return ch_result_reader_feed(ctx, data, len, error);
 }
 
-bool tm_clickhouse_query(tm_clickhouse *ch, const char *sql, tm_format format,
-                         FILE *out, double timeout_seconds, GError **error) {
+bool tm_clickhouse_query(tm_clickhouse *ch, const char *sql,
+                         const tm_query_options *options, FILE *out,
+                         double timeout_seconds, GError **error) {
   GString *query_string = g_string_new(NULL);
   g_string_append_printf(query_string,
                          "database=%s&default_format="
@@ -788,7 +789,9 @@ bool tm_clickhouse_query(tm_clickhouse *ch, const char *sql, tm_format format,
      * the client's limit, which comes a little later. */
     g_string_append_printf(query_string, "&max_execution_time=%.0f",
                            ceil(timeout_seconds));
-  ch_result_reader *reader = ch_result_reader_new(format, out);
+  ch_result_reader *reader = ch_result_reader_new(
+      options ? options->format : TM_FORMAT_CSV,
+      options ? options->column_width : 0, out);
   http_request request = {
       .query_string = query_string->str,
       .body = sql,

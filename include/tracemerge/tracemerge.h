@@ -183,7 +183,7 @@ uint64_t tm_session_event_count(const tm_session *session);
  *   tm_clickhouse_run run = {"2024-05-01-pixel7-17", session};
  *   tm_clickhouse_load(ch, &run, 1, TM_CLICKHOUSE_REFUSE_EXISTING, &error);
  *   tm_clickhouse_query(ch, "SELECT machine, count() FROM slice GROUP BY "
- *                       "machine", TM_FORMAT_CSV, stdout, 0, &error);
+ *                       "machine", NULL, stdout, 0, &error);
  *   tm_clickhouse_free(ch);
  *
  * Errors are GErrors in TM_CLICKHOUSE_ERROR whose message names the server,
@@ -251,11 +251,13 @@ bool tm_clickhouse_load(tm_clickhouse *ch, const tm_clickhouse_run *runs,
 uint64_t tm_clickhouse_rows_loaded(const tm_clickhouse *ch);
 
 /* Runs one ClickHouse SQL statement on the database and prints its result
- * as tm_session_query prints a local one (ClickHouse's types mapped as
- * docs/clickhouse.md says). The SQL must not end in a FORMAT clause.
+ * as tm_session_query_with_options prints a local one (`options` NULL:
+ * CSV; its `interactive` is ignored), ClickHouse's types mapped as
+ * docs/clickhouse.md says. The SQL must not end in a FORMAT clause.
  * `timeout_seconds` > 0 stops it (server side) after that long. */
-bool tm_clickhouse_query(tm_clickhouse *ch, const char *sql, tm_format format,
-                         FILE *out, double timeout_seconds, GError **error);
+bool tm_clickhouse_query(tm_clickhouse *ch, const char *sql,
+                         const tm_query_options *options, FILE *out,
+                         double timeout_seconds, GError **error);
 
 #ifdef __cplusplus
 }

@@ -60,7 +60,7 @@ static bool answers(const ch_fixture *f) {
   char *text = NULL;
   size_t len = 0;
   FILE *out = open_memstream(&text, &len);
-  bool ok = tm_clickhouse_query(ch, "SELECT 1", TM_FORMAT_CSV, out, 0, NULL);
+  bool ok = tm_clickhouse_query(ch, "SELECT 1", NULL, out, 0, NULL);
   fclose(out);
   free(text);
   tm_clickhouse_free(ch);
