@@ -14,7 +14,8 @@
  * `import` saves, `info` summarises) and the exit status is 1 whatever
  * follows, so a script never mistakes a partial result for a whole one.
  * (`import` saves a partial result only under a new name: it never
- * replaces an existing file, --force or not.)
+ * replaces an existing file, --force or not; with --to it loads one only
+ * under a run id not loaded yet.)
  */
 #include <errno.h>
 #include <glib.h>
