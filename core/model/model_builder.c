@@ -148,10 +148,13 @@ static void bind_flow(tm_model_builder *builder, uint32_t slice_id,
   uint32_t previous = found ? GPOINTER_TO_UINT(found) - 1 : TM_NULL_ID;
   switch (direction) {
   case TM_FLOW_OUT:
+    /* A start of a flow in flight is counted and ignored: the flow goes on
+     * from where it was (trace_processor's FlowTracker::Begin). */
     if (previous != TM_NULL_ID)
       count(builder, "flow_duplicate_id", machine_id, trace_id);
-    g_hash_table_replace(builder->flows, g_memdup2(&key, sizeof key),
-                         GUINT_TO_POINTER(slice_id + 1));
+    else
+      g_hash_table_replace(builder->flows, g_memdup2(&key, sizeof key),
+                           GUINT_TO_POINTER(slice_id + 1));
     break;
   case TM_FLOW_STEP:
   case TM_FLOW_CONTINUE:
@@ -162,13 +165,14 @@ static void bind_flow(tm_model_builder *builder, uint32_t slice_id,
     g_hash_table_replace(builder->flows, g_memdup2(&key, sizeof key),
                          GUINT_TO_POINTER(slice_id + 1));
     break;
-  default: /* TM_FLOW_IN */
+  default: /* TM_FLOW_IN, TM_FLOW_IN_KEEP */
     if (previous == TM_NULL_ID) {
       count(builder, "flow_end_without_start", machine_id, trace_id);
     } else {
       if (previous != slice_id)
         add_flow_row(builder, previous, slice_id, flow_id, arg_set_id);
-      g_hash_table_remove(builder->flows, &key);
+      if (direction == TM_FLOW_IN)
+        g_hash_table_remove(builder->flows, &key);
     }
     break;
   }

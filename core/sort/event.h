@@ -32,10 +32,10 @@ typedef enum tm_event_kind {
 } tm_event_kind;
 
 /* Flag bits of tm_event.flags. */
-#define TM_EVENT_FLOW_DIRECTION_MASK 0x03u /* tm_flow_direction */
-#define TM_EVENT_FLOW_BIND_NEXT 0x04u      /* tm_flow_binding NEXT_BEGIN */
-#define TM_EVENT_HAS_EXTRA 0x08u           /* `extra` indexes extras */
-#define TM_EVENT_HAS_FRAME 0x10u           /* `extra` indexes frame_timeline_rows */
+#define TM_EVENT_FLOW_DIRECTION_MASK 0x07u /* tm_flow_direction */
+#define TM_EVENT_FLOW_BIND_NEXT 0x08u      /* tm_flow_binding NEXT_BEGIN */
+#define TM_EVENT_HAS_EXTRA 0x10u           /* `extra` indexes extras */
+#define TM_EVENT_HAS_FRAME 0x20u           /* `extra` indexes frame_timeline_rows */
 
 typedef struct tm_event {
   int64_t ts;

@@ -173,6 +173,11 @@ typedef enum tm_flow_direction {
   /* Starts the flow at the bound slice if it is not in flight, else steps
    * (TrackEvent flow_ids). Unlike TM_FLOW_STEP, a first use is no error. */
   TM_FLOW_CONTINUE = 3,
+  /* Like TM_FLOW_IN, but the flow stays in flight from the slice it came
+   * from: a later end or step of the same id links from that slice again
+   * (Chrome JSON flows, which trace_processor never closes: a flow_out
+   * bound to one slice and flow_in bound to two make two flows). */
+  TM_FLOW_IN_KEEP = 4,
 } tm_flow_direction;
 
 typedef enum tm_flow_binding {

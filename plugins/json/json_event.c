@@ -331,7 +331,7 @@ static void maybe_flow_v2(json_emitter *em, const json_event_buf *buf,
   else if (ev->flow_out)
     direction = TM_FLOW_OUT;
   else if (ev->flow_in)
-    direction = TM_FLOW_IN;
+    direction = TM_FLOW_IN_KEEP; /* upstream never closes a JSON flow */
   else {
     stat(em, "flow_without_direction");
     return;
@@ -373,7 +373,7 @@ static void emit_flow_v1(json_emitter *em, const json_event_buf *buf,
                                    : TM_NO_ARGS;
   tm_flow_direction direction = ev->phase == 's'   ? TM_FLOW_OUT
                                 : ev->phase == 't' ? TM_FLOW_STEP
-                                                   : TM_FLOW_IN;
+                                                   : TM_FLOW_IN_KEEP;
   tm_flow_binding binding = ev->phase == 'f' && !ev->bind_enclosing
                                 ? TM_FLOW_BIND_NEXT_BEGIN
                                 : TM_FLOW_BIND_ENCLOSING;
