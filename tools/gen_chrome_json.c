@@ -449,7 +449,10 @@ int main(int argc, char **argv) {
   gint processes = (gint)options.processes;
   gint threads = (gint)options.threads_per_process;
   char *output = NULL;
+  gboolean realistic = FALSE;
   GOptionEntry entries[] = {
+      {"realistic", 'r', 0, G_OPTION_ARG_NONE, &realistic,
+       "the realistic shape (see gen_chrome_json.h); default: the friendly one", NULL},
       {"events", 'n', 0, G_OPTION_ARG_INT64, &events,
        "traceEvents entries (default 2000000)", "N"},
       {"seed", 's', 0, G_OPTION_ARG_INT64, &seed, "random seed (default 1)",
@@ -486,7 +489,8 @@ int main(int argc, char **argv) {
     goto out;
   }
   setvbuf(out, NULL, _IOFBF, 1 << 20);
-  if (gen_chrome_json_write(out, &options, &error))
+  if (realistic ? gen_chrome_json_write_realistic(out, &options, &error)
+                : gen_chrome_json_write(out, &options, &error))
     status = 0;
 
 out:

@@ -1,8 +1,16 @@
 /*
- * A synthetic Chrome JSON trace in the shape Chrome and DevTools write:
- * an object with "traceEvents" (one event per line) and "metadata".
+ * Synthetic Chrome JSON traces for the benchmark, in two shapes:
  *
- * Invariants of the output: exactly `events` entries in traceEvents; on
+ * - realistic (gen_chrome_json_write_realistic, gen_chrome_json_realistic.c):
+ *   what Chrome, DevTools and Perfetto's JSON exporter write, complete
+ *   events recorded at their end (out of ts order per thread), hundreds of
+ *   threads interleaved in chunks, fractional µs, args on about half the
+ *   events, async, flows v1 and v2, counters, scoped instants, metadata
+ *   at the end, the object form with systemTraceEvents and metadata.
+ * - friendly (gen_chrome_json_write): an object with "traceEvents" (one
+ *   event per line) and "metadata", every thread's events in ts order.
+ *
+ * Invariants of the friendly output: exactly `events` entries in traceEvents; on
  * every thread, slices nest properly (children inside their parent, B/E
  * balanced) and timestamps never go back, while threads interleave in the
  * file, so the importer sees many sorted runs, as with Chrome's per-thread
@@ -30,5 +38,12 @@ void gen_chrome_json_options_init(gen_chrome_json_options *options);
  * invalid options. */
 bool gen_chrome_json_write(FILE *out, const gen_chrome_json_options *options,
                            GError **error);
+
+/* Writes the realistic trace (see gen_chrome_json_realistic.c) of
+ * `options->events` events (traceEvents entries and systemTraceEvents
+ * lines); `processes` and `threads_per_process` are not used (its ~36
+ * processes have 4-17 threads each). */
+bool gen_chrome_json_write_realistic(FILE *out, const gen_chrome_json_options *options,
+                                     GError **error);
 
 #endif /* TM_GEN_CHROME_JSON_H */
