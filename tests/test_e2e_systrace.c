@@ -593,6 +593,29 @@ static void test_real_file(gconstpointer data) {
   e2e_assert_text(out, expected);
 }
 
+/* ftrace text names threads, never processes: trace_processor's systrace
+ * importer names a thread after the task field and leaves its process's
+ * name NULL (reference/formats.md §3.2: "the thread PID is named TASK";
+ * only a PROCESS DUMP names processes, §3.1), even for a main thread
+ * (tid == tgid) such as surfaceflinger-594. The trappy file has no PROCESS
+ * DUMP block (grep -c 'PROCESS DUMP' is 0), so none of its 51 processes
+ * (test_real_file) has a name, while its threads keep theirs: the 83
+ * distinct tids of the ftrace block's task fields and sched_switch
+ * prev_pid/next_pid (each comes with a name there; tid 0 is "swapper") are
+ * named, the 4 main threads made only for tgids 566, 712, 1118 and 1806
+ * (87 threads in test_real_file) are not. Before this change, the 46
+ * processes whose main thread wrote a line were named after it. */
+static void test_real_processes_are_unnamed_without_a_process_dump(void) {
+  g_autofree char *path = corpus_real_path("systrace", "trappy-trace_surfaceflinger.html");
+  const char *inputs[] = {path, NULL};
+  g_autofree char *out = e2e_query(inputs,
+      "SELECT (SELECT count(*) FROM process WHERE name IS NOT NULL) AS named_processes, "
+      "(SELECT count(*) FROM thread WHERE name IS NOT NULL) AS named_threads, "
+      "(SELECT name FROM thread WHERE tid = 594) AS surfaceflinger");
+  e2e_assert_text(out, "\"named_processes\",\"named_threads\",\"surfaceflinger\"\n"
+                       "0,83,\"surfaceflinger\"\n");
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/e2e-systrace/wrapper/plain-text-with-tgid", test_wrapper_plain_with_tgid);
@@ -611,6 +634,8 @@ int main(int argc, char **argv) {
                   test_wrapper_html_long_viewer_lines_are_not_damage);
   g_test_add_func("/e2e-systrace/wrapper/html-process-dump-names-processes-and-threads",
                   test_html_process_dump_names_processes_and_threads);
+  g_test_add_func("/e2e-systrace/real/processes-are-unnamed-without-a-process-dump",
+                  test_real_processes_are_unnamed_without_a_process_dump);
   g_test_add_func("/e2e-systrace/wrapper/legacy-html-javascript-string",
                   test_wrapper_legacy_html_javascript_string);
   g_test_add_func("/e2e-systrace/mark-write/counters-async-slices-and-instants",

@@ -43,7 +43,6 @@ struct systrace_emitter {
   tm_str_id swapper;
   /* Columns of the current PROCESS DUMP table, -1 if absent. */
   int dump_pid, dump_ppid, dump_tid, dump_name;
-  GHashTable *dump_named; /* pids named by a PROCESS DUMP: keep that name */
   /* Set by systrace_emitter_set_line_offset: failures are logged with the
    * line's offset and text, not only counted. */
   bool log_failures;
@@ -83,7 +82,6 @@ systrace_emitter *systrace_emitter_new(const tm_host_services *services,
   em->key_cookie = services->intern_string(host, "cookie", 6);
   em->swapper = services->intern_string(host, "swapper", 7);
   em->dump_pid = em->dump_ppid = em->dump_tid = em->dump_name = -1;
-  em->dump_named = g_hash_table_new(g_direct_hash, g_direct_equal);
   return em;
 }
 
@@ -92,7 +90,6 @@ void systrace_emitter_free(systrace_emitter *em) {
     return;
   g_hash_table_destroy(em->threads);
   g_hash_table_destroy(em->async_open);
-  g_hash_table_destroy(em->dump_named);
   g_free(em->cpufreq);
   g_free(em->cpuidle);
   g_free(em);
@@ -144,13 +141,12 @@ static thread_entry *entry_for(systrace_emitter *em, int64_t pid, int64_t tid,
   } else {
     e->name_len = 0;
   }
+  /* Only the thread is named: ftrace text carries no process names, and
+   * trace_processor leaves a process unnamed unless a PROCESS DUMP names
+   * it, even when its main thread's task name is known. */
   if (name_id != e->name) {
     e->name = name_id;
     em->s->thread_set_name(em->host, e->ref, name_id);
-    if (pid == tid && pid > 0 &&
-        !g_hash_table_contains(em->dump_named, GINT_TO_POINTER((gint)pid)))
-      em->s->process_set_name(em->host, em->s->process(em->host, em->machine, pid),
-                             name_id);
   }
   return e;
 }
@@ -606,7 +602,6 @@ void systrace_emitter_dump_line(systrace_emitter *em, const char *text,
   }
   tm_process_ref process = em->s->process(em->host, em->machine, pid);
   em->s->process_set_name(em->host, process, name);
-  g_hash_table_add(em->dump_named, GINT_TO_POINTER((gint)pid));
   if (em->dump_ppid >= 0 && systrace_parse_int64(t[em->dump_ppid], &other) &&
       other > 0)
     em->s->process_set_parent(em->host, process,

@@ -1,6 +1,6 @@
 /*
  * What ftrace text lines become in the host (reference/formats.md §3.3,
- * §3.4): threads and processes named from the task field,
+ * §3.4): threads named from the task field (processes stay unnamed),
  * tracing_mark_write payloads into slices, async slices and counters,
  * scheduling events into the scheduling services, cpu and clock events
  * into counters, PROCESS DUMP rows into process and thread names.
