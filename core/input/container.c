@@ -53,7 +53,8 @@
  * the import: a root that cannot be opened, or whose first bytes cannot be
  * read; an unknown type ("<file>: Unknown trace type provided (ERR:fmt)");
  * containers nested deeper than TM_CONTAINER_MAX_DEPTH; any sink failure.
- * Our GErrors are in TM_ERROR_DOMAIN, code 0, and name the file as
+ * Our GErrors are in TM_SESSION_ERROR (INPUT, or DAMAGED for damage the
+ * sink passes on), and name the file as
  * "<root>/<member path>/..." (a payload is named like its container).
  */
 #include "input/container.h"
@@ -71,7 +72,6 @@
 #include "base/vec.h"
 
 /* clang-format off */
-G_DEFINE_QUARK(tm-error-quark, tm_error)
 /* clang-format on */
 
 /* A bound on nesting: each level holds a libarchive reader and its
@@ -372,7 +372,8 @@ static bool entry_is_regular_file(struct archive_entry *entry) {
 
 static bool sink_refused(GError **error, const char *display) {
   if (error != NULL && *error == NULL)
-    g_set_error(error, TM_ERROR_DOMAIN, 0, "%s: the session refused the file",
+    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_INPUT,
+                "%s: the session refused the file",
                 display);
   return false;
 }
@@ -383,7 +384,7 @@ static bool report_container_damage(tm_walk *w, uint32_t container_id,
                                     const char *damage, GError **error) {
   const tm_container_sink *sink = w->sink;
   if (container_id == TM_NULL_ID || sink->container_damaged == NULL) {
-    g_set_error_literal(error, TM_ERROR_DOMAIN, 0, damage);
+    g_set_error_literal(error, TM_SESSION_ERROR, TM_SESSION_ERROR_DAMAGED, damage);
     return false;
   }
   return sink->container_damaged(sink->ctx, container_id, damage, error);
@@ -466,7 +467,7 @@ static sniff_outcome add_and_sniff(tm_walk *w, tm_input *in, uint32_t parent_id,
     return reported ? SNIFF_LOST : SNIFF_FAILED;
   }
   if (kind->trace_type == NULL) {
-    g_set_error(error, TM_ERROR_DOMAIN, 0,
+    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_INPUT,
                 "%s: Unknown trace type provided (ERR:fmt)", in->display);
     return SNIFF_FAILED;
   }
@@ -706,7 +707,7 @@ static listing_result read_listed_zip(tm_walk *w, tm_input *in, uint32_t id,
     /* Streaming goes on from where the head left the file. */
     off_t resume = (off_t)in->pulled;
     if (lseek(in->fd, resume, SEEK_SET) != resume) {
-      g_set_error(error, TM_ERROR_DOMAIN, 0, "%s: cannot seek: %s", in->display,
+      g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_INPUT, "%s: cannot seek: %s", in->display,
                   g_strerror(errno));
       return LISTING_FAILED;
     }
@@ -746,7 +747,7 @@ static listing_result read_listed_zip(tm_walk *w, tm_input *in, uint32_t id,
   for (int sweep = has_manifest ? 0 : 1; sweep < 2; sweep++) {
     a = open_zip_directory(in->fd);
     if (a == NULL) {
-      g_set_error(error, TM_ERROR_DOMAIN, 0, "%s: cannot be read again",
+      g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_INPUT, "%s: cannot be read again",
                   in->display);
       goto out;
     }
@@ -800,7 +801,7 @@ static bool deliver_file(tm_walk *w, tm_input *in, uint32_t id, file_kind kind,
   if (kind.container == KIND_NONE)
     return stream_leaf(w, in, id, kind.trace_type, error);
   if (depth >= TM_CONTAINER_MAX_DEPTH) {
-    g_set_error(error, TM_ERROR_DOMAIN, 0,
+    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_INPUT,
                 "%s: containers nested more than %d deep", in->display,
                 TM_CONTAINER_MAX_DEPTH);
     return false;
@@ -822,13 +823,13 @@ static bool deliver_file(tm_walk *w, tm_input *in, uint32_t id, file_kind kind,
 static bool read_root(tm_walk *w, const char *path, GError **error) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    g_set_error(error, TM_ERROR_DOMAIN, 0, "%s: cannot open: %s", path,
+    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_INPUT, "%s: cannot open: %s", path,
                 g_strerror(errno));
     return false;
   }
   struct stat st;
   if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-    g_set_error(error, TM_ERROR_DOMAIN, 0, "%s: not a file", path);
+    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_INPUT, "%s: not a file", path);
     close(fd);
     return false;
   }

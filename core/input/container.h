@@ -24,6 +24,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <tracemerge/tracemerge.h>
+
 #include "model/model.h"
 
 #define TM_CONTAINER_HEAD 512
@@ -68,8 +70,5 @@ bool container_read_inputs(tm_model *model, const char *const *paths,
                            size_t n_paths, const tm_container_sink *sink,
                            GError **error);
 
-/* The error domain of container and import errors. */
-#define TM_ERROR_DOMAIN (tm_error_quark())
-GQuark tm_error_quark(void);
 
 #endif /* TM_CONTAINER_H */

@@ -23,6 +23,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <tracemerge/tracemerge.h>
+
 #include "model/profile_builder.h"
 
 /* core/meson.build defines where readers live, in the build tree and once
@@ -242,7 +244,7 @@ static void search_name_taken(plugin_search *search, plugin_entry *first,
               first->reader.descriptor.name, first->path, path);
   if (search->set->clash == NULL)
     search->set->clash = g_error_new(
-        G_FILE_ERROR, G_FILE_ERROR_EXIST,
+        TM_SESSION_ERROR, TM_SESSION_ERROR_PLUGINS,
         "two reader plugins are named \"%s\": %s and %s; name the one to "
         "use with --prefer-plugin FILE (or %s=FILE), or remove one",
         first->reader.descriptor.name, first->path, path, PLUGIN_PREFER_ENV);

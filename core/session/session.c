@@ -22,6 +22,7 @@
 #include "input/container.h"
 #include "input/host_services.h"
 #include "model/async_tracks.h"
+#include "session/session_error.h"
 #include "session/session_internal.h"
 #include "base/string_pool.h"
 
@@ -202,10 +203,12 @@ static void record_damage(tm_session *session, tm_host *host,
     return;
   g_autofree char *where = describe_file(session, host->file_id);
   if (offset >= 0)
-    session->first_error = g_error_new(TM_ERROR_DOMAIN, 1, "%s: at byte %" G_GINT64_FORMAT ": %s",
+    session->first_error = g_error_new(TM_SESSION_ERROR, TM_SESSION_ERROR_DAMAGED,
+                                       "%s: at byte %" G_GINT64_FORMAT ": %s",
                                        where, offset, message);
   else
-    session->first_error = g_error_new(TM_ERROR_DOMAIN, 1, "%s: %s", where, message);
+    session->first_error = g_error_new(TM_SESSION_ERROR, TM_SESSION_ERROR_DAMAGED, "%s: %s",
+                                       where, message);
 }
 
 static bool sink_begin(void *ctx, uint32_t file_id, const char *trace_type,
@@ -223,7 +226,7 @@ static bool sink_begin(void *ctx, uint32_t file_id, const char *trace_type,
   const tm_reader *reader = plugin_set_find(session->plugins, trace_type);
   if (!reader) {
     g_autofree char *where = describe_file(session, file_id);
-    g_set_error(error, TM_ERROR_DOMAIN, 1,
+    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_INPUT,
                 "%s: no reader for trace type '%s'", where, trace_type);
     return false;
   }
@@ -307,8 +310,8 @@ static bool sink_end(void *ctx, uint32_t file_id, bool truncated,
       g_autofree char *where = describe_file(session, file_id);
       /* The container's message already names the member and offset. */
       session->first_error = damage
-                                 ? g_error_new_literal(TM_ERROR_DOMAIN, 1, damage)
-                                 : g_error_new(TM_ERROR_DOMAIN, 1, "%s: truncated", where);
+                                 ? g_error_new_literal(TM_SESSION_ERROR, TM_SESSION_ERROR_DAMAGED, damage)
+                                 : g_error_new(TM_SESSION_ERROR, TM_SESSION_ERROR_DAMAGED, "%s: truncated", where);
     }
   }
   if (host->open && !host->failed) {
@@ -337,7 +340,8 @@ static bool sink_container_damaged(void *ctx, uint32_t file_id,
             TM_NULL_ID, file_id, 1);
   if (!session->first_error) {
     g_autofree char *where = describe_file(session, file_id);
-    session->first_error = g_error_new(TM_ERROR_DOMAIN, 1, "%s", damage ? damage : where);
+    session->first_error = g_error_new(TM_SESSION_ERROR, TM_SESSION_ERROR_DAMAGED, "%s",
+                                       damage ? damage : where);
   }
   return true;
 }
@@ -779,21 +783,23 @@ static void add_snapshot_row(void *opaque, int64_t snapshot_id,
   tm_vec_push(&session->model->clock_snapshots, row);
 }
 
-bool tm_session_import(tm_session *session, const char *const *paths,
-                       size_t n_paths, GError **error) {
+static bool session_import(tm_session *session, const char *const *paths,
+                           size_t n_paths, GError **error) {
   if (session->imported) {
-    g_set_error(error, TM_ERROR_DOMAIN, 1, "a session imports only once");
+    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_USAGE,
+                "a session imports only once");
     return false;
   }
   session->imported = true;
   if (n_paths == 0) {
-    g_set_error(error, TM_ERROR_DOMAIN, 1, "no input files");
+    g_set_error_literal(error, TM_SESSION_ERROR, TM_SESSION_ERROR_USAGE,
+                        "no input files");
     return false;
   }
   if (!plugin_set_check(session->plugins, error))
     return false;
   if (plugin_set_count(session->plugins) == 0) {
-    g_set_error(error, TM_ERROR_DOMAIN, 1,
+    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_PLUGINS,
                 "no reader plugins found (set TRACEMERGE_PLUGIN_PATH)");
     return false;
   }
@@ -802,7 +808,7 @@ bool tm_session_import(tm_session *session, const char *const *paths,
   g_hash_table_iter_init(&configs, session->reader_configs);
   while (g_hash_table_iter_next(&configs, &config_reader, NULL)) {
     if (!plugin_set_find(session->plugins, config_reader)) {
-      g_set_error(error, TM_ERROR_DOMAIN, 1,
+      g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_CONFIG,
                   "a configuration is given for reader '%s', but no reader "
                   "of that name is loaded",
                   (const char *)config_reader);
@@ -881,6 +887,12 @@ bool tm_session_import(tm_session *session, const char *const *paths,
 
 /* --- queries ------------------------------------------------------------ */
 
+bool tm_session_import(tm_session *session, const char *const *paths,
+                       size_t n_paths, GError **error) {
+  return session_error_publish(session_import(session, paths, n_paths, error),
+                               error);
+}
+
 static bool ensure_sql(tm_session *session, GError **error) {
   if (session->sql)
     return true;
@@ -916,29 +928,36 @@ void tm_session_interrupt(tm_session *session) {
 
 bool tm_session_query(tm_session *session, const char *sql, tm_format format,
                       FILE *out, GError **error) {
-  return ensure_sql(session, error) &&
-         sql_surface_query(session->sql, sql, format, out, error);
+  return session_error_publish(
+      ensure_sql(session, error) &&
+          sql_surface_query(session->sql, sql, format, out, error),
+      error);
 }
 
 bool tm_session_query_with_options(tm_session *session, const char *sql,
                                    const tm_query_options *options, FILE *out,
                                    uint64_t *rows, GError **error) {
   tm_query_options defaults = {.format = TM_FORMAT_CSV};
-  return ensure_sql(session, error) &&
-         sql_surface_run(session->sql, sql, options ? options : &defaults, out,
-                         rows, error);
+  return session_error_publish(
+      ensure_sql(session, error) &&
+          sql_surface_run(session->sql, sql, options ? options : &defaults,
+                          out, rows, error),
+      error);
 }
 
 bool tm_session_save_sqlite(tm_session *session, const char *path,
                             unsigned flags, GError **error) {
-  return ensure_sql(session, error) &&
-         sql_surface_save(session->sql, path, (flags & TM_SAVE_REPLACE) != 0,
-                          error);
+  return session_error_publish(
+      ensure_sql(session, error) &&
+          sql_surface_save(session->sql, path, (flags & TM_SAVE_REPLACE) != 0,
+                           error),
+      error);
 }
 
 bool tm_save_path_check(const char *path, unsigned flags, GError **error) {
-  return sql_surface_check_save_path(path, (flags & TM_SAVE_REPLACE) != 0,
-                                     error);
+  return session_error_publish(
+      sql_surface_check_save_path(path, (flags & TM_SAVE_REPLACE) != 0, error),
+      error);
 }
 
 size_t tm_session_reader_count(const tm_session *session) {
@@ -953,7 +972,7 @@ const tm_reader_descriptor *tm_session_borrow_reader(const tm_session *session,
 }
 
 bool tm_session_plugins_check(const tm_session *session, GError **error) {
-  return plugin_set_check(session->plugins, error);
+  return session_error_publish(plugin_set_check(session->plugins, error), error);
 }
 
 const char *const *tm_session_borrow_overridden(const tm_session *session,

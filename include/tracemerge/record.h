@@ -99,12 +99,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <tracemerge/export.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define TMR_ERROR (tmr_error_quark())
-GQuark tmr_error_quark(void);
+TM_API GQuark tmr_error_quark(void);
 
 /* "Read the writer's clock now" as an event timestamp. */
 #define TMR_NOW INT64_MIN
@@ -125,21 +127,21 @@ typedef enum tmr_config_format {
  * duration_ms with a START_TRACING trigger, an incomplete trigger_config,
  * CLONE_SNAPSHOT. Unknown fields are kept (binary) or
  * skipped (text) and listed in the notes, never refused. */
-tmr_config *tmr_config_load(const char *path, tmr_config_format format, GError **error);
-tmr_config *tmr_config_parse_text(const char *text, size_t len, const char *name,
-                                  GError **error);
-tmr_config *tmr_config_parse_binary(const void *data, size_t len, const char *name,
-                                    GError **error);
+TM_API tmr_config *tmr_config_load(const char *path, tmr_config_format format, GError **error);
+TM_API tmr_config *tmr_config_parse_text(const char *text, size_t len, const char *name,
+                                         GError **error);
+TM_API tmr_config *tmr_config_parse_binary(const void *data, size_t len, const char *name,
+                                           GError **error);
 /* One 4 MiB RING_BUFFER with the track_event data source. */
-tmr_config *tmr_config_new_default(void);
-void tmr_config_free(tmr_config *config);
+TM_API tmr_config *tmr_config_new_default(void);
+TM_API void tmr_config_free(tmr_config *config);
 
 /* Notes about the config: unknown fields (kept or skipped), known fields
  * this library ignores, values it adjusted. Borrowed from the config. */
-size_t tmr_config_note_count(const tmr_config *config);
-const char *tmr_config_borrow_note(const tmr_config *config, size_t index);
+TM_API size_t tmr_config_note_count(const tmr_config *config);
+TM_API const char *tmr_config_borrow_note(const tmr_config *config, size_t index);
 /* The config as normalised text format (g_free the result). */
-char *tmr_config_to_text(const tmr_config *config);
+TM_API char *tmr_config_to_text(const tmr_config *config);
 
 /* --- sessions ------------------------------------------------------------ */
 
@@ -158,38 +160,38 @@ typedef struct tmr_session_options {
 /* Creates a session (nothing records yet). The config is copied. Refused:
  * no output path, or a session config that cannot work (e.g. a
  * write_into_file period with no file). */
-tmr_session *tmr_session_new(const tmr_config *config, const tmr_session_options *options,
-                             GError **error);
+TM_API tmr_session *tmr_session_new(const tmr_config *config, const tmr_session_options *options,
+                                    GError **error);
 
 /* Opens the output, writes the trace_config packet and starts the data
  * sources (or, with a START_TRACING trigger, waits for it). Refused: the
  * output cannot be created, another session of this process records
  * track_event, a session with the same unique_session_name runs (in any
  * process of this user). */
-bool tmr_session_start(tmr_session *session, GError **error);
+TM_API bool tmr_session_start(tmr_session *session, GError **error);
 
 /* Commits every writer's partial chunk to its buffer, adds a clock
  * snapshot and, with write_into_file, writes the buffers out. */
-void tmr_session_flush(tmr_session *session);
+TM_API void tmr_session_flush(tmr_session *session);
 
 /* Waits until the session stops by itself (duration_ms, a stop trigger
  * and its delay, trigger_timeout_ms, max_file_size_bytes), at most
  * `timeout_ms` (< 0: forever). True if it has stopped. */
-bool tmr_session_wait(tmr_session *session, int64_t timeout_ms);
+TM_API bool tmr_session_wait(tmr_session *session, int64_t timeout_ms);
 
 /* Stops the data sources, flushes, writes what the buffers hold and the
  * trace_stats, and closes the output. Safe to call again, and after the
  * session stopped by itself (then it reports that stop's error, if any). */
-bool tmr_session_stop(tmr_session *session, GError **error);
-void tmr_session_free(tmr_session *session);
+TM_API bool tmr_session_stop(tmr_session *session, GError **error);
+TM_API void tmr_session_free(tmr_session *session);
 
 /* Why the session stopped: "tmr_session_stop", "duration_ms",
  * "trigger:<name>", "trigger_timeout_ms", "max_file_size_bytes";
  * NULL while it runs. Borrowed. */
-const char *tmr_session_borrow_stop_reason(const tmr_session *session);
+TM_API const char *tmr_session_borrow_stop_reason(const tmr_session *session);
 
 /* Bytes written to the output so far. */
-uint64_t tmr_session_bytes_written(const tmr_session *session);
+TM_API uint64_t tmr_session_bytes_written(const tmr_session *session);
 
 /* A buffer's statistics, as written in trace_stats. */
 typedef struct tmr_buffer_stats {
@@ -206,20 +208,20 @@ typedef struct tmr_buffer_stats {
   uint64_t write_wrap_count;
   uint64_t trace_writer_packet_loss;
 } tmr_buffer_stats;
-bool tmr_session_buffer_stats(tmr_session *session, size_t buffer, tmr_buffer_stats *out);
+TM_API bool tmr_session_buffer_stats(tmr_session *session, size_t buffer, tmr_buffer_stats *out);
 
 /* --- triggers ------------------------------------------------------------- */
 
 /* Fires trigger `name` in every session of this process whose
  * trigger_config names it. Recorded as a `trigger` packet. */
-void tmr_trigger(const char *name);
+TM_API void tmr_trigger(const char *name);
 
 /* Fires trigger `name` in every session with a trigger_config of this
  * user, in any process (sessions listen on a Unix socket in
  * $TRACEMERGE_TRIGGER_DIR, else $XDG_RUNTIME_DIR/tracemerge-triggers,
  * else /tmp/tracemerge-triggers-<uid>). Returns the number of sessions
  * reached, -1 on error. `producer_name` NULL: the program's name. */
-int tmr_trigger_send(const char *name, const char *producer_name, GError **error);
+TM_API int tmr_trigger_send(const char *name, const char *producer_name, GError **error);
 
 /* --- categories ----------------------------------------------------------- */
 
@@ -235,7 +237,7 @@ typedef struct tmr_category {
 
 #define TMR_CATEGORY(name, tags) {(name), (tags), 0, 0, NULL}
 
-bool tmr_category_enabled_slow_(tmr_category *category);
+TM_API bool tmr_category_enabled_slow_(tmr_category *category);
 
 /* Whether events of `category` are recorded now (NULL: the track_event
  * data source runs). One atomic load (a plain load on x86 and ARM64)
@@ -260,11 +262,11 @@ typedef struct tmr_track {
 #define TMR_THREAD_TRACK ((tmr_track){0, 0})
 
 /* This process' track (its TrackDescriptor names the process). */
-tmr_track tmr_process_track(void);
+TM_API tmr_track tmr_process_track(void);
 
 /* The calling thread's track: the one TMR_THREAD_TRACK means for this
  * thread's writers, e.g. as the parent of custom tracks. */
-tmr_track tmr_this_thread_track(void);
+TM_API tmr_track tmr_this_thread_track(void);
 
 typedef enum tmr_child_ordering {
   TMR_CHILD_ORDERING_UNSPECIFIED = 0,
@@ -313,7 +315,7 @@ typedef struct tmr_track_desc {
 /* Registers a track; its descriptor is written by every writer that uses
  * it (once per incremental-state generation). Returns uuid 0 if the
  * description is invalid (a parent that was not created here). */
-tmr_track tmr_track_create(const tmr_track_desc *desc);
+TM_API tmr_track tmr_track_create(const tmr_track_desc *desc);
 
 /* --- events --------------------------------------------------------------- */
 
@@ -321,7 +323,7 @@ typedef struct tmr_writer tmr_writer;
 
 /* The calling thread's track_event writer of the session recording now,
  * or NULL. */
-tmr_writer *tmr_this_thread(void);
+TM_API tmr_writer *tmr_this_thread(void);
 
 /* Debug annotations (TrackEvent.debug_annotations). */
 typedef enum tmr_arg_type {
@@ -376,8 +378,8 @@ typedef struct tmr_counter_value {
 
 /* A binary mapping of interned callstack frames. 0: none. */
 typedef uint32_t tmr_mapping;
-tmr_mapping tmr_mapping_intern(const char *build_id, const char *path, uint64_t start,
-                               uint64_t end, uint64_t exact_offset, uint64_t load_bias);
+TM_API tmr_mapping tmr_mapping_intern(const char *build_id, const char *path, uint64_t start,
+                                      uint64_t end, uint64_t exact_offset, uint64_t load_bias);
 
 /* One frame. Inline callstacks use function_name, source_file, line;
  * interned ones function_name, mapping, rel_pc. */
@@ -391,7 +393,7 @@ typedef struct tmr_frame {
 
 /* An interned callstack, outermost frame first; 0: none (or too many). */
 typedef uint32_t tmr_callstack;
-tmr_callstack tmr_callstack_intern(const tmr_frame *frames, size_t n_frames);
+TM_API tmr_callstack tmr_callstack_intern(const tmr_frame *frames, size_t n_frames);
 
 /* A source location, interned by address: declare it static, e.g.
  *   static tmr_source_location here = TMR_SOURCE_LOCATION_HERE; */
@@ -434,30 +436,30 @@ typedef enum tmr_event_type {
  * nothing; `ts` is ns on the writer's clock (BOOTTIME unless
  * tmr_writer_use_clock() chose another), TMR_NOW to read it. `name` and
  * strings in extras are copied (interned per writer). */
-void tmr_slice_begin(tmr_writer *w, tmr_track track, tmr_category *category, const char *name,
-                     int64_t ts);
+TM_API void tmr_slice_begin(tmr_writer *w, tmr_track track, tmr_category *category, const char *name,
+                            int64_t ts);
 /* Ends the innermost slice open on `track`. Debug builds (NDEBUG unset)
  * abort on an end below a slice this writer began on the track or before
  * its begin's timestamp: strict nesting per track. */
-void tmr_slice_end(tmr_writer *w, tmr_track track, tmr_category *category, int64_t ts);
-void tmr_instant(tmr_writer *w, tmr_track track, tmr_category *category, const char *name,
-                 int64_t ts);
+TM_API void tmr_slice_end(tmr_writer *w, tmr_track track, tmr_category *category, int64_t ts);
+TM_API void tmr_instant(tmr_writer *w, tmr_track track, tmr_category *category, const char *name,
+                        int64_t ts);
 /* A slice whose duration is known: written as a begin at ts and an end at
  * ts + dur_ns (dur_ns >= 0). */
-void tmr_complete(tmr_writer *w, tmr_track track, tmr_category *category, const char *name,
-                  int64_t ts, int64_t dur_ns, const tmr_event_extras *extras);
+TM_API void tmr_complete(tmr_writer *w, tmr_track track, tmr_category *category, const char *name,
+                         int64_t ts, int64_t dur_ns, const tmr_event_extras *extras);
 /* Any of the above with extras (flows, args, callstacks...). */
-void tmr_event(tmr_writer *w, tmr_event_type type, tmr_track track, tmr_category *category,
-               const char *name, int64_t ts, const tmr_event_extras *extras);
+TM_API void tmr_event(tmr_writer *w, tmr_event_type type, tmr_track track, tmr_category *category,
+                      const char *name, int64_t ts, const tmr_event_extras *extras);
 /* A value on a counter track (tmr_track_desc.is_counter). */
-void tmr_counter_int(tmr_writer *w, tmr_track track, tmr_category *category, int64_t ts,
-                     int64_t value);
-void tmr_counter_double(tmr_writer *w, tmr_track track, tmr_category *category, int64_t ts,
-                        double value);
+TM_API void tmr_counter_int(tmr_writer *w, tmr_track track, tmr_category *category, int64_t ts,
+                            int64_t value);
+TM_API void tmr_counter_double(tmr_writer *w, tmr_track track, tmr_category *category, int64_t ts,
+                               double value);
 
 /* Renames the calling thread, whose writer `w` must be (its thread track
  * descriptor, written again in the writer's next generation). */
-void tmr_writer_set_thread_name(tmr_writer *w, const char *name);
+TM_API void tmr_writer_set_thread_name(tmr_writer *w, const char *name);
 
 /* A sequence-scoped clock (ids 64..127): from now on, explicit event
  * timestamps of this writer are readings of clock `clock_id`, in units of
@@ -466,9 +468,9 @@ void tmr_writer_set_thread_name(tmr_writer *w, const char *name);
  * again after every incremental-state reset), so readers convert it to
  * BOOTTIME. TMR_NOW timestamps stay on BOOTTIME. False for an id outside
  * 64..127 or unit_ns 0. */
-bool tmr_writer_use_clock(tmr_writer *w, uint32_t clock_id, uint64_t unit_ns, int64_t now_value);
+TM_API bool tmr_writer_use_clock(tmr_writer *w, uint32_t clock_id, uint64_t unit_ns, int64_t now_value);
 /* Back to BOOTTIME for explicit timestamps. */
-void tmr_writer_use_boottime(tmr_writer *w);
+TM_API void tmr_writer_use_boottime(tmr_writer *w);
 
 /* --- data sources --------------------------------------------------------- */
 
@@ -490,15 +492,15 @@ typedef struct tmr_data_source_desc {
 
 /* Registers a data source for every later session. False if the name is
  * empty, "track_event", or taken. */
-bool tmr_register_data_source(const tmr_data_source_desc *desc, GError **error);
+TM_API bool tmr_register_data_source(const tmr_data_source_desc *desc, GError **error);
 
 /* The calling thread's writer for a running data source instance (its own
  * sequence, on the instance's target_buffer). */
-tmr_writer *tmr_data_source_writer(tmr_data_source_instance *instance);
+TM_API tmr_writer *tmr_data_source_writer(tmr_data_source_instance *instance);
 
 /* Writes one TracePacket made of `fields` (encoded TracePacket fields,
  * e.g. a payload of your own) plus timestamp and sequence id. */
-void tmr_write_packet(tmr_writer *w, int64_t ts, const uint8_t *fields, size_t len);
+TM_API void tmr_write_packet(tmr_writer *w, int64_t ts, const uint8_t *fields, size_t len);
 
 #ifdef __cplusplus
 }

@@ -13,8 +13,12 @@
  *
  * Ownership: a session owns everything it imported; strings it returns are
  * borrowed and live as long as the session. Errors are GErrors in
- * TM_SESSION_ERROR whose message names the file (and byte offset) at fault.
- * A session is used from one thread at a time.
+ * TM_SESSION_ERROR (codes: tm_session_error) whose message names the file
+ * (and byte offset) at fault. A session is used from one thread at a time.
+ *
+ * Build against it with `pkg-config --cflags --libs tracemerge`. Only the
+ * functions marked TM_API are exported by libtracemerge.so: every function
+ * declared here carries it (tests/test_library_exports.sh).
  */
 #ifndef TRACEMERGE_H
 #define TRACEMERGE_H
@@ -24,11 +28,39 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <tracemerge/export.h>
 #include <tracemerge/plugin.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The error domain of every GError the library returns. */
+#define TM_SESSION_ERROR (tm_session_error_quark())
+TM_API GQuark tm_session_error_quark(void);
+
+/* The codes of TM_SESSION_ERROR; the message says what and where. */
+typedef enum tm_session_error {
+  TM_SESSION_ERROR_FAILED = 0, /* none of the others */
+  /* The call itself: a second import, no inputs. */
+  TM_SESSION_ERROR_USAGE = 1,
+  /* No reader plugin, or two of one name (tm_session_plugins_check). */
+  TM_SESSION_ERROR_PLUGINS = 2,
+  /* A configuration is invalid or names a reader that is not loaded. */
+  TM_SESSION_ERROR_CONFIG = 3,
+  /* An input cannot be opened or read, or has no known format. */
+  TM_SESSION_ERROR_INPUT = 4,
+  /* A file or archive member is damaged; what came before the damage
+   * was imported. */
+  TM_SESSION_ERROR_DAMAGED = 5,
+  /* The perfetto_manifest is invalid or does not fit the inputs: nothing
+   * was merged. */
+  TM_SESSION_ERROR_MANIFEST = 6,
+  TM_SESSION_ERROR_QUERY = 7,  /* the SQL failed */
+  TM_SESSION_ERROR_OUTPUT = 8, /* writing rows or a database failed */
+  /* A query was stopped: its time ran out, or tm_session_interrupt(). */
+  TM_SESSION_ERROR_INTERRUPTED = 9,
+} tm_session_error;
 
 typedef struct tm_session tm_session;
 
@@ -84,14 +116,15 @@ typedef struct tm_session_options {
 } tm_session_options;
 
 /* Creates a session and loads the reader plugins. `options` may be NULL. */
-tm_session *tm_session_new(const tm_session_options *options);
-void tm_session_free(tm_session *session);
+TM_API tm_session *tm_session_new(const tm_session_options *options);
+TM_API void tm_session_free(tm_session *session);
 
 /* Imports the inputs (each a trace file or an archive) as one merged trace.
  * Call once per session. On failure the session still holds what was read
  * before the error, queryable. */
-bool tm_session_import(tm_session *session, const char *const *paths,
-                       size_t n_paths, GError **error);
+TM_API bool tm_session_import(tm_session *session,
+                              const char *const *paths, size_t n_paths,
+                              GError **error);
 
 /* Runs the statements of `sql` in order as a script, as
  * trace_processor_shell runs -q/-Q: prints the last one's rows; in CSV,
@@ -104,8 +137,8 @@ bool tm_session_import(tm_session *session, const char *const *paths,
  * may create their own tables, views and temporary objects; ATTACH,
  * DETACH (unless allow_attach), VACUUM INTO, load_extension() and
  * fts3_tokenizer() are refused; values are limited to 128 MiB. */
-bool tm_session_query(tm_session *session, const char *sql, tm_format format,
-                      FILE *out, GError **error);
+TM_API bool tm_session_query(tm_session *session, const char *sql,
+                             tm_format format, FILE *out, GError **error);
 
 typedef struct tm_query_options {
   tm_format format;
@@ -120,13 +153,15 @@ typedef struct tm_query_options {
 
 /* tm_session_query with `options` (NULL: CSV, a script); `*rows` (may be
  * NULL) is set to the number of rows printed. */
-bool tm_session_query_with_options(tm_session *session, const char *sql,
-                                   const tm_query_options *options, FILE *out,
-                                   uint64_t *rows, GError **error);
+TM_API bool tm_session_query_with_options(tm_session *session,
+                                          const char *sql,
+                                          const tm_query_options *options,
+                                          FILE *out, uint64_t *rows,
+                                          GError **error);
 
 /* Stops the query running now in `session` (it fails with "query
  * interrupted"). Async-signal-safe: call it from a SIGINT handler. */
-void tm_session_interrupt(tm_session *session);
+TM_API void tm_session_interrupt(tm_session *session);
 
 typedef enum tm_save_flags {
   TM_SAVE_REPLACE = 1 << 0, /* an existing file at the path is replaced */
@@ -137,40 +172,43 @@ typedef enum tm_save_flags {
  * complete. Without TM_SAVE_REPLACE an existing `path` makes the save
  * fail and stays untouched. "", ":memory:" and "file:" URIs are refused.
  * `flags` is a mask of tm_save_flags. */
-bool tm_session_save_sqlite(tm_session *session, const char *path,
-                            unsigned flags, GError **error);
+TM_API bool tm_session_save_sqlite(tm_session *session, const char *path,
+                                   unsigned flags, GError **error);
 
 /* Fails as tm_session_save_sqlite(path, flags) would for the path alone
  * (a refused name; an existing file without TM_SAVE_REPLACE), so a tool
  * can say so before importing anything. The save checks again. */
-bool tm_save_path_check(const char *path, unsigned flags, GError **error);
+TM_API bool tm_save_path_check(const char *path, unsigned flags,
+                               GError **error);
 
 /* Writes a human summary: files, formats, machines, clocks, stats. */
-void tm_session_print_info(tm_session *session, FILE *out);
+TM_API void tm_session_print_info(tm_session *session, FILE *out);
 
 /* Writes the clock graph in Graphviz DOT: one node per clock (machine,
  * domain, file or sequence scope), one edge per snapshot relation; the
  * trace-time clock is drawn doubled. */
-void tm_session_print_clock_graph_dot(tm_session *session, FILE *out);
+TM_API void tm_session_print_clock_graph_dot(tm_session *session,
+                                             FILE *out);
 
 /* The reader plugins found, in search order. */
-size_t tm_session_reader_count(const tm_session *session);
-const tm_reader_descriptor *tm_session_borrow_reader(const tm_session *session,
-                                                     size_t index,
-                                                     const char **path);
+TM_API size_t tm_session_reader_count(const tm_session *session);
+TM_API const tm_reader_descriptor *
+tm_session_borrow_reader(const tm_session *session, size_t index,
+                         const char **path);
 
 /* False, with the reason, if the plugins found cannot be used as they
  * are: two readers of one name, neither preferred (tm_session_options).
  * tm_session_import fails with the same error. */
-bool tm_session_plugins_check(const tm_session *session, GError **error);
+TM_API bool tm_session_plugins_check(const tm_session *session,
+                                     GError **error);
 
 /* The plugin files reader `index` won a name clash against, because it was
  * preferred (NULL-terminated, borrowed), or NULL if none. */
-const char *const *tm_session_borrow_overridden(const tm_session *session,
-                                                size_t index);
+TM_API const char *const *
+tm_session_borrow_overridden(const tm_session *session, size_t index);
 
 /* Number of events imported (placed on the timeline), for tools. */
-uint64_t tm_session_event_count(const tm_session *session);
+TM_API uint64_t tm_session_event_count(const tm_session *session);
 
 /* ---- ClickHouse: merged runs in a fleet database (docs/clickhouse.md) ----
  *
