@@ -230,7 +230,7 @@ TM_API uint64_t tm_session_event_count(const tm_session *session);
  * used from one thread at a time. */
 
 #define TM_CLICKHOUSE_ERROR (tm_clickhouse_error_quark())
-GQuark tm_clickhouse_error_quark(void);
+TM_API GQuark tm_clickhouse_error_quark(void);
 
 typedef enum tm_clickhouse_error_code {
   TM_CLICKHOUSE_ERROR_URL,        /* not clickhouse://[USER[:PASS]@]HOST[:PORT]/DB */
@@ -260,20 +260,20 @@ typedef struct tm_clickhouse tm_clickhouse;
 /* Parses `url`; talks to no server yet. NULL with the reason if the URL is
  * not clickhouse://[USER[:PASSWORD]@]HOST[:PORT]/DATABASE (port 8123 by
  * default; DATABASE a plain identifier). */
-tm_clickhouse *tm_clickhouse_open(const char *url, GError **error);
-void tm_clickhouse_free(tm_clickhouse *ch);
+TM_API tm_clickhouse *tm_clickhouse_open(const char *url, GError **error);
+TM_API void tm_clickhouse_free(tm_clickhouse *ch);
 
 /* Creates the database and every table if missing, and records the
  * schema version; fails if the database holds another version. */
-bool tm_clickhouse_create_schema(tm_clickhouse *ch, GError **error);
+TM_API bool tm_clickhouse_create_schema(tm_clickhouse *ch, GError **error);
 
 /* Fails as tm_clickhouse_load would before sending any row: unusable run
  * ids, the server unreachable, the schema missing or of another version,
  * or (in TM_CLICKHOUSE_REFUSE_EXISTING mode) a run id already loaded, so
  * a tool can say so before importing. The load checks again. */
-bool tm_clickhouse_check(tm_clickhouse *ch, const char *const *run_ids,
-                         size_t n_runs, tm_clickhouse_load_mode mode,
-                         GError **error);
+TM_API bool tm_clickhouse_check(tm_clickhouse *ch,
+                                const char *const *run_ids, size_t n_runs,
+                                tm_clickhouse_load_mode mode, GError **error);
 
 /* Loads `n_runs` runs: every table of each run is streamed (batched
  * RowBinary, nothing buffered whole) into staging tables, then each
@@ -281,21 +281,21 @@ bool tm_clickhouse_check(tm_clickhouse *ch, const char *const *run_ids,
  * that publishing step leaves no row of any of the runs visible; the
  * loaded runs are visible whole once it returns true. Loading many runs
  * in one call costs far fewer statements than one call per run. */
-bool tm_clickhouse_load(tm_clickhouse *ch, const tm_clickhouse_run *runs,
-                        size_t n_runs, tm_clickhouse_load_mode mode,
-                        GError **error);
+TM_API bool tm_clickhouse_load(tm_clickhouse *ch,
+                               const tm_clickhouse_run *runs, size_t n_runs,
+                               tm_clickhouse_load_mode mode, GError **error);
 
 /* Rows sent by the last successful tm_clickhouse_load (all tables). */
-uint64_t tm_clickhouse_rows_loaded(const tm_clickhouse *ch);
+TM_API uint64_t tm_clickhouse_rows_loaded(const tm_clickhouse *ch);
 
 /* Runs one ClickHouse SQL statement on the database and prints its result
  * as tm_session_query_with_options prints a local one (`options` NULL:
  * CSV; its `interactive` is ignored), ClickHouse's types mapped as
  * docs/clickhouse.md says. The SQL must not end in a FORMAT clause.
  * `timeout_seconds` > 0 stops it (server side) after that long. */
-bool tm_clickhouse_query(tm_clickhouse *ch, const char *sql,
-                         const tm_query_options *options, FILE *out,
-                         double timeout_seconds, GError **error);
+TM_API bool tm_clickhouse_query(tm_clickhouse *ch, const char *sql,
+                                const tm_query_options *options, FILE *out,
+                                double timeout_seconds, GError **error);
 
 #ifdef __cplusplus
 }
