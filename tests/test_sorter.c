@@ -643,6 +643,46 @@ static void test_sequences_merge_like_the_reference(void) {
   check_sequences(26, 1, 3, 5, 300, 0, true);         /* few sequences, all ts equal */
 }
 
+/* A system trace as ftrace bundles write it: each CPU's bundle ascends in
+ * ts and covers the same stretch of time as the other CPUs' bundles, and
+ * inside a bundle nearly every event is on another track than the one
+ * before (the CPU's track, then the thread it switched to, ...). Such a
+ * run is sorted by merging its ascending stretches, not by track (see
+ * TRACK_BLOCK_MIN in sorter.c); the order must be the reference's. */
+static void test_cpu_bundles_interleaving_tracks_merge_like_the_reference(void) {
+  GRand *rand = g_rand_new_with_seed(31);
+  tm_sorter *sorter = sorter_new();
+  GArray *reference = g_array_new(FALSE, FALSE, sizeof(reference_event));
+  enum { CPUS = 32, THREADS = 2000, TOTAL = 150000 };
+  int64_t cpu_ts[CPUS] = {0};
+  uint32_t tag = 0;
+  while (tag < TOTAL) {
+    uint32_t cpu = (uint32_t)g_rand_int_range(rand, 0, CPUS);
+    uint32_t bundle = (uint32_t)g_rand_int_range(rand, 50, 300);
+    for (uint32_t k = 0; k < bundle && tag < TOTAL; k++, tag++) {
+      cpu_ts[cpu] += g_rand_int_range(rand, 0, 40); /* 0: ties */
+      uint32_t track = k % 2 ? cpu : CPUS + (uint32_t)g_rand_int_range(rand, 0, THREADS);
+      tm_event ev = {.ts = cpu_ts[cpu], .name_id = tag, .kind = TM_EVENT_SLICE_COMPLETE,
+                     .track_id = track};
+      event_run_push(sorter_run(sorter, 0, 0, 0), &ev);
+      reference_event ref = {cpu_ts[cpu], 0, tag, tag};
+      g_array_append_val(reference, ref);
+    }
+  }
+  g_array_sort(reference, reference_order);
+  GArray *out = merge_all(sorter);
+  g_assert_cmpuint(out->len, ==, reference->len);
+  for (guint i = 0; i < out->len; i++) {
+    const reference_event *want = &g_array_index(reference, reference_event, i);
+    g_assert_cmpint(at(out, i)->ts, ==, want->ts);
+    g_assert_cmpuint(at(out, i)->tag, ==, want->tag);
+  }
+  g_array_free(out, TRUE);
+  g_array_free(reference, TRUE);
+  sorter_free(sorter);
+  g_rand_free(rand);
+}
+
 static void test_long_runs_release_memory_while_merging(void) {
   /* Two interleaved runs of 300k events (12 MB each) cross the release
    * threshold several times; the order must not suffer. */
@@ -658,6 +698,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/sorter/merge/unsorted-runs-are-sorted-stably",
                   test_unsorted_runs_are_sorted_stably);
   g_test_add_func("/sorter/merge/empty-sorter-emits-nothing", test_empty_sorter_emits_nothing);
+  g_test_add_func("/sorter/merge/cpu-bundles-interleaving-tracks-merge-like-the-reference",
+                  test_cpu_bundles_interleaving_tracks_merge_like_the_reference);
   g_test_add_func("/sorter/convert/applies-path-offsets", test_conversion_applies_path_offsets);
   g_test_add_func("/sorter/convert/multi-snapshot-edge-matches-the-graph",
                   test_multi_snapshot_edge_matches_the_graph);

@@ -30,6 +30,8 @@ typedef struct tm_event_run {
   int64_t min_ts; /* the smallest ts pushed, while len > 0 */
   size_t aside;   /* events below last_ts when they came (0 if sorted) */
   uint32_t max_track; /* at least the largest track_id held */
+  uint32_t last_track; /* of the event pushed last */
+  size_t track_changes; /* events pushed on another track than the one before */
   bool sorted; /* true while every ts >= the previous one */
 } tm_event_run;
 
@@ -50,6 +52,8 @@ static inline void event_run_push(tm_event_run *run, const tm_event *ev) {
     event_run_grow_(run);
   if (ev->track_id > run->max_track)
     run->max_track = ev->track_id;
+  run->track_changes += ev->track_id != run->last_track;
+  run->last_track = ev->track_id;
   if (ev->ts < run->last_ts) {
     run->sorted = false;
     run->aside++;
