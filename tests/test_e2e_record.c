@@ -74,7 +74,10 @@ static void write_now(tmr_session *s, void *user) {
  * flush): the merge relates them by REALTIME. Both were recorded on this
  * machine, so the REALTIME rendezvous maps the second's BOOTTIME onto the
  * first's with the drift between their snapshots, well under a
- * millisecond, and keeps their order. */
+ * millisecond, and keeps their order. Because the two BOOTTIMEs are in
+ * fact one clock, the placement alone cannot tell a rendezvous from none:
+ * `tracemerge info` must also name the REALTIME rendezvous as what placed
+ * the second file. */
 static void test_two_recorded_traces_meet_by_realtime(void) {
   g_autofree char *dir = e2e_tmpdir();
   const char *config = "buffers { size_kb: 256 }\n"
@@ -102,6 +105,16 @@ static void test_two_recorded_traces_meet_by_realtime(void) {
       first_at, second_at);
   g_autofree char *rows = e2e_query_archive(dir, E2E_ZIP, members, G_N_ELEMENTS(members), sql);
   e2e_assert_text(rows, "\"name\",\"placed\"\n\"one\",1\n\"two\",1\n");
+  /* Files: [0] the ZIP, [1] the manifest, [2] a.pftrace (machine 0, which
+   * owns trace time), [3] b.pftrace (machine 1). */
+  const char *info[] = {"info", "run.zip", NULL};
+  e2e_result r = e2e_run_in(dir, info);
+  g_assert_cmpint(r.exit_code, ==, 0);
+  if (!strstr(r.out, "file [2] machine 0 (proto): owns trace time\n") ||
+      !strstr(r.out, "file [3] machine 1 (proto): REALTIME rendezvous\n") ||
+      !strstr(r.out, "6(seq=0,tf=0,m=1): REALTIME rendezvous; 1 event, 1 placed\n"))
+    g_error("tracemerge info does not say b.pftrace was placed by REALTIME:\n%s", r.out);
+  e2e_result_clear(&r);
   e2e_cleanup(dir);
 }
 
@@ -167,9 +180,12 @@ static void test_service_example(void) {
 }
 
 /* record_flight_recorder under config/flight_recorder.pbtx: the ring
- * (32 KiB, some 150 frames) wraps; frame 300 fires "missed_frame"; the
- * trace ends 50 ms (at most ~28 frames) later, with the last frames before
- * and after it, without a gap. */
+ * (32 KiB, some 180 frames of ~180 bytes) wraps; frame 300 fires
+ * "missed_frame"; the trace ends stop_delay_ms = 100 ms later. A frame
+ * takes at least 1.8 ms (its sleeps), so at most ~55 frames follow the
+ * trigger and the ring still holds frames before it; the next frame
+ * starts 1 ms after the trigger, so even a thread stalled for most of the
+ * 100 ms by a busy machine writes one after it. No gap either way. */
 static void test_flight_recorder_example(void) {
   g_autofree char *dir = e2e_tmpdir();
   g_autofree char *out = g_build_filename(dir, "flight.pftrace", NULL);

@@ -31,7 +31,7 @@ static const char default_config[] =
     "data_sources { config { name: \"track_event\" } }\n"
     "trigger_config {\n"
     "  trigger_mode: STOP_TRACING\n"
-    "  triggers { name: \"missed_frame\" stop_delay_ms: 50 }\n"
+    "  triggers { name: \"missed_frame\" stop_delay_ms: 100 }\n"
     "  trigger_timeout_ms: 30000\n"
     "}\n";
 
