@@ -53,12 +53,14 @@ static void instant(const char *name, int64_t ts) {
 
 /* --- life cycle ----------------------------------------------------------------- */
 
-/* duration_ms: the session stops by itself; the trace is written. */
+/* duration_ms: the session stops by itself; the trace is written. The
+ * event is written at once after the start; 500 ms leaves a stalled
+ * thread on a busy machine ample time to write it before the stop. */
 static void test_duration_stops_the_session(void) {
   g_autofree char *dir = e2e_tmpdir();
   tmr_config *config;
   tmr_session *s = start(dir, "d.pftrace",
-                         "buffers { size_kb: 64 }\nduration_ms: 50\n"
+                         "buffers { size_kb: 64 }\nduration_ms: 500\n"
                          "data_sources { config { name: \"track_event\" } }\n",
                          &config);
   g_assert_null(tmr_session_borrow_stop_reason(s));
@@ -185,7 +187,9 @@ static void test_trace_config_packet_is_in_the_trace(void) {
 /* --- triggers ------------------------------------------------------------------------ */
 
 /* START_TRACING: nothing records before the trigger; after it, for
- * stop_delay_ms. The trigger is a packet of the trace. */
+ * stop_delay_ms (500 ms: the event written as soon as recording begins
+ * must make it even when a busy machine stalls this thread). The trigger
+ * is a packet of the trace. */
 static void test_start_trigger_starts_recording(void) {
   g_autofree char *dir = e2e_tmpdir();
   tmr_config *config;
@@ -193,7 +197,7 @@ static void test_start_trigger_starts_recording(void) {
                          "buffers { size_kb: 64 }\n"
                          "data_sources { config { name: \"track_event\" } }\n"
                          "trigger_config { trigger_mode: START_TRACING\n"
-                         "  triggers { name: \"go\" stop_delay_ms: 100 }\n"
+                         "  triggers { name: \"go\" stop_delay_ms: 500 }\n"
                          "  trigger_timeout_ms: 60000 }\n",
                          &config);
   g_assert_null(tmr_this_thread());
@@ -379,6 +383,15 @@ static void test_trigger_directory_must_be_private(void) {
 
 /* --- streaming ---------------------------------------------------------------------- */
 
+/* Waits (up to a minute) until the session has written more than
+ * `than` bytes; returns what it has written. */
+static uint64_t wait_for_growth(tmr_session *s, uint64_t than) {
+  uint64_t written = 0;
+  for (int i = 0; i < 6000 && (written = tmr_session_bytes_written(s)) <= than; i++)
+    g_usleep(10000);
+  return written;
+}
+
 /* write_into_file: the file grows while the session runs (every
  * file_write_period_ms, here the 100 ms minimum since 10 was asked). */
 static void test_write_into_file_streams(void) {
@@ -395,10 +408,17 @@ static void test_write_into_file_streams(void) {
                   "is used");
   instant("early", 1);
   g_autofree char *path = g_build_filename(dir, "stream.pftrace", NULL);
-  uint64_t written = 0;
-  for (int i = 0; i < 600 && (written = tmr_session_bytes_written(s)) == 0; i++)
-    g_usleep(10000);
-  g_assert_cmpuint(written, >, 0);
+  /* Every periodic write adds at least a clock snapshot and trace_stats,
+   * so the count grows at each one. A write under way when "early" was
+   * written may have collected the writers before it; the one after it
+   * cannot have: wait for two. */
+  uint64_t written = tmr_session_bytes_written(s);
+  for (int seen = 0; seen < 2;) {
+    uint64_t now = wait_for_growth(s, written);
+    g_assert_cmpuint(now, >, written);
+    written = now;
+    seen++;
+  }
   /* While running, the file already decodes and holds the event. */
   g_autofree char *midway = record_query(path, "SELECT name FROM slice");
   e2e_assert_text(midway, "\"name\"\n\"early\"\n");
@@ -442,6 +462,67 @@ static void test_max_file_size_stops_cleanly(void) {
       "JOIN args a ON a.arg_set_id = s.arg_set_id AND a.key = 'debug.i'");
   e2e_assert_text(rows, "\"count(*) = max(a.int_value) + 1 AND min(a.int_value) = 0\"\n1\n");
   g_free(record_decode(path)); /* protoc reads it whole */
+  e2e_cleanup(dir);
+}
+
+#define DRAIN_ROUNDS 12
+#define DRAIN_EVENTS 200
+#define DRAIN_TEXT 256
+
+/* write_into_file drains the buffers every file_write_period_ms, so a
+ * trace grows far beyond its buffer. A 128 KiB DISCARD buffer (which
+ * would lose, not overwrite, what does not fit) takes 12 rounds of 200
+ * events, each carrying a 256-byte string (debug annotation values are
+ * written inline): at least 12 * 200 * 256 = 614,400 bytes of strings,
+ * more than 4 * 131,072 = 524,288. A round (about 57 KiB with framing)
+ * waits until the buffer is empty again (bytes read = bytes committed),
+ * which only a periodic write does (nothing else flushes here), so the
+ * buffer never holds more than a round plus a writer's chunk: nothing is
+ * discarded, every event is in the file. */
+static void test_write_into_file_outgrows_the_buffer(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  tmr_config *config;
+  tmr_session *s = start(dir, "big.pftrace",
+                         "buffers { size_kb: 128 fill_policy: DISCARD }\n"
+                         "data_sources { config { name: \"track_event\" } }\n"
+                         "write_into_file: true\nfile_write_period_ms: 100\n",
+                         &config);
+  char text[DRAIN_TEXT + 1];
+  memset(text, 'x', DRAIN_TEXT);
+  text[DRAIN_TEXT] = '\0';
+  tmr_writer *w = tmr_this_thread();
+  for (int round = 0; round < DRAIN_ROUNDS; round++) {
+    for (int i = 0; i < DRAIN_EVENTS; i++) {
+      int64_t n = (int64_t)round * DRAIN_EVENTS + i;
+      tmr_arg args[] = {TMR_ARG_INT("i", n), TMR_ARG_STRING("text", text)};
+      tmr_event_extras x = {.args = args, .n_args = 2};
+      tmr_event(w, TMR_INSTANT, TMR_THREAD_TRACK, &cat_s, "tick", 100 + n, &x);
+    }
+    tmr_buffer_stats stats;
+    int polls = 0;
+    do {
+      g_usleep(5000);
+      g_assert_true(tmr_session_buffer_stats(s, 0, &stats));
+    } while ((stats.bytes_read < stats.bytes_written || stats.bytes_written == 0) &&
+             ++polls < 12000);
+    g_assert_cmpuint(stats.bytes_read, ==, stats.bytes_written);
+    g_assert_cmpuint(stats.chunks_discarded, ==, 0);
+  }
+  finish(s, config);
+  g_autofree char *path = g_build_filename(dir, "big.pftrace", NULL);
+  GStatBuf st;
+  g_assert_cmpint(g_stat(path, &st), ==, 0);
+  g_assert_cmpint(st.st_size, >, 4 * 128 * 1024);
+  g_autofree char *rows = record_query(path,
+      "SELECT count(*), min(a.int_value), max(a.int_value) FROM slice s "
+      "JOIN args a ON a.arg_set_id = s.arg_set_id AND a.key = 'debug.i'");
+  g_autofree char *expected = g_strdup_printf(
+      "\"count(*)\",\"min(a.int_value)\",\"max(a.int_value)\"\n%d,0,%d\n",
+      DRAIN_ROUNDS * DRAIN_EVENTS, DRAIN_ROUNDS * DRAIN_EVENTS - 1);
+  e2e_assert_text(rows, expected);
+  g_autofree char *lost = record_query(path,
+      "SELECT value FROM stats WHERE name = 'traced_buf_chunks_discarded' AND idx = 0");
+  e2e_assert_text(lost, "\"value\"\n0\n");
   e2e_cleanup(dir);
 }
 
@@ -502,9 +583,25 @@ static void test_data_source_gets_its_raw_config(void) {
                          &config);
   g_assert_cmpint(raw_log.starts, ==, 1);
   g_assert_cmpint(filtered_log.starts, ==, 0);
-  finish(s, config);
+  GError *stop_error = NULL;
+  g_assert_true(tmr_session_stop(s, &stop_error));
+  g_assert_no_error(stop_error);
   g_assert_cmpint(raw_log.stops, ==, 1);
   g_assert_cmpint(filtered_log.stops, ==, 0);
+  /* target_buffer 1: its two packets went to buffer 1, one chunk per
+   * writer (on_start wrote on this thread, on_stop on the session's),
+   * committed at the final flush; buffer 0 has no data source and got
+   * none. */
+  tmr_buffer_stats in_0, in_1;
+  g_assert_true(tmr_session_buffer_stats(s, 0, &in_0));
+  g_assert_true(tmr_session_buffer_stats(s, 1, &in_1));
+  tmr_buffer_stats none;
+  g_assert_false(tmr_session_buffer_stats(s, 2, &none)); /* two buffers: 0 and 1 */
+  g_assert_cmpuint(in_0.chunks_written, ==, 0);
+  g_assert_cmpuint(in_1.chunks_written, ==, 2);
+  g_assert_cmpuint(in_1.chunks_read, ==, 2);
+  tmr_session_free(s);
+  tmr_config_free(config);
   /* name (0x0a, 15 bytes), target_buffer 1 (0x10 0x01), field 1234
    * (0x92 0x4d) of 10 bytes {1: 5, 2: "opaque"}, field 9999 (0xf8 0xf0
    * 0x04) = 3: the text's fields in the text's order. */
@@ -519,6 +616,11 @@ static void test_data_source_gets_its_raw_config(void) {
   g_assert_nonnull(strstr(decoded, "  timestamp: 77\n  trusted_packet_sequence_id: 2\n"));
   g_assert_nonnull(strstr(decoded, "  for_testing: \"hi\"\n"));
   g_assert_nonnull(strstr(decoded, "  for_testing: \"bye\"\n"));
+  g_autofree char *by_buffer = record_query(path,
+      "SELECT idx, value FROM stats WHERE name = 'traced_buf_chunks_written' AND idx IS NOT NULL "
+      "ORDER BY idx");
+  e2e_assert_text(by_buffer, "\"idx\",\"value\"\n0,0\n1,2\n");
+  g_assert_nonnull(strstr(decoded, "  timestamp: 78\n  trusted_packet_sequence_id: 3\n"));
   /* A producer regex that matches starts it (a full match of "me"). */
   s = start(dir, "ds2.pftrace",
             "buffers { size_kb: 64 }\n"
@@ -685,6 +787,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/record/triggers/directory-must-be-private",
                   test_trigger_directory_must_be_private);
   g_test_add_func("/record/streaming/write-into-file-streams", test_write_into_file_streams);
+  g_test_add_func("/record/streaming/write-into-file-outgrows-the-buffer",
+                  test_write_into_file_outgrows_the_buffer);
   g_test_add_func("/record/streaming/max-file-size-stops-cleanly",
                   test_max_file_size_stops_cleanly);
   g_test_add_func("/record/data-sources/get-their-raw-config", test_data_source_gets_its_raw_config);
