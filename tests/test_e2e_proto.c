@@ -75,19 +75,22 @@ static void test_track_events_reach_every_table(void) {
       "SELECT t.id, t.name, t.type, t.parent_id, (SELECT group_concat(key || '=' || "
       "display_value, ';') FROM args a WHERE a.arg_set_id = t.source_arg_set_id) AS source "
       "FROM track t ORDER BY t.id");
+  /* Track 0 is the browser's process track (uuid 100): no event is on it,
+   * but trace_processor makes it with its first child, the thread's. */
   e2e_assert_text(tracks,
       "\"id\",\"name\",\"type\",\"parent_id\",\"source\"\n"
-      "0,\"[NULL]\",\"thread_execution\",\"[NULL]\",\"[NULL]\"\n"
-      "1,\"Network\",\"process_track_event\",\"[NULL]\","
+      "0,\"[NULL]\",\"process_track_event\",\"[NULL]\",\"[NULL]\"\n"
+      "1,\"[NULL]\",\"thread_execution\",\"[NULL]\",\"[NULL]\"\n"
+      "2,\"Network\",\"process_track_event\",\"[NULL]\","
       "\"description=requests in flight;child_ordering=explicit\"\n"
-      "2,\"Socket 1\",\"process_track_event\",1,\"sibling_order_rank=2;"
+      "3,\"Socket 1\",\"process_track_event\",2,\"sibling_order_rank=2;"
       "sibling_merge_behavior=by_sibling_merge_key;sibling_merge_key=sockets\"\n"
-      "3,\"Memory\",\"global_counter_track_event\",\"[NULL]\",\"y_axis_share_key=mem\"\n"
-      "4,\"main (own track)\",\"thread_track_event\",\"[NULL]\",\"[NULL]\"\n"
-      "5,\"Allocated\",\"thread_counter_track_event\",\"[NULL]\",\"[NULL]\"\n"
-      "6,\"Default Track\",\"global_track_event\",\"[NULL]\",\"[NULL]\"\n"
-      "7,\"Late\",\"global_track_event\",\"[NULL]\",\"[NULL]\"\n"
-      "8,\"[NULL]\",\"global_track_event\",\"[NULL]\",\"[NULL]\"\n");
+      "4,\"Memory\",\"global_counter_track_event\",\"[NULL]\",\"y_axis_share_key=mem\"\n"
+      "5,\"main (own track)\",\"thread_track_event\",\"[NULL]\",\"[NULL]\"\n"
+      "6,\"Allocated\",\"thread_counter_track_event\",\"[NULL]\",\"[NULL]\"\n"
+      "7,\"Default Track\",\"global_track_event\",\"[NULL]\",\"[NULL]\"\n"
+      "8,\"Late\",\"global_track_event\",\"[NULL]\",\"[NULL]\"\n"
+      "9,\"[NULL]\",\"global_track_event\",\"[NULL]\",\"[NULL]\"\n");
 
   /* Counters: int and double values; Allocated is incremental in KiB. */
   g_autofree char *counters = query("track_events",
@@ -743,6 +746,25 @@ static void test_damaged_zstd_wrapper_keeps_earlier_packets(void) {
   e2e_cleanup(dir);
 }
 
+/* tokio's 10 track descriptors (protoc --decode: 1 with only a process,
+ * pid 1605085 and no name; 9 with a thread, each naming it as
+ * parent_uuid) make 10 tracks as in trace_processor, which interns a
+ * parent's track with its first child's (TrackEventTracker): the 9
+ * threads' own tracks (every thread has slices) and the process's, with no
+ * name and no event. Before, the unused process track was never made (9). */
+static void test_real_tokio_process_descriptor_has_its_track(void) {
+  g_autofree char *path = corpus_real_path("proto", "tokio-flight-recorder.pftrace");
+  const char *inputs[] = {path, NULL};
+  g_autofree char *out = e2e_query(inputs,
+      "SELECT (SELECT count(*) FROM track) AS tracks, "
+      "(SELECT count(*) FROM thread_track) AS thread_tracks, "
+      "(SELECT group_concat(coalesce(t.name, 'NULL') || ' ' || p.pid) FROM process_track t "
+      "JOIN process p USING (upid)) AS process_tracks, "
+      "(SELECT count(*) FROM slice s JOIN process_track t ON s.track_id = t.id) AS on_it");
+  e2e_assert_text(out, "\"tracks\",\"thread_tracks\",\"process_tracks\",\"on_it\"\n"
+                       "10,9,\"NULL 1605085\",0\n");
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/e2e/proto/system/real-traces-count-as-trace-processor",
@@ -776,5 +798,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/e2e/proto/zstd/damaged-wrapper-keeps-earlier-packets",
                   test_damaged_zstd_wrapper_keeps_earlier_packets);
   g_test_add_func("/e2e/proto/real-traces/import-without-errors", test_real_traces_import);
+  g_test_add_func("/e2e/proto/real-traces/tokio-process-descriptor-has-its-track",
+                  test_real_tokio_process_descriptor_has_its_track);
   return g_test_run();
 }

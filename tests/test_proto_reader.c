@@ -165,52 +165,55 @@ static const char track_events_transcript[] =
     "process_cmdline p10 = /bin/browser --flag\n"
     "thread t11 of p10\n"
     "thread_name t11 = main\n"
-    /* uuid 110 is t11's track: merged into its main track. */
-    "track T1 = thread_execution t11\n"
-    "slice_begin T1 private ts=1000 cat=net,io name=load args={debug.url=\"https://example.org\", "
+    /* uuid 110 is t11's track: merged into its main track, after its
+     * parent 100, the process's own track, which trace_processor makes
+     * with its first child though no event is on it. */
+    "track T1 = process_track_event p10 key=100\n"
+    "track T2 = thread_execution t11\n"
+    "slice_begin T2 private ts=1000 cat=net,io name=load args={debug.url=\"https://example.org\", "
     "debug.req.method=\"GET\", debug.req.headers[0]=\"a\", debug.req.headers[1]=2, debug.ok=true, "
     "debug.ratio=0.5, debug.ptr=0x1000, debug.big=18446744073709551615u, "
     "debug.legacy=json:{\"a\":1}, correlation_id=\"tp:#5\"}\n"
-    "flow T1 private ts=1000 id=77 CONTINUE enclosing\n"
+    "flow T2 private ts=1000 id=77 CONTINUE enclosing\n"
     /* 201's parent 200 is resolved first; 200 is scoped to the process. */
-    "track T2 = process_track_event name=\"Network\" p10 key=200\n"
-    "track_arg T2 description=\"requests in flight\"\n"
-    "track_arg T2 child_ordering=\"explicit\"\n"
-    "track T3 = process_track_event name=\"Socket 1\" p10 key=201\n"
-    "track_parent T3 = T2\n"
-    "track_arg T3 sibling_order_rank=2\n"
-    "track_arg T3 sibling_merge_behavior=\"by_sibling_merge_key\"\n"
-    "track_arg T3 sibling_merge_key=\"sockets\"\n"
-    "slice_complete T3 private ts=1500 name=send dur=0 args={correlation_id=\"req-1\", "
+    "track T3 = process_track_event name=\"Network\" p10 key=200\n"
+    "track_arg T3 description=\"requests in flight\"\n"
+    "track_arg T3 child_ordering=\"explicit\"\n"
+    "track T4 = process_track_event name=\"Socket 1\" p10 key=201\n"
+    "track_parent T4 = T3\n"
+    "track_arg T4 sibling_order_rank=2\n"
+    "track_arg T4 sibling_merge_behavior=\"by_sibling_merge_key\"\n"
+    "track_arg T4 sibling_merge_key=\"sockets\"\n"
+    "slice_complete T4 private ts=1500 name=send dur=0 args={correlation_id=\"req-1\", "
     "source_location.file_name=\"net.cc\", source_location.function_name=\"Send\", "
     "source_location.line_number=42}\n"
-    "flow T3 private ts=1500 id=77 IN enclosing\n"
-    "slice_end T1 private ts=2000 args={debug.bytes=512}\n"
-    "track T4 = global_counter_track_event counter name=\"Memory\" key=300 unit=bytes on host\n"
-    "track_arg T4 y_axis_share_key=\"mem\"\n"
-    "counter T4 private ts=2100 value=4096\n"
-    "counter T4 private ts=2200 value=2.5\n"
-    "track T5 = thread_track_event name=\"main (own track)\" t11 key=120\n"
+    "flow T4 private ts=1500 id=77 IN enclosing\n"
+    "slice_end T2 private ts=2000 args={debug.bytes=512}\n"
+    "track T5 = global_counter_track_event counter name=\"Memory\" key=300 unit=bytes on host\n"
+    "track_arg T5 y_axis_share_key=\"mem\"\n"
+    "counter T5 private ts=2100 value=4096\n"
+    "counter T5 private ts=2200 value=2.5\n"
+    "track T6 = thread_track_event name=\"main (own track)\" t11 key=120\n"
     /* Extra counter tracks are resolved before the event is emitted. */
-    "track T6 = thread_counter_track_event counter name=\"Allocated\" t11 key=301 unit=KiB\n"
-    "slice_complete T5 private ts=2300 name=tick dur=0\n"
-    "counter T6 private ts=2300 value=2048\n"
-    "counter T4 private ts=2300 value=100\n"
-    "slice_complete T5 private ts=2400 name=tock dur=0\n"
-    "counter T6 private ts=2400 value=5120\n"
-    "track T7 = global_track_event name=\"Default Track\" key=0 on host\n"
-    "slice_complete T7 private ts=2500 name=global dur=0\n"
-    "slice_complete T1 private ts=2600 name=on the default thread dur=0\n"
-    "slice_complete T7 private ts=2700 name=explicit uuid 0 dur=0\n"
-    "slice_complete T2 private ts=2800 name=via defaults dur=0\n"
+    "track T7 = thread_counter_track_event counter name=\"Allocated\" t11 key=301 unit=KiB\n"
+    "slice_complete T6 private ts=2300 name=tick dur=0\n"
+    "counter T7 private ts=2300 value=2048\n"
+    "counter T5 private ts=2300 value=100\n"
+    "slice_complete T6 private ts=2400 name=tock dur=0\n"
+    "counter T7 private ts=2400 value=5120\n"
+    "track T8 = global_track_event name=\"Default Track\" key=0 on host\n"
+    "slice_complete T8 private ts=2500 name=global dur=0\n"
+    "slice_complete T2 private ts=2600 name=on the default thread dur=0\n"
+    "slice_complete T8 private ts=2700 name=explicit uuid 0 dur=0\n"
+    "slice_complete T3 private ts=2800 name=via defaults dur=0\n"
     /* "early" waited for its descriptor. */
-    "track T8 = global_track_event name=\"Late\" key=400 on host\n"
-    "slice_complete T8 private ts=2900 name=early dur=0\n"
-    "slice_complete T1 private ts=3100 name=corr thread_ts=7000 dur=0 "
+    "track T9 = global_track_event name=\"Late\" key=400 on host\n"
+    "slice_complete T9 private ts=2900 name=early dur=0\n"
+    "slice_complete T2 private ts=3100 name=corr thread_ts=7000 dur=0 "
     "args={correlation_id=\"interned-corr\"}\n"
     /* uuid 500 was never described: placed at the end of the file. */
-    "track T9 = global_track_event key=500 on host\n"
-    "slice_complete T9 private ts=3500 name=orphan dur=0\n";
+    "track T10 = global_track_event key=500 on host\n"
+    "slice_complete T10 private ts=3500 name=orphan dur=0\n";
 
 static void test_track_events(void) {
   fake_host *fake = run_fixture("track_events");
@@ -1139,8 +1142,10 @@ static void test_probe(void) {
  * (python, wire format only; tests/derive/system_trace_counts.py has the
  * walker): snapshots = clock_snapshot packets (field 6); tokio's tracks =
  * the distinct track_uuid of its track_events (11.11), its 9 thread
- * descriptors, and its slices from its README: 227 SLICE_BEGIN / 227
- * SLICE_END and 8 INSTANT.
+ * descriptors, plus the process descriptor all 9 name as parent_uuid
+ * (trace_processor makes a parent's track with its first child's), and
+ * its slices from its README: 227 SLICE_BEGIN / 227 SLICE_END and 8
+ * INSTANT.
  *
  * nowinandroid: 6246 ftrace print events: 3122 "B|" and 1 "S|" begin
  * (slice_begin), 3122 "E|" and 1 "F|" end; 7475 frame_timeline_events:
@@ -1171,7 +1176,7 @@ static void test_real_traces_import_without_errors(void) {
   } traces[] = {
       {"nowinandroid-trace.perfetto-trace", 3123, 6743, 0, 6, 5, 4, 4, 3621, 3622, 0, 0},
       {"systing-trace.pb", 4287, 4287, 0, 128, 218, 1, 23, 0, 0, 5031, 3656},
-      {"tokio-flight-recorder.pftrace", 227, 227, 8, 1, 9, 0, 9, 0, 0, 0, 0},
+      {"tokio-flight-recorder.pftrace", 227, 227, 8, 1, 9, 0, 10, 0, 0, 0, 0},
       {"winscope-input-events.perfetto-trace", 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0},
       {"winscope-no_winscope_traces.perfetto-trace", 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0},
   };

@@ -299,8 +299,25 @@ tm_track_ref proto_tracks_resolve(proto_context *ctx, proto_machine *machine,
     return 0;
   track->resolving = true;
   const tm_host_services *s = ctx->s;
-  tm_track_ref parent_ref = 0;
   uint64_t uuid = track->uuid;
+  /* The parent's track first, whatever the child: trace_processor interns
+   * a described parent whenever it interns a child (TrackEventTracker's
+   * InternDescriptorTrackImpl), so a process descriptor whose thread
+   * descriptors name it as parent has its process track even if no event
+   * is on it. A thread or process parent scopes the child without being its
+   * parent in the track table; only a custom parent is. */
+  proto_track *parent =
+      track->parent_uuid ? proto_tracks_find(machine, track->parent_uuid) : NULL;
+  if (parent && parent->kind == PROTO_TRACK_UNDESCRIBED)
+    parent = NULL;
+  tm_track_ref parent_ref = 0;
+  if (parent) {
+    parent_ref = proto_tracks_resolve(ctx, machine, parent);
+    if (!parent_ref) {
+      track->resolving = false;
+      return 0; /* a loop of parents */
+    }
+  }
   switch (track->kind) {
   case PROTO_TRACK_THREAD:
     track->scope_thread = track->thread;
@@ -308,32 +325,29 @@ tm_track_ref proto_tracks_resolve(proto_context *ctx, proto_machine *machine,
       track->ref = s->track_thread(ctx->host, track->thread);
       goto done;
     }
+    parent_ref = 0;
     break;
   case PROTO_TRACK_PROCESS:
     track->scope_process = track->process;
+    parent_ref = 0;
     break;
   case PROTO_TRACK_UNDESCRIBED:
+    parent_ref = 0;
     break;
-  default: {
-    proto_track *parent =
-        track->parent_uuid ? proto_tracks_find(machine, track->parent_uuid) : NULL;
-    if (!parent || parent->kind == PROTO_TRACK_UNDESCRIBED)
+  default:
+    if (!parent) {
       break;
-    if (parent->kind == PROTO_TRACK_THREAD) {
+    } else if (parent->kind == PROTO_TRACK_THREAD) {
       track->scope_thread = parent->thread;
+      parent_ref = 0;
     } else if (parent->kind == PROTO_TRACK_PROCESS) {
       track->scope_process = parent->process;
+      parent_ref = 0;
     } else {
-      parent_ref = proto_tracks_resolve(ctx, machine, parent);
-      if (!parent_ref) {
-        track->resolving = false;
-        return 0; /* a loop of parents */
-      }
       track->scope_thread = parent->scope_thread;
       track->scope_process = parent->scope_process;
     }
     break;
-  }
   }
   tm_track_desc desc = {
       TM_TRACK_DESC_INIT,

@@ -8,7 +8,8 @@
  * descriptor of a uuid fixes its kind (process, thread, custom; counter or
  * not): a later one of another kind is dropped and counted
  * (track_descriptor_conflicting_reservation). A host track is created when
- * a track is first used (by an event, or as the parent of a used track), so
+ * a track is first used (by an event, or as the parent of a used track,
+ * thread and process parents included, as in trace_processor), so
  * descriptors that arrive after their first event in the file still shape
  * it. A thread's track merges into the thread's main track unless
  * disallow_merging_with_system_tracks; a custom track whose parent is a
