@@ -28,6 +28,7 @@
 #include "clickhouse_fixture.h"
 #include "e2e_support.h"
 #include "sink/clickhouse_sink.h"
+#include "sink/clickhouse_tables.h"
 
 #define N_RUNS 200
 #define N_MACHINES 3
@@ -349,6 +350,9 @@ static void test_fleet_every_run_in_every_table(void) {
   }
   g_assert_cmpint(ch_count(ch, "SELECT count() FROM machine"), ==,
                   N_RUNS * N_MACHINES);
+  /* One partition per load and table, not one per run. */
+  g_assert_cmpint(ch_count(ch, "SELECT uniqExact(load_id) FROM slice"), ==,
+                  N_RUNS / LOAD_BATCH);
   /* No staging table outlives its load. */
   g_assert_cmpint(ch_count(ch, "SELECT count() FROM system.tables WHERE "
                                "database = 'fleet' AND name LIKE '\\\\_tm%'"),
@@ -575,6 +579,63 @@ static void test_reload_refuse_or_replace(void) {
   tm_clickhouse_free(ch);
 }
 
+/* The runs of one load share a partition: replacing some of them keeps
+ * the others as they were, removes the replaced runs' rows from tables
+ * their new content has none in, and an earlier load left without runs
+ * is gone. */
+static void test_replacing_runs_of_a_load_keeps_the_others(void) {
+  tm_clickhouse *ch = open_database("batch");
+  create_schema(ch);
+  const char *ids[] = {"b10", "b11", "b12"};
+  tm_session *sessions[3];
+  tm_clickhouse_run runs[3];
+  for (int i = 0; i < 3; i++) {
+    g_autofree char *path = write_run(10 + i);
+    sessions[i] = import_path(path);
+    runs[i] = (tm_clickhouse_run){ids[i], sessions[i]};
+  }
+  GError *error = NULL;
+  g_assert_true(tm_clickhouse_load(ch, runs, 3, TM_CLICKHOUSE_REFUSE_EXISTING,
+                                   &error));
+  g_assert_no_error(error);
+  int64_t rows10 = rows_of_run(ch, "b10"), rows12 = rows_of_run(ch, "b12");
+  g_assert_cmpint(ch_count(ch, "SELECT count() FROM sched WHERE "
+                               "run_id = 'b11'"), >, 0);
+
+  /* b11 becomes one JSON slice: no scheduling any more. */
+  g_autofree char *json = e2e_write_file(
+      work_dir, "one.json",
+      "[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,"
+      "\"name\":\"only\"}]\n", 0);
+  tm_session *one = import_path(json);
+  load(ch, "b11", one, TM_CLICKHOUSE_REPLACE);
+  g_assert_cmpint(rows_of_run(ch, "b10"), ==, rows10);
+  g_assert_cmpint(rows_of_run(ch, "b12"), ==, rows12);
+  g_assert_cmpint(run_slices(ch, "b11"), ==, 1);
+  g_assert_cmpint(ch_count(ch, "SELECT count() FROM sched WHERE "
+                               "run_id = 'b11'"), ==, 0);
+  g_assert_cmpint(run_slices(ch, "b10"), ==, generated_slices(10));
+
+  /* b10 and b12 again, together: the first load's partition has no run
+   * left, so two loads remain (b11's and this one). */
+  tm_clickhouse_run again[] = {runs[0], runs[2]};
+  g_assert_true(tm_clickhouse_load(ch, again, 2, TM_CLICKHOUSE_REPLACE,
+                                   &error));
+  g_assert_no_error(error);
+  g_assert_cmpint(rows_of_run(ch, "b10"), ==, rows10);
+  g_assert_cmpint(rows_of_run(ch, "b12"), ==, rows12);
+  g_assert_cmpint(run_slices(ch, "b11"), ==, 1);
+  g_assert_cmpint(ch_count(ch, "SELECT uniqExact(load_id) FROM slice"), ==,
+                  2);
+  g_assert_cmpint(ch_count(ch, "SELECT count() FROM system.parts WHERE "
+                               "database = 'batch' AND table = 'slice' AND "
+                               "active"), ==, 2);
+  for (int i = 0; i < 3; i++)
+    tm_session_free(sessions[i]);
+  tm_session_free(one);
+  tm_clickhouse_free(ch);
+}
+
 /* ---- a load stopped half-way ------------------------------------------- */
 
 /* One machine, enough slices for several batches of the slice table. */
@@ -703,8 +764,8 @@ static void test_partly_published_run(void) {
       !strstr(error->message,
               "; run 'half' partly published (done: slice, counter, sched, "
               "thread_state, flow, args, thread, process, track, cpu, "
-              "trace_file, stats, metadata; not done, or not for every run: "
-              "machine): load again in replace mode"))
+              "trace_file, stats, metadata; not done: machine): load again "
+              "in replace mode"))
     g_error("unexpected message: %s", error->message);
   g_clear_error(&error);
   clickhouse_set_load_hook(ch, NULL, NULL);
@@ -831,15 +892,19 @@ static void test_import_errors(void) {
   tm_clickhouse *ch = open_database("other_version");
   create_schema(ch);
   create_schema(ch); /* twice is fine */
-  g_autofree char *inserted = ch_query(
-      ch, "INSERT INTO schema_version (version) VALUES (2)", TM_FORMAT_CSV);
+  g_autofree char *insert = g_strdup_printf(
+      "INSERT INTO schema_version (version) VALUES (%d)",
+      CLICKHOUSE_SCHEMA_VERSION + 1);
+  g_autofree char *inserted = ch_query(ch, insert, TM_FORMAT_CSV);
+  g_autofree char *other = g_strdup_printf(
+      "database other_version holds tracemerge schema version %d; this "
+      "tracemerge reads and writes version %d",
+      CLICKHOUSE_SCHEMA_VERSION + 1, CLICKHOUSE_SCHEMA_VERSION);
   g_autofree char *vurl = ch_fixture_url(&server, "other_version");
   for (int with_create = 0; with_create < 2; with_create++) {
     r = cli_import(path, vurl, "r2", with_create ? "--create-schema" : NULL);
     g_assert_cmpint(r.exit_code, ==, 1);
-    g_assert_nonnull(strstr(r.err, "database other_version holds tracemerge "
-                                   "schema version 2; this tracemerge reads "
-                                   "and writes version 1"));
+    g_assert_nonnull(strstr(r.err, other));
     e2e_result_clear(&r);
   }
   tm_clickhouse_free(ch);
@@ -910,6 +975,8 @@ int main(int argc, char **argv) {
                   test_run_ids_with_quotes);
   g_test_add_func("/clickhouse/reload/refused-or-replaced-never-duplicated",
                   test_reload_refuse_or_replace);
+  g_test_add_func("/clickhouse/reload/replacing-runs-of-a-load-keeps-the-others",
+                  test_replacing_runs_of_a_load_keeps_the_others);
   g_test_add_func("/clickhouse/failure/server-killed-while-streaming",
                   test_server_killed_while_streaming);
   g_test_add_func("/clickhouse/failure/server-killed-before-publishing",

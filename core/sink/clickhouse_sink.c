@@ -5,8 +5,11 @@
  * - Every statement names its tables in full (`db`.`table`); only the
  *   pass-through query runs with the database as the default one.
  * - A run's rows reach a public table only through REPLACE PARTITION from
- *   a staging table of the same load, so a run is never visible twice and
- *   a load that stops before publishing leaves no row visible.
+ *   a staging table of the same load, so a load that stops before
+ *   publishing leaves no row visible. A load is one partition (load_id) of
+ *   each table; replacing a run also publishes again, without it, the
+ *   earlier loads' partitions that held it, before its own: it is never
+ *   visible twice.
  * - Run ids reach SQL only as quoted literals (quote_string()), and the
  *   database name only after validate_database() (a plain identifier).
  */
@@ -351,22 +354,28 @@ static char *describe_runs(const char *const *run_ids, size_t n) {
                          run_ids[n - 1], n);
 }
 
-/* Fails (TM_CLICKHOUSE_ERROR_RUN_EXISTS) if any table holds a row of any
- * of the runs. */
-static bool refuse_existing(tm_clickhouse *ch, const char *const *run_ids,
-                            size_t n, GError **error) {
+/* "'a','b'": the run ids as literals, for IN (...). */
+static char *run_list(const char *const *run_ids, size_t n) {
   GString *list = g_string_new(NULL);
   for (size_t i = 0; i < n; i++) {
     if (i)
       g_string_append_c(list, ',');
     quote_string(list, run_ids[i]);
   }
+  return g_string_free(list, FALSE);
+}
+
+/* Fails (TM_CLICKHOUSE_ERROR_RUN_EXISTS) if any table holds a row of any
+ * of the runs. */
+static bool refuse_existing(tm_clickhouse *ch, const char *const *run_ids,
+                            size_t n, GError **error) {
+  char *list = run_list(run_ids, n);
   GString *sql = g_string_new("SELECT DISTINCT run_id FROM (");
   for (size_t i = 0; i < ch_table_count(); i++)
     g_string_append_printf(sql,
                            "%sSELECT run_id FROM `%s`.`%s` WHERE run_id IN (%s)",
                            i ? " UNION ALL " : "", ch->database,
-                           ch_table_name(ch_table_at(i)), list->str);
+                           ch_table_name(ch_table_at(i)), list);
   g_string_append(sql, ") ORDER BY run_id FORMAT TabSeparated");
   GString *answer = g_string_new(NULL);
   bool ok = run_sql(ch, sql->str, answer, "looking for loaded runs", error);
@@ -385,7 +394,7 @@ static bool refuse_existing(tm_clickhouse *ch, const char *const *run_ids,
   }
   g_string_free(answer, TRUE);
   g_string_free(sql, TRUE);
-  g_string_free(list, TRUE);
+  g_free(list);
   return ok;
 }
 
@@ -503,18 +512,58 @@ typedef struct load {
   size_t n_runs;
   const char *const *run_ids;
   char *runs_text;
-  char *token;
+  char *run_list;    /* the run ids as a list of literals, for IN (...) */
+  char *token;       /* the load's id: its partition, its stages' names */
+  GPtrArray **old_loads; /* per table, replacing: loads holding our runs */
   char **stages;     /* per table: its staging table, NULL if none made */
   bool *has_rows;    /* per table: some run has rows there */
   bool *published;   /* per table: every statement of its publishing done */
   uint64_t rows;
 } load;
 
+/* Replacing: which earlier loads (partitions) of each table hold a row of
+ * one of the runs. Those partitions are published again without the runs
+ * (keep_other_runs()). */
+static bool find_old_loads(load *l, GError **error) {
+  size_t n_tables = ch_table_count();
+  GString *sql = g_string_new("SELECT DISTINCT t, load_id FROM (");
+  for (size_t t = 0; t < n_tables; t++)
+    g_string_append_printf(sql,
+                           "%sSELECT toUInt32(%zu) AS t, load_id FROM `%s`.`%s` "
+                           "WHERE run_id IN (%s)",
+                           t ? " UNION ALL " : "", t, l->ch->database,
+                           ch_table_name(ch_table_at(t)), l->run_list);
+  g_string_append(sql, ") FORMAT TabSeparated");
+  GString *answer = g_string_new(NULL);
+  bool ok = run_sql(l->ch, sql->str, answer, "looking for loaded runs", error);
+  const char *p = answer->str, *end = answer->str + answer->len;
+  while (ok && p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *stop = nl ? nl : end;
+    const char *tab = memchr(p, '\t', (size_t)(stop - p));
+    guint64 t = tab ? g_ascii_strtoull(p, NULL, 10) : n_tables;
+    if (t >= n_tables) {
+      g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_RESULT,
+                  "ClickHouse at %s: looking for loaded runs: unexpected "
+                  "answer \"%.*s\"", l->ch->server, (int)(stop - p), p);
+      ok = false;
+      break;
+    }
+    size_t len;
+    g_ptr_array_add(l->old_loads[t],
+                    ch_tsv_unescape(tab + 1, (size_t)(stop - tab - 1), &len));
+    p = stop + 1;
+  }
+  g_string_free(answer, TRUE);
+  g_string_free(sql, TRUE);
+  return ok;
+}
+
 static bool create_stages(load *l, GError **error) {
   size_t n_tables = ch_table_count(), n = 0;
   statement *st = g_new0(statement, n_tables + 1);
   for (size_t t = 0; t < n_tables; t++) {
-    if (!l->has_rows[t])
+    if (!l->has_rows[t] && l->old_loads[t]->len == 0)
       continue;
     const char *table = ch_table_name(ch_table_at(t));
     char *stage = g_strdup_printf("_tm_stage_%s_%s", l->token, table);
@@ -535,20 +584,21 @@ static bool create_stages(load *l, GError **error) {
   return ok;
 }
 
-/* Every table's rows of runs [first, first + count) into its stage. */
-static bool insert_group(load *l, size_t first, size_t count, GError **error) {
+/* Every table's rows of every run into its stage, one INSERT per table
+ * (all in the load's one partition). */
+static bool insert_runs(load *l, GError **error) {
   size_t n_tables = ch_table_count(), n = 0;
   statement *st = g_new0(statement, n_tables + 1);
   insert_stream *streams = g_new0(insert_stream, n_tables + 1);
   for (size_t t = 0; t < n_tables; t++) {
-    if (!l->stages[t])
+    if (!l->has_rows[t])
       continue;
     const ch_table *table = ch_table_at(t);
     char *sql = g_strdup_printf("INSERT INTO `%s`.`%s` FORMAT RowBinary",
                                 l->ch->database, l->stages[t]);
     char *escaped = http_escape(sql);
     streams[n] = (insert_stream){.ch = l->ch, .table = table,
-                                 .runs = l->runs + first, .n_runs = count};
+                                 .runs = l->runs, .n_runs = l->n_runs};
     st[n].query_string = g_strconcat("query=", escaped, NULL);
     st[n].request = (http_request){.query_string = st[n].query_string,
                                    .body_fn = insert_body,
@@ -572,49 +622,89 @@ static bool insert_group(load *l, size_t first, size_t count, GError **error) {
   return ok;
 }
 
-/* The ALTERs that make the runs' rows of `t` the published ones: REPLACE
- * PARTITION from the stage, or, where no run has rows, DROP PARTITION (a
- * replaced run may have had some). Appended to `st`. */
-static size_t publish_statements(load *l, size_t t, statement *st) {
-  const char *table = ch_table_name(ch_table_at(t));
-  size_t n = 0;
-  for (size_t first = 0; first < l->n_runs;
-       first += CLICKHOUSE_RUNS_PER_STATEMENT) {
-    size_t count = MIN(l->n_runs - first,
-                       (size_t)CLICKHOUSE_RUNS_PER_STATEMENT);
+/* "'a', 'b'": the load ids in `loads` as literals. */
+static void append_load_list(GString *sql, const GPtrArray *loads) {
+  for (guint i = 0; i < loads->len; i++) {
+    if (i)
+      g_string_append(sql, ", ");
+    quote_string(sql, g_ptr_array_index(loads, i));
+  }
+}
+
+/* Replacing: the rows of other runs in the partitions that held ours are
+ * copied into the stage (server side), so that publishing those
+ * partitions again removes only our runs' old rows. */
+static bool keep_other_runs(load *l, GError **error) {
+  size_t n_tables = ch_table_count(), n = 0;
+  statement *st = g_new0(statement, n_tables + 1);
+  for (size_t t = 0; t < n_tables; t++) {
+    if (l->old_loads[t]->len == 0)
+      continue;
+    const char *table = ch_table_name(ch_table_at(t));
     GString *sql = g_string_new(NULL);
-    g_string_append_printf(sql, "ALTER TABLE `%s`.`%s`", l->ch->database,
+    g_string_append_printf(sql,
+                           "INSERT INTO `%s`.`%s` SELECT * FROM `%s`.`%s` "
+                           "WHERE load_id IN (",
+                           l->ch->database, l->stages[t], l->ch->database,
                            table);
-    for (size_t i = first; i < first + count; i++) {
-      g_string_append(sql, i > first ? ", " : " ");
-      g_string_append(sql, l->stages[t] ? "REPLACE PARTITION "
-                                        : "DROP PARTITION ");
-      quote_string(sql, l->run_ids[i]);
-      if (l->stages[t])
-        g_string_append_printf(sql, " FROM `%s`.`%s`", l->ch->database,
-                               l->stages[t]);
-    }
+    append_load_list(sql, l->old_loads[t]);
+    g_string_append_printf(sql, ") AND run_id NOT IN (%s)", l->run_list);
     st[n].sql = g_string_free(sql, FALSE);
-    st[n].what = g_strdup_printf("publishing %s in %s", l->runs_text, table);
+    st[n].what = g_strdup_printf("keeping the other runs of earlier loads "
+                                 "of %s (staging table %s)",
+                                 table, l->stages[t]);
     st[n].table = t;
     n++;
   }
-  return n;
+  bool ok = run_statements(l->ch, st, n, error);
+  statements_free(st, n);
+  return ok;
+}
+
+/* The ALTER that publishes table `t`: the earlier loads that held our runs
+ * replaced by what the stage holds of them (the other runs; nothing
+ * drops the partition), then the load's own partition. Old partitions
+ * first: a run is never visible twice, at worst briefly not at all. NULL
+ * if the table has nothing to publish. */
+static char *publish_sql(const load *l, size_t t) {
+  if (!l->stages[t])
+    return NULL;
+  const char *table = ch_table_name(ch_table_at(t));
+  GString *sql = g_string_new(NULL);
+  g_string_append_printf(sql, "ALTER TABLE `%s`.`%s`", l->ch->database,
+                         table);
+  const GPtrArray *old = l->old_loads[t];
+  for (guint i = 0; i <= old->len; i++) {
+    const char *partition = i < old->len ? g_ptr_array_index(old, i)
+                                         : l->token;
+    if (i == old->len && !l->has_rows[t])
+      break;
+    g_string_append(sql, i ? ", REPLACE PARTITION " : " REPLACE PARTITION ");
+    quote_string(sql, partition);
+    g_string_append_printf(sql, " FROM `%s`.`%s`", l->ch->database,
+                           l->stages[t]);
+  }
+  return g_string_free(sql, FALSE);
 }
 
 /* Publishes tables [from, to) together; `published` says which made it. */
 static bool publish_tables(load *l, size_t from, size_t to, GError **error) {
-  size_t per_table = (l->n_runs + CLICKHOUSE_RUNS_PER_STATEMENT - 1) /
-                     CLICKHOUSE_RUNS_PER_STATEMENT;
-  statement *st = g_new0(statement, (to - from) * per_table + 1);
+  statement *st = g_new0(statement, to - from + 1);
   size_t n = 0;
-  for (size_t t = from; t < to; t++)
-    n += publish_statements(l, t, st + n);
-  bool ok = run_statements(l->ch, st, n, error);
-  for (size_t t = from; t < to; t++)
+  for (size_t t = from; t < to; t++) {
     l->published[t] = true;
+    char *sql = publish_sql(l, t);
+    if (!sql)
+      continue;
+    st[n].sql = sql;
+    st[n].what = g_strdup_printf("publishing %s in %s", l->runs_text,
+                                 ch_table_name(ch_table_at(t)));
+    st[n].table = t;
+    n++;
+  }
+  bool ok = run_statements(l->ch, st, n, error);
   for (size_t i = 0; i < n; i++)
-    l->published[st[i].table] = l->published[st[i].table] && st[i].done;
+    l->published[st[i].table] = st[i].done;
   statements_free(st, n);
   return ok;
 }
@@ -645,53 +735,58 @@ static void explain_failure(const load *l, GError **error) {
     return;
   size_t n_tables = ch_table_count();
   GString *done = g_string_new(NULL), *not_done = g_string_new(NULL);
+  bool any = false;
   for (size_t t = 0; t < n_tables; t++) {
     GString *list = l->published[t] ? done : not_done;
     g_string_append_printf(list, "%s%s", list->len ? ", " : "",
                            ch_table_name(ch_table_at(t)));
+    any = any || (l->published[t] && l->stages[t]);
   }
   GError *cause = *error;
   *error = NULL;
-  if (done->len == 0)
+  if (!any)
     g_set_error(error, cause->domain, cause->code,
                 "%s; nothing of %s was published", cause->message,
                 l->runs_text);
   else
     g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_PARTIAL,
-                "%s; %s partly published (done: %s; not done, or not for "
-                "every run: %s): load again in replace mode",
+                "%s; %s partly published (done: %s; not done: %s): load "
+                "again in replace mode",
                 cause->message, l->runs_text, done->str, not_done->str);
   g_error_free(cause);
   g_string_free(done, TRUE);
   g_string_free(not_done, TRUE);
 }
 
-static bool load_runs(tm_clickhouse *ch, const ch_run_source *runs,
-                      size_t n_runs, const char *const *run_ids,
+static bool load_runs(tm_clickhouse *ch, ch_run_source *runs, size_t n_runs,
+                      const char *const *run_ids,
                       tm_clickhouse_load_mode mode, GError **error) {
   size_t n_tables = ch_table_count();
   load l = {.ch = ch, .runs = runs, .n_runs = n_runs, .run_ids = run_ids};
   l.runs_text = describe_runs(run_ids, n_runs);
+  l.run_list = run_list(run_ids, n_runs);
   l.token = g_strdup_printf("%08x%08x", g_random_int(), g_random_int());
+  l.old_loads = g_new0(GPtrArray *, n_tables + 1);
   l.stages = g_new0(char *, n_tables + 1);
   l.has_rows = g_new0(bool, n_tables + 1);
   l.published = g_new0(bool, n_tables + 1);
   bool ok = false, checked = false;
-  for (size_t t = 0; t < n_tables; t++)
+  for (size_t r = 0; r < n_runs; r++)
+    runs[r].load_id = l.token;
+  for (size_t t = 0; t < n_tables; t++) {
+    l.old_loads[t] = g_ptr_array_new_with_free_func(g_free);
     for (size_t r = 0; r < n_runs && !l.has_rows[t]; r++)
       l.has_rows[t] = ch_table_row_count(ch_table_at(t), runs[r].model) > 0;
+  }
 
   if (!tm_clickhouse_check(ch, run_ids, n_runs, mode, error))
     goto out;
   checked = true;
-  if (!create_stages(&l, error))
+  if (mode == TM_CLICKHOUSE_REPLACE && !find_old_loads(&l, error))
     goto out;
-  for (size_t first = 0; first < n_runs;
-       first += CLICKHOUSE_RUNS_PER_STATEMENT)
-    if (!insert_group(&l, first,
-                      MIN(n_runs - first, (size_t)CLICKHOUSE_RUNS_PER_STATEMENT),
-                      error))
-      goto out;
+  if (!create_stages(&l, error) || !insert_runs(&l, error) ||
+      !keep_other_runs(&l, error))
+    goto out;
   /* Refusing: someone may have loaded one of the runs meanwhile. */
   if (mode == TM_CLICKHOUSE_REFUSE_EXISTING &&
       !refuse_existing(ch, run_ids, n_runs, error))
@@ -715,12 +810,16 @@ out:
     g_free((*error)->message);
     (*error)->message = message;
   }
-  for (size_t t = 0; t < n_tables; t++)
+  for (size_t t = 0; t < n_tables; t++) {
     g_free(l.stages[t]); /* NULL where no stage was made */
+    g_ptr_array_unref(l.old_loads[t]);
+  }
+  g_free(l.old_loads);
   g_free(l.stages);
   g_free(l.has_rows);
   g_free(l.published);
   g_free(l.token);
+  g_free(l.run_list);
   g_free(l.runs_text);
   return ok;
 }

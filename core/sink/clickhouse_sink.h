@@ -3,15 +3,19 @@
  * (connection, schema, loads, pass-through queries). What is internal to
  * the library and its tests is declared here.
  *
- * A load, in statements (docs/clickhouse.md, "Loads"):
- *   1. the schema check (and, refusing existing runs, a look for them);
+ * A load, in statements (docs/clickhouse.md, "Loads"), all of its runs
+ * together in one partition (the load's id, `load_id`) of each table:
+ *   1. the schema check (and, refusing existing runs, a look for them;
+ *      replacing, a look for the earlier loads that hold them);
  *   2. CREATE TABLE _tm_stage_<token>_<table> AS <table>, per table;
- *   3. INSERT INTO _tm_stage_... FORMAT RowBinary, per table and group of
- *      at most CLICKHOUSE_RUNS_PER_STATEMENT runs, streamed from the model;
- *   4. ALTER TABLE <table> REPLACE PARTITION '<run>' FROM _tm_stage_...,
- *      per table (`machine` last): the only step that changes what
- *      queries see, one table at a time, each table atomically;
- *   5. DROP TABLE _tm_stage_..., also after a failure before step 4.
+ *   3. INSERT INTO _tm_stage_... FORMAT RowBinary, per table, streamed
+ *      from the model; replacing, also INSERT INTO _tm_stage_... SELECT
+ *      the other runs of those earlier loads;
+ *   4. ALTER TABLE <table> REPLACE PARTITION '<earlier load>' FROM ...,
+ *      REPLACE PARTITION '<token>' FROM _tm_stage_..., per table
+ *      (`machine` last): the only step that changes what queries see, one
+ *      table at a time;
+ *   5. DROP TABLE _tm_stage_..., also after a failure.
  */
 #ifndef TM_CLICKHOUSE_SINK_H
 #define TM_CLICKHOUSE_SINK_H
@@ -19,10 +23,6 @@
 #include <stdint.h>
 
 #include <tracemerge/tracemerge.h>
-
-/* Runs per INSERT and per ALTER statement: newer servers refuse an insert
- * block that spans more than 100 partitions. */
-#define CLICKHOUSE_RUNS_PER_STATEMENT 64
 
 /* Called while a load streams a table's rows, after each batch (`rows`
  * so far, for the whole statement) and once more with `rows` = UINT64_MAX

@@ -144,6 +144,7 @@ struct ch_encoder {
   size_t n_rows;
   size_t next;
   size_t run_id_len;
+  size_t load_id_len;
   size_t thread_time_cursor; /* slice thread times: first entry not passed */
 };
 
@@ -647,7 +648,8 @@ char *ch_table_create_sql(const ch_table *table, const char *qualified_name) {
   GString *sql = g_string_new(NULL);
   g_string_append_printf(sql,
                          "CREATE TABLE IF NOT EXISTS %s (`run_id` String, "
-                         "`machine` String, `machine_id` Nullable(UInt32)",
+                         "`load_id` String, `machine` String, "
+                         "`machine_id` Nullable(UInt32)",
                          qualified_name);
   for (size_t i = 0; i < table->n_columns; i++) {
     const ch_column *col = &table->columns[i];
@@ -656,7 +658,7 @@ char *ch_table_create_sql(const ch_table *table, const char *qualified_name) {
       g_string_append_printf(sql, " ALIAS %s", col->alias);
   }
   g_string_append_printf(sql,
-                         ") ENGINE = MergeTree() PARTITION BY run_id "
+                         ") ENGINE = MergeTree() PARTITION BY load_id "
                          "ORDER BY (run_id, %s)",
                          table->order_by);
   return g_string_free(sql, FALSE);
@@ -671,6 +673,7 @@ ch_encoder *ch_encoder_new(const ch_table *table, const ch_run_source *run) {
   e->model = run->model;
   e->rows = table->rows(run->model, &e->n_rows);
   e->run_id_len = strlen(run->run_id);
+  e->load_id_len = strlen(run->load_id);
   return e;
 }
 
@@ -768,6 +771,7 @@ size_t ch_encoder_fill(ch_encoder *e, ch_bytes *out, size_t target) {
     uint32_t id = (uint32_t)e->next;
     const char *row = e->rows + e->next * table->row_size;
     put_string(out, e->run->run_id, e->run_id_len);
+    put_string(out, e->run->load_id, e->load_id_len);
     put_machine(e, table->machine_of(e, row, id), out);
     for (size_t c = 0; c < table->n_columns; c++) {
       /* Re-reserved per column: a string may have used the room. */

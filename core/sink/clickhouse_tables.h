@@ -6,11 +6,12 @@
  * rows are both generated from the descriptor, so the two can never
  * disagree on column order or type.
  *
- * Every table starts with `run_id String`, `machine String` (the row's
- * machine's name, "" if it has none or the row has no machine) and
- * `machine_id Nullable(UInt32)` (the machine's row in the run, as local
- * queries see it), is a MergeTree partitioned by run_id (a load replaces
- * whole partitions, docs/clickhouse.md), and mirrors the columns of the
+ * Every table starts with `run_id String`, `load_id String` (the load
+ * that published the row), `machine String` (the row's machine's name, ""
+ * if it has none or the row has no machine) and `machine_id
+ * Nullable(UInt32)` (the machine's row in the run, as local queries see
+ * it), is a MergeTree partitioned by load_id (a load publishes one
+ * partition per table, docs/clickhouse.md), and mirrors the columns of the
  * local table or view of the same name; columns the model never fills are
  * left out, and trace_processor's duplicate names (slice.cat, thread.utid,
  * sched.cpu...) are ALIAS columns, which cost nothing.
@@ -29,13 +30,14 @@
 
 /* Bumped whenever a table or column changes; the `schema_version` table
  * holds the version a database was created with. */
-#define CLICKHOUSE_SCHEMA_VERSION 1
+#define CLICKHOUSE_SCHEMA_VERSION 2
 
 typedef struct ch_table ch_table;
 
 /* One run as the encoder reads it: borrowed for the encoder's life. */
 typedef struct ch_run_source {
   const char *run_id;
+  const char *load_id; /* the load's partition, the same for all its runs */
   const tm_model *model;
   /* Machine row of each trace_file row (TM_NULL_ID: none), or NULL when
    * not known; `n_file_machines` entries. */
@@ -49,7 +51,7 @@ const ch_table *ch_table_at(size_t index);
 const char *ch_table_name(const ch_table *table);
 
 /* "CREATE TABLE IF NOT EXISTS <qualified_name> (...) ENGINE = MergeTree()
- * PARTITION BY run_id ORDER BY (...)". `qualified_name` is quoted by the
+ * PARTITION BY load_id ORDER BY (...)". `qualified_name` is quoted by the
  * caller. Free with g_free. */
 char *ch_table_create_sql(const ch_table *table, const char *qualified_name);
 

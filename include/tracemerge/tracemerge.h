@@ -276,11 +276,13 @@ TM_API bool tm_clickhouse_check(tm_clickhouse *ch,
                                 tm_clickhouse_load_mode mode, GError **error);
 
 /* Loads `n_runs` runs: every table of each run is streamed (batched
- * RowBinary, nothing buffered whole) into staging tables, then each
- * table's run partitions are replaced in one statement. A failure before
- * that publishing step leaves no row of any of the runs visible; the
- * loaded runs are visible whole once it returns true. Loading many runs
- * in one call costs far fewer statements than one call per run. */
+ * RowBinary, nothing buffered whole) into staging tables, then published
+ * as one partition of each table (the load's, column load_id), in one
+ * statement per table. A failure before that publishing step leaves no
+ * row of any of the runs visible; the loaded runs are visible whole once
+ * it returns true. Loading many runs in one call makes one partition
+ * where one call per run makes one per run (docs/clickhouse.md: what
+ * partitions cost). */
 TM_API bool tm_clickhouse_load(tm_clickhouse *ch,
                                const tm_clickhouse_run *runs, size_t n_runs,
                                tm_clickhouse_load_mode mode, GError **error);
