@@ -1,5 +1,5 @@
 /*
- * The manifest error messages of reference/clock-model.md §10 as the
+ * The manifest error messages of docs/clock-model.md §10 as the
  * end-to-end manifest error tests write them (test_e2e_manifest_errors.c,
  * test_e2e_manifest_layout_errors.c), and their two helpers.
  */

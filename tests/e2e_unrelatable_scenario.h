@@ -1,5 +1,5 @@
 /*
- * The unrelatable-domains scenario (clock-model.md §6.2 step 4), shared by
+ * The unrelatable-domains scenario (docs/clock-model.md §6.2 step 4), shared by
  * the placement test (what is dropped and counted) and the import-log test
  * (what is logged about it). Members: this manifest, edge.systrace, and
  * the proto fixtures boot_mono_only as server.pb and rendezvous_phone as

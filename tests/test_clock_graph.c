@@ -1,4 +1,4 @@
-/* Unit tests of the clock graph: the worked examples of clock-model.md §4
+/* Unit tests of the clock graph: the worked examples of docs/clock-model.md §4
  * and §6.4 with their exact numbers, the snapshot rejections of §10.3 with
  * their exact messages, non-monotonic clocks, the 4-edge path limit,
  * conversion failures, every bridging fallback, and the conversion spans
@@ -11,7 +11,7 @@
 
 #include "clock/clock_graph.h"
 
-/* Builtin clock ids as in clock-model.md §9 (clock names -> ids). */
+/* Builtin clock ids as in docs/clock-model.md §9 (clock names -> ids). */
 enum { REALTIME = 1, MONOTONIC = 3, BOOTTIME = 6, TRACE_FILE = 11 };
 
 static tm_clock_node node(tm_clock_graph *g, uint32_t clock_id, uint32_t seq,
@@ -798,7 +798,7 @@ static void collect_reading(void *ctx, int64_t snapshot_id, tm_clock_node n,
   g_array_append_val((GArray *)ctx, ((logged){snapshot_id, n, value_ns}));
 }
 
-/* A primary file decided after reading (clock-model.md §2): its snapshot
+/* A primary file decided after reading (docs/clock-model.md §2): its snapshot
  * {BOOTTIME 1000, REALTIME 5000} sat on its own nodes (file 2); merged
  * into the machine-canonical nodes, it joins the edge the manifest gave
  * canonical BOOTTIME ({machine 1 BOOTTIME 500, BOOTTIME 0}, i.e. machine 0

@@ -7,7 +7,7 @@
  * The manifest puts client.json on machine "phone" and server.json on
  * "backend", and relates the server's private clock to the client's with
  * offset_ns 100 000: the server reads T when the client reads T + 100 µs
- * (clock-model.md §9.3). client.json is the first clockless file in
+ * (docs/clock-model.md §9.3). client.json is the first clockless file in
  * processing order, so its private clock is trace time and its events stay
  * at their own times (µs -> ns, fractions kept: 1750.25 µs -> 1 750 250).
  * The server's events move by +100 000 ns: handle /index 1050.125 µs ->

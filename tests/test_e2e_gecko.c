@@ -123,7 +123,7 @@ static void test_processed_profile_samples_markers_and_args(void) {
   /* Only the thread with samples and markers exists (besides the
    * machine's placeholder tid 0), with its process's main thread (tid ==
    * pid), which trace_processor creates with the process (reference
-   * sql-surface.md §10); tid and pid were numeric strings. */
+   * docs/sql-surface.md §10); tid and pid were numeric strings. */
   g_autofree char *threads = e2e_query_in(
       dir, inputs,
       "SELECT t.tid, t.name, p.pid FROM thread t JOIN process p USING (upid) "
@@ -255,7 +255,7 @@ static void test_damaged_inputs_fail_with_a_clear_error(void) {
  * null for a sample without a stack: 11 in samply-ls-profile, which
  * trace_processor skips); threads = threads with a sample or a
  * marker, plus their process's main thread (tid == pid) when none of them
- * is it (trace_processor creates it with the process, sql-surface.md §10);
+ * is it (trace_processor creates it with the process, docs/sql-surface.md §10);
  * callsites = distinct root-to-frame paths of the sampled stacks,
  * frames = distinct (function, library) pairs on those paths, with labels
  * split at " (in lib)"; slices = markers of phase 0, 1 and 2 (argument-

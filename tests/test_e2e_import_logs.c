@@ -1,6 +1,6 @@
 /*
- * End-to-end: the import logs (reference/sql-surface.md §5,
- * clock-model.md §11) of the clock machinery and of the systrace reader,
+ * End-to-end: the import logs (docs/sql-surface.md §5,
+ * docs/clock-model.md §11) of the clock machinery and of the systrace reader,
  * read through the CLI as `_trace_import_logs` rows with their `args`
  * joined on arg_set_id, beside the stats they counted in; and of the
  * Chrome JSON reader's dropped events.

@@ -16,9 +16,10 @@
  * tagged-backtrace; processes = distinct pid of those rows; threads =
  * distinct tid of those rows plus each process's main thread (tid == pid),
  * which trace_processor's row parser creates with the process
- * (UpdateThread, reference sql-surface.md §10); callsites = distinct outermost-first paths of (frame name, binary,
- * addr - load-addr (-1 unless leaf)); frames = distinct such triples;
- * text-addresses give frames named by hex address (0 skipped). */
+ * (UpdateThread, docs/sql-surface.md §10); callsites = distinct outermost-first
+ * paths of (frame name, binary, addr - load-addr (-1 unless leaf)); frames =
+ * distinct such triples; text-addresses give frames named by hex address (0
+ * skipped). */
 static void test_jmh_exports_import(void) {
   static const struct {
     const char *file;

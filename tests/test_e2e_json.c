@@ -111,7 +111,7 @@ static void test_threads_processes_and_tracks_are_attributed(void) {
    * trace_processor, every JSON event resolves (pid, tid) to a thread, tid
    * defaulting to pid: the process_name event makes thread 10, and a new
    * process gets its main thread (tid == pid) at once, so process 20 has
-   * thread 20 although no event names it (sql-surface.md §10,
+   * thread 20 although no event names it (docs/sql-surface.md §10,
    * GetOrCreateProcess). */
   g_autofree char *threads = e2e_query_in(
       dir, inputs,
@@ -523,7 +523,7 @@ static void test_fuchsia_system_trace_object_names_threads(void) {
    * traceEvents (a at 1 µs), take its thread ("t") and process ("p")
    * records as names (thread 7 of process 1 exists by its record alone,
    * thread 1 is named "main"), and skip the others ("k") with one info
-   * stat. Process 1's main thread is thread 1 (sql-surface.md §10). */
+   * stat. Process 1's main thread is thread 1 (docs/sql-surface.md §10). */
   g_autofree char *dir = e2e_tmpdir();
   g_autofree char *f = e2e_write_file(
       dir, "fuchsia.json",
@@ -594,7 +594,7 @@ static void test_nul_escape_does_not_cut_a_string(void) {
 }
 
 /* Async slices are packed as trace_processor's TrackCompressor packs them
- * (formats.md §2.4; upstream track_compressor): in trace-time order, a
+ * (docs/formats.md §2.4; upstream track_compressor): in trace-time order, a
  * cookie's slices go to the track that holds the cookie, else to the first
  * track of its set (same name, and process for id2.local) with nothing
  * open, else to a new track; a set's tracks share a track_group_id.
@@ -657,8 +657,8 @@ static void test_real_traces_tracks(void) {
 }
 
 /* Threads and processes of the real Chrome traces, by the reference's rules
- * (sql-surface.md §10, formats.md §2.2-2.3), counted with python3's json
- * module: every event but P with a ts (or M) resolves (pid, tid), tid 0
+ * (docs/sql-surface.md §10, docs/formats.md §2.2-2.3), counted with python3's
+ * json module: every event but P with a ts (or M) resolves (pid, tid), tid 0
  * meaning pid; every process has its main thread (tid == pid); a P event
  * makes only the thread of a sample it keeps (chrome70: 29018/7955, not
  * 29018/35083 whose chunks precede their Profile; chrome116: 6543/5143;
@@ -708,7 +708,7 @@ static void test_real_fuchsia_trace_still_imports(void) {
                          "\"json_system_trace_events_skipped\",1\n");
 }
 
-/* Flow v2 as trace_processor's FlowTracker links it (formats.md §2.4):
+/* Flow v2 as trace_processor's FlowTracker links it (docs/formats.md §2.4):
  * flow_out starts, flow_in ends without closing (a JSON flow is never
  * closed), both together step. Flow 1 goes out of "a" and into "b" and
  * "c": two flows from "a"; a second flow_out of 1 on "d" is a
@@ -771,10 +771,10 @@ static void test_real_traces_flows(void) {
         cases[i].expected);
 }
 
-/* sys.json PINned to a.json's private clock with offset 500 (clock-model.md
- * §9.3): a.json owns trace time; everything of sys.json, its traceEvents
- * and its systemTraceEvents lines alike, lands 500 ns later: json_frame
- * 1000000500, draw 1000100500, the switch 1000300500. */
+/* sys.json PINned to a.json's private clock with offset 500
+ * (docs/clock-model.md §9.3): a.json owns trace time; everything of sys.json,
+ * its traceEvents and its systemTraceEvents lines alike, lands 500 ns later:
+ * json_frame 1000000500, draw 1000100500, the switch 1000300500. */
 static void test_system_trace_moves_with_its_pinned_file(void) {
   g_autofree char *dir = e2e_tmpdir();
   const e2e_member members[] = {
@@ -882,7 +882,7 @@ static void test_v8_profile_samples_have_their_stacks(void) {
  * python3's json module (gzip for .gz): for each P event in file order, a
  * Profile opens (pid, id) at args.data.startTime; a ProfileChunk of a
  * (pid, id) is applied to it if it is open, else dropped and counted (as
- * upstream's tokenizer does, reading P events in file order: formats.md
+ * upstream's tokenizer does, reading P events in file order: docs/formats.md
  * §2.3); nodes join their profile by id (first
  * wins), a node's parent is its "parent", else the node whose "children"
  * lists it; a node's frame is (functionName or "(anonymous)", url or none)

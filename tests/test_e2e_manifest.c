@@ -1,6 +1,6 @@
 /*
  * End-to-end: the perfetto_manifest applied by the session
- * (reference/clock-model.md §9, §10; sql-surface.md §1, §3).
+ * (docs/clock-model.md §9, §10; docs/sql-surface.md §1, §3).
  *
  * Fixtures: JSON traces written here; proto traces are the encoded text
  * protobufs of tests/data/proto/:
@@ -347,7 +347,7 @@ static void test_loose_inputs(void) {
 /* A manifest given alone (the only input, in no archive) is applied as in
  * an archive (issue 10 §2; the reference sets trace_time_clock_id from a
  * standalone manifest): trace_time REALTIME gives trace_time_clock_id 1
- * (clock-model.md §9.4); the named machines "phone" and "vm" get rows in
+ * (docs/clock-model.md §9.4); the named machines "phone" and "vm" get rows in
  * allocation order with raw ids 2^32 and 2^32 + 1 (§9.2), so row 0 is
  * "phone" (§9.4: named rows come first); the attribute becomes metadata.
  * A RELATE (clocks.clock given) needs no member and adds its edge; a PIN
@@ -595,7 +595,7 @@ static void test_override_on_a_container_member(void) {
   e2e_cleanup(dir);
 }
 
-/* Primary vs isolated files (clock-model.md §2): two captures on one
+/* Primary vs isolated files (docs/clock-model.md §2): two captures on one
  * device, no manifest, both on the host machine. capture_a.pb comes first
  * (in the ZIP and in processing order) and is the machine's primary file:
  * its snapshot {BOOTTIME 1e9, REALTIME R0} (R0 = 1.7e18) is on the
@@ -642,7 +642,7 @@ static void test_two_captures_on_one_machine_use_their_own_snapshots(void) {
   e2e_cleanup(dir);
 }
 
-/* REALTIME twins (clock-model.md §6.3). capture_a.pb twice, as
+/* REALTIME twins (docs/clock-model.md §6.3). capture_a.pb twice, as
  * 1_phone.pb (machine phone) and 2_server.pb (machine server), each
  * {BOOTTIME 1e9, REALTIME R0}; capture_b.pb as 3_server.pb, also on
  * server, isolated there by its snapshot {BOOTTIME 5e9, REALTIME R0 + 10 s}

@@ -1,5 +1,5 @@
 /*
- * End-to-end: every manifest error of reference/clock-model.md §10 through
+ * End-to-end: every manifest error of docs/clock-model.md §10 through
  * the CLI. Covers each row of §10.1 (#1-#43), each message of §10.2, the
  * §10.3 clock-graph messages a manifest override can trigger, and which
  * message wins when two errors are present (the §10.1 validation order).
@@ -8,7 +8,7 @@
  * exact single stderr line ("tracemerge: " + the reference's message) and
  * that nothing was imported half-way: the query the CLI still runs over a
  * failed import sees no event of any trace and no clock snapshot (a
- * manifest error fails the whole import, §9.1 and DESIGN.md "Errors"; the
+ * manifest error fails the whole import, docs/clock-model.md §9.1 and docs/architecture.md "Errors"; the
  * process, thread and track rows a reader declared before a lazily
  * detected error stay, without events).
  * Table cases run twice: in a ZIP with the manifest listed last (a ZIP
@@ -19,8 +19,8 @@
  * Rows that cannot be reached end to end, and why (each with a test that
  * shows what happens instead):
  *  - #27 "root not an object" and "key missing": a member is a manifest
- *    only if its first non-blank bytes are {"perfetto_manifest" (formats.md
- *    §6.1), so such a file is another format (here a JSON trace) and
+ *    only if its first non-blank bytes are {"perfetto_manifest"
+ *    (docs/formats.md §6.1), so such a file is another format (here a JSON trace) and
  *    imports. Only "its value not an object" is reachable.
  *  - #37's sync_to variant: `clocks` without `sync_to.file` already fails
  *    parsing with #6, so resolution never sees a sync_to machine without a

@@ -1,6 +1,6 @@
 /*
  * End-to-end manifest errors whose archive layout is the point
- * (reference/clock-model.md §10): a second manifest, a manifest that is not
+ * (docs/clock-model.md §10): a second manifest, a manifest that is not
  * first (loose, in a TAR, gzip-wrapped), overrides on archive members,
  * unknown members, remote clock syncs in overridden files, units that never
  * reach an override edge, a file synced to itself, when a TAR resolves its
@@ -100,9 +100,9 @@ static void test_manifest_after_a_trace(void) {
   e2e_cleanup(dir);
 }
 
-/* Issue 10 §2, clock-model.md §9.5: a gzip-wrapped manifest (meta.json.gz)
+/* Issue 10 §2, docs/clock-model.md §9.5: a gzip-wrapped manifest (meta.json.gz)
  * is a container member, and containers sort after proto members
- * (formats.md §6.2: priority proto 0, gzip 1), so next to phone.pb the
+ * (docs/formats.md §6.2: priority proto 0, gzip 1), so next to phone.pb the
  * reference parses the proto first and the manifest is not the first
  * trace file, whatever the archive order: listed before or after the
  * proto, in a ZIP and in a TAR, the import fails with §10.2's message,
@@ -276,7 +276,7 @@ static void test_file_synced_to_itself(void) {
  * check therefore runs after every reference check of every entry: with
  * entry 0's reference absent (#43) and entry 1's reference unknown (#38),
  * a ZIP reports #43 (the reference's order, files order) but a TAR #38.
- * A stream is never read twice (DESIGN.md), so this is the price of
+ * A stream is never read twice (docs/architecture.md), so this is the price of
  * streaming. A member that never comes is #43 at the end, after every
  * trace was read, and still nothing is imported. */
 static void test_tar_defers_member_resolution(void) {

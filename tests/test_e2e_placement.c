@@ -1,7 +1,7 @@
 /*
- * End-to-end: how every file reaches trace time (reference/clock-model.md
+ * End-to-end: how every file reaches trace time (docs/clock-model.md
  * §6.2 fallbacks, §7 negative timestamps and trace bounds, §11 stats;
- * sql-surface.md §4, §13), in mixed archives (proto + JSON + systrace +
+ * docs/sql-surface.md §4, §13), in mixed archives (proto + JSON + systrace +
  * a perfetto_manifest, in ZIP and TAR), and what `tracemerge info` says
  * about each placement.
  *
@@ -20,7 +20,7 @@
  *    thread work" 1 001 025.
  * JSON timestamps are µs (×1000 to ns) on the file's private clock.
  * Processing order in an archive: the manifest, then protos, then the
- * other formats, each group by member name (formats.md §6.2); the first
+ * other formats, each group by member name (docs/formats.md §6.2); the first
  * claim in that order owns trace time unless the manifest claims it.
  */
 #include <glib.h>
@@ -86,7 +86,7 @@ static const char server_json[] =
  * server.json (also on server) is clockless: its private clock has no
  * REALTIME to meet, so it is tied to trace time at zero offset (§6.2 step
  * 3): 1 µs -> 1000.
- * Trace bounds (§7, sql-surface.md §13): the union of the three files'
+ * Trace bounds (§7, docs/sql-surface.md §13): the union of the three files'
  * windows, from server.json's 1000 to server.pb's 2.1e9 (instants last 0). */
 static void test_realtime_rendezvous_between_machines_of_different_files(void) {
   g_autofree char *dir = e2e_tmpdir();
@@ -212,7 +212,7 @@ static void test_same_domain_overlays_two_boottimes(void) {
  *    its two events are dropped as clock_sync_failure_unknown_source_clock.
  * Only phone's instant is left in `slice`; the trace bounds are that one
  * instant, and an empty window [t, t] is reported as [t, t + 1]
- * (sql-surface.md §13). */
+ * (docs/sql-surface.md §13). */
 static void test_unrelatable_domains_drop_and_count(void) {
   g_autofree char *dir = e2e_tmpdir();
   e2e_bytes phone = e2e_proto_fixture("rendezvous_phone");
@@ -433,7 +433,7 @@ static void test_mixed_archive_in_zip_and_tar(void) {
   e2e_cleanup(dir);
 }
 
-/* Primary vs isolated files (clock-model.md §2): the primary file of a
+/* Primary vs isolated files (docs/clock-model.md §2): the primary file of a
  * machine is the first trace file *processed* for it, whatever order a
  * stream delivers the files in. A TAR delivers 2_b.pb (capture_b) before
  * 1_a.pb (capture_a), both on the host machine; processing order is by

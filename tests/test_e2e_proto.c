@@ -195,7 +195,7 @@ static void test_remote_clock_sync_places_vm_events(void) {
       "SELECT t.tid, t.name, m.raw_id FROM thread t JOIN machine m ON t.machine_id = m.id "
       "WHERE t.tid != 0");
   /* Thread 70 is process 70's main thread, made with the process
-   * (sql-surface.md §10). */
+   * (docs/sql-surface.md §10). */
   e2e_assert_text(threads,
                   "\"tid\",\"name\",\"raw_id\"\n70,\"[NULL]\",7\n71,\"vcpu\",7\n");
 }
@@ -393,7 +393,7 @@ static void test_real_traces_import(void) {
       "(SELECT count(*) FROM thread WHERE tid != 0), (SELECT count(*) FROM process WHERE pid != 0)");
   /* 10 threads: the 8 workers and "main" of the thread descriptors, plus
    * the process's main thread (tid == pid 1605085), made with the process
-   * (sql-surface.md §10). */
+   * (docs/sql-surface.md §10). */
   g_assert_true(g_str_has_suffix(tokio, "\n227,8,10,1\n"));
 
   /* nowinandroid: Android 13 (SDK 33) on a Pixel 7 Pro ("cheetah"), kernel 5.10. */

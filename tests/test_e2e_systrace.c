@@ -246,7 +246,7 @@ static void test_mark_write_counters_async_and_instants(void) {
 }
 
 /* S/F slices of one (process, name) share tracks when they do not overlap
- * (trace_processor's TrackCompressor, unnestable: formats.md §3.3): the
+ * (trace_processor's TrackCompressor, unnestable: docs/formats.md §3.3): the
  * set of "anim" has cookies 1 (1.0..1.5 s) and 2 (1.2..1.3 s), which
  * overlap, then 3 (2.0..2.1 s), which takes the first free track; a
  * repeated S of cookie 1 is ignored. "load" is its own set (group). */
@@ -423,7 +423,7 @@ static void test_alone_it_claims_monotonic_trace_time(void) {
 
 static void test_next_to_a_proto_snapshot_lands_on_boottime(void) {
   /* tests/data/proto/systrace_spine.textproto: BOOTTIME 1e9 = MONOTONIC
-   * 5e8, so MONOTONIC 1.000000 s is BOOTTIME 1.5e9 (clock-model.md §6.4);
+   * 5e8, so MONOTONIC 1.000000 s is BOOTTIME 1.5e9 (docs/clock-model.md §6.4);
    * the proto's own marker stays at 1.2e9. */
   g_autofree char *spine_path =
       g_test_build_filename(G_TEST_BUILT, "data", "proto", "systrace_spine.pb", NULL);
@@ -521,7 +521,7 @@ static void test_damage_overlong_line_is_skipped_and_counted(void) {
 /* Without a tgid column a line's thread has no process: is_main_thread is
  * NULL until a payload names the process. Then process 200 adopts thread
  * 200 as its main thread instead of making another one, and 201 joins it
- * as a thread that is not the main one (sql-surface.md §10: is_main_thread
+ * as a thread that is not the main one (docs/sql-surface.md §10: is_main_thread
  * is tid == pid once the process is known). */
 static void test_main_thread_is_known_once_the_process_is(void) {
   g_autofree char *out = e2e_query_text("a.systrace",
@@ -555,7 +555,8 @@ typedef struct real_file {
  *             next_pid / pid fields of sched events, plus the machine's idle
  *             thread (tid 0) when no line names it, plus the main thread
  *             (tid == pid) of each process no line names as a tid, which
- *             trace_processor creates with the process (sql-surface.md §10)
+ *             trace_processor creates with the process
+ *             (docs/sql-surface.md §10)
  *  processes = distinct numeric tgids and PIDs of B/C/S/F/E payloads, plus
  *             the placeholder process pid 0
  *  failures  = lines no rule reads: lisa's 14 `print` lines
@@ -595,7 +596,7 @@ static void test_real_file(gconstpointer data) {
 
 /* ftrace text names threads, never processes: trace_processor's systrace
  * importer names a thread after the task field and leaves its process's
- * name NULL (reference/formats.md §3.2: "the thread PID is named TASK";
+ * name NULL (docs/formats.md §3.2: "the thread PID is named TASK";
  * only a PROCESS DUMP names processes, §3.1), even for a main thread
  * (tid == tgid) such as surfaceflinger-594. The trappy file has no PROCESS
  * DUMP block (grep -c 'PROCESS DUMP' is 0), so none of its 51 processes

@@ -1,4 +1,4 @@
-/* Unit tests of import logs (sql-surface.md §5): stats_log() counts every
+/* Unit tests of import logs (docs/sql-surface.md §5): stats_log() counts every
  * occurrence in its stat and writes a row for the first
  * TM_IMPORT_LOG_ROWS_PER_STAT of each (stat, file, machine), with its
  * args; the storage table and the _trace_import_logs view read them, and

@@ -2043,7 +2043,7 @@ static void test_v8_profile_children_lists_give_parents(void) {
 /* Chrome writes trace events out of order: two chunks come before their
  * Profile (with a slice between them), one after. trace_processor reads P
  * events in file order while tokenizing and drops a chunk whose Profile it
- * has not seen (reference formats.md §2.3, P rows: the V8 profile tracker
+ * has not seen (docs/formats.md §2.3, P rows: the V8 profile tracker
  * of upstream's JSON tokenizer), so only the late chunk counts: its own
  * root node, its sample at startTime (500 µs, not the Profile's ts) + its
  * delta 1; the early chunks' deltas are not added. The early chunks'

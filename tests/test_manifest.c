@@ -1,6 +1,6 @@
 /*
  * The perfetto_manifest module on its own: detection, the worked example
- * of reference/clock-model.md §9 parsed into its full structure, JSON
+ * of docs/clock-model.md §9 parsed into its full structure, JSON
  * semantics, values and machines. Its errors are in
  * test_manifest_errors.c, the order that decides between two errors in
  * test_manifest_validation_order.c, hostile inputs in

@@ -1,6 +1,6 @@
 /*
  * Every error of the perfetto_manifest module, with its exact text: one
- * test per row of reference/clock-model.md §10.1, then the §10.2 messages
+ * test per row of docs/clock-model.md §10.1, then the §10.2 messages
  * raised outside the manifest.
  */
 #include <glib.h>

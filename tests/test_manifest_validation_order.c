@@ -1,5 +1,5 @@
 /*
- * The perfetto_manifest validation order (reference/clock-model.md §10.1):
+ * The perfetto_manifest validation order (docs/clock-model.md §10.1):
  * which of two errors in one manifest is reported.
  */
 #include <glib.h>

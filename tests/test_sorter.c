@@ -319,7 +319,7 @@ static char *log_args(const tm_model *model, size_t id) {
   return g_string_free(text, FALSE);
 }
 
-/* clock-model.md §11: each dropped event counts; the first 16 of a (stat,
+/* docs/clock-model.md §11: each dropped event counts; the first 16 of a (stat,
  * file, machine) are logged with the source clock (and its sequence),
  * their raw time and trace time's clock, in run order; a second run of
  * the same file and machine adds to the stat only. */

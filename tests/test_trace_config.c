@@ -31,8 +31,9 @@ static void assert_text_refused(const char *text, const char *message) {
   assert_refused_with(text, message, false);
 }
 
-/* The example of reference/perfetto-docs/trace-configuration.txt, as
- * written for the perfetto command line: ftrace_config is not in our
+/* The example of Perfetto's trace configuration documentation
+ * (perfetto.dev, "Trace configuration"), as written for the perfetto
+ * command line: ftrace_config is not in our
  * schema, so it is skipped and noted, and the rest is read. */
 static void test_the_documented_example_parses(void) {
   const char *text =

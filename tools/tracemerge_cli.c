@@ -8,7 +8,7 @@
  *
  * Exit status: 0 success; 1 the import, the query or writing the output
  * failed; 2 the command line was wrong. A failed import still leaves what
- * was read before the error (DESIGN.md, errors; after a manifest error,
+ * was read before the error (docs/architecture.md, Errors; after a manifest error,
  * which fails the whole import, that is no event at all): its message goes
  * to stderr, the command goes on over the partial trace (`query` prints,
  * `import` saves, `info` summarises) and the exit status is 1 whatever

@@ -69,7 +69,7 @@ void stats_add(tm_stats *stats, const char *name, int64_t idx,
 void stats_set(tm_stats *stats, const char *name, int64_t idx,
                uint32_t machine_id, uint32_t trace_id, int64_t value);
 
-/* Import-log rows (sql-surface.md §5) kept per stats row, i.e. per (stat,
+/* Import-log rows (docs/sql-surface.md §5) kept per stats row, i.e. per (stat,
  * file, machine): the first occurrences show what went wrong, and a
  * million dropped events must not become a million rows. The stat still
  * counts every occurrence. */

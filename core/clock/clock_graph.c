@@ -1,5 +1,5 @@
 /*
- * The clock graph of reference/clock-model.md §2-§6.
+ * The clock graph of docs/clock-model.md §2-§6.
  *
  * Storage. Nodes are heap records behind an array (node id = index, and a
  * node's key never moves), found through an open-addressing table of ids.

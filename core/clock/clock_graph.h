@@ -2,7 +2,7 @@
  * The clock graph: one graph for every file and machine of an import.
  *
  * Nodes are clocks, identified by (clock_id, sequence_id, trace_file_id,
- * machine_id) as in reference/clock-model.md §2. Edge sets come from
+ * machine_id) as in docs/clock-model.md §2. Edge sets come from
  * snapshots (readings of several clocks at one instant). Conversion follows
  * the shortest path (at most 4 edges, breadth first); on each edge the
  * snapshot whose source reading is the last one <= the value is used (the
@@ -65,7 +65,7 @@ const tm_clock_key *clock_graph_node_key(const tm_clock_graph *graph,
 size_t clock_graph_node_count(const tm_clock_graph *graph);
 
 /* Adds one snapshot; returns its snapshot id (0-based), or -1 with `error`
- * set (messages of clock-model.md §10.3) if it is rejected. */
+ * set (messages of docs/clock-model.md §10.3) if it is rejected. */
 int64_t clock_graph_add_snapshot(tm_clock_graph *graph,
                                  const tm_clock_reading *readings,
                                  size_t count, GError **error);
@@ -75,7 +75,7 @@ int64_t clock_graph_add_snapshot(tm_clock_graph *graph,
 void clock_graph_set_trace_time(tm_clock_graph *graph, tm_clock_node node);
 tm_clock_node clock_graph_trace_time(const tm_clock_graph *graph);
 
-/* Connects `node` to trace time with the fallbacks of clock-model.md §6.2
+/* Connects `node` to trace time with the fallbacks of docs/clock-model.md §6.2
  * (real path, REALTIME rendezvous, same domain / private clock at zero
  * offset, else unrelatable). */
 tm_clock_bridge clock_graph_bridge(tm_clock_graph *graph, tm_clock_node node);
@@ -100,14 +100,14 @@ void clock_graph_foreach_reading(const tm_clock_graph *graph,
 
 #include <stdio.h>
 
-/* Snapshot rejections (clock-model.md §10.3) use this domain. */
+/* Snapshot rejections (docs/clock-model.md §10.3) use this domain. */
 #define TM_CLOCK_GRAPH_ERROR (clock_graph_error_quark())
 GQuark clock_graph_error_quark(void);
 typedef enum tm_clock_graph_error {
   TM_CLOCK_GRAPH_ERROR_SNAPSHOT_REJECTED = 1,
 } tm_clock_graph_error;
 
-/* The text form of clock-model.md §2: "6" when sequence, file and machine
+/* The text form of docs/clock-model.md §2: "6" when sequence, file and machine
  * are all 0, else "6(seq=0,tf=2,m=1)". The caller g_free()s it. */
 char *clock_key_to_string(const tm_clock_key *key);
 
@@ -170,7 +170,7 @@ size_t clock_graph_snapshot_count(const tm_clock_graph *graph);
 /* Makes `into` the node of every reading of `from`: each snapshot that read
  * `from` now reads `into` (its offsets unchanged), and the snapshot log
  * and trace time follow. `from` is left with no reading. For a file that
- * turns out to be its machine's primary (clock-model.md §2), whose
+ * turns out to be its machine's primary (docs/clock-model.md §2), whose
  * readings were kept on its own nodes until every input was read.
  * Refused (false, nothing changed) if the two clocks were registered with
  * different units, if a snapshot read both, or if a snapshot over the

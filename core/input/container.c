@@ -1,5 +1,5 @@
 /*
- * Inputs and containers (reference/formats.md §6).
+ * Inputs and containers (docs/formats.md §6).
  *
  * Every file, root input or archive member alike, is read the same way: its
  * first TM_CONTAINER_HEAD bytes are buffered; if they carry the magic of a

@@ -124,7 +124,7 @@ static tm_clock_ref svc_clock_builtin(tm_host *host, tm_machine_ref machine,
   return clock_ref_for(host, clock_id, 0, 0, machine_of_ref(host, machine));
 }
 
-/* --- primary and isolated files (clock-model.md §2) --------------------- */
+/* --- primary and isolated files (docs/clock-model.md §2) -------------- */
 
 /* The private clock of trace file 0 has its tf = 0 too, but belongs to
  * that file alone. */
@@ -202,7 +202,7 @@ static bool svc_claim_trace_time(tm_host *host, tm_clock_ref clock) {
 }
 
 /* Keeps an accepted snapshot that has a REALTIME / REALTIME_COARSE reading
- * on an isolated node, for the twins of clock-model.md §6.3 (the session
+ * on an isolated node, for the twins of docs/clock-model.md §6.3 (the session
  * adds them once the trace-time machine is known). */
 static void keep_for_realtime_twins(tm_host *host, const tm_clock_reading *readings,
                                     size_t count) {
@@ -264,8 +264,8 @@ static tm_machine_ref svc_machine_default(tm_host *host) {
   return REF(host->machine_id);
 }
 
-/* Adoption (formats.md §1.12, sql-surface.md §1): a file whose first data
- * comes from an embedded machine, with no data on its base machine before,
+/* Adoption (docs/formats.md §1.12, docs/sql-surface.md §1): a file whose
+ * first data comes from an embedded machine, with no data on its base machine before,
  * relabels the base row with that raw id instead of leaving it empty beside
  * a second row. The base machine has data once any file on it resolved it
  * for a clock, process, thread, track, machine info or event (the flag
@@ -323,7 +323,7 @@ static bool pid0_is_idle(tm_host *host) {
 }
 
 /* Identity follows trace_processor's process tracker (reference
- * sql-surface.md §10): a process is created with its main thread (tid ==
+ * docs/sql-surface.md §10): a process is created with its main thread (tid ==
  * pid), a thread is looked up among every thread its tid ever named, and
  * a thread's is_main_thread is known once its process is. */
 
@@ -876,7 +876,7 @@ static void svc_machine_set_info(tm_host *host, tm_machine_ref machine,
     row->android_sdk_version = value.u.int_value;
   } else if (strcmp(column, "system_ram_bytes") == 0) {
     row->system_ram_bytes = value.u.int_value;
-    /* round(bytes / 1e9), as sql-surface.md §1 */
+    /* round(bytes / 1e9), as docs/sql-surface.md §1 */
     row->system_ram_gb = (value.u.int_value + 500000000) / 1000000000;
   }
 }

@@ -10,7 +10,7 @@
  * the reference's DOM semantics (a repeated key: the last value wins).
  *
  * Invariants: the tree is built only from complete, valid JSON; every
- * message below is the reference's text (clock-model.md §10) byte for
+ * message below is the reference's text (docs/clock-model.md §10) byte for
  * byte; every array the result points into is allocated once at its final
  * size, so pointers into it (hash table keys included) stay valid.
  */

@@ -1,7 +1,8 @@
 /*
  * The perfetto_manifest: a JSON sidecar that names machines, relates the
  * clocks of files to one another and adds attributes to an import
- * (reference/clock-model.md §9, §10; formats.md §6; sql-surface.md §1, §3).
+ * (docs/clock-model.md §9, §10; docs/formats.md §6; docs/sql-surface.md §1,
+ * §3).
  *
  * Three steps, each all-or-nothing, each failing with the first error in
  * the reference's validation order (§10.1, "Validation order matters"):
@@ -61,7 +62,7 @@
  * clock offset (REALTIME is about 1.8e18 ns since 1970) and far enough
  * from INT64_MAX that offsets along a chain of overrides add exactly. */
 #define TM_MANIFEST_MAX_OFFSET_NS (INT64_C(1) << 62)
-/* raw_id of the first machine a manifest names (sql-surface.md §1). */
+/* raw_id of the first machine a manifest names (docs/sql-surface.md §1). */
 #define TM_MANIFEST_FIRST_RAW_MACHINE_ID (INT64_C(1) << 32)
 /* "No named machine": the file's machine is the host (raw_id 0). */
 #define TM_MANIFEST_NO_MACHINE UINT32_MAX
@@ -200,7 +201,7 @@ typedef struct tm_manifest {
   struct tm_manifest_private *priv;
 } tm_manifest;
 
-/* Content detection (formats.md §6.1): after removing every whitespace
+/* Content detection (docs/formats.md §6.1): after removing every whitespace
  * byte from the first 128 bytes, they start with {"perfetto_manifest". */
 bool manifest_detect(const uint8_t *head, size_t len);
 

@@ -74,7 +74,7 @@ typedef struct tm_stats_row {
   uint32_t trace_id;     /* TM_NULL_ID for global stats */
 } tm_stats_row;
 
-/* One import-log entry (sql-surface.md §5): the details of one occurrence
+/* One import-log entry (docs/sql-surface.md §5): the details of one occurrence
  * of a stat, written with it by stats_log() (core/base/stats.h). */
 typedef struct tm_import_log_row {
   uint32_t trace_id;   /* TM_NULL_ID if no file */
@@ -175,7 +175,7 @@ typedef struct tm_flow_row {
   uint32_t arg_set_id;
 } tm_flow_row;
 
-/* cpu (sql-surface.md §14); the row id is the ucpu. */
+/* cpu (docs/sql-surface.md §14); the row id is the ucpu. */
 typedef struct tm_cpu_row {
   uint32_t cpu; /* index on its machine */
   uint32_t machine_id;
@@ -252,7 +252,7 @@ typedef struct tm_frame_timeline_row {
   tm_str_id jank_tag;
 } tm_frame_timeline_row;
 
-/* Profiling rows (sql-surface.md §15; core/model/profile_builder.h). */
+/* Profiling rows (docs/sql-surface.md §15; core/model/profile_builder.h). */
 typedef struct tm_stack_profile_mapping_row {
   tm_str_id build_id;
   int64_t exact_offset, start_offset, start, end, load_bias;

@@ -1,6 +1,6 @@
 /*
  * The scheduling builder: turns the merged stream of context switches and
- * wakeups into `sched` and `thread_state` rows (reference/sql-surface.md
+ * wakeups into `sched` and `thread_state` rows (docs/sql-surface.md
  * §14), and interns the `cpu` rows they point at.
  *
  * Payload of the scheduling events in the 40-byte tm_event (event.h):

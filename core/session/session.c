@@ -1,7 +1,7 @@
 /*
  * The session: the import pipeline and the public library API.
  *
- * Pipeline (DESIGN.md, data flow): containers stream every leaf file to its
+ * Pipeline (docs/architecture.md, Data flow): containers stream every leaf file to its
  * reader (pass 1: readers tokenize into per-clock runs, clock edges go into
  * the graph; a perfetto_manifest is applied by session_manifest.c before
  * any trace file begins); then each machine's primary file (the first in
@@ -170,7 +170,7 @@ typedef struct import_state {
 static const char *sink_detect(void *ctx, const uint8_t *head, size_t len,
                                const char *name) {
   import_state *state = ctx;
-  /* By content, whatever the name (formats.md §6.1), before any reader. */
+  /* By content, whatever the name (docs/formats.md §6.1), before any reader. */
   if (manifest_detect(head, len))
     return session_manifest_type;
   const tm_reader *reader =
@@ -422,7 +422,7 @@ static void unisolate(tm_session *session, tm_host *host, uint32_t machine_id,
   }
 }
 
-/* clock-model.md §2: the first trace file processed for a machine is its
+/* docs/clock-model.md §2: the first trace file processed for a machine is its
  * primary file, whose builtin clocks are the machine-canonical nodes; a
  * later file uses them until its first snapshot there, and is isolated
  * from then on. Files read in a stream's order isolated at their first
@@ -508,7 +508,7 @@ static void adopt_primary_files(tm_session *session, GPtrArray *ordered) {
 }
 
 /* The manifest's claim owns trace time (it is processed first and no
- * trace can take it over, clock-model.md §9.4); else the first claimer in
+ * trace can take it over, docs/clock-model.md §9.4); else the first claimer in
  * processing order. */
 static void choose_trace_time(tm_session *session, GPtrArray *ordered) {
   tm_clock_node chosen = session_manifest_trace_time(session);
@@ -524,15 +524,16 @@ static void choose_trace_time(tm_session *session, GPtrArray *ordered) {
                          TM_NULL_ID, key->clock_id);
 }
 
-/* Ties one clock of `host` to trace time (clock-model.md §6.2) and counts a
- * refusal once per (file, machine). */
+/* Ties one clock of `host` to trace time (docs/clock-model.md §6.2) and
+ * counts a refusal once per (file, machine). */
 static tm_clock_bridge bridge_clock(tm_session *session, tm_host *host,
                                     tm_clock_node node, GHashTable *refused) {
   tm_clock_bridge result = clock_graph_bridge(session->clocks, node);
   if (result == TM_BRIDGE_UNRELATABLE) {
     uint32_t machine_id = clock_graph_node_key(session->clocks, node)->machine_id;
     if (g_hash_table_add(refused, GUINT_TO_POINTER(machine_id + 1))) {
-      /* The clock refused first names the decision (clock-model.md §11). */
+      /* The clock refused first names the decision
+       * (docs/clock-model.md §11). */
       tm_clock_node trace_time = clock_graph_trace_time(session->clocks);
       tm_import_log_arg args[2] = {
           {.key = "source_clock_id", .type = TM_ARG_INT,
@@ -550,7 +551,7 @@ static tm_clock_bridge bridge_clock(tm_session *session, tm_host *host,
   return result;
 }
 
-/* An isolated clock `node` of `host` (clock-model.md §2) reaches its
+/* An isolated clock `node` of `host` (docs/clock-model.md §2) reaches its
  * machine-canonical node by the file's own snapshots, or else by the
  * deferred identity edge of §6.1: first for the file's BOOTTIME (the proto
  * format's clock), then for `node` itself, each only when no path exists. */
@@ -580,7 +581,7 @@ static void tie_isolated_clocks(tm_session *session, tm_host *host,
   }
 }
 
-/* REALTIME twins (clock-model.md §6.3): each recorded snapshot of an
+/* REALTIME twins (docs/clock-model.md §6.3): each recorded snapshot of an
  * isolated file on a machine other than the trace-time machine is added
  * again with every REALTIME / REALTIME_COARSE reading duplicated onto the
  * machine-canonical node (same value), which links the file's wall clock to
@@ -837,7 +838,7 @@ static bool session_import(tm_session *session, const char *const *paths,
     session_manifest_finish_reading(session, NULL);
 
   /* Pass 2 runs whatever pass 1 managed to read, unless a manifest error
-   * failed the whole import (clock-model.md §9.1): then no event of any
+   * failed the whole import (docs/clock-model.md §9.1): then no event of any
    * trace is converted or merged and no snapshot becomes a row, so what
    * the CLI still shows holds no part of a merge. */
   bool whole = !session->fatal_error;

@@ -15,7 +15,7 @@ static const char *str_or(const tm_model *model, tm_str_id id, const char *fallb
 /* How a file (its worst clock) or one clock reached trace time. A
  * zero-offset tie is an assumption about the private timeline of a
  * clockless file, or about two clocks of the same domain on different
- * machines or files (clock-model.md §6.2 step 3). */
+ * machines or files (docs/clock-model.md §6.2 step 3). */
 static const char *bridge_text(int bridge, bool private_clock) {
   switch (bridge) {
   case TM_BRIDGE_DIRECT:
@@ -59,7 +59,7 @@ static void print_clock_placements(tm_session *session, const tm_host *host,
     if (p->placed < p->read) {
       /* A clock without a path loses all its events (a failure that does
        * not depend on the value); with one, only those converted before
-       * trace time 0 (clock-model.md §7). */
+       * trace time 0 (docs/clock-model.md §7). */
       int64_t ignored;
       tm_clock_failure failure =
           trace_time == TM_NO_CLOCK_NODE

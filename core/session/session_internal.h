@@ -28,7 +28,7 @@ typedef struct tm_host_pending_arg {
 } tm_host_pending_arg;
 
 /* How one clock carrying a file's events reached trace time, for
- * `tracemerge info`: the fallback that tied it (clock-model.md §6.2; for a
+ * `tracemerge info`: the fallback that tied it (docs/clock-model.md §6.2; for a
  * builtin clock, the one that tied its machine's BOOTTIME when the clock
  * itself then had a real path), the events read on it and those placed
  * (converted to a trace time >= 0). Filled in pass 2. */
@@ -64,7 +64,7 @@ struct tm_host {
   /* Machine row + 1 -> 1 + the events the file had emitted through the
    * machine's canonical builtin clocks when it isolated there: present
    * when this file's builtin clocks on that machine are its own (isolated,
-   * clock-model.md §2) from its first snapshot there; NULL until then.
+   * docs/clock-model.md §2) from its first snapshot there; NULL until then.
    * Clock refs always name canonical nodes; the host routes a canonical
    * ref to the isolated node (snapshots, events) once the file is isolated
    * on that machine. The machine's primary file is removed from here (and
@@ -75,7 +75,7 @@ struct tm_host {
   int64_t error_offset;
 };
 
-/* The trace_file_id of a file's isolated builtin clocks (clock-model.md
+/* The trace_file_id of a file's isolated builtin clocks (docs/clock-model.md
  * §2): its file id, except for trace file 0 (the first root input), whose
  * id is the canonical nodes' 0 and would not isolate anything: UINT32_MAX,
  * which no file has, stands for it. */
@@ -84,7 +84,7 @@ static inline uint32_t session_isolation_tag(uint32_t file_id) {
 }
 
 /* A snapshot of an isolated file that holds REALTIME or REALTIME_COARSE
- * readings: re-added with their canonical twins (clock-model.md §6.3) once
+ * readings: re-added with their canonical twins (docs/clock-model.md §6.3) once
  * the trace-time machine is known. */
 typedef struct tm_realtime_twin {
   uint32_t machine_id;
@@ -116,7 +116,7 @@ struct tm_session {
   TM_VEC(uint32_t) thread_prev_same_tid;
   GHashTable *tracks;    /* track_key -> track id + 1 */
   struct tm_async_tracks *async_tracks; /* async slots, resolved in pass 2 */
-  /* Machine row + 1 -> tm_host* of its primary file (clock-model.md §2):
+  /* Machine row + 1 -> tm_host* of its primary file (docs/clock-model.md §2):
    * the first file in processing order to have data or clocks on that
    * machine. Decided once every input is read. */
   GHashTable *primary_file;
@@ -191,7 +191,7 @@ bool session_manifest_embedded_machine(tm_host *host, uint32_t raw_id,
                                        uint32_t *machine_id);
 /* False (after recording the fatal error) if the host's file is pinned:
  * a pinned file must not sync machines with a remote_clock_sync, whatever
- * machine the sync carries (clock-model.md §9.3, §10.2). */
+ * machine the sync carries (docs/clock-model.md §9.3, §10.2). */
 bool session_manifest_remote_sync_allowed(tm_host *host);
 /* False (after recording the fatal error) if the host's file is pinned:
  * a pinned file must not add clock snapshots. */

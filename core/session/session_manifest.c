@@ -1,5 +1,5 @@
 /*
- * The session's side of the perfetto_manifest (reference/clock-model.md §9,
+ * The session's side of the perfetto_manifest (docs/clock-model.md §9,
  * §10.2): detection and placement, then applying what manifest.c parsed,
  * validated and resolved.
  *
@@ -8,8 +8,8 @@
  * there the manifest must come before every trace file. Once the input is
  * read it must also be first in the reference's processing order (a
  * gzip-wrapped manifest sorts after proto members, in a ZIP or a TAR). A
- * second manifest and a late manifest fail the import. A standalone manifest (the only
- * input) is applied like any other (issue 10 §2; the reference sets
+ * second manifest and a late manifest fail the import. A standalone manifest
+ * (the only input) is applied like any other (issue 10 §2; the reference sets
  * trace_time_clock_id from it): its machine rows, attributes and trace
  * time exist although no trace follows, and an override whose member
  * never comes fails with #43 as in an archive without that member.

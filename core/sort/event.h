@@ -5,8 +5,8 @@
  * Invariant: until sorter_convert() runs, `ts` is the raw time on the run's
  * clock; afterwards it is trace time. Durations never change: conversions
  * are offsets, so a duration measured on one clock is the same on trace
- * time. The record is 40 bytes; keep it that way (see DESIGN.md,
- * performance principles): rare fields live in the session's extras array.
+ * time. The record is 40 bytes; keep it that way (docs/architecture.md,
+ * Storage): rare fields live in the session's extras array.
  */
 #ifndef TM_EVENT_H
 #define TM_EVENT_H

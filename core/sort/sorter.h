@@ -89,7 +89,7 @@ size_t sorter_event_count(const tm_sorter *sorter);
  * first ones with their clocks and raw time in the import log); events
  * at a negative trace time are dropped and counted
  * (trace_sorter_negative_timestamp_dropped). A run on TM_NO_CLOCK_NODE
- * holds raw values taken as trace time (clock-model.md §7). Call once. */
+ * holds raw values taken as trace time (docs/clock-model.md §7). Call once. */
 void sorter_convert(tm_sorter *sorter, tm_clock_graph *graph, tm_stats *stats);
 
 /* Sorts and k-way merges every run, calling `emit` once per event in merged

@@ -2,7 +2,7 @@
  * The SQL surface: one generic SQLite virtual-table module ("tm_rows")
  * that reads the model's row arrays in place, driven by a descriptor per
  * table (column name, SQL type, how to read the column from a row), plus
- * the public views of reference/sql-surface.md over those tables.
+ * the public views of docs/sql-surface.md over those tables.
  *
  * Invariants:
  * - Nothing is copied into SQLite: building the surface costs a fixed
@@ -269,7 +269,7 @@ static const column_def stats_columns[] = {
     REF(tm_stats_row, trace_id),
 };
 
-/* sql-surface.md §5. stat_key is NULL as stats.key is; stat_id (ours)
+/* docs/sql-surface.md §5. stat_key is NULL as stats.key is; stat_id (ours)
  * names the stats row, which gives the view its name and severity and the
  * occurrence's machine. */
 static const column_def import_log_columns[] = {
@@ -663,7 +663,7 @@ static const view_def views[] = {
     {"process_track",
      "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, upid "
      "FROM __intrinsic_track WHERE event_type = 'slice' AND upid IS NOT NULL"},
-    /* sql-surface.md §8.2: slice tracks with a cpu dimension (none of our
+    /* docs/sql-surface.md §8.2: slice tracks with a cpu dimension (none of our
      * readers makes one yet: empty, but queries that name it run). */
     {"cpu_track",
      "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, "
@@ -694,7 +694,7 @@ static const view_def views[] = {
     {"thread", "SELECT id AS utid, * FROM __intrinsic_thread"},
     {"process", "SELECT id AS upid, * FROM __intrinsic_process"},
     {"flow", "SELECT * FROM __intrinsic_flow"},
-    /* Scheduling (sql-surface.md §14): like upstream, `cpu` of sched and
+    /* Scheduling (docs/sql-surface.md §14): like upstream, `cpu` of sched and
      * thread_state holds the ucpu. */
     {"cpu",
      "SELECT id, id AS ucpu, cpu, NULL AS cluster_id, NULL AS processor, "

@@ -1,11 +1,11 @@
 /*
  * The SQL surface: an SQLite database whose tables are virtual tables over
  * the model's rows (no copy), plus the views trace_processor users expect
- * (reference/sql-surface.md).
+ * (docs/sql-surface.md).
  *
  * Invariants: the model is borrowed and must not change while the surface
  * exists (build the surface after model_finalize()); every public name of
- * sql-surface.md that the model can fill exists, empty or not.
+ * docs/sql-surface.md that the model can fill exists, empty or not.
  */
 #ifndef TM_SQL_SURFACE_H
 #define TM_SQL_SURFACE_H

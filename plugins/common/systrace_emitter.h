@@ -1,5 +1,5 @@
 /*
- * What ftrace text lines become in the host (reference/formats.md §3.3,
+ * What ftrace text lines become in the host (docs/formats.md §3.3,
  * §3.4): threads named from the task field (processes stay unnamed),
  * tracing_mark_write payloads into slices, async slices and counters,
  * scheduling events into the scheduling services, cpu and clock events

@@ -1,5 +1,5 @@
 /*
- * One ftrace text line, split into its fields (reference/formats.md §3.2):
+ * One ftrace text line, split into its fields (docs/formats.md §3.2):
  *
  *   TASK-PID [(TGID)] [CPU] [FLAGS] SECS.FRAC: EVENT: PAYLOAD
  *

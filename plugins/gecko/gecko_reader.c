@@ -14,7 +14,7 @@
  * thread that needs "shared" tables the file has not given yet is kept
  * until the end of the document.
  *
- * What is read (formats.md §4): meta.categories[].name; threads[] with
+ * What is read (docs/formats.md §4): meta.categories[].name; threads[] with
  * name, tid, pid, stringTable/stringArray, frameTable (location | func),
  * funcTable.name, stackTable (prefix, frame), samples (stack, time or
  * timeDeltas) and, in the processed form, markers (name, startTime,

@@ -17,7 +17,7 @@
  * highest address of a mapping is only known at the end of the file, after
  * its frames were interned, so end = start).
  *
- * Clock: clockless (formats.md §5.2): times are ns on the file's private
+ * Clock: clockless (docs/formats.md §5.2): times are ns on the file's private
  * clock. Rows without a backtrace (signposts, interval tables) yield no
  * event; a signpost of subsystem dev.perfetto.clock_sync whose
  * os-log-metadata holds one uint64 adds the snapshot {private clock = row
@@ -156,7 +156,7 @@ typedef struct instruments_reader {
   value_info *row_subsystem;
   value_info *row_sync_value;
   int row_sync_values; /* uint64 values inside os-log-metadata */
-  /* dev.perfetto.clock_sync signposts (formats.md §5.2). */
+  /* dev.perfetto.clock_sync signposts (docs/formats.md §5.2). */
   tm_str_id str_clock_sync;
   bool has_last_sync;
   int64_t last_sync_boottime;

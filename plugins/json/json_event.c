@@ -1,7 +1,7 @@
 /*
  * From one collected Trace Event Format event to host calls.
  *
- * The phase table follows reference/formats.md §2.3: B/E/X and thread
+ * The phase table follows docs/formats.md §2.3: B/E/X and thread
  * instants on the thread's track, async b/e/n on legacy async tracks keyed
  * by cookie, C on per-process counter tracks, s/t/f flow v1 and bind_id
  * flow v2, M names and sort hints, P V8 CPU profiles to the sample tables

@@ -1,5 +1,5 @@
 /*
- * Chrome JSON (Trace Event Format) reader: reference/formats.md §2.
+ * Chrome JSON (Trace Event Format) reader: docs/formats.md §2.
  *
  * Bytes flow: feed() → segmenter (trailing commas, token-aligned cuts) →
  * yajl_parse() → the callbacks below, which walk the document's structure
@@ -10,13 +10,13 @@
  * ',' between its elements, the next element and its comma, when whole
  * in the segment and of the common shape, are tokenized by the element
  * tokenizer instead (json_fast.h, inlined from json_fast_impl.h), which
- * calls the same callbacks below and leaves yajl in an equivalent state. Everything else — and every element it
- * declines — goes to yajl, cut after each ',' or '[' outside strings (the
- * segmenter's kind of cut: no token straddles it, so yajl's error offsets
- * do not move) so that the fast path can resume at the next element.
- * Inside an element the callbacks only fill the event buffer and the
- * args frames; the host hears of it at its closing brace. That is what
- * lets a declined element be replayed by yajl from its first byte.
+ * calls the same callbacks below and leaves yajl in an equivalent state.
+ * Everything else — and every element it declines — goes to yajl, cut after
+ * each ',' or '[' outside strings (the segmenter's kind of cut: no token
+ * straddles it, so yajl's error offsets do not move) so that the fast path can
+ * resume at the next element. Inside an element the callbacks only fill the
+ * event buffer and the args frames; the host hears of it at its closing brace.
+ * That is what lets a declined element be replayed by yajl from its first byte.
  *
  * Shapes: an object with "traceEvents" (plus "metadata",
  * "displayTimeUnit", "systemTraceEvents" and unknown keys, in any order),

@@ -1,5 +1,5 @@
 /*
- * Legacy V8 CPU profiles in Chrome JSON (`ph: "P"`, reference/formats.md
+ * Legacy V8 CPU profiles in Chrome JSON (`ph: "P"`, docs/formats.md
  * §2.3) to the host's profiling services: a `Profile` event opens a
  * profile (its args.data.startTime, keyed by pid and "id"), each
  * `ProfileChunk` with the same pid and id adds nodes

@@ -107,7 +107,7 @@ bool proto_clock_read_snapshot(proto_context *ctx, proto_machine *machine,
   if (!snapshot)
     return false;
   /* The default clock and the claim follow every snapshot read, accepted
-   * or not (formats.md §1.6, clock-model.md §5). */
+   * or not (docs/formats.md §1.6, docs/clock-model.md §5). */
   uint32_t chosen = 0;
   if (snapshot->has_primary_trace_clock && snapshot->primary_trace_clock != 0)
     chosen = (uint32_t)snapshot->primary_trace_clock;

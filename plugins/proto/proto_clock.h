@@ -1,6 +1,6 @@
 /*
- * Clocks of a proto trace, as the reader sees them (reference/formats.md
- * §1.4-1.6, clock-model.md §3, §5, §8).
+ * Clocks of a proto trace, as the reader sees them (docs/formats.md
+ * §1.4-1.6, docs/clock-model.md §3, §5, §8).
  *
  * The host's clock graph works in nanoseconds; unit multipliers and
  * incremental (delta-encoded) clocks are the reader's business: every
@@ -34,13 +34,13 @@ proto_clock *proto_clock_get(struct proto_context *ctx, struct proto_machine *ma
 
 /* A ClockSnapshot packet (field 6) of `machine` on `sequence_id`: adds it
  * to the host's clock graph, sets the file's default clock and claims
- * trace time (clock-model.md §5). Returns false if it does not decode. */
+ * trace time (docs/clock-model.md §5). Returns false if it does not decode. */
 bool proto_clock_read_snapshot(struct proto_context *ctx, struct proto_machine *machine,
                                uint32_t sequence_id, const uint8_t *data, size_t len);
 
 /* A RemoteClockSync packet (field 107) of client machine `client`: the
  * client snapshots, and one edge per clock between the client and the
- * file's default machine at the round-trip offsets (clock-model.md §8).
+ * file's default machine at the round-trip offsets (docs/clock-model.md §8).
  * Returns false if it does not decode. */
 bool proto_clock_read_remote_sync(struct proto_context *ctx, struct proto_machine *client,
                                   const uint8_t *data, size_t len);

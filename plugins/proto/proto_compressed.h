@@ -2,7 +2,7 @@
  * compressed_packets (packet field 50, zlib/deflate) and
  * zstd_compressed_packets (field 133, zstd): a compressed stream whose
  * decompressed bytes are again a sequence of `packet` fields, read in
- * place of the wrapper (reference/formats.md §1.1).
+ * place of the wrapper (docs/formats.md §1.1).
  *
  * Invariants: the decompressed stream is framed as it is produced, in
  * bounded pieces, so a small wrapper that decompresses to gigabytes costs

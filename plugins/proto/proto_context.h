@@ -52,7 +52,8 @@ typedef struct proto_context {
    * are logged at; -1 otherwise (the packet being read is the one). */
   int64_t waiting_event_offset;
 
-  /* The file's default clock (formats.md §1.6): 0 until a ClockSnapshot. */
+  /* The file's default clock (docs/formats.md §1.6): 0 until a
+   * ClockSnapshot. */
   uint32_t default_clock_id;
   proto_sequence_table sequences;
   proto_map machine_index; /* raw machine id -> machines index */

@@ -1,6 +1,6 @@
 /*
  * Debug annotations (TrackEvent field 4) and the inline source location
- * (field 33) as slice args (reference/formats.md §1.8).
+ * (field 33) as slice args (docs/formats.md §1.8).
  *
  * Keys: "debug.<name>", nested dict entries append ".<name>", array
  * elements "[i]"; names are inline or interned on the sequence

@@ -1,6 +1,6 @@
 /*
  * TrackEvent.legacy_event (field 6): the JSON-era phase, ids and flow
- * binding of a TYPE_UNSPECIFIED TrackEvent (reference/formats.md §1.8,
+ * binding of a TYPE_UNSPECIFIED TrackEvent (docs/formats.md §1.8,
  * §1.9 rule 5; the phases mean what they mean in Chrome JSON, §2.3-2.4).
  *
  * Invariant: decoding reads the wire only; what an event becomes (which

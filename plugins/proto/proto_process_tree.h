@@ -1,6 +1,6 @@
 /*
  * ProcessTree (packet field 2): the process and thread rows of a machine,
- * with names, command lines, parents and uids (reference/formats.md §1.11).
+ * with names, command lines, parents and uids (docs/formats.md §1.11).
  * As trace_processor does, a process listed without a command line is
  * skipped; threads are attached to their tgid.
  */

@@ -3,8 +3,8 @@
  * and the dispatch of each framed TracePacket to the module that reads its
  * payload.
  *
- * Per packet, in the order trace_processor applies them (reference/
- * formats.md §1.2-1.3): sequence loss/clear bookkeeping, the needs-state
+ * Per packet, in the order trace_processor applies them
+ * (docs/formats.md §1.2-1.3): sequence loss/clear bookkeeping, the needs-state
  * check, TracePacketDefaults, InternedData, then the payload. Invariants:
  * a packet whose bytes do not parse ends the file with an error naming
  * its byte offset, and everything read before it stays emitted; a packet
@@ -14,8 +14,8 @@
  * Read: clock_snapshot, remote_clock_sync, track_descriptor,
  * thread/process_descriptor, track_event (typed: slices, instants,
  * counters; legacy: the JSON-era phases B/E/X/I/i/b/e/n), process_tree,
- * system_info, perf_sample, trigger (proto_trigger.c), compressed_packets (zlib) and
- * zstd_compressed_packets. Not read, and skipped like unknown fields
+ * system_info, perf_sample, trigger (proto_trigger.c), compressed_packets
+ * (zlib) and zstd_compressed_packets. Not read, and skipped like unknown fields
  * (payloads this reader does not model yet): ftrace events, frame
  * timelines, logs, trace_config, trace_stats, service events,
  * trace_uuid. Counted in stats
@@ -336,7 +336,7 @@ static bool apply_sequence_state(proto_context *ctx, const packet *p, proto_sequ
 
 static bool on_packet(void *arg, const uint8_t *data, size_t len, uint64_t offset);
 
-/* The packet's timestamp as (clock, ns) (formats.md §1.6). False if it has
+/* The packet's timestamp as (clock, ns) (docs/formats.md §1.6). False if it has
  * none or its clock cannot be named (counted by the resolver). */
 static bool packet_time(proto_context *ctx, const packet *p, proto_machine *machine,
                         const proto_sequence *seq, proto_timestamp *out) {

@@ -3,7 +3,7 @@
  * validity, TracePacketDefaults, the default thread, interned data and
  * incremental counter values.
  *
- * Invariants (reference/formats.md §1.3): a sequence starts invalid; a
+ * Invariants (docs/formats.md §1.3): a sequence starts invalid; a
  * clear starts a new generation (interned entries, defaults and counter
  * values dropped, default thread kept) and makes it valid; a loss makes it
  * invalid until the next clear, keeping the defaults. Interned strings are

@@ -191,7 +191,7 @@ static tm_str_id build_id_string(proto_context *ctx, proto_sequence *seq,
 }
 
 /* The mapping's name: "/" + its path components joined by "/", a leading
- * "//" collapsed (formats.md §1.10). */
+ * "//" collapsed (docs/formats.md §1.10). */
 static bool mapping_name(proto_context *ctx, proto_sequence *seq,
                          const proto_stack_mapping *m, tm_str_id *out) {
   proto_text *text = &ctx->text;

@@ -2,7 +2,7 @@
  * Stack profile interning of one packet sequence generation: InternedData
  * mappings (19), frames (6) and callstacks (7), whose ids point at other
  * interned entries (function_names 5, build_ids 16, mapping_paths 17;
- * reference/formats.md §1.10).
+ * docs/formats.md §1.10).
  *
  * Invariants: entries are stored raw when they arrive and resolved into
  * host refs (services mapping/frame/callsite) only when a sample or event

@@ -1,6 +1,6 @@
 /*
  * SystemInfo (packet field 45): the machine row's system columns and the
- * machine's system metadata (reference/formats.md §1.11, sql-surface.md §1,
+ * machine's system metadata (docs/formats.md §1.11, docs/sql-surface.md §1,
  * §3). Metadata rows are written only for the file's default machine: the
  * host scopes a reader's metadata to that machine.
  */

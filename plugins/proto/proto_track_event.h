@@ -2,7 +2,7 @@
  * TrackEvent (packet field 11): slices, instants, counters, extra counter
  * samples, flows, correlation ids, callstacks (arg "callsite_id") and debug
  * annotations
- * (reference/formats.md §1.8, §1.9), decoded straight from the wire.
+ * (docs/formats.md §1.8, §1.9), decoded straight from the wire.
  * Legacy (TYPE_UNSPECIFIED) events are read by their legacy_event phase:
  * B/E/X and thread-scoped I/i as the typed slice calls, global and process
  * instants on Chrome's instant tracks, b/e/n on legacy async tracks keyed

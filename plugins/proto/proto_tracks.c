@@ -223,7 +223,7 @@ bool proto_tracks_read_thread_descriptor(proto_context *ctx, proto_machine *mach
       perfetto__protos__thread_descriptor__unpack(NULL, len, data);
   if (!t)
     return false;
-  /* Ignored while the sequence's state is invalid (formats.md §1.3). */
+  /* Ignored while the sequence's state is invalid (docs/formats.md §1.3). */
   if (t->has_pid && t->has_tid && seq->state_valid)
     read_thread(ctx, machine, seq, t);
   perfetto__protos__thread_descriptor__free_unpacked(t, NULL);

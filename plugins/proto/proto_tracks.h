@@ -2,7 +2,7 @@
  * TrackDescriptors (packet field 60) and the deprecated standalone
  * Thread/ProcessDescriptor packets (44, 43): uuids, the processes and
  * threads they name, and the host tracks events land on
- * (reference/formats.md §1.7, §1.9; sql-surface.md §8.1 for track types).
+ * (docs/formats.md §1.7, §1.9; docs/sql-surface.md §8.1 for track types).
  *
  * Invariants: uuids are scoped to one machine of one file; the first
  * descriptor of a uuid fixes its kind (process, thread, custom; counter or

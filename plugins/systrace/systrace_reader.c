@@ -1,6 +1,6 @@
 /*
  * The systrace / ftrace text reader ("systrace"): the descriptor, the probe,
- * the line splitter and what each line becomes (reference/formats.md §3).
+ * the line splitter and what each line becomes (docs/formats.md §3).
  *
  * The file is cut into lines as chunks arrive; systrace_wrapper decides
  * which lines are ftrace data and which PROCESS DUMP rows, and
@@ -16,14 +16,15 @@
  * decimals, not through a double (and see systrace_emitter.c).
  *
  * Clock: the timestamps are the machine's MONOTONIC clock, which the
- * reader claims as trace time when the file starts (clock-model.md §5).
+ * reader claims as trace time when the file starts (docs/clock-model.md §5).
  *
  * Limits: a line is held in one buffer of at most MAX_LINE bytes; a longer
  * data line is skipped and counted (systrace_line_too_long), so memory
  * does not grow with the file. A data line that does not parse is counted
  * (systrace_parse_failure), with its byte offset and text in the host's
- * import log when the host has one (the host bounds the rows). A file in which no data line parses at all but
- * some failed is reported as damaged, naming the first failing offset.
+ * import log when the host has one (the host bounds the rows). A file in which
+ * no data line parses at all but some failed is reported as damaged, naming the
+ * first failing offset.
  */
 #include <glib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * Which lines of a systrace file are ftrace lines (reference/formats.md
+ * Which lines of a systrace file are ftrace lines (docs/formats.md
  * §3.1): a line-by-line state machine over the wrappers —
  *
  *   plain text      '#' lines, empty lines, a "TRACE:" line and the

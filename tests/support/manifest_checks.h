@@ -2,7 +2,7 @@
  * Helpers of the perfetto_manifest unit tests (test_manifest*.c): parse a
  * manifest written with single quotes (turned into double quotes first, so
  * the manifests stay readable in C strings), resolve it, and compare the
- * exact error texts of reference/clock-model.md §10.1.
+ * exact error texts of docs/clock-model.md §10.1.
  */
 #ifndef TM_TEST_MANIFEST_CHECKS_H
 #define TM_TEST_MANIFEST_CHECKS_H
