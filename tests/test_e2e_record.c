@@ -176,6 +176,18 @@ static void test_service_example(void) {
       "SELECT t.name FROM thread t JOIN process p USING (upid) WHERE p.name = 'record_service' "
       "ORDER BY t.name");
   e2e_assert_text(threads, "\"name\"\n\"acceptor\"\n\"worker 0\"\n\"worker 1\"\n\"worker 2\"\n");
+  /* The config is optional: without one, tmr_config_new_default()'s
+   * track_event has no track_event_config, so TrackEventConfig's default
+   * disabled tags ("slow", "debug") turn off the "verbose" category
+   * (tag "debug") and its "cache miss"; the rest is as above. */
+  g_autofree char *plain = g_build_filename(dir, "plain.pftrace", NULL);
+  const char *no_config[] = {plain, NULL};
+  g_autofree char *printed_plain = run_example("TM_RECORD_SERVICE", no_config, NULL);
+  g_assert_true(g_str_has_prefix(printed_plain, plain));
+  g_autofree char *plain_names = record_query(plain,
+      "SELECT name, count(*) FROM slice WHERE name NOT LIKE '/%' GROUP BY name ORDER BY name");
+  e2e_assert_text(plain_names, "\"name\",\"count(*)\"\n\"accept\",24\n\"handle\",24\n"
+                               "\"parse\",24\n\"query\",24\n\"reply\",24\n");
   e2e_cleanup(dir);
 }
 
