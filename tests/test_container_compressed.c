@@ -179,22 +179,6 @@ static void test_nested_sixteen_levels_are_read(void) {
   fixture_clear(&f);
 }
 
-static void test_nested_deeper_than_sixteen_levels_fails(void) {
-  fixture f;
-  fixture_init(&f);
-  GBytes *json = text("[\"deeper\"]");
-  const char *path = fixture_write(&f, "deeper.gz", gzip_nested(json, 17));
-  GError *error = NULL;
-  g_assert_false(fixture_read(&f, &path, 1, &error));
-  char *want = g_strdup_printf("%s: containers nested more than 16 deep", path);
-  assert_error(error, want);
-  g_free(want);
-  g_error_free(error);
-  g_assert_cmpuint(f.rec.files->len, ==, 0);
-  g_bytes_unref(json);
-  fixture_clear(&f);
-}
-
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/container/gzip/payload-is-one-row-with-an-empty-name",
@@ -211,7 +195,5 @@ int main(int argc, char **argv) {
                   test_nested_zip_inside_tar);
   g_test_add_func("/container/nested/sixteen-levels-are-read",
                   test_nested_sixteen_levels_are_read);
-  g_test_add_func("/container/nested/deeper-than-sixteen-levels-fails",
-                  test_nested_deeper_than_sixteen_levels_fails);
   return g_test_run();
 }

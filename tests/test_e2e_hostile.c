@@ -5,6 +5,8 @@
  * the damage is kept, and that the damage is a stat plus one stderr line
  * naming the file.
  */
+#include <archive.h>
+#include <archive_entry.h>
 #include <glib.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +35,240 @@ static void test_slice_end_overflow_is_dropped_and_counted(void) {
   g_assert_cmpint(r.exit_code, ==, 0);
   e2e_assert_text(r.out, "\"slices\",\"start_ts\",\"end_ts\",\"dropped\"\n"
                          "\"ok\",1000,3000,1\n");
+  e2e_result_clear(&r);
+  e2e_cleanup(dir);
+}
+
+/* ---- bombs, built at test time ------------------------------------------- */
+
+/* One member of a generated archive: `head`, then `fill_len` copies of
+ * `fill`, then `tail`; or, with `bytes` set, exactly those bytes. Written
+ * as it is compressed, so a bomb of GiBs costs only its compressed size. */
+typedef struct bomb_member {
+  const char *name;
+  const char *head;
+  char fill;
+  uint64_t fill_len;
+  const char *tail;
+  GBytes *bytes;
+} bomb_member;
+
+static la_ssize_t append_to(struct archive *a, void *client, const void *buf,
+                            size_t len) {
+  (void)a;
+  g_byte_array_append(client, buf, (guint)len);
+  return (la_ssize_t)len;
+}
+
+/* An archive (`format`: ARCHIVE_FORMAT_ZIP, _TAR_USTAR or _RAW, the last
+ * with a gzip filter) of `members`, in memory. */
+static GBytes *bomb_archive(int format, const bomb_member *members, size_t n) {
+  GByteArray *out = g_byte_array_new();
+  struct archive *a = archive_write_new();
+  g_assert_cmpint(archive_write_set_format(a, format), ==, ARCHIVE_OK);
+  if (format == ARCHIVE_FORMAT_RAW)
+    archive_write_add_filter_gzip(a);
+  archive_write_set_bytes_in_last_block(a, 1);
+  g_assert_cmpint(archive_write_open(a, out, NULL, append_to, NULL), ==, ARCHIVE_OK);
+  for (size_t i = 0; i < n; i++) {
+    const bomb_member *m = &members[i];
+    size_t bytes_len = 0;
+    const void *bytes = m->bytes ? g_bytes_get_data(m->bytes, &bytes_len) : NULL;
+    size_t head = m->head ? strlen(m->head) : 0, tail = m->tail ? strlen(m->tail) : 0;
+    struct archive_entry *entry = archive_entry_new();
+    archive_entry_set_pathname(entry, m->name);
+    archive_entry_set_filetype(entry, AE_IFREG);
+    archive_entry_set_perm(entry, 0644);
+    archive_entry_set_size(entry, (la_int64_t)(m->bytes ? bytes_len
+                                                        : head + m->fill_len + tail));
+    g_assert_cmpint(archive_write_header(a, entry), ==, ARCHIVE_OK);
+    if (m->bytes) {
+      g_assert_cmpint(archive_write_data(a, bytes, bytes_len), ==, (la_ssize_t)bytes_len);
+    } else {
+      if (head)
+        g_assert_cmpint(archive_write_data(a, m->head, head), ==, (la_ssize_t)head);
+      char block[64 * 1024];
+      memset(block, m->fill, sizeof block);
+      for (uint64_t done = 0; done < m->fill_len;) {
+        size_t k = (size_t)MIN(m->fill_len - done, sizeof block);
+        g_assert_cmpint(archive_write_data(a, block, k), ==, (la_ssize_t)k);
+        done += k;
+      }
+      if (tail)
+        g_assert_cmpint(archive_write_data(a, m->tail, tail), ==, (la_ssize_t)tail);
+    }
+    archive_entry_free(entry);
+  }
+  g_assert_cmpint(archive_write_close(a), ==, ARCHIVE_OK);
+  archive_write_free(a);
+  return g_byte_array_free_to_bytes(out);
+}
+
+static char *write_bytes(const char *dir, const char *name, GBytes *bytes) {
+  size_t len;
+  const char *data = g_bytes_get_data(bytes, &len);
+  char *path = e2e_write_file(dir, name, data, len);
+  g_bytes_unref(bytes);
+  return path;
+}
+
+/* The value of stat `name` summed over its rows, as the query prints it. */
+#define STAT(name) "(SELECT sum(value) FROM stats WHERE name = '" name "')"
+
+static const char json_event[] =
+    "[{\"ph\":\"X\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1,\"name\":\"before\"}]\n";
+/* A JSON trace whose two events are apart by a bomb's worth of spaces. */
+#define SPACED_HEAD "[{\"ph\":\"X\",\"ts\":5,\"dur\":1,\"pid\":1,\"tid\":1,\"name\":\"inner\"},"
+#define SPACED_TAIL "{\"ph\":\"X\",\"ts\":9,\"dur\":1,\"pid\":1,\"tid\":1,\"name\":\"after\"}]"
+
+/* An event in a.json, then in the same ZIP a gzip member of a JSON whose
+ * two events are apart by 256 MiB of spaces (the issue's 10 GiB, scaled
+ * down: the budget trips at the 64 MiB floor whatever the size). The ZIP
+ * deflates the gzip once more, so 256 MiB of output come from a few
+ * hundred bytes: the member is cut, the stat charged, the events before
+ * the cut kept ("before", and "inner" ahead of the spaces), and stderr
+ * names the member and where it was cut. */
+static void test_bomb_after_an_event_in_one_zip_keeps_the_event(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  const bomb_member inner[] = {{.name = "x.json", .head = SPACED_HEAD, .fill = ' ',
+                                .fill_len = (uint64_t)256 << 20, .tail = SPACED_TAIL}};
+  GBytes *gz = bomb_archive(ARCHIVE_FORMAT_RAW, inner, 1);
+  const bomb_member outer[] = {
+      {.name = "a.json", .head = json_event},
+      {.name = "bomb.json.gz", .bytes = gz},
+  };
+  g_autofree char *zip = write_bytes(dir, "run.zip", bomb_archive(ARCHIVE_FORMAT_ZIP, outer, 2));
+  g_bytes_unref(gz);
+  const char *inputs[] = {"run.zip", NULL};
+  e2e_result r = query_with(dir, inputs, NULL,
+                            "SELECT (SELECT group_concat(name) FROM slice) AS slices, "
+                            STAT("container_inflate_ratio_exceeded") " AS ratio");
+  g_assert_cmpint(r.exit_code, ==, 1);
+  e2e_assert_text(r.out, "\"slices\",\"ratio\"\n\"before,inner\",1\n");
+  g_assert_true(g_str_has_prefix(r.err, "tracemerge: run.zip/bomb.json.gz: cut after "));
+  g_assert_nonnull(strstr(r.err, "run.zip yields more than 1000 times its "));
+  g_assert_nonnull(strstr(r.err, "(budget --max-inflate-ratio)\n"));
+  e2e_result_clear(&r);
+  e2e_cleanup(dir);
+}
+
+/* 16 nested ZIPs, each holding one gzip of 64 MiB of whitespace and the
+ * next ZIP (the issue's ZIP of 16 nested bombs), after an event: the
+ * first bomb already passes the floor, so the input is cut there, in
+ * well under a second of inflating, and the event stays. */
+static void test_nested_zip_bombs_are_cut_and_the_event_kept(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  const bomb_member payload[] = {{.name = "x.json", .head = SPACED_HEAD, .fill = ' ',
+                                  .fill_len = (uint64_t)64 << 20, .tail = SPACED_TAIL}};
+  GBytes *gz = bomb_archive(ARCHIVE_FORMAT_RAW, payload, 1);
+  GBytes *level = NULL;
+  for (int i = 0; i < 16; i++) {
+    bomb_member m[2] = {{.name = "bomb.json.gz", .bytes = gz}};
+    size_t n = 1;
+    if (level)
+      m[n++] = (bomb_member){.name = "next.zip", .bytes = level};
+    GBytes *next = bomb_archive(ARCHIVE_FORMAT_ZIP, m, n);
+    if (level)
+      g_bytes_unref(level);
+    level = next;
+  }
+  const bomb_member top[] = {{.name = "a.json", .head = json_event},
+                             {.name = "nest.zip", .bytes = level}};
+  g_autofree char *zip = write_bytes(dir, "run.zip", bomb_archive(ARCHIVE_FORMAT_ZIP, top, 2));
+  g_bytes_unref(level);
+  g_bytes_unref(gz);
+  const char *inputs[] = {"run.zip", NULL};
+  gint64 start = g_get_monotonic_time();
+  e2e_result r = query_with(dir, inputs, NULL,
+                            "SELECT (SELECT group_concat(name) FROM slice) AS slices, "
+                            STAT("container_inflate_ratio_exceeded") " AS ratio");
+  double seconds = (double)(g_get_monotonic_time() - start) / G_USEC_PER_SEC;
+  g_assert_cmpint(r.exit_code, ==, 1);
+  e2e_assert_text(r.out, "\"slices\",\"ratio\"\n\"before,inner\",1\n");
+  g_assert_nonnull(strstr(r.err, "(budget --max-inflate-ratio)"));
+  e2e_result_clear(&r);
+  /* A generous bound for a loaded machine under ASan: uncut, the 16
+   * levels inflate 1 GiB. */
+  g_assert_cmpfloat(seconds, <, 60.0);
+  e2e_cleanup(dir);
+}
+
+/* A gzip whose JSON is broken at its first bytes, followed by 256 MiB of
+ * zeros: the reader fails at once, and the rest of the member is never
+ * inflated (the payload's row counts the bytes read: less than the
+ * container's chunk, not 256 MiB). */
+static void test_member_is_not_inflated_after_its_reader_failed(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  const bomb_member payload[] = {
+      {.name = "x.json", .head = "[{\"ph\":}", .fill = ' ', .fill_len = (uint64_t)256 << 20}};
+  g_autofree char *gz = write_bytes(dir, "bad.json.gz", bomb_archive(ARCHIVE_FORMAT_RAW, payload, 1));
+  const char *inputs[] = {"bad.json.gz", NULL};
+  const char *opts[] = {"--max-inflate-ratio", "1000000000", NULL};
+  e2e_result r = query_with(dir, inputs, opts,
+                            "SELECT size < 1048576 FROM trace_file WHERE parent_id IS NOT NULL");
+  g_assert_cmpint(r.exit_code, ==, 1);
+  e2e_assert_text(r.out, "\"size < 1048576\"\n1\n");
+  g_assert_true(g_str_has_prefix(r.err, "tracemerge: bad.json.gz: "));
+  e2e_result_clear(&r);
+  e2e_cleanup(dir);
+}
+
+/* --max-record-size 1M: an event whose name is a 2 MiB string, after an
+ * event that fits, cuts the file at the string: the offset is where the
+ * bytes held for it begin, right after the key "name"'s closing quote
+ * (the colon, one byte before the string's opening quote). The first
+ * event stays. */
+static void test_record_budget_cuts_a_long_json_token(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  GString *json = g_string_new("[{\"ph\":\"X\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1,"
+                               "\"name\":\"ok\"},\n{\"ph\":\"X\",\"name\":\"");
+  size_t quote = json->len - 1;
+  for (int i = 0; i < (2 << 20); i++)
+    g_string_append_c(json, 'n');
+  g_string_append(json, "\",\"ts\":5,\"dur\":1,\"pid\":1,\"tid\":1}]\n");
+  g_autofree char *path = e2e_write_file(dir, "long.json", json->str, json->len);
+  g_string_free(json, TRUE);
+  const char *inputs[] = {"long.json", NULL};
+  const char *opts[] = {"--max-record-size", "1M", NULL};
+  e2e_result r = query_with(dir, inputs, opts,
+                            "SELECT (SELECT group_concat(name) FROM slice) AS slices, "
+                            STAT("reader_record_size_exceeded") " AS cut");
+  g_assert_cmpint(r.exit_code, ==, 1);
+  e2e_assert_text(r.out, "\"slices\",\"cut\"\n\"ok\",1\n");
+  g_autofree char *want = g_strdup_printf(
+      "tracemerge: long.json: at byte %zu: a JSON token longer than 1048576 bytes "
+      "(budget --max-record-size)\n",
+      quote - 1);
+  e2e_assert_text(r.err, want);
+  e2e_result_clear(&r);
+  e2e_cleanup(dir);
+}
+
+/* --max-files 3 on a TAR of five one-event JSON files: the TAR and two
+ * members are read (two events), the third is named in the message. */
+static void test_file_budget_from_the_command_line(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  bomb_member m[5];
+  char names[5][16];
+  for (int i = 0; i < 5; i++) {
+    g_snprintf(names[i], sizeof names[i], "%d.json", i + 1);
+    m[i] = (bomb_member){.name = names[i], .head = json_event};
+  }
+  g_autofree char *tar = write_bytes(dir, "five.tar", bomb_archive(ARCHIVE_FORMAT_TAR_USTAR, m, 5));
+  const char *inputs[] = {"five.tar", NULL};
+  const char *opts[] = {"--max-files", "3", NULL};
+  e2e_result r = query_with(dir, inputs, opts,
+                            "SELECT (SELECT count(*) FROM slice) AS slices, "
+                            STAT("container_file_count_exceeded") " AS files");
+  g_assert_cmpint(r.exit_code, ==, 1);
+  e2e_assert_text(r.out, "\"slices\",\"files\"\n2,1\n");
+  e2e_assert_text(r.err, "tracemerge: five.tar/3.json: more than 3 files in one import "
+                         "(budget --max-files): it and everything after it are not read\n");
+  e2e_result_clear(&r);
+  /* A budget must be a positive number. */
+  const char *bad[] = {"--max-files", "0", NULL};
+  r = query_with(dir, inputs, bad, "SELECT 1");
+  g_assert_cmpint(r.exit_code, ==, 2);
   e2e_result_clear(&r);
   e2e_cleanup(dir);
 }
@@ -94,6 +330,16 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/e2e/hostile/arithmetic/slice-end-overflow-is-dropped-and-counted",
                   test_slice_end_overflow_is_dropped_and_counted);
+  g_test_add_func("/e2e/hostile/budgets/bomb-after-an-event-in-one-zip-keeps-the-event",
+                  test_bomb_after_an_event_in_one_zip_keeps_the_event);
+  g_test_add_func("/e2e/hostile/budgets/nested-zip-bombs-are-cut-and-the-event-kept",
+                  test_nested_zip_bombs_are_cut_and_the_event_kept);
+  g_test_add_func("/e2e/hostile/budgets/member-is-not-inflated-after-its-reader-failed",
+                  test_member_is_not_inflated_after_its_reader_failed);
+  g_test_add_func("/e2e/hostile/budgets/record-budget-cuts-a-long-json-token",
+                  test_record_budget_cuts_a_long_json_token);
+  g_test_add_func("/e2e/hostile/budgets/file-budget-from-the-command-line",
+                  test_file_budget_from_the_command_line);
   g_test_add_func("/e2e/hostile/plugins/named-like-a-built-in-clashes-until-preferred",
                   test_plugin_named_like_a_built_in_clashes_until_preferred);
   return g_test_run();

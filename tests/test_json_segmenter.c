@@ -144,8 +144,53 @@ static void test_segmenter_passes_big_chunks_without_carrying_much(void) {
   g_string_free(text, TRUE);
 }
 
+/* 1 MiB of whitespace between two events, fed in 64 KiB chunks, once
+ * after a comma and once after a value: every byte comes out in order at
+ * its offset (whitespace as whitespace, newlines after a pending comma
+ * possibly as spaces), a trailing comma still blanked, and the carry never
+ * holds the run (the issue-11 case of 10 GiB of whitespace). */
+static void test_segmenter_never_carries_a_long_run_of_whitespace(void) {
+  static const char *const heads[] = {"[{\"a\":1},", "[{\"a\":1}"};
+  static const char *const tails[] = {"{\"b\":2},]", "]"};
+  for (size_t k = 0; k < G_N_ELEMENTS(heads); k++) {
+    GString *text = g_string_new(heads[k]);
+    size_t run = (size_t)1 << 20;
+    for (size_t i = 0; i < run; i++)
+      g_string_append_c(text, i % 61 == 0 ? '\n' : ' ');
+    g_string_append(text, tails[k]);
+    json_segmenter segmenter = {0};
+    segment_log log = {g_string_new(NULL), g_array_new(FALSE, FALSE, sizeof(int64_t))};
+    bool out_of_memory = false;
+    for (size_t off = 0; off < text->len;) {
+      size_t n = MIN((size_t)64 * 1024, text->len - off);
+      g_assert_true(json_segmenter_feed(&segmenter, (const uint8_t *)text->str + off, n,
+                                        (int64_t)off, collect_segment, &log,
+                                        &out_of_memory));
+      g_assert_cmpuint(segmenter.carry.len, <=, (size_t)256 * 1024);
+      off += n;
+    }
+    g_assert_true(json_segmenter_flush(&segmenter, collect_segment, &log));
+    g_assert_cmpuint(log.bytes->len, ==, text->len);
+    for (size_t i = 0; i < text->len; i++) {
+      char want = text->str[i], got = log.bytes->str[i];
+      if (want == '\n' || want == ' ')
+        g_assert_true(got == ' ' || got == '\n');
+      else if (k == 0 && i == text->len - 2) /* the trailing comma */
+        g_assert_cmpint(got, ==, ' ');
+      else
+        g_assert_cmpint(got, ==, want);
+    }
+    json_segmenter_free(&segmenter);
+    g_string_free(log.bytes, TRUE);
+    g_array_free(log.cuts, TRUE);
+    g_string_free(text, TRUE);
+  }
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/json-reader/segmenter/never-carries-a-long-run-of-whitespace",
+                  test_segmenter_never_carries_a_long_run_of_whitespace);
   g_test_add_func("/json-reader/segmenter/matches-the-naive-model",
                   test_segmenter_matches_the_naive_model);
   g_test_add_func("/json-reader/segmenter/big-chunks-carry-little",

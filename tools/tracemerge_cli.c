@@ -69,6 +69,80 @@ static const GOptionEntry plugin_entries[] = {
     {NULL, 0, 0, 0, NULL, NULL, NULL},
 };
 
+/* Budgets of the commands that import (0: the library's default). */
+static tm_budgets budgets;
+
+/* A count or a size: digits, optionally followed by K, M, G or T (powers of
+ * 1024) for sizes. */
+static bool parse_amount(const char *text, bool size, uint64_t *out,
+                         GError **error) {
+  char *end = NULL;
+  errno = 0;
+  guint64 value = g_ascii_strtoull(text, &end, 10);
+  unsigned shift = 0;
+  if (size && end != NULL && *end != '\0' && end[1] == '\0') {
+    const char *units = "KMGT";
+    const char *unit = strchr(units, g_ascii_toupper(*end));
+    if (unit != NULL) {
+      shift = 10u * (unsigned)(unit - units + 1);
+      end++;
+    }
+  }
+  if (end == text || *end != '\0' || errno != 0 || value == 0 ||
+      (shift > 0 && value > (UINT64_MAX >> shift))) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "'%s' is not a positive %s", text,
+                size ? "size (bytes, or with K, M, G or T)" : "integer");
+    return false;
+  }
+  *out = (uint64_t)value << shift;
+  return true;
+}
+
+static gboolean on_budget(const gchar *name, const gchar *value, gpointer data,
+                          GError **error) {
+  (void)data;
+  uint64_t amount;
+  bool size = strcmp(name, "--max-member-size") == 0 ||
+              strcmp(name, "--max-record-size") == 0;
+  if (!parse_amount(value, size, &amount, error)) {
+    g_prefix_error(error, "%s: ", name);
+    return FALSE;
+  }
+  if (strcmp(name, "--max-inflate-ratio") == 0)
+    budgets.max_inflate_ratio = amount;
+  else if (strcmp(name, "--max-member-size") == 0)
+    budgets.max_member_bytes = amount;
+  else if (strcmp(name, "--max-depth") == 0 && amount <= UINT32_MAX)
+    budgets.max_depth = (uint32_t)amount;
+  else if (strcmp(name, "--max-files") == 0)
+    budgets.max_files = amount;
+  else if (strcmp(name, "--max-record-size") == 0)
+    budgets.max_record_bytes = amount;
+  else {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "%s: '%s' is too large", name, value);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static const GOptionEntry budget_entries[] = {
+    {"max-inflate-ratio", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_budget,
+     "Cut an input whose archive members yield more than N bytes per byte of "
+     "it, past 64 MiB (default 1000)", "N"},
+    {"max-member-size", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_budget,
+     "Cut a trace file after SIZE bytes (default 64G)", "SIZE"},
+    {"max-depth", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_budget,
+     "Skip containers nested more than N deep (default 16)", "N"},
+    {"max-files", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_budget,
+     "Read at most N files in one import (default 100000)", "N"},
+    {"max-record-size", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_budget,
+     "Cut a file where a reader would hold more than SIZE bytes for one "
+     "event, line, element or packet (default 512M)", "SIZE"},
+    {NULL, 0, 0, 0, NULL, NULL, NULL},
+};
+
 static int fail(const char *message) {
   fprintf(stderr, "tracemerge: %s\n", message);
   return EXIT_FAILED;
@@ -92,7 +166,7 @@ static int usage_error(const char *command_name, const char *message) {
 static int parse_options(const char *name, const char *parameters,
                          const char *summary, const GOptionEntry *entries,
                          const GOptionEntry *more_entries, bool with_plugins,
-                         int *argc, char ***argv) {
+                         bool with_budgets, int *argc, char ***argv) {
   GOptionContext *context = g_option_context_new(parameters);
   g_option_context_set_summary(context, summary);
   g_option_context_set_description(
@@ -103,6 +177,13 @@ static int parse_options(const char *name, const char *parameters,
     g_option_context_add_main_entries(context, more_entries, NULL);
   if (with_plugins)
     g_option_context_add_main_entries(context, plugin_entries, NULL);
+  if (with_budgets) {
+    GOptionGroup *group = g_option_group_new(
+        "budgets", "Budgets: what one import may cost (a file is cut where one trips)",
+        "Show the budget options", NULL, NULL);
+    g_option_group_add_entries(group, budget_entries);
+    g_option_context_add_group(context, group);
+  }
   GError *error = NULL;
   bool ok = g_option_context_parse(context, argc, argv, &error);
   g_option_context_free(context);
@@ -157,6 +238,7 @@ static tm_session *session_new(const char *command_name, int *status) {
         .n_reader_configs = configs->len,
         .allow_attach = allow_attach,
         .query_timeout_seconds = timeout_seconds,
+        .budgets = budgets,
     };
     session = tm_session_new(&options);
   }
@@ -388,7 +470,8 @@ static int run_query(int argc, char **argv) {
                              "SQL over it: given with --sql or --query-file, "
                              "or typed at a prompt. With --from, run SQL on "
                              "the runs loaded in a ClickHouse database.",
-                             entries, sql_safety_entries, true, &argc, &argv);
+                             entries, sql_safety_entries, true, true, &argc,
+                             &argv);
   if (status != EXIT_OK || !check_timeout("query", &status))
     goto out;
   if (sql && query_file) {
@@ -516,7 +599,7 @@ static int run_import(int argc, char **argv) {
                              "Import the inputs as one merged trace and save "
                              "every table into a standalone SQLite file, or "
                              "load it as one run into a ClickHouse database.",
-                             entries, NULL, true, &argc, &argv);
+                             entries, NULL, true, true, &argc, &argv);
   if (status != EXIT_OK)
     goto out;
   if (!to && (run_id || create_schema || replace || refuse_existing)) {
@@ -593,7 +676,7 @@ static int run_info(int argc, char **argv) {
   int status = parse_options("info", "INPUT...",
                              "Import the inputs and summarise them: files, "
                              "formats, machines, clocks, stats.",
-                             entries, NULL, true, &argc, &argv);
+                             entries, NULL, true, true, &argc, &argv);
   if (status != EXIT_OK)
     goto out;
   if (clock_graph && strcmp(clock_graph, "dot") != 0) {
@@ -630,7 +713,7 @@ static int run_plugins(int argc, char **argv) {
                              "and the file it was loaded from; for a format "
                              "several plugins provide, which one won and "
                              "which it overrode.",
-                             entries, NULL, true, &argc, &argv);
+                             entries, NULL, true, false, &argc, &argv);
   if (status != EXIT_OK)
     return status;
   if (argc > 1)

@@ -54,6 +54,23 @@ static const tm_stat_info core_catalog[] = {
      "A slice nested deeper than 512 levels was dropped."},
     {"misplaced_end_event", "data_loss", "analysis", MT,
      "An end event had no matching begin on its track."},
+    {"container_inflate_ratio_exceeded", "data_loss", "trace", MT,
+     "An input's archive members yielded more bytes per byte of the input "
+     "than the inflate budget allows (--max-inflate-ratio); the rest of "
+     "the input was not read."},
+    {"container_member_size_exceeded", "data_loss", "trace", MT,
+     "A file was larger than the member budget (--max-member-size); it was "
+     "cut there."},
+    {"container_depth_exceeded", "data_loss", "trace", MT,
+     "A container was nested deeper than the depth budget (--max-depth); "
+     "it was not read."},
+    {"container_file_count_exceeded", "data_loss", "trace", MT,
+     "The import held more files than the file budget (--max-files); the "
+     "ones after were not read."},
+    {"reader_record_size_exceeded", "data_loss", "trace", MT,
+     "A reader would have held more bytes for one record (event, line, "
+     "element, packet) than the record budget (--max-record-size); the "
+     "file was cut there."},
     {"sched_cpu_out_of_range", "error", "trace", MT,
      "A scheduling event named a cpu above 4095; it was dropped."},
     {"flow_duplicate_id", "error", "trace", MT,

@@ -52,10 +52,25 @@
  * reports: the session decides how damage shows (stats). Errors that fail
  * the import: a root that cannot be opened, or whose first bytes cannot be
  * read; an unknown type ("<file>: Unknown trace type provided (ERR:fmt)");
- * containers nested deeper than TM_CONTAINER_MAX_DEPTH; any sink failure.
+ * more files than the max_files budget; any sink failure.
  * Our GErrors are in TM_SESSION_ERROR (INPUT, or DAMAGED for damage the
  * sink passes on), and name the file as
  * "<root>/<member path>/..." (a payload is named like its container).
+ *
+ * Budgets (budget.h; tm_budgets in tracemerge.h), each reported to
+ * sink->budget_exceeded with its stat, then as damage that names the file
+ * and offset, so that what was read before stays:
+ *  - inflate ratio: every byte any member yields, at any nesting level, is
+ *    charged to its root; past TM_BUDGET_INFLATE_FLOOR, more than
+ *    max_inflate_ratio times the root's size cuts the member being read
+ *    (fatal for its archives: the rest of the root is not read);
+ *  - member size: a leaf is cut after max_member_bytes (other files go on);
+ *  - depth: a container nested deeper than max_depth is skipped;
+ *  - files: the row past max_files is not added, and nothing more is read
+ *    (for a root path, the import fails with that message).
+ * A leaf whose sink no longer wants its bytes (sink->wants_more: its reader
+ * failed) is not pulled further, so a bomb behind a broken header is never
+ * inflated.
  */
 #include "input/container.h"
 
@@ -73,10 +88,6 @@
 
 /* clang-format off */
 /* clang-format on */
-
-/* A bound on nesting: each level holds a libarchive reader and its
- * decompression buffers. */
-#define TM_CONTAINER_MAX_DEPTH 16
 
 /* libarchive returning empty blocks forever would hang us: give up after
  * this many in a row. */
@@ -102,6 +113,7 @@ typedef enum input_state {
  * file order exactly once: the head (when replayed), then `rest`, then what
  * input_pull() returns. */
 typedef struct tm_input {
+  struct tm_walk *walk;
   char *display; /* owned: how messages name the file */
   /* A root reads `fd` into `fd_buf`; a member reads `archive`'s current
    * entry, whose container's own bytes come from `archive_source`. */
@@ -127,15 +139,24 @@ typedef struct tm_input {
   uint64_t pulled; /* bytes taken from the source so far */
   input_state state;
   bool damage_fatal; /* the container cannot go on to another member */
+  bool budget_cut;   /* the damage is a budget that tripped */
   char *damage;      /* owned: the cause, once state == INPUT_DAMAGED */
 } tm_input;
 
 typedef struct tm_walk {
   tm_model *model;
   const tm_container_sink *sink;
+  tm_budgets budgets; /* every field set */
   uint32_t first_row;
   GByteArray *started; /* by row - first_row: 1 once opened or begun */
   bool zstd_readable;
+  /* The root being read: what its members yielded so far, all levels. */
+  const tm_input *root;
+  uint32_t root_id;
+  uint64_t root_size; /* on disk; 0 for a pipe (then: bytes read so far) */
+  uint64_t root_inflated;
+  bool root_cut; /* the inflate budget cut it: read no more of it */
+  bool all_cut;  /* the file budget tripped: read nothing more at all */
 } tm_walk;
 
 static const uint8_t zeros[64 * 1024];
@@ -167,12 +188,45 @@ static void input_set_damaged(tm_input *in, char *cause_take, bool fatal) {
   in->damage_fatal = fatal;
 }
 
+static void walk_budget_exceeded(tm_walk *w, uint32_t file_id, const char *stat) {
+  if (w->sink->budget_exceeded != NULL)
+    w->sink->budget_exceeded(w->sink->ctx, file_id, stat);
+}
+
+/* Charges `len` bytes a member yields to its root; false (the member
+ * damaged, the root cut) once they pass the inflate budget. */
+static bool charge_inflated(tm_input *in, size_t len) {
+  tm_walk *w = in->walk;
+  w->root_inflated += len;
+  if (w->root_inflated <= TM_BUDGET_INFLATE_FLOOR)
+    return true;
+  uint64_t base = MAX(w->root_size, w->root->pulled);
+  uint64_t limit;
+  if (__builtin_mul_overflow(base, w->budgets.max_inflate_ratio, &limit))
+    limit = UINT64_MAX;
+  if (w->root_inflated <= MAX(limit, TM_BUDGET_INFLATE_FLOOR))
+    return true;
+  input_set_damaged(in,
+                    g_strdup_printf("%s yields more than %" PRIu64
+                                    " times its %" PRIu64
+                                    " bytes (budget --max-inflate-ratio)",
+                                    w->root->display, w->budgets.max_inflate_ratio,
+                                    base),
+                    true);
+  in->budget_cut = true;
+  w->root_cut = true;
+  walk_budget_exceeded(w, w->root_id, TM_STAT_INFLATE_RATIO_EXCEEDED);
+  return false;
+}
+
 /* Why the member's container failed: the innermost cause, i.e. the
  * container's own source when that is what broke, else libarchive's text. */
-static char *member_damage_cause(const tm_input *member) {
+static char *member_damage_cause(tm_input *member) {
   const tm_input *source = member->archive_source;
-  if (source->state == INPUT_DAMAGED)
+  if (source->state == INPUT_DAMAGED) {
+    member->budget_cut = member->budget_cut || source->budget_cut;
     return g_strdup(source->damage);
+  }
   const char *text = archive_error_string(member->archive);
   return g_strdup(text != NULL ? text : "unknown libarchive error");
 }
@@ -207,7 +261,7 @@ static input_state pull_member(tm_input *in, const uint8_t **data,
       *data = zeros;
       in->next_offset += (int64_t)*len;
       in->pulled += *len;
-      return INPUT_OPEN;
+      return charge_inflated(in, *len) ? INPUT_OPEN : in->state;
     }
     if (in->block_len > 0) {
       *data = in->block;
@@ -215,7 +269,7 @@ static input_state pull_member(tm_input *in, const uint8_t **data,
       in->block_len = 0;
       in->next_offset += (int64_t)*len;
       in->pulled += *len;
-      return INPUT_OPEN;
+      return charge_inflated(in, *len) ? INPUT_OPEN : in->state;
     }
     if (in->eof_seen) {
       in->state = INPUT_END;
@@ -397,24 +451,47 @@ static bool stream_leaf(tm_walk *w, tm_input *in, uint32_t id,
   if (!sink->begin(sink->ctx, id, trace_type, error))
     return sink_refused(error, in->display);
   uint64_t delivered = 0;
+  uint64_t max_bytes = w->budgets.max_member_bytes;
   const uint8_t *data = NULL;
   size_t len = 0;
-  input_state state;
-  while ((state = input_next(in, &data, &len)) == INPUT_OPEN) {
+  input_state state = INPUT_OPEN;
+  bool too_big = false, unwanted = false;
+  while (!too_big && !unwanted &&
+         (state = input_next(in, &data, &len)) == INPUT_OPEN) {
     while (len > 0) {
       size_t n = MIN(len, (size_t)TM_CONTAINER_CHUNK);
-      if (!sink->chunk(sink->ctx, id, data, n, error))
+      if (n > max_bytes - delivered) {
+        n = (size_t)(max_bytes - delivered);
+        too_big = true;
+      }
+      if (n > 0 && !sink->chunk(sink->ctx, id, data, n, error))
         return sink_refused(error, in->display);
       data += n;
       len -= n;
       delivered += n;
+      if (too_big)
+        break;
+      /* A reader that failed wants no more: do not inflate the rest. */
+      if (sink->wants_more != NULL && !sink->wants_more(sink->ctx, id)) {
+        unwanted = true;
+        break;
+      }
     }
   }
   walk_row(w, id)->size = (int64_t)delivered;
   bool ok;
-  if (state == INPUT_DAMAGED) {
-    char *damage = g_strdup_printf("%s: damaged after %" PRIu64 " bytes: %s",
-                                   in->display, delivered, in->damage);
+  if (too_big) {
+    walk_budget_exceeded(w, id, TM_STAT_MEMBER_SIZE_EXCEEDED);
+    char *damage = g_strdup_printf(
+        "%s: cut after %" PRIu64 " bytes: larger than the %" PRIu64
+        " bytes of budget --max-member-size",
+        in->display, delivered, max_bytes);
+    ok = sink->end(sink->ctx, id, true, damage, error);
+    g_free(damage);
+  } else if (!unwanted && state == INPUT_DAMAGED) {
+    char *damage = g_strdup_printf("%s: %s after %" PRIu64 " bytes: %s", in->display,
+                                   in->budget_cut ? "cut" : "damaged", delivered,
+                                   in->damage);
     ok = sink->end(sink->ctx, id, true, damage, error);
     g_free(damage);
   } else {
@@ -443,6 +520,19 @@ static sniff_outcome add_and_sniff(tm_walk *w, tm_input *in, uint32_t parent_id,
                                    const char *name, uint32_t *id_out,
                                    file_kind *kind, GError **error) {
   tm_string_pool *strings = w->model->strings;
+  if (w->all_cut)
+    return SNIFF_LOST;
+  if (w->model->trace_files.len - w->first_row >= w->budgets.max_files) {
+    w->all_cut = true;
+    walk_budget_exceeded(w, parent_id, TM_STAT_FILE_COUNT_EXCEEDED);
+    char *damage = g_strdup_printf(
+        "%s: more than %" PRIu64 " files in one import (budget --max-files): "
+        "it and everything after it are not read",
+        in->display, w->budgets.max_files);
+    bool reported = report_container_damage(w, parent_id, damage, error);
+    g_free(damage);
+    return reported ? SNIFF_LOST : SNIFF_FAILED;
+  }
   uint32_t id = model_add_trace_file(w->model, parent_id, name, false);
   *id_out = id;
   input_read_head(in);
@@ -572,6 +662,7 @@ static next_member archive_next_member(struct archive *a, bool is_stream,
 static tm_input member_input(struct archive *a, tm_input *container,
                              const char *name) {
   return (tm_input){
+      .walk = container->walk,
       .display = name[0] == '\0'
                      ? g_strdup(container->display)
                      : g_strdup_printf("%s/%s", container->display, name),
@@ -615,6 +706,8 @@ static bool read_container(tm_walk *w, tm_input *in, uint32_t id,
     input_clear(&member);
     if (!member_ok)
       goto out;
+    if (w->root_cut || w->all_cut)
+      goto cut;
     if (fatal) {
       /* Reported with the member; libarchive cannot go on. */
       damage_seen = true;
@@ -644,6 +737,12 @@ drain:
     }
     break;
   }
+  walk_row(w, id)->size = (int64_t)in->pulled;
+  ok = true;
+  goto out;
+
+cut:
+  /* A budget stopped the reading: what is left is not pulled. */
   walk_row(w, id)->size = (int64_t)in->pulled;
   ok = true;
 
@@ -737,14 +836,14 @@ static listing_result read_listed_zip(tm_walk *w, tm_input *in, uint32_t id,
     p.deliver = sniffed == SNIFF_READY;
     has_manifest = has_manifest || (p.deliver && is_manifest(&p));
     tm_vec_push(&plan, p);
-    if (fatal)
+    if (fatal || w->all_cut || w->root_cut)
       break; /* told when the member is delivered (or was lost) */
   }
   archive_read_free(a);
   a = NULL;
 
   /* Sweep 0 delivers the manifests, sweep 1 everything else. */
-  for (int sweep = has_manifest ? 0 : 1; sweep < 2; sweep++) {
+  for (int sweep = has_manifest ? 0 : 1; sweep < 2 && !w->root_cut; sweep++) {
     a = open_zip_directory(in->fd);
     if (a == NULL) {
       g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_INPUT, "%s: cannot be read again",
@@ -775,7 +874,7 @@ static listing_result read_listed_zip(tm_walk *w, tm_input *in, uint32_t id,
       input_clear(&member);
       if (!member_ok)
         goto out;
-      if (fatal) {
+      if (fatal || w->root_cut) {
         damage_seen = true;
         break;
       }
@@ -800,13 +899,16 @@ static bool deliver_file(tm_walk *w, tm_input *in, uint32_t id, file_kind kind,
                          unsigned depth, GError **error) {
   if (kind.container == KIND_NONE)
     return stream_leaf(w, in, id, kind.trace_type, error);
-  if (depth >= TM_CONTAINER_MAX_DEPTH) {
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_INPUT,
-                "%s: containers nested more than %d deep", in->display,
-                TM_CONTAINER_MAX_DEPTH);
-    return false;
-  }
   walk_mark_started(w, id);
+  if (depth >= w->budgets.max_depth) {
+    walk_budget_exceeded(w, id, TM_STAT_DEPTH_EXCEEDED);
+    char *damage = g_strdup_printf(
+        "%s: containers nested more than %u deep (budget --max-depth): not read",
+        in->display, w->budgets.max_depth);
+    bool reported = report_container_damage(w, id, damage, error);
+    g_free(damage);
+    return reported;
+  }
   if (kind.container == KIND_ZIP && in->seekable) {
     switch (read_listed_zip(w, in, id, depth, error)) {
     case LISTING_DONE:
@@ -834,12 +936,19 @@ static bool read_root(tm_walk *w, const char *path, GError **error) {
     return false;
   }
   tm_input in = {
+      .walk = w,
       .display = g_strdup(path),
       .fd = fd,
       .fd_buf = g_malloc(TM_CONTAINER_CHUNK),
       .seekable = S_ISREG(st.st_mode),
   };
+  w->root = &in;
+  w->root_id = (uint32_t)w->model->trace_files.len;
+  w->root_size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+  w->root_inflated = 0;
+  w->root_cut = false;
   bool ok = read_file(w, &in, TM_NULL_ID, path, 0, error);
+  w->root = NULL;
   input_clear(&in);
   close(fd);
   return ok;
@@ -936,16 +1045,17 @@ static void assign_processing_order(tm_walk *w) {
 
 bool container_read_inputs(tm_model *model, const char *const *paths,
                            size_t n_paths, const tm_container_sink *sink,
-                           GError **error) {
+                           const tm_budgets *budgets, GError **error) {
   tm_walk w = {
       .model = model,
       .sink = sink,
+      .budgets = budgets_with_defaults(budgets),
       .first_row = (uint32_t)model->trace_files.len,
       .started = g_byte_array_new(),
       .zstd_readable = libarchive_reads_zstd(),
   };
   bool ok = true;
-  for (size_t i = 0; i < n_paths && ok; i++)
+  for (size_t i = 0; i < n_paths && ok && !w.all_cut; i++)
     ok = read_root(&w, paths[i], error);
   assign_processing_order(&w);
   g_byte_array_unref(w.started);

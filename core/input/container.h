@@ -16,6 +16,8 @@
  * a row in model->trace_files before its bytes are streamed; all members of
  * an archive get their rows before any member is parsed only where the
  * archive can be listed without reading it twice (see container.c).
+ * Budgets (budget.h) bound what inputs may cost: bytes inflated per byte
+ * of a root, bytes per leaf, nesting depth and the number of files.
  */
 #ifndef TM_CONTAINER_H
 #define TM_CONTAINER_H
@@ -26,6 +28,7 @@
 
 #include <tracemerge/tracemerge.h>
 
+#include "input/budget.h"
 #include "model/model.h"
 
 #define TM_CONTAINER_HEAD 512
@@ -61,14 +64,24 @@ typedef struct tm_container_sink {
    * detect() gave): lower comes first among siblings, negative before
    * archives, 0 (also when NULL) after them. */
   int32_t (*priority)(void *ctx, const char *trace_type);
+  /* Optional. A budget tripped on file `file_id` (a leaf, a container or a
+   * root): `stat` names which (budget.h). The cut itself is reported as
+   * damage, through end() or container_damaged(), right after. */
+  void (*budget_exceeded)(void *ctx, uint32_t file_id, const char *stat);
+  /* Optional. False once the sink needs no more bytes of leaf `file_id`
+   * (its reader failed): the container stops pulling it, so the rest of a
+   * compressed member is never inflated, and ends it (not truncated). */
+  bool (*wants_more)(void *ctx, uint32_t file_id);
 } tm_container_sink;
 
 /* Reads `n_paths` inputs in order. Rows are added to `model->trace_files`.
  * Fails with a message naming the file (and member) on unreadable inputs,
- * unknown member types ("Unknown trace type provided") or a sink failure. */
+ * unknown member types ("Unknown trace type provided") or a sink failure.
+ * `budgets` (NULL: the defaults) bound what the inputs may cost; a budget
+ * that trips cuts a file, it never fails the call. */
 bool container_read_inputs(tm_model *model, const char *const *paths,
                            size_t n_paths, const tm_container_sink *sink,
-                           GError **error);
+                           const tm_budgets *budgets, GError **error);
 
 
 #endif /* TM_CONTAINER_H */

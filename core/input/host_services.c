@@ -795,6 +795,18 @@ static void svc_report_error(tm_host *host, int64_t byte_offset,
 
 /* --- more track and process services ----------------------------------- */
 
+static int64_t svc_budget(tm_host *host, uint32_t which) {
+  const tm_budgets *budgets = &host->session->budgets;
+  switch (which) {
+  case TM_BUDGET_RECORD_BYTES:
+    return budgets->max_record_bytes > INT64_MAX ? INT64_MAX
+                                                 : (int64_t)budgets->max_record_bytes;
+  default:
+    return -1;
+  }
+}
+
+
 static void svc_track_set_parent(tm_host *host, tm_track_ref track,
                                  tm_track_ref parent) {
   tm_model *model = model_of(host);
@@ -1171,6 +1183,7 @@ const tm_host_services host_services_v2 = {
     .thread_lifetime = svc_thread_lifetime,
     .stat_set_indexed = svc_stat_set_indexed,
     .sched_blocked_reason = svc_sched_blocked_reason,
+    .budget = svc_budget,
 };
 
 void *host_open_reader(tm_host *host, const uint8_t *config, size_t config_len) {

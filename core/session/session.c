@@ -58,6 +58,7 @@ tm_session *tm_session_new(const tm_session_options *options) {
       g_hash_table_replace(session->reader_configs, g_strdup(config->reader),
                            g_bytes_new(config->bytes, config->bytes ? config->len : 0));
   }
+  session->budgets = budgets_with_defaults(options ? &options->budgets : NULL);
   session->model = model_new();
   session->stats = stats_new(session->model);
   /* Every reader's stats, so each file shows the zero rows of all of them
@@ -344,6 +345,26 @@ static bool sink_container_damaged(void *ctx, uint32_t file_id,
                                        damage ? damage : where);
   }
   return true;
+}
+
+static void sink_budget_exceeded(void *ctx, uint32_t file_id, const char *stat) {
+  import_state *state = ctx;
+  tm_session *session = state->session;
+  tm_host *host = file_id == TM_NULL_ID
+                      ? NULL
+                      : g_hash_table_lookup(state->hosts_by_file, GUINT_TO_POINTER(file_id));
+  stats_add(session->stats, stat, TM_NULL_INT64, host ? host->machine_id : TM_NULL_ID,
+            file_id, 1);
+}
+
+/* A reader that failed (or a session that failed) needs no more bytes. */
+static bool sink_wants_more(void *ctx, uint32_t file_id) {
+  import_state *state = ctx;
+  tm_session *session = state->session;
+  if (session_manifest_is(session, file_id))
+    return true;
+  tm_host *host = g_hash_table_lookup(state->hosts_by_file, GUINT_TO_POINTER(file_id));
+  return host != NULL && host->open && !host->failed;
 }
 
 /* --- pass 2 ------------------------------------------------------------- */
@@ -829,10 +850,12 @@ static bool session_import(tm_session *session, const char *const *paths,
       .end = sink_end,
       .container_damaged = sink_container_damaged,
       .priority = sink_priority,
+      .budget_exceeded = sink_budget_exceeded,
+      .wants_more = sink_wants_more,
   };
   GError *container_error = NULL;
   bool read_ok = container_read_inputs(session->model, paths, n_paths, &sink,
-                                       &container_error);
+                                       &session->budgets, &container_error);
   g_hash_table_destroy(state.hosts_by_file);
   if (read_ok)
     session_manifest_finish_reading(session, NULL);

@@ -15,6 +15,7 @@
 
 #include "clock/clock_graph.h"
 #include "sort/event.h"
+#include "input/budget.h"
 #include "input/manifest.h"
 #include "model/model.h"
 #include "input/plugin_loader.h"
@@ -96,6 +97,7 @@ typedef struct tm_realtime_twin {
 struct tm_session {
   tm_plugin_set *plugins;
   GHashTable *reader_configs; /* reader name (owned) -> GBytes of its config */
+  tm_budgets budgets; /* every field set (input/budget.h) */
   tm_model *model;
   tm_stats *stats;
   tm_clock_graph *clocks;

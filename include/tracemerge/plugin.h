@@ -487,7 +487,27 @@ typedef struct tm_host_services {
   void (*sched_blocked_reason)(tm_host *host, tm_clock_ref clock, int64_t ts,
                                tm_thread_ref thread, int32_t io_wait,
                                tm_str_id blocked_function);
+
+  /* --- budgets (after version 2) ---------------------------------------- */
+  /* The budget `which` (tm_budget) for this file, or -1 if the host sets
+   * none (the reader then keeps its own default). A reader applies it to
+   * what it buffers; when its buffering would pass it, the reader stops
+   * the file there: it counts the stat "reader_record_size_exceeded"
+   * (stat_add or import_log), calls report_error with the offset and a
+   * message naming the budget (e.g. "... longer than 536870912 bytes
+   * (budget --max-record-size)"), and returns TM_ERROR; everything it
+   * emitted before stays. */
+  int64_t (*budget)(tm_host *host, uint32_t which);
 } tm_host_services;
+
+/* Budgets a reader asks the host for (tm_host_services.budget). */
+typedef enum tm_budget {
+  /* The most bytes a reader may hold for one unit of its format: an event
+   * or token (JSON), a line (text), an element or text node (XML), a
+   * packet (protobuf), one table or stack (profiles). */
+  TM_BUDGET_RECORD_BYTES = 1,
+} tm_budget;
+
 
 /* track_async flags. */
 enum tm_async_flags {

@@ -79,6 +79,34 @@ typedef struct tm_reader_config {
   const void *bytes;
   size_t len;
 } tm_reader_config;
+/* Budgets: what one import may cost, whatever its inputs hold. Defaults
+ * are far above any real trace (README, "Budgets"); they exist so that a
+ * hostile input (a decompression bomb, a file of whitespace, a million tiny
+ * members) is cut, not followed until memory or patience runs out. 0 in
+ * any field means its default. When a budget trips, the file is cut there:
+ * everything read before stays, the stat named below counts it and the
+ * import's error names the file and the byte offset. */
+typedef struct tm_budgets {
+  /* Bytes that archive members (every nesting level) may yield per byte of
+   * the input they come from, once they exceed 64 MiB (stat
+   * container_inflate_ratio_exceeded; the rest of that input is not
+   * read). Default 1000; a gzip bomb yields about 1030. */
+  uint64_t max_inflate_ratio;
+  /* Bytes of one trace file, e.g. one archive member (stat
+   * container_member_size_exceeded; the file is cut, other files go on).
+   * Default 64 GiB. */
+  uint64_t max_member_bytes;
+  /* Containers nested in containers (stat container_depth_exceeded; the
+   * too-deep one is skipped). Default 16. */
+  uint32_t max_depth;
+  /* Files (trace_file rows) in one import (stat
+   * container_file_count_exceeded; nothing after is read). Default 100000. */
+  uint64_t max_files;
+  /* Bytes a reader may hold for one unit of its format: a JSON event or
+   * string, a text line, an XML element or text, a protobuf packet (stat
+   * reader_record_size_exceeded; the file is cut there). Default 512 MiB. */
+  uint64_t max_record_bytes;
+} tm_budgets;
 
 typedef struct tm_session_options {
   /* Extra plugin directories searched before TRACEMERGE_PLUGIN_PATH and the
@@ -113,6 +141,8 @@ typedef struct tm_session_options {
   /* Each tm_session_query() call is stopped, failing with the reason,
    * once it has run this long (0: no limit). */
   double query_timeout_seconds;
+  /* What one import may cost (zeros: the defaults). */
+  tm_budgets budgets;
 } tm_session_options;
 
 /* Creates a session and loads the reader plugins. `options` may be NULL. */

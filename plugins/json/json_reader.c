@@ -161,6 +161,9 @@ typedef struct json_reader {
   yajl_handle yajl;
   json_segmenter segmenter;
   int64_t bytes_received;
+  /* The record budget (tm_budget): the most bytes held for one token, or
+   * one event, at a time. */
+  uint64_t max_record;
   bool started;           /* the first significant byte was seen */
   bool object_form;
   bool root_done;         /* the top-level value is closed */
@@ -235,6 +238,28 @@ static void fail(json_reader *r, int64_t offset, const char *message) {
     return;
   r->failed = true;
   r->svc->report_error(r->host, offset, message);
+}
+
+#define DEFAULT_MAX_RECORD ((uint64_t)512 << 20)
+
+/* The record budget tripped at `offset`: counted, then the file's error. */
+static void fail_budget(json_reader *r, int64_t offset, const char *what) {
+  if (r->failed)
+    return;
+  r->svc->stat_add(r->host, "reader_record_size_exceeded", 1);
+  char message[160];
+  snprintf(message, sizeof message,
+           "%s longer than %llu bytes (budget --max-record-size)", what,
+           (unsigned long long)r->max_record);
+  fail(r, offset, message);
+}
+
+/* True inside one event of the event array (at any depth of its args). */
+static bool in_event(const json_reader *r) {
+  for (unsigned k = 0; k < r->depth; k++)
+    if (r->where[k] == WHERE_EVENT)
+      return true;
+  return false;
 }
 
 /* Stops yajl from a callback; parse_segment() reports `message`. */
@@ -1431,6 +1456,12 @@ static bool parse_segment(void *ctx, const uint8_t *data, size_t len,
   r->seg_len = len;
   r->seg_offset = file_offset;
   bool ok = parse_segment_body(r, data, len, file_offset);
+  /* One event may span many segments: its buffers grow with it. */
+  if (ok && r->element_offset >= 0 && in_event(r) &&
+      (uint64_t)(file_offset + (int64_t)len - r->element_offset) > r->max_record) {
+    fail_budget(r, r->element_offset, "a JSON event");
+    ok = false;
+  }
   if (ok && !keep_element_bytes(r)) {
     fail(r, file_offset + (int64_t)len,
          "out of memory while reading the JSON trace");
@@ -1511,6 +1542,12 @@ static void *json_open(const tm_host_services *services, tm_host *host,
 #endif
   r->where[0] = WHERE_TOP;
   r->depth = 1;
+  r->max_record = DEFAULT_MAX_RECORD;
+  if (TM_HOST_HAS(services, budget) && services->budget != NULL) {
+    int64_t budget = services->budget(host, TM_BUDGET_RECORD_BYTES);
+    if (budget > 0)
+      r->max_record = (uint64_t)budget;
+  }
   r->element_offset = -1;
   r->kept_from = -1;
   r->emitter = json_emitter_new(services, host, event_failure, r);
@@ -1556,7 +1593,12 @@ static tm_status json_feed(void *state, const uint8_t *data, size_t len) {
       fail(r, offset, "out of memory while reading the JSON trace");
     return TM_ERROR;
   }
-  return TM_OK;
+  /* A token (a string, a number) not yet whole is carried. */
+  if (r->segmenter.carry.len > r->max_record) {
+    fail_budget(r, r->segmenter.carry_offset, "a JSON token");
+    return TM_ERROR;
+  }
+  return r->failed ? TM_ERROR : TM_OK;
 }
 
 static tm_status json_finish(void *state) {

@@ -9,6 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef MIN
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#endif
+
 static bool is_json_space(uint8_t c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
@@ -315,14 +319,85 @@ static bool scan(json_segmenter *s, const uint8_t *data, size_t len,
   return true;
 }
 
+/* Whitespace carried past this is cut before or squeezed. */
+#define SQUEEZE_AFTER ((size_t)64 * 1024)
+
+static const uint8_t spaces[64 * 1024] = {[0 ... 64 * 1024 - 1] = ' '};
+
+/* Passes on the carry (the pending comma, or its blank, alone) and the
+ * whitespace counted after it, as spaces at their own offsets. */
+static bool pass_pending_spaces(json_segmenter *s, json_segment_fn sink,
+                                void *ctx) {
+  if (s->carry.len > 0 &&
+      !sink(ctx, (const uint8_t *)s->carry.data, s->carry.len, s->carry_offset))
+    return false;
+  int64_t at = s->carry_offset + (int64_t)s->carry.len;
+  s->carry.len = 0;
+  while (s->pending_spaces > 0) {
+    size_t n = (size_t)MIN(s->pending_spaces, (uint64_t)sizeof spaces);
+    if (!sink(ctx, spaces, n, at))
+      return false;
+    at += (int64_t)n;
+    s->pending_spaces -= n;
+  }
+  return true;
+}
+
+/* A chunk of nothing but whitespace after the pending comma: everything
+ * carried before the comma is passed on (a cut before a comma splits no
+ * token), and the comma alone stays, the whitespace after it counted. */
+static bool squeeze_spaces(json_segmenter *s, size_t len, json_segment_fn sink,
+                           void *ctx) {
+  size_t comma = (size_t)(s->comma_offset - s->carry_offset);
+  if (comma > 0) {
+    if (!sink(ctx, (const uint8_t *)s->carry.data, comma, s->carry_offset))
+      return false;
+    memmove(s->carry.data, s->carry.data + comma, s->carry.len - comma);
+    s->carry.len -= comma;
+    s->carry_offset = s->comma_offset;
+  }
+  s->pending_spaces += (s->carry.len - 1) + len;
+  s->carry.len = 1;
+  return true;
+}
+
+static bool all_space(const uint8_t *data, size_t len) {
+  for (size_t i = 0; i < len; i++)
+    if (!is_json_space(data[i]))
+      return false;
+  return true;
+}
+
 bool json_segmenter_feed(json_segmenter *s, const uint8_t *data, size_t len,
                          int64_t file_offset, json_segment_fn sink, void *ctx,
                          bool *out_of_memory) {
   cuts c = {NO_CUT, NO_CUT, NO_CUT};
   s->n_blanks = 0;
   *out_of_memory = false;
+  bool was_pending = s->comma_pending;
+  /* Only a long run of whitespace is cut or squeezed: a cut there could
+   * move a later error's reported offset with the chunking, which no
+   * ordinary file may see. */
+  if (!s->in_string && s->carry.len + len > SQUEEZE_AFTER && all_space(data, len)) {
+    if (was_pending && s->carry.len > 0 && s->comma_offset >= s->carry_offset)
+      return squeeze_spaces(s, len, sink, ctx);
+    /* Whitespace outside strings ends any token: cut before it, so a long
+     * run of it is never carried. */
+    if (!was_pending) {
+      if (s->carry.len > 0 &&
+          !sink(ctx, (const uint8_t *)s->carry.data, s->carry.len, s->carry_offset))
+        return false;
+      s->carry.len = 0;
+      return sink(ctx, data, len, file_offset);
+    }
+  }
   if (!scan(s, data, len, file_offset, &c))
     goto oom;
+  /* The pending comma resolved (a chunk of only whitespace was squeezed
+   * above): it and the spaces counted after it go first, then this chunk
+   * as if the carry were empty. */
+  if (was_pending && s->pending_spaces > 0 && !pass_pending_spaces(s, sink, ctx))
+    return false;
   if (c.last == NO_CUT) {
     if (!carry_append(s, data, len, file_offset))
       goto oom;
@@ -365,6 +440,8 @@ oom:
 }
 
 bool json_segmenter_flush(json_segmenter *s, json_segment_fn sink, void *ctx) {
+  if (s->pending_spaces > 0)
+    return pass_pending_spaces(s, sink, ctx);
   if (s->carry.len == 0)
     return true;
   bool ok = sink(ctx, (const uint8_t *)s->carry.data, s->carry.len,

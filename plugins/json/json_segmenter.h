@@ -21,11 +21,13 @@
  *   flush()).
  *
  * Invariants: every byte is scanned once and passed on exactly once, in
- * order, with its file offset; `carry` holds only bytes after the last
- * cut point (typically less than one event; at most the longest stretch
- * without a comma or string end, e.g. one long string, which yajl would
- * buffer whole anyway). Chunks that need no blanking are passed on
- * without copying.
+ * order, with its file offset (whitespace after a pending comma may be
+ * passed on as spaces); `carry` holds only bytes after the last cut point
+ * (typically less than one event; at most the longest stretch without a
+ * comma or string end, e.g. one long string, which yajl would buffer
+ * whole anyway: the reader bounds it by its record budget), or the
+ * pending comma alone while `pending_spaces` count the whitespace after
+ * it. Chunks that need no blanking are passed on without copying.
  */
 #ifndef TM_JSON_SEGMENTER_H
 #define TM_JSON_SEGMENTER_H
@@ -47,6 +49,14 @@ typedef struct json_segmenter {
   int64_t comma_offset; /* its file offset (it waits in `carry`) */
   json_buf carry;       /* scanned, not yet passed on */
   int64_t carry_offset; /* file offset of carry.data[0] */
+  /* Whitespace after the pending comma that is counted, not carried: once
+   * more than 64 KiB would be carried, a chunk of nothing but whitespace
+   * after a pending comma leaves the carry as the comma alone, and these
+   * bytes are passed on (as spaces) right after it once it is resolved;
+   * without a pending comma, such a chunk is cut before. So a run of
+   * whitespace costs no memory, however long (the offset of an error
+   * after such a run may then depend on the chunking). */
+  uint64_t pending_spaces;
   json_buf scratch;     /* a copy of a chunk region with a comma blanked */
   int64_t *blanks;      /* file offsets of commas to blank, this chunk */
   size_t n_blanks, cap_blanks;

@@ -227,6 +227,18 @@ static bool fake_container_damaged(void *ctx, uint32_t file_id,
   return true;
 }
 
+static void fake_budget_exceeded(void *ctx, uint32_t file_id, const char *stat) {
+  recorder *rec = ctx;
+  g_ptr_array_add(rec->budgets, g_strdup_printf("%u: %s", file_id, stat));
+}
+
+static bool fake_wants_more(void *ctx, uint32_t file_id) {
+  recorder *rec = ctx;
+  g_assert_nonnull(rec->open);
+  g_assert_cmpuint(rec->open->id, ==, file_id);
+  return rec->unwanted_after == 0 || rec->open->bytes->len < rec->unwanted_after;
+}
+
 /* ---- the test fixture ---- */
 
 
@@ -239,6 +251,7 @@ void fixture_init(fixture *f) {
   f->rec = (recorder){
       .files = g_ptr_array_new_with_free_func(recorded_file_free),
       .container_damages = g_ptr_array_new_with_free_func(g_free),
+      .budgets = g_ptr_array_new_with_free_func(g_free),
       .detected_names = g_ptr_array_new_with_free_func(g_free),
       .refuse_begin_of = TM_NULL_ID,
       .model = f->model,
@@ -251,7 +264,10 @@ void fixture_init(fixture *f) {
       .end = fake_end,
       .container_damaged = fake_container_damaged,
       .priority = fake_priority,
+      .budget_exceeded = fake_budget_exceeded,
+      .wants_more = fake_wants_more,
   };
+  f->budgets = (tm_budgets){0};
 }
 
 void fixture_clear(fixture *f) {
@@ -263,6 +279,7 @@ void fixture_clear(fixture *f) {
   model_free(f->model);
   g_ptr_array_unref(f->rec.files);
   g_ptr_array_unref(f->rec.container_damages);
+  g_ptr_array_unref(f->rec.budgets);
   g_ptr_array_unref(f->rec.detected_names);
 }
 
@@ -281,7 +298,7 @@ const char *fixture_write(fixture *f, const char *name, GBytes *bytes) {
 
 bool fixture_read(fixture *f, const char *const *paths, size_t n,
                          GError **error) {
-  return container_read_inputs(f->model, paths, n, &f->sink, error);
+  return container_read_inputs(f->model, paths, n, &f->sink, &f->budgets, error);
 }
 
 void fixture_read_ok(fixture *f, const char *const *paths, size_t n) {

@@ -39,8 +39,10 @@ typedef struct recorder {
   GPtrArray *files;             /* recorded_file, in begin order */
   GPtrArray *container_damages; /* "<id>: <message>" */
   GPtrArray *detected_names;    /* names detect() was asked about */
+  GPtrArray *budgets;           /* "<id>: <stat>", budget_exceeded() */
   recorded_file *open;
   uint32_t refuse_begin_of; /* TM_NULL_ID: accept every file */
+  uint64_t unwanted_after;  /* wants_more() false past this many bytes */
   bool refuse_chunks;
   bool refuse_end_silently; /* returns false without an error */
   bool refuse_container_damage;
@@ -54,6 +56,7 @@ typedef struct fixture {
   tm_model *model;
   recorder rec;
   tm_container_sink sink;
+  tm_budgets budgets; /* zeros: the defaults */
 } fixture;
 
 la_ssize_t append_written(struct archive *a, void *client,
