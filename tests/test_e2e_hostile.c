@@ -140,7 +140,7 @@ static void test_bomb_after_an_event_in_one_zip_keeps_the_event(void) {
   g_autofree char *zip = write_bytes(dir, "run.zip", bomb_archive(ARCHIVE_FORMAT_ZIP, outer, 2));
   g_bytes_unref(gz);
   const char *inputs[] = {"run.zip", NULL};
-  e2e_result r = query_with(dir, inputs, NULL,
+  e2e_result r = e2e_run_query(dir, inputs, NULL,
                             "SELECT (SELECT group_concat(name) FROM slice) AS slices, "
                             STAT("container_inflate_ratio_exceeded") " AS ratio");
   g_assert_cmpint(r.exit_code, ==, 1);
@@ -179,7 +179,7 @@ static void test_nested_zip_bombs_are_cut_and_the_event_kept(void) {
   g_bytes_unref(gz);
   const char *inputs[] = {"run.zip", NULL};
   gint64 start = g_get_monotonic_time();
-  e2e_result r = query_with(dir, inputs, NULL,
+  e2e_result r = e2e_run_query(dir, inputs, NULL,
                             "SELECT (SELECT group_concat(name) FROM slice) AS slices, "
                             STAT("container_inflate_ratio_exceeded") " AS ratio");
   double seconds = (double)(g_get_monotonic_time() - start) / G_USEC_PER_SEC;
@@ -204,7 +204,7 @@ static void test_member_is_not_inflated_after_its_reader_failed(void) {
   g_autofree char *gz = write_bytes(dir, "bad.json.gz", bomb_archive(ARCHIVE_FORMAT_RAW, payload, 1));
   const char *inputs[] = {"bad.json.gz", NULL};
   const char *opts[] = {"--max-inflate-ratio", "1000000000", NULL};
-  e2e_result r = query_with(dir, inputs, opts,
+  e2e_result r = e2e_run_query(dir, inputs, opts,
                             "SELECT size < 1048576 FROM trace_file WHERE parent_id IS NOT NULL");
   g_assert_cmpint(r.exit_code, ==, 1);
   e2e_assert_text(r.out, "\"size < 1048576\"\n1\n");
@@ -230,7 +230,7 @@ static void test_record_budget_cuts_a_long_json_token(void) {
   g_string_free(json, TRUE);
   const char *inputs[] = {"long.json", NULL};
   const char *opts[] = {"--max-record-size", "1M", NULL};
-  e2e_result r = query_with(dir, inputs, opts,
+  e2e_result r = e2e_run_query(dir, inputs, opts,
                             "SELECT (SELECT group_concat(name) FROM slice) AS slices, "
                             STAT("reader_record_size_exceeded") " AS cut");
   g_assert_cmpint(r.exit_code, ==, 1);
@@ -257,7 +257,7 @@ static void test_file_budget_from_the_command_line(void) {
   g_autofree char *tar = write_bytes(dir, "five.tar", bomb_archive(ARCHIVE_FORMAT_TAR_USTAR, m, 5));
   const char *inputs[] = {"five.tar", NULL};
   const char *opts[] = {"--max-files", "3", NULL};
-  e2e_result r = query_with(dir, inputs, opts,
+  e2e_result r = e2e_run_query(dir, inputs, opts,
                             "SELECT (SELECT count(*) FROM slice) AS slices, "
                             STAT("container_file_count_exceeded") " AS files");
   g_assert_cmpint(r.exit_code, ==, 1);
@@ -267,7 +267,7 @@ static void test_file_budget_from_the_command_line(void) {
   e2e_result_clear(&r);
   /* A budget must be a positive number. */
   const char *bad[] = {"--max-files", "0", NULL};
-  r = query_with(dir, inputs, bad, "SELECT 1");
+  r = e2e_run_query(dir, inputs, bad, "SELECT 1");
   g_assert_cmpint(r.exit_code, ==, 2);
   e2e_result_clear(&r);
   e2e_cleanup(dir);
