@@ -27,6 +27,7 @@ struct tm_host {
   GString *import_logs; /* one "name at=offset" line per import_log call */
   char *error;
   int64_t error_offset;
+  int64_t record_budget; /* TM_BUDGET_RECORD_BYTES; -1: none */
 };
 
 struct fake_host {
@@ -546,6 +547,9 @@ static void svc_sched_blocked_reason(tm_host *host, tm_clock_ref clock, int64_t 
   line(host, "blocked_reason %s %s ts=%" PRId64 " io_wait=%d%s%s",
        label_of(host->threads, thread), label_of(host->clocks, clock), ts, io_wait,
        blocked_function ? " function=" : "", blocked_function ? str(host, blocked_function) : "");
+
+static int64_t svc_budget(tm_host *host, uint32_t which) {
+  return which == TM_BUDGET_RECORD_BYTES ? host->record_budget : -1;
 }
 
 static const tm_host_services fake_services = {
@@ -600,6 +604,7 @@ static const tm_host_services fake_services = {
     .stat_set_indexed = svc_stat_set_indexed,
     .sched_blocked_reason = svc_sched_blocked_reason,
     .remote_clock_sync = svc_remote_clock_sync,
+    .budget = svc_budget,
 };
 
 /* --- the fake ------------------------------------------------------------ */
@@ -608,6 +613,7 @@ fake_host *fake_host_new(void) {
   fake_host *fake = g_new0(fake_host, 1);
   tm_host *h = &fake->host;
   h->transcript = g_string_new(NULL);
+  h->record_budget = -1;
 #define TABLE(array, index)                                            \
   h->array = g_ptr_array_new_with_free_func(g_free);                   \
   h->index = g_hash_table_new(g_str_hash, g_str_equal)
@@ -722,4 +728,8 @@ void fake_host_assert_lines(const fake_host *fake, const char *expected) {
               "--- transcript\n%s",
               i + 1, want[i], expected, transcript);
   }
+}
+
+void fake_host_set_record_budget(fake_host *fake, int64_t bytes) {
+  fake->host.record_budget = bytes;
 }

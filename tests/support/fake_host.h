@@ -18,6 +18,10 @@ typedef struct fake_host fake_host;
 fake_host *fake_host_new(void);
 void fake_host_free(fake_host *fake);
 
+/* What the budget service answers for TM_BUDGET_RECORD_BYTES (-1, the
+ * default: no budget set). */
+void fake_host_set_record_budget(fake_host *fake, int64_t bytes);
+
 /* Opens `reader` on the fake host, feeds `data` in chunks of `chunk` bytes
  * (stopping at the first TM_ERROR), finishes and closes it. Returns the
  * first non-OK status, or TM_OK. */

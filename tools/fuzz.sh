@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Runs one libFuzzer target of tests/fuzz (docs/fuzzing.md).
+#
+#   tools/fuzz.sh TARGET SECONDS    fuzz TARGET for SECONDS, niced, seeded
+#                                   from tests/fuzz/corpus/TARGET and the
+#                                   target's files in tests/data
+#   tools/fuzz.sh --minimize TARGET merge what the runs found into
+#                                   tests/fuzz/corpus/TARGET, minimized
+#   tools/fuzz.sh --list            the targets
+#
+# TARGET: json proto systrace gecko instruments manifest container config
+# sql. The build is build-fuzz/ (CC=clang, -Dfuzz=true, ASan + UBSan),
+# set up on first use; FUZZ_BUILD names another. A run's new inputs go to
+# build-fuzz/fuzz-work/TARGET, its crash inputs to
+# build-fuzz/fuzz-artifacts/TARGET/ (copy a fixed one to
+# tests/fuzz/crashes/TARGET/ so CI replays it), its log to
+# build-fuzz/fuzz-logs/. The last line printed is the run's figures:
+# "TARGET: runs N, exec/s N, cov N, ft N, corpus N, findings N".
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${FUZZ_BUILD:-$root/build-fuzz}
+targets="json proto systrace gecko instruments manifest container config sql"
+
+usage() {
+  sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
+  exit 2
+}
+
+setup() {
+  if [ ! -f "$build/build.ninja" ]; then
+    command -v clang >/dev/null || { echo "fuzz.sh: clang missing: bash tools/install-fuzz-deps.sh"; exit 1; }
+    CC=clang meson setup "$build" "$root" -Dfuzz=true -Db_sanitize=address,undefined \
+      -Db_lundef=false --buildtype=debugoptimized >/dev/null
+  fi
+  nice -n 19 ninja -C "$build" -j2 "tests/fuzz/fuzz_$1" "tests/data/proto/fixtures" >/dev/null 2>&1 ||
+    nice -n 19 ninja -C "$build" -j2 "tests/fuzz/fuzz_$1" >/dev/null
+}
+
+# The seed files of a target, beside its saved corpus.
+seeds() {
+  local d=$root/tests/data
+  case "$1" in
+    json) ls "$d"/json/*.json "$d"/example/*.json "$d"/real/json/*.json ;;
+    proto) ls "$build"/tests/data/proto/*.pb "$d"/real/proto/* 2>/dev/null || true ;;
+    systrace) ls "$d"/real/systrace/* ;;
+    gecko) ls "$d"/real/gecko/*.json ;;
+    instruments) ls "$d"/instruments/*.xml "$d"/real/instruments/*.xml ;;
+    manifest) ls "$d"/manifest/*.json "$d"/example/perfetto_manifest.json ;;
+    container) ls "$d"/real/json/*.gz "$d"/real/gecko/*.gz ;;
+    config) ls "$d"/config/*.textproto ;;
+    sql) ls "$d"/example/*.sql ;;
+  esac
+}
+
+[ $# -ge 1 ] || usage
+case "$1" in
+  --list) echo "$targets"; exit 0 ;;
+  --minimize)
+    [ $# -eq 2 ] || usage
+    target=$2
+    setup "$target"
+    saved=$root/tests/fuzz/corpus/$target
+    merged=$(mktemp -d)
+    mkdir -p "$saved" "$build/fuzz-work/$target"
+    # Inputs above 16 KiB are left out: the saved corpus stays small.
+    nice -n 19 "$build/tests/fuzz/fuzz_$target" -merge=1 -max_len=16384 \
+      -timeout=10 -rss_limit_mb=2048 "$merged" "$saved" "$build/fuzz-work/$target" \
+      >"$build/fuzz-merge-$target.log" 2>&1
+    rm -f "$saved"/*
+    cp "$merged"/* "$saved"/ 2>/dev/null || true
+    rm -rf "$merged"
+    echo "$target: $(ls "$saved" | wc -l) inputs, $(du -sk "$saved" | cut -f1) KiB in tests/fuzz/corpus/$target"
+    exit 0 ;;
+esac
+[ $# -eq 2 ] || usage
+target=$1
+seconds=$2
+case " $targets " in *" $target "*) ;; *) echo "fuzz.sh: unknown target $target"; usage ;; esac
+setup "$target"
+work=$build/fuzz-work/$target
+artifacts=$build/fuzz-artifacts/$target
+logs=$build/fuzz-logs
+seeddir=$build/fuzz-seeds/$target
+mkdir -p "$work" "$artifacts" "$logs" "$seeddir"
+for f in $(seeds "$target"); do cp -f "$f" "$seeddir"/; done
+log=$logs/$target-$(date +%Y%m%d-%H%M%S).log
+dict=()
+[ -f "$root/tests/fuzz/$target.dict" ] && dict=(-dict="$root/tests/fuzz/$target.dict")
+set +e
+nice -n 19 "$build/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=10 \
+  -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+  -artifact_prefix="$artifacts/" \
+  "${dict[@]}" \
+  "$work" "$root/tests/fuzz/corpus/$target" "$seeddir" >"$log" 2>&1
+status=$?
+set -e
+runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+speed=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+last=$(grep -E '^#[0-9]+' "$log" | grep -E 'cov: ' | tail -1)
+cov=$(echo "$last" | grep -o 'cov: [0-9]*' | grep -o '[0-9]*' || echo 0)
+ft=$(echo "$last" | grep -o 'ft: [0-9]*' | grep -o '[0-9]*' || echo 0)
+corpus=$(ls "$work" | wc -l)
+findings=$(ls "$artifacts" | wc -l)
+echo "log: $log"
+echo "$target: runs $runs, exec/s $speed, cov $cov, ft $ft, corpus $corpus, findings $findings (exit $status)"
