@@ -273,6 +273,44 @@ static void test_file_budget_from_the_command_line(void) {
   e2e_cleanup(dir);
 }
 
+/* An Instruments export whose one <text-addresses> list of 1000 addresses
+ * is referenced 5000 times in one backtrace: 44 bytes of XML append 1000
+ * frames each (the issue's 3 MB that reached 3 GB). With
+ * --max-record-size 1M, the 131072 frame pointers it may hold (8 bytes
+ * each) are passed at the 132nd ref: the file is cut there with the stat,
+ * and the sample row before the bomb stays. */
+static void test_instruments_ref_bomb_is_cut(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  GString *xml = g_string_new(
+      "<?xml version=\"1.0\"?>\n<trace-query-result>\n<node><schema name=\"time-profile\"/>\n"
+      "<row><sample-time id=\"1\">1000</sample-time>"
+      "<thread id=\"2\" fmt=\"main\"><tid id=\"3\">7</tid>"
+      "<process id=\"4\" fmt=\"app\"><pid id=\"5\">7</pid></process></thread>"
+      "<backtrace id=\"6\"><frame id=\"7\" name=\"leaf\" addr=\"0x10\"/></backtrace></row>\n"
+      "<row><sample-time id=\"8\">2000</sample-time><thread ref=\"2\"/>"
+      "<backtrace id=\"9\"><text-addresses id=\"10\">");
+  for (int i = 1; i <= 1000; i++)
+    g_string_append_printf(xml, "%d ", 0x1000 + i);
+  g_string_append(xml, "</text-addresses>");
+  for (int i = 0; i < 5000; i++)
+    g_string_append(xml, "<text-addresses ref=\"10\"/>");
+  g_string_append(xml, "</backtrace></row>\n</node>\n</trace-query-result>\n");
+  g_autofree char *path = e2e_write_file(dir, "bomb.xml", xml->str, xml->len);
+  g_string_free(xml, TRUE);
+  const char *inputs[] = {"bomb.xml", NULL};
+  const char *opts[] = {"--max-record-size", "1M", NULL};
+  e2e_result r = e2e_run_query(dir, inputs, opts,
+                               "SELECT (SELECT count(*) FROM instruments_sample) AS samples, "
+                               STAT("reader_record_size_exceeded") " AS cut");
+  g_assert_cmpint(r.exit_code, ==, 1);
+  e2e_assert_text(r.out, "\"samples\",\"cut\"\n1,1\n");
+  g_assert_true(g_str_has_prefix(r.err, "tracemerge: bomb.xml: at byte "));
+  g_assert_nonnull(strstr(r.err, ": the backtraces' frames: more than 1048576 bytes held "
+                                 "(budget --max-record-size)\n"));
+  e2e_result_clear(&r);
+  e2e_cleanup(dir);
+}
+
 /* ---- plugins -------------------------------------------------------------- */
 
 /* A copy of the built-in JSON reader on TRACEMERGE_PLUGIN_PATH is a second
@@ -340,6 +378,8 @@ int main(int argc, char **argv) {
                   test_record_budget_cuts_a_long_json_token);
   g_test_add_func("/e2e/hostile/budgets/file-budget-from-the-command-line",
                   test_file_budget_from_the_command_line);
+  g_test_add_func("/e2e/hostile/budgets/instruments-ref-bomb-is-cut",
+                  test_instruments_ref_bomb_is_cut);
   g_test_add_func("/e2e/hostile/plugins/named-like-a-built-in-clashes-until-preferred",
                   test_plugin_named_like_a_built_in_clashes_until_preferred);
   return g_test_run();

@@ -81,7 +81,7 @@ work=$build/fuzz-work/$target
 artifacts=$build/fuzz-artifacts/$target
 logs=$build/fuzz-logs
 seeddir=$build/fuzz-seeds/$target
-mkdir -p "$work" "$artifacts" "$logs" "$seeddir"
+mkdir -p "$work" "$artifacts" "$logs" "$seeddir" "$root/tests/fuzz/corpus/$target"
 for f in $(seeds "$target"); do cp -f "$f" "$seeddir"/; done
 log=$logs/$target-$(date +%Y%m%d-%H%M%S).log
 dict=()

@@ -28,6 +28,13 @@
  * element empty; rows missing their thread, process, time or backtrace
  * count instruments_row_missing_* and are skipped; malformed XML stops the
  * file with GMarkup's message (line and character).
+ *
+ * Budget (TM_BUDGET_RECORD_BYTES): the bytes GMarkup holds for one
+ * unfinished token (fed in pieces of at most 64 KiB, a piece during which
+ * no element or text completed counts as held), the text of one element,
+ * and all frames the backtraces hold, which refs can multiply (each
+ * <text-addresses ref> appends the whole list again): past the budget the
+ * file stops there (stat reader_record_size_exceeded).
  */
 #include <glib.h>
 #include <stdbool.h>
@@ -38,6 +45,8 @@
 
 #define PROBE_SCORE 900
 #define MAX_DEPTH 256
+#define DEFAULT_MAX_RECORD ((uint64_t)512 << 20)
+#define FEED_PIECE ((size_t)64 * 1024)
 
 typedef enum kind {
   K_OTHER = 0,
@@ -161,6 +170,12 @@ typedef struct instruments_reader {
   bool has_last_sync;
   int64_t last_sync_boottime;
   tm_clock_ref clock;
+  /* The record budget and what counts against it. */
+  uint64_t max_record;
+  uint64_t held_frames;   /* frame pointers in every backtrace */
+  uint64_t callbacks;     /* elements and texts completed so far */
+  uint64_t stalled_bytes; /* fed since the last one completed */
+  const char *over_budget; /* what passed it, once it did */
 } instruments_reader;
 
 static kind kind_of(const char *name) {
@@ -267,7 +282,18 @@ static backtrace_info *open_backtrace(instruments_reader *r) {
   return NULL;
 }
 
-static void append_frames(backtrace_info *b, GPtrArray *frames) {
+/* Counts `n` more frame pointers held; false once past the budget. */
+static bool hold_frames(instruments_reader *r, uint64_t n) {
+  r->held_frames += n;
+  if (r->held_frames * sizeof(void *) <= r->max_record)
+    return true;
+  r->over_budget = "the backtraces' frames";
+  return false;
+}
+
+static void append_frames(instruments_reader *r, backtrace_info *b, GPtrArray *frames) {
+  if (!hold_frames(r, frames->len))
+    return;
   for (guint i = 0; i < frames->len; i++)
     g_ptr_array_add(b->frames, g_ptr_array_index(frames, i));
 }
@@ -328,7 +354,7 @@ static void attach(instruments_reader *r, kind k, void *entry) {
     break;
   case K_FRAME: {
     backtrace_info *b = open_backtrace(r);
-    if (b)
+    if (b && hold_frames(r, 1))
       g_ptr_array_add(b->frames, entry);
     break;
   }
@@ -339,7 +365,7 @@ static void attach(instruments_reader *r, kind k, void *entry) {
   case K_TEXT_ADDRESSES: {
     backtrace_info *b = open_backtrace(r);
     if (b)
-      append_frames(b, ((text_info *)entry)->frames);
+      append_frames(r, b, ((text_info *)entry)->frames);
     break;
   }
   default:
@@ -352,6 +378,7 @@ static void on_start(GMarkupParseContext *ctx, const char *name,
                      void *user_data, GError **error) {
   (void)ctx;
   instruments_reader *r = user_data;
+  r->callbacks++;
   if (r->depth >= MAX_DEPTH) {
     g_set_error(error, G_MARKUP_ERROR, G_MARKUP_ERROR_INVALID_CONTENT,
                 "elements nested deeper than %d levels", MAX_DEPTH);
@@ -427,12 +454,17 @@ static void on_text(GMarkupParseContext *ctx, const char *text, gsize len,
   (void)ctx;
   (void)error;
   instruments_reader *r = user_data;
+  r->callbacks++;
   if (r->depth == 0)
     return;
   kind k = r->stack[r->depth - 1].kind;
+  r->callbacks++;
   if (k == K_TIME || k == K_CORE || k == K_TID || k == K_PID ||
-      k == K_TEXT_ADDRESSES || k == K_SUBSYSTEM || k == K_UINT64)
+      k == K_TEXT_ADDRESSES || k == K_SUBSYSTEM || k == K_UINT64) {
     g_string_append_len(r->text, text, (gssize)len);
+    if (r->text->len > r->max_record && !r->over_budget)
+      r->over_budget = "an element's text";
+  }
 }
 
 static void finish_text_element(instruments_reader *r, open_element *e) {
@@ -648,6 +680,12 @@ static void *instruments_open(const tm_host_services *services, tm_host *host,
   r->owned = g_ptr_array_new_with_free_func(g_free);
   r->owned_arrays = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
   r->clock = services->clock_private(host);
+  r->max_record = DEFAULT_MAX_RECORD;
+  if (TM_HOST_HAS(services, budget) && services->budget != NULL) {
+    int64_t budget = services->budget(host, TM_BUDGET_RECORD_BYTES);
+    if (budget > 0)
+      r->max_record = (uint64_t)budget;
+  }
   r->str_clock_sync = intern(r, "dev.perfetto.clock_sync");
   return r;
 }
@@ -661,15 +699,44 @@ static tm_status fail(instruments_reader *r, int64_t offset, GError *error) {
   return TM_ERROR;
 }
 
+/* The record budget tripped at `offset`: counted, then the file's error. */
+static tm_status fail_budget(instruments_reader *r, int64_t offset) {
+  r->svc->stat_add(r->host, "reader_record_size_exceeded", 1);
+  char *msg = g_strdup_printf("%s: more than %" G_GUINT64_FORMAT
+                              " bytes held (budget --max-record-size)",
+                              r->over_budget, r->max_record);
+  r->svc->report_error(r->host, offset, msg);
+  g_free(msg);
+  r->failed = true;
+  return TM_ERROR;
+}
+
 static tm_status instruments_feed(void *state, const uint8_t *data, size_t len) {
   instruments_reader *r = state;
   if (r->failed)
     return TM_ERROR;
-  GError *error = NULL;
-  if (!g_markup_parse_context_parse(r->markup, (const char *)data, (gssize)len,
-                                    &error))
-    return fail(r, r->bytes_before, error);
-  r->bytes_before += (int64_t)len;
+  for (size_t at = 0; at < len;) {
+    size_t n = MIN(len - at, FEED_PIECE);
+    uint64_t callbacks = r->callbacks;
+    GError *error = NULL;
+    bool ok = g_markup_parse_context_parse(r->markup, (const char *)data + at,
+                                           (gssize)n, &error);
+    int64_t offset = r->bytes_before;
+    r->bytes_before += (int64_t)n;
+    at += n;
+    if (r->over_budget) {
+      g_clear_error(&error);
+      return fail_budget(r, offset);
+    }
+    if (!ok)
+      return fail(r, offset, error);
+    /* GMarkup holds an unfinished token whole until it completes. */
+    r->stalled_bytes = r->callbacks == callbacks ? r->stalled_bytes + n : 0;
+    if (r->stalled_bytes > r->max_record) {
+      r->over_budget = "an unfinished XML token";
+      return fail_budget(r, offset);
+    }
+  }
   return TM_OK;
 }
 
