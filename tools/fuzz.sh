@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one libFuzzer target of tests/fuzz (docs/fuzzing.md).
 #
-#   tools/fuzz.sh TARGET SECONDS    fuzz TARGET for SECONDS, niced, seeded
+#   tools/fuzz.sh TARGET SECONDS    fuzz TARGET for SECONDS of CPU, niced, seeded
 #                                   from tests/fuzz/corpus/TARGET and the
 #                                   target's files in tests/data
 #   tools/fuzz.sh --minimize TARGET merge what the runs found into
@@ -15,14 +15,15 @@
 # build-fuzz/fuzz-artifacts/TARGET/ (copy a fixed one to
 # tests/fuzz/crashes/TARGET/ so CI replays it), its log to
 # build-fuzz/fuzz-logs/. The last line printed is the run's figures:
-# "TARGET: runs N, exec/s N, cov N, ft N, corpus N, findings N".
+# "TARGET: cpu Ns, runs N, exec/s N, cov N, ft N, corpus N, findings N"
+# (exec/s is per second of wall-clock time, as libFuzzer counts it).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=${FUZZ_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${FUZZ_BUILD:-$root/build-fuzz}
 targets="json proto systrace gecko instruments manifest container config sql"
 
 usage() {
-  sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 }
 
@@ -86,12 +87,30 @@ for f in $(seeds "$target"); do cp -f "$f" "$seeddir"/; done
 log=$logs/$target-$(date +%Y%m%d-%H%M%S).log
 dict=()
 [ -f "$root/tests/fuzz/$target.dict" ] && dict=(-dict="$root/tests/fuzz/$target.dict")
-set +e
-nice -n 19 "$build/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=10 \
+# SECONDS is CPU time: on a shared machine a niced run gets a fraction of
+# a core, so the fuzzer is stopped (SIGINT: it then prints its final
+# stats) once its own user + system time reaches it.
+nice -n 19 "$build/tests/fuzz/fuzz_$target" -timeout=10 \
   -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
   -artifact_prefix="$artifacts/" \
   "${dict[@]}" \
-  "$work" "$root/tests/fuzz/corpus/$target" "$seeddir" >"$log" 2>&1
+  "$work" "$root/tests/fuzz/corpus/$target" "$seeddir" >"$log" 2>&1 &
+pid=$!
+ticks=$(getconf CLK_TCK)
+cpu=0
+while kill -0 "$pid" 2>/dev/null; do
+  # Fields 14 and 15 of /proc/PID/stat: user and system time in ticks.
+  stat=$(cat "/proc/$pid/stat" 2>/dev/null) || break
+  set -- ${stat##*) }
+  cpu=$(( (${12} + ${13}) / ticks ))
+  if [ "$cpu" -ge "$seconds" ]; then
+    kill -INT "$pid" 2>/dev/null || true
+    break
+  fi
+  sleep 5
+done
+set +e
+wait "$pid"
 status=$?
 set -e
 runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
@@ -102,4 +121,4 @@ ft=$(echo "$last" | grep -o 'ft: [0-9]*' | grep -o '[0-9]*' || echo 0)
 corpus=$(ls "$work" | wc -l)
 findings=$(ls "$artifacts" | wc -l)
 echo "log: $log"
-echo "$target: runs $runs, exec/s $speed, cov $cov, ft $ft, corpus $corpus, findings $findings (exit $status)"
+echo "$target: cpu ${cpu}s, runs $runs, exec/s $speed, cov $cov, ft $ft, corpus $corpus, findings $findings (exit $status)"
