@@ -10,6 +10,7 @@
 #include <glib.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "e2e_support.h"
 
@@ -311,6 +312,101 @@ static void test_instruments_ref_bomb_is_cut(void) {
   e2e_cleanup(dir);
 }
 
+/* Appends `v` as a protobuf varint. */
+static void put_varint(GByteArray *out, uint64_t v) {
+  do {
+    uint8_t b = (uint8_t)(v & 0x7f);
+    v >>= 7;
+    if (v)
+      b |= 0x80;
+    g_byte_array_append(out, &b, 1);
+  } while (v);
+}
+
+/* A Perfetto trace of one TracePacket whose compressed_packets (field 50)
+ * is a zlib stream of 96 MiB of empty packets ("0a 00" over and over): a
+ * ~100 KiB file. With --max-inflate-ratio 10, the reader's inflate budget
+ * trips as it passes the 64 MiB floor: the file is cut with the ratio's
+ * stat and a message at the wrapper packet's offset (byte 4, after the
+ * trace's tag and length; the reader counts packets from 1). */
+static void test_proto_compressed_packets_bomb_is_cut(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  GByteArray *deflated = g_byte_array_new();
+  z_stream z = {0};
+  g_assert_cmpint(deflateInit(&z, 9), ==, Z_OK);
+  static uint8_t empties[64 * 1024];
+  for (size_t i = 0; i < sizeof empties; i += 2) {
+    empties[i] = 0x0a;
+    empties[i + 1] = 0x00;
+  }
+  uint8_t out[64 * 1024];
+  size_t blocks = ((size_t)96 << 20) / sizeof empties;
+  for (size_t b = 0; b <= blocks; b++) {
+    z.next_in = empties;
+    z.avail_in = b < blocks ? (uInt)sizeof empties : 0;
+    int flush = b < blocks ? Z_NO_FLUSH : Z_FINISH;
+    do {
+      z.next_out = out;
+      z.avail_out = sizeof out;
+      deflate(&z, flush);
+      g_byte_array_append(deflated, out, (guint)(sizeof out - z.avail_out));
+    } while (z.avail_out == 0);
+  }
+  deflateEnd(&z);
+  GByteArray *packet = g_byte_array_new();
+  put_varint(packet, (50 << 3) | 2);
+  put_varint(packet, deflated->len);
+  g_byte_array_append(packet, deflated->data, deflated->len);
+  GByteArray *trace = g_byte_array_new();
+  put_varint(trace, (1 << 3) | 2);
+  put_varint(trace, packet->len);
+  g_byte_array_append(trace, packet->data, packet->len);
+  g_autofree char *path = e2e_write_file(dir, "bomb.pftrace", (const char *)trace->data,
+                                         trace->len);
+  g_byte_array_free(deflated, TRUE);
+  g_byte_array_free(packet, TRUE);
+  g_byte_array_free(trace, TRUE);
+  const char *inputs[] = {"bomb.pftrace", NULL};
+  const char *opts[] = {"--max-inflate-ratio", "10", NULL};
+  e2e_result r = e2e_run_query(dir, inputs, opts,
+                               "SELECT " STAT("container_inflate_ratio_exceeded") " AS cut");
+  g_assert_cmpint(r.exit_code, ==, 1);
+  e2e_assert_text(r.out, "\"cut\"\n1\n");
+  g_assert_true(g_str_has_prefix(r.err, "tracemerge: bomb.pftrace: at byte 4: packet 1: "
+                                        "compressed_packets: inflates to more than 10 times "));
+  g_assert_true(g_str_has_suffix(r.err, "(budget --max-inflate-ratio)\n"));
+  e2e_result_clear(&r);
+  e2e_cleanup(dir);
+}
+
+/* A Gecko profile whose one thread holds a 2 MiB string: with
+ * --max-record-size 1M the thread's object passes the budget, and the file
+ * is cut at the thread's first byte with the stat. */
+static void test_gecko_thread_past_the_record_budget_is_cut(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  GString *json = g_string_new("{\"meta\":{\"version\":24,\"categories\":[]},\"threads\":[");
+  size_t thread_at = json->len;
+  g_string_append(json, "{\"name\":\"main\",\"tid\":1,\"pid\":1,\"stringArray\":[\"");
+  for (int i = 0; i < (2 << 20); i++)
+    g_string_append_c(json, 's');
+  g_string_append(json, "\"]}]}\n");
+  g_autofree char *path = e2e_write_file(dir, "big.json", json->str, json->len);
+  g_string_free(json, TRUE);
+  const char *inputs[] = {"big.json", NULL};
+  const char *opts[] = {"--max-record-size", "1M", NULL};
+  e2e_result r = e2e_run_query(dir, inputs, opts,
+                               "SELECT " STAT("reader_record_size_exceeded") " AS cut");
+  g_assert_cmpint(r.exit_code, ==, 1);
+  e2e_assert_text(r.out, "\"cut\"\n1\n");
+  g_autofree char *want = g_strdup_printf(
+      "tracemerge: big.json: at byte %zu: a Gecko thread longer than 1048576 bytes "
+      "(budget --max-record-size)\n",
+      thread_at);
+  e2e_assert_text(r.err, want);
+  e2e_result_clear(&r);
+  e2e_cleanup(dir);
+}
+
 /* ---- plugins -------------------------------------------------------------- */
 
 /* A copy of the built-in JSON reader on TRACEMERGE_PLUGIN_PATH is a second
@@ -380,6 +476,10 @@ int main(int argc, char **argv) {
                   test_file_budget_from_the_command_line);
   g_test_add_func("/e2e/hostile/budgets/instruments-ref-bomb-is-cut",
                   test_instruments_ref_bomb_is_cut);
+  g_test_add_func("/e2e/hostile/budgets/proto-compressed-packets-bomb-is-cut",
+                  test_proto_compressed_packets_bomb_is_cut);
+  g_test_add_func("/e2e/hostile/budgets/gecko-thread-past-the-record-budget-is-cut",
+                  test_gecko_thread_past_the_record_budget_is_cut);
   g_test_add_func("/e2e/hostile/plugins/named-like-a-built-in-clashes-until-preferred",
                   test_plugin_named_like_a_built_in_clashes_until_preferred);
   return g_test_run();

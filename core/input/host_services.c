@@ -801,6 +801,9 @@ static int64_t svc_budget(tm_host *host, uint32_t which) {
   case TM_BUDGET_RECORD_BYTES:
     return budgets->max_record_bytes > INT64_MAX ? INT64_MAX
                                                  : (int64_t)budgets->max_record_bytes;
+  case TM_BUDGET_INFLATE_RATIO:
+    return budgets->max_inflate_ratio > INT64_MAX ? INT64_MAX
+                                                  : (int64_t)budgets->max_inflate_ratio;
   default:
     return -1;
   }

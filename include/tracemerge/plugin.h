@@ -506,6 +506,11 @@ typedef enum tm_budget {
    * or token (JSON), a line (text), an element or text node (XML), a
    * packet (protobuf), one table or stack (profiles). */
   TM_BUDGET_RECORD_BYTES = 1,
+  /* Bytes a reader may inflate from compressed data inside its file (e.g.
+   * Perfetto's compressed_packets) per byte of the file read so far, once
+   * past 64 MiB; past it, the reader cuts the file and counts the stat
+   * "container_inflate_ratio_exceeded", as the host does for archives. */
+  TM_BUDGET_INFLATE_RATIO = 2,
 } tm_budget;
 
 

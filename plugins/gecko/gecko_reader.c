@@ -12,7 +12,9 @@
  * marker slices, then freed. Memory is thus bounded by the largest thread's
  * own tables (plus the "shared" tables when present), not by the file. A
  * thread that needs "shared" tables the file has not given yet is kept
- * until the end of the document.
+ * until the end of the document. The record budget (TM_BUDGET_RECORD_BYTES)
+ * bounds the JSON bytes of one thread object (or "shared"): past it the
+ * file is cut there (stat reader_record_size_exceeded).
  *
  * What is read (docs/formats.md §4): meta.categories[].name; threads[] with
  * name, tid, pid, stringTable/stringArray, frameTable (location | func),
@@ -40,6 +42,7 @@
 #include <tracemerge/plugin.h>
 
 #define MAX_DEPTH 1024
+#define DEFAULT_MAX_RECORD ((uint64_t)512 << 20)
 #define MAX_SCHEMA 32 /* schema positions past this are not read */
 #define PROBE_SCORE 900 /* above the Chrome JSON reader's 890 */
 
@@ -166,6 +169,8 @@ typedef struct gecko_reader {
   GPtrArray *deferred; /* gecko_tables * waiting for "shared" */
   tm_clock_ref clock;
   tm_str_id str_gecko;
+  uint64_t max_record;  /* the record budget */
+  int64_t table_start;  /* file offset of the thread being read, or -1 */
 } gecko_reader;
 
 /* ---- tables ----------------------------------------------------------- */
@@ -670,6 +675,8 @@ static int push(gecko_reader *r, bool is_map) {
   if (child.role == R_THREADS)
     r->saw_threads = true;
   if (child.role == R_THREAD) {
+    /* yajl has consumed the thread's '{' when it calls back. */
+    r->table_start = r->bytes_before + (int64_t)yajl_get_bytes_consumed(r->yajl) - 1;
     tables_free(r->current);
     r->current = tables_new();
     r->current_is_shared = p->role == R_ROOT;
@@ -699,6 +706,8 @@ static int on_end(void *ctx) {
     return fail(r, "unbalanced JSON");
   uint8_t role = c->role;
   r->depth--;
+  if (role == R_THREAD)
+    r->table_start = -1;
   if (role == R_THREAD && r->current)
     finish_current(r);
   else if (role == R_ROW)
@@ -956,6 +965,13 @@ static void *gecko_open(const tm_host_services *services, tm_host *host,
   r->deferred = g_ptr_array_new_with_free_func((GDestroyNotify)tables_free);
   r->clock = services->clock_private(host);
   r->str_gecko = services->intern_string(host, "gecko", 5);
+  r->table_start = -1;
+  r->max_record = DEFAULT_MAX_RECORD;
+  if (TM_HOST_HAS(services, budget) && services->budget != NULL) {
+    int64_t budget = services->budget(host, TM_BUDGET_RECORD_BYTES);
+    if (budget > 0)
+      r->max_record = (uint64_t)budget;
+  }
   return r;
 }
 
@@ -969,6 +985,17 @@ static tm_status gecko_feed(void *state, const uint8_t *data, size_t len) {
     return TM_ERROR;
   }
   r->bytes_before += (int64_t)len;
+  /* A thread's tables are held until its object ends. */
+  if (r->table_start >= 0 && (uint64_t)(r->bytes_before - r->table_start) > r->max_record) {
+    r->svc->stat_add(r->host, "reader_record_size_exceeded", 1);
+    char *msg = g_strdup_printf("a Gecko thread longer than %" G_GUINT64_FORMAT
+                                " bytes (budget --max-record-size)",
+                                r->max_record);
+    r->svc->report_error(r->host, r->table_start, msg);
+    g_free(msg);
+    r->failed = true;
+    return TM_ERROR;
+  }
   return TM_OK;
 }
 

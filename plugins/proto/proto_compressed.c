@@ -10,6 +10,8 @@
 #include "proto_context.h"
 
 #define PIECE (64u << 10)
+/* The inflate budget is judged only past this many bytes, as the host's. */
+#define INFLATE_FLOOR ((uint64_t)64 << 20)
 
 static const char *field_name(proto_codec codec) {
   return codec == PROTO_CODEC_ZSTD ? "zstd_compressed_packets" : "compressed_packets";
@@ -31,9 +33,27 @@ static bool inner_framing_failed(proto_context *ctx, proto_codec codec,
   return damaged(ctx, codec, what);
 }
 
-/* Hands `produced` bytes to the inner framer; false after reporting. */
+/* Hands `produced` bytes to the inner framer; false after reporting. The
+ * bytes inflated in the whole file are held to the inflate budget against
+ * the file's bytes up to the end of this wrapper: a wrapper of a few KiB
+ * must not become GiBs of packets. */
 static bool frame_piece(proto_context *ctx, proto_codec codec, proto_framer *inner,
                         const uint8_t *piece, size_t produced) {
+  ctx->inflated += produced;
+  if (ctx->inflated > INFLATE_FLOOR) {
+    uint64_t base = ctx->wrapper_end, limit;
+    if (__builtin_mul_overflow(base, ctx->inflate_ratio, &limit))
+      limit = UINT64_MAX;
+    if (ctx->inflated > limit) {
+      ctx->s->stat_add(ctx->host, "container_inflate_ratio_exceeded", 1);
+      char what[160];
+      snprintf(what, sizeof what,
+               "inflates to more than %" PRIu64 " times the %" PRIu64
+               " bytes of the file up to its end (budget --max-inflate-ratio)",
+               ctx->inflate_ratio, base);
+      return damaged(ctx, codec, what);
+    }
+  }
   if (produced == 0 || proto_framer_feed(inner, piece, produced))
     return true;
   if (inner->failed)
@@ -130,6 +150,7 @@ bool proto_compressed_read(proto_context *ctx, proto_codec codec, const uint8_t 
   proto_framer_init(&inner, PROTO_DEFAULT_MAX_PACKET, on_packet, on_packet_arg);
   ctx->inner_framer = &inner;
   ctx->wrapper_offset = ctx->packet_offset;
+  ctx->wrapper_end = ctx->packet_offset + len;
   uint8_t *piece = proto_xrealloc(NULL, PIECE);
   bool ok = codec == PROTO_CODEC_ZSTD ? decompress_zstd(ctx, &inner, piece, data, len)
                                       : inflate_zlib(ctx, &inner, piece, data, len);

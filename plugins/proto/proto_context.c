@@ -12,6 +12,12 @@ void proto_context_init(proto_context *ctx, const tm_host_services *s, tm_host *
   ctx->host = host;
   ctx->host_has_system = TM_HOST_HAS(s, sched_blocked_reason);
   ctx->waiting_event_offset = -1;
+  ctx->inflate_ratio = 1000;
+  if (TM_HOST_HAS(s, budget) && s->budget != NULL) {
+    int64_t ratio = s->budget(host, TM_BUDGET_INFLATE_RATIO);
+    if (ratio > 0)
+      ctx->inflate_ratio = (uint64_t)ratio;
+  }
   proto_machine_of(ctx, 0);
 }
 

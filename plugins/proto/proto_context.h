@@ -62,6 +62,11 @@ typedef struct proto_context {
   /* Packets of payloads the reader does not model, by TracePacket field
    * number (proto_count_unmodelled). */
   proto_map unmodelled;
+  /* Bytes inflated from compressed wrappers so far, and the budget
+   * (TM_BUDGET_INFLATE_RATIO) they are held to against the file's bytes. */
+  uint64_t inflated;
+  uint64_t inflate_ratio;
+  uint64_t wrapper_end; /* file bytes up to the wrapper being inflated */
 
   /* Text scratch for one module call at a time (joined categories, arg
    * keys, build ids): a module that calls another must be done with it. */

@@ -547,6 +547,7 @@ static void svc_sched_blocked_reason(tm_host *host, tm_clock_ref clock, int64_t 
   line(host, "blocked_reason %s %s ts=%" PRId64 " io_wait=%d%s%s",
        label_of(host->threads, thread), label_of(host->clocks, clock), ts, io_wait,
        blocked_function ? " function=" : "", blocked_function ? str(host, blocked_function) : "");
+}
 
 static int64_t svc_budget(tm_host *host, uint32_t which) {
   return which == TM_BUDGET_RECORD_BYTES ? host->record_budget : -1;
