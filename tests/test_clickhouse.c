@@ -494,6 +494,171 @@ static void test_values_match_local_queries(void) {
   tm_clickhouse_free(ch);
 }
 
+/* ---- the schema as docs/clickhouse.md gives it --------------------------- */
+
+/* The backquoted names in `text`, in order; with `before_equals`, only
+ * those followed by " =" (the ALIAS list: "`cpu` = ucpu"). */
+static GPtrArray *quoted_names(const char *text, bool before_equals) {
+  GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+  const char *p = text;
+  while ((p = strchr(p, '`')) != NULL) {
+    const char *end = strchr(p + 1, '`');
+    if (!end)
+      break;
+    if (!before_equals || g_str_has_prefix(end + 1, " ="))
+      g_ptr_array_add(names, g_strndup(p + 1, (gsize)(end - p - 1)));
+    p = end + 1;
+  }
+  return names;
+}
+
+static char *joined(const GPtrArray *names) {
+  GString *text = g_string_new(NULL);
+  for (guint i = 0; i < names->len; i++)
+    g_string_append_printf(text, "%s%s", i ? ", " : "",
+                           (const char *)g_ptr_array_index(names, i));
+  return g_string_free(text, FALSE);
+}
+
+static int compare_names(gconstpointer a, gconstpointer b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The server's columns of `table`: the stored ones in the order it keeps
+ * them (with their types when `types`), or the ALIAS ones sorted. */
+static char *server_columns(tm_clickhouse *ch, const char *database,
+                            const char *table, bool aliases, bool types) {
+  g_autofree char *sql = g_strdup_printf(
+      "SELECT %s FROM system.columns WHERE database = '%s' AND "
+      "table = '%s' AND (default_kind = 'ALIAS') = %d",
+      types ? "concat(name, ' ', type)" : "name", database, table,
+      aliases ? 1 : 0);
+  g_autofree char *tsv = ch_query(ch, sql, TM_FORMAT_TSV);
+  char **lines = g_strsplit(strchr(tsv, '\n') + 1, "\n", -1);
+  GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+  for (char **l = lines; *l; l++)
+    if (**l)
+      g_ptr_array_add(names, g_strdup(*l));
+  if (aliases)
+    g_ptr_array_sort(names, compare_names);
+  char *text = joined(names);
+  g_ptr_array_unref(names);
+  g_strfreev(lines);
+  return text;
+}
+
+/* docs/clickhouse.md's tables ("| column | type | meaning |" for the
+ * columns every table starts with, "| table | columns after the four |"
+ * for the rest, ALIAS columns and ORDER BY) are what --create-schema
+ * makes: column names, order and leading types, ALIAS names, sort key and
+ * partition key, read back from system.columns and system.tables. */
+static void test_docs_give_the_schema(void) {
+  g_autofree char *docs_path = g_build_filename(
+      g_getenv("G_TEST_SRCDIR"), "..", "docs", "clickhouse.md", NULL);
+  g_autofree char *docs = NULL;
+  g_assert_true(g_file_get_contents(docs_path, &docs, NULL, NULL));
+  tm_clickhouse *ch = open_database("docs_schema");
+  create_schema(ch);
+  char **lines = g_strsplit(docs, "\n", -1);
+  GPtrArray *leading = g_ptr_array_new_with_free_func(g_free);
+  size_t tables_seen = 0;
+  enum { NONE, LEADING, TABLES } section = NONE;
+  for (char **l = lines; *l; l++) {
+    if (g_str_has_prefix(*l, "| column | type | meaning |")) {
+      section = LEADING;
+      continue;
+    }
+    if (g_str_has_prefix(*l, "| table | columns after the four |")) {
+      section = TABLES;
+      continue;
+    }
+    if (!g_str_has_prefix(*l, "| `")) {
+      if (!g_str_has_prefix(*l, "|---"))
+        section = NONE;
+      continue;
+    }
+    if (section == NONE)
+      continue;
+    char **cells = g_strsplit(*l, " | ", -1);
+    g_assert_cmpuint(g_strv_length(cells), >=, 3);
+    if (section == LEADING) {
+      /* "| `run_id` | `String` | ..." */
+      g_autoptr(GPtrArray) name = quoted_names(cells[0], false);
+      g_autoptr(GPtrArray) type = quoted_names(cells[1], false);
+      g_ptr_array_add(leading, g_strdup_printf(
+          "%s %s", (char *)g_ptr_array_index(name, 0),
+          (char *)g_ptr_array_index(type, 0)));
+    } else if (section == TABLES) {
+      g_autoptr(GPtrArray) name_of = quoted_names(cells[0], false);
+      const char *table = g_ptr_array_index(name_of, 0);
+      if (strcmp(table, "schema_version") == 0) {
+        g_strfreev(cells);
+        continue;
+      }
+      tables_seen++;
+      /* Stored columns up to "; ALIAS" or a remark in parentheses. */
+      char *alias_part = strstr(cells[1], "; ALIAS");
+      char *stored_part = g_strndup(
+          cells[1], alias_part ? (gsize)(alias_part - cells[1])
+                               : strlen(cells[1]));
+      char *remark = strstr(stored_part, " (");
+      if (remark)
+        *remark = '\0';
+      GPtrArray *stored = quoted_names(stored_part, false);
+      g_autofree char *leading_names = joined(leading);
+      GString *expected = g_string_new(NULL);
+      for (guint i = 0; i < leading->len; i++) {
+        const char *column = g_ptr_array_index(leading, i);
+        g_string_append_len(expected, column,
+                            (gssize)(strchr(column, ' ') - column));
+        g_string_append(expected, ", ");
+      }
+      g_autofree char *rest = joined(stored);
+      g_string_append(expected, rest);
+      g_autofree char *actual = server_columns(ch, "docs_schema", table,
+                                               false, false);
+      if (strcmp(actual, expected->str) != 0)
+        g_error("table %s: docs say\n  %s\nthe server has\n  %s", table,
+                expected->str, actual);
+      /* The leading columns' types, as the docs give them. */
+      g_autofree char *typed = server_columns(ch, "docs_schema", table,
+                                              false, true);
+      g_autofree char *leading_typed = joined(leading);
+      g_assert_true(g_str_has_prefix(typed, leading_typed));
+      GPtrArray *aliases = alias_part ? quoted_names(alias_part, true)
+                                      : g_ptr_array_new_with_free_func(g_free);
+      g_ptr_array_sort(aliases, compare_names);
+      g_autofree char *expected_aliases = joined(aliases);
+      g_autofree char *actual_aliases = server_columns(ch, "docs_schema",
+                                                       table, true, false);
+      e2e_assert_text(actual_aliases, expected_aliases);
+      /* "| `(run_id, machine, ts)` |": the sort key. */
+      g_autoptr(GPtrArray) order = quoted_names(cells[2], false);
+      g_autofree char *engine_sql = g_strdup_printf(
+          "SELECT engine_full FROM system.tables WHERE "
+          "database = 'docs_schema' AND name = '%s'", table);
+      g_autofree char *engine = ch_query(ch, engine_sql, TM_FORMAT_TSV);
+      g_autofree char *key = g_strdup_printf(
+          "MergeTree() PARTITION BY load_id ORDER BY %s ",
+          (char *)g_ptr_array_index(order, 0));
+      if (!strstr(engine, key))
+        g_error("table %s: docs say \"%s\", the server has %s", table, key,
+                engine);
+      g_ptr_array_unref(aliases);
+      g_ptr_array_unref(stored);
+      g_string_free(expected, TRUE);
+      g_free(stored_part);
+    }
+    g_strfreev(cells);
+  }
+  /* Every table the sink makes is in the docs, and the four columns. */
+  g_assert_cmpuint(tables_seen, ==, ch_table_count());
+  g_assert_cmpuint(leading->len, ==, 4);
+  g_ptr_array_unref(leading);
+  g_strfreev(lines);
+  tm_clickhouse_free(ch);
+}
+
 /* ---- re-loads through the CLI -------------------------------------------- */
 
 static e2e_result cli_import(const char *path, const char *url,
@@ -971,6 +1136,8 @@ int main(int argc, char **argv) {
                   test_fleet_every_run_in_every_table);
   g_test_add_func("/clickhouse/load/values-read-back-as-local-queries-print-them",
                   test_values_match_local_queries);
+  g_test_add_func("/clickhouse/schema/is-the-one-docs-clickhouse-md-gives",
+                  test_docs_give_the_schema);
   g_test_add_func("/clickhouse/load/run-ids-with-quotes-are-literals",
                   test_run_ids_with_quotes);
   g_test_add_func("/clickhouse/reload/refused-or-replaced-never-duplicated",

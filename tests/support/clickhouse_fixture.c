@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -97,10 +98,31 @@ static int spawn(ch_fixture *f) {
   return 0;
 }
 
+/* Directories of earlier test programs that died without stopping their
+ * server (a failed assertion aborts): "tracemerge-ch-<pid>-..." under
+ * `parent` whose pid is gone. In /dev/shm they would hold memory. */
+static void remove_stale_dirs(const char *parent) {
+  GDir *dir = g_dir_open(parent, 0, NULL);
+  if (!dir)
+    return;
+  const char *name;
+  while ((name = g_dir_read_name(dir)) != NULL) {
+    if (!g_str_has_prefix(name, "tracemerge-ch-"))
+      continue;
+    char *end = NULL;
+    long pid = strtol(name + strlen("tracemerge-ch-"), &end, 10);
+    if (pid <= 0 || *end != '-' || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+      continue;
+    g_autofree char *path = g_build_filename(parent, name, NULL);
+    e2e_cleanup(path);
+  }
+  g_dir_close(dir);
+}
+
 /* The server's directory: in memory (/dev/shm) where there is one. Every
- * run of a load makes, hard-links and removes a few dozen files per table
- * and run (docs/clickhouse.md); on a shared machine's disk that alone
- * took minutes, and the data is thrown away anyway. */
+ * load makes, hard-links and removes a few dozen files per table
+ * (docs/clickhouse.md); on a shared machine's disk that costs more than
+ * the test, and the data is thrown away anyway. */
 static char *server_dir(void) {
   const char *parent = g_getenv("TRACEMERGE_CLICKHOUSE_TMPDIR");
   if (!parent && g_file_test("/dev/shm", G_FILE_TEST_IS_DIR) &&
@@ -108,8 +130,10 @@ static char *server_dir(void) {
     parent = "/dev/shm";
   if (!parent)
     return e2e_tmpdir();
-  g_autofree char *template = g_build_filename(parent, "tracemerge-ch-XXXXXX",
-                                               NULL);
+  remove_stale_dirs(parent);
+  g_autofree char *base = g_strdup_printf("tracemerge-ch-%ld-XXXXXX",
+                                          (long)getpid());
+  g_autofree char *template = g_build_filename(parent, base, NULL);
   char *dir = g_mkdtemp(g_strdup(template));
   g_assert_nonnull(dir);
   return dir;
@@ -132,6 +156,7 @@ bool ch_fixture_start(ch_fixture *f, char **skip_reason) {
   }
   if (status >= 0) {
     g_autofree char *log = server_log(f);
+    e2e_cleanup(f->dir); /* g_error does not return */
     g_error("clickhouse-server exited with status %d:\n%s", status, log);
   }
   return true;
