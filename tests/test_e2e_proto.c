@@ -765,6 +765,18 @@ static void test_real_tokio_process_descriptor_has_its_track(void) {
                        "10,9,\"NULL 1605085\",0\n");
 }
 
+/* Mapping build ids are the lowercase hex of their bytes, as
+ * trace_processor shows them; worked out in build_ids.textproto. Before,
+ * bytes that were already lowercase hex text were kept as they were, the
+ * 33-character module id was hex-encoded again and an empty id was "". */
+static void test_build_ids_are_the_hex_of_their_bytes(void) {
+  g_autofree char *mappings = query("build_ids",
+      "SELECT build_id FROM stack_profile_mapping ORDER BY start");
+  e2e_assert_text(mappings, "\"build_id\"\n\"01ab\"\n"
+                            "\"61316232633364346535663637383930\"\n"
+                            "\"0123456789ABCDEF0123456789ABCDEF0\"\n\"[NULL]\"\n");
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/e2e/proto/system/real-traces-count-as-trace-processor",
@@ -797,6 +809,8 @@ int main(int argc, char **argv) {
                   test_zstd_wrapper_reads_like_plain_packets);
   g_test_add_func("/e2e/proto/zstd/damaged-wrapper-keeps-earlier-packets",
                   test_damaged_zstd_wrapper_keeps_earlier_packets);
+  g_test_add_func("/e2e/proto/stacks/build-ids-are-the-hex-of-their-bytes",
+                  test_build_ids_are_the_hex_of_their_bytes);
   g_test_add_func("/e2e/proto/real-traces/import-without-errors", test_real_traces_import);
   g_test_add_func("/e2e/proto/real-traces/tokio-process-descriptor-has-its-track",
                   test_real_tokio_process_descriptor_has_its_track);

@@ -161,22 +161,24 @@ static const proto_interned *lookup_string(proto_context *ctx, proto_sequence *s
   return e;
 }
 
-static bool is_lower_hex(const char *s, size_t len) {
-  for (size_t i = 0; i < len; i++)
-    if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-      return false;
-  return true;
-}
+/* Chrome once wrote its module ids as 33 characters of hex text, not raw
+ * bytes: trace_processor keeps a build id of exactly that length as it is
+ * (BuildId's IsHexModuleId). */
+#define HEX_MODULE_ID_LEN 33
 
 /* The context's text scratch is free here: resolution runs
  * after an event's categories and annotation keys were handed to the host.
  *
- * Build ids arrive as raw bytes (trace_processor shows them as lowercase
- * hex); one that is already lowercase hex text is kept as it is. */
+ * Build ids arrive as raw bytes and are shown as the lowercase hex of
+ * those bytes, as trace_processor shows them, even when the bytes are
+ * themselves hex text ("a1b2" becomes "61316232"); an empty one is NULL,
+ * and one of 33 bytes is kept as it is. */
 static tm_str_id build_id_string(proto_context *ctx, proto_sequence *seq,
                                  const proto_interned *e) {
   const char *raw = proto_sequence_borrow_text(seq, e);
-  if (is_lower_hex(raw, e->len))
+  if (e->len == 0)
+    return 0;
+  if (e->len == HEX_MODULE_ID_LEN)
     return proto_intern(ctx, raw, e->len);
   static const char digits[] = "0123456789abcdef";
   proto_text *text = &ctx->text;
