@@ -365,7 +365,9 @@ static void write_callstacks(tmr_session *s, void *user) {
 /* An inline callstack becomes frames without a mapping; an interned one
  * frames in /usr/bin/app at rel_pc 0x10 and 0x20; each slice gets the
  * innermost callsite as "callsite_id". The interned stack, used twice,
- * is written once. */
+ * is written once. The build id "abcd" is written as its 4 bytes, which
+ * read back as their lowercase hex, "61626364", as trace_processor shows
+ * them. */
 static void test_callstacks_inline_and_interned(void) {
   g_autofree char *dir = e2e_tmpdir();
   g_autofree char *path =
@@ -378,8 +380,8 @@ static void test_callstacks_inline_and_interned(void) {
       "LEFT JOIN stack_profile_mapping m ON m.id = f.mapping ORDER BY s.ts");
   e2e_assert_text(stacks, "\"name\",\"depth\",\"name\",\"rel_pc\",\"mapping\",\"build_id\"\n"
                           "\"inline stack\",1,\"work\",0,\"[NULL]\",\"[NULL]\"\n"
-                          "\"interned stack\",1,\"handle\",32,\"/usr/bin/app\",\"abcd\"\n"
-                          "\"again\",1,\"handle\",32,\"/usr/bin/app\",\"abcd\"\n");
+                          "\"interned stack\",1,\"handle\",32,\"/usr/bin/app\",\"61626364\"\n"
+                          "\"again\",1,\"handle\",32,\"/usr/bin/app\",\"61626364\"\n");
   g_autofree char *decoded = record_decode(path);
   g_assert_cmpuint(record_count(decoded, "callstacks {"), ==, 1);
   g_assert_cmpuint(record_count(decoded, "callstack_iid: "), ==, 2);
