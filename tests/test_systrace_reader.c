@@ -1,7 +1,7 @@
 /*
  * The systrace reader's parts without the host: the ftrace line grammar,
  * the wrapper state machine, and the reader's streaming (chunks of any
- * size, lines cut anywhere) through a counting stand-in for the host.
+ * size, lines cut anywhere) through the fake host of tests/support.
  */
 #include <glib.h>
 #include <string.h>
@@ -9,6 +9,7 @@
 #include <tracemerge/plugin.h>
 
 #include "corpus.h"
+#include "fake_host.h"
 #include "systrace_line.h"
 #include "systrace_wrapper.h"
 
@@ -142,295 +143,26 @@ static void test_wrapper_legacy_string_unescapes(void) {
   g_assert_cmpstr(out, ==, "A \"q\"\nB\n");
 }
 
-/* --- streaming through a counting host ------------------------------------------ */
+/* --- streaming through the shared fake host (tests/support) ---------------- */
 
-typedef struct counting_host {
-  GHashTable *stats; /* name -> count */
-  GHashTable *strings;
-  size_t switches, wakings, counters, begins, ends, completes;
-  char *error;
-  int64_t error_offset;
-  GPtrArray *logs; /* "stat@offset: key=value", one per import_log call */
-} counting_host;
-
-#define HOST(h) ((counting_host *)(void *)(h))
-
-static tm_str_id c_intern(tm_host *h, const char *s, size_t len) {
-  g_autofree char *key = g_strndup(s, len);
-  gpointer id = g_hash_table_lookup(HOST(h)->strings, key);
-  if (!id) {
-    id = GUINT_TO_POINTER(g_hash_table_size(HOST(h)->strings) + 1);
-    g_hash_table_insert(HOST(h)->strings, g_steal_pointer(&key), id);
-  }
-  return GPOINTER_TO_UINT(id);
-}
-static tm_clock_ref c_clock(tm_host *h, tm_machine_ref m, uint32_t id) {
-  (void)h, (void)m;
-  return id;
-}
-static bool c_claim(tm_host *h, tm_clock_ref c) {
-  (void)h;
-  return c == TM_CLOCK_MONOTONIC;
-}
-static tm_machine_ref c_machine(tm_host *h) {
-  (void)h;
-  return 1;
-}
-static tm_process_ref c_process(tm_host *h, tm_machine_ref m, int64_t pid) {
-  (void)h, (void)m;
-  return (tm_process_ref)pid + 2;
-}
-static tm_thread_ref c_thread(tm_host *h, tm_machine_ref m, int64_t pid, int64_t tid) {
-  (void)h, (void)m, (void)pid;
-  return (tm_thread_ref)tid + 2;
-}
-static void c_process_name(tm_host *h, tm_process_ref p, tm_str_id n) {
-  (void)h, (void)p, (void)n;
-}
-static void c_thread_name(tm_host *h, tm_thread_ref t, tm_str_id n) {
-  (void)h, (void)t, (void)n;
-}
-static tm_track_ref c_track_thread(tm_host *h, tm_thread_ref t) {
-  (void)h;
-  return t;
-}
-/* A cpu track's ref encodes its cpu and name, any other its name. */
-static tm_track_ref c_track(tm_host *h, const tm_track_desc *d) {
-  (void)h;
-  if (d->has_cpu)
-    return d->cpu * 2 + 1 + (uint32_t)(d->name & 1);
-  return d->name + 1;
-}
-static void c_args_add(tm_host *h, tm_str_id k, tm_arg_value v) {
-  (void)h, (void)k, (void)v;
-}
-static tm_args_ref c_args_commit(tm_host *h) {
-  (void)h;
-  return TM_NO_ARGS;
-}
-static void c_begin(tm_host *h, const tm_slice_fields *f) {
-  (void)f;
-  HOST(h)->begins++;
-}
-static void c_end(tm_host *h, const tm_slice_fields *f) {
-  (void)f;
-  HOST(h)->ends++;
-}
-static void c_complete(tm_host *h, const tm_slice_fields *f, int64_t dur) {
-  (void)f, (void)dur;
-  HOST(h)->completes++;
-}
-static void c_counter(tm_host *h, tm_track_ref t, tm_clock_ref c, int64_t ts,
-                      double v, tm_args_ref a) {
-  (void)t, (void)c, (void)ts, (void)v, (void)a;
-  HOST(h)->counters++;
-}
-static void c_stat(tm_host *h, const char *name, int64_t delta) {
-  GHashTable *stats = HOST(h)->stats;
-  int64_t value = GPOINTER_TO_SIZE(g_hash_table_lookup(stats, name)) + delta;
-  g_hash_table_replace(stats, g_strdup(name), GSIZE_TO_POINTER((gsize)value));
-}
-/* As the host: counts the stat, and keeps what the call carried. */
-static void c_import_log(tm_host *h, const char *name, int64_t offset,
-                         const tm_import_log_arg *args, size_t n_args) {
-  c_stat(h, name, 1);
-  GString *entry = g_string_new(NULL);
-  g_string_printf(entry, "%s@%" G_GINT64_FORMAT ":", name, offset);
-  for (size_t i = 0; i < n_args; i++) {
-    g_assert_cmpint(args[i].type, ==, TM_ARG_STRING);
-    g_string_append_printf(entry, " %s=%.*s", args[i].key, (int)args[i].string_len,
-                           args[i].string);
-  }
-  g_ptr_array_add(HOST(h)->logs, g_string_free(entry, FALSE));
-}
-static void c_error(tm_host *h, int64_t offset, const char *message) {
-  if (HOST(h)->error)
-    return;
-  HOST(h)->error = g_strdup(message);
-  HOST(h)->error_offset = offset;
-}
-/* Services the systrace reader never calls (the ABI wants none NULL). */
-static tm_clock_ref c_clock_private(tm_host *h) {
-  (void)h;
-  g_assert_not_reached();
-}
-static tm_clock_ref c_clock_sequence(tm_host *h, tm_machine_ref m, uint32_t seq,
-                                     uint32_t id) {
-  (void)h, (void)m, (void)seq, (void)id;
-  g_assert_not_reached();
-}
-static bool c_snapshot(tm_host *h, const tm_clock_ref *c, const int64_t *v,
-                       size_t n) {
-  (void)h, (void)c, (void)v, (void)n;
-  g_assert_not_reached();
-}
-static bool c_remote_sync(tm_host *h) {
-  (void)h;
-  g_assert_not_reached();
-}
-static tm_machine_ref c_machine_embedded(tm_host *h, uint32_t raw) {
-  (void)h, (void)raw;
-  g_assert_not_reached();
-}
-static void c_machine_info(tm_host *h, tm_machine_ref m, const char *column,
-                           tm_arg_value v) {
-  (void)h, (void)m, (void)column, (void)v;
-  g_assert_not_reached();
-}
-static void c_process_cmdline(tm_host *h, tm_process_ref p, tm_str_id c) {
-  (void)h, (void)p, (void)c;
-  g_assert_not_reached();
-}
-static void c_process_uid(tm_host *h, tm_process_ref p, int64_t uid) {
-  (void)h, (void)p, (void)uid;
-  g_assert_not_reached();
-}
-static void c_track_parent(tm_host *h, tm_track_ref t, tm_track_ref p) {
-  (void)h, (void)t, (void)p;
-  g_assert_not_reached();
-}
-static void c_track_arg(tm_host *h, tm_track_ref t, tm_str_id k, tm_arg_value v) {
-  (void)h, (void)t, (void)k, (void)v;
-  g_assert_not_reached();
-}
-static void c_flow(tm_host *h, tm_track_ref t, tm_clock_ref c, int64_t ts,
-                   uint64_t id, tm_flow_direction d, tm_flow_binding b,
-                   tm_args_ref a) {
-  (void)h, (void)t, (void)c, (void)ts, (void)id, (void)d, (void)b, (void)a;
-  g_assert_not_reached();
-}
-static tm_mapping_ref c_mapping(tm_host *h, tm_str_id n, tm_str_id b,
-                                uint64_t s, uint64_t e, uint64_t o, uint64_t l) {
-  (void)h, (void)n, (void)b, (void)s, (void)e, (void)o, (void)l;
-  g_assert_not_reached();
-}
-static tm_frame_ref c_frame(tm_host *h, tm_str_id n, tm_mapping_ref m,
-                            uint64_t pc) {
-  (void)h, (void)n, (void)m, (void)pc;
-  g_assert_not_reached();
-}
-static tm_callsite_ref c_callsite(tm_host *h, tm_callsite_ref p, tm_frame_ref f) {
-  (void)h, (void)p, (void)f;
-  g_assert_not_reached();
-}
-static void c_sample(tm_host *h, tm_clock_ref c, int64_t ts, tm_thread_ref t,
-                     tm_callsite_ref s, int32_t cpu) {
-  (void)h, (void)c, (void)ts, (void)t, (void)s, (void)cpu;
-  g_assert_not_reached();
-}
-static void c_metadata_int(tm_host *h, const char *n, int64_t v) {
-  (void)h, (void)n, (void)v;
-  g_assert_not_reached();
-}
-static void c_metadata_string(tm_host *h, const char *n, tm_str_id v) {
-  (void)h, (void)n, (void)v;
-  g_assert_not_reached();
-}
-/* Services it calls whose effect the counting host does not keep. */
-static void c_process_parent(tm_host *h, tm_process_ref p, tm_process_ref q) {
-  (void)h, (void)p, (void)q;
-}
-static void c_process_arg(tm_host *h, tm_process_ref p, tm_str_id k,
-                          tm_arg_value v) {
-  (void)h, (void)p, (void)k, (void)v;
-}
-static void c_thread_arg(tm_host *h, tm_thread_ref t, tm_str_id k,
-                         tm_arg_value v) {
-  (void)h, (void)t, (void)k, (void)v;
-}
-static void c_switch(tm_host *h, tm_clock_ref c, int64_t ts, tm_machine_ref m,
-                     uint32_t cpu, tm_thread_ref prev, tm_str_id state,
-                     tm_thread_ref next, int32_t prio) {
-  (void)c, (void)ts, (void)m, (void)cpu, (void)prev, (void)state, (void)next, (void)prio;
-  HOST(h)->switches++;
-}
-static void c_waking(tm_host *h, tm_clock_ref c, int64_t ts, tm_machine_ref m,
-                     uint32_t cpu, tm_thread_ref t, tm_thread_ref w) {
-  (void)c, (void)ts, (void)m, (void)cpu, (void)t, (void)w;
-  HOST(h)->wakings++;
+static fake_host *run_reader(const char *data, size_t len, size_t chunk,
+                             tm_status expected) {
+  fake_host *fake = fake_host_new();
+  g_assert_cmpint(fake_host_run(fake, tracemerge_reader_entry(),
+                                (const uint8_t *)data, len, chunk),
+                  ==, expected);
+  return fake;
 }
 
-static const tm_host_services counting_services = {
-    .struct_size = sizeof(tm_host_services),
-    .abi_version = TM_READER_ABI_VERSION,
-    .intern_string = c_intern,
-    .clock_builtin = c_clock,
-    .claim_trace_time = c_claim,
-    .machine_default = c_machine,
-    .process = c_process,
-    .thread = c_thread,
-    .process_set_name = c_process_name,
-    .thread_set_name = c_thread_name,
-    .track_thread = c_track_thread,
-    .track_intern = c_track,
-    .args_add = c_args_add,
-    .args_commit = c_args_commit,
-    .slice_begin = c_begin,
-    .slice_end = c_end,
-    .slice_complete = c_complete,
-    .counter = c_counter,
-    .stat_add = c_stat,
-    .report_error = c_error,
-    .clock_private = c_clock_private,
-    .clock_sequence = c_clock_sequence,
-    .add_clock_snapshot = c_snapshot,
-    .remote_clock_sync = c_remote_sync,
-    .machine_embedded = c_machine_embedded,
-    .machine_set_info = c_machine_info,
-    .process_add_arg = c_process_arg,
-    .thread_add_arg = c_thread_arg,
-    .process_set_cmdline = c_process_cmdline,
-    .process_set_parent = c_process_parent,
-    .process_set_uid = c_process_uid,
-    .track_set_parent = c_track_parent,
-    .track_add_source_arg = c_track_arg,
-    .flow = c_flow,
-    .mapping = c_mapping,
-    .frame = c_frame,
-    .callsite = c_callsite,
-    .sample = c_sample,
-    .metadata_set_int = c_metadata_int,
-    .metadata_set_string = c_metadata_string,
-    .sched_switch = c_switch,
-    .sched_waking = c_waking,
-    .import_log = c_import_log,
-};
-
-static void counting_host_init(counting_host *h) {
-  memset(h, 0, sizeof *h);
-  h->stats = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-  h->strings = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-  h->logs = g_ptr_array_new_with_free_func(g_free);
-}
-
-static void counting_host_clear(counting_host *h) {
-  g_hash_table_destroy(h->stats);
-  g_hash_table_destroy(h->strings);
-  g_ptr_array_free(h->logs, TRUE);
-  g_free(h->error);
-}
-
-static int64_t stat_of(const counting_host *h, const char *name) {
-  return (int64_t)GPOINTER_TO_SIZE(g_hash_table_lookup(h->stats, name));
-}
-
-static tm_status run_reader_with(const tm_host_services *services, counting_host *h,
-                                 const char *data, size_t len, size_t chunk) {
-  const tm_reader_descriptor *d = tracemerge_reader_entry();
-  void *state = d->open(services, (tm_host *)(void *)h, NULL, 0);
-  g_assert_nonnull(state);
-  tm_status status = TM_OK;
-  for (size_t at = 0; at < len && status == TM_OK; at += chunk)
-    status = d->feed(state, (const uint8_t *)data + at, MIN(chunk, len - at));
-  if (status == TM_OK)
-    status = d->finish(state);
-  d->close(state);
-  return status;
-}
-
-static tm_status run_reader(counting_host *h, const char *data, size_t len,
-                            size_t chunk) {
-  return run_reader_with(&counting_services, h, data, len, chunk);
+/* Events the reader emitted: transcript lines of these kinds. */
+static size_t events(const fake_host *fake) {
+  static const char *const kinds[] = {"sched_switch ", "sched_waking ",
+                                      "counter ", "slice_begin ",
+                                      "slice_end "};
+  size_t n = 0;
+  for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++)
+    n += fake_host_count_lines(fake, kinds[i]);
+  return n;
 }
 
 static void test_any_chunking_reads_the_same_events(void) {
@@ -440,26 +172,23 @@ static void test_any_chunking_reads_the_same_events(void) {
   g_autofree char *data = corpus_real_read("systrace", "lisa-trace-cmd-report.txt", &len);
   static const size_t chunks[] = {1, 7, 4096, 1 << 30};
   for (size_t i = 0; i < G_N_ELEMENTS(chunks); i++) {
-    counting_host h;
-    counting_host_init(&h);
-    g_assert_cmpint(run_reader(&h, data, len, chunks[i]), ==, TM_OK);
-    g_assert_cmpuint(h.switches, ==, 1856);
-    g_assert_cmpuint(h.wakings, ==, 1068);
-    g_assert_cmpint(stat_of(&h, "systrace_parse_failure"), ==, 14);
-    g_assert_null(h.error);
-    counting_host_clear(&h);
+    fake_host *fake = run_reader(data, len, chunks[i], TM_OK);
+    g_assert_cmpuint(fake_host_count_lines(fake, "sched_switch "), ==, 1856);
+    g_assert_cmpuint(fake_host_count_lines(fake, "sched_waking "), ==, 1068);
+    g_assert_cmpint(fake_host_stat(fake, "systrace_parse_failure"), ==, 14);
+    g_assert_null(fake_host_borrow_error(fake, NULL));
+    fake_host_free(fake);
   }
 }
 
 static void test_binary_input_reports_the_first_bad_offset(void) {
   static const char data[] = "# tracer: nop\n\x01\x02\x03\n\xff\xfe\n";
-  counting_host h;
-  counting_host_init(&h);
-  g_assert_cmpint(run_reader(&h, data, sizeof data - 1, 5), ==, TM_ERROR);
-  g_assert_nonnull(h.error);
-  g_assert_cmpint(h.error_offset, ==, 14);
-  g_assert_cmpint(stat_of(&h, "systrace_parse_failure"), ==, 2);
-  counting_host_clear(&h);
+  fake_host *fake = run_reader(data, sizeof data - 1, 5, TM_ERROR);
+  int64_t offset = -1;
+  g_assert_nonnull(fake_host_borrow_error(fake, &offset));
+  g_assert_cmpint(offset, ==, 14);
+  g_assert_cmpint(fake_host_stat(fake, "systrace_parse_failure"), ==, 2);
+  fake_host_free(fake);
 }
 
 static void test_malformed_kernel_events_are_counted(void) {
@@ -477,12 +206,10 @@ static void test_malformed_kernel_events_are_counted(void) {
       "a-1 [000] 1.0: tracing_mark_write: E|y\n"
       "a-1 [000] 1.0: tracing_mark_write: Bfoo\n"
       "a-1 [000] 1.0: some_other_event: ignored=1\n";
-  counting_host h;
-  counting_host_init(&h);
-  g_assert_cmpint(run_reader(&h, data, sizeof data - 1, 64), ==, TM_OK);
-  g_assert_cmpint(stat_of(&h, "systrace_parse_failure"), ==, 10);
-  g_assert_cmpuint(h.switches + h.wakings + h.counters + h.begins + h.ends, ==, 0);
-  counting_host_clear(&h);
+  fake_host *fake = run_reader(data, sizeof data - 1, 64, TM_OK);
+  g_assert_cmpint(fake_host_stat(fake, "systrace_parse_failure"), ==, 10);
+  g_assert_cmpuint(events(fake), ==, 0);
+  fake_host_free(fake);
 }
 
 /* A line that is not read is logged with the offset of its first byte
@@ -496,17 +223,15 @@ static void test_bad_lines_are_logged_with_offset_and_text(void) {
       "a-1 [000] 1.0: tracing_mark_write: E|1\n";                    /* 108 */
   static const size_t chunks[] = {1, 5, 1 << 20};
   for (size_t i = 0; i < G_N_ELEMENTS(chunks); i++) {
-    counting_host h;
-    counting_host_init(&h);
-    g_assert_cmpint(run_reader(&h, data, sizeof data - 1, chunks[i]), ==, TM_OK);
-    g_assert_cmpuint(h.logs->len, ==, 2);
-    g_assert_cmpstr(g_ptr_array_index(h.logs, 0), ==,
-                    "systrace_parse_failure@56: line=a-1 [000] 1.0: cpu_idle: state=1");
-    g_assert_cmpstr(g_ptr_array_index(h.logs, 1), ==,
-                    "systrace_parse_failure@89: line=not an ftrace line");
-    g_assert_cmpint(stat_of(&h, "systrace_parse_failure"), ==, 2);
-    g_assert_cmpuint(h.begins + h.ends, ==, 2);
-    counting_host_clear(&h);
+    fake_host *fake = run_reader(data, sizeof data - 1, chunks[i], TM_OK);
+    g_assert_cmpstr(fake_host_borrow_import_log_values(fake), ==,
+                    "systrace_parse_failure at=56 line=a-1 [000] 1.0: cpu_idle: state=1\n"
+                    "systrace_parse_failure at=89 line=not an ftrace line\n");
+    g_assert_cmpint(fake_host_stat(fake, "systrace_parse_failure"), ==, 2);
+    g_assert_cmpuint(fake_host_count_lines(fake, "slice_begin ") +
+                         fake_host_count_lines(fake, "slice_end "),
+                     ==, 2);
+    fake_host_free(fake);
   }
 }
 

@@ -25,6 +25,7 @@ struct tm_host {
   GPtrArray *arg_sets; /* ref - 1 -> "{...}" */
   GHashTable *stats;   /* name -> int64 value (boxed) */
   GString *import_logs; /* one "name at=offset" line per import_log call */
+  GString *import_log_values; /* the same lines with "key=value" args */
   char *error;
   int64_t error_offset;
   int64_t record_budget; /* TM_BUDGET_RECORD_BYTES; -1: none */
@@ -440,9 +441,20 @@ static void svc_import_log(tm_host *host, const char *name, int64_t byte_offset,
                            const tm_import_log_arg *args, size_t n_args) {
   svc_stat_add(host, name, 1);
   g_string_append_printf(host->import_logs, "%s at=%" PRId64, name, byte_offset);
-  for (size_t i = 0; i < n_args; i++)
+  g_string_append_printf(host->import_log_values, "%s at=%" PRId64, name, byte_offset);
+  for (size_t i = 0; i < n_args; i++) {
     g_string_append_printf(host->import_logs, " %s", args[i].key);
+    g_string_append_printf(host->import_log_values, " %s=", args[i].key);
+    if (args[i].type == TM_ARG_STRING || args[i].type == TM_ARG_JSON)
+      g_string_append_len(host->import_log_values, args[i].string,
+                          (gssize)args[i].string_len);
+    else if (args[i].type == TM_ARG_REAL)
+      g_string_append_printf(host->import_log_values, "%g", args[i].real_value);
+    else
+      g_string_append_printf(host->import_log_values, "%" PRId64, args[i].int_value);
+  }
   g_string_append_c(host->import_logs, '\n');
+  g_string_append_c(host->import_log_values, '\n');
 }
 
 /* --- scheduling ------------------------------------------------------------ */
@@ -630,6 +642,7 @@ fake_host *fake_host_new(void) {
   h->arg_sets = g_ptr_array_new_with_free_func(g_free);
   h->stats = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   h->import_logs = g_string_new(NULL);
+  h->import_log_values = g_string_new(NULL);
   h->error_offset = -1;
   return fake;
 }
@@ -651,6 +664,7 @@ void fake_host_free(fake_host *fake) {
   g_string_free(h->pending_args, TRUE);
   g_hash_table_destroy(h->stats);
   g_string_free(h->import_logs, TRUE);
+  g_string_free(h->import_log_values, TRUE);
   g_free(h->error);
   g_free(fake);
 }
@@ -690,6 +704,10 @@ size_t fake_host_count_lines(const fake_host *fake, const char *prefix) {
 
 const char *fake_host_borrow_import_logs(const fake_host *fake) {
   return fake->host.import_logs->str;
+}
+
+const char *fake_host_borrow_import_log_values(const fake_host *fake) {
+  return fake->host.import_log_values->str;
 }
 
 int64_t fake_host_stat(const fake_host *fake, const char *name) {

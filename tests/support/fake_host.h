@@ -35,6 +35,8 @@ size_t fake_host_count_lines(const fake_host *fake, const char *prefix);
 /* The import_log calls, one "name at=OFFSET [arg keys]" line each (each
  * also bumped its stat). */
 const char *fake_host_borrow_import_logs(const fake_host *fake);
+/* The same lines with each arg's value: "name at=OFFSET key=value ...". */
+const char *fake_host_borrow_import_log_values(const fake_host *fake);
 /* Value of a stat (0 if never bumped). */
 int64_t fake_host_stat(const fake_host *fake, const char *name);
 /* The first reported error, or NULL; its offset in *offset. */
