@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/select.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "e2e_support.h"
@@ -338,6 +339,32 @@ static void drain(terminal *t) {
   }
 }
 
+/* Waits until the terminal is (or is not) in line mode; the master side
+ * reads the terminal's modes. */
+static void wait_for_line_mode(terminal *t, size_t from, bool line_mode) {
+  gint64 give_up = g_get_monotonic_time() + 30 * G_USEC_PER_SEC;
+  for (;;) {
+    struct termios modes;
+    if (tcgetattr(t->fd, &modes) == 0 &&
+        ((modes.c_lflag & ICANON) != 0) == line_mode)
+      return;
+    if (g_get_monotonic_time() > give_up)
+      terminal_fail(t, from, line_mode ? "the terminal never went back to line mode"
+                                       : "the prompt never left line mode");
+    drain(t);
+  }
+}
+
+/* Waits for the prompt, then until it has taken the terminal out of line
+ * mode: libedit prints "> " before it does, and a control key typed in
+ * between is handled by the terminal's line discipline instead (Ctrl-D
+ * becomes a NUL byte in the next line, Ctrl-C a signal at no prompt). */
+static size_t wait_for_prompt(terminal *t, size_t from) {
+  size_t at = wait_for(t, from, "> ");
+  wait_for_line_mode(t, from, false);
+  return at;
+}
+
 static void type(terminal *t, const char *keys) {
   size_t len = strlen(keys);
   g_assert_cmpint(write(t->fd, keys, len), ==, (ssize_t)len);
@@ -364,25 +391,33 @@ static void test_the_prompt_on_a_terminal_edits_recalls_and_interrupts(void) {
       execve(cli, argv, env);
     _exit(127);
   }
-  size_t at = wait_for(&t, 0, "> ");
+  size_t at = wait_for_prompt(&t, 0);
   /* Line editing: type a typo, go back over it with the arrow keys, fix
    * it (ESC [ D is "left"; ^H deletes back). */
   type(&t, "SELECT 40 + 3 AS answer\x1b[D\x1b[D\x1b[D\x1b[D\x1b[D\x1b[D"
            "\x1b[D\x1b[D\x1b[D\x1b[D\b2\r");
   at = wait_for(&t, at, "                  42 ");
   at = wait_for(&t, at, "1 row in ");
-  at = wait_for(&t, at, "> ");
+  at = wait_for_prompt(&t, at);
   /* History: "up" recalls the line, which runs again. */
   type(&t, "\x1b[A\r");
   at = wait_for(&t, at, "                  42 ");
-  at = wait_for(&t, at, "> ");
-  /* Ctrl-C stops an endless query; the prompt comes back. The line's
-   * echo and newline show the CLI has read it; Ctrl-C is pressed again
-   * until the query is interrupted, as a user would, because a press
-   * between reading the line and starting the query is forgotten. */
+  at = wait_for_prompt(&t, at);
+  /* Ctrl-C at the prompt gives a fresh prompt; it does not leave. */
+  type(&t, "\x03");
+  at = wait_for_prompt(&t, at);
+  type(&t, "SELECT 5 AS after_ctrl_c\r");
+  at = wait_for(&t, at, "                   5 ");
+  at = wait_for_prompt(&t, at);
+  /* Ctrl-C stops an endless query; the prompt comes back. The terminal
+   * back in line mode shows the prompt has returned the line; Ctrl-C is
+   * pressed again until the query is interrupted, as a user would: a
+   * press between returning the line and starting the query is
+   * forgotten. */
   type(&t, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
            "SELECT count(*) FROM c\r");
   at = wait_for(&t, at, "FROM c\r\n");
+  wait_for_line_mode(&t, at, true);
   size_t interrupted = 0;
   for (int press = 0; press < 30 && !interrupted; press++) {
     type(&t, "\x03");
@@ -390,15 +425,15 @@ static void test_the_prompt_on_a_terminal_edits_recalls_and_interrupts(void) {
   }
   if (!interrupted)
     terminal_fail(&t, at, "Ctrl-C did not interrupt the query");
-  at = wait_for(&t, interrupted, "> ");
+  at = wait_for_prompt(&t, interrupted);
   type(&t, "SELECT 7 AS still_alive\r");
   at = wait_for(&t, at, "                   7 ");
-  at = wait_for(&t, at, "> ");
+  at = wait_for_prompt(&t, at);
   /* Ctrl-D leaves with status 0. */
   type(&t, "\x04");
   int status = 0;
-  gint64 give_up = g_get_monotonic_time() + 30 * G_USEC_PER_SEC;
   pid_t done;
+  gint64 give_up = g_get_monotonic_time() + 30 * G_USEC_PER_SEC;
   while ((done = waitpid(t.pid, &status, WNOHANG)) == 0 &&
          g_get_monotonic_time() < give_up)
     drain(&t);

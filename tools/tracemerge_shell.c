@@ -32,9 +32,14 @@ typedef struct shell {
 /* ---- Ctrl-C ---- */
 
 static tm_session *volatile interruptible_session = NULL;
+/* Set by Ctrl-C. libedit's readline() returns NULL when Ctrl-C interrupts
+ * it, as it does at end of input; this tells the two apart, so Ctrl-C at
+ * the prompt gives a fresh prompt instead of leaving. */
+static volatile sig_atomic_t sigint_seen = 0;
 
 static void on_sigint(int signal_number) {
   (void)signal_number;
+  sigint_seen = 1;
   /* Stops the running query (async-signal-safe); at the prompt it is
    * forgotten when the next query starts. */
   tm_session_interrupt(interruptible_session);
@@ -336,7 +341,12 @@ int shell_run(tm_session *session, const shell_options *options) {
   sigaction(SIGINT, &action, &saved);
 
   for (;;) {
+    sigint_seen = 0;
     char *line = readline("> ");
+    if (!line && sigint_seen) {
+      printf("\n");
+      continue;
+    }
     if (!line) {
       if (terminal)
         printf("\n");
