@@ -2,10 +2,12 @@
  * Benchmark driver: how far is import from the floor of the same work?
  *
  *   bench [--events N] [--seed S] [--input FILE] [--workdir DIR] [--keep]
- *         [--no-save] [--queries] [--to-clickhouse URL]
+ *         [--no-save] [--queries] [--to-clickhouse URL] [--format F]
+ *         [--friendly] [--scale LIST]
  *
- * Writes a synthetic Chrome JSON trace (gen_chrome_json) unless --input is
- * given, then measures, each stage in a forked child of its own so that
+ * Writes a synthetic trace unless --input is given (for json, the realistic
+ * shape of gen_chrome_json_realistic.c; --friendly: the sorted shape of
+ * gen_chrome_json.c), then measures, each stage in a forked child of its own so that
  * peak RSS (wait4 -> ru_maxrss) belongs to that stage alone:
  *
  *   baseline     a child that does nothing: the RSS every child starts with
@@ -22,8 +24,13 @@
  * sink alone, after the import.
  * One table: wall seconds, CPU seconds (user + system of the child, so
  * work on a second core shows), events/s, MB/s, peak RSS, RSS bytes per
- * event above the baseline, and time relative to the floor. Exit status 1 if any
- * stage failed. Performance is measured, not asserted: build with
+ * event above the baseline, and time relative to the floor (wall and CPU).
+ * Exit status 1 if any stage failed.
+ *
+ * --scale 1,10 instead generates the input at each multiple of --events
+ * in turn and measures the floor and the import of each, then prints how
+ * the import's time and memory grew against the first size's (the
+ * scaling target: 10x the events costs at most 10.5x of each). Performance is measured, not asserted: build with
  * --buildtype=release and without sanitizers for numbers worth quoting.
  */
 #include <errno.h>
@@ -70,6 +77,8 @@ typedef struct bench_config {
   const char *format;
   bool proto; /* proto or ftrace: the proto reader and floor */
   bool friendly; /* json: gen_chrome_json's friendly shape, not the realistic one */
+  uint64_t scales[8]; /* --scale: multiples of `events`; n_scales == 0 without */
+  size_t n_scales;
 } bench_config;
 
 /* What a stage's child reports back through its pipe. */
@@ -624,6 +633,7 @@ static void print_row(const stage_result *r, const stage_result *baseline,
 static bool parse_args(int argc, char **argv, bench_config *config) {
   gint64 events = 2000000, seed = 1;
   gboolean keep = FALSE, no_save = FALSE, queries = FALSE, friendly = FALSE;
+  g_autofree char *scale = NULL;
   g_autofree char *format = NULL;
   GOptionEntry entries[] = {
       {"events", 'n', 0, G_OPTION_ARG_INT64, &events,
@@ -641,6 +651,9 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
       {"friendly", 0, 0, G_OPTION_ARG_NONE, &friendly,
        "json: generate the friendly shape (every thread sorted, few args) "
        "instead of the realistic one", NULL},
+      {"scale", 0, 0, G_OPTION_ARG_STRING, &scale,
+       "generate and import at each of these multiples of --events (e.g. 1,10) "
+       "and print the growth of time and memory", "LIST"},
       {"no-save", 0, 0, G_OPTION_ARG_NONE, &no_save,
        "skip the import+save stage", NULL},
       {"to-clickhouse", 0, 0, G_OPTION_ARG_STRING, &config->clickhouse_url,
@@ -686,6 +699,27 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
                 argc > 1 ? argv[1] : "");
     ok = false;
   }
+  if (ok && scale) {
+    g_auto(GStrv) parts = g_strsplit(scale, ",", -1);
+    for (size_t i = 0; ok && parts[i]; i++) {
+      char *end = NULL;
+      guint64 m = g_ascii_strtoull(parts[i], &end, 10);
+      if (i >= G_N_ELEMENTS(config->scales) || m == 0 || end == parts[i] || *end ||
+          (uint64_t)events > UINT64_MAX / m) {
+        g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--scale takes up to %zu positive multiples, as in 1,10",
+                    G_N_ELEMENTS(config->scales));
+        ok = false;
+      } else {
+        config->scales[config->n_scales++] = m;
+      }
+    }
+    if (ok && config->input != NULL) {
+      g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "--scale generates its inputs: it cannot take --input");
+      ok = false;
+    }
+  }
   if (!ok) {
     fprintf(stderr, "bench: %s\n", error->message);
     g_clear_error(&error);
@@ -700,6 +734,51 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
   config->format = chosen;
   config->proto = strcmp(chosen, "proto") == 0 || strcmp(chosen, "ftrace") == 0;
   return true;
+}
+
+/* --scale: the floor and the import at each multiple of the events, one
+ * generated file at a time; ratios are to the first multiple's. */
+static bool run_scaling(bench_config *config) {
+  uint64_t base_events = config->events;
+  double first_cpu = 0, first_wall = 0, first_rss = 0;
+  bool all_ok = true;
+  printf("%-6s %12s %9s %9s %9s %13s %9s %9s %9s\n", "scale", "events", "wall s", "CPU s",
+         "CPU x fl", "RSS MiB", "x time", "x CPU", "x memory");
+  for (size_t i = 0; i < config->n_scales; i++) {
+    config->events = base_events * config->scales[i];
+    stage_result gen = run_stage("generate", stage_generate, config);
+    uint64_t file_bytes = 0;
+    if (!gen.ran_ok || !warm_page_cache(config->input, &file_bytes)) {
+      g_remove(config->input);
+      return false;
+    }
+    stage_result baseline = run_stage("baseline", stage_baseline, config);
+    stage_result floor = config->proto ? run_stage("proto floor", stage_proto_floor, config)
+                                       : run_stage("yajl floor", stage_yajl_floor, config);
+    stage_result import = run_stage("import", stage_import, config);
+    g_remove(config->input);
+    if (!baseline.ran_ok || !floor.ran_ok || !import.ran_ok) {
+      all_ok = false;
+      continue;
+    }
+    /* Memory: peak RSS above the child that does nothing. */
+    double rss = (double)(import.peak_rss_kib - baseline.peak_rss_kib) / 1024.0;
+    if (first_rss == 0) {
+      first_cpu = import.cpu_seconds;
+      first_wall = import.report.seconds;
+      first_rss = rss;
+    }
+    printf("%-6" PRIu64 " %12" PRIu64 " %9.3f %9.3f %9.2f %13.1f %9.2f %9.2f %9.2f\n",
+           config->scales[i], config->events, import.report.seconds, import.cpu_seconds,
+           floor.cpu_seconds > 0 ? import.cpu_seconds / floor.cpu_seconds : 0, rss,
+           first_wall > 0 ? import.report.seconds / first_wall : 0,
+           first_cpu > 0 ? import.cpu_seconds / first_cpu : 0,
+           first_rss > 0 ? rss / first_rss : 0);
+    fflush(stdout);
+  }
+  printf("(x time, x CPU, x memory: the import's wall time, CPU time and peak RSS above "
+         "the baseline child, over the first scale's; the scale's own ratio is linear)\n");
+  return all_ok;
 }
 
 int main(int argc, char **argv) {
@@ -725,6 +804,12 @@ int main(int argc, char **argv) {
     goto out;
   }
 
+  if (config.n_scales > 0) {
+    config.input = g_build_filename(config.workdir,
+                                    config.proto ? "bench.pftrace" : "bench.json", NULL);
+    status = run_scaling(&config) ? 0 : 1;
+    goto out;
+  }
   if (config.input == NULL) {
     config.input = g_build_filename(config.workdir,
                                     config.proto ? "bench.pftrace" : "bench.json", NULL);
