@@ -5,9 +5,10 @@
  *         [--no-save] [--queries] [--to-clickhouse URL] [--format F]
  *         [--friendly] [--scale LIST]
  *
- * Writes a synthetic trace unless --input is given (for json, the realistic
- * shape of gen_chrome_json_realistic.c; --friendly: the sorted shape of
- * gen_chrome_json.c), then measures, each stage in a forked child of its own so that
+ * Writes a synthetic trace unless --input is given (for json and proto,
+ * the realistic shapes of gen_chrome_json_realistic.c and
+ * gen_proto_trace_realistic.c; --friendly: the old shapes of
+ * gen_chrome_json.c and gen_proto_trace.c), then measures, each stage in a forked child of its own so that
  * peak RSS (wait4 -> ru_maxrss) belongs to that stage alone:
  *
  *   baseline     a child that does nothing: the RSS every child starts with
@@ -167,7 +168,10 @@ static bool stage_generate(const bench_config *config, stage_report *report) {
                   config->input);
   } else if (config->proto) {
     /* 64 sequences: SDK traces interleave many writer threads. */
-    ok = gen_proto_trace_write(out, config->events, 64, (uint32_t)config->seed, NULL);
+    ok = config->friendly
+             ? gen_proto_trace_write(out, config->events, 64, (uint32_t)config->seed, NULL)
+             : gen_proto_trace_write_realistic(out, config->events, 64,
+                                               (uint32_t)config->seed, NULL);
     if (!ok)
       g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_IO, "writing %s failed",
                   config->input);
@@ -649,8 +653,9 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
       {"queries", 'q', 0, G_OPTION_ARG_NONE, &queries,
        "also time 10 analysis queries after an import", NULL},
       {"friendly", 0, 0, G_OPTION_ARG_NONE, &friendly,
-       "json: generate the friendly shape (every thread sorted, few args) "
-       "instead of the realistic one", NULL},
+       "json, proto: generate the old friendly shape (json: every thread "
+       "sorted, few args; proto: all interned up front, B/E only) instead of "
+       "the realistic one", NULL},
       {"scale", 0, 0, G_OPTION_ARG_STRING, &scale,
        "generate and import at each of these multiples of --events (e.g. 1,10) "
        "and print the growth of time and memory", "LIST"},
@@ -819,7 +824,7 @@ int main(int argc, char **argv) {
       goto out;
     printf("generated %s%s: %" PRIu64 " events in %.2f s (seed %" PRIu64 ")\n",
            config.input,
-           strcmp(config.format, "json") != 0 ? ""
+           strcmp(config.format, "ftrace") == 0 ? ""
            : config.friendly                   ? " (friendly shape)"
                                                : " (realistic shape)",
            config.events, gen.report.seconds, config.seed);

@@ -156,8 +156,11 @@ bool gen_proto_trace_write(FILE *out, uint64_t events, uint32_t sequences,
 int main(int argc, char **argv) {
   gint64 events = 5000000;
   gint sequences = 64, seed = 1;
+  gboolean realistic = FALSE;
   const char *output = NULL;
   GOptionEntry entries[] = {
+      {"realistic", 'r', 0, G_OPTION_ARG_NONE, &realistic,
+       "the realistic shape (see gen_proto_trace.h); default: the friendly one", NULL},
       {"events", 'n', 0, G_OPTION_ARG_INT64, &events, "TrackEvent packets (default 5000000)", "N"},
       {"sequences", 'q', 0, G_OPTION_ARG_INT, &sequences, "packet sequences (default 64)", "N"},
       {"seed", 's', 0, G_OPTION_ARG_INT, &seed, "random seed (default 1)", "S"},
@@ -180,7 +183,10 @@ int main(int argc, char **argv) {
     return 1;
   }
   uint64_t bytes = 0;
-  bool ok = gen_proto_trace_write(out, (uint64_t)events, (uint32_t)sequences, (uint32_t)seed, &bytes);
+  bool ok = realistic ? gen_proto_trace_write_realistic(out, (uint64_t)events, (uint32_t)sequences,
+                                                        (uint32_t)seed, &bytes)
+                      : gen_proto_trace_write(out, (uint64_t)events, (uint32_t)sequences,
+                                              (uint32_t)seed, &bytes);
   ok = fclose(out) == 0 && ok;
   if (!ok) {
     fprintf(stderr, "gen_proto_trace: %s: write failed\n", output);
