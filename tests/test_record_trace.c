@@ -699,6 +699,43 @@ static void test_clock_snapshot_at_start_and_every_flush(void) {
   e2e_cleanup(dir);
 }
 
+typedef struct many_flushes {
+  int64_t before;    /* BOOTTIME after the start, before any flush */
+  int64_t after_25;  /* BOOTTIME after the 25th flush */
+} many_flushes;
+
+static void flush_forty_times(tmr_session *s, void *user) {
+  many_flushes *run = user;
+  run->before = record_boottime();
+  for (int i = 1; i <= 40; i++) {
+    tmr_session_flush(s);
+    if (i == 25)
+      run->after_25 = record_boottime();
+  }
+}
+
+/* A session that writes only when it stops holds its clock snapshots in
+ * memory until then, so it keeps at most 16 (TMR_MAX_PENDING_SNAPSHOTS):
+ * the first and the latest. Here 42 are taken: at the start, at each of
+ * 40 flushes, at the stop; the trace keeps the start's (before `before`)
+ * and the last 15, i.e. those of flushes 27..40 and the stop's (all after
+ * `after_25`). */
+static void test_clock_snapshots_waiting_in_memory_are_bounded(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  many_flushes run;
+  g_autofree char *path =
+      record_trace(dir, "flushes.pftrace", track_event_config, flush_forty_times, &run);
+  g_autofree char *decoded = record_decode(path);
+  g_assert_cmpuint(record_count(decoded, "clock_snapshot {"), ==, 16);
+  g_autofree char *sql = g_strdup_printf(
+      "SELECT count(*), sum(ts < %" G_GINT64_FORMAT "), sum(ts > %" G_GINT64_FORMAT ") "
+      "FROM clock_snapshot WHERE clock_name = 'BOOTTIME'",
+      run.before, run.after_25);
+  g_autofree char *rows = record_query(path, sql);
+  g_assert_cmpstr(e2e_csv_rows(rows), ==, "16,1,15\n");
+  e2e_cleanup(dir);
+}
+
 /* --- threads -------------------------------------------------------------------------------- */
 
 #define THREADS 4
@@ -855,6 +892,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/record/trace/sequence-scoped-clock", test_sequence_scoped_clock);
   g_test_add_func("/record/trace/clock-snapshot-at-start-and-every-flush",
                   test_clock_snapshot_at_start_and_every_flush);
+  g_test_add_func("/record/trace/clock-snapshots-waiting-in-memory-are-bounded",
+                  test_clock_snapshots_waiting_in_memory_are_bounded);
   g_test_add_func("/record/trace/one-sequence-per-thread", test_one_sequence_per_thread);
   g_test_add_func("/record/trace/track-of-another-thread-is-its-own-track",
                   test_track_of_another_thread_is_its_own_track);

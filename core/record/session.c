@@ -86,6 +86,7 @@ tmr_session *tmr_session_new(const tmr_config *config, const tmr_session_options
   pthread_condattr_destroy(&cond_attr);
   g_queue_init(&s->triggers);
   s->service_packets = g_byte_array_new();
+  g_queue_init(&s->pending_snapshots);
   s->instances = g_ptr_array_new();
   s->buffers = g_ptr_array_new_with_free_func((GDestroyNotify)tmr_trace_buffer_free);
   s->wake_fd = -1;
@@ -515,6 +516,7 @@ void tmr_session_free(tmr_session *s) {
   g_ptr_array_unref(s->instances);
   g_ptr_array_unref(s->buffers);
   g_byte_array_unref(s->service_packets);
+  g_queue_clear_full(&s->pending_snapshots, (GDestroyNotify)g_byte_array_unref);
   g_queue_clear_full(&s->triggers, pending_trigger_free);
   if (s->wake_fd >= 0)
     close(s->wake_fd);

@@ -33,6 +33,10 @@
 #define TMR_MAX_CHUNK (16u << 10)
 #define TMR_MAX_PACKET (1u << 20)
 #define TMR_MAX_CUSTOM_CLOCKS 8
+/* Clock snapshots waiting for the next write: the oldest and the latest
+ * ones, at most this many (a session that writes only when it stops,
+ * with flush_period_ms, takes one per flush). */
+#define TMR_MAX_PENDING_SNAPSHOTS 16
 
 /* --- configs ------------------------------------------------------------- */
 
@@ -189,6 +193,7 @@ struct tmr_session {
   uint64_t max_file_size;
   bool output_full;
   GByteArray *service_packets; /* framed, waiting for the next write (lock) */
+  GQueue pending_snapshots;    /* GByteArray *, framed clock snapshots, oldest first (lock) */
 
   /* Timers, in g_get_monotonic_time() µs; 0: not set. */
   int64_t start_us, stop_at_us, trigger_deadline_us;

@@ -7,6 +7,13 @@
  * than max_file_size_bytes of them: a packet that would cross the limit is
  * not written, the output is marked full, and the session stops (its
  * trace_stats are written only if they still fit).
+ *
+ * Memory: the service packets wait in memory for the next write, which
+ * without write_into_file is the stop. Clock snapshots are the ones that
+ * recur (one per flush, and flush_period_ms may ask for one a second for
+ * days), so at most TMR_MAX_PENDING_SNAPSHOTS of them wait: the oldest
+ * (for a session writing at its stop, the one taken at its start) and the
+ * latest, as traced keeps its first snapshot and a ring of recent ones.
  */
 #include <pthread.h>
 #include <string.h>
@@ -71,9 +78,19 @@ void tmr_session_add_clock_snapshot(tmr_session *s) {
   put_uint(packet, 8, (uint64_t)best[0]);
   put_uint(packet, 10, TMR_SERVICE_SEQUENCE_ID);
   tm_wire_put_bytes(packet, 6, snap->data, snap->len);
-  tmr_session_add_service_packet(s, packet->data, packet->len);
+  GByteArray *framed = g_byte_array_new();
+  tm_wire_put_bytes(framed, 1, packet->data, packet->len);
   g_byte_array_unref(snap);
   g_byte_array_unref(packet);
+  pthread_mutex_lock(&s->lock);
+  g_queue_push_tail(&s->pending_snapshots, framed);
+  if (s->pending_snapshots.length > TMR_MAX_PENDING_SNAPSHOTS) {
+    /* Keep the oldest; the second oldest is the one to lose. */
+    GList *second = s->pending_snapshots.head->next;
+    g_byte_array_unref(second->data);
+    g_queue_delete_link(&s->pending_snapshots, second);
+  }
+  pthread_mutex_unlock(&s->lock);
 }
 
 void tmr_session_add_trigger_packet(tmr_session *s, const tmr_pending_trigger *t) {
@@ -187,10 +204,20 @@ bool tmr_session_write_out(tmr_session *s, bool discard) {
   pthread_mutex_lock(&s->lock);
   GByteArray *pending = s->service_packets;
   s->service_packets = g_byte_array_new();
+  GQueue snapshots = s->pending_snapshots;
+  g_queue_init(&s->pending_snapshots);
   pthread_mutex_unlock(&s->lock);
+  /* The trace_config (at the start) before the snapshots; snapshots
+   * before the buffers' data, whose clocks they relate. */
   if (!s->output_full)
     write_framed(s, pending->data, pending->len);
   g_byte_array_unref(pending);
+  for (GList *l = snapshots.head; l; l = l->next) {
+    GByteArray *snapshot = l->data;
+    if (!s->output_full)
+      write_framed(s, snapshot->data, snapshot->len);
+  }
+  g_queue_clear_full(&snapshots, (GDestroyNotify)g_byte_array_unref);
   for (guint i = 0; i < s->buffers->len; i++) {
     tmr_trace_buffer *b = s->buffers->pdata[i];
     if (discard || s->output_full)

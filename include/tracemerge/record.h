@@ -46,7 +46,9 @@
  *
  * What the trace holds: the trace_config packet; a clock_snapshot
  * (BOOTTIME, REALTIME, MONOTONIC...) at the start and at every flush, so
- * the trace merges with others by REALTIME; one trusted packet sequence
+ * the trace merges with others by REALTIME (snapshots wait in memory for
+ * the next write: without write_into_file, that is the stop, and only the
+ * first and the 15 latest are kept); one trusted packet sequence
  * per writer, with its track descriptors, interned data
  * (SEQ_INCREMENTAL_STATE_CLEARED / SEQ_NEEDS_INCREMENTAL_STATE,
  * TracePacketDefaults) and events; `trigger` packets; trace_stats.
