@@ -1,7 +1,8 @@
 #!/bin/sh
 # What an installation gives its users, from a temporary one (meson install
 # --destdir): the headers and pkg-config files; a reader built against
-# `pkg-config --cflags tracemerge-plugin` alone (plugins/example); a library
+# `pkg-config --cflags tracemerge-plugin` alone (plugins/example), and its
+# plugindir where the installed readers are; a library
 # client built with `pkg-config --cflags --libs tracemerge` that imports a
 # file through that reader and the installed readers, queries it, and gets
 # a TM_SESSION_ERROR for an input that does not exist.
@@ -38,6 +39,11 @@ for file in tracemerge.pc tracemerge-plugin.pc; do
   sed "s|^prefix=\(.*\)\$|prefix=$dest\1|" "$(dirname "$pc")/$file" >"$tmp/pc/$file"
 done
 export PKG_CONFIG_PATH="$tmp/pc"
+# Where a packaged reader goes (plugins/README.md): the directory the
+# installed library searches by default, where the built-in readers are.
+plugindir=$(pkg-config --variable=plugindir tracemerge-plugin)
+[ -f "$plugindir/tm-json.so" ] ||
+  fail "pkg-config's plugindir ($plugindir) does not hold the installed readers"
 for header in tracemerge/plugin.h tracemerge/tracemerge.h; do
   find "$dest" -path "*/include/$header" | grep -q . || fail "$header is not installed"
 done
