@@ -777,6 +777,24 @@ static void test_build_ids_are_the_hex_of_their_bytes(void) {
                             "\"0123456789ABCDEF0123456789ABCDEF0\"\n\"[NULL]\"\n");
 }
 
+/* A legacy flow end (bind_id FLOW_IN, flow v1 f) keeps its flow in flight,
+ * as trace_processor does: a second end of the id links from the same
+ * out-slice (worked out in legacy_flow_ends.textproto). Before, the first
+ * end closed the flow: 2 flows instead of 4, and 2 flow_end_without_start. */
+static void test_legacy_flow_ends_keep_the_flow(void) {
+  g_autofree char *all_sql = flows_sql("*");
+  g_autofree char *flows = query("legacy_flow_ends", all_sql);
+  e2e_assert_text(flows,
+      "\"slice_out\",\"slice_in\",\"flow_name\",\"flow_cat\"\n"
+      "\"send\",\"recv1\",\"[NULL]\",\"[NULL]\"\n"
+      "\"send\",\"recv2\",\"[NULL]\",\"[NULL]\"\n"
+      "\"A\",\"B\",\"io\",\"[NULL]\"\n"
+      "\"A\",\"C\",\"io\",\"[NULL]\"\n");
+  g_autofree char *stats = query("legacy_flow_ends",
+      "SELECT name, value FROM stats WHERE value > 0 AND name GLOB 'flow*'");
+  e2e_assert_text(stats, "\"name\",\"value\"\n");
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/e2e/proto/system/real-traces-count-as-trace-processor",
@@ -811,6 +829,8 @@ int main(int argc, char **argv) {
                   test_damaged_zstd_wrapper_keeps_earlier_packets);
   g_test_add_func("/e2e/proto/stacks/build-ids-are-the-hex-of-their-bytes",
                   test_build_ids_are_the_hex_of_their_bytes);
+  g_test_add_func("/e2e/proto/legacy-events/flow-ends-keep-the-flow-in-flight",
+                  test_legacy_flow_ends_keep_the_flow);
   g_test_add_func("/e2e/proto/real-traces/import-without-errors", test_real_traces_import);
   g_test_add_func("/e2e/proto/real-traces/tokio-process-descriptor-has-its-track",
                   test_real_tokio_process_descriptor_has_its_track);

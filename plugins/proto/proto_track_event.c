@@ -793,14 +793,17 @@ legacy_track(proto_track_events *te, proto_machine *machine, const proto_sequenc
 }
 
 /* A legacy bind_id is a flow of the slice the event begins (B, X, b, n,
- * as in JSON); its direction says where the flow goes (§2.4 flow v2). */
+ * as in JSON); its direction says where the flow goes (§2.4 flow v2). An
+ * in-flow ends at the slice but stays in flight, as trace_processor's
+ * FlowTracker::End with close_flow false leaves it: a later in-flow of the
+ * id links from the same out-slice again. */
 static void add_legacy_flow(proto_track_events *te, const proto_legacy_event *legacy) {
   int32_t phase = legacy->phase;
   if (!legacy->has_bind_id || !(phase == 'B' || phase == 'X' || phase == 'b' || phase == 'n'))
     return;
   static const int8_t directions[] = {
       [PROTO_LEGACY_FLOW_UNSPECIFIED] = -1,
-      [PROTO_LEGACY_FLOW_IN] = TM_FLOW_IN,
+      [PROTO_LEGACY_FLOW_IN] = TM_FLOW_IN_KEEP,
       [PROTO_LEGACY_FLOW_OUT] = TM_FLOW_OUT,
       [PROTO_LEGACY_FLOW_INOUT] = TM_FLOW_STEP,
   };
@@ -818,7 +821,8 @@ static void add_legacy_flow(proto_track_events *te, const proto_legacy_event *le
  * rows carry the args name and cat. s starts it at the slice enclosing
  * the event on its track, t steps through that slice, f ends it at the
  * next slice to begin there, or with bind_to_enclosing at the enclosing
- * one (its unscoped_id was checked by read_legacy). The event's typed
+ * one (its unscoped_id was checked by read_legacy); like a JSON f, it does
+ * not close the flow (trace_processor ends it with close_flow false). The event's typed
  * flow ids and annotations are dropped with the slice it does not have.
  * Sets ev->args and the flow scratch (its one flow). */
 static __attribute__((noinline, cold)) void
@@ -845,7 +849,7 @@ legacy_flow_v1(proto_track_events *te, const proto_legacy_event *legacy, proto_e
   int32_t phase = legacy->phase;
   proto_flow flow = {
       .id = key,
-      .direction = phase == 's' ? TM_FLOW_OUT : phase == 't' ? TM_FLOW_STEP : TM_FLOW_IN,
+      .direction = phase == 's' ? TM_FLOW_OUT : phase == 't' ? TM_FLOW_STEP : TM_FLOW_IN_KEEP,
       .binding = phase == 'f' && !legacy->bind_to_enclosing ? TM_FLOW_BIND_NEXT_BEGIN
                                                            : TM_FLOW_BIND_ENCLOSING,
   };

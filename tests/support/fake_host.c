@@ -354,11 +354,11 @@ static void svc_counter(tm_host *host, tm_track_ref t, tm_clock_ref clock, int64
 static void svc_flow(tm_host *host, tm_track_ref t, tm_clock_ref clock, int64_t ts,
                      uint64_t flow_id, tm_flow_direction direction,
                      tm_flow_binding binding, tm_args_ref args) {
-  static const char *const directions[] = {"OUT", "STEP", "IN", "CONTINUE"};
+  static const char *const directions[] = {"OUT", "STEP", "IN", "CONTINUE", "IN_KEEP"};
   char a[16];
   line(host, "flow %s %s ts=%" PRId64 " id=%" PRIu64 " %s %s%s", track(host, t, a, sizeof a),
        label_of(host->clocks, clock), ts, flow_id,
-       direction <= TM_FLOW_CONTINUE ? directions[direction] : "?",
+       direction <= TM_FLOW_IN_KEEP ? directions[direction] : "?",
        binding == TM_FLOW_BIND_ENCLOSING ? "enclosing" : "next",
        args ? label_of(host->arg_sets, args) : "");
 }
