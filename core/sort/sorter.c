@@ -781,8 +781,10 @@ static bool stream_by_track(tm_event_run *run, uint32_t max_track,
     last_ts[t] = INT64_MIN;
   }
   size_t n_side = 0;
+  uint32_t *count = g_new0(uint32_t, k);
   for (size_t i = 0; i < n; i++) {
     uint32_t t = ev[i].track_id;
+    count[t]++;
     if (ev[i].ts < last_ts[t])
       unsorted[t] = true;
     else
@@ -797,30 +799,54 @@ static bool stream_by_track(tm_event_run *run, uint32_t max_track,
     if (tail[t] != CHAIN_END)
       next[tail[t]] = CHAIN_END;
 
-  /* Out-of-order tracks, copied aside in (ts, position) order. */
-  for (size_t t = 0; t < k; t++)
-    if (unsorted[t])
-      for (uint32_t j = head[t]; j != CHAIN_END; j = next[j])
-        n_side++;
+  /* Out-of-order tracks, copied aside in (ts, position) order. They are
+   * gathered in one pass over the run in order, not by walking their
+   * chains: a chain of a track spread over the run is a cache miss per
+   * event, and the gather was a quarter of the merge's profile on a
+   * realistic TrackEvent trace (counter tracks several threads write). */
+  size_t *start = g_new(size_t, k);
+  size_t longest = 0;
+  for (size_t t = 0; t < k; t++) {
+    start[t] = n_side;
+    if (unsorted[t]) {
+      n_side += count[t];
+      longest = MAX(longest, (size_t)count[t]);
+    }
+  }
   partition_key *keys = g_new(partition_key, n_side ? n_side : 1);
   tm_event *side = g_new(tm_event, n_side ? n_side : 1);
   uint32_t *side_pos = g_new(uint32_t, n_side ? n_side : 1);
   uint32_t *side_next = g_new(uint32_t, n_side ? n_side : 1);
-  size_t filled = 0;
-  for (size_t t = 0; t < k; t++) {
-    if (!unsorted[t])
-      continue;
-    size_t first = filled;
-    for (uint32_t j = head[t]; j != CHAIN_END; j = next[j])
-      keys[filled++] = (partition_key){ev[j].ts, j, 0};
-    qsort(keys + first, filled - first, sizeof *keys, partition_key_cmp);
-    for (size_t q = first; q < filled; q++) {
-      side[q] = ev[keys[q].pos];
-      side_pos[q] = keys[q].pos;
-      side_next[q] = q + 1 < filled ? (uint32_t)(n + q + 1) : CHAIN_END;
+  if (n_side) {
+    size_t *fill = g_memdup2(start, k * sizeof *start);
+    for (size_t i = 0; i < n; i++) {
+      uint32_t t = ev[i].track_id;
+      if (!unsorted[t])
+        continue;
+      size_t q = fill[t]++;
+      side[q] = ev[i];
+      keys[q] = (partition_key){ev[i].ts, (uint32_t)i, (uint32_t)q};
     }
-    head[t] = (uint32_t)(n + first);
+    g_free(fill);
+    tm_event *sorted = g_new(tm_event, longest);
+    for (size_t t = 0; t < k; t++) {
+      if (!unsorted[t])
+        continue;
+      size_t first = start[t], len = count[t];
+      qsort(keys + first, len, sizeof *keys, partition_key_cmp);
+      for (size_t q = 0; q < len; q++)
+        sorted[q] = side[keys[first + q].at];
+      memcpy(side + first, sorted, len * sizeof *sorted);
+      for (size_t q = first; q < first + len; q++) {
+        side_pos[q] = keys[q].pos;
+        side_next[q] = q + 1 < first + len ? (uint32_t)(n + q + 1) : CHAIN_END;
+      }
+      head[t] = (uint32_t)(n + first);
+    }
+    g_free(sorted);
   }
+  g_free(start);
+  g_free(count);
   g_free(keys);
 
   merge_head *heap = g_new(merge_head, k);
