@@ -17,13 +17,17 @@
 # build-fuzz/fuzz-logs/. The last line printed is the run's figures:
 # "TARGET: cpu Ns, runs N, exec/s N, cov N, ft N, corpus N, findings N"
 # (exec/s is per second of wall-clock time, as libFuzzer counts it).
+# FUZZ_NICE sets the niceness of the run and its build (default 10).
 set -euo pipefail
 root=${FUZZ_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${FUZZ_BUILD:-$root/build-fuzz}
+# Niceness of the fuzzer and its build (FUZZ_NICE): 10 leaves the shared
+# machine to interactive work without starving the run; 19 yields even more.
+niceness=${FUZZ_NICE:-10}
 targets="json proto systrace gecko instruments manifest container config sql"
 
 usage() {
-  sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 }
 
@@ -33,8 +37,8 @@ setup() {
     CC=clang meson setup "$build" "$root" -Dfuzz=true -Db_sanitize=address,undefined \
       -Db_lundef=false --buildtype=debugoptimized >/dev/null
   fi
-  nice -n 19 ninja -C "$build" -j2 "tests/fuzz/fuzz_$1" "tests/data/proto/fixtures" >/dev/null 2>&1 ||
-    nice -n 19 ninja -C "$build" -j2 "tests/fuzz/fuzz_$1" >/dev/null
+  nice -n "$niceness" ninja -C "$build" -j2 "tests/fuzz/fuzz_$1" "tests/data/proto/fixtures" >/dev/null 2>&1 ||
+    nice -n "$niceness" ninja -C "$build" -j2 "tests/fuzz/fuzz_$1" >/dev/null
 }
 
 # The seed files of a target, beside its saved corpus.
@@ -64,7 +68,7 @@ case "$1" in
     merged=$(mktemp -d)
     mkdir -p "$saved" "$build/fuzz-work/$target"
     # Inputs above 16 KiB are left out: the saved corpus stays small.
-    nice -n 19 "$build/tests/fuzz/fuzz_$target" -merge=1 -max_len=16384 \
+    nice -n "$niceness" "$build/tests/fuzz/fuzz_$target" -merge=1 -max_len=16384 \
       -timeout=10 -rss_limit_mb=2048 "$merged" "$saved" "$build/fuzz-work/$target" \
       >"$build/fuzz-merge-$target.log" 2>&1
     rm -f "$saved"/*
@@ -90,7 +94,7 @@ dict=()
 # SECONDS is CPU time: on a shared machine a niced run gets a fraction of
 # a core, so the fuzzer is stopped (SIGINT: it then prints its final
 # stats) once its own user + system time reaches it.
-nice -n 19 "$build/tests/fuzz/fuzz_$target" -timeout=10 \
+nice -n "$niceness" "$build/tests/fuzz/fuzz_$target" -timeout=10 \
   -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
   -artifact_prefix="$artifacts/" \
   "${dict[@]}" \
