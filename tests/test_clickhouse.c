@@ -838,23 +838,34 @@ static void kill_server(void *data, const char *table, uint64_t rows) {
 
 /* The server dies during a load (mid-stream, or just before publishing):
  * the load fails naming what failed, and once the server is back no table
- * holds a row of that run; the run loads afterwards as a new one. */
+ * holds a row of that run (or, `replacing`, the run is as it was before,
+ * loaded with run "kept" in one earlier load); the run loads afterwards. */
 static void assert_killed_load_leaves_nothing(kill_plan plan,
-                                              const char *expected_what) {
+                                              const char *expected_what,
+                                              bool replacing) {
   tm_clickhouse *ch = open_database("killed");
   create_schema(ch);
   g_autofree char *small = write_run(1);
+  g_autofree char *earlier = write_run(2);
   tm_session *kept = import_path(small);
-  load(ch, "kept", kept, TM_CLICKHOUSE_REPLACE);
+  tm_session *old = import_path(earlier);
+  tm_clickhouse_run before[] = {{"kept", kept}, {"doomed", old}};
+  GError *error = NULL;
+  g_assert_true(tm_clickhouse_load(ch, before, replacing ? 2 : 1,
+                                   TM_CLICKHOUSE_REFUSE_EXISTING, &error));
+  g_assert_no_error(error);
   int64_t kept_rows = rows_of_run(ch, "kept");
+  int64_t old_rows = replacing ? rows_of_run(ch, "doomed") : 0;
+  if (replacing)
+    g_assert_cmpint(run_slices(ch, "doomed"), ==, generated_slices(2));
 
   g_autofree char *big = write_big_run();
   tm_session *doomed = import_path(big);
   clickhouse_set_load_hook(ch, kill_server, &plan);
   tm_clickhouse_run run = {"doomed", doomed};
-  GError *error = NULL;
-  g_assert_false(tm_clickhouse_load(ch, &run, 1, TM_CLICKHOUSE_REFUSE_EXISTING,
-                                    &error));
+  tm_clickhouse_load_mode mode =
+      replacing ? TM_CLICKHOUSE_REPLACE : TM_CLICKHOUSE_REFUSE_EXISTING;
+  g_assert_false(tm_clickhouse_load(ch, &run, 1, mode, &error));
   g_assert_true(plan.killed);
   g_assert_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_CONNECTION);
   g_autofree char *prefix = g_strdup_printf("ClickHouse at 127.0.0.1:%d: %s",
@@ -866,13 +877,15 @@ static void assert_killed_load_leaves_nothing(kill_plan plan,
   clickhouse_set_load_hook(ch, NULL, NULL);
 
   ch_fixture_restart(&server);
-  g_assert_cmpint(rows_of_run(ch, "doomed"), ==, 0);
+  g_assert_cmpint(rows_of_run(ch, "doomed"), ==, old_rows);
   g_assert_cmpint(rows_of_run(ch, "kept"), ==, kept_rows);
-  load(ch, "doomed", doomed, TM_CLICKHOUSE_REFUSE_EXISTING);
+  load(ch, "doomed", doomed, mode);
   g_assert_cmpint(run_slices(ch, "doomed"), ==, 60000);
+  g_assert_cmpint(rows_of_run(ch, "kept"), ==, kept_rows);
   /* Clean for the next scenario. */
   g_autofree char *drop = ch_query(ch, "DROP DATABASE killed", TM_FORMAT_CSV);
   tm_session_free(doomed);
+  tm_session_free(old);
   tm_session_free(kept);
   tm_clickhouse_free(ch);
 }
@@ -880,12 +893,21 @@ static void assert_killed_load_leaves_nothing(kill_plan plan,
 static void test_server_killed_while_streaming(void) {
   kill_plan plan = {"slice", 20000, false};
   assert_killed_load_leaves_nothing(plan, "loading run 'doomed' into slice "
-                                          "(staging table _tm_stage_");
+                                          "(staging table _tm_stage_", false);
 }
 
 static void test_server_killed_before_publishing(void) {
   kill_plan plan = {NULL, 0, false};
-  assert_killed_load_leaves_nothing(plan, "publishing run 'doomed' in slice: ");
+  assert_killed_load_leaves_nothing(plan, "publishing run 'doomed' in slice: ",
+                                    false);
+}
+
+/* Replacing a run that shares its earlier load with another: killed after
+ * the other run was copied into the stage, before publishing. */
+static void test_server_killed_while_replacing(void) {
+  kill_plan plan = {NULL, 0, false};
+  assert_killed_load_leaves_nothing(plan, "publishing run 'doomed' in slice: ",
+                                    true);
 }
 
 /* Just before publishing, the `machine` table's stage disappears (as if
@@ -1148,6 +1170,8 @@ int main(int argc, char **argv) {
                   test_server_killed_while_streaming);
   g_test_add_func("/clickhouse/failure/server-killed-before-publishing",
                   test_server_killed_before_publishing);
+  g_test_add_func("/clickhouse/failure/server-killed-while-replacing-leaves-the-old-run",
+                  test_server_killed_while_replacing);
   g_test_add_func("/clickhouse/failure/partly-published-run-is-named-and-not-in-machine",
                   test_partly_published_run);
   g_test_add_func("/clickhouse/query/prints-as-local-queries-do",
