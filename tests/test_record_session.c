@@ -237,6 +237,32 @@ static void test_start_trigger_starts_recording(void) {
   e2e_cleanup(dir);
 }
 
+/* Triggers after the deciding one are recorded but decide nothing; a
+ * session records at most 256 trigger packets in all, so a process that
+ * fires in a loop cannot grow its memory. 300 fired before the stop (each
+ * queued for the session's thread, which takes them before it handles
+ * the stop): 256 recorded. */
+static void test_recorded_triggers_are_bounded(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  tmr_config *config;
+  tmr_session *s = start(dir, "many.pftrace",
+                         "buffers { size_kb: 64 }\n"
+                         "data_sources { config { name: \"track_event\" } }\n"
+                         "trigger_config { trigger_mode: START_TRACING\n"
+                         "  triggers { name: \"go\" stop_delay_ms: 60000 }\n"
+                         "  trigger_timeout_ms: 60000 }\n",
+                         &config);
+  for (int i = 0; i < 300; i++)
+    tmr_trigger("go");
+  finish(s, config);
+  g_autofree char *path = g_build_filename(dir, "many.pftrace", NULL);
+  g_autofree char *rows = record_query(path,
+      "SELECT count(*), min(s.name), max(s.name) FROM slice s JOIN track t "
+      "ON s.track_id = t.id WHERE t.type = 'triggers'");
+  g_assert_cmpstr(e2e_csv_rows(rows), ==, "256,\"go\",\"go\"\n");
+  e2e_cleanup(dir);
+}
+
 /* START_TRACING with no trigger: stops at trigger_timeout_ms, nothing
  * recorded. */
 static void test_start_trigger_timeout(void) {
@@ -779,6 +805,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/record/triggers/start-trigger-starts-recording",
                   test_start_trigger_starts_recording);
   g_test_add_func("/record/triggers/start-trigger-timeout", test_start_trigger_timeout);
+  g_test_add_func("/record/triggers/recorded-triggers-are-bounded",
+                  test_recorded_triggers_are_bounded);
   g_test_add_func("/record/triggers/stop-trigger-keeps-what-came-before",
                   test_stop_trigger_keeps_what_came_before);
   g_test_add_func("/record/triggers/stop-trigger-timeout-keeps-no-data",

@@ -306,6 +306,9 @@ static void process_triggers(tmr_session *s, int64_t now) {
     const Perfetto__Protos__TraceConfig__TriggerConfig__Trigger *rule = matching_trigger(s, t);
     if (!rule)
       continue;
+    if (s->triggers_recorded >= TMR_MAX_RECORDED_TRIGGERS)
+      continue; /* only ever after the deciding one: see the constant */
+    s->triggers_recorded++;
     tmr_session_add_trigger_packet(s, t);
     if (s->triggered)
       continue; /* the first trigger decided; later ones are recorded only */

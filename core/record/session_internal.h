@@ -37,6 +37,10 @@
  * ones, at most this many (a session that writes only when it stops,
  * with flush_period_ms, takes one per flush). */
 #define TMR_MAX_PENDING_SNAPSHOTS 16
+/* Trigger packets a session records: the deciding one and later ones up
+ * to this many in all (later ones decide nothing; a process of the same
+ * user sending triggers in a loop must not grow the session's memory). */
+#define TMR_MAX_RECORDED_TRIGGERS 256
 
 /* --- configs ------------------------------------------------------------- */
 
@@ -203,6 +207,7 @@ struct tmr_session {
   bool write_into_file;
   bool triggered;
   char *triggered_by;
+  uint32_t triggers_recorded; /* trigger packets written (service thread) */
   bool stop_at_is_trigger; /* stop_at_us was set by a trigger's stop_delay_ms */
   GQueue triggers; /* tmr_pending_trigger *, guarded by `lock` */
 

@@ -215,7 +215,8 @@ TM_API bool tmr_session_buffer_stats(tmr_session *session, size_t buffer, tmr_bu
 /* --- triggers ------------------------------------------------------------- */
 
 /* Fires trigger `name` in every session of this process whose
- * trigger_config names it. Recorded as a `trigger` packet. */
+ * trigger_config names it. Recorded as a `trigger` packet (a session
+ * records at most 256; only the first matching one decides). */
 TM_API void tmr_trigger(const char *name);
 
 /* Fires trigger `name` in every session with a trigger_config of this
