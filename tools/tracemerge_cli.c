@@ -22,6 +22,7 @@
 #include <locale.h>
 #include <math.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -702,6 +703,162 @@ out:
   return status;
 }
 
+/* ---- export ---- */
+
+/* Where an export goes: standard output for "-", else a temporary file
+ * beside OUT renamed over it once complete (a failed export leaves OUT
+ * as it was). */
+typedef struct export_target {
+  const char *path;
+  char *tmp_path;
+  FILE *file;
+} export_target;
+
+static bool export_target_open(export_target *t, const char *path, GError **error) {
+  t->path = path;
+  t->tmp_path = NULL;
+  if (strcmp(path, "-") == 0) {
+    t->file = stdout;
+    return true;
+  }
+  char *dir = g_path_get_dirname(path);
+  char *base = g_path_get_basename(path);
+  char *templ = g_strdup_printf("%s/.%s.XXXXXX", dir, base);
+  g_free(dir);
+  g_free(base);
+  int fd = g_mkstemp(templ);
+  if (fd < 0) {
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
+                "cannot create %s: %s", path, g_strerror(errno));
+    g_free(templ);
+    return false;
+  }
+  /* mkstemp's file is private (0600); the result gets the mode any new
+   * file of the user gets. */
+  mode_t mask = umask(0);
+  umask(mask);
+  fchmod(fd, 0666 & ~mask);
+  t->file = fdopen(fd, "wb");
+  t->tmp_path = templ;
+  return t->file != NULL;
+}
+
+/* Closes the target: renames the temporary file into place if `keep`,
+ * else removes it. False (error set) only if keeping it failed. */
+static bool export_target_close(export_target *t, bool keep, GError **error) {
+  if (!t->tmp_path)
+    return true;
+  bool ok = true;
+  if (fclose(t->file) != 0 && keep) {
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
+                "writing %s failed: %s", t->path, g_strerror(errno));
+    ok = false;
+  }
+  if (ok && keep && rename(t->tmp_path, t->path) != 0) {
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
+                "cannot write %s: %s", t->path, g_strerror(errno));
+    ok = false;
+  }
+  if (!ok || !keep)
+    unlink(t->tmp_path);
+  g_clear_pointer(&t->tmp_path, g_free);
+  return ok;
+}
+
+static int run_export(int argc, char **argv) {
+  char *output = NULL, *format_name = NULL, *time_range = NULL, *slice_sql = NULL;
+  char **machines = NULL;
+  tm_session *session = NULL;
+  GError *error = NULL;
+  const GOptionEntry entries[] = {
+      {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+       "Write the trace to FILE (- for standard output); FILE is replaced "
+       "once the export is complete",
+       "FILE"},
+      {"format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
+       "perfetto (a Perfetto protobuf trace, for ui.perfetto.dev; the "
+       "default, unless FILE ends in .json) or json (Chrome JSON, for "
+       "chrome://tracing)",
+       "FORMAT"},
+      {"machine", 0, 0, G_OPTION_ARG_STRING_ARRAY, &machines,
+       "Export only the machine NAME (repeatable)", "NAME"},
+      {"time", 0, 0, G_OPTION_ARG_STRING, &time_range,
+       "Export only what overlaps START,END of trace time (ns, or with a "
+       "unit: ns, us, ms, s; either may be empty)",
+       "START,END"},
+      {"sql", 0, 0, G_OPTION_ARG_STRING, &slice_sql,
+       "Export only the slices whose ids SQL selects, with their ancestors, "
+       "e.g. \"SELECT id FROM slice WHERE name GLOB 'net*'\"",
+       "SQL"},
+      {NULL, 0, 0, 0, NULL, NULL, NULL},
+  };
+  int status = parse_options("export", "INPUT... -o OUT",
+                             "Import the inputs as one merged trace and write "
+                             "it as one file that viewers open: every machine, "
+                             "already on one timeline.",
+                             entries, NULL, true, &argc, &argv);
+  tm_export_options options = {.format = TM_EXPORT_PERFETTO};
+  export_target target = {0};
+  if (status != EXIT_OK)
+    goto out;
+  if (!output) {
+    status = usage_error("export", "missing -o OUT (- for standard output)");
+    goto out;
+  }
+  if (argc < 2) {
+    status = usage_error("export", "no input files");
+    goto out;
+  }
+  if (format_name && strcmp(format_name, "perfetto") == 0) {
+    options.format = TM_EXPORT_PERFETTO;
+  } else if (format_name && strcmp(format_name, "json") == 0) {
+    options.format = TM_EXPORT_JSON;
+  } else if (format_name) {
+    status = usage_error("export", "--format must be perfetto or json");
+    goto out;
+  } else if (g_str_has_suffix(output, ".json")) {
+    options.format = TM_EXPORT_JSON;
+  }
+  if (time_range) {
+    if (!tm_parse_time_range(time_range, &options.start_ns, &options.end_ns, &error)) {
+      status = usage_error("export", error->message);
+      g_clear_error(&error);
+      goto out;
+    }
+    options.has_time_range = true;
+  }
+  options.machines = (const char *const *)machines;
+  options.n_machines = machines ? g_strv_length(machines) : 0;
+  options.slice_sql = slice_sql;
+
+  session = session_new("export", &status);
+  if (!session)
+    goto out;
+  status = import_inputs(session, argc, argv);
+  if (!export_target_open(&target, output, &error)) {
+    status = fail_error(error);
+    goto out;
+  }
+  bool to_stdout = !target.tmp_path;
+  bool ok = tm_session_export(session, &options, target.file, &error);
+  if (!ok) {
+    status = fail_error(error);
+    error = NULL;
+  }
+  if (!export_target_close(&target, ok, &error))
+    status = fail_error(error);
+  else if (ok && to_stdout)
+    status = max_status(status, check_stdout());
+out:
+  tm_session_free(session);
+  g_free(output);
+  g_free(format_name);
+  g_free(time_range);
+  g_free(slice_sql);
+  g_strfreev(machines);
+  return status;
+}
+
 /* ---- plugins ---- */
 
 static int run_plugins(int argc, char **argv) {
@@ -765,6 +922,8 @@ static const command commands[] = {
      "into ClickHouse", run_import},
     {"info", "Summarise the inputs: files, formats, machines, clocks, stats",
      run_info},
+    {"export", "Write the merged inputs as one Perfetto or Chrome JSON trace",
+     run_export},
     {"plugins", "List the reader plugins found", run_plugins},
 };
 

@@ -917,7 +917,7 @@ bool tm_session_import(tm_session *session, const char *const *paths,
                                error);
 }
 
-static bool ensure_sql(tm_session *session, GError **error) {
+bool session_ensure_sql(tm_session *session, GError **error) {
   if (session->sql)
     return true;
   session->sql = sql_surface_new(session->model, &session->sql_options,
@@ -953,7 +953,7 @@ void tm_session_interrupt(tm_session *session) {
 bool tm_session_query(tm_session *session, const char *sql, tm_format format,
                       FILE *out, GError **error) {
   return session_error_publish(
-      ensure_sql(session, error) &&
+      session_ensure_sql(session, error) &&
           sql_surface_query(session->sql, sql, format, out, error),
       error);
 }
@@ -963,7 +963,7 @@ bool tm_session_query_with_options(tm_session *session, const char *sql,
                                    uint64_t *rows, GError **error) {
   tm_query_options defaults = {.format = TM_FORMAT_CSV};
   return session_error_publish(
-      ensure_sql(session, error) &&
+      session_ensure_sql(session, error) &&
           sql_surface_run(session->sql, sql, options ? options : &defaults,
                           out, rows, error),
       error);
@@ -972,7 +972,7 @@ bool tm_session_query_with_options(tm_session *session, const char *sql,
 bool tm_session_save_sqlite(tm_session *session, const char *path,
                             unsigned flags, GError **error) {
   return session_error_publish(
-      ensure_sql(session, error) &&
+      session_ensure_sql(session, error) &&
           sql_surface_save(session->sql, path, (flags & TM_SAVE_REPLACE) != 0,
                            error),
       error);

@@ -199,6 +199,10 @@ bool session_manifest_remote_sync_allowed(tm_host *host);
  * a pinned file must not add clock snapshots. */
 bool session_manifest_snapshot_allowed(tm_host *host);
 
+/* Opens the session's SQL surface on first use (the queries' and the
+ * export filter's). */
+bool session_ensure_sql(tm_session *session, GError **error);
+
 /* The track id of the overflow twin of a thread track (JSON X spill). */
 uint32_t session_overflow_track(tm_session *session, uint32_t track_id);
 

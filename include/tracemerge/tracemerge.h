@@ -237,6 +237,43 @@ TM_API bool tm_session_plugins_check(const tm_session *session,
 TM_API const char *const *
 tm_session_borrow_overridden(const tm_session *session, size_t index);
 
+/* --- exports (core/export, docs/exports.md) ------------------------------ */
+
+typedef enum tm_export_format {
+  /* One Perfetto protobuf trace of every machine (machine_id on packets),
+   * for ui.perfetto.dev and trace_processor. */
+  TM_EXPORT_PERFETTO = 0,
+  /* Chrome JSON Trace Event Format, every machine's pids and tids kept
+   * apart (docs/exports.md gives the mapping), for chrome://tracing. */
+  TM_EXPORT_JSON = 1,
+} tm_export_format;
+
+typedef struct tm_export_options {
+  tm_export_format format;
+  /* Only the machines of these names (NULL: every machine). Borrowed. */
+  const char *const *machines;
+  size_t n_machines;
+  /* Only what overlaps [start_ns, end_ns] of trace time (both included). */
+  bool has_time_range;
+  int64_t start_ns, end_ns;
+  /* Only the slices whose ids this query returns (one integer column),
+   * with their ancestors, e.g. "SELECT id FROM slice WHERE name GLOB
+   * 'net*'"; NULL: every slice. The other tables are not filtered by it. */
+  const char *slice_sql;
+} tm_export_options;
+
+/* Parses "START,END" of trace time for tm_export_options: either may be
+ * empty (open); each a number of ns or with a unit ns, us, ms, s ("1.5ms").
+ * An open bound is INT64_MIN / INT64_MAX. */
+bool tm_parse_time_range(const char *text, int64_t *start_ns, int64_t *end_ns,
+                         GError **error);
+
+/* Writes the imported trace to `out` in `options->format`, streaming: the
+ * file is written while the model is read, never held whole in memory.
+ * False (error set) if a filter is wrong or writing failed. */
+bool tm_session_export(tm_session *session, const tm_export_options *options,
+                       FILE *out, GError **error);
+
 /* Number of events imported (placed on the timeline), for tools. */
 TM_API uint64_t tm_session_event_count(const tm_session *session);
 
