@@ -86,11 +86,65 @@ static void test_machines_attributes_and_clock_edge(void) {
   e2e_cleanup(dir);
 }
 
+/* The demo ends by exporting the merge (tools/demo.sh): merged.pftrace
+ * and merged.json, their formats chosen by the names as the demo runs
+ * them. Each reads back as the same timeline: the Perfetto file with its
+ * machines; the JSON with every process named "<machine>: <name>" and
+ * backend's pid 20 / tid 21 at 10 000 020 / 10 000 021 (docs/exports.md:
+ * machine 1 of stride 10 000 000), JSON having no machine rows. */
+static void test_demo_exports_open_as_the_same_timeline(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  g_autofree char *zip = write_example_zip(dir);
+  g_autofree char *sql_path =
+      g_test_build_filename(G_TEST_DIST, "data", "example", "timeline.sql", NULL);
+  const char *outputs[] = {"merged.pftrace", "merged.json"};
+  for (int i = 0; i < 2; i++) {
+    const char *export_args[] = {"export", "example.zip", "-o", outputs[i], NULL};
+    e2e_result r = e2e_run_in(dir, export_args);
+    g_assert_cmpint(r.exit_code, ==, 0);
+    e2e_assert_text(r.err, "");
+    e2e_assert_text(r.out, "");
+    e2e_result_clear(&r);
+  }
+  const char *pftrace_args[] = {"query", "merged.pftrace", "-q", sql_path, NULL};
+  e2e_result r = e2e_run_in(dir, pftrace_args);
+  g_assert_cmpint(r.exit_code, ==, 0);
+  e2e_assert_text(r.out,
+                  "\"ts\",\"dur\",\"depth\",\"name\",\"thread\",\"process\",\"machine\"\n"
+                  "1000000,500000,0,\"fetch /index\",\"main\",\"client\",\"phone\"\n"
+                  "1100000,200500,1,\"send request\",\"main\",\"client\",\"phone\"\n"
+                  "1150125,300000,0,\"handle /index\",\"worker\",\"server\",\"backend\"\n"
+                  "1200000,100000,1,\"query users\",\"worker\",\"server\",\"backend\"\n"
+                  "1460000,0,0,\"response sent\",\"worker\",\"server\",\"backend\"\n"
+                  "1600000,150250,0,\"render\",\"main\",\"client\",\"phone\"\n");
+  e2e_result_clear(&r);
+  const char *json_args[] = {"query", "merged.json", "-Q",
+                             "SELECT s.ts, s.dur, s.depth, s.name, t.tid, p.pid, p.name "
+                             "FROM slice s JOIN thread_track tt ON s.track_id = tt.id "
+                             "JOIN thread t USING (utid) JOIN process p USING (upid) "
+                             "ORDER BY s.ts",
+                             NULL};
+  r = e2e_run_in(dir, json_args);
+  g_assert_cmpint(r.exit_code, ==, 0);
+  e2e_assert_text(r.out,
+                  "\"ts\",\"dur\",\"depth\",\"name\",\"tid\",\"pid\",\"name\"\n"
+                  "1000000,500000,0,\"fetch /index\",11,10,\"phone: client\"\n"
+                  "1100000,200500,1,\"send request\",11,10,\"phone: client\"\n"
+                  "1150125,300000,0,\"handle /index\",10000021,10000020,\"backend: server\"\n"
+                  "1200000,100000,1,\"query users\",10000021,10000020,\"backend: server\"\n"
+                  "1460000,0,0,\"response sent\",10000021,10000020,\"backend: server\"\n"
+                  "1600000,150250,0,\"render\",11,10,\"phone: client\"\n");
+  e2e_result_clear(&r);
+  e2e_cleanup(dir);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/e2e/example/timeline-is-merged-across-two-machines",
                   test_timeline_is_merged_across_two_machines);
   g_test_add_func("/e2e/example/machines-attributes-and-clock-edge",
                   test_machines_attributes_and_clock_edge);
+  g_test_add_func("/e2e/example/demo-exports-open-as-the-same-timeline",
+                  test_demo_exports_open_as_the_same_timeline);
   return g_test_run();
 }

@@ -235,7 +235,7 @@ static void test_perfetto_system_and_chrome_answer_the_same(void) {
   g_assert_cmpint(scalar(merged, "SELECT count(*) FROM args"), >, 1000);
   g_assert_cmpint(scalar(merged, "SELECT count(*) FROM sched"), >, 1000);
   g_assert_cmpint(scalar(merged, "SELECT count(*) FROM thread_state WHERE waker_utid IS NOT NULL"), >, 100);
-  g_assert_cmpint(scalar(merged, "SELECT count(*) FROM cpu_profile_stack_sample"), >, 100);
+  g_assert_cmpint(scalar(merged, "SELECT count(*) FROM perf_sample"), >, 100);
   g_assert_cmpint(scalar(merged, "SELECT count(*) FROM slice WHERE dur = 0"), >, 10);
   sqlite3_close(merged);
   e2e_cleanup(dir);

@@ -859,6 +859,212 @@ out:
   return status;
 }
 
+/* ---- pack ---- */
+
+static const char pack_help[] =
+    "Usage:\n"
+    "  tracemerge pack -o ARCHIVE [--machine NAME FILE...]... [OPTION...]\n"
+    "\n"
+    "Write trace files into one archive (.zip, .tar.gz, .tgz or .tar) with a\n"
+    "perfetto_manifest saying which machine each file is from and how their\n"
+    "clocks relate, checked as an import will read it.\n"
+    "\n"
+    "  -o, --output ARCHIVE      The archive to write (replaced once complete)\n"
+    "  --machine NAME            The files that follow are from machine NAME\n"
+    "                            (files before any --machine: no machine);\n"
+    "                            the first machine is the reference\n"
+    "  --offset NAME=OFFSET      NAME's files read T when the reference's first\n"
+    "                            file reads T + OFFSET (ns, or with a unit: ns,\n"
+    "                            us, ms, s; a sign is allowed: +100us, -2ms)\n"
+    "  --sync NAME:CLOCK         The clock of NAME's files the relation uses\n"
+    "                            (REALTIME, REALTIME_COARSE, MONOTONIC,\n"
+    "                            MONOTONIC_COARSE, MONOTONIC_RAW, BOOTTIME);\n"
+    "                            without it, a file's own timeline (what a\n"
+    "                            clockless file such as JSON has). On a machine\n"
+    "                            other than the reference it relates the\n"
+    "                            machine even without --offset (offset 0)\n"
+    "  --trace-time NAME:CLOCK   Trace time is CLOCK of NAME's first file\n"
+    "  --attribute KEY=VALUE     A manifest attribute (repeatable)\n"
+    "  --dry-run                 Print the manifest, write nothing\n"
+    "  -h, --help                Show this help\n"
+    "\n"
+    "Example:\n"
+    "  tracemerge pack -o run.zip --machine phone phone.pftrace \\\n"
+    "    --machine server server.json --offset server=+100us --sync phone:BOOTTIME\n"
+    "\n"
+    "Exit status: 0 success; 1 a file or the manifest failed; 2 usage error.\n";
+
+typedef struct pack_args {
+  GArray *files;    /* tm_pack_file */
+  GArray *machines; /* tm_pack_machine */
+  GPtrArray *attributes;
+  GPtrArray *strings; /* owned copies */
+  char *output;
+  const char *trace_time_machine, *trace_time_clock;
+  bool dry_run;
+} pack_args;
+
+static tm_pack_machine *pack_machine(pack_args *p, const char *name) {
+  for (guint i = 0; i < p->machines->len; i++) {
+    tm_pack_machine *m = &g_array_index(p->machines, tm_pack_machine, i);
+    if (strcmp(m->name, name) == 0)
+      return m;
+  }
+  tm_pack_machine fresh = {.name = name};
+  g_array_append_val(p->machines, fresh);
+  return &g_array_index(p->machines, tm_pack_machine, p->machines->len - 1);
+}
+
+/* "NAME<sep>REST": splits at the first `sep` into owned strings. */
+static bool split_arg(pack_args *p, const char *text, char sep, const char **name,
+                      const char **rest) {
+  const char *at = strchr(text, sep);
+  if (!at || at == text || !at[1])
+    return false;
+  char *n = g_strndup(text, (gsize)(at - text));
+  char *r = g_strdup(at + 1);
+  g_ptr_array_add(p->strings, n);
+  g_ptr_array_add(p->strings, r);
+  *name = n;
+  *rest = r;
+  return true;
+}
+
+/* Parses pack's command line by hand: --machine applies to the files
+ * after it, which GOption's parsing (options apart from operands) loses. */
+static int parse_pack_args(int argc, char **argv, pack_args *p) {
+  const char *machine = NULL;
+  bool operands_only = false;
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    const char *value = NULL;
+    const char *eq = g_str_has_prefix(arg, "--") ? strchr(arg, '=') : NULL;
+    char *option = eq ? g_strndup(arg, (gsize)(eq - arg)) : g_strdup(arg);
+    g_ptr_array_add(p->strings, option);
+    bool takes_value = !operands_only &&
+                       (strcmp(option, "-o") == 0 || strcmp(option, "--output") == 0 ||
+                        strcmp(option, "--machine") == 0 || strcmp(option, "--offset") == 0 ||
+                        strcmp(option, "--sync") == 0 || strcmp(option, "--trace-time") == 0 ||
+                        strcmp(option, "--attribute") == 0);
+    if (takes_value) {
+      if (eq)
+        value = eq + 1;
+      else if (i + 1 < argc)
+        value = argv[++i];
+      else {
+        char *message = g_strdup_printf("%s needs a value", option);
+        int status = usage_error("pack", message);
+        g_free(message);
+        return status;
+      }
+    }
+    if (operands_only || arg[0] != '-' || strcmp(arg, "-") == 0) {
+      tm_pack_file f = {.path = arg, .machine = machine};
+      g_array_append_val(p->files, f);
+    } else if (strcmp(arg, "--") == 0) {
+      operands_only = true;
+    } else if (strcmp(option, "-h") == 0 || strcmp(option, "--help") == 0) {
+      fputs(pack_help, stdout);
+      return -1;
+    } else if (strcmp(option, "--dry-run") == 0) {
+      p->dry_run = true;
+    } else if (strcmp(option, "-o") == 0 || strcmp(option, "--output") == 0) {
+      g_free(p->output);
+      p->output = g_strdup(value);
+    } else if (strcmp(option, "--machine") == 0) {
+      if (!*value)
+        return usage_error("pack", "--machine needs a name");
+      machine = pack_machine(p, value)->name;
+    } else if (strcmp(option, "--offset") == 0) {
+      const char *name, *offset;
+      if (!split_arg(p, value, '=', &name, &offset))
+        return usage_error("pack", "--offset wants NAME=OFFSET, e.g. server=+100us");
+      GError *error = NULL;
+      tm_pack_machine *m = pack_machine(p, name);
+      if (!tm_parse_duration("--offset", offset, &m->offset_ns, &error)) {
+        int status = usage_error("pack", error->message);
+        g_error_free(error);
+        return status;
+      }
+      m->has_offset = true;
+    } else if (strcmp(option, "--sync") == 0) {
+      const char *name, *clock;
+      if (!split_arg(p, value, ':', &name, &clock))
+        return usage_error("pack", "--sync wants NAME:CLOCK, e.g. phone:BOOTTIME");
+      pack_machine(p, name)->clock = clock;
+    } else if (strcmp(option, "--trace-time") == 0) {
+      if (!split_arg(p, value, ':', &p->trace_time_machine, &p->trace_time_clock))
+        return usage_error("pack", "--trace-time wants NAME:CLOCK, e.g. phone:BOOTTIME");
+    } else if (strcmp(option, "--attribute") == 0) {
+      if (!strchr(value, '=') || value[0] == '=')
+        return usage_error("pack", "--attribute wants KEY=VALUE");
+      g_ptr_array_add(p->attributes, (gpointer)value);
+    } else {
+      char *message = g_strdup_printf("unknown option %s", arg);
+      int status = usage_error("pack", message);
+      g_free(message);
+      return status;
+    }
+  }
+  return EXIT_OK;
+}
+
+static int run_pack(int argc, char **argv) {
+  pack_args p = {
+      .files = g_array_new(FALSE, FALSE, sizeof(tm_pack_file)),
+      .machines = g_array_new(FALSE, FALSE, sizeof(tm_pack_machine)),
+      .attributes = g_ptr_array_new(),
+      .strings = g_ptr_array_new_with_free_func(g_free),
+  };
+  char *manifest = NULL;
+  GError *error = NULL;
+  int status = parse_pack_args(argc, argv, &p);
+  if (status == -1) {
+    status = check_stdout();
+    goto out;
+  }
+  if (status != EXIT_OK)
+    goto out;
+  if (!p.output && !p.dry_run) {
+    status = usage_error("pack", "missing -o ARCHIVE (or --dry-run)");
+    goto out;
+  }
+  if (p.files->len == 0) {
+    status = usage_error("pack", "no files to pack");
+    goto out;
+  }
+  tm_pack_options options = {
+      .files = (const tm_pack_file *)p.files->data,
+      .n_files = p.files->len,
+      .machines = (const tm_pack_machine *)p.machines->data,
+      .n_machines = p.machines->len,
+      .trace_time_machine = p.trace_time_machine,
+      .trace_time_clock = p.trace_time_clock,
+      .attributes = (const char *const *)p.attributes->pdata,
+      .n_attributes = p.attributes->len,
+  };
+  manifest = tm_pack_manifest(&options, &error);
+  if (!manifest) {
+    status = fail_error(error);
+    goto out;
+  }
+  if (p.dry_run) {
+    fputs(manifest, stdout);
+    status = check_stdout();
+    goto out;
+  }
+  if (!tm_pack_write(&options, manifest, p.output, &error))
+    status = fail_error(error);
+out:
+  g_free(manifest);
+  g_free(p.output);
+  g_array_free(p.files, TRUE);
+  g_array_free(p.machines, TRUE);
+  g_ptr_array_free(p.attributes, TRUE);
+  g_ptr_array_free(p.strings, TRUE);
+  return status;
+}
+
 /* ---- plugins ---- */
 
 static int run_plugins(int argc, char **argv) {
@@ -924,6 +1130,8 @@ static const command commands[] = {
      run_info},
     {"export", "Write the merged inputs as one Perfetto or Chrome JSON trace",
      run_export},
+    {"pack", "Write trace files and a generated perfetto_manifest into one archive",
+     run_pack},
     {"plugins", "List the reader plugins found", run_plugins},
 };
 

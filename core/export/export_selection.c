@@ -54,9 +54,11 @@ bool export_selection_set_machines(export_selection *sel, const char *const *nam
   return true;
 }
 
-/* One bound: digits, an optional fraction, an optional unit. Exact: the
- * fraction is scaled in integers, so "1.000000001s" is 1000000001 ns. */
-static bool parse_bound(const char *text, size_t len, int64_t *out, GError **error) {
+/* A duration: an optional sign, digits, an optional fraction, an optional
+ * unit. Exact: the fraction is scaled in integers, so "1.000000001s" is
+ * 1000000001 ns. */
+static bool parse_duration(const char *what, const char *text, size_t len, int64_t *out,
+                           GError **error) {
   char *copy = g_strndup(text, len);
   char *s = g_strstrip(copy);
   bool ok = false;
@@ -115,8 +117,8 @@ static bool parse_bound(const char *text, size_t len, int64_t *out, GError **err
 out:
   if (!ok)
     g_set_error(error, TM_ERROR_DOMAIN, 0,
-                "--time: '%s' is not a time (a number of ns, or with a unit: "
-                "ns, us, ms, s; e.g. 1.5ms)", s);
+                "%s: '%s' is not a time (a number of ns, or with a unit: "
+                "ns, us, ms, s; e.g. 1.5ms)", what, s);
   g_free(copy);
   return ok;
 }
@@ -135,15 +137,19 @@ bool export_selection_parse_time(const char *text, int64_t *start, int64_t *end,
   const char *end_text = comma + 1;
   bool start_empty = strspn(text, " \t") == start_len;
   bool end_empty = end_text[strspn(end_text, " \t")] == '\0';
-  if (!start_empty && !parse_bound(text, start_len, start, error))
+  if (!start_empty && !parse_duration("--time", text, start_len, start, error))
     return false;
-  if (!end_empty && !parse_bound(end_text, strlen(end_text), end, error))
+  if (!end_empty && !parse_duration("--time", end_text, strlen(end_text), end, error))
     return false;
   if (*start > *end) {
     g_set_error(error, TM_ERROR_DOMAIN, 0, "--time: START is after END in '%s'", text);
     return false;
   }
   return true;
+}
+
+bool export_parse_duration(const char *what, const char *text, int64_t *ns, GError **error) {
+  return parse_duration(what, text, strlen(text), ns, error);
 }
 
 bool export_selection_set_slices(export_selection *sel, const int64_t *ids, size_t n_ids,

@@ -38,6 +38,10 @@ bool export_selection_set_machines(export_selection *sel, const char *const *nam
 bool export_selection_parse_time(const char *text, int64_t *start, int64_t *end,
                                  GError **error);
 
+/* Parses one duration as --time's bounds ("+100us", "-1.5ms", "250");
+ * `what` names it in the error. */
+bool export_parse_duration(const char *what, const char *text, int64_t *ns, GError **error);
+
 /* Keeps only slices `ids` (unknown ids are an error) and their ancestors. */
 bool export_selection_set_slices(export_selection *sel, const int64_t *ids, size_t n_ids,
                                  GError **error);

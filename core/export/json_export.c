@@ -132,15 +132,14 @@ static void put_str_id(json_state *js, tm_str_id id) {
 
 /* ns as µs with the ns as decimals, trailing zeros dropped. */
 static void put_us(GString *b, int64_t ns) {
-  if (ns < 0) {
+  uint64_t magnitude = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+  if (ns < 0)
     g_string_append_c(b, '-');
-    ns = -ns;
-  }
-  int64_t whole = ns / 1000, frac = ns % 1000;
-  g_string_append_printf(b, "%" PRId64, whole);
+  g_string_append_printf(b, "%" PRIu64, magnitude / 1000);
+  unsigned frac = (unsigned)(magnitude % 1000);
   if (frac) {
-    char digits[4];
-    snprintf(digits, sizeof digits, "%03d", (int)frac);
+    char digits[3] = {(char)('0' + frac / 100), (char)('0' + frac / 10 % 10),
+                      (char)('0' + frac % 10)};
     int n = 3;
     while (digits[n - 1] == '0')
       n--;

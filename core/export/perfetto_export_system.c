@@ -1,7 +1,9 @@
 /*
  * The Perfetto export's system data: per machine SystemInfo, clocks,
  * the process tree and packages; and the event sources for scheduling
- * (ftrace bundles), callstack samples (PerfSample) and android logs.
+ * (ftrace bundles), callstack samples (PerfSample: perf samples, and the
+ * cpu profile and Instruments samples, which read back as perf samples)
+ * and android logs.
  *
  * Scheduling is rebuilt as the events the sched builder
  * (core/model/sched_builder.c) turned into rows, so that a reader running
@@ -79,8 +81,11 @@ typedef struct sched_source {
   tm_str_id running, runnable;
 } sched_source;
 
+/* perf_sample, cpu_profile_stack_sample, instruments_sample. */
+#define SAMPLE_TABLES 3
+
 typedef struct sample_source {
-  uint32_t next_cpu, next_instruments;
+  uint32_t next[SAMPLE_TABLES];
   GArray *frames; /* scratch: frame ids of one callstack */
 } sample_source;
 
@@ -813,53 +818,76 @@ static bool sample_on(const pe_state *pe, uint32_t utid, int64_t ts) {
          export_point_on(pe->sel, ts);
 }
 
+/* One sample of any of the three tables, by index. */
+typedef struct sample_view {
+  int64_t ts;
+  uint32_t utid, callsite;
+  int64_t cpu; /* < 0: none */
+} sample_view;
+
+static bool sample_at(const tm_model *model, int table, uint32_t i, sample_view *out) {
+  switch (table) {
+  case 0:
+    if (i >= model->perf_samples.len)
+      return false;
+    *out = (sample_view){model->perf_samples.data[i].ts, model->perf_samples.data[i].utid,
+                         model->perf_samples.data[i].callsite_id,
+                         model->perf_samples.data[i].cpu == TM_NULL_INT64
+                             ? -1 : model->perf_samples.data[i].cpu};
+    return true;
+  case 1:
+    if (i >= model->cpu_profile_samples.len)
+      return false;
+    *out = (sample_view){model->cpu_profile_samples.data[i].ts,
+                         model->cpu_profile_samples.data[i].utid,
+                         model->cpu_profile_samples.data[i].callsite_id, -1};
+    return true;
+  default:
+    if (i >= model->instruments_samples.len)
+      return false;
+    *out = (sample_view){model->instruments_samples.data[i].ts,
+                         model->instruments_samples.data[i].utid,
+                         model->instruments_samples.data[i].callsite_id,
+                         model->instruments_samples.data[i].cpu == TM_NULL_INT64
+                             ? -1 : model->instruments_samples.data[i].cpu};
+    return true;
+  }
+}
+
+/* The table whose next kept sample comes first (-1: none left). */
+static int samples_next_table(pe_state *pe, sample_source *s, int64_t *ts) {
+  int best = -1;
+  *ts = INT64_MAX;
+  for (int table = 0; table < SAMPLE_TABLES; table++) {
+    sample_view v;
+    while (sample_at(pe->model, table, s->next[table], &v) && !sample_on(pe, v.utid, v.ts))
+      s->next[table]++;
+    if (sample_at(pe->model, table, s->next[table], &v) && v.ts < *ts) {
+      *ts = v.ts;
+      best = table;
+    }
+  }
+  return best;
+}
+
 static int64_t samples_next_ts(pe_state *pe, void *self) {
-  sample_source *s = &((pe_system *)self)->samples;
-  const tm_model *model = pe->model;
-  while (s->next_cpu < model->cpu_profile_samples.len &&
-         !sample_on(pe, model->cpu_profile_samples.data[s->next_cpu].utid,
-                    model->cpu_profile_samples.data[s->next_cpu].ts))
-    s->next_cpu++;
-  while (s->next_instruments < model->instruments_samples.len &&
-         !sample_on(pe, model->instruments_samples.data[s->next_instruments].utid,
-                    model->instruments_samples.data[s->next_instruments].ts))
-    s->next_instruments++;
-  int64_t a = s->next_cpu < model->cpu_profile_samples.len
-                  ? model->cpu_profile_samples.data[s->next_cpu].ts
-                  : INT64_MAX;
-  int64_t b = s->next_instruments < model->instruments_samples.len
-                  ? model->instruments_samples.data[s->next_instruments].ts
-                  : INT64_MAX;
-  return a < b ? a : b;
+  int64_t ts;
+  samples_next_table(pe, &((pe_system *)self)->samples, &ts);
+  return ts;
 }
 
 static void samples_emit(pe_state *pe, void *self) {
   sample_source *s = &((pe_system *)self)->samples;
-  const tm_model *model = pe->model;
-  int64_t a = s->next_cpu < model->cpu_profile_samples.len
-                  ? model->cpu_profile_samples.data[s->next_cpu].ts
-                  : INT64_MAX;
-  int64_t b = s->next_instruments < model->instruments_samples.len
-                  ? model->instruments_samples.data[s->next_instruments].ts
-                  : INT64_MAX;
-  sample_ctx c = {pe, s, 0, TM_NULL_ID, -1};
   int64_t ts;
-  if (a <= b) {
-    const tm_cpu_profile_sample_row *row = &model->cpu_profile_samples.data[s->next_cpu++];
-    c.utid = row->utid;
-    c.callsite = row->callsite_id;
-    ts = row->ts;
-  } else {
-    const tm_instruments_sample_row *row = &model->instruments_samples.data[s->next_instruments++];
-    c.utid = row->utid;
-    c.callsite = row->callsite_id;
-    c.cpu = row->cpu == TM_NULL_INT64 ? -1 : row->cpu;
-    ts = row->ts;
-  }
-  uint32_t machine = model->threads.data[c.utid].machine_id;
+  int table = samples_next_table(pe, s, &ts);
+  sample_view v;
+  if (table < 0 || !sample_at(pe->model, table, s->next[table]++, &v))
+    return;
+  sample_ctx c = {pe, s, v.utid, v.callsite, v.cpu};
+  uint32_t machine = pe->model->threads.data[c.utid].machine_id;
   tmr_sequence *seq = pe_machine_sequence(pe, machine);
   pe_ensure_thread(pe, seq, c.utid);
-  pe_emit(pe, seq, ts, TMR_SEQ_NEEDS_INCREMENTAL_STATE, build_sample, &c);
+  pe_emit(pe, seq, v.ts, TMR_SEQ_NEEDS_INCREMENTAL_STATE, build_sample, &c);
 }
 
 /* --- logs ---------------------------------------------------------------------------------- */

@@ -19,6 +19,10 @@ bool tm_parse_time_range(const char *text, int64_t *start_ns, int64_t *end_ns,
   return export_selection_parse_time(text, start_ns, end_ns, error);
 }
 
+bool tm_parse_duration(const char *what, const char *text, int64_t *ns, GError **error) {
+  return export_parse_duration(what, text, ns, error);
+}
+
 /* The slice ids `sql` returns: one statement, one integer column. */
 static bool select_slices(tm_session *session, const char *sql, GArray *ids,
                           GError **error) {

@@ -268,11 +268,66 @@ typedef struct tm_export_options {
 bool tm_parse_time_range(const char *text, int64_t *start_ns, int64_t *end_ns,
                          GError **error);
 
+/* Parses a duration as tm_parse_time_range parses a bound, with an
+ * optional sign ("+100us", "-2ms"); `what` names it in the error. */
+bool tm_parse_duration(const char *what, const char *text, int64_t *ns, GError **error);
+
 /* Writes the imported trace to `out` in `options->format`, streaming: the
  * file is written while the model is read, never held whole in memory.
  * False (error set) if a filter is wrong or writing failed. */
 bool tm_session_export(tm_session *session, const tm_export_options *options,
                        FILE *out, GError **error);
+
+/* --- packing archives (core/export/pack.c) ------------------------------ */
+
+/* A machine of a pack. The first machine of tm_pack_options is the
+ * reference: the others' clocks are related to its first file. */
+typedef struct tm_pack_machine {
+  const char *name;
+  /* The machine's files read T when the reference's first file reads
+   * T + offset_ns (manifest `offset_ns`). */
+  bool has_offset;
+  int64_t offset_ns;
+  /* The clock of the machine's files the relation uses ("BOOTTIME", ...;
+   * manifest `clocks.clock`, or `sync_to.clock` on the reference); NULL:
+   * the file's own timeline (a clockless file's private clock). A
+   * machine other than the reference with a clock is related even
+   * without an offset (offset 0). */
+  const char *clock;
+} tm_pack_machine;
+
+typedef struct tm_pack_file {
+  const char *path;
+  const char *machine; /* a tm_pack_machine name, or NULL: no machine */
+} tm_pack_file;
+
+typedef struct tm_pack_options {
+  const tm_pack_file *files;
+  size_t n_files;
+  const tm_pack_machine *machines;
+  size_t n_machines;
+  /* Trace time: `trace_time_clock` of the machine's first file (NULL:
+   * the import chooses). */
+  const char *trace_time_machine;
+  const char *trace_time_clock;
+  /* "KEY=VALUE" manifest attributes (a VALUE that is an integer is one). */
+  const char *const *attributes;
+  size_t n_attributes;
+} tm_pack_options;
+
+/* The perfetto_manifest (JSON text, g_free) that `options` describe,
+ * checked by the same parser and resolver the import runs, against the
+ * member names the archive will have. */
+char *tm_pack_manifest(const tm_pack_options *options, GError **error);
+
+/* Writes the archive at `path` (ZIP for .zip, TAR for .tar, gzipped TAR
+ * for .tar.gz / .tgz): the manifest first, then every file as a member
+ * named after it (a gzip- or otherwise compressed file stored
+ * decompressed, without its .gz: a manifest describes traces, not
+ * archives). Written under a temporary name beside `path`, renamed once
+ * complete. */
+bool tm_pack_write(const tm_pack_options *options, const char *manifest, const char *path,
+                   GError **error);
 
 /* Number of events imported (placed on the timeline), for tools. */
 TM_API uint64_t tm_session_event_count(const tm_session *session);

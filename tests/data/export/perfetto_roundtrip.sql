@@ -43,10 +43,11 @@ SELECT count(*), sum(dur) FROM thread_state;
 SELECT state, count(*), sum(dur), count(waker_utid), count(io_wait), sum(io_wait) FROM thread_state GROUP BY 1 ORDER BY 1;
 SELECT t.tid, ts.state, count(*), sum(ts.dur) FROM thread_state ts JOIN thread t USING (utid) GROUP BY 1, 2 ORDER BY 1, 2;
 SELECT t.tid, w.tid, count(*) FROM thread_state ts JOIN thread t USING (utid) JOIN thread w ON ts.waker_utid = w.utid GROUP BY 1, 2 ORDER BY 1, 2;
--- callstack samples
-SELECT count(*) FROM cpu_profile_stack_sample;
-SELECT t.tid, count(*), min(s.ts), max(s.ts) FROM cpu_profile_stack_sample s JOIN thread t USING (utid) GROUP BY 1 ORDER BY 1;
-SELECT f.name, c.depth, count(*) FROM cpu_profile_stack_sample s JOIN stack_profile_callsite c ON s.callsite_id = c.id JOIN stack_profile_frame f ON c.frame_id = f.id GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2 LIMIT 40;
+-- callstack samples (PerfSample packets)
+SELECT count(*), count(DISTINCT callsite_id) FROM perf_sample;
+SELECT t.tid, s.cpu, count(*), min(s.ts), max(s.ts) FROM perf_sample s JOIN thread t USING (utid) GROUP BY 1, 2 ORDER BY 1, 2;
+SELECT f.name, c.depth, count(*) FROM perf_sample s JOIN stack_profile_callsite c ON s.callsite_id = c.id JOIN stack_profile_frame f ON c.frame_id = f.id GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2 LIMIT 40;
+SELECT count(*) FROM perf_sample s JOIN stack_profile_callsite c ON s.callsite_id = c.id JOIN stack_profile_callsite p ON p.id = c.parent_id;
 -- logs, bounds, machines
 SELECT count(*), min(ts), max(ts), count(DISTINCT msg) FROM android_logs;
 SELECT start_ts, end_ts FROM trace_bounds;

@@ -1,0 +1,515 @@
+/*
+ * tracemerge pack: trace files and how their machines and clocks relate,
+ * written as one archive with a generated perfetto_manifest, so nobody
+ * writes manifest JSON by hand (tm_pack_manifest, tm_pack_write in
+ * <tracemerge/tracemerge.h>).
+ *
+ * The manifest (reference/clock-model.md §9):
+ * - each file is an entry named after its member; a file given with a
+ *   machine gets `"machine": {"name": ...}`;
+ * - the first machine is the reference: every other machine with an
+ *   offset or a clock relates each of its files to the reference's first
+ *   file: `"clocks": {"clock": <its clock, if any>, "sync_to": {"file":
+ *   <reference file>, "clock": <the reference's clock, if any>},
+ *   "offset_ns": <offset>}` (RELATE with a clock, PIN without);
+ * - `trace_time` and `attributes` as asked.
+ * It is then parsed and resolved by core/input/manifest.c against the
+ * member names, exactly as an import will, so a pack that would not import
+ * fails here with the import's message.
+ *
+ * Members: the manifest first (an import needs it before any trace), then
+ * each file under its base name, streamed (never held whole). A compressed
+ * file (gzip, zstd, xz, bzip2) whose content is a trace is stored
+ * decompressed, without its compression suffix: a manifest can describe a
+ * trace, not an archive (an override on an archive fails the import), and
+ * the archive compresses it anyway. A file that is itself an archive is
+ * stored as it is, and refused if it was given a machine or a clock
+ * relation, with the import's message for that.
+ */
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <tracemerge/tracemerge.h>
+
+#include "input/container.h"
+#include "input/manifest.h"
+
+#define MANIFEST_MEMBER "perfetto_manifest.json"
+#define COPY_CHUNK (64u << 10)
+
+typedef struct pack_member {
+  const char *path;
+  char *name;
+  bool decompress; /* stored decompressed */
+  bool container;  /* the content is an archive */
+  int64_t size;    /* bytes stored */
+} pack_member;
+
+static void members_free(pack_member *members, size_t n) {
+  for (size_t i = 0; members && i < n; i++)
+    g_free(members[i].name);
+  g_free(members);
+}
+
+static struct archive *open_raw(const char *path, GError **error) {
+  struct archive *a = archive_read_new();
+  archive_read_support_filter_all(a);
+  archive_read_support_format_raw(a);
+  struct archive_entry *entry;
+  if (archive_read_open_filename(a, path, COPY_CHUNK) != ARCHIVE_OK ||
+      archive_read_next_header(a, &entry) != ARCHIVE_OK) {
+    g_set_error(error, TM_ERROR_DOMAIN, 1, "cannot read %s: %s", path,
+                archive_error_string(a) ? archive_error_string(a) : g_strerror(errno));
+    archive_read_free(a);
+    return NULL;
+  }
+  return a;
+}
+
+static bool is_archive(const uint8_t *head, size_t len) {
+  if (len >= 4 && memcmp(head, "PK\003\004", 4) == 0)
+    return true;
+  return len >= 262 && memcmp(head + 257, "ustar", 5) == 0;
+}
+
+/* Looks at one file: compressed or not, an archive or not, its size. */
+static bool inspect(pack_member *m, GError **error) {
+  struct archive *a = open_raw(m->path, error);
+  if (!a)
+    return false;
+  bool compressed = archive_filter_count(a) > 1;
+  uint8_t head[512];
+  la_ssize_t got = 0, n;
+  while (got < (la_ssize_t)sizeof head &&
+         (n = archive_read_data(a, head + got, sizeof head - (size_t)got)) > 0)
+    got += n;
+  m->container = is_archive(head, (size_t)got);
+  m->decompress = compressed && !m->container;
+  bool ok = true;
+  if (m->decompress) {
+    m->size = got;
+    uint8_t *chunk = g_malloc(COPY_CHUNK);
+    while ((n = archive_read_data(a, chunk, COPY_CHUNK)) > 0)
+      m->size += n;
+    g_free(chunk);
+    if (n < 0) {
+      g_set_error(error, TM_ERROR_DOMAIN, 1, "cannot read %s: %s", m->path,
+                  archive_error_string(a));
+      ok = false;
+    }
+  } else {
+    struct stat st;
+    if (stat(m->path, &st) != 0) {
+      g_set_error(error, TM_ERROR_DOMAIN, 1, "cannot read %s: %s", m->path, g_strerror(errno));
+      ok = false;
+    }
+    m->size = st.st_size;
+  }
+  archive_read_free(a);
+  m->name = g_path_get_basename(m->path);
+  static const char *const suffixes[] = {".gz", ".zst", ".xz", ".bz2"};
+  for (size_t i = 0; m->decompress && i < G_N_ELEMENTS(suffixes); i++)
+    if (g_str_has_suffix(m->name, suffixes[i]) && strlen(m->name) > strlen(suffixes[i])) {
+      m->name[strlen(m->name) - strlen(suffixes[i])] = '\0';
+      break;
+    }
+  return ok;
+}
+
+static pack_member *inspect_all(const tm_pack_options *options, GError **error) {
+  pack_member *members = g_new0(pack_member, options->n_files + 1);
+  for (size_t i = 0; i < options->n_files; i++) {
+    members[i].path = options->files[i].path;
+    if (!inspect(&members[i], error)) {
+      g_prefix_error(error, "pack: ");
+      members_free(members, options->n_files);
+      return NULL;
+    }
+    if (strcmp(members[i].name, MANIFEST_MEMBER) == 0) {
+      g_set_error(error, TM_ERROR_DOMAIN, 1,
+                  "pack: %s would be named %s, the name of the manifest pack writes",
+                  members[i].path, MANIFEST_MEMBER);
+      members_free(members, options->n_files);
+      return NULL;
+    }
+    for (size_t j = 0; j < i; j++)
+      if (strcmp(members[i].name, members[j].name) == 0) {
+        g_set_error(error, TM_ERROR_DOMAIN, 1,
+                    "pack: %s and %s would both be member %s; rename one", members[j].path,
+                    members[i].path, members[i].name);
+        members_free(members, options->n_files);
+        return NULL;
+      }
+  }
+  return members;
+}
+
+/* --- the manifest -------------------------------------------------------------- */
+
+static void put_string(GString *b, const char *s) {
+  g_string_append_c(b, '"');
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      g_string_append_printf(b, "\\%c", *p);
+    else if (*p < 0x20)
+      g_string_append_printf(b, "\\u%04x", *p);
+    else
+      g_string_append_c(b, (char)*p);
+  }
+  g_string_append_c(b, '"');
+}
+
+static const tm_pack_machine *find_machine(const tm_pack_options *options, const char *name,
+                                           size_t *index) {
+  for (size_t i = 0; name && i < options->n_machines; i++)
+    if (strcmp(options->machines[i].name, name) == 0) {
+      if (index)
+        *index = i;
+      return &options->machines[i];
+    }
+  return NULL;
+}
+
+/* The first file of machine `name`, or -1. */
+static ssize_t first_file_of(const tm_pack_options *options, const char *name) {
+  for (size_t i = 0; i < options->n_files; i++)
+    if (options->files[i].machine && strcmp(options->files[i].machine, name) == 0)
+      return (ssize_t)i;
+  return -1;
+}
+
+static bool related(const tm_pack_options *options, const tm_pack_machine *m) {
+  return m != &options->machines[0] && (m->has_offset || m->clock);
+}
+
+static bool check_options(const tm_pack_options *options, GError **error) {
+  if (options->n_files == 0) {
+    g_set_error(error, TM_ERROR_DOMAIN, 1, "pack: no files to pack");
+    return false;
+  }
+  for (size_t i = 0; i < options->n_machines; i++) {
+    const tm_pack_machine *m = &options->machines[i];
+    if (first_file_of(options, m->name) < 0) {
+      g_set_error(error, TM_ERROR_DOMAIN, 1, "pack: machine '%s' has no file", m->name);
+      return false;
+    }
+    if (i == 0 && m->has_offset) {
+      g_set_error(error, TM_ERROR_DOMAIN, 1,
+                  "pack: '%s' is the reference machine (the first one): its clock is what "
+                  "the others' offsets are measured from, so it takes no --offset",
+                  m->name);
+      return false;
+    }
+  }
+  /* Clock names as the manifest reader takes them (§10.1 #2), also where
+   * the manifest would not use them. */
+  for (size_t i = 0; i <= options->n_machines; i++) {
+    const char *clock =
+        i < options->n_machines ? options->machines[i].clock : options->trace_time_clock;
+    bool known = !clock;
+    for (uint32_t id = 1; clock && id <= 6 && !known; id++)
+      known = strcmp(clock, manifest_clock_name(id)) == 0;
+    if (!known) {
+      g_set_error(error, TM_ERROR_DOMAIN, 1,
+                  "pack: unknown clock name: %s. Use one of REALTIME, REALTIME_COARSE, "
+                  "MONOTONIC, MONOTONIC_COARSE, MONOTONIC_RAW, BOOTTIME.",
+                  clock);
+      return false;
+    }
+  }
+  for (size_t i = 0; i < options->n_files; i++)
+    if (options->files[i].machine && !find_machine(options, options->files[i].machine, NULL)) {
+      g_set_error(error, TM_ERROR_DOMAIN, 1, "pack: unknown machine '%s'",
+                  options->files[i].machine);
+      return false;
+    }
+  if (options->trace_time_machine &&
+      !find_machine(options, options->trace_time_machine, NULL)) {
+    g_set_error(error, TM_ERROR_DOMAIN, 1, "pack: --trace-time names unknown machine '%s'",
+                options->trace_time_machine);
+    return false;
+  }
+  return true;
+}
+
+static void put_attribute(GString *b, const char *text) {
+  const char *eq = strchr(text, '=');
+  char *key = g_strndup(text, eq ? (size_t)(eq - text) : strlen(text));
+  const char *value = eq ? eq + 1 : "";
+  put_string(b, key);
+  g_string_append_c(b, ':');
+  char *end = NULL;
+  errno = 0;
+  gint64 number = g_ascii_strtoll(value, &end, 10);
+  if (*value && end && *end == '\0' && errno == 0 && (g_ascii_isdigit(*value) || *value == '-'))
+    g_string_append_printf(b, "%" G_GINT64_FORMAT, number);
+  else
+    put_string(b, value);
+  g_free(key);
+}
+
+static char *manifest_text(const tm_pack_options *options, const pack_member *members) {
+  GString *b = g_string_new("{\"perfetto_manifest\": {\n  \"version\": 1,\n");
+  if (options->trace_time_clock) {
+    g_string_append(b, "  \"trace_time\": {\"clock\": ");
+    put_string(b, options->trace_time_clock);
+    if (options->trace_time_machine) {
+      g_string_append(b, ", \"file\": ");
+      put_string(b, members[first_file_of(options, options->trace_time_machine)].name);
+    }
+    g_string_append(b, "},\n");
+  }
+  g_string_append(b, "  \"files\": [");
+  const tm_pack_machine *reference = options->n_machines ? &options->machines[0] : NULL;
+  const char *reference_file =
+      reference ? members[first_file_of(options, reference->name)].name : NULL;
+  for (size_t i = 0; i < options->n_files; i++) {
+    g_string_append(b, i ? ",\n    {\"path\": " : "\n    {\"path\": ");
+    put_string(b, members[i].name);
+    const tm_pack_machine *m = find_machine(options, options->files[i].machine, NULL);
+    if (m) {
+      g_string_append(b, ", \"machine\": {\"name\": ");
+      put_string(b, m->name);
+      g_string_append(b, "}");
+    }
+    if (m && related(options, m)) {
+      g_string_append(b, ",\n     \"clocks\": {");
+      if (m->clock) {
+        g_string_append(b, "\"clock\": ");
+        put_string(b, m->clock);
+        g_string_append(b, ", ");
+      }
+      g_string_append(b, "\"sync_to\": {\"file\": ");
+      put_string(b, reference_file);
+      if (reference->clock) {
+        g_string_append(b, ", \"clock\": ");
+        put_string(b, reference->clock);
+      }
+      g_string_append_printf(b, "}, \"offset_ns\": %" PRId64 "}",
+                             m->has_offset ? m->offset_ns : 0);
+    }
+    g_string_append(b, "}");
+  }
+  g_string_append(b, "\n  ]");
+  if (options->n_attributes) {
+    g_string_append(b, ",\n  \"attributes\": {");
+    for (size_t i = 0; i < options->n_attributes; i++) {
+      if (i)
+        g_string_append(b, ", ");
+      put_attribute(b, options->attributes[i]);
+    }
+    g_string_append(b, "}");
+  }
+  g_string_append(b, "\n}}\n");
+  return g_string_free(b, FALSE);
+}
+
+/* Parses and resolves `text` as the import will, against the members. */
+static bool validate(const char *text, const pack_member *members, size_t n,
+                     const tm_pack_options *options, GError **error) {
+  tm_manifest *manifest = manifest_parse((const uint8_t *)text, strlen(text), error);
+  if (!manifest) {
+    g_prefix_error(error, "pack: the manifest would not import: ");
+    return false;
+  }
+  const char **paths = g_new0(const char *, n + 2);
+  paths[0] = MANIFEST_MEMBER;
+  for (size_t i = 0; i < n; i++)
+    paths[i + 1] = members[i].name;
+  bool ok = manifest_resolve(manifest, paths, n + 1, error);
+  if (!ok)
+    g_prefix_error(error, "pack: the manifest would not import: ");
+  /* An archive member cannot take a machine or clocks (§10.2): the import
+   * would fail once it reached the member; say so now. */
+  for (size_t i = 0; ok && i < n; i++) {
+    const tm_manifest_file *entry = manifest_borrow_file(manifest, members[i].name);
+    if (members[i].container && entry && manifest_file_has_override(entry)) {
+      GError *apply = manifest_error_override_on_container(members[i].name);
+      g_set_error(error, TM_ERROR_DOMAIN, 1,
+                  "pack: %s is an archive, not a trace: %s (unpack it and pack its traces)",
+                  options->files[i].path, apply->message);
+      g_error_free(apply);
+      ok = false;
+    }
+  }
+  g_free(paths);
+  manifest_free(manifest);
+  return ok;
+}
+
+char *tm_pack_manifest(const tm_pack_options *options, GError **error) {
+  if (!check_options(options, error))
+    return NULL;
+  pack_member *members = inspect_all(options, error);
+  if (!members)
+    return NULL;
+  char *text = manifest_text(options, members);
+  if (!validate(text, members, options->n_files, options, error))
+    g_clear_pointer(&text, g_free);
+  members_free(members, options->n_files);
+  return text;
+}
+
+/* --- the archive ------------------------------------------------------------------ */
+
+static bool write_entry_header(struct archive *w, const char *name, int64_t size,
+                               GError **error) {
+  struct archive_entry *entry = archive_entry_new();
+  archive_entry_set_pathname(entry, name);
+  archive_entry_set_size(entry, size);
+  archive_entry_set_filetype(entry, AE_IFREG);
+  archive_entry_set_perm(entry, 0644);
+  archive_entry_set_mtime(entry, (time_t)(g_get_real_time() / G_USEC_PER_SEC), 0);
+  bool ok = archive_write_header(w, entry) == ARCHIVE_OK;
+  if (!ok)
+    g_set_error(error, TM_ERROR_DOMAIN, 1, "pack: writing member %s: %s", name,
+                archive_error_string(w));
+  archive_entry_free(entry);
+  return ok;
+}
+
+static bool write_data(struct archive *w, const void *data, size_t len, GError **error) {
+  if (len && archive_write_data(w, data, len) != (la_ssize_t)len) {
+    g_set_error(error, TM_ERROR_DOMAIN, 1, "pack: writing the archive: %s",
+                archive_error_string(w));
+    return false;
+  }
+  return true;
+}
+
+/* Streams one member's bytes: decompressed through libarchive, or as
+ * they are. The bytes must be the `size` inspect() counted. */
+static bool write_member(struct archive *w, const pack_member *m, GError **error) {
+  if (!write_entry_header(w, m->name, m->size, error))
+    return false;
+  uint8_t *chunk = g_malloc(COPY_CHUNK);
+  int64_t written = 0;
+  bool ok = true;
+  if (m->decompress) {
+    struct archive *r = open_raw(m->path, error);
+    if (!r) {
+      g_prefix_error(error, "pack: ");
+      g_free(chunk);
+      return false;
+    }
+    la_ssize_t n;
+    while (ok && (n = archive_read_data(r, chunk, COPY_CHUNK)) > 0) {
+      ok = write_data(w, chunk, (size_t)n, error);
+      written += n;
+    }
+    if (ok && n < 0) {
+      g_set_error(error, TM_ERROR_DOMAIN, 1, "pack: cannot read %s: %s", m->path,
+                  archive_error_string(r));
+      ok = false;
+    }
+    archive_read_free(r);
+  } else {
+    FILE *f = fopen(m->path, "rb");
+    if (!f) {
+      g_set_error(error, TM_ERROR_DOMAIN, 1, "pack: cannot read %s: %s", m->path,
+                  g_strerror(errno));
+      g_free(chunk);
+      return false;
+    }
+    size_t n;
+    while (ok && (n = fread(chunk, 1, COPY_CHUNK, f)) > 0) {
+      ok = write_data(w, chunk, n, error);
+      written += (int64_t)n;
+    }
+    if (ok && ferror(f)) {
+      g_set_error(error, TM_ERROR_DOMAIN, 1, "pack: cannot read %s: %s", m->path,
+                  g_strerror(errno));
+      ok = false;
+    }
+    fclose(f);
+  }
+  g_free(chunk);
+  if (ok && written != m->size) {
+    g_set_error(error, TM_ERROR_DOMAIN, 1, "pack: %s changed while it was packed", m->path);
+    ok = false;
+  }
+  return ok;
+}
+
+static bool set_format(struct archive *w, const char *path, GError **error) {
+  if (g_str_has_suffix(path, ".zip")) {
+    archive_write_set_format_zip(w);
+  } else if (g_str_has_suffix(path, ".tar.gz") || g_str_has_suffix(path, ".tgz")) {
+    archive_write_set_format_pax_restricted(w);
+    archive_write_add_filter_gzip(w);
+  } else if (g_str_has_suffix(path, ".tar")) {
+    archive_write_set_format_pax_restricted(w);
+  } else {
+    g_set_error(error, TM_ERROR_DOMAIN, 1,
+                "pack: %s: the archive's name must end in .zip, .tar.gz, .tgz or .tar", path);
+    return false;
+  }
+  return true;
+}
+
+bool tm_pack_write(const tm_pack_options *options, const char *manifest, const char *path,
+                   GError **error) {
+  struct archive *w = archive_write_new();
+  if (!set_format(w, path, error)) {
+    archive_write_free(w);
+    return false;
+  }
+  pack_member *members = inspect_all(options, error);
+  if (!members) {
+    archive_write_free(w);
+    return false;
+  }
+  char *dir = g_path_get_dirname(path);
+  char *base = g_path_get_basename(path);
+  char *tmp = g_strdup_printf("%s/.%s.XXXXXX", dir, base);
+  g_free(dir);
+  g_free(base);
+  bool ok = false;
+  int fd = g_mkstemp(tmp);
+  if (fd < 0) {
+    g_set_error(error, TM_ERROR_DOMAIN, 1, "pack: cannot create %s: %s", path,
+                g_strerror(errno));
+    goto out;
+  }
+  mode_t mask = umask(0);
+  umask(mask);
+  fchmod(fd, 0666 & ~mask);
+  if (archive_write_open_fd(w, fd) != ARCHIVE_OK) {
+    g_set_error(error, TM_ERROR_DOMAIN, 1, "pack: cannot write %s: %s", path,
+                archive_error_string(w));
+    goto out;
+  }
+  ok = write_entry_header(w, MANIFEST_MEMBER, (int64_t)strlen(manifest), error) &&
+       write_data(w, manifest, strlen(manifest), error);
+  for (size_t i = 0; ok && i < options->n_files; i++)
+    ok = write_member(w, &members[i], error);
+  if (archive_write_close(w) != ARCHIVE_OK && ok) {
+    g_set_error(error, TM_ERROR_DOMAIN, 1, "pack: writing %s: %s", path,
+                archive_error_string(w));
+    ok = false;
+  }
+  if (ok && fsync(fd) != 0) {
+    g_set_error(error, TM_ERROR_DOMAIN, 1, "pack: writing %s: %s", path, g_strerror(errno));
+    ok = false;
+  }
+  if (ok && rename(tmp, path) != 0) {
+    g_set_error(error, TM_ERROR_DOMAIN, 1, "pack: cannot write %s: %s", path,
+                g_strerror(errno));
+    ok = false;
+  }
+out:
+  archive_write_free(w);
+  if (fd >= 0)
+    close(fd);
+  if (!ok && fd >= 0)
+    unlink(tmp);
+  g_free(tmp);
+  members_free(members, options->n_files);
+  return ok;
+}
