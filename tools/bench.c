@@ -19,6 +19,9 @@
  *   import+ch    with --to-clickhouse: the same, then tm_clickhouse_load
  *                into URL (schema created if missing; run "bench",
  *                replaced)
+ *   export pb / export json (--export)  after an import, the export alone:
+ *                tm_session_export to a file in the workdir, timed without
+ *                the import, and compared with the import stage's time
  *
  * For the two sinks a second table gives the rows written (the fourteen
  * tables docs/clickhouse.md lists, counted by a query) per second of the
@@ -70,6 +73,7 @@ typedef struct bench_config {
   bool save;
   bool queries; /* also time the analysis queries after an import */
   char *clickhouse_url; /* --to-clickhouse, or NULL */
+  bool exports; /* also time the two exports after an import */
   /* What the input is and so which floor applies: json and gecko (yajl
    * without callbacks), proto (framing and decoding every packet), systrace
    * (splitting lines), instruments (GMarkup without callbacks); ftrace is
@@ -432,6 +436,57 @@ static bool stage_import_clickhouse(const bench_config *config,
   return import_and_maybe_save(config, report, SINK_CLICKHOUSE);
 }
 
+/* --export: an import (not timed), then the export alone to a file: its
+ * wall time in `seconds`, its CPU time in `sink_cpu_seconds`. The report's
+ * message holds the output's size. */
+static bool export_stage(const bench_config *config, stage_report *report,
+                         tm_export_format format) {
+  GError *error = NULL;
+  bool ok = false;
+  tm_session_options options = {.warnings = stderr};
+  tm_session *session = tm_session_new(&options);
+  const char *paths[] = {config->input};
+  char *out_path = g_build_filename(config->workdir, "bench.export", NULL);
+  FILE *out = NULL;
+  if (!session || !tm_session_import(session, paths, 1, &error))
+    goto out;
+  report->events = tm_session_event_count(session);
+  out = fopen(out_path, "wb");
+  if (!out) {
+    g_snprintf(report->message, sizeof report->message, "cannot write %s", out_path);
+    goto out;
+  }
+  double start = now_seconds(), cpu_start = process_cpu_seconds();
+  tm_export_options export_options = {.format = format};
+  ok = tm_session_export(session, &export_options, out, &error);
+  ok = fclose(out) == 0 && ok;
+  out = NULL;
+  report->seconds = now_seconds() - start;
+  report->sink_cpu_seconds = process_cpu_seconds() - cpu_start;
+  struct stat st;
+  if (ok && stat(out_path, &st) == 0)
+    g_snprintf(report->message, sizeof report->message, "%.1f MB written",
+               (double)st.st_size / 1e6);
+out:
+  if (out)
+    fclose(out);
+  g_remove(out_path);
+  g_free(out_path);
+  if (error != NULL)
+    g_snprintf(report->message, sizeof report->message, "%s", error->message);
+  g_clear_error(&error);
+  tm_session_free(session);
+  return ok;
+}
+
+static bool stage_export_perfetto(const bench_config *config, stage_report *report) {
+  return export_stage(config, report, TM_EXPORT_PERFETTO);
+}
+
+static bool stage_export_json(const bench_config *config, stage_report *report) {
+  return export_stage(config, report, TM_EXPORT_JSON);
+}
+
 /* Ten typical analysis queries (--queries), run in one session after one
  * import; each one's wall time is printed as it finishes. */
 static const struct {
@@ -638,6 +693,7 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
   gint64 events = 2000000, seed = 1;
   gboolean keep = FALSE, no_save = FALSE, queries = FALSE, friendly = FALSE;
   g_autofree char *scale = NULL;
+  gboolean exports = FALSE;
   g_autofree char *format = NULL;
   GOptionEntry entries[] = {
       {"events", 'n', 0, G_OPTION_ARG_INT64, &events,
@@ -659,6 +715,8 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
       {"scale", 0, 0, G_OPTION_ARG_STRING, &scale,
        "generate and import at each of these multiples of --events (e.g. 1,10) "
        "and print the growth of time and memory", "LIST"},
+      {"export", 'e', 0, G_OPTION_ARG_NONE, &exports,
+       "also time the Perfetto and JSON exports after an import (export alone)", NULL},
       {"no-save", 0, 0, G_OPTION_ARG_NONE, &no_save,
        "skip the import+save stage", NULL},
       {"to-clickhouse", 0, 0, G_OPTION_ARG_STRING, &config->clickhouse_url,
@@ -736,6 +794,7 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
   config->save = !no_save;
   config->queries = queries;
   config->friendly = friendly;
+  config->exports = exports;
   config->format = chosen;
   config->proto = strcmp(chosen, "proto") == 0 || strcmp(chosen, "ftrace") == 0;
   return true;
@@ -896,6 +955,26 @@ int main(int argc, char **argv) {
     }
     printf("(the sink alone, after the import: rows of the fourteen tables "
            "both write; CPU s: this process's, not a server's)\n");
+  }
+  /* The exports beside the import: wall and CPU time each as a ratio of
+   * the import's (the import stage's child, which does no more than import). */
+  double import_seconds = results[2].ran_ok ? results[2].report.seconds : 0;
+  double import_cpu = results[2].ran_ok ? results[2].cpu_seconds : 0;
+  for (int e = 0; config.exports && e < 2; e++) {
+    stage_result x = run_stage(e ? "export json" : "export pb",
+                               e ? stage_export_json : stage_export_perfetto, &config);
+    if (!x.ran_ok) {
+      fprintf(stderr, "bench: %s: %s\n", x.name, x.report.message);
+      all_ok = false;
+      continue;
+    }
+    printf("%-13s %9.3f s, %.2f x import; CPU %.3f s, %.2f x import's (%s; peak RSS "
+           "%.1f MiB, import included)\n",
+           x.name, x.report.seconds,
+           import_seconds > 0 ? x.report.seconds / import_seconds : 0,
+           x.report.sink_cpu_seconds,
+           import_cpu > 0 ? x.report.sink_cpu_seconds / import_cpu : 0, x.report.message,
+           (double)x.peak_rss_kib / 1024);
   }
   if (config.queries) {
     stage_result q = run_stage("queries", stage_queries, &config);
