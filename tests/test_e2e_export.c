@@ -30,7 +30,7 @@
 #include <stdint.h>
 #include <sqlite3.h>
 #include <string.h>
-#include <yajl/yajl_tree.h>
+#include <yajl/yajl_parse.h>
 #include <zlib.h>
 
 #include "corpus.h"
@@ -136,6 +136,21 @@ static char *save(const char *dir, const char *input, const char *db) {
   return g_build_filename(dir, db, NULL);
 }
 
+/* The system trace and Chrome JSON merge exported as Perfetto, written once
+ * and shared by the tests that read it (each export costs a second under
+ * AddressSanitizer); main removes it after the run. */
+static char *shared_dir;
+
+static const char *system_and_chrome_pftrace(void) {
+  static char *pftrace;
+  if (!pftrace) {
+    shared_dir = e2e_tmpdir();
+    g_autofree char *zip = write_system_and_chrome_zip(shared_dir);
+    pftrace = export_to(shared_dir, "system_and_chrome.zip", "merged.pftrace", "perfetto");
+  }
+  return pftrace;
+}
+
 /* --- comparing answers ----------------------------------------------------------- */
 
 static sqlite3 *open_db(const char *path, const char *prelude) {
@@ -208,11 +223,11 @@ static int64_t scalar(sqlite3 *db, const char *sql) {
 
 /* --- Perfetto round trips ----------------------------------------------------- */
 
-static void perfetto_round_trip(const char *dir, const char *zip, guint *queries,
-                                sqlite3 **merged_out) {
-  g_autofree char *pftrace = export_to(dir, zip, "merged.pftrace", "perfetto");
+/* Compares the merge `zip` and its Perfetto export `pftrace`, both in `dir`. */
+static void perfetto_round_trip(const char *dir, const char *zip, const char *pftrace,
+                                guint *queries, sqlite3 **merged_out) {
   g_autofree char *merged_db = save(dir, zip, "merged.sqlite");
-  g_autofree char *export_db = save(dir, "merged.pftrace", "exported.sqlite");
+  g_autofree char *export_db = save(dir, pftrace, "exported.sqlite");
   g_autofree char *suite = data_file("perfetto_roundtrip.sql");
   sqlite3 *merged = open_db(merged_db, NULL);
   sqlite3 *exported = open_db(export_db, NULL);
@@ -222,11 +237,10 @@ static void perfetto_round_trip(const char *dir, const char *zip, guint *queries
 }
 
 static void test_perfetto_system_and_chrome_answer_the_same(void) {
-  g_autofree char *dir = e2e_tmpdir();
-  g_autofree char *zip = write_system_and_chrome_zip(dir);
+  const char *pftrace = system_and_chrome_pftrace();
   guint queries = 0;
   sqlite3 *merged = NULL;
-  perfetto_round_trip(dir, "system_and_chrome.zip", &queries, &merged);
+  perfetto_round_trip(shared_dir, "system_and_chrome.zip", pftrace, &queries, &merged);
   g_assert_cmpuint(queries, >=, 30);
   /* What the answers are about is there to carry. */
   g_assert_cmpint(scalar(merged, "SELECT count(*) FROM machine WHERE name IS NOT NULL"), ==, 2);
@@ -238,7 +252,6 @@ static void test_perfetto_system_and_chrome_answer_the_same(void) {
   g_assert_cmpint(scalar(merged, "SELECT count(*) FROM perf_sample"), >, 100);
   g_assert_cmpint(scalar(merged, "SELECT count(*) FROM slice WHERE dur = 0"), >, 10);
   sqlite3_close(merged);
-  e2e_cleanup(dir);
 }
 
 static void test_perfetto_demo_example_answers_the_same(void) {
@@ -246,7 +259,8 @@ static void test_perfetto_demo_example_answers_the_same(void) {
   g_autofree char *zip = write_example_zip(dir);
   guint queries = 0;
   sqlite3 *merged = NULL;
-  perfetto_round_trip(dir, "example.zip", &queries, &merged);
+  g_autofree char *pftrace = export_to(dir, "example.zip", "merged.pftrace", "perfetto");
+  perfetto_round_trip(dir, "example.zip", pftrace, &queries, &merged);
   g_assert_cmpuint(queries, >=, 30);
   g_assert_cmpint(scalar(merged, "SELECT count(*) FROM counter"), ==, 2);
   g_assert_cmpint(scalar(merged, "SELECT count(DISTINCT thread.machine_id) FROM thread_track "
@@ -267,16 +281,67 @@ static char *stride_of(const char *json_path) {
   return g_strndup(at, strspn(at, "0123456789"));
 }
 
+/* Parsing with callbacks, not yajl_tree: the tree grows every array by one
+ * realloc per element, which under AddressSanitizer (each realloc a fresh
+ * block, the old one quarantined) costs seconds and a gigabyte here. */
+typedef struct json_shape {
+  int depth;            /* containers open */
+  bool key_is_events;   /* the last top-level key was "traceEvents" */
+  int events_depth;     /* depth of the traceEvents array once open, else 0 */
+  size_t events;        /* objects directly in it */
+} json_shape;
+
+static int shape_map_key(void *ctx, const unsigned char *key, size_t len) {
+  json_shape *shape = ctx;
+  if (shape->depth == 1)
+    shape->key_is_events = len == strlen("traceEvents") && memcmp(key, "traceEvents", len) == 0;
+  return 1;
+}
+
+static int shape_start_map(void *ctx) {
+  json_shape *shape = ctx;
+  if (shape->events_depth > 0 && shape->depth == shape->events_depth)
+    shape->events++;
+  shape->depth++;
+  return 1;
+}
+
+static int shape_start_array(void *ctx) {
+  json_shape *shape = ctx;
+  shape->depth++;
+  if (shape->depth == 2 && shape->key_is_events)
+    shape->events_depth = shape->depth;
+  return 1;
+}
+
+static int shape_end(void *ctx) {
+  json_shape *shape = ctx;
+  shape->depth--;
+  return 1;
+}
+
+/* The file is JSON whose top-level traceEvents is an array of objects. */
 static void assert_valid_json(const char *path) {
   g_autofree char *text = NULL;
-  g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
-  char error[256] = "";
-  yajl_val root = yajl_tree_parse(text, error, sizeof error);
-  if (!root)
-    g_error("not JSON: %s", error);
-  const char *events_path[] = {"traceEvents", NULL};
-  g_assert_true(YAJL_IS_ARRAY(yajl_tree_get(root, events_path, yajl_t_array)));
-  yajl_tree_free(root);
+  gsize len = 0;
+  g_assert_true(g_file_get_contents(path, &text, &len, NULL));
+  static const yajl_callbacks callbacks = {.yajl_map_key = shape_map_key,
+                                           .yajl_start_map = shape_start_map,
+                                           .yajl_end_map = shape_end,
+                                           .yajl_start_array = shape_start_array,
+                                           .yajl_end_array = shape_end};
+  json_shape shape = {0};
+  yajl_handle yajl = yajl_alloc(&callbacks, NULL, &shape);
+  yajl_status status = yajl_parse(yajl, (const unsigned char *)text, len);
+  if (status == yajl_status_ok)
+    status = yajl_complete_parse(yajl);
+  if (status != yajl_status_ok) {
+    unsigned char *message = yajl_get_error(yajl, 1, (const unsigned char *)text, len);
+    g_error("not JSON: %s", message);
+  }
+  yajl_free(yajl);
+  g_assert_cmpint(shape.events_depth, ==, 2);
+  g_assert_cmpuint(shape.events, >, 0);
 }
 
 static void json_round_trip(const char *dir, const char *zip, guint *queries) {
@@ -348,9 +413,7 @@ static void test_json_of_the_example_keeps_machines_apart(void) {
 /* --- the Perfetto file as protobuf ----------------------------------------------- */
 
 static void test_perfetto_decodes_with_protoc(void) {
-  g_autofree char *dir = e2e_tmpdir();
-  g_autofree char *zip = write_system_and_chrome_zip(dir);
-  g_autofree char *pftrace = export_to(dir, "system_and_chrome.zip", "merged.pftrace", "perfetto");
+  const char *pftrace = system_and_chrome_pftrace();
   g_autofree char *quoted = g_shell_quote(pftrace);
   g_autofree char *proto_dir = g_shell_quote(TM_PROTO_DIR);
   g_autofree char *raw_cmd = g_strdup_printf("%s --decode_raw < %s", TM_PROTOC, quoted);
@@ -381,7 +444,6 @@ static void test_perfetto_decodes_with_protoc(void) {
       g_assert_nonnull(strstr(out, "machine_name: \"phone\""));
     }
   }
-  e2e_cleanup(dir);
 }
 
 /* A protobuf field, as the packet walk reads it. */
@@ -464,9 +526,7 @@ static void sequence_state_free(gpointer p) {
 }
 
 static void test_perfetto_sequences_set_their_state_before_use(void) {
-  g_autofree char *dir = e2e_tmpdir();
-  g_autofree char *zip = write_system_and_chrome_zip(dir);
-  g_autofree char *pftrace = export_to(dir, "system_and_chrome.zip", "merged.pftrace", "perfetto");
+  const char *pftrace = system_and_chrome_pftrace();
   g_autofree char *bytes = NULL;
   gsize len = 0;
   g_assert_true(g_file_get_contents(pftrace, &bytes, &len, NULL));
@@ -563,7 +623,6 @@ static void test_perfetto_sequences_set_their_state_before_use(void) {
   g_hash_table_unref(sequences);
   g_hash_table_unref(tracks);
   g_hash_table_unref(machines);
-  e2e_cleanup(dir);
 }
 
 /* --- streaming to standard output ----------------------------------------------------- */
@@ -748,5 +807,9 @@ int main(int argc, char **argv) {
   g_test_add_func("/export/errors/bad-slice-sql-says-why", test_bad_slice_sql_says_why);
   g_test_add_func("/export/errors/missing-output-and-bad-format-are-usage-errors",
                   test_missing_output_and_bad_format_are_usage_errors);
-  return g_test_run();
+  int status = g_test_run();
+  if (shared_dir)
+    e2e_cleanup(shared_dir);
+  g_free(shared_dir);
+  return status;
 }
