@@ -12,15 +12,17 @@
 #include "export/json_export.h"
 #include "export/perfetto_export.h"
 #include "input/container.h"
+#include "session/session_error.h"
 #include "session/session_internal.h"
 
 bool tm_parse_time_range(const char *text, int64_t *start_ns, int64_t *end_ns,
                          GError **error) {
-  return export_selection_parse_time(text, start_ns, end_ns, error);
+  return session_error_publish(export_selection_parse_time(text, start_ns, end_ns, error),
+                               error);
 }
 
 bool tm_parse_duration(const char *what, const char *text, int64_t *ns, GError **error) {
-  return export_parse_duration(what, text, ns, error);
+  return session_error_publish(export_parse_duration(what, text, ns, error), error);
 }
 
 /* The slice ids `sql` returns: one statement, one integer column. */
@@ -34,26 +36,26 @@ static bool select_slices(tm_session *session, const char *sql, GArray *ids,
   bool ok = false;
   int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, &tail);
   if (rc != SQLITE_OK || !stmt) {
-    g_set_error(error, TM_ERROR_DOMAIN, 1, "--sql: %s",
+    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_QUERY, "--sql: %s",
                 stmt || rc != SQLITE_OK ? sqlite3_errmsg(db) : "no statement");
     goto out;
   }
   while (tail && g_ascii_isspace(*tail))
     tail++;
   if (tail && *tail && strcmp(tail, ";") != 0) {
-    g_set_error(error, TM_ERROR_DOMAIN, 1,
+    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_QUERY,
                 "--sql: give one SELECT statement returning slice ids");
     goto out;
   }
   if (sqlite3_column_count(stmt) != 1) {
-    g_set_error(error, TM_ERROR_DOMAIN, 1,
+    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_QUERY,
                 "--sql: the query must return one column of slice ids (it returns %d)",
                 sqlite3_column_count(stmt));
     goto out;
   }
   while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
     if (sqlite3_column_type(stmt, 0) != SQLITE_INTEGER) {
-      g_set_error(error, TM_ERROR_DOMAIN, 1,
+      g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_QUERY,
                   "--sql: a row's value is not an integer slice id");
       goto out;
     }
@@ -61,7 +63,7 @@ static bool select_slices(tm_session *session, const char *sql, GArray *ids,
     g_array_append_val(ids, id);
   }
   if (rc != SQLITE_DONE) {
-    g_set_error(error, TM_ERROR_DOMAIN, 1, "--sql: %s", sqlite3_errmsg(db));
+    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_QUERY, "--sql: %s", sqlite3_errmsg(db));
     goto out;
   }
   ok = true;
@@ -74,8 +76,8 @@ static bool write_file(void *user, const void *data, size_t len) {
   return fwrite(data, 1, len, (FILE *)user) == len;
 }
 
-bool tm_session_export(tm_session *session, const tm_export_options *options,
-                       FILE *out, GError **error) {
+static bool session_export(tm_session *session, const tm_export_options *options,
+                           FILE *out, GError **error) {
   tm_model *model = session->model;
   export_selection sel;
   export_selection_init(&sel, model);
@@ -86,7 +88,7 @@ bool tm_session_export(tm_session *session, const tm_export_options *options,
     goto out;
   if (options->has_time_range) {
     if (options->start_ns > options->end_ns) {
-      g_set_error(error, TM_ERROR_DOMAIN, 1, "the time range ends before it starts");
+      g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_USAGE, "the time range ends before it starts");
       goto out;
     }
     sel.start = options->start_ns;
@@ -106,11 +108,11 @@ bool tm_session_export(tm_session *session, const tm_export_options *options,
     ok = json_export(model, &sel, write_file, out, error);
     break;
   default:
-    g_set_error(error, TM_ERROR_DOMAIN, 1, "unknown export format %d", (int)options->format);
+    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_USAGE, "unknown export format %d", (int)options->format);
     goto out;
   }
   if (ok && fflush(out) != 0) {
-    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
+    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_OUTPUT,
                 "writing the export failed: %s", g_strerror(errno));
     ok = false;
   }
@@ -119,4 +121,9 @@ out:
     g_array_unref(ids);
   export_selection_clear(&sel);
   return ok;
+}
+
+bool tm_session_export(tm_session *session, const tm_export_options *options,
+                       FILE *out, GError **error) {
+  return session_error_publish(session_export(session, options, out, error), error);
 }

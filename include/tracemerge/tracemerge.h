@@ -265,18 +265,20 @@ typedef struct tm_export_options {
 /* Parses "START,END" of trace time for tm_export_options: either may be
  * empty (open); each a number of ns or with a unit ns, us, ms, s ("1.5ms").
  * An open bound is INT64_MIN / INT64_MAX. */
-bool tm_parse_time_range(const char *text, int64_t *start_ns, int64_t *end_ns,
-                         GError **error);
+TM_API bool tm_parse_time_range(const char *text, int64_t *start_ns,
+                                int64_t *end_ns, GError **error);
 
 /* Parses a duration as tm_parse_time_range parses a bound, with an
  * optional sign ("+100us", "-2ms"); `what` names it in the error. */
-bool tm_parse_duration(const char *what, const char *text, int64_t *ns, GError **error);
+TM_API bool tm_parse_duration(const char *what, const char *text, int64_t *ns,
+                              GError **error);
 
 /* Writes the imported trace to `out` in `options->format`, streaming: the
  * file is written while the model is read, never held whole in memory.
  * False (error set) if a filter is wrong or writing failed. */
-bool tm_session_export(tm_session *session, const tm_export_options *options,
-                       FILE *out, GError **error);
+TM_API bool tm_session_export(tm_session *session,
+                              const tm_export_options *options, FILE *out,
+                              GError **error);
 
 /* --- packing archives (core/export/pack.c) ------------------------------ */
 
@@ -318,7 +320,7 @@ typedef struct tm_pack_options {
 /* The perfetto_manifest (JSON text, g_free) that `options` describe,
  * checked by the same parser and resolver the import runs, against the
  * member names the archive will have. */
-char *tm_pack_manifest(const tm_pack_options *options, GError **error);
+TM_API char *tm_pack_manifest(const tm_pack_options *options, GError **error);
 
 /* Writes the archive at `path` (ZIP for .zip, TAR for .tar, gzipped TAR
  * for .tar.gz / .tgz): the manifest first, then every file as a member
@@ -326,8 +328,8 @@ char *tm_pack_manifest(const tm_pack_options *options, GError **error);
  * decompressed, without its .gz: a manifest describes traces, not
  * archives). Written under a temporary name beside `path`, renamed once
  * complete. */
-bool tm_pack_write(const tm_pack_options *options, const char *manifest, const char *path,
-                   GError **error);
+TM_API bool tm_pack_write(const tm_pack_options *options, const char *manifest,
+                          const char *path, GError **error);
 
 /* Number of events imported (placed on the timeline), for tools. */
 TM_API uint64_t tm_session_event_count(const tm_session *session);
