@@ -796,7 +796,7 @@ static int run_export(int argc, char **argv) {
                              "Import the inputs as one merged trace and write "
                              "it as one file that viewers open: every machine, "
                              "already on one timeline.",
-                             entries, NULL, true, &argc, &argv);
+                             entries, NULL, true, true, &argc, &argv);
   tm_export_options options = {.format = TM_EXPORT_PERFETTO};
   export_target target = {0};
   if (status != EXIT_OK)
