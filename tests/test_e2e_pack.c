@@ -86,7 +86,7 @@ static void test_dry_run_prints_the_manifest_and_writes_nothing(void) {
                         "--attribute", "scenario=page load", "--attribute", "run=7", NULL};
   e2e_result r = run_in(dir, args);
   assert_ok(&r);
-  /* The options, one manifest field each (clock-model.md §9): backend's
+  /* The options, one manifest field each (docs/clock-model.md §9): backend's
    * file relates to phone's first file, on phone's BOOTTIME, -1 500 000 ns
    * (backend reads T when the phone reads T - 1.5 ms); trace time is
    * backend's first file's REALTIME; "7" is an integer attribute. */
@@ -206,7 +206,7 @@ static void test_errors_say_what_to_fix(void) {
 }
 
 /* A machine or clock relation on a file that is itself an archive would
- * fail the import (clock-model.md §10.2): pack says so first. */
+ * fail the import (docs/clock-model.md §10.2): pack says so first. */
 static void test_archive_with_a_machine_is_refused(void) {
   g_autofree char *dir = e2e_tmpdir();
   const e2e_member members[] = {{"client.json", "{\"traceEvents\": []}", 0}};

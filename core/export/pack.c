@@ -4,7 +4,7 @@
  * writes manifest JSON by hand (tm_pack_manifest, tm_pack_write in
  * <tracemerge/tracemerge.h>).
  *
- * The manifest (reference/clock-model.md §9):
+ * The manifest (docs/clock-model.md §9):
  * - each file is an entry named after its member; a file given with a
  *   machine gets `"machine": {"name": ...}`;
  * - the first machine is the reference: every other machine with an
