@@ -6,6 +6,9 @@
 #                                   target's files in tests/data
 #   tools/fuzz.sh --minimize TARGET merge what the runs found into
 #                                   tests/fuzz/corpus/TARGET, minimized
+#   tools/fuzz.sh --replay TARGET   run the saved corpus and crash inputs
+#                                   through the clang build once (UBSan
+#                                   checks gcc's lacks, e.g. NULL + 0)
 #   tools/fuzz.sh --list            the targets
 #
 # TARGET: json proto systrace gecko instruments manifest container config
@@ -24,10 +27,13 @@ build=${FUZZ_BUILD:-$root/build-fuzz}
 # Niceness of the fuzzer and its build (FUZZ_NICE): 10 leaves the shared
 # machine to interactive work without starving the run; 19 yields even more.
 niceness=${FUZZ_NICE:-10}
+# Undefined behaviour is a finding (an artifact and a non-zero exit), as a
+# memory error is; by default UBSan would print it and carry on.
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:print_stacktrace=1}
 targets="json proto systrace gecko instruments manifest container config sql"
 
 usage() {
-  sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 }
 
@@ -60,6 +66,24 @@ seeds() {
 [ $# -ge 1 ] || usage
 case "$1" in
   --list) echo "$targets"; exit 0 ;;
+  --replay)
+    [ $# -eq 2 ] || usage
+    target=$2
+    setup "$target"
+    mkdir -p "$root/tests/fuzz/crashes/$target"
+    # -runs=0: each input once, no mutation; a finding exits non-zero. The
+    # first directory (where libFuzzer would add inputs) is a scratch one.
+    scratch=$(mktemp -d)
+    set +e
+    nice -n "$niceness" "$build/tests/fuzz/fuzz_$target" -runs=0 -timeout=10 \
+      -rss_limit_mb=2048 "$scratch" "$root/tests/fuzz/corpus/$target" \
+      "$root/tests/fuzz/crashes/$target" 2>&1 |
+      grep -E '^(INFO: +[0-9]+ files found|#[0-9]+[[:space:]]+(INITED|DONE))|ERROR|SUMMARY'
+    status=${PIPESTATUS[0]}
+    set -e
+    rm -rf "$scratch"
+    echo "$target: replay exit $status"
+    exit "$status" ;;
   --minimize)
     [ $# -eq 2 ] || usage
     target=$2
@@ -98,7 +122,8 @@ nice -n "$niceness" "$build/tests/fuzz/fuzz_$target" -timeout=10 \
   -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
   -artifact_prefix="$artifacts/" \
   "${dict[@]}" \
-  "$work" "$root/tests/fuzz/corpus/$target" "$seeddir" >"$log" 2>&1 &
+  "$work" "$root/tests/fuzz/corpus/$target" "$seeddir" \
+  $(ls -d "$root/tests/fuzz/crashes/$target" 2>/dev/null) >"$log" 2>&1 &
 pid=$!
 ticks=$(getconf CLK_TCK)
 cpu=0
