@@ -263,8 +263,14 @@ static void flush_pending(proto_track_events *te, bool all, uint32_t machine_ind
     proto_track *track = proto_tracks_find(machine, ev.uuid);
     if (!track)
       track = proto_tracks_undescribed(te->ctx, machine, ev.uuid, ev.type == TYPE_COUNTER);
-    emit(te, machine, &ev, track, 0, te->pending_flows.data + ev.flows_start,
-         te->pending_extras.data + ev.extras_start);
+    /* An event without flows or extras may wait while nothing was ever
+     * pushed to those arrays: their data is then NULL, and NULL + 0 is
+     * undefined behaviour (found by fuzz_proto). */
+    const proto_flow *flows =
+        ev.flows_len ? te->pending_flows.data + ev.flows_start : NULL;
+    const proto_extra_counter *extras =
+        ev.extras_len ? te->pending_extras.data + ev.extras_start : NULL;
+    emit(te, machine, &ev, track, 0, flows, extras);
   }
   te->ctx->waiting_event_offset = -1;
   te->pending.len = kept;
