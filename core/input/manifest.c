@@ -931,8 +931,11 @@ static void allocate_machines(tm_manifest *m) {
   for (size_t i = 0; i < m->n_files; i++)
     n_named += m->files[i].has_machine;
   m->machines = g_new0(tm_manifest_machine, n_named);
-  priv->remaps = g_new0(tm_manifest_remap, n_mappings);
-  priv->declared = g_new0(uint32_t, n_named);
+  /* One spare element each: g_new0 of 0 is NULL, and the per-entry
+   * pointers below are formed even for entries with nothing in them
+   * (NULL + 0 is undefined behaviour; found by fuzz_manifest). */
+  priv->remaps = g_new0(tm_manifest_remap, n_mappings + 1);
+  priv->declared = g_new0(uint32_t, n_named + 1);
 
   size_t next_mapping = 0, next_declared = 0;
   for (uint32_t entry = 0; entry < m->n_files; entry++) {
