@@ -100,6 +100,16 @@ static void put_json_string(GString *b, const char *s, size_t len) {
   g_string_append_c(b, '"');
   const char *end = s + len;
   while (s < end) {
+    /* A run of bytes written as they are, appended at once: most names
+     * and values are plain ASCII. */
+    const char *run = s;
+    while (s < end && (unsigned char)*s >= 0x20 && (unsigned char)*s < 0x80 && *s != '"' &&
+           *s != '\\')
+      s++;
+    if (s > run)
+      g_string_append_len(b, run, s - run);
+    if (s == end)
+      break;
     unsigned char c = (unsigned char)*s;
     if (c == '"' || c == '\\') {
       g_string_append_c(b, '\\');
@@ -107,9 +117,6 @@ static void put_json_string(GString *b, const char *s, size_t len) {
       s++;
     } else if (c < 0x20) {
       g_string_append_printf(b, "\\u%04x", c);
-      s++;
-    } else if (c < 0x80) {
-      g_string_append_c(b, (char)c);
       s++;
     } else {
       const char *next = g_utf8_find_next_char(s, end);
@@ -127,6 +134,27 @@ static void put_json_string(GString *b, const char *s, size_t len) {
   g_string_append_c(b, '"');
 }
 
+/* Decimal integers without printf, which costs more than the rest of an
+ * event here. */
+static void put_u64(GString *b, uint64_t v) {
+  char digits[20];
+  int n = 0;
+  do {
+    digits[sizeof digits - 1 - n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  g_string_append_len(b, digits + sizeof digits - n, n);
+}
+
+static void put_i64(GString *b, int64_t v) {
+  if (v < 0) {
+    g_string_append_c(b, '-');
+    put_u64(b, (uint64_t)0 - (uint64_t)v);
+  } else {
+    put_u64(b, (uint64_t)v);
+  }
+}
+
 static void put_str_id(json_state *js, tm_str_id id) {
   const char *s = string_pool_borrow(js->model->strings, id);
   put_json_string(js->buf, s ? s : "", s ? string_pool_length(js->model->strings, id) : 0);
@@ -137,7 +165,7 @@ static void put_us(GString *b, int64_t ns) {
   uint64_t magnitude = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
   if (ns < 0)
     g_string_append_c(b, '-');
-  g_string_append_printf(b, "%" PRIu64, magnitude / 1000);
+  put_u64(b, magnitude / 1000);
   unsigned frac = (unsigned)(magnitude % 1000);
   if (frac) {
     char digits[3] = {(char)('0' + frac / 100), (char)('0' + frac / 10 % 10),
@@ -312,13 +340,19 @@ static arg_node *child_of(arg_node *parent, const char *name, size_t len, long i
   return c;
 }
 
+/* A key without its namespace ("args." or "debug."). */
+static const char *arg_name(const char *key) {
+  if (g_str_has_prefix(key, "args.") && key[5])
+    return key + 5;
+  if (g_str_has_prefix(key, "debug.") && key[6])
+    return key + 6;
+  return key;
+}
+
 /* Adds `row` at the path of its key: segments split at '.', "[i]" an
  * array element. The namespace "args." or "debug." is dropped. */
 static void add_arg(arg_node *root, const char *key, const tm_arg_row *row) {
-  if (g_str_has_prefix(key, "args.") && key[5])
-    key += 5;
-  else if (g_str_has_prefix(key, "debug.") && key[6])
-    key += 6;
+  key = arg_name(key);
   arg_node *node = root;
   const char *p = key;
   int depth = 0;
@@ -351,10 +385,10 @@ static void put_arg_value(json_state *js, const tm_arg_row *a) {
   GString *b = js->buf;
   switch ((tm_arg_type)a->value_type) {
   case TM_ARG_INT:
-    g_string_append_printf(b, "%" PRId64, a->u.int_value);
+    put_i64(b, a->u.int_value);
     break;
   case TM_ARG_UINT:
-    g_string_append_printf(b, "%" PRIu64, (uint64_t)a->u.int_value);
+    put_u64(b, (uint64_t)a->u.int_value);
     break;
   case TM_ARG_BOOL:
     g_string_append(b, a->u.int_value ? "true" : "false");
@@ -418,6 +452,52 @@ static void put_arg_node(json_state *js, arg_node *node) {
   g_string_append_c(js->buf, '}');
 }
 
+#define MAX_FLAT_ARGS 16
+
+/* The common case without the tree: at most MAX_FLAT_ARGS args whose keys
+ * are distinct single names (no '.' or '['), written in row order as the
+ * tree would write them. False, writing nothing, for any other set. */
+static bool put_flat_args(json_state *js, uint32_t arg_set_id, const char *extra) {
+  uint32_t first = js->arg_start[arg_set_id], end = js->arg_start[arg_set_id + 1];
+  if (end - first > MAX_FLAT_ARGS)
+    return false;
+  const char *names[MAX_FLAT_ARGS];
+  size_t lens[MAX_FLAT_ARGS];
+  uint32_t n = 0;
+  for (uint32_t i = first; i < end; i++) {
+    const tm_arg_row *a = &js->model->args.data[js->arg_rows[i]];
+    const char *key = string_pool_borrow(js->model->strings, a->key);
+    if (!key)
+      return false;
+    const char *name = arg_name(key);
+    size_t len = strlen(name);
+    if (len == 0 || strcspn(name, ".[") != len)
+      return false;
+    for (uint32_t j = 0; j < n; j++)
+      if (lens[j] == len && memcmp(names[j], name, len) == 0)
+        return false;
+    names[n] = name;
+    lens[n++] = len;
+  }
+  g_string_append_c(js->buf, '{');
+  n = 0;
+  for (uint32_t i = first; i < end; i++, n++) {
+    if (n)
+      g_string_append_c(js->buf, ',');
+    put_json_string(js->buf, names[n], lens[n]);
+    g_string_append_c(js->buf, ':');
+    put_arg_value(js, &js->model->args.data[js->arg_rows[i]]);
+  }
+  if (extra && n) {
+    g_string_append_c(js->buf, ',');
+    g_string_append(js->buf, extra);
+  } else if (extra) {
+    g_string_append(js->buf, extra);
+  }
+  g_string_append_c(js->buf, '}');
+  return true;
+}
+
 static void put_args(json_state *js, uint32_t arg_set_id, const char *extra) {
   bool has_set = arg_set_id && arg_set_id < js->n_arg_sets &&
                  js->arg_start[arg_set_id] < js->arg_start[arg_set_id + 1];
@@ -428,6 +508,8 @@ static void put_args(json_state *js, uint32_t arg_set_id, const char *extra) {
     g_string_append_printf(js->buf, "{%s}", extra);
     return;
   }
+  if (put_flat_args(js, arg_set_id, extra))
+    return;
   arg_node root = {0};
   for (uint32_t i = js->arg_start[arg_set_id]; i < js->arg_start[arg_set_id + 1]; i++) {
     const tm_arg_row *a = &js->model->args.data[js->arg_rows[i]];
@@ -507,9 +589,12 @@ static void index_flows(json_state *js) {
 /* --- metadata events ----------------------------------------------------------- */
 
 static void put_ids(json_state *js, int64_t pid, int64_t tid, bool with_tid) {
-  g_string_append_printf(js->buf, "\"pid\":%" PRId64, pid);
-  if (with_tid)
-    g_string_append_printf(js->buf, ",\"tid\":%" PRId64, tid);
+  g_string_append(js->buf, "\"pid\":");
+  put_i64(js->buf, pid);
+  if (with_tid) {
+    g_string_append(js->buf, ",\"tid\":");
+    put_i64(js->buf, tid);
+  }
 }
 
 static void write_name_event(json_state *js, const char *what, int64_t pid, int64_t tid,
@@ -664,7 +749,7 @@ static void write_thread_slice(json_state *js, uint32_t id, const tm_slice_row *
   track_pid_tid(js, t, &pid, &tid);
   bool instant = s->dur == 0 && !(js->has_children[id / 8] & (1u << (id % 8)));
   begin_event(js);
-  g_string_append_printf(js->buf, "\"ph\":\"%s\",", instant ? "i" : s->dur < 0 ? "B" : "X");
+  g_string_append(js->buf, instant ? "\"ph\":\"i\"," : s->dur < 0 ? "\"ph\":\"B\"," : "\"ph\":\"X\",");
   put_ids(js, pid, tid, true);
   g_string_append(js->buf, ",\"ts\":");
   put_us(js->buf, s->ts);
