@@ -103,8 +103,10 @@ typedef struct tm_budgets {
    * container_file_count_exceeded; nothing after is read). Default 100000. */
   uint64_t max_files;
   /* Bytes a reader may hold for one unit of its format: a JSON event or
-   * string, a text line, an XML element or text, a protobuf packet (stat
-   * reader_record_size_exceeded; the file is cut there). Default 512 MiB. */
+   * string, an Instruments XML token or text, a Gecko thread (stat
+   * reader_record_size_exceeded; the file is cut there). Default 512 MiB.
+   * The systrace reader (64 KiB lines) and the Perfetto reader (64 MiB
+   * packets) keep their own fixed limits and do not ask for this one. */
   uint64_t max_record_bytes;
 } tm_budgets;
 
