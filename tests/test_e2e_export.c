@@ -251,6 +251,7 @@ static void test_perfetto_system_and_chrome_answer_the_same(void) {
   g_assert_cmpint(scalar(merged, "SELECT count(*) FROM thread_state WHERE waker_utid IS NOT NULL"), >, 100);
   g_assert_cmpint(scalar(merged, "SELECT count(*) FROM perf_sample"), >, 100);
   g_assert_cmpint(scalar(merged, "SELECT count(*) FROM slice WHERE dur = 0"), >, 10);
+  g_assert_cmpint(scalar(merged, "SELECT count(*) FROM clock_snapshot WHERE clock_name = 'REALTIME'"), >, 0);
   sqlite3_close(merged);
 }
 

@@ -58,3 +58,5 @@ SELECT start_ts, end_ts FROM trace_bounds;
 -- merge of a Chrome JSON had none.
 SELECT m.name, count(*) FROM track t JOIN machine m ON t.machine_id = m.id WHERE NOT (t.id IN (SELECT id FROM process_track WHERE name IS NULL) AND NOT EXISTS (SELECT 1 FROM slice s WHERE s.track_id = t.id) AND NOT EXISTS (SELECT 1 FROM counter c WHERE c.track_id = t.id)) GROUP BY 1 ORDER BY 1;
 SELECT name, num_cpus, sysname, release, arch FROM machine ORDER BY 1;
+-- REALTIME: each machine's readings, so wall-clock time stays meaningful
+SELECT m.name, count(*), min(c.ts), max(c.ts), min(c.clock_value - c.ts), max(c.clock_value - c.ts) FROM clock_snapshot c JOIN machine m ON c.machine_id = m.id WHERE c.clock_name = 'REALTIME' GROUP BY 1 ORDER BY 1;
