@@ -649,7 +649,17 @@ static bool parse_known_value(parser *p, const ProtobufCFieldDescriptor *fd, uns
   (*count)++;
   add_position(p, at);
   bool ok;
-  if (fd->type == PROTOBUF_C_TYPE_MESSAGE) {
+  token first;
+  if (fd->type == PROTOBUF_C_TYPE_MESSAGE && !fd->descriptor && peek(p, &first) &&
+      first.kind == T_STRING) {
+    /* An opaque block (a resolved field without a schema) given as the
+     * string of its bytes. */
+    next(p, &first);
+    g_autoptr(GByteArray) bytes = g_byte_array_new();
+    ok = read_strings(p, &first, bytes);
+    if (ok)
+      tm_wire_put_bytes(out, fd->id, bytes->data, bytes->len);
+  } else if (fd->type == PROTOBUF_C_TYPE_MESSAGE) {
     token open;
     ok = expect_block_open(p, fd->name, &open) && parse_block(p, fd->descriptor, fd->id, &open, out);
   } else {

@@ -70,7 +70,9 @@ typedef struct tm_textproto_unknown {
 
 /* Gives a field that `message` does not declare a descriptor to parse it
  * with, or returns NULL for "unknown". The descriptor returned must live
- * as long as the parse. */
+ * as long as the parse. A descriptor of type MESSAGE whose `descriptor`
+ * is NULL is an opaque block: written either as a block of numbered
+ * fields or as a string, which is taken as the block's bytes. */
 typedef const ProtobufCFieldDescriptor *(*tm_textproto_resolve_fn)(
     void *user, const ProtobufCMessageDescriptor *message, const char *field_name);
 
@@ -105,6 +107,18 @@ const tm_textproto_position *tm_textproto_find_position(const tm_textproto_resul
  * known fields. Returns a new string (g_free). */
 char *tm_textproto_print(const ProtobufCMessageDescriptor *root, const uint8_t *data,
                          size_t len);
+
+/* A name for the length-delimited field `number` that the schema of
+ * `message` (whose encoding is `data`) does not declare, or NULL to print
+ * it by number. The name must live until the printing returns. */
+typedef const char *(*tm_textproto_name_fn)(void *user, const ProtobufCMessageDescriptor *message,
+                                            const uint8_t *data, size_t len, uint32_t number);
+
+/* tm_textproto_print, with unknown length-delimited fields that `name`
+ * names printed under that name (still as the string of their bytes, for
+ * a parser whose resolver knows the name as an opaque block). */
+char *tm_textproto_print_named(const ProtobufCMessageDescriptor *root, const uint8_t *data,
+                               size_t len, tm_textproto_name_fn name, void *user);
 
 void tm_textproto_unknown_free(gpointer unknown);
 

@@ -111,8 +111,13 @@ static void print_scalar(GString *out, const ProtobufCFieldDescriptor *fd, uint6
   }
 }
 
+typedef struct print_names {
+  tm_textproto_name_fn name;
+  void *user;
+} print_names;
+
 static void print_message(GString *out, const ProtobufCMessageDescriptor *desc,
-                          const uint8_t *data, size_t len, int depth) {
+                          const uint8_t *data, size_t len, int depth, const print_names *names) {
   tm_wire_reader r = tm_wire_reader_of(data, len);
   tm_wire_field f;
   while (tm_wire_next(&r, &f)) {
@@ -123,7 +128,7 @@ static void print_message(GString *out, const ProtobufCMessageDescriptor *desc,
       indent(out, depth);
       if (fd->type == PROTOBUF_C_TYPE_MESSAGE && depth < TM_TEXTPROTO_MAX_DEPTH) {
         g_string_append_printf(out, "%s {\n", fd->name);
-        print_message(out, fd->descriptor, f.data, f.len, depth + 1);
+        print_message(out, fd->descriptor, f.data, f.len, depth + 1, names);
         indent(out, depth);
         g_string_append(out, "}\n");
         continue;
@@ -167,11 +172,17 @@ static void print_message(GString *out, const ProtobufCMessageDescriptor *desc,
       case TM_WIRE_VARINT:
         g_string_append_printf(out, "%u: %" G_GUINT64_FORMAT "\n", f.number, f.value);
         break;
-      case TM_WIRE_LEN:
-        g_string_append_printf(out, "%u: ", f.number);
+      case TM_WIRE_LEN: {
+        const char *name =
+            names->name ? names->name(names->user, desc, data, len, f.number) : NULL;
+        if (name)
+          g_string_append_printf(out, "%s: ", name);
+        else
+          g_string_append_printf(out, "%u: ", f.number);
         print_quoted(out, f.data, f.len, false);
         g_string_append_c(out, '\n');
         break;
+      }
       default:
         g_string_append_printf(out, "%u: %" G_GUINT64_FORMAT "  # fixed%d\n", f.number,
                                f.value, f.wire_type == TM_WIRE_FIXED64 ? 64 : 32);
@@ -181,9 +192,15 @@ static void print_message(GString *out, const ProtobufCMessageDescriptor *desc,
   }
 }
 
+char *tm_textproto_print_named(const ProtobufCMessageDescriptor *root, const uint8_t *data,
+                               size_t len, tm_textproto_name_fn name, void *user) {
+  GString *out = g_string_new(NULL);
+  print_names names = {name, user};
+  print_message(out, root, data, len, 0, &names);
+  return g_string_free(out, FALSE);
+}
+
 char *tm_textproto_print(const ProtobufCMessageDescriptor *root, const uint8_t *data,
                          size_t len) {
-  GString *out = g_string_new(NULL);
-  print_message(out, root, data, len, 0);
-  return g_string_free(out, FALSE);
+  return tm_textproto_print_named(root, data, len, NULL, NULL);
 }

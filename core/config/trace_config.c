@@ -108,9 +108,11 @@ static bool check_regex(const tm_trace_config *config, const char *pattern, cons
   return true;
 }
 
-static bool validate(tm_trace_config *config, GError **error) {
+static bool validate(tm_trace_config *config, const tm_trace_config_options *options,
+                     GError **error) {
   const Perfetto__Protos__TraceConfig *m = config->message;
-  if (m->n_buffers == 0)
+  bool buffers_optional = options && options->buffers_optional;
+  if (m->n_buffers == 0 && !buffers_optional)
     return tm_trace_config_refuse(
         config, error, "buffers",
         "a config needs at least one buffer, e.g. buffers { size_kb: 4096 fill_policy: "
@@ -128,7 +130,15 @@ static bool validate(tm_trace_config *config, GError **error) {
       return tm_trace_config_refuse(config, error, path,
                                     "a data source needs config { name: \"...\" }");
     uint32_t target = ds->config->has_target_buffer ? ds->config->target_buffer : 0;
-    if (target >= m->n_buffers) {
+    if (m->n_buffers == 0 && ds->config->has_target_buffer) {
+      g_autofree char *tpath = g_strdup_printf("data_sources[%zu].config.target_buffer", i);
+      return tm_trace_config_refuse(
+          config, error, tpath,
+          "target_buffer %u of data source \"%s\" is out of range: the config has no "
+          "buffers (add buffers { size_kb: ... } or remove target_buffer)",
+          target, ds->config->name);
+    }
+    if (m->n_buffers > 0 && target >= m->n_buffers) {
       g_autofree char *tpath = g_strdup_printf("data_sources[%zu].config.target_buffer", i);
       return tm_trace_config_refuse(
           config, error, tpath,
@@ -185,7 +195,8 @@ static bool validate(tm_trace_config *config, GError **error) {
 }
 
 /* Unpacks and checks `config->bytes`; notes the unknown fields in `unknown`. */
-static bool finish_load(tm_trace_config *config, GPtrArray *wire_unknown, GError **error) {
+static bool finish_load(tm_trace_config *config, GPtrArray *wire_unknown,
+                        const tm_trace_config_options *options, GError **error) {
   gsize len;
   const uint8_t *data = g_bytes_get_data(config->bytes, &len);
   config->message = perfetto__protos__trace_config__unpack(NULL, len, data);
@@ -196,6 +207,11 @@ static bool finish_load(tm_trace_config *config, GPtrArray *wire_unknown, GError
   }
   for (guint i = 0; i < wire_unknown->len; i++) {
     const tm_textproto_unknown *u = wire_unknown->pdata[i];
+    guint64 number = 0;
+    if (options && options->expected_unknown &&
+        g_ascii_string_to_unsigned(u->name, 10, 1, G_MAXUINT32, &number, NULL) &&
+        options->expected_unknown(options->resolve_user, u->path, (uint32_t)number))
+      continue;
     /* A field written by number in text has a position of its own. */
     g_autofree char *field_path = g_strdup_printf("%s%s%s", u->path, *u->path ? "." : "", u->name);
     const tm_textproto_position *pos =
@@ -214,7 +230,7 @@ static bool finish_load(tm_trace_config *config, GPtrArray *wire_unknown, GError
                          "source receives it in its raw config)",
                          u->name);
   }
-  if (!slice_data_sources(config, error) || !validate(config, error))
+  if (!slice_data_sources(config, error) || !validate(config, options, error))
     return false;
   return true;
 }
@@ -246,7 +262,21 @@ tm_trace_config *tm_trace_config_parse_text(const char *text, size_t len, const 
   const uint8_t *bdata = g_bytes_get_data(config->bytes, &blen);
   if (!tm_protowire_check(&perfetto__protos__trace_config__descriptor, bdata, blen,
                           config->source_name, wire_unknown, error) ||
-      !finish_load(config, wire_unknown, error)) {
+      !finish_load(config, wire_unknown, options, error)) {
+    tm_trace_config_free(config);
+    return NULL;
+  }
+  return config;
+}
+
+static tm_trace_config *parse_binary(const uint8_t *data, size_t len, const char *source_name,
+                                     const tm_trace_config_options *options, GError **error) {
+  tm_trace_config *config = config_new(source_name);
+  config->bytes = g_bytes_new(data, len);
+  g_autoptr(GPtrArray) wire_unknown = g_ptr_array_new_with_free_func(tm_textproto_unknown_free);
+  if (!tm_protowire_check(&perfetto__protos__trace_config__descriptor, data, len,
+                          config->source_name, wire_unknown, error) ||
+      !finish_load(config, wire_unknown, options, error)) {
     tm_trace_config_free(config);
     return NULL;
   }
@@ -255,19 +285,18 @@ tm_trace_config *tm_trace_config_parse_text(const char *text, size_t len, const 
 
 tm_trace_config *tm_trace_config_parse_binary(const uint8_t *data, size_t len,
                                               const char *source_name, GError **error) {
-  tm_trace_config *config = config_new(source_name);
-  config->bytes = g_bytes_new(data, len);
-  g_autoptr(GPtrArray) wire_unknown = g_ptr_array_new_with_free_func(tm_textproto_unknown_free);
-  if (!tm_protowire_check(&perfetto__protos__trace_config__descriptor, data, len,
-                          config->source_name, wire_unknown, error) ||
-      !finish_load(config, wire_unknown, error)) {
-    tm_trace_config_free(config);
-    return NULL;
-  }
-  return config;
+  return parse_binary(data, len, source_name, NULL, error);
 }
 
-static bool is_text_name(const char *path) {
+tm_trace_config *tm_trace_config_parse(const uint8_t *data, size_t len, bool text,
+                                       const char *source_name,
+                                       const tm_trace_config_options *options, GError **error) {
+  if (text)
+    return tm_trace_config_parse_text((const char *)data, len, source_name, options, error);
+  return parse_binary(data, len, source_name, options, error);
+}
+
+bool tm_trace_config_is_text_name(const char *path) {
   static const char *const suffixes[] = {".pbtx", ".pbtxt", ".txtpb", ".textproto", ".txt"};
   for (size_t i = 0; i < G_N_ELEMENTS(suffixes); i++)
     if (g_str_has_suffix(path, suffixes[i]))
@@ -275,27 +304,35 @@ static bool is_text_name(const char *path) {
   return false;
 }
 
+bool tm_trace_config_read_file(const char *path, char **contents, size_t *len, GError **error) {
+  gsize n = 0;
+  g_autoptr(GError) io_error = NULL;
+  *contents = NULL;
+  if (!g_file_get_contents(path, contents, &n, &io_error)) {
+    g_set_error(error, TM_CONFIG_ERROR, TM_CONFIG_ERROR_IO, "%s: %s", path, io_error->message);
+    return false;
+  }
+  if (n > MAX_CONFIG_FILE_BYTES) {
+    g_set_error(error, TM_CONFIG_ERROR, TM_CONFIG_ERROR_IO,
+                "%s: %" G_GSIZE_FORMAT " bytes is too large for a config (at most %u)", path, n,
+                MAX_CONFIG_FILE_BYTES);
+    g_clear_pointer(contents, g_free);
+    return false;
+  }
+  *len = n;
+  return true;
+}
+
 tm_trace_config *tm_trace_config_load_file(const char *path, tm_config_format format,
                                            const tm_trace_config_options *options,
                                            GError **error) {
   g_autofree char *contents = NULL;
-  gsize len = 0;
-  g_autoptr(GError) io_error = NULL;
-  if (!g_file_get_contents(path, &contents, &len, &io_error)) {
-    g_set_error(error, TM_CONFIG_ERROR, TM_CONFIG_ERROR_IO, "%s: %s", path, io_error->message);
+  size_t len = 0;
+  if (!tm_trace_config_read_file(path, &contents, &len, error))
     return NULL;
-  }
-  if (len > MAX_CONFIG_FILE_BYTES) {
-    g_set_error(error, TM_CONFIG_ERROR, TM_CONFIG_ERROR_IO,
-                "%s: %" G_GSIZE_FORMAT " bytes is too large for a config (at most %u)", path,
-                len, MAX_CONFIG_FILE_BYTES);
-    return NULL;
-  }
   bool text = format == TM_CONFIG_FORMAT_TEXT ||
-              (format == TM_CONFIG_FORMAT_AUTO && is_text_name(path));
-  if (text)
-    return tm_trace_config_parse_text(contents, len, path, options, error);
-  return tm_trace_config_parse_binary((const uint8_t *)contents, len, path, error);
+              (format == TM_CONFIG_FORMAT_AUTO && tm_trace_config_is_text_name(path));
+  return tm_trace_config_parse((const uint8_t *)contents, len, text, path, options, error);
 }
 
 char *tm_trace_config_to_text(const tm_trace_config *config) {

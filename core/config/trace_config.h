@@ -9,7 +9,8 @@
  * What a particular user does with it (start data sources, size buffers)
  * and the further checks that belong to that use are the user's.
  *
- * Checks: at least one buffer; every buffer's size_kb > 0; every data
+ * Checks: at least one buffer (unless the options make buffers
+ * optional); every buffer's size_kb > 0; every data
  * source has a config with a name; every target_buffer names a buffer;
  * producer name and trigger regexes compile; duration_ms and a
  * START_TRACING trigger are not used together; a trigger_config has a
@@ -64,11 +65,20 @@ typedef struct tm_trace_config {
   tm_textproto_result text;               /* positions of a text config */
 } tm_trace_config;
 
-/* Hook for config blocks of data sources the schema does not name (text
- * only): see tm_textproto_resolve_fn. May be NULL. */
+/* What a particular use of TraceConfigs adds to loading one. */
 typedef struct tm_trace_config_options {
+  /* Hook for config blocks of data sources the schema does not name (text
+   * only): see tm_textproto_resolve_fn. May be NULL. */
   tm_textproto_resolve_fn resolve;
   void *resolve_user;
+  /* Unknown fields this returns true for are expected by the user of the
+   * config and get no note (a merge session's reader config blocks).
+   * `path` is the enclosing message's path ("data_sources[0].config"),
+   * `number` the field's; `user` is resolve_user. May be NULL. */
+  bool (*expected_unknown)(void *user, const char *path, uint32_t number);
+  /* A config without buffers is valid (a merge session is then
+   * unbounded); its data sources may then name no target_buffer. */
+  bool buffers_optional;
 } tm_trace_config_options;
 
 tm_trace_config *tm_trace_config_parse_text(const char *text, size_t len,
@@ -77,6 +87,14 @@ tm_trace_config *tm_trace_config_parse_text(const char *text, size_t len,
                                             GError **error);
 tm_trace_config *tm_trace_config_parse_binary(const uint8_t *data, size_t len,
                                               const char *source_name, GError **error);
+/* Either form, with `options` (may be NULL) applying to both. */
+tm_trace_config *tm_trace_config_parse(const uint8_t *data, size_t len, bool text,
+                                       const char *source_name,
+                                       const tm_trace_config_options *options, GError **error);
+/* True if `path` names a text config (by its suffix, for TM_CONFIG_FORMAT_AUTO). */
+bool tm_trace_config_is_text_name(const char *path);
+/* Reads a config file of at most 16 MiB into `*contents` (g_free). */
+bool tm_trace_config_read_file(const char *path, char **contents, size_t *len, GError **error);
 /* Reads a file of at most 16 MiB. */
 tm_trace_config *tm_trace_config_load_file(const char *path, tm_config_format format,
                                            const tm_trace_config_options *options,

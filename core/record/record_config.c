@@ -38,6 +38,10 @@ static void add_record_notes(tm_trace_config *tc) {
     note_ignored(tc, "trace_uuid_msb", "no trace_uuid packet is written");
   if (m->has_allow_user_build_tracing)
     note_ignored(tc, "allow_user_build_tracing", "Android only");
+  if (m->has_start_offset_ms)
+    tm_trace_config_note(tc, "start_offset_ms",
+                         "a merge session's option (tracemerge --config); ignored when "
+                         "recording");
   if (m->write_into_file && m->has_file_write_period_ms && m->file_write_period_ms < 100)
     tm_trace_config_note(tc, "file_write_period_ms",
                          "%u ms is below the 100 ms minimum; 100 ms is used",
