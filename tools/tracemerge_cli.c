@@ -57,6 +57,9 @@ static char **preferred_plugins = NULL;
 /* query's --add-sql-package DIR[@NAME] (repeatable). */
 static char **sql_packages = NULL;
 static char **reader_config_args = NULL; /* "READER=FILE" */
+/* --config FILE and --txt: the merge config (a TraceConfig). */
+static char *config_path = NULL;
+static gboolean config_is_text = FALSE;
 
 static const GOptionEntry plugin_entries[] = {
     {"plugin-dir", 'P', 0, G_OPTION_ARG_FILENAME_ARRAY, &plugin_dirs,
@@ -67,6 +70,14 @@ static const GOptionEntry plugin_entries[] = {
     {"reader-config", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &reader_config_args,
      "Hand the bytes of FILE to READER as its configuration (repeatable)",
      "READER=FILE"},
+    {"config", 'c', 0, G_OPTION_ARG_FILENAME, &config_path,
+     "Merge as the TraceConfig FILE says: which readers read which files, "
+     "with their own config blocks; memory buffers; the window of the "
+     "timeline to keep (text if FILE ends in .pbtx, .pbtxt, .txtpb, "
+     ".textproto or .txt, else binary; see config/ for examples)",
+     "FILE"},
+    {"txt", 0, 0, G_OPTION_ARG_NONE, &config_is_text,
+     "Read the --config FILE as protobuf text, whatever its name", NULL},
     {NULL, 0, 0, 0, NULL, NULL, NULL},
 };
 
@@ -220,12 +231,16 @@ static int read_reader_configs(const char *command_name, GArray *configs,
   return EXIT_OK;
 }
 
-/* A session with the plugin options; NULL after reporting why (*status). */
+/* A session with the plugin and config options; NULL after reporting why
+ * (*status). A merge config that cannot be used stops the command here,
+ * before any input is read. */
 static tm_session *session_new(const char *command_name, int *status) {
   GArray *configs = g_array_new(FALSE, FALSE, sizeof(tm_reader_config));
   GPtrArray *contents = g_ptr_array_new_with_free_func(g_free);
   tm_session *session = NULL;
   *status = read_reader_configs(command_name, configs, contents);
+  if (*status == EXIT_OK && config_is_text && !config_path)
+    *status = usage_error(command_name, "--txt applies to --config FILE, which is missing");
   if (*status == EXIT_OK) {
     tm_session_options options = {
         .plugin_dirs = (const char *const *)plugin_dirs,
@@ -240,8 +255,16 @@ static tm_session *session_new(const char *command_name, int *status) {
         .allow_attach = allow_attach,
         .query_timeout_seconds = timeout_seconds,
         .budgets = budgets,
+        .config_path = config_path,
+        .config_syntax = config_is_text ? TM_CONFIG_SYNTAX_TEXT : TM_CONFIG_SYNTAX_AUTO,
     };
     session = tm_session_new(&options);
+    GError *error = NULL;
+    if (!tm_session_config_check(session, &error)) {
+      *status = fail_error(error);
+      tm_session_free(session);
+      session = NULL;
+    }
   }
   g_ptr_array_free(contents, TRUE);
   g_array_free(configs, TRUE);
@@ -1119,6 +1142,35 @@ static int run_plugins(int argc, char **argv) {
   return status;
 }
 
+/* ---- config-check ---- */
+
+static int run_config_check(int argc, char **argv) {
+  const GOptionEntry entries[] = {{NULL, 0, 0, 0, NULL, NULL, NULL}};
+  int status = parse_options("config-check", "FILE",
+                             "Check a merge config (a TraceConfig, as --config takes it) "
+                             "against the reader plugins found, and print it back "
+                             "normalised: every field it holds in protobuf text, a "
+                             "reader's block as the string of its bytes. Notes on "
+                             "fields it does not use go to standard error.",
+                             entries, NULL, true, &argc, &argv);
+  if (status != EXIT_OK)
+    return status;
+  if (config_path)
+    return usage_error("config-check", "config-check takes the config as its operand, "
+                                       "not --config");
+  if (argc != 2)
+    return usage_error("config-check", "config-check takes one FILE");
+  config_path = g_strdup(argv[1]);
+  tm_session *session = session_new("config-check", &status);
+  if (!session)
+    return status;
+  char *text = tm_session_config_to_text(session);
+  fputs(text ? text : "", stdout);
+  g_free(text);
+  tm_session_free(session);
+  return check_stdout();
+}
+
 /* ---- main ---- */
 
 static const command commands[] = {
@@ -1133,6 +1185,8 @@ static const command commands[] = {
     {"pack", "Write trace files and a generated perfetto_manifest into one archive",
      run_pack},
     {"plugins", "List the reader plugins found", run_plugins},
+    {"config-check", "Check a merge config and print it back normalised",
+     run_config_check},
 };
 
 static void print_usage(FILE *out) {
@@ -1144,7 +1198,7 @@ static void print_usage(FILE *out) {
           "\n"
           "Commands:\n");
   for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
-    fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
   fprintf(out,
           "\n"
           "Options:\n"
@@ -1190,6 +1244,7 @@ int main(int argc, char **argv) {
     g_strfreev(preferred_plugins);
     g_strfreev(sql_packages);
     g_strfreev(reader_config_args);
+    g_free(config_path);
     return status;
   }
   char *message = g_strdup_printf("unknown command '%s'", first);

@@ -16,6 +16,8 @@
 
 #define MT TM_STAT_MACHINE_AND_TRACE
 #define GL TM_STAT_GLOBAL
+#define GLD TM_STAT_GLOBAL_ON_DEMAND
+#define MTD TM_STAT_MACHINE_AND_TRACE_ON_DEMAND
 
 static const tm_stat_info core_catalog[] = {
     {"clock_sync_failure_unknown_source_clock", "error", "analysis", MT,
@@ -86,10 +88,34 @@ static const tm_stat_info core_catalog[] = {
      "the damage were kept."},
     {"file_parse_error", "error", "trace", MT,
      "A trace file was damaged; events read before the damage were kept."},
+
+    /* A merge config's buffers (core/buffer), one row per buffer (idx),
+     * and its window and data sources (core/session/session_config.c). */
+    {"merge_buf_buffer_size", "info", "analysis", GLD,
+     "The memory budget of a buffer of the merge config, in bytes."},
+    {"merge_buf_events_written", "info", "analysis", GLD,
+     "Events the readers emitted into a buffer of the merge config."},
+    {"merge_buf_events_overwritten", "data_loss", "analysis", GLD,
+     "Events a RING_BUFFER of the merge config gave up for newer ones."},
+    {"merge_buf_events_discarded", "data_loss", "analysis", GLD,
+     "Events a DISCARD buffer of the merge config refused once full."},
+    {"merge_buf_bytes_peak", "info", "analysis", GLD,
+     "The most bytes a buffer of the merge config held at once."},
+    {"merge_buf_args_lost", "error", "analysis", GLD,
+     "Events held without their args: the reader used an arg set after "
+     "the callback that committed it had returned."},
+    {"merge_events_outside_window", "info", "analysis", GLD,
+     "Events outside the window the merge config keeps (start_offset_ms, "
+     "duration_ms, trigger_config)."},
+    {"merge_file_not_selected", "info", "analysis", MTD,
+     "A file no data source of the merge config selects; it was not "
+     "read."},
 };
 
 #undef MT
 #undef GL
+#undef GLD
+#undef MTD
 
 typedef struct stat_key {
   tm_str_id name;
@@ -156,7 +182,7 @@ static stat_key make_key(tm_stats *stats, const char *name, int64_t idx,
   memset(&key, 0, sizeof key); /* padding takes part in hashing */
   key.name = string_pool_intern_cstr(stats->model->strings, name);
   key.idx = idx;
-  bool global = info && info->scope == TM_STAT_GLOBAL;
+  bool global = info && (info->scope == TM_STAT_GLOBAL || info->scope == TM_STAT_GLOBAL_ON_DEMAND);
   key.machine_id = global ? TM_NULL_ID : machine_id;
   key.trace_id = global ? TM_NULL_ID : trace_id;
   return key;
@@ -296,7 +322,7 @@ int64_t stats_get(const tm_stats *stats, const char *name, int64_t idx,
   memset(&key, 0, sizeof key);
   key.name = name_id;
   key.idx = idx;
-  bool global = info && info->scope == TM_STAT_GLOBAL;
+  bool global = info && (info->scope == TM_STAT_GLOBAL || info->scope == TM_STAT_GLOBAL_ON_DEMAND);
   key.machine_id = global ? TM_NULL_ID : machine_id;
   key.trace_id = global ? TM_NULL_ID : trace_id;
   gpointer found = g_hash_table_lookup(stats->index, &key);

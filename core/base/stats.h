@@ -25,6 +25,11 @@
 typedef enum tm_stat_scope {
   TM_STAT_GLOBAL = 0,
   TM_STAT_MACHINE_AND_TRACE = 1,
+  /* Either scope, with rows made when first counted instead of zero rows
+   * made up front: stats that only a configured feature can bump (a merge
+   * config's buffers), so other imports show no row of them. */
+  TM_STAT_GLOBAL_ON_DEMAND = 2,
+  TM_STAT_MACHINE_AND_TRACE_ON_DEMAND = 3,
 } tm_stat_scope;
 
 typedef struct tm_stat_info {

@@ -17,6 +17,7 @@
 #include "model/sched_builder.h"
 #include "model/profile_builder.h"
 #include "model/async_tracks.h"
+#include "session/session_config.h"
 #include "session/session_internal.h"
 #include "base/string_pool.h"
 
@@ -143,7 +144,7 @@ static size_t events_on_canonical_clocks(tm_host *host, uint32_t machine_id) {
     if (run->trace_id != host->file_id || run->machine_id != machine_id)
       continue;
     if (is_canonical_builtin(clock_graph_node_key(session->clocks, run->clock)))
-      events += run->len;
+      events += run->len + run->buffered;
   }
   return events;
 }
@@ -600,6 +601,9 @@ static void svc_args_add(tm_host *host, tm_str_id key, tm_arg_value value) {
 static tm_args_ref svc_args_commit(tm_host *host) {
   if (host->pending_args.len == 0)
     return TM_NO_ARGS;
+  /* A buffered file's sets wait with its events, which may be given up. */
+  if (host->buffer >= 0)
+    return session_config_stage_args(host);
   tm_model *model = model_of(host);
   uint32_t set = 0;
   for (size_t i = 0; i < host->pending_args.len; i++)
@@ -669,10 +673,24 @@ static void push_slice(tm_host *host, const tm_slice_fields *f,
       .arg_set_id = f->args,
       .kind = (uint8_t)kind,
   };
+  tm_event_run *run = run_for(host, f->clock);
+  if (host->buffer >= 0) {
+    session_config_push(host, run, &ev, f->thread_ts, f->thread_dur);
+    return;
+  }
   ev.extra = extra_for(host, f->thread_ts, f->thread_dur, &ev.flags);
-  event_run_push(run_for(host, f->clock), &ev);
+  event_run_push(run, &ev);
   if (kind != TM_EVENT_SLICE_END)
     host->session->slice_events++;
+}
+
+/* An event without thread times: to the file's buffer, or its run. */
+static void push_event(tm_host *host, tm_clock_ref clock, const tm_event *ev) {
+  tm_event_run *run = run_for(host, clock);
+  if (host->buffer >= 0)
+    session_config_push(host, run, ev, TM_UNKNOWN_TIME, TM_UNKNOWN_TIME);
+  else
+    event_run_push(run, ev);
 }
 
 static void svc_slice_begin(tm_host *host, const tm_slice_fields *f) {
@@ -699,8 +717,9 @@ static void svc_counter(tm_host *host, tm_track_ref track, tm_clock_ref clock,
       .arg_set_id = args,
       .kind = TM_EVENT_COUNTER,
   };
-  event_run_push(run_for(host, clock), &ev);
-  host->session->counter_events++;
+  push_event(host, clock, &ev);
+  if (host->buffer < 0)
+    host->session->counter_events++;
 }
 
 static void svc_flow(tm_host *host, tm_track_ref track, tm_clock_ref clock,
@@ -719,7 +738,7 @@ static void svc_flow(tm_host *host, tm_track_ref track, tm_clock_ref clock,
                               ? TM_EVENT_FLOW_BIND_NEXT
                               : 0)),
   };
-  event_run_push(run_for(host, clock), &ev);
+  push_event(host, clock, &ev);
 }
 
 /* --- metadata, stats, errors -------------------------------------------- */
@@ -922,7 +941,7 @@ static void svc_sched_switch(tm_host *host, tm_clock_ref clock, int64_t ts,
       .arg_set_id = UNREF(next),
       .kind = TM_EVENT_SCHED_SWITCH,
   };
-  event_run_push(run_for(host, clock), &ev);
+  push_event(host, clock, &ev);
 }
 
 static void svc_sched_waking(tm_host *host, tm_clock_ref clock, int64_t ts,
@@ -943,7 +962,7 @@ static void svc_sched_waking(tm_host *host, tm_clock_ref clock, int64_t ts,
       .arg_set_id = thread_ref_valid(host, waker) ? UNREF(waker) : TM_NULL_ID,
       .kind = TM_EVENT_SCHED_WAKING,
   };
-  event_run_push(run_for(host, clock), &ev);
+  push_event(host, clock, &ev);
 }
 
 /* --- profiling -------------------------------------------------------- */
@@ -995,7 +1014,7 @@ void host_sample(tm_host *host, int table, tm_clock_ref clock, int64_t ts,
       .category_id = (uint32_t)table,
       .kind = TM_EVENT_SAMPLE,
   };
-  event_run_push(run_for(host, clock), &ev);
+  push_event(host, clock, &ev);
 }
 
 /* The sample table is the one the reader's descriptor names. */

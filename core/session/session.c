@@ -22,6 +22,7 @@
 #include "input/container.h"
 #include "input/host_services.h"
 #include "model/async_tracks.h"
+#include "session/session_config.h"
 #include "session/session_error.h"
 #include "session/session_internal.h"
 #include "base/string_pool.h"
@@ -85,6 +86,11 @@ tm_session *tm_session_new(const tm_session_options *options) {
   session->tracks = g_hash_table_new_full(session_track_hash,
                                           session_track_equal, g_free, NULL);
   session->hosts = g_ptr_array_new();
+  /* After the plugins (the config names readers) and the model (trigger
+   * names are interned). */
+  session->config = session_config_load(session, options,
+                                        options && options->warnings ? options->warnings : stderr,
+                                        &session->config_error);
   return session;
 }
 
@@ -127,6 +133,8 @@ void tm_session_free(tm_session *session) {
   model_free(session->model);
   plugin_set_free(session->plugins);
   g_hash_table_destroy(session->reader_configs);
+  session_config_free(session->config);
+  g_clear_error(&session->config_error);
   session_manifest_free(session->manifest);
   g_clear_error(&session->first_error);
   g_clear_error(&session->fatal_error);
@@ -231,6 +239,10 @@ static bool sink_begin(void *ctx, uint32_t file_id, const char *trace_type,
                 "%s: no reader for trace type '%s'", where, trace_type);
     return false;
   }
+  session_file_plan plan =
+      session_config_plan_file(session->config, session, file_id, machine_id, trace_type);
+  if (!plan.read)
+    return true; /* its chunks and end find no host and are skipped */
   tm_host *host = g_new0(tm_host, 1);
   host->session = session;
   host->file_id = file_id;
@@ -240,6 +252,7 @@ static bool sink_begin(void *ctx, uint32_t file_id, const char *trace_type,
   host->claimed_clock = TM_NO_CLOCK_NODE;
   host->bridge = -1;
   host->error_offset = -1;
+  host->buffer = -1;
   tm_clock_key private_key = {TM_CLOCK_TRACE_FILE, 0, file_id, host->machine_id};
   host->private_clock = clock_graph_node(session->clocks, &private_key);
   if (reader->descriptor.flags & TM_READER_CLOCKLESS)
@@ -248,12 +261,20 @@ static bool sink_begin(void *ctx, uint32_t file_id, const char *trace_type,
   g_hash_table_insert(state->hosts_by_file, GUINT_TO_POINTER(file_id), host);
   stats_open_context(session->stats, host->machine_id, file_id);
 
+  host->buffer = plan.buffer;
   const GBytes *config = g_hash_table_lookup(session->reader_configs,
                                             reader->descriptor.name);
   gsize config_len = 0;
   const uint8_t *config_bytes =
       config ? g_bytes_get_data((GBytes *)config, &config_len) : NULL;
+  if (plan.has_reader_config) {
+    /* The data source's block, as sliced from the config: an empty block
+     * is still a config (non-NULL, length 0). */
+    config_bytes = plan.reader_config_len ? plan.reader_config : (const uint8_t *)"";
+    config_len = plan.reader_config_len;
+  }
   host->reader_state = host_open_reader(host, config_bytes, config_len);
+  session_config_reader_returned(host, false);
   if (!host->reader_state) {
     host->failed = true;
     record_damage(session, host,
@@ -284,6 +305,7 @@ static bool sink_chunk(void *ctx, uint32_t file_id, const uint8_t *data,
   if (!host || host->failed || !host->open)
     return true;
   tm_status status = host->reader->descriptor.feed(host->reader_state, data, len);
+  session_config_reader_returned(host, false);
   host->bytes_fed += len;
   if (status != TM_OK && !session->fatal_error)
     fail_host(session, host);
@@ -324,6 +346,7 @@ static bool sink_end(void *ctx, uint32_t file_id, bool truncated,
     host->reader->descriptor.close(host->reader_state);
     host->open = false;
   }
+  session_config_reader_returned(host, true);
   tm_model *model = session->model;
   tm_trace_file_row *row = &model->trace_files.data[file_id];
   model_metadata_set_string(model, "trace_type", TM_NULL_ID, file_id, row->trace_type);
@@ -818,7 +841,8 @@ static bool session_import(tm_session *session, const char *const *paths,
                         "no input files");
     return false;
   }
-  if (!plugin_set_check(session->plugins, error))
+  if (!plugin_set_check(session->plugins, error) ||
+      !tm_session_config_check(session, error))
     return false;
   if (plugin_set_count(session->plugins) == 0) {
     g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_PLUGINS,
@@ -859,6 +883,9 @@ static bool session_import(tm_session *session, const char *const *paths,
   g_hash_table_destroy(state.hosts_by_file);
   if (read_ok)
     session_manifest_finish_reading(session, NULL);
+  /* What the merge config's buffers kept joins the runs before anything
+   * looks at which clocks the files used. */
+  session_config_drain(session);
 
   /* Pass 2 runs whatever pass 1 managed to read, unless a manifest error
    * failed the whole import (docs/clock-model.md §9.1): then no event of any
@@ -882,9 +909,13 @@ static bool session_import(tm_session *session, const char *const *paths,
   tm_vec_reserve(&session->model->slices, session->slice_events);
   tm_vec_reserve(&session->model->counters, session->counter_events);
   tm_model_builder *builder = model_builder_new(session);
-  if (whole)
-    sorter_merge(session->sorter, model_builder_push, builder);
+  if (whole) {
+    void *emit_ctx;
+    tm_sorter_emit emit = session_config_window(session, builder, &emit_ctx);
+    sorter_merge(session->sorter, emit, emit_ctx);
+  }
   model_builder_free(builder);
+  session_config_finish(session);
   tm_vec_free(&session->extras);
 
   snapshot_rows_ctx ctx = {session};
@@ -997,6 +1028,17 @@ const tm_reader_descriptor *tm_session_borrow_reader(const tm_session *session,
 
 bool tm_session_plugins_check(const tm_session *session, GError **error) {
   return session_error_publish(plugin_set_check(session->plugins, error), error);
+}
+
+bool tm_session_config_check(const tm_session *session, GError **error) {
+  if (!session->config_error)
+    return true;
+  g_propagate_error(error, g_error_copy(session->config_error));
+  return session_error_publish(false, error);
+}
+
+char *tm_session_config_to_text(const tm_session *session) {
+  return session_config_to_text(session->config);
 }
 
 const char *const *tm_session_borrow_overridden(const tm_session *session,

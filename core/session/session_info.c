@@ -4,6 +4,7 @@
  */
 #include <inttypes.h>
 
+#include "session/session_config.h"
 #include "session/session_internal.h"
 #include "base/string_pool.h"
 
@@ -127,6 +128,7 @@ void tm_session_print_info(tm_session *session, FILE *out) {
           model->flows.len);
   fprintf(out, "trace bounds: %" PRId64 " .. %" PRId64 "\n", model->bounds_start,
           model->bounds_end);
+  session_config_print_info(session, out);
   fprintf(out, "stats (non-zero):\n");
   bool any = false;
   for (size_t i = 0; i < model->stats.len; i++) {

@@ -72,6 +72,9 @@ struct tm_host {
    * its nodes merged into the canonical ones) once every input is read. */
   GHashTable *isolated_on;
   const tm_manifest_file *manifest_entry; /* the manifest's entry, borrowed */
+  /* The merge config's buffer of the file's events, or -1: they go
+   * straight to the sorter's runs (session_config.h). */
+  int32_t buffer;
   char *error_message;      /* first damage report, owned */
   int64_t error_offset;
 };
@@ -98,6 +101,10 @@ struct tm_session {
   tm_plugin_set *plugins;
   GHashTable *reader_configs; /* reader name (owned) -> GBytes of its config */
   tm_budgets budgets; /* every field set (input/budget.h) */
+  /* The merge config (session_config.h), or NULL; config_error is why a
+   * config given could not be used (every import fails with it). */
+  struct tm_session_config *config;
+  GError *config_error;
   tm_model *model;
   tm_stats *stats;
   tm_clock_graph *clocks;

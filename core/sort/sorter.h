@@ -33,6 +33,9 @@ typedef struct tm_event_run {
   uint32_t last_track; /* of the event pushed last */
   size_t track_changes; /* events pushed on another track than the one before */
   bool sorted; /* true while every ts >= the previous one */
+  /* Events of this run a merge config's buffer held instead (pass 1):
+   * with `len`, what the reader emitted on the run so far. */
+  size_t buffered;
 } tm_event_run;
 
 typedef struct tm_sorter tm_sorter;

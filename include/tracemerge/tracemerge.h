@@ -110,6 +110,15 @@ typedef struct tm_budgets {
   uint64_t max_record_bytes;
 } tm_budgets;
 
+/* How a merge config's bytes are read. */
+typedef enum tm_config_syntax {
+  /* Text if config_path ends in .pbtx, .pbtxt, .txtpb, .textproto or
+   * .txt; binary otherwise (and for config_data without such a path). */
+  TM_CONFIG_SYNTAX_AUTO = 0,
+  TM_CONFIG_SYNTAX_TEXT = 1,   /* protobuf text format (perfetto --txt) */
+  TM_CONFIG_SYNTAX_BINARY = 2, /* an encoded perfetto.protos.TraceConfig */
+} tm_config_syntax;
+
 typedef struct tm_session_options {
   /* Extra plugin directories searched before TRACEMERGE_PLUGIN_PATH and the
    * default ones (may be NULL). Borrowed for the call. */
@@ -133,7 +142,8 @@ typedef struct tm_session_options {
   size_t n_sql_packages;
   /* Per-reader configuration (may be NULL), copied by the call. A reader
    * named twice gets the last one; a name no loaded reader has fails the
-   * import. */
+   * import, as does a reader that the merge config (below) also gives a
+   * config block. */
   const tm_reader_config *reader_configs;
   size_t n_reader_configs;
   /* Queries may ATTACH and DETACH database files. Off by default: a query
@@ -145,6 +155,21 @@ typedef struct tm_session_options {
   double query_timeout_seconds;
   /* What one import may cost (zeros: the defaults). */
   tm_budgets budgets;
+  /* A merge config: a perfetto.protos.TraceConfig, read from the file
+   * `config_path`, or from `config_len` bytes at `config_data` (then
+   * config_path, if set, only names it in messages). Both may be NULL:
+   * no config. It selects and configures readers (data_sources: `name`,
+   * the reader's own block handed to its open() as raw bytes, filters by
+   * file or machine name), bounds the memory of their events (buffers:
+   * size_kb, fill_policy RING_BUFFER or DISCARD) and keeps a window of the
+   * merged timeline (start_offset_ms, duration_ms, trigger_config); the
+   * repository's config/ holds commented examples. A config that cannot
+   * be used fails tm_session_config_check() and every import; notes on
+   * fields it ignores go to `warnings`. Borrowed for the call. */
+  const char *config_path;
+  const void *config_data;
+  size_t config_len;
+  tm_config_syntax config_syntax;
 } tm_session_options;
 
 /* Creates a session and loads the reader plugins. `options` may be NULL. */
@@ -233,6 +258,17 @@ tm_session_borrow_reader(const tm_session *session, size_t index,
  * tm_session_import fails with the same error. */
 TM_API bool tm_session_plugins_check(const tm_session *session,
                                      GError **error);
+
+/* False, with the reason (file:line:column and the field for a text
+ * config), if the session's merge config cannot be used: unreadable,
+ * malformed, naming a reader that is not loaded, a target_buffer out of
+ * range, ... tm_session_import fails with the same error. */
+TM_API bool tm_session_config_check(const tm_session *session, GError **error);
+
+/* The session's merge config as normalised text (every field it holds;
+ * a reader's block as the string of its bytes, under the reader's block
+ * name), or NULL without a usable config. g_free the result. */
+TM_API char *tm_session_config_to_text(const tm_session *session);
 
 /* The plugin files reader `index` won a name clash against, because it was
  * preferred (NULL-terminated, borrowed), or NULL if none. */
