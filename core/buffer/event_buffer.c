@@ -189,33 +189,54 @@ static int64_t run_age(const tm_event_buffers *b, const brun *r) {
 
 /* --- a run's heap of held events ------------------------------------------ */
 
-/* Both sifts move a hole instead of swapping: one copy per level. */
-static void held_sift_up(const buffer *buf, brun *r, size_t i) {
-  held moving = r->heap[i];
-  while (i > 0) {
-    size_t parent = (i - 1) / 2;
-    if (!gives_up_first(buf, &moving, &r->heap[parent]))
-      break;
-    r->heap[i] = r->heap[parent];
-    i = parent;
+/* The sifts, one pair per policy so that the comparison inlines (they
+ * run for nearly every event a full buffer is offered). Both move a hole
+ * instead of swapping: one copy per level. FIRST(x, y): x belongs above y. */
+#define OLDER(x, y) ((x)->ev.ts < (y)->ev.ts || ((x)->ev.ts == (y)->ev.ts && (x)->seq < (y)->seq))
+#define DEFINE_SIFTS(suffix, FIRST)                                                           \
+  static void held_sift_up_##suffix(brun *r, size_t i) {                                      \
+    held moving = r->heap[i];                                                                 \
+    while (i > 0) {                                                                           \
+      size_t parent = (i - 1) / 2;                                                            \
+      if (!FIRST(&moving, &r->heap[parent]))                                                  \
+        break;                                                                                \
+      r->heap[i] = r->heap[parent];                                                           \
+      i = parent;                                                                             \
+    }                                                                                         \
+    r->heap[i] = moving;                                                                      \
+  }                                                                                           \
+  static void held_sift_down_##suffix(brun *r, size_t i) {                                    \
+    held moving = r->heap[i];                                                                 \
+    for (;;) {                                                                                \
+      size_t child = 2 * i + 1;                                                               \
+      if (child >= r->len)                                                                    \
+        break;                                                                                \
+      if (child + 1 < r->len && FIRST(&r->heap[child + 1], &r->heap[child]))                  \
+        child++;                                                                              \
+      if (!FIRST(&r->heap[child], &moving))                                                   \
+        break;                                                                                \
+      r->heap[i] = r->heap[child];                                                            \
+      i = child;                                                                              \
+    }                                                                                         \
+    r->heap[i] = moving;                                                                      \
   }
-  r->heap[i] = moving;
+#define RING_FIRST(x, y) OLDER(x, y)
+#define DISCARD_FIRST(x, y) OLDER(y, x)
+DEFINE_SIFTS(ring, RING_FIRST)
+DEFINE_SIFTS(discard, DISCARD_FIRST)
+
+static void held_sift_up(const buffer *buf, brun *r, size_t i) {
+  if (buf->spec.discard)
+    held_sift_up_discard(r, i);
+  else
+    held_sift_up_ring(r, i);
 }
 
 static void held_sift_down(const buffer *buf, brun *r, size_t i) {
-  held moving = r->heap[i];
-  for (;;) {
-    size_t child = 2 * i + 1;
-    if (child >= r->len)
-      break;
-    if (child + 1 < r->len && gives_up_first(buf, &r->heap[child + 1], &r->heap[child]))
-      child++;
-    if (!gives_up_first(buf, &r->heap[child], &moving))
-      break;
-    r->heap[i] = r->heap[child];
-    i = child;
-  }
-  r->heap[i] = moving;
+  if (buf->spec.discard)
+    held_sift_down_discard(r, i);
+  else
+    held_sift_down_ring(r, i);
 }
 
 /* --- a buffer's heap of runs, by age --------------------------------------- */

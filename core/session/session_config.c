@@ -28,6 +28,7 @@
 #include "session/session_config.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "base/string_pool.h"
@@ -284,15 +285,14 @@ void session_config_push(tm_host *host, tm_event_run *run, const tm_event *ev, i
 
 uint32_t session_config_stage_args(tm_host *host) {
   tm_session_config *config = host->session->config;
-  size_t n = host->pending_args.len;
-  tm_buffer_arg *args = g_new(tm_buffer_arg, n ? n : 1);
-  for (size_t i = 0; i < n; i++) {
-    args[i].key = host->pending_args.data[i].key;
-    args[i].value = host->pending_args.data[i].value;
-  }
+  /* The host's pending pairs have the layout of tm_buffer_arg. */
+  G_STATIC_ASSERT(sizeof(tm_buffer_arg) == sizeof(tm_host_pending_arg));
+  G_STATIC_ASSERT(offsetof(tm_buffer_arg, value) == offsetof(tm_host_pending_arg, value));
+  uint32_t ref =
+      event_buffers_stage_args(config->buffers, host->file_id,
+                               (const tm_buffer_arg *)host->pending_args.data,
+                               host->pending_args.len);
   host->pending_args.len = 0;
-  uint32_t ref = event_buffers_stage_args(config->buffers, host->file_id, args, n);
-  g_free(args);
   return ref;
 }
 
