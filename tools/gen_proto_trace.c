@@ -157,7 +157,7 @@ int main(int argc, char **argv) {
   gint64 events = 5000000;
   gint sequences = 64, seed = 1;
   gboolean realistic = FALSE;
-  const char *output = NULL;
+  char *output = NULL; /* owned: GOption hands out a copy */
   GOptionEntry entries[] = {
       {"realistic", 'r', 0, G_OPTION_ARG_NONE, &realistic,
        "the realistic shape (see gen_proto_trace.h); default: the friendly one", NULL},
@@ -180,6 +180,7 @@ int main(int argc, char **argv) {
   FILE *out = fopen(output, "wb");
   if (!out) {
     fprintf(stderr, "gen_proto_trace: %s: %s\n", output, g_strerror(errno));
+    g_free(output);
     return 1;
   }
   uint64_t bytes = 0;
@@ -188,11 +189,11 @@ int main(int argc, char **argv) {
                       : gen_proto_trace_write(out, (uint64_t)events, (uint32_t)sequences,
                                               (uint32_t)seed, &bytes);
   ok = fclose(out) == 0 && ok;
-  if (!ok) {
+  if (ok)
+    printf("%s: %" G_GINT64_FORMAT " events, %" G_GUINT64_FORMAT " bytes\n", output, events, bytes);
+  else
     fprintf(stderr, "gen_proto_trace: %s: write failed\n", output);
-    return 1;
-  }
-  printf("%s: %" G_GINT64_FORMAT " events, %" G_GUINT64_FORMAT " bytes\n", output, events, bytes);
-  return 0;
+  g_free(output);
+  return ok ? 0 : 1;
 }
 #endif
