@@ -562,6 +562,29 @@ static void test_txt_makes_any_file_text(void) {
   e2e_cleanup(dir);
 }
 
+/* Command-line mistakes are usage errors (exit 2) with one line saying
+ * what to change. */
+static void test_misused_options_are_usage_errors(void) {
+  static const struct {
+    const char *args[6];
+    const char *first_line;
+  } cases[] = {
+      {{"query", "a.json", "--txt", "--sql", "SELECT 1", NULL},
+       "tracemerge: --txt applies to --config FILE, which is missing\n"},
+      {{"config-check", "--config", "m.pbtx", "m.pbtx", NULL},
+       "tracemerge: config-check takes the config as its operand, not --config\n"},
+      {{"config-check", "a.pbtx", "b.pbtx", NULL},
+       "tracemerge: config-check takes one FILE\n"},
+      {{"config-check", NULL}, "tracemerge: config-check takes one FILE\n"},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    e2e_result r = e2e_run(cases[i].args);
+    g_assert_cmpint(r.exit_code, ==, 2);
+    g_assert_true(g_str_has_prefix(r.err, cases[i].first_line));
+    e2e_result_clear(&r);
+  }
+}
+
 /* Every example in config/merge is a valid config for the readers of the
  * build tree, and its normalised text is a fixed point: checked again,
  * it prints the same. */
@@ -656,6 +679,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/e2e-config/commands/config-check-prints-the-config-normalised",
                   test_config_check_prints_the_config_normalised);
   g_test_add_func("/e2e-config/commands/txt-makes-any-file-text", test_txt_makes_any_file_text);
+  g_test_add_func("/e2e-config/commands/misused-options-are-usage-errors",
+                  test_misused_options_are_usage_errors);
   g_test_add_func("/e2e-config/examples/the-example-reader-reads-its-block",
                   test_the_example_reader_reads_its_block_from_the_example_config);
   g_test_add_func("/e2e-config/examples/every-example-config-passes-config-check",

@@ -101,6 +101,25 @@ static void test_a_binary_block_with_unknown_fields_arrives_as_given(void) {
   merge_config_free(config);
 }
 
+/* Field 5000 as a varint (tag 5000 << 3 = 40000 = c0 b8 02, then 01) is
+ * no block: refused, naming the data source. */
+static void test_a_block_that_is_not_bytes_is_refused(void) {
+  g_autoptr(GByteArray) config_msg = g_byte_array_new();
+  tm_wire_put_bytes(config_msg, 1, "example", 7);
+  tm_wire_put_tag(config_msg, MERGE_READER_CONFIG_FIELD, TM_WIRE_VARINT);
+  tm_wire_put_varint(config_msg, 1);
+  g_autoptr(GByteArray) source = g_byte_array_new();
+  tm_wire_put_bytes(source, 1, config_msg->data, config_msg->len);
+  g_autoptr(GByteArray) trace_config = g_byte_array_new();
+  tm_wire_put_bytes(trace_config, 2, source->data, source->len);
+  g_autoptr(GError) error = NULL;
+  g_assert_null(merge_config_parse(trace_config->data, trace_config->len, false, "m.bin",
+                                   readers, G_N_ELEMENTS(readers), &error));
+  g_assert_cmpstr(error->message, ==,
+                  "m.bin: data_sources[0].config: field 5000 (the reader's config block) must "
+                  "be length-delimited bytes");
+}
+
 static void test_a_reader_that_is_not_loaded_is_refused(void) {
   assert_refused("data_sources { config { name: \"jsn\" } }",
                  "m.pbtx:1:25: data_sources[0].config.name: no reader named 'jsn' is loaded "
@@ -268,6 +287,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/merge-config/reader-block/binary-with-unknown-fields-arrives-as-given",
                   test_a_binary_block_with_unknown_fields_arrives_as_given);
   g_test_add_func("/merge-config/errors/a-reader-not-loaded", test_a_reader_that_is_not_loaded_is_refused);
+  g_test_add_func("/merge-config/errors/a-block-that-is-not-bytes",
+                  test_a_block_that_is_not_bytes_is_refused);
   g_test_add_func("/merge-config/errors/a-block-under-another-readers-name",
                   test_a_block_under_another_readers_name_is_refused);
   g_test_add_func("/merge-config/errors/a-block-for-a-reader-without-one",
