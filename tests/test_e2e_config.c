@@ -494,6 +494,75 @@ static void test_without_a_trigger_the_timeout_decides(void) {
   e2e_cleanup(dir);
 }
 
+/* json_instants(prefix, n) with one more instant `name` at `ts_us`, in
+ * its place in the file (after the instants before it). */
+static char *json_instants_with(const char *prefix, int n, const char *name, int ts_us) {
+  GString *s = g_string_new("{\"traceEvents\":[\n");
+  bool placed = false;
+  for (int i = 0; i < n; i++) {
+    if (!placed && i * 1000 > ts_us) {
+      g_string_append_printf(s, ",{\"ph\":\"i\",\"s\":\"t\",\"name\":\"%s\",\"ts\":%d,\"pid\":1,"
+                                "\"tid\":1}\n",
+                             name, ts_us);
+      placed = true;
+    }
+    g_string_append_printf(s, "%s{\"ph\":\"i\",\"s\":\"t\",\"name\":\"%s%d\",\"ts\":%d,\"pid\":1,"
+                              "\"tid\":1}\n",
+                           i ? "," : "", prefix, i, i * 1000);
+  }
+  g_string_append(s, "]}\n");
+  return g_string_free(s, FALSE);
+}
+
+/* A flight recorder: instants e0..e199 (1 ms apart) and "boom" at
+ * 100.5 ms through a ring of 2 KiB (a few dozen events) with a STOP
+ * trigger: the ring stops taking events after the trigger, so it keeps the
+ * K events up to it: boom and e(102-K)..e100, the newest at 100.5 ms. */
+static void test_a_stop_trigger_makes_a_ring_keep_what_precedes_it(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  g_autofree char *trace = json_instants_with("e", 200, "boom", 100500);
+  g_autofree char *json = e2e_write_file(dir, "a.json", trace, 0);
+  const char *inputs[] = {"a.json", NULL};
+  g_autofree char *out = query_with(
+      dir, inputs,
+      "buffers { size_kb: 2 fill_policy: RING_BUFFER }\n"
+      "trigger_config { trigger_mode: STOP_TRACING trigger_timeout_ms: 1000000\n"
+      "  triggers { name: \"boom\" } }\n",
+      "SELECT count(*), min(ts), max(ts), (SELECT value FROM stats WHERE name = "
+      "'merge_events_outside_window') FROM slice");
+  int64_t count, min_ts, max_ts, outside;
+  g_assert_cmpint(sscanf(e2e_csv_rows(out), "%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+                                            ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT,
+                         &count, &min_ts, &max_ts, &outside),
+                  ==, 4);
+  g_assert_cmpint(count, >, 2);
+  g_assert_cmpint(count, <, 100);
+  g_assert_cmpint(max_ts, ==, 100500000);
+  g_assert_cmpint(min_ts, ==, (102 - count) * INT64_C(1000000));
+  /* e101..e199, refused after the trigger. */
+  g_assert_cmpint(outside, ==, 99);
+  e2e_cleanup(dir);
+}
+
+/* A START trigger "go" at 10.5 ms that the ring gives up (it keeps the
+ * newest events, at the end of 200 ms): pass 2 still knows where it was,
+ * so what the ring kept, all after it, stays. */
+static void test_a_trigger_a_ring_gave_up_still_counts(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  g_autofree char *trace = json_instants_with("e", 200, "go", 10500);
+  g_autofree char *json = e2e_write_file(dir, "a.json", trace, 0);
+  const char *inputs[] = {"a.json", NULL};
+  g_autofree char *out = query_with(
+      dir, inputs,
+      "buffers { size_kb: 2 fill_policy: RING_BUFFER }\n"
+      "trigger_config { trigger_mode: START_TRACING trigger_timeout_ms: 1000000\n"
+      "  triggers { name: \"go\" } }\n",
+      "SELECT count(*) > 0, max(ts), (SELECT int_value FROM metadata WHERE name = "
+      "'merge_trigger_ts'), (SELECT count(*) FROM slice WHERE name = 'go') FROM slice");
+  e2e_assert_text(e2e_csv_rows(out), "1,199000000,10500000,0\n");
+  e2e_cleanup(dir);
+}
+
 /* --- commands ------------------------------------------------------------ */
 
 static void test_import_saves_the_merged_result_of_the_config(void) {
@@ -674,6 +743,10 @@ int main(int argc, char **argv) {
                   test_a_stop_trigger_with_a_duration_keeps_the_span_before_it);
   g_test_add_func("/e2e-config/trigger/without-a-trigger-the-timeout-decides",
                   test_without_a_trigger_the_timeout_decides);
+  g_test_add_func("/e2e-config/trigger/a-stop-trigger-makes-a-ring-keep-what-precedes-it",
+                  test_a_stop_trigger_makes_a_ring_keep_what_precedes_it);
+  g_test_add_func("/e2e-config/trigger/a-trigger-a-ring-gave-up-still-counts",
+                  test_a_trigger_a_ring_gave_up_still_counts);
   g_test_add_func("/e2e-config/commands/import-saves-the-merged-result-of-the-config",
                   test_import_saves_the_merged_result_of_the_config);
   g_test_add_func("/e2e-config/commands/config-check-prints-the-config-normalised",

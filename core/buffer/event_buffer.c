@@ -520,6 +520,12 @@ void event_buffers_drain(tm_event_buffers *b, tm_buffer_drain_fn fn, void *ctx) 
   }
 }
 
+void event_buffers_foreach_run(const tm_event_buffers *b, tm_buffer_run_fn fn, void *ctx) {
+  for (size_t i = 0; i < b->n_runs; i++)
+    if (b->runs[i].seen_any)
+      fn(ctx, b->runs[i].key, b->runs[i].min_seen, b->runs[i].max_seen);
+}
+
 size_t event_buffers_count(const tm_event_buffers *b) {
   return b->n_bufs;
 }

@@ -99,6 +99,13 @@ typedef void (*tm_buffer_drain_fn)(void *ctx, void *run, const tm_event *ev, int
                                    int64_t thread_dur, const tm_buffer_arg *args, size_t n_args);
 void event_buffers_drain(tm_event_buffers *buffers, tm_buffer_drain_fn fn, void *ctx);
 
+/* Calls `fn` for every run ever pushed to (also after the drain) with
+ * the smallest and largest ts it was offered (cut events aside), whether
+ * held, given up or not: where the run's events were before any was
+ * given up. */
+typedef void (*tm_buffer_run_fn)(void *ctx, void *run, int64_t min_ts, int64_t max_ts);
+void event_buffers_foreach_run(const tm_event_buffers *buffers, tm_buffer_run_fn fn, void *ctx);
+
 size_t event_buffers_count(const tm_event_buffers *buffers);
 void event_buffers_stats(const tm_event_buffers *buffers, size_t index, tm_buffer_stats *out);
 /* Events whose staged args a reader used after their release (the reader

@@ -2,7 +2,8 @@
  * The session's merge config, stage by stage (see session_config.h).
  *
  * The window of the merged timeline, in trace time, with `first` the
- * earliest event of the merge and W0 = first + start_offset_ms:
+ * earliest event of the inputs (events a buffer gave up count: the window
+ * is measured on the inputs) and W0 = first + start_offset_ms:
  * - no trigger_config: [W0, W0 + duration_ms) (no duration: to the end);
  * - START_TRACING: from the first trigger T in [W0, W0 +
  *   trigger_timeout_ms] to T + stop_delay_ms (0: to the end); no such
@@ -17,13 +18,18 @@
  * so no slice of the window loses its begin to the cut; a slice still
  * open at the window's end stays open (dur -1), as in a stopped trace.
  *
- * Pass-1 cut: with STOP_TRACING and no start offset, every trigger T a
- * buffered run emits lies at or after W0, so the window ends by T + the
- * largest stop_delay_ms (the first trigger is no later than T): events of
- * that run later than that, plus a second for drift between the run's
- * clock snapshots, are refused there, and a RING_BUFFER keeps what
- * precedes the trigger instead of what follows it. Other runs (other
- * clocks) are cut in pass 2 only.
+ * Triggers in pass 1: a buffered run's trigger events are remembered
+ * (the earliest per run and trigger), so a buffer that gives one up does
+ * not hide it from pass 2 (with a start offset, a later occurrence than
+ * the earliest can still be hidden that way). With STOP_TRACING and no
+ * start offset, every trigger T a buffered run emits lies at or after W0,
+ * so the window ends by T + the largest stop_delay_ms (the first trigger
+ * is no later than T): events of that run later than that are refused
+ * there, and a RING_BUFFER keeps what precedes the trigger instead of
+ * what follows it. (Raw time is converted by offsets that may differ
+ * slightly between the run's clock snapshots: by that drift, the cut can
+ * take an event that pass 2 would have kept at the very end.) Other runs
+ * (other clocks) are cut in pass 2 only.
  */
 #include "session/session_config.h"
 
@@ -37,8 +43,6 @@
 #include "input/container.h"
 #include "session/session_internal.h"
 
-#define PASS1_CUT_MARGIN_NS INT64_C(1000000000)
-
 /* Per file: how the config planned it, for `info`. */
 typedef struct file_plan_row {
   uint32_t file_id;
@@ -46,6 +50,14 @@ typedef struct file_plan_row {
   int32_t buffer;
   bool read;
 } file_plan_row;
+
+/* A trigger event a buffered run emitted in pass 1: the earliest per
+ * (run, trigger), kept in case the buffer gives the event up. */
+typedef struct seen_trigger {
+  tm_event_run *run;
+  size_t trigger;
+  int64_t raw_ts;
+} seen_trigger;
 
 /* Per track, while the window filter runs: begins kept and begins dropped
  * (before the window) that are still open. */
@@ -62,6 +74,7 @@ struct tm_session_config {
   tm_str_id *trigger_names;  /* per trigger, interned */
   bool cut_in_pass1;
   GArray *plans; /* file_plan_row */
+  GArray *seen_triggers; /* seen_trigger */
 
   /* Pass 2. */
   bool windowed; /* a window applies */
@@ -87,6 +100,7 @@ void session_config_free(tm_session_config *config) {
   event_buffers_free(config->buffers);
   g_free(config->trigger_names);
   g_array_free(config->plans, TRUE);
+  g_array_free(config->seen_triggers, TRUE);
   if (config->open)
     g_hash_table_destroy(config->open);
   g_free(config);
@@ -137,6 +151,7 @@ tm_session_config *session_config_load(tm_session *session, const tm_session_opt
                tm_trace_config_is_text_name(options->config_path));
   tm_session_config *config = g_new0(tm_session_config, 1);
   config->plans = g_array_new(FALSE, FALSE, sizeof(file_plan_row));
+  config->seen_triggers = g_array_new(FALSE, FALSE, sizeof(seen_trigger));
   size_t n = plugin_set_count(session->plugins);
   config->readers = g_new0(tm_merge_reader, n ? n : 1);
   for (size_t i = 0; i < n; i++) {
@@ -270,17 +285,35 @@ static int64_t saturating_add(int64_t a, int64_t b) {
   return __builtin_add_overflow(a, b, &sum) ? (b > 0 ? INT64_MAX : INT64_MIN) : sum;
 }
 
+/* Remembers a trigger event of a buffered run, the earliest per (run,
+ * trigger): pass 2 still sees it if the buffer gives it up. */
+static void remember_trigger(tm_session_config *config, tm_event_run *run, int trigger,
+                             int64_t raw_ts) {
+  for (guint i = 0; i < config->seen_triggers->len; i++) {
+    seen_trigger *seen = &g_array_index(config->seen_triggers, seen_trigger, i);
+    if (seen->run == run && seen->trigger == (size_t)trigger) {
+      seen->raw_ts = MIN(seen->raw_ts, raw_ts);
+      return;
+    }
+  }
+  seen_trigger fresh = {run, (size_t)trigger, raw_ts};
+  g_array_append_val(config->seen_triggers, fresh);
+}
+
 void session_config_push(tm_host *host, tm_event_run *run, const tm_event *ev, int64_t thread_ts,
                          int64_t thread_dur) {
   tm_session_config *config = host->session->config;
   run->buffered++;
   event_buffers_push(config->buffers, (uint32_t)host->buffer, run, ev, thread_ts, thread_dur);
-  if (config->cut_in_pass1 &&
-      trigger_of(config, host->session->model, ev, host->file_id, run->machine_id) >= 0)
-    event_buffers_set_cutoff(
-        config->buffers, run,
-        saturating_add(saturating_add(ev->ts, config->merge->max_stop_delay_ns),
-                       PASS1_CUT_MARGIN_NS));
+  if (config->merge->trigger_mode == MERGE_TRIGGER_NONE)
+    return;
+  int trigger = trigger_of(config, host->session->model, ev, host->file_id, run->machine_id);
+  if (trigger < 0)
+    return;
+  remember_trigger(config, run, trigger, ev->ts);
+  if (config->cut_in_pass1)
+    event_buffers_set_cutoff(config->buffers, run,
+                             saturating_add(ev->ts, config->merge->max_stop_delay_ns));
 }
 
 uint32_t session_config_stage_args(tm_host *host) {
@@ -354,10 +387,27 @@ void session_config_drain(tm_session *session) {
 
 /* --- pass 2: the window ---------------------------------------------- */
 
+static void consider_trigger(tm_session_config *config, int64_t ts, size_t trigger,
+                             uint32_t file_id, int64_t from, int64_t until) {
+  if (ts < from || ts > until || (config->trigger_found && ts >= config->trigger_ts))
+    return;
+  config->trigger_found = true;
+  config->trigger_ts = ts;
+  config->trigger_index = trigger;
+  config->trigger_file = file_id;
+}
+
 /* The first trigger at or after `from` and at most `until`, over every
- * run (on trace time now). */
+ * run (on trace time now) and the triggers buffers gave up. */
 static void find_trigger(tm_session *session, tm_session_config *config, int64_t from,
                          int64_t until) {
+  for (guint i = 0; i < config->seen_triggers->len; i++) {
+    const seen_trigger *seen = &g_array_index(config->seen_triggers, seen_trigger, i);
+    int64_t ts;
+    if (clock_graph_to_trace_time(session->clocks, seen->run->clock, seen->raw_ts, &ts) ==
+        TM_CLOCK_OK)
+      consider_trigger(config, ts, seen->trigger, seen->run->trace_id, from, until);
+  }
   for (size_t r = 0; r < sorter_run_count(session->sorter); r++) {
     const tm_event_run *run = sorter_borrow_run(session->sorter, r);
     for (size_t k = 0; k < run->len; k++) {
@@ -366,18 +416,42 @@ static void find_trigger(tm_session *session, tm_session_config *config, int64_t
           (config->trigger_found && ev->ts >= config->trigger_ts))
         continue;
       int index = trigger_of(config, session->model, ev, run->trace_id, run->machine_id);
-      if (index < 0)
-        continue;
-      config->trigger_found = true;
-      config->trigger_ts = ev->ts;
-      config->trigger_index = (size_t)index;
-      config->trigger_file = run->trace_id;
+      if (index >= 0)
+        consider_trigger(config, ev->ts, (size_t)index, run->trace_id, from, until);
     }
   }
 }
 
+typedef struct first_ctx {
+  tm_session *session;
+  bool any;
+  int64_t first;
+} first_ctx;
+
+/* A buffered run's first event, given up or not, converted like the run. */
+static void buffered_run_first(void *opaque, void *run_key, int64_t min_ts, int64_t max_ts) {
+  (void)max_ts;
+  first_ctx *ctx = opaque;
+  const tm_event_run *run = run_key;
+  int64_t ts;
+  if (clock_graph_to_trace_time(ctx->session->clocks, run->clock, min_ts, &ts) != TM_CLOCK_OK)
+    return;
+  if (!ctx->any || ts < ctx->first) {
+    ctx->first = ts;
+    ctx->any = true;
+  }
+}
+
+/* The first event of the merged timeline, the events buffers gave up
+ * included: the window is measured on the inputs, not on what a buffer
+ * kept of them. */
 static bool first_event_ts(tm_session *session, int64_t *first) {
-  bool any = false;
+  tm_session_config *config = session->config;
+  first_ctx ctx = {session, false, 0};
+  if (config->buffers)
+    event_buffers_foreach_run(config->buffers, buffered_run_first, &ctx);
+  bool any = ctx.any;
+  *first = ctx.first;
   for (size_t r = 0; r < sorter_run_count(session->sorter); r++) {
     const tm_event_run *run = sorter_borrow_run(session->sorter, r);
     for (size_t k = 0; k < run->len; k++)
