@@ -6,8 +6,8 @@
  * The input is written at test time into the build directory by
  * tools/gen_proto_trace (TrackEvent begin/end packets round-robin over 64
  * sequences, each packet one event, BOOTTIME being trace time, so raw
- * timestamps are the tables' ts). It runs in the suite "large" with a
- * longer timeout; CI runs every suite.
+ * timestamps are the tables' ts). It runs in the suite "large", which
+ * the default test setup leaves out: `meson test -C build --suite large`.
  *
  * How the expectations are derived:
  * - K, the events kept, is written minus overwritten (stats); the test
