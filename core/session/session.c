@@ -1033,8 +1033,11 @@ bool tm_session_plugins_check(const tm_session *session, GError **error) {
 bool tm_session_config_check(const tm_session *session, GError **error) {
   if (!session->config_error)
     return true;
-  g_propagate_error(error, g_error_copy(session->config_error));
-  return session_error_publish(false, error);
+  /* Whatever the internal domain (config parser, an unreadable file), it
+   * is the config that cannot be used. */
+  g_set_error_literal(error, TM_SESSION_ERROR, TM_SESSION_ERROR_CONFIG,
+                      session->config_error->message);
+  return false;
 }
 
 char *tm_session_config_to_text(const tm_session *session) {

@@ -46,7 +46,8 @@ typedef enum tm_session_error {
   TM_SESSION_ERROR_USAGE = 1,
   /* No reader plugin, or two of one name (tm_session_plugins_check). */
   TM_SESSION_ERROR_PLUGINS = 2,
-  /* A configuration is invalid or names a reader that is not loaded. */
+  /* A configuration (a reader's, or the merge config: unreadable, invalid,
+   * naming a reader that is not loaded) cannot be used. */
   TM_SESSION_ERROR_CONFIG = 3,
   /* An input cannot be opened or read, or has no known format. */
   TM_SESSION_ERROR_INPUT = 4,
