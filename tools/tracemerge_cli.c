@@ -1152,7 +1152,7 @@ static int run_config_check(int argc, char **argv) {
                              "normalised: every field it holds in protobuf text, a "
                              "reader's block as the string of its bytes. Notes on "
                              "fields it does not use go to standard error.",
-                             entries, NULL, true, &argc, &argv);
+                             entries, NULL, true, false, &argc, &argv);
   if (status != EXIT_OK)
     return status;
   if (config_path)
