@@ -6,7 +6,7 @@
  * Times: the JSON fixtures' ts are µs, and the first clockless file's
  * private clock is trace time, so an event at ts T µs is at T * 1000 ns
  * in the tables. A second file of a manifest that syncs it to the first
- * with offset_ns 100000 is 100 µs later (clock-model.md §9.3).
+ * with offset_ns 100000 is 100 µs later (docs/clock-model.md §9.3).
  *
  * The test-abi reader (tests/plugins/abi) writes the bytes its open()
  * received, hex-encoded, as the metadata row abi_test_config.
