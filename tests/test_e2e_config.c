@@ -594,6 +594,33 @@ static void test_import_saves_the_merged_result_of_the_config(void) {
   e2e_cleanup(dir);
 }
 
+/* export writes the merged result of the config: duration_ms 2 over
+ * instants e0..e9 at 0..9 ms keeps e0 and e1 (the window [0, 2 ms)), and
+ * the Chrome JSON it writes names those and no other. */
+static void test_export_writes_the_merged_result_of_the_config(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  g_autofree char *trace = json_instants("e", 10);
+  g_autofree char *json = e2e_write_file(dir, "a.json", trace, 0);
+  g_autofree char *config = e2e_write_file(dir, "merge.pbtx", "duration_ms: 2\n", 0);
+  const char *inputs[] = {"a.json", NULL};
+  const char *extra[] = {"-o", "out.json", NULL};
+  e2e_result r = run_with_config(dir, "export", inputs, "merge.pbtx", extra);
+  g_assert_cmpint(r.exit_code, ==, 0);
+  e2e_assert_text(r.err, "");
+  e2e_result_clear(&r);
+  g_autofree char *saved = g_build_filename(dir, "out.json", NULL);
+  g_autofree char *written = NULL;
+  g_assert_true(g_file_get_contents(saved, &written, NULL, NULL));
+  for (int i = 0; i < 10; i++) {
+    g_autofree char *name = g_strdup_printf("\"e%d\"", i);
+    if (i < 2)
+      g_assert_nonnull(strstr(written, name));
+    else
+      g_assert_null(strstr(written, name));
+  }
+  e2e_cleanup(dir);
+}
+
 static void test_config_check_prints_the_config_normalised(void) {
   g_autofree char *dir = e2e_tmpdir();
   g_autofree char *config = e2e_write_file(
@@ -749,6 +776,8 @@ int main(int argc, char **argv) {
                   test_a_trigger_a_ring_gave_up_still_counts);
   g_test_add_func("/e2e-config/commands/import-saves-the-merged-result-of-the-config",
                   test_import_saves_the_merged_result_of_the_config);
+  g_test_add_func("/e2e-config/commands/export-writes-the-merged-result-of-the-config",
+                  test_export_writes_the_merged_result_of_the_config);
   g_test_add_func("/e2e-config/commands/config-check-prints-the-config-normalised",
                   test_config_check_prints_the_config_normalised);
   g_test_add_func("/e2e-config/commands/txt-makes-any-file-text", test_txt_makes_any_file_text);
