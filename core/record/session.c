@@ -400,12 +400,15 @@ static gpointer service_main(gpointer data) {
   tmr_session *s = data;
   for (;;) {
     int64_t now = g_get_monotonic_time();
-    process_triggers(s, now);
+    /* The stop request is read before the triggers are taken: a trigger
+     * fired before tmr_session_stop() is then always in the queue taken
+     * below, not left behind by a stop seen one step later. */
     const char *reason = NULL;
     pthread_mutex_lock(&s->lock);
     if (s->stop_requested)
       reason = "tmr_session_stop";
     pthread_mutex_unlock(&s->lock);
+    process_triggers(s, now);
     if (!reason && s->stop_at_us && now >= s->stop_at_us)
       reason = s->stop_at_is_trigger ? s->triggered_by : "duration_ms";
     if (!reason && s->trigger_deadline_us && !s->triggered && now >= s->trigger_deadline_us) {
