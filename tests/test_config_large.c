@@ -6,8 +6,8 @@
  * The input is written at test time into the build directory by
  * tools/gen_proto_trace (TrackEvent begin/end packets round-robin over 64
  * sequences, each packet one event, BOOTTIME being trace time, so raw
- * timestamps are the tables' ts). It runs in the suite "large", which
- * the default test setup leaves out: `meson test -C build --suite large`.
+ * timestamps are the tables' ts). It is in the suite "large", which
+ * every `meson test` runs; `--no-suite large` leaves it out.
  *
  * How the expectations are derived:
  * - K, the events kept, is written minus overwritten (stats); the test
