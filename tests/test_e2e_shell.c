@@ -281,6 +281,23 @@ static G_NORETURN void terminal_fail(terminal *t, size_t from, const char *what)
           from <= t->seen->len ? t->seen->str + from : "");
 }
 
+/* Reads what the terminal shows within 100 ms, if anything, into seen.
+ * Returns false once the terminal is closed (the CLI has left). */
+static bool read_a_tick(terminal *t) {
+  fd_set fds;
+  FD_ZERO(&fds);
+  FD_SET(t->fd, &fds);
+  struct timeval tick = {0, 100000};
+  if (select(t->fd + 1, &fds, NULL, NULL, &tick) <= 0)
+    return true;
+  char buf[4096];
+  ssize_t n = read(t->fd, buf, sizeof buf);
+  if (n <= 0)
+    return false;
+  g_string_append_len(t->seen, buf, n);
+  return true;
+}
+
 /* Reads what the terminal shows for up to `ms` milliseconds, or until
  * `text` appears after `from` (an offset in seen). Returns the offset just
  * past it, or 0 when it did not appear in time. */
@@ -295,17 +312,8 @@ static size_t read_until(terminal *t, size_t from, const char *text, int ms) {
       return (size_t)(hit - t->seen->str) + strlen(text);
     if (g_get_monotonic_time() > give_up)
       return 0;
-    fd_set fds;
-    FD_ZERO(&fds);
-    FD_SET(t->fd, &fds);
-    struct timeval tick = {0, 100000};
-    if (select(t->fd + 1, &fds, NULL, NULL, &tick) > 0) {
-      char buf[4096];
-      ssize_t n = read(t->fd, buf, sizeof buf);
-      if (n <= 0)
-        terminal_fail(t, from, "the terminal closed");
-      g_string_append_len(t->seen, buf, n);
-    }
+    if (!read_a_tick(t))
+      terminal_fail(t, from, "the terminal closed");
   }
 }
 
@@ -320,23 +328,13 @@ static size_t wait_for(terminal *t, size_t from, const char *text) {
   return at;
 }
 
-/* Reads what the terminal shows for 100 ms, if anything; a closed
- * terminal is not an error here (the CLI is leaving). Draining matters: a
- * CLI whose last words do not fit the terminal's buffer would otherwise
- * block on them and never exit. */
+/* Reads what the terminal shows for 100 ms; a closed terminal is not an
+ * error here (the CLI is leaving). Draining matters: a CLI whose last
+ * words do not fit the terminal's buffer would otherwise block on them
+ * and never exit. */
 static void drain(terminal *t) {
-  fd_set fds;
-  FD_ZERO(&fds);
-  FD_SET(t->fd, &fds);
-  struct timeval tick = {0, 100000};
-  if (select(t->fd + 1, &fds, NULL, NULL, &tick) > 0) {
-    char buf[4096];
-    ssize_t n = read(t->fd, buf, sizeof buf);
-    if (n > 0)
-      g_string_append_len(t->seen, buf, n);
-    else
-      g_usleep(100000);
-  }
+  if (!read_a_tick(t))
+    g_usleep(100000);
 }
 
 /* Waits until the terminal is (or is not) in line mode; the master side
