@@ -284,6 +284,33 @@ static void test_declarations_are_resolved_at_load(void) {
   g_free(dir);
 }
 
+/* Stat declarations from before tm_reader_stat had flags (32 bytes each,
+ * two of them) are read with their own stride, and without flags they are
+ * plain per-file stats, not indexed ones. */
+static void test_stats_declared_without_flags_load_as_plain_stats(void) {
+  char *dir = make_temp_dir();
+  copy_plugin("tm-test-short-stat", dir, "tm-test-short-stat.so");
+  char *warnings = NULL;
+  const char *dirs[] = {dir};
+  tm_plugin_set *set = load_capturing(dirs, 1, &warnings);
+
+  const tm_reader *r = plugin_set_find(set, "test-short-stat");
+  g_assert_nonnull(r);
+  g_assert_cmpuint(r->n_stats, ==, 2);
+  g_assert_cmpstr(r->stats[0].name, ==, "test_reader_short_first");
+  g_assert_cmpstr(r->stats[1].name, ==, "test_reader_short_second");
+  g_assert_cmpstr(r->stats[1].severity, ==, "error");
+  g_assert_cmpstr(r->stats[1].description, ==,
+                  "The second of two short declarations.");
+  g_assert_cmpint(r->stats[0].scope, ==, TM_STAT_MACHINE_AND_TRACE);
+  g_assert_cmpint(r->stats[1].scope, ==, TM_STAT_MACHINE_AND_TRACE);
+
+  g_free(warnings);
+  plugin_set_free(set);
+  remove_tree(dir);
+  g_free(dir);
+}
+
 static void test_descriptor_without_name_is_skipped(void) {
   check_bad_plugin_is_skipped("tm-test-null-name", "tm-test-null-name.so",
                               "incomplete descriptor: no name");
@@ -826,6 +853,8 @@ int main(int argc, char **argv) {
                   test_a_later_reader_that_speaks_version_2_loads);
   g_test_add_func("/plugin-loader/abi/declarations-resolved-at-load",
                   test_declarations_are_resolved_at_load);
+  g_test_add_func("/plugin-loader/abi/stats-without-flags-load-as-plain-stats",
+                  test_stats_declared_without_flags_load_as_plain_stats);
   g_test_add_func("/plugin-loader/skips/descriptor-without-a-name",
                   test_descriptor_without_name_is_skipped);
   static const char *const callbacks[] = {"probe", "open", "feed", "finish",

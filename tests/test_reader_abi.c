@@ -233,6 +233,31 @@ static void test_declared_stats_carry_their_catalog_entry(fixture *f,
   tm_session_free(session);
 }
 
+/* abi_reader.c declares abi_test_per_index indexed: the file that sets
+ * indices 3 and 0 has exactly those two rows (the later value of index 3
+ * wins: set, not add), the file that sets none has no row, not a zero one. */
+static void test_an_indexed_stat_has_rows_only_for_its_indices(
+    fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *abi = write_input(
+      f, "a.abi", "#tm-abi\nindexed 3 7\nindexed 0 5\nindexed 3 9\n");
+  g_autofree char *quiet = write_input(f, "b.abi", "#tm-abi\nnoted\n");
+  tm_session *session = session_new(NULL, 0);
+  const char *paths[] = {abi, quiet};
+  import_ok(session, paths, 2);
+  g_autofree char *stats = query(
+      session, "SELECT f.name, s.idx, s.severity, s.source, s.value "
+               "FROM stats s JOIN trace_file f ON f.id = s.trace_id "
+               "WHERE s.name = 'abi_test_per_index' ORDER BY f.name, s.idx");
+  g_autofree char *expected = g_strdup_printf(
+      "\"name\",\"idx\",\"severity\",\"source\",\"value\"\n"
+      "\"%s\",0,\"info\",\"trace\",5\n"
+      "\"%s\",3,\"info\",\"trace\",9\n",
+      abi, abi);
+  g_assert_cmpstr(stats, ==, expected);
+  tm_session_free(session);
+}
+
 static void test_samples_go_to_the_declared_table(fixture *f,
                                                   gconstpointer data) {
   (void)data;
@@ -282,6 +307,8 @@ int main(int argc, char **argv) {
       test_a_config_for_an_unknown_reader_fails_the_import);
   ADD("/reader-abi/declarations/stats-carry-their-catalog-entry",
       test_declared_stats_carry_their_catalog_entry);
+  ADD("/reader-abi/declarations/an-indexed-stat-has-rows-only-for-its-indices",
+      test_an_indexed_stat_has_rows_only_for_its_indices);
   ADD("/reader-abi/declarations/samples-go-to-the-declared-table",
       test_samples_go_to_the_declared_table);
   ADD("/reader-abi/declarations/processing-priority-orders-siblings",

@@ -99,6 +99,13 @@ static void entry_free(plugin_entry *e) {
 #define READER_STAT_V2_SIZE                                                 \
   (offsetof(tm_reader_stat, description) + sizeof(const char *))
 
+/* Whether a declaration of `stride` bytes has flags and says indexed. */
+static bool stat_is_indexed(const tm_reader_stat *s, uint32_t stride) {
+  if (stride < offsetof(tm_reader_stat, flags) + sizeof s->flags)
+    return false;
+  return (s->flags & TM_READER_STAT_INDEXED) != 0;
+}
+
 /* Reads the plugin's descriptor into `r` in the current layout: a
  * version-1 descriptor (its first field, abi_version, is 1 where later
  * versions have struct_size) converted, a later one copied as far as both
@@ -211,7 +218,8 @@ static const char *resolve_declarations(plugin_entry *e, char **owned_why) {
         .name = s->name,
         .severity = severity,
         .source = source,
-        .scope = TM_STAT_MACHINE_AND_TRACE,
+        .scope = stat_is_indexed(s, stride) ? TM_STAT_MACHINE_AND_TRACE_ON_DEMAND
+                                            : TM_STAT_MACHINE_AND_TRACE,
         .description = s->description ? s->description : "",
     };
   }

@@ -542,20 +542,37 @@ typedef enum tm_stat_source {
   TM_STAT_SOURCE_ANALYSIS = 1, /* "analysis": the reader could not use it */
 } tm_stat_source;
 
-/* A stat the reader bumps (stat_add, import_log), declared so that the
- * `stats` table shows its severity, source and description, and a zero
- * row for every file and machine before anything is counted. Reader stats
- * are counted per file and machine. */
+/* Flags of a declared stat (tm_reader_stat.flags). */
+enum tm_reader_stat_flags {
+  /* The stat is a family of values told apart by an index (a cpu, a
+   * buffer), set with stat_set_indexed: the `stats` table has a row per
+   * index the reader set and no zero row, as trace_processor shows its
+   * indexed stats. */
+  TM_READER_STAT_INDEXED = 1u << 0,
+};
+
+/* A stat the reader bumps (stat_add, import_log, stat_set_indexed),
+ * declared so that the `stats` table shows its severity, source and
+ * description, and (unless it is indexed) a zero row for every file and
+ * machine before anything is counted. Reader stats are counted per file
+ * and machine. */
 typedef struct tm_reader_stat {
   uint32_t struct_size; /* sizeof(tm_reader_stat) */
   uint32_t severity;    /* tm_stat_severity */
   uint32_t source;      /* tm_stat_source */
   const char *name;     /* e.g. "json_parser_failure" */
   const char *description;
+  /* --- after version 2's first release: read only when struct_size
+   * covers it (an older declaration has no flags) ------------------- */
+  uint32_t flags; /* tm_reader_stat_flags */
 } tm_reader_stat;
 
 #define TM_READER_STAT(name, severity, source, description)                 \
-  { sizeof(tm_reader_stat), (severity), (source), (name), (description) }
+  { sizeof(tm_reader_stat), (severity), (source), (name), (description), 0 }
+/* A stat set per index (TM_READER_STAT_INDEXED). */
+#define TM_READER_INDEXED_STAT(name, severity, source, description)         \
+  { sizeof(tm_reader_stat), (severity), (source), (name), (description),    \
+    TM_READER_STAT_INDEXED }
 
 /* The reader: its identity, its callbacks and what it declares. */
 typedef struct tm_reader_descriptor {

@@ -10,7 +10,8 @@
  * (a stat without a valid severity), TEST_READER_NAME NULL, or
  * TEST_READER_MISSING_<CALLBACK> (that callback NULL). TEST_READER_FUTURE
  * builds a good one as a later version would: a larger descriptor that
- * still works with version 2. The callbacks are never fed: the loader
+ * still works with version 2; TEST_READER_SHORT_STAT declares its stats
+ * as version 2 first did, without flags. The callbacks are never fed: the loader
  * only loads and probes.
  */
 #include <string.h>
@@ -91,6 +92,24 @@ TEST_MAYBE_UNUSED static void test_close(void *state) { (void)state; }
 #define test_close NULL
 #endif
 
+#ifdef TEST_READER_SHORT_STAT
+/* Stat declarations as the first release of version 2 laid them out: no
+ * flags after the description. */
+typedef struct {
+  uint32_t struct_size, severity, source;
+  const char *name;
+  const char *description;
+} test_short_stat;
+
+static const test_short_stat test_short_stats[] = {
+    {sizeof(test_short_stat), TM_STAT_NOTICE, TM_STAT_SOURCE_ANALYSIS,
+     "test_reader_short_first", "The first of two short declarations."},
+    {sizeof(test_short_stat), TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+     "test_reader_short_second", "The second of two short declarations."},
+};
+#define test_stats ((const tm_reader_stat *)test_short_stats)
+#define TEST_READER_N_STATS 2
+#else
 static const tm_reader_stat test_stats[] = {
 #ifdef TEST_READER_BAD_STAT
     TM_READER_STAT("test_reader_bad_severity", 99, TM_STAT_SOURCE_TRACE,
@@ -100,6 +119,8 @@ static const tm_reader_stat test_stats[] = {
                    "A stat the loader test reader declares."),
 #endif
 };
+#define TEST_READER_N_STATS (sizeof test_stats / sizeof test_stats[0])
+#endif
 
 /* A later version's descriptor: version 2's fields, then one more. */
 static const struct {
@@ -124,7 +145,7 @@ static const struct {
             .finish = test_finish,
             .close = test_close,
             .stats = test_stats,
-            .n_stats = sizeof test_stats / sizeof test_stats[0],
+            .n_stats = TEST_READER_N_STATS,
             .sample_table = TEST_READER_SAMPLE_TABLE,
         },
     .added_later = UINT64_MAX,

@@ -2,7 +2,7 @@
  * A version-2 reader that shows what the host does with a descriptor's
  * declarations, for tests/test_reader_abi.c: its config bytes (written
  * back, hex-encoded, as the metadata row "abi_test_config"), its declared
- * stat, its processing priority (ABI_READER_PRIORITY) and its sample
+ * stats (one of them indexed), its processing priority (ABI_READER_PRIORITY) and its sample
  * table (instruments_sample).
  *
  * Format: "#tm-abi", then one command per line (ts in ns, on the file's
@@ -10,6 +10,7 @@
  *   slice <ts> <name>   an instant
  *   sample <ts>         a sample without a stack
  *   noted               stat_add("abi_test_noted", 1)
+ *   indexed <idx> <v>   stat_set_indexed("abi_test_per_index", idx, v)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,8 @@ static void abi_command(abi_reader *r) {
     s->sample(h, s->clock_private(h), ts, thread, 0, -1);
   } else if (strcmp(r->line, "noted") == 0) {
     s->stat_add(h, "abi_test_noted", 1);
+  } else if (sscanf(r->line, "indexed %lld %63s", &ts, name) == 2) {
+    s->stat_set_indexed(h, "abi_test_per_index", ts, strtoll(name, NULL, 10));
   }
 }
 
@@ -102,6 +105,8 @@ static tm_status abi_finish(void *state) {
 static const tm_reader_stat abi_stats[] = {
     TM_READER_STAT("abi_test_noted", TM_STAT_NOTICE, TM_STAT_SOURCE_ANALYSIS,
                    "A line said noted."),
+    TM_READER_INDEXED_STAT("abi_test_per_index", TM_STAT_INFO,
+                           TM_STAT_SOURCE_TRACE, "Set per index by a line."),
 };
 
 TM_READER_EXPORT const tm_reader_descriptor *tracemerge_reader_entry(void) {
