@@ -21,7 +21,6 @@
 #include <glib.h>
 #include <locale.h>
 #include <math.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +28,7 @@
 
 #include <tracemerge/tracemerge.h>
 
+#include "sigint_guard.h"
 #include "tracemerge_shell.h"
 
 #ifndef TM_VERSION
@@ -356,32 +356,6 @@ static bool check_timeout(const char *command_name, int *status) {
   return false;
 }
 
-/* The session whose SQL Ctrl-C stops; NULL outside a query. */
-static tm_session *volatile interruptible_session = NULL;
-
-static void on_sigint(int signal_number) {
-  (void)signal_number;
-  /* Async-signal-safe: sets a flag the running statement polls. The
-   * handler is one-shot (SA_RESETHAND): a second Ctrl-C kills as usual. */
-  tm_session_interrupt(interruptible_session);
-}
-
-/* While a query runs, Ctrl-C stops it (it fails with "query
- * interrupted", exit status 1) instead of killing the process. */
-static void catch_sigint(tm_session *session, struct sigaction *saved) {
-  interruptible_session = session;
-  struct sigaction action = {0};
-  action.sa_handler = on_sigint;
-  action.sa_flags = SA_RESETHAND;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, saved);
-}
-
-static void release_sigint(const struct sigaction *saved) {
-  sigaction(SIGINT, saved, NULL);
-  interruptible_session = NULL;
-}
-
 /* ---- ClickHouse (docs/clickhouse.md) ---- */
 
 /* A connection to the database of `url`; NULL after reporting why. */
@@ -558,13 +532,15 @@ static int run_query(int argc, char **argv) {
   status = import_inputs(session, argc, argv);
   unsigned column_width = wide ? 40 : 0;
   if (sql) {
-    struct sigaction saved_sigint;
-    catch_sigint(session, &saved_sigint);
+    /* Ctrl-C stops the query (it fails with "query interrupted", exit
+     * status 1); a second one kills as usual. */
+    sigint_guard sigint;
+    sigint_guard_begin(&sigint, session, true);
     tm_query_options options = {.format = format,
                                 .column_width = column_width};
     bool query_ok = tm_session_query_with_options(session, sql, &options,
                                                   stdout, NULL, &error);
-    release_sigint(&saved_sigint);
+    sigint_guard_end(&sigint);
     if (!query_ok) {
       status = fail_error(error);
       goto out;

@@ -11,13 +11,14 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <editline/readline.h>
+
+#include "sigint_guard.h"
 
 #define HISTORY_LINES 1000
 
@@ -28,22 +29,6 @@ typedef struct shell {
   char *history_path; /* NULL: no history kept (input is not a terminal) */
   bool output_failed;
 } shell;
-
-/* ---- Ctrl-C ---- */
-
-static tm_session *volatile interruptible_session = NULL;
-/* Set by Ctrl-C. libedit's readline() returns NULL when Ctrl-C interrupts
- * it, as it does at end of input; this tells the two apart, so Ctrl-C at
- * the prompt gives a fresh prompt instead of leaving. */
-static volatile sig_atomic_t sigint_seen = 0;
-
-static void on_sigint(int signal_number) {
-  (void)signal_number;
-  sigint_seen = 1;
-  /* Stops the running query (async-signal-safe); at the prompt it is
-   * forgotten when the next query starts. */
-  tm_session_interrupt(interruptible_session);
-}
 
 /* ---- modes ---- */
 
@@ -334,16 +319,14 @@ int shell_run(tm_session *session, const shell_options *options) {
       read_history(sh.history_path);
   }
 
-  struct sigaction action = {0}, saved;
-  action.sa_handler = on_sigint;
-  sigemptyset(&action.sa_mask);
-  interruptible_session = session;
-  sigaction(SIGINT, &action, &saved);
+  /* Ctrl-C stops the running query; at the prompt it gives a fresh one. */
+  sigint_guard sigint;
+  sigint_guard_begin(&sigint, session, false);
 
   for (;;) {
-    sigint_seen = 0;
+    sigint_guard_take();
     char *line = readline("> ");
-    if (!line && sigint_seen) {
+    if (!line && sigint_guard_take()) {
       printf("\n");
       continue;
     }
@@ -372,8 +355,7 @@ int shell_run(tm_session *session, const shell_options *options) {
       break;
   }
 
-  sigaction(SIGINT, &saved, NULL);
-  interruptible_session = NULL;
+  sigint_guard_end(&sigint);
   g_free(sh.history_path);
   if (sh.output_failed) {
     fprintf(stderr, "tracemerge: writing to standard output failed: %s\n",
