@@ -452,8 +452,11 @@ static gint reference_order(gconstpointer pa, gconstpointer pb) {
 
 /* Fills `runs` runs with `total` events of assorted shapes (sorted, random,
  * nearly sorted, rarely late, descending, constant), merges them, and compares with the
- * reference order (ts, run, position). */
-static void check_against_reference(guint32 seed, uint32_t runs, uint32_t total, int64_t ts_range) {
+ * reference order (ts, run, position). With `alternate_tracks` every event
+ * is on another track than the one before, so unsorted runs are sorted by
+ * merging their ascending stretches rather than by track. */
+static void check_against_reference(guint32 seed, uint32_t runs, uint32_t total, int64_t ts_range,
+                                    bool alternate_tracks) {
   GRand *rand = g_rand_new_with_seed(seed);
   tm_sorter *sorter = sorter_new();
   GArray *reference = g_array_new(FALSE, FALSE, sizeof(reference_event));
@@ -491,7 +494,9 @@ static void check_against_reference(guint32 seed, uint32_t runs, uint32_t total,
       break;
     }
     tm_event_run *run = sorter_run(sorter, r, 0, r);
-    push(run, ts, tag, TM_EVENT_SLICE_COMPLETE);
+    tm_event ev = {.ts = ts, .name_id = tag, .kind = TM_EVENT_SLICE_COMPLETE,
+                   .track_id = alternate_tracks ? 1 + pos[r] % 2 : 1};
+    event_run_push(run, &ev);
     reference_event ref = {ts, r, pos[r]++, tag};
     g_array_append_val(reference, ref);
   }
@@ -514,11 +519,16 @@ static void check_against_reference(guint32 seed, uint32_t runs, uint32_t total,
 }
 
 static void test_random_runs_match_the_reference(void) {
-  check_against_reference(1, 20, 100000, 5000);
-  check_against_reference(2, 20, 100000, 1000000);
-  check_against_reference(3, 1, 50000, 100);
-  check_against_reference(4, 3, 70, 10);
-  check_against_reference(6, 6, 200000, 100000);
+  check_against_reference(1, 20, 100000, 5000, false);
+  check_against_reference(2, 20, 100000, 1000000, false);
+  check_against_reference(3, 1, 50000, 100, false);
+  check_against_reference(4, 3, 70, 10, false);
+  check_against_reference(6, 6, 200000, 100000, false);
+  /* The same shapes sorted by the natural merge sort (in place, through a
+   * buffer the size of the smaller half of each merge). */
+  check_against_reference(7, 12, 40000, 5000, true);
+  check_against_reference(8, 6, 30000, 1000000, true);
+  check_against_reference(9, 1, 20000, 100, true);
 }
 
 /* Runs that interleave many tracks in blocks, as a JSON file written
@@ -686,7 +696,7 @@ static void test_cpu_bundles_interleaving_tracks_merge_like_the_reference(void) 
 static void test_long_runs_release_memory_while_merging(void) {
   /* Two interleaved runs of 300k events (12 MB each) cross the release
    * threshold several times; the order must not suffer. */
-  check_against_reference(5, 2, 600000, 1000000);
+  check_against_reference(5, 2, 600000, 1000000, false);
 }
 
 int main(int argc, char **argv) {
