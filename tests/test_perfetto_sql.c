@@ -56,7 +56,9 @@ static uint32_t add_arg(tm_model *m, uint32_t set, const char *key,
  *   5 B [210, 220) depth 1, parent 4   (same name as 1, other parent)
  * Flows: 2 -> 4 (flow 0), 4 -> 3 (flow 1), 5 -> 0 (flow 2).
  * Args: set 1 = {debug.name: "x", args.list[0]: 7, args.list[1]: 8} on
- * slice 0. */
+ * slice 0.
+ * Clock snapshots: at trace time 0 REALTIME 1e12 and MONOTONIC 500; at 200
+ * REALTIME 2e12 (the wall clock was set) and MONOTONIC 700. */
 static void fixture_set_up(fixture *f, gconstpointer data) {
   (void)data;
   tm_model *m = model_new();
@@ -76,6 +78,20 @@ static void fixture_set_up(fixture *f, gconstpointer data) {
   add_flow(m, 2, 4);
   add_flow(m, 4, 3);
   add_flow(m, 5, 0);
+  const struct {
+    int64_t ts;
+    const char *name;
+    int64_t value;
+  } snapshots[] = {{0, "REALTIME", 1000000000000}, {0, "MONOTONIC", 500},
+                   {200, "REALTIME", 2000000000000}, {200, "MONOTONIC", 700}};
+  for (size_t i = 0; i < G_N_ELEMENTS(snapshots); i++) {
+    tm_clock_snapshot_row c = {.ts = snapshots[i].ts,
+                               .clock_id = strcmp(snapshots[i].name, "REALTIME") ? 3 : 1,
+                               .clock_name = S(m, snapshots[i].name),
+                               .clock_value = snapshots[i].value,
+                               .snapshot_id = (int64_t)i / 2};
+    tm_vec_push(&m->clock_snapshots, c);
+  }
   model_finalize(m);
   GError *error = NULL;
   f->model = m;
@@ -161,6 +177,46 @@ static void test_scalar_functions_match_their_definitions(fixture *f,
   /* trace bounds: min ts 0, max end 250 (slice 4). */
   assert_rows(f, "SELECT trace_start() AS s, trace_end() AS e, trace_dur() AS d",
               "s\te\td\n0\t250\t250\n");
+}
+
+static void test_clock_and_codec_functions_match_their_definitions(
+    fixture *f, gconstpointer d) {
+  (void)d;
+  /* The reading of the last snapshot at or before ts, plus the distance:
+   * 100 -> 1e12 + 100; 250 -> 2e12 + 50 (the snapshot at 200); -10 is
+   * before every snapshot: the first, 1e12 - 10. MONOTONIC at 250:
+   * 700 + 50. */
+  assert_rows(f,
+              "SELECT to_realtime(100) AS a, to_realtime(250) AS b, "
+              "to_realtime(-10) AS c, to_monotonic(250) AS m, "
+              "to_realtime(NULL) AS n",
+              "a\tb\tc\tm\tn\n1000000000100\t2000000000050\t999999999990\t750\t\n");
+  assert_fails(f, "SELECT to_monotonic('x')",
+               "TO_MONOTONIC: first argument should be timestamp");
+  /* 1 h 2 min 3 s 4 ms 5 us 6 ns = 3723004005006 ns. */
+  assert_rows(f, "SELECT to_timecode(3723004005006) AS t, to_timecode(0) AS z",
+              "t\tz\n01:02:03 004 005 006\t00:00:00 000 000 000\n");
+  /* Bytes 00 ff 10 = bits 000000 001111 111100 010000 = "AP8Q"; one byte
+   * 'a' (011000 01....) = "YQ==". */
+  assert_rows(f,
+              "SELECT base64_encode(x'00ff10') AS e, hex(base64_decode('AP8Q')) AS d, "
+              "CAST(base64_decode('YQ==') AS TEXT) AS a, "
+              "length(base64_decode('')) AS z, base64_decode(NULL) AS n",
+              "e\td\ta\tz\tn\nAP8Q\t00FF10\ta\t0\t\n");
+  assert_fails(f, "SELECT base64_decode('A*==')",
+               "BASE64_DECODE: argument should be base64 text");
+  assert_fails(f, "SELECT base64_decode('YQ=')",
+               "BASE64_DECODE: argument should be base64 text");
+  assert_fails(f, "SELECT base64_encode('text')",
+               "BASE64_ENCODE: argument should be bytes");
+  /* The prelude's slice_is_ancestor: A (0) holds C (2, two levels down);
+   * not the reverse; A does not hold E (4, after it); E holds B (5); a
+   * missing slice gives NULL. */
+  assert_rows(f,
+              "SELECT slice_is_ancestor(0, 2) AS a, slice_is_ancestor(2, 0) AS b, "
+              "slice_is_ancestor(0, 4) AS c, slice_is_ancestor(4, 5) AS d, "
+              "slice_is_ancestor(0, 99) AS n",
+              "a\tb\tc\td\tn\n1\t0\t0\t1\t\n");
 }
 
 static void test_aggregates_match_their_definitions(fixture *f,
@@ -434,6 +490,8 @@ int main(int argc, char **argv) {
       test_extract_arg_reads_keys_with_indexes);
   ADD("scalar-functions-match-their-definitions",
       test_scalar_functions_match_their_definitions);
+  ADD("clock-and-codec-functions-match-their-definitions",
+      test_clock_and_codec_functions_match_their_definitions);
   ADD("aggregates-match-their-definitions",
       test_aggregates_match_their_definitions);
   ADD("slice-table-functions-walk-the-tree",

@@ -53,7 +53,7 @@ typedef struct function_state {
   sqlite3 *db;
   sqlite3_stmt *extract_arg;
   sqlite3_stmt *bounds;
-  sqlite3_stmt *realtime;
+  sqlite3_stmt *clock_at;
 } function_state;
 
 static void function_state_free(void *p) {
@@ -226,46 +226,151 @@ static void fn_trace_dur(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     sqlite3_result_int64(ctx, end - start);
 }
 
-/* ---- ABS_TIME_STR -------------------------------------------------------- */
+/* ---- ABS_TIME_STR, TO_REALTIME, TO_MONOTONIC, TO_TIMECODE ---------------- */
 
-/* Wall-clock time of trace time `ts`: the REALTIME reading of the last
- * snapshot at or before ts (else the first one) plus the distance to it. */
+/* The reading of clock `clock_name` at trace time `ts`: that clock's
+ * value in the last snapshot at or before ts (else the first one) plus
+ * the distance to it. False without a snapshot of that clock (or on an
+ * error, then set on ctx). */
+static bool clock_value_at(sqlite3_context *ctx, const char *clock_name,
+                           int64_t ts, int64_t *value) {
+  function_state *state = sqlite3_user_data(ctx);
+  if (!cached_stmt(ctx, state, &state->clock_at,
+                   "SELECT ts, clock_value FROM clock_snapshot "
+                   "WHERE clock_name = ?2 "
+                   "ORDER BY ts > ?1, iif(ts <= ?1, -ts, ts) LIMIT 1"))
+    return false;
+  sqlite3_bind_int64(state->clock_at, 1, ts);
+  sqlite3_bind_text(state->clock_at, 2, clock_name, -1, SQLITE_STATIC);
+  bool found = sqlite3_step(state->clock_at) == SQLITE_ROW;
+  if (found)
+    *value = sqlite3_column_int64(state->clock_at, 1) +
+             (ts - sqlite3_column_int64(state->clock_at, 0));
+  done_stmt(&state->clock_at);
+  return found;
+}
+
+/* The timestamp argument of the clock functions: false (NULL result, or
+ * an error naming `fn` for a non-integer) when there is none. */
+static bool timestamp_arg(sqlite3_context *ctx, sqlite3_value *arg,
+                          const char *fn, int64_t *ts) {
+  if (sqlite3_value_type(arg) == SQLITE_NULL)
+    return false;
+  if (sqlite3_value_type(arg) != SQLITE_INTEGER) {
+    error_printf(ctx, "%s: first argument should be timestamp", fn);
+    return false;
+  }
+  *ts = sqlite3_value_int64(arg);
+  return true;
+}
+
 static void fn_abs_time_str(sqlite3_context *ctx, int argc,
                             sqlite3_value **argv) {
   (void)argc;
-  function_state *state = sqlite3_user_data(ctx);
-  if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+  int64_t ts, wall;
+  if (!timestamp_arg(ctx, argv[0], "ABS_TIME_STR", &ts) ||
+      !clock_value_at(ctx, "REALTIME", ts, &wall))
     return;
-  if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER) {
-    sqlite3_result_error(ctx, "ABS_TIME_STR: first argument should be timestamp",
-                         -1);
+  int64_t secs = wall / 1000000000, nanos = wall % 1000000000;
+  if (nanos < 0) {
+    nanos += 1000000000;
+    secs--;
+  }
+  time_t t = (time_t)secs;
+  struct tm tm;
+  if (gmtime_r(&t, &tm)) {
+    char text[64];
+    size_t n = strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(text + n, sizeof text - n, ".%09" PRId64, nanos);
+    sqlite3_result_text(ctx, text, -1, SQLITE_TRANSIENT);
+  }
+}
+
+/* TO_REALTIME(ts), TO_MONOTONIC(ts): the clock's reading in ns, NULL
+ * without a snapshot of that clock. */
+static void fn_to_clock(sqlite3_context *ctx, const char *fn, const char *clock,
+                        sqlite3_value *arg) {
+  int64_t ts, value;
+  if (timestamp_arg(ctx, arg, fn, &ts) && clock_value_at(ctx, clock, ts, &value))
+    sqlite3_result_int64(ctx, value);
+}
+
+static void fn_to_realtime(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  fn_to_clock(ctx, "TO_REALTIME", "REALTIME", argv[0]);
+}
+
+static void fn_to_monotonic(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  fn_to_clock(ctx, "TO_MONOTONIC", "MONOTONIC", argv[0]);
+}
+
+/* TO_TIMECODE(ns): "HH:MM:SS mmm uuu nnn" (hours not wrapped). */
+static void fn_to_timecode(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  int64_t ns;
+  if (!timestamp_arg(ctx, argv[0], "TO_TIMECODE", &ns))
+    return;
+  int64_t us = ns / 1000, ms = us / 1000, s = ms / 1000, m = s / 60, h = m / 60;
+  char text[96];
+  snprintf(text, sizeof text,
+           "%02" PRId64 ":%02" PRId64 ":%02" PRId64 " %03" PRId64 " %03" PRId64
+           " %03" PRId64,
+           h, m % 60, s % 60, ms % 1000, us % 1000, ns % 1000);
+  sqlite3_result_text(ctx, text, -1, SQLITE_TRANSIENT);
+}
+
+/* ---- BASE64_ENCODE, BASE64_DECODE (GLib's codec) ------------------------ */
+
+static void fn_base64_encode(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  int type = sqlite3_value_type(argv[0]);
+  if (type == SQLITE_NULL)
+    return;
+  if (type != SQLITE_BLOB) {
+    sqlite3_result_error(ctx, "BASE64_ENCODE: argument should be bytes", -1);
     return;
   }
-  int64_t ts = sqlite3_value_int64(argv[0]);
-  if (!cached_stmt(ctx, state, &state->realtime,
-                   "SELECT ts, clock_value FROM clock_snapshot "
-                   "WHERE clock_name = 'REALTIME' "
-                   "ORDER BY ts > ?1, iif(ts <= ?1, -ts, ts) LIMIT 1"))
+  const void *bytes = sqlite3_value_blob(argv[0]);
+  int n = sqlite3_value_bytes(argv[0]);
+  char *text = g_base64_encode(bytes, (gsize)n);
+  sqlite3_result_text(ctx, text, -1, SQLITE_TRANSIENT);
+  g_free(text);
+}
+
+/* Standard alphabet, padded to a multiple of 4 ('=' only at the end):
+ * g_base64_decode skips what it does not know, so it is checked first. */
+static bool is_base64(const char *s, size_t n) {
+  if (n % 4 != 0)
+    return false;
+  size_t pad = 0;
+  while (pad < 2 && pad < n && s[n - 1 - pad] == '=')
+    pad++;
+  for (size_t i = 0; i < n - pad; i++)
+    if (!g_ascii_isalnum(s[i]) && s[i] != '+' && s[i] != '/')
+      return false;
+  return true;
+}
+
+static void fn_base64_decode(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  int type = sqlite3_value_type(argv[0]);
+  if (type == SQLITE_NULL)
     return;
-  sqlite3_bind_int64(state->realtime, 1, ts);
-  if (sqlite3_step(state->realtime) == SQLITE_ROW) {
-    int64_t wall = sqlite3_column_int64(state->realtime, 1) +
-                   (ts - sqlite3_column_int64(state->realtime, 0));
-    int64_t secs = wall / 1000000000, nanos = wall % 1000000000;
-    if (nanos < 0) {
-      nanos += 1000000000;
-      secs--;
-    }
-    time_t t = (time_t)secs;
-    struct tm tm;
-    if (gmtime_r(&t, &tm)) {
-      char text[64];
-      size_t n = strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
-      snprintf(text + n, sizeof text - n, ".%09" PRId64, nanos);
-      sqlite3_result_text(ctx, text, -1, SQLITE_TRANSIENT);
-    }
+  const char *text = type == SQLITE_TEXT ? (const char *)sqlite3_value_text(argv[0]) : NULL;
+  size_t n = text ? strlen(text) : 0;
+  if (!text || !is_base64(text, n)) {
+    sqlite3_result_error(ctx, "BASE64_DECODE: argument should be base64 text", -1);
+    return;
   }
-  done_stmt(&state->realtime);
+  if (n == 0) {
+    sqlite3_result_zeroblob(ctx, 0);
+    return;
+  }
+  gsize len = 0;
+  guchar *bytes = g_base64_decode(text, &len);
+  sqlite3_result_blob(ctx, bytes, (int)len, SQLITE_TRANSIENT);
+  g_free(bytes);
 }
 
 /* ---- HASH, REVERSE, STR_SPLIT, UNHEX, DEMANGLE --------------------------- */
@@ -678,6 +783,11 @@ static const scalar_def scalars[] = {
     {"trace_end", 0, fn_trace_end, false},
     {"trace_dur", 0, fn_trace_dur, false},
     {"abs_time_str", 1, fn_abs_time_str, false},
+    {"to_realtime", 1, fn_to_realtime, false},
+    {"to_monotonic", 1, fn_to_monotonic, false},
+    {"to_timecode", 1, fn_to_timecode, true},
+    {"base64_encode", 1, fn_base64_encode, true},
+    {"base64_decode", 1, fn_base64_decode, true},
     {"hash", -1, fn_hash, true},
     {"reverse", 1, fn_reverse, true},
     {"str_split", 3, fn_str_split, true},

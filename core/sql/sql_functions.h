@@ -17,12 +17,15 @@
  *   TRACE_START(), TRACE_END(), TRACE_DUR()  from trace_bounds
  *   ABS_TIME_STR(ts)               trace time as ISO 8601 wall-clock time
  *                                  (through a REALTIME clock snapshot)
+ *   TO_REALTIME(ts), TO_MONOTONIC(ts)  the clock's reading at ts (same rule)
+ *   TO_TIMECODE(ns)                "HH:MM:SS mmm uuu nnn"
+ *   BASE64_ENCODE(bytes), BASE64_DECODE(text)  (GLib's codec)
  *   STRING_AGG(x, sep)             group_concat under its SQL:2016 name
  *   PERCENTILE(x, p)               p in [0, 100], linear interpolation;
  *   MEDIAN(x), PERCENTILE_CONT(x, f), PERCENTILE_DISC(x, f)  f in [0, 1]
  *
  * They are the library's own code except DEMANGLE (libiberty's
- * cplus_demangle) and regular expressions (the C library's POSIX
+ * cplus_demangle), base64 (GLib) and regular expressions (the C library's POSIX
  * <regex.h>, the dialect trace_processor uses); see docs/architecture.md.
  *
  * With a model index, EXTRACT_ARG and TRACE_* read the model directly;
