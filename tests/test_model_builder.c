@@ -6,38 +6,70 @@
 #include <glib.h>
 #include <string.h>
 
-#include "session/session_internal.h"
+#include "input/host_services.h"
+#include "model/model_builder.h"
 #include "base/string_pool.h"
 
+/* The builder gets its inputs as the session gives them: parts of an
+ * import state (input/import_state.h), whose overflow tracks the host
+ * services make. */
 typedef struct fixture {
-  tm_session *session;
+  tm_import_state state;
   tm_model_builder *builder;
   uint32_t track;
 } fixture;
 
+static uint32_t overflow_track(void *state, uint32_t track_id) {
+  return import_overflow_track(state, track_id);
+}
+
+/* A builder over the state as it is now (its extras are final). */
+static void start_builder(fixture *f) {
+  model_builder_free(f->builder);
+  tm_model_builder_inputs inputs = {
+      .model = f->state.model,
+      .stats = f->state.stats,
+      .async_tracks = f->state.async_tracks,
+      .extras = f->state.extras.data,
+      .events_placed = &f->state.events_placed,
+      .overflow_track = overflow_track,
+      .overflow_ctx = &f->state,
+  };
+  f->builder = model_builder_new(&inputs);
+}
+
 static void fixture_set_up(fixture *f, gconstpointer data) {
   (void)data;
-  f->session = tm_session_new(NULL);
-  f->builder = model_builder_new(f->session);
+  memset(f, 0, sizeof *f);
+  f->state.model = model_new();
+  f->state.stats = stats_new(f->state.model);
+  f->state.async_tracks = async_tracks_new();
+  f->state.tracks = g_hash_table_new_full(import_track_hash, import_track_equal,
+                                          g_free, NULL);
+  start_builder(f);
   tm_track_row row = {
-      .type = string_pool_intern_cstr(f->session->model->strings, "thread_execution"),
+      .type = string_pool_intern_cstr(f->state.model->strings, "thread_execution"),
       .parent_id = TM_NULL_ID,
       .track_group_id = TM_NULL_ID,
       .utid = 1,
       .upid = TM_NULL_ID,
   };
-  tm_vec_push(&f->session->model->tracks, row);
+  tm_vec_push(&f->state.model->tracks, row);
   f->track = 0;
 }
 
 static void fixture_tear_down(fixture *f, gconstpointer data) {
   (void)data;
   model_builder_free(f->builder);
-  tm_session_free(f->session);
+  g_hash_table_destroy(f->state.tracks);
+  async_tracks_free(f->state.async_tracks);
+  tm_vec_free(&f->state.extras);
+  stats_free(f->state.stats);
+  model_free(f->state.model);
 }
 
 static tm_str_id str(fixture *f, const char *s) {
-  return string_pool_intern_cstr(f->session->model->strings, s);
+  return string_pool_intern_cstr(f->state.model->strings, s);
 }
 
 static void push(fixture *f, tm_event_kind kind, int64_t ts, int64_t dur,
@@ -65,12 +97,12 @@ static void push_flow(fixture *f, int64_t ts, uint64_t id,
 }
 
 static const tm_slice_row *slice(fixture *f, size_t id) {
-  g_assert_cmpuint(id, <, f->session->model->slices.len);
-  return &f->session->model->slices.data[id];
+  g_assert_cmpuint(id, <, f->state.model->slices.len);
+  return &f->state.model->slices.data[id];
 }
 
 static int64_t stat(fixture *f, const char *name) {
-  return stats_get(f->session->stats, name, TM_NULL_INT64, 0, 0);
+  return stats_get(f->state.stats, name, TM_NULL_INT64, 0, 0);
 }
 
 static void test_begin_end_nest_and_unended_slices_keep_minus_one(fixture *f,
@@ -80,7 +112,7 @@ static void test_begin_end_nest_and_unended_slices_keep_minus_one(fixture *f,
   push(f, TM_EVENT_SLICE_BEGIN, 20, 0, "inner");
   push(f, TM_EVENT_SLICE_END, 30, 0, NULL);
   push(f, TM_EVENT_SLICE_BEGIN, 40, 0, "never ended");
-  g_assert_cmpuint(f->session->model->slices.len, ==, 3);
+  g_assert_cmpuint(f->state.model->slices.len, ==, 3);
   g_assert_cmpint(slice(f, 0)->dur, ==, -1);
   g_assert_cmpint(slice(f, 1)->dur, ==, 10);
   g_assert_cmpuint(slice(f, 1)->depth, ==, 1);
@@ -125,13 +157,13 @@ static void test_partially_overlapping_complete_slice_spills(fixture *f,
   (void)d;
   push(f, TM_EVENT_SLICE_COMPLETE, 100, 50, "a");  /* [100, 150) */
   push(f, TM_EVENT_SLICE_COMPLETE, 120, 50, "b");  /* [120, 170): overlaps */
-  g_assert_cmpuint(f->session->model->slices.len, ==, 2);
+  g_assert_cmpuint(f->state.model->slices.len, ==, 2);
   g_assert_cmpint(stat(f, "slice_spill_overlapping_complete_event"), ==, 1);
   const tm_slice_row *b = slice(f, 1);
   g_assert_cmpuint(b->track_id, !=, f->track);
   g_assert_cmpuint(b->depth, ==, 0);
-  const tm_track_row *overflow = &f->session->model->tracks.data[b->track_id];
-  g_assert_cmpstr(string_pool_borrow(f->session->model->strings, overflow->type), ==,
+  const tm_track_row *overflow = &f->state.model->tracks.data[b->track_id];
+  g_assert_cmpstr(string_pool_borrow(f->state.model->strings, overflow->type), ==,
                   "thread_overlapping_slice");
   g_assert_cmpuint(overflow->utid, ==, 1);
 }
@@ -139,7 +171,7 @@ static void test_partially_overlapping_complete_slice_spills(fixture *f,
 static void test_negative_duration_is_dropped(fixture *f, gconstpointer d) {
   (void)d;
   push(f, TM_EVENT_SLICE_COMPLETE, 100, -5, "bad");
-  g_assert_cmpuint(f->session->model->slices.len, ==, 0);
+  g_assert_cmpuint(f->state.model->slices.len, ==, 0);
   g_assert_cmpint(stat(f, "slice_negative_duration"), ==, 1);
 }
 
@@ -150,7 +182,7 @@ static void test_slice_whose_end_overflows_is_dropped_and_counted(fixture *f,
   /* INT64_MAX - 10 + 11 is one past INT64_MAX. */
   push(f, TM_EVENT_SLICE_COMPLETE, INT64_MAX - 10, 11, "overflows");
   push(f, TM_EVENT_SLICE_COMPLETE, INT64_MAX - 10, 10, "ends-at-max");
-  tm_model *m = f->session->model;
+  tm_model *m = f->state.model;
   g_assert_cmpuint(m->slices.len, ==, 2);
   g_assert_cmpint(slice(f, 1)->dur, ==, 10);
   g_assert_cmpint(stat(f, "slice_timestamp_overflow"), ==, 1);
@@ -164,7 +196,7 @@ static void test_depth_beyond_512_is_dropped(fixture *f, gconstpointer d) {
   (void)d;
   for (int i = 0; i < 520; i++)
     push(f, TM_EVENT_SLICE_BEGIN, i, 0, "deep");
-  g_assert_cmpuint(f->session->model->slices.len, ==, 512);
+  g_assert_cmpuint(f->state.model->slices.len, ==, 512);
   g_assert_cmpint(stat(f, "slice_max_depth_exceeded"), ==, 8);
 }
 
@@ -176,7 +208,7 @@ static void test_flows_link_enclosing_slices(fixture *f, gconstpointer d) {
   push_flow(f, 30, 7, TM_FLOW_STEP, false); /* s1 began at 30 */
   push(f, TM_EVENT_SLICE_COMPLETE, 50, 0, "s2");
   push_flow(f, 50, 7, TM_FLOW_IN, false);   /* s2 is an instant at 50 */
-  tm_model *m = f->session->model;
+  tm_model *m = f->state.model;
   g_assert_cmpuint(m->flows.len, ==, 2);
   g_assert_cmpuint(m->flows.data[0].slice_out, ==, 0);
   g_assert_cmpuint(m->flows.data[0].slice_in, ==, 1);
@@ -198,7 +230,7 @@ static void test_flow_bound_to_next_begin(fixture *f, gconstpointer d) {
   push_flow(f, 15, 3, TM_FLOW_IN, true); /* binds to the next slice begun */
   push(f, TM_EVENT_SLICE_END, 20, 0, NULL);
   push(f, TM_EVENT_SLICE_BEGIN, 40, 0, "to");
-  tm_model *m = f->session->model;
+  tm_model *m = f->state.model;
   g_assert_cmpuint(m->flows.len, ==, 1);
   g_assert_cmpuint(m->flows.data[0].slice_out, ==, 0);
   g_assert_cmpuint(m->flows.data[0].slice_in, ==, 1);
@@ -206,7 +238,7 @@ static void test_flow_bound_to_next_begin(fixture *f, gconstpointer d) {
 
 static void test_end_args_merge_into_the_slice(fixture *f, gconstpointer d) {
   (void)d;
-  tm_model *m = f->session->model;
+  tm_model *m = f->state.model;
   uint32_t begin_set = model_add_arg(m, 0, str(f, "args.a"),
                                      (tm_arg_value){.type = TM_ARG_INT, .u.int_value = 1});
   uint32_t end_set = model_add_arg(m, 0, str(f, "args.b"),
@@ -233,9 +265,9 @@ static void test_counters_become_rows(fixture *f, gconstpointer d) {
   (void)d;
   tm_event ev = {.ts = 5, .u.value = 2.5, .track_id = f->track, .kind = TM_EVENT_COUNTER};
   model_builder_push(f->builder, &ev, 0, 0);
-  g_assert_cmpuint(f->session->model->counters.len, ==, 1);
-  g_assert_cmpfloat(f->session->model->counters.data[0].value, ==, 2.5);
-  g_assert_cmpint(f->session->model->counters.data[0].ts, ==, 5);
+  g_assert_cmpuint(f->state.model->counters.len, ==, 1);
+  g_assert_cmpfloat(f->state.model->counters.data[0].value, ==, 2.5);
+  g_assert_cmpint(f->state.model->counters.data[0].ts, ==, 5);
 }
 
 /* Thread time lives beside the slice rows: begin/end pairs get a duration
@@ -243,10 +275,11 @@ static void test_counters_become_rows(fixture *f, gconstpointer d) {
  * any have no entry; entries set out of order stay sorted by slice id. */
 static void test_thread_time_beside_the_rows(fixture *f, gconstpointer d) {
   (void)d;
-  tm_model *m = f->session->model;
-  tm_vec_push(&f->session->extras, ((tm_event_extra){100, TM_NULL_INT64}));
-  tm_vec_push(&f->session->extras, ((tm_event_extra){130, TM_NULL_INT64}));
-  tm_vec_push(&f->session->extras, ((tm_event_extra){110, 7}));
+  tm_model *m = f->state.model;
+  tm_vec_push(&f->state.extras, ((tm_event_extra){100, TM_NULL_INT64}));
+  tm_vec_push(&f->state.extras, ((tm_event_extra){130, TM_NULL_INT64}));
+  tm_vec_push(&f->state.extras, ((tm_event_extra){110, 7}));
+  start_builder(f);
   tm_event begin = {.ts = 1, .track_id = f->track, .kind = TM_EVENT_SLICE_BEGIN,
                     .flags = TM_EVENT_HAS_EXTRA, .extra = 0};
   tm_event plain = {.ts = 2, .u.dur_ns = 1, .track_id = f->track,

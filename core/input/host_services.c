@@ -17,8 +17,6 @@
 #include "model/sched_builder.h"
 #include "model/profile_builder.h"
 #include "model/async_tracks.h"
-#include "session/session_config.h"
-#include "session/session_internal.h"
 #include "base/string_pool.h"
 
 #define REF(id) ((uint32_t)(id) + 1u)
@@ -52,20 +50,20 @@ static guint bytes_hash(const void *p, size_t n) {
   return h;
 }
 
-guint session_identity_hash(gconstpointer p) {
+guint import_identity_hash(gconstpointer p) {
   return bytes_hash(p, sizeof(identity_key));
 }
-gboolean session_identity_equal(gconstpointer a, gconstpointer b) {
+gboolean import_identity_equal(gconstpointer a, gconstpointer b) {
   return memcmp(a, b, sizeof(identity_key)) == 0;
 }
-guint session_track_hash(gconstpointer p) {
+guint import_track_hash(gconstpointer p) {
   return bytes_hash(p, sizeof(track_key));
 }
-gboolean session_track_equal(gconstpointer a, gconstpointer b) {
+gboolean import_track_equal(gconstpointer a, gconstpointer b) {
   return memcmp(a, b, sizeof(track_key)) == 0;
 }
 
-static tm_model *model_of(tm_host *host) { return host->session->model; }
+static tm_model *model_of(tm_host *host) { return host->state->model; }
 
 /* --- strings ------------------------------------------------------------ */
 
@@ -100,7 +98,7 @@ static tm_clock_ref clock_ref_for(tm_host *host, uint32_t clock_id,
                                   uint32_t sequence_id, uint32_t file_id,
                                   uint32_t machine_id) {
   tm_clock_key key = {clock_id, sequence_id, file_id, machine_id};
-  return REF(clock_graph_node(host->session->clocks, &key));
+  return REF(clock_graph_node(host->state->clocks, &key));
 }
 
 /* Resolving a machine is attributing data to it (a clock, process,
@@ -137,13 +135,13 @@ static bool is_canonical_builtin(const tm_clock_key *key) {
 /* Events `host` already emitted through canonical builtin clocks of
  * `machine_id`. */
 static size_t events_on_canonical_clocks(tm_host *host, uint32_t machine_id) {
-  tm_session *session = host->session;
+  tm_import_state *state = host->state;
   size_t events = 0;
-  for (size_t r = 0; r < sorter_run_count(session->sorter); r++) {
-    const tm_event_run *run = sorter_borrow_run(session->sorter, r);
+  for (size_t r = 0; r < sorter_run_count(state->sorter); r++) {
+    const tm_event_run *run = sorter_borrow_run(state->sorter, r);
     if (run->trace_id != host->file_id || run->machine_id != machine_id)
       continue;
-    if (is_canonical_builtin(clock_graph_node_key(session->clocks, run->clock)))
+    if (is_canonical_builtin(clock_graph_node_key(state->clocks, run->clock)))
       events += run->len + run->buffered;
   }
   return events;
@@ -175,13 +173,13 @@ static void decide_isolation(tm_host *host, uint32_t machine_id) {
 static tm_clock_node host_clock_node(tm_host *host, tm_clock_node node) {
   if (!host->isolated_on)
     return node;
-  tm_clock_graph *graph = host->session->clocks;
+  tm_clock_graph *graph = host->state->clocks;
   const tm_clock_key *key = clock_graph_node_key(graph, node);
   if (!is_canonical_builtin(key) ||
       !g_hash_table_contains(host->isolated_on, GUINT_TO_POINTER(key->machine_id + 1)))
     return node;
   tm_clock_key isolated = *key;
-  isolated.trace_file_id = session_isolation_tag(host->file_id);
+  isolated.trace_file_id = import_isolation_tag(host->file_id);
   return clock_graph_node(graph, &isolated);
 }
 
@@ -207,34 +205,34 @@ static bool svc_claim_trace_time(tm_host *host, tm_clock_ref clock) {
  * adds them once the trace-time machine is known). */
 static void keep_for_realtime_twins(tm_host *host, const tm_clock_reading *readings,
                                     size_t count) {
-  tm_session *session = host->session;
+  tm_import_state *state = host->state;
   for (size_t i = 0; i < count; i++) {
-    if (readings[i].node >= clock_graph_node_count(session->clocks))
+    if (readings[i].node >= clock_graph_node_count(state->clocks))
       continue;
-    const tm_clock_key *key = clock_graph_node_key(session->clocks, readings[i].node);
+    const tm_clock_key *key = clock_graph_node_key(state->clocks, readings[i].node);
     if ((key->clock_id != TM_CLOCK_REALTIME && key->clock_id != TM_CLOCK_REALTIME_COARSE) ||
-        key->sequence_id != 0 || key->trace_file_id != session_isolation_tag(host->file_id))
+        key->sequence_id != 0 || key->trace_file_id != import_isolation_tag(host->file_id))
       continue;
     tm_realtime_twin *twin = g_new0(tm_realtime_twin, 1);
     twin->machine_id = key->machine_id;
     twin->file_id = host->file_id;
     twin->count = count;
     twin->readings = g_memdup2(readings, count * sizeof(*readings));
-    g_ptr_array_add(session->realtime_twins, twin);
+    g_ptr_array_add(state->realtime_twins, twin);
     return;
   }
 }
 
 static bool svc_add_clock_snapshot(tm_host *host, const tm_clock_ref *clocks,
                                    const int64_t *values_ns, size_t count) {
-  tm_session *session = host->session;
-  if (count == 0 || host->failed || !session_manifest_snapshot_allowed(host))
+  tm_import_state *state = host->state;
+  if (count == 0 || host->failed || !host->state->hooks->snapshot_allowed(host))
     return false;
-  size_t n_nodes = clock_graph_node_count(session->clocks);
+  size_t n_nodes = clock_graph_node_count(state->clocks);
   for (size_t i = 0; i < count; i++) {
     if (clocks[i] == 0 || UNREF(clocks[i]) >= n_nodes)
       continue;
-    const tm_clock_key *key = clock_graph_node_key(session->clocks, UNREF(clocks[i]));
+    const tm_clock_key *key = clock_graph_node_key(state->clocks, UNREF(clocks[i]));
     if (is_canonical_builtin(key))
       decide_isolation(host, key->machine_id);
   }
@@ -247,9 +245,9 @@ static bool svc_add_clock_snapshot(tm_host *host, const tm_clock_ref *clocks,
     readings[i].unit_ns = 1;
   }
   GError *error = NULL;
-  bool ok = clock_graph_add_snapshot(session->clocks, readings, count, &error) >= 0;
+  bool ok = clock_graph_add_snapshot(state->clocks, readings, count, &error) >= 0;
   if (!ok) {
-    stats_add(session->stats, "invalid_clock_snapshots", TM_NULL_INT64,
+    stats_add(state->stats, "invalid_clock_snapshots", TM_NULL_INT64,
               host->machine_id, host->file_id, 1);
     g_clear_error(&error);
   } else {
@@ -280,12 +278,12 @@ static tm_machine_ref svc_machine_default(tm_host *host) {
  * adopted row: it is the file's base machine, and the references do not
  * split it again. */
 static bool adopt_base_machine(tm_host *host, uint32_t raw_id) {
-  tm_session *session = host->session;
+  tm_import_state *state = host->state;
   tm_machine_row *row = &model_of(host)->machines.data[host->machine_id];
   if (row->raw_id != 0)
     return false;
-  for (guint i = 0; i < session->hosts->len; i++) {
-    const tm_host *other = g_ptr_array_index(session->hosts, i);
+  for (guint i = 0; i < state->hosts->len; i++) {
+    const tm_host *other = g_ptr_array_index(state->hosts, i);
     if (other->machine_id == host->machine_id && other->base_machine_has_data)
       return false;
   }
@@ -297,7 +295,7 @@ static tm_machine_ref svc_machine_embedded(tm_host *host, uint32_t raw_id) {
   if (raw_id == 0)
     return REF(host->machine_id);
   uint32_t named;
-  if (session_manifest_embedded_machine(host, raw_id, &named))
+  if (host->state->hooks->embedded_machine(host, raw_id, &named))
     return REF(named);
   /* Embedded ids are scoped to their file: two files that both say
    * machine_id 7 describe two machines unless a manifest names them. */
@@ -313,10 +311,30 @@ static tm_machine_ref svc_machine_embedded(tm_host *host, uint32_t raw_id) {
     return REF(host->machine_id);
   }
   uint32_t id = model_add_machine(model_of(host), raw_id);
-  session_open_machine(host->session, id);
+  import_open_machine(host->state, id);
   g_hash_table_insert(host->embedded_machines, GUINT_TO_POINTER(raw_id),
                       GUINT_TO_POINTER(REF(id)));
   return REF(id);
+}
+
+void import_open_machine(tm_import_state *state, uint32_t machine_id) {
+  tm_model *model = state->model;
+  if (machine_id < state->machine_idle_upid.len &&
+      state->machine_idle_upid.data[machine_id] != TM_NULL_ID)
+    return;
+  while (state->machine_idle_upid.len <= machine_id) {
+    tm_vec_push(&state->machine_idle_upid, TM_NULL_ID);
+    tm_vec_push(&state->machine_idle_utid, TM_NULL_ID);
+  }
+  /* As trace_processor does: every machine starts with a pid 0 process and
+   * an idle tid 0 thread. */
+  uint32_t upid = model_add_process(model, machine_id, 0);
+  uint32_t utid = model_add_thread(model, machine_id, 0, upid);
+  model->threads.data[utid].is_idle = 1;
+  model->threads.data[utid].is_main_thread = 1;
+  model->threads.data[utid].name = string_pool_intern_cstr(model->strings, "swapper");
+  state->machine_idle_upid.data[machine_id] = upid;
+  state->machine_idle_utid.data[machine_id] = utid;
 }
 
 static bool pid0_is_idle(tm_host *host) {
@@ -328,35 +346,35 @@ static bool pid0_is_idle(tm_host *host) {
  * pid), a thread is looked up among every thread its tid ever named, and
  * a thread's is_main_thread is known once its process is. */
 
-static uint32_t thread_in_process(tm_session *session, uint32_t machine_id,
+static uint32_t thread_in_process(tm_import_state *state, uint32_t machine_id,
                                   int64_t tid, uint32_t upid, int64_t pid);
 
 static uint32_t process_id(tm_host *host, uint32_t machine_id, int64_t pid) {
-  tm_session *session = host->session;
+  tm_import_state *state = host->state;
   if (pid == 0 && pid0_is_idle(host))
-    return session->machine_idle_upid.data[machine_id];
+    return state->machine_idle_upid.data[machine_id];
   identity_key key = {.machine_id = machine_id, .id = pid};
-  gpointer found = g_hash_table_lookup(session->processes, &key);
+  gpointer found = g_hash_table_lookup(state->processes, &key);
   if (found)
     return GPOINTER_TO_UINT(found) - 1;
-  uint32_t upid = model_add_process(session->model, machine_id, pid);
-  g_hash_table_insert(session->processes, g_memdup2(&key, sizeof key),
+  uint32_t upid = model_add_process(state->model, machine_id, pid);
+  g_hash_table_insert(state->processes, g_memdup2(&key, sizeof key),
                       GUINT_TO_POINTER(upid + 1));
   /* A new process gets its main thread at once, or adopts the thread of
    * that tid seen before without a process (GetOrCreateProcess). */
-  thread_in_process(session, machine_id, pid, upid, pid);
+  thread_in_process(state, machine_id, pid, upid, pid);
   return upid;
 }
 
-static uint32_t prev_same_tid(const tm_session *session, uint32_t utid) {
-  return utid < session->thread_prev_same_tid.len
-             ? session->thread_prev_same_tid.data[utid]
+static uint32_t prev_same_tid(const tm_import_state *state, uint32_t utid) {
+  return utid < state->thread_prev_same_tid.len
+             ? state->thread_prev_same_tid.data[utid]
              : TM_NULL_ID;
 }
 
-static void associate(tm_session *session, uint32_t utid, uint32_t upid,
+static void associate(tm_import_state *state, uint32_t utid, uint32_t upid,
                       int64_t pid) {
-  tm_thread_row *row = &session->model->threads.data[utid];
+  tm_thread_row *row = &state->model->threads.data[utid];
   row->upid = upid;
   row->is_main_thread = row->tid == pid;
 }
@@ -365,29 +383,29 @@ static void associate(tm_session *session, uint32_t utid, uint32_t upid,
  * upid is TM_NULL_ID: the newest thread of that tid whose process is
  * unknown or is `upid` (any thread of that tid when the process is
  * unknown), else a new one (the tid was reused). */
-static uint32_t thread_in_process(tm_session *session, uint32_t machine_id,
+static uint32_t thread_in_process(tm_import_state *state, uint32_t machine_id,
                                   int64_t tid, uint32_t upid, int64_t pid) {
-  tm_model *model = session->model;
+  tm_model *model = state->model;
   identity_key key = {.machine_id = machine_id, .id = tid};
-  gpointer found = g_hash_table_lookup(session->threads, &key);
+  gpointer found = g_hash_table_lookup(state->threads, &key);
   uint32_t newest = found ? GPOINTER_TO_UINT(found) - 1 : TM_NULL_ID;
   for (uint32_t utid = newest; utid != TM_NULL_ID;
-       utid = prev_same_tid(session, utid)) {
+       utid = prev_same_tid(state, utid)) {
     const tm_thread_row *row = &model->threads.data[utid];
     if (upid == TM_NULL_ID || row->upid == upid)
       return utid;
     if (row->upid == TM_NULL_ID) {
-      associate(session, utid, upid, pid);
+      associate(state, utid, upid, pid);
       return utid;
     }
   }
   uint32_t utid = model_add_thread(model, machine_id, tid, TM_NULL_ID);
   if (upid != TM_NULL_ID)
-    associate(session, utid, upid, pid);
-  while (session->thread_prev_same_tid.len <= utid)
-    tm_vec_push(&session->thread_prev_same_tid, TM_NULL_ID);
-  session->thread_prev_same_tid.data[utid] = newest;
-  g_hash_table_replace(session->threads, g_memdup2(&key, sizeof key),
+    associate(state, utid, upid, pid);
+  while (state->thread_prev_same_tid.len <= utid)
+    tm_vec_push(&state->thread_prev_same_tid, TM_NULL_ID);
+  state->thread_prev_same_tid.data[utid] = newest;
+  g_hash_table_replace(state->threads, g_memdup2(&key, sizeof key),
                        GUINT_TO_POINTER(utid + 1));
   return utid;
 }
@@ -399,13 +417,13 @@ static tm_process_ref svc_process(tm_host *host, tm_machine_ref machine,
 
 static tm_thread_ref svc_thread(tm_host *host, tm_machine_ref machine,
                                 int64_t pid, int64_t tid) {
-  tm_session *session = host->session;
+  tm_import_state *state = host->state;
   uint32_t machine_id = machine_of_ref(host, machine);
   if (tid == 0 && pid0_is_idle(host))
-    return REF(session->machine_idle_utid.data[machine_id]);
+    return REF(state->machine_idle_utid.data[machine_id]);
   /* pid < 0: the process is unknown (ftrace lines without a tgid). */
   uint32_t upid = pid < 0 ? TM_NULL_ID : process_id(host, machine_id, pid);
-  return REF(thread_in_process(session, machine_id, tid, upid, pid));
+  return REF(thread_in_process(state, machine_id, tid, upid, pid));
 }
 
 static void svc_process_set_name(tm_host *host, tm_process_ref process,
@@ -444,15 +462,15 @@ static void svc_thread_add_arg(tm_host *host, tm_thread_ref thread,
 
 static void svc_stat_add(tm_host *host, const char *name, int64_t delta);
 
-static uint32_t track_intern(tm_session *session, const track_key *key) {
-  gpointer found = g_hash_table_lookup(session->tracks, key);
+static uint32_t track_intern(tm_import_state *state, const track_key *key) {
+  gpointer found = g_hash_table_lookup(state->tracks, key);
   if (found)
     return GPOINTER_TO_UINT(found) - 1;
-  tm_model *model = session->model;
+  tm_model *model = state->model;
   tm_track_row row = {
       .name = key->name,
       .type = key->type,
-      /* Dimension arg sets are written by session_finish_tracks(), after
+      /* Dimension arg sets are written by import_finish_tracks(), after
        * import, so that they never interleave with a reader's args. */
       .dimension_arg_set_id = 0,
       .parent_id = TM_NULL_ID,
@@ -467,7 +485,7 @@ static uint32_t track_intern(tm_session *session, const track_key *key) {
   };
   tm_vec_push(&model->tracks, row);
   uint32_t id = (uint32_t)(model->tracks.len - 1);
-  g_hash_table_insert(session->tracks, g_memdup2(key, sizeof *key),
+  g_hash_table_insert(state->tracks, g_memdup2(key, sizeof *key),
                       GUINT_TO_POINTER(id + 1));
   return id;
 }
@@ -483,7 +501,7 @@ static tm_track_ref svc_track_thread(tm_host *host, tm_thread_ref thread) {
   key.type = string_pool_intern_cstr(model->strings, "thread_execution");
   key.utid = UNREF(thread);
   key.upid = TM_NULL_ID;
-  return REF(track_intern(host->session, &key));
+  return REF(track_intern(host->state, &key));
 }
 
 /* Interns a described track on `machine_id`. A cpu track (cpu_dimension =
@@ -513,7 +531,7 @@ static tm_track_ref intern_described_track(tm_host *host, uint32_t machine_id,
   key.is_counter = desc->is_counter ? 1 : 0;
   key.key = desc->key;
   key.cpu_dimension = cpu_dimension;
-  uint32_t id = track_intern(host->session, &key);
+  uint32_t id = track_intern(host->state, &key);
   if (desc->unit)
     model->tracks.data[id].counter_unit = desc->unit;
   return REF(id);
@@ -566,24 +584,24 @@ static tm_track_ref svc_track_async(tm_host *host, const tm_track_desc *set,
     row.upid = UNREF(set->process);
     row.machine_id = model->processes.data[row.upid].machine_id;
   }
-  return REF(async_tracks_slot(host->session->async_tracks, &row,
+  return REF(async_tracks_slot(host->state->async_tracks, &row,
                                (flags & TM_ASYNC_UNNESTABLE) != 0, cookie));
 }
 
-uint32_t session_overflow_track(tm_session *session, uint32_t track_id) {
-  tm_track_row *base = &session->model->tracks.data[track_id];
+uint32_t import_overflow_track(tm_import_state *state, uint32_t track_id) {
+  tm_track_row *base = &state->model->tracks.data[track_id];
   track_key key;
   memset(&key, 0, sizeof key);
   key.trace_id = base->trace_id;
   key.machine_id = base->machine_id;
   key.type =
-      string_pool_intern_cstr(session->model->strings, "thread_overlapping_slice");
+      string_pool_intern_cstr(state->model->strings, "thread_overlapping_slice");
   key.utid = base->utid;
   key.upid = base->upid;
   /* Each spill level is its own track: the key is the base track id plus
    * one, so overflow tracks of different base tracks never merge. */
   key.key = (uint64_t)track_id + 1;
-  return track_intern(session, &key);
+  return track_intern(state, &key);
 }
 
 /* --- args ------------------------------------------------------------------ */
@@ -603,7 +621,7 @@ static tm_args_ref svc_args_commit(tm_host *host) {
     return TM_NO_ARGS;
   /* A buffered file's sets wait with its events, which may be given up. */
   if (host->buffer >= 0)
-    return session_config_stage_args(host);
+    return host->state->hooks->buffer_args(host);
   tm_model *model = model_of(host);
   uint32_t set = 0;
   for (size_t i = 0; i < host->pending_args.len; i++)
@@ -616,15 +634,15 @@ static tm_args_ref svc_args_commit(tm_host *host) {
 /* --- events -------------------------------------------------------------- */
 
 static tm_event_run *run_for_slow(tm_host *host, tm_clock_ref clock) {
-  tm_session *session = host->session;
+  tm_import_state *state = host->state;
   tm_clock_node node = clock ? UNREF(clock) : host->private_clock;
-  if (node >= clock_graph_node_count(session->clocks))
+  if (node >= clock_graph_node_count(state->clocks))
     node = host->private_clock;
   node = host_clock_node(host, node);
-  const tm_clock_key *key = clock_graph_node_key(session->clocks, node);
+  const tm_clock_key *key = clock_graph_node_key(state->clocks, node);
   if (key->machine_id == host->machine_id)
     host->base_machine_has_data = true;
-  host->last_run = sorter_run(session->sorter, node, key->machine_id, host->file_id);
+  host->last_run = sorter_run(state->sorter, node, key->machine_id, host->file_id);
   host->last_clock = clock;
   return host->last_run;
 }
@@ -639,7 +657,7 @@ static inline tm_event_run *run_for(tm_host *host, tm_clock_ref clock) {
 
 static bool track_valid(tm_host *host, tm_track_ref track) {
   return track != 0 && (UNREF(track) < model_of(host)->tracks.len ||
-                        async_tracks_is_slot(host->session->async_tracks,
+                        async_tracks_is_slot(host->state->async_tracks,
                                              UNREF(track)));
 }
 
@@ -647,11 +665,11 @@ static uint32_t extra_for(tm_host *host, int64_t thread_ts, int64_t thread_dur,
                           uint8_t *flags) {
   if (thread_ts == TM_UNKNOWN_TIME && thread_dur == TM_UNKNOWN_TIME)
     return 0;
-  tm_session *session = host->session;
+  tm_import_state *state = host->state;
   tm_event_extra extra = {thread_ts, thread_dur};
-  tm_vec_push(&session->extras, extra);
+  tm_vec_push(&state->extras, extra);
   *flags |= TM_EVENT_HAS_EXTRA;
-  return (uint32_t)(session->extras.len - 1);
+  return (uint32_t)(state->extras.len - 1);
 }
 
 /* The smallest tm_slice_fields of version 2: every field up to thread_dur.
@@ -675,20 +693,20 @@ static void push_slice(tm_host *host, const tm_slice_fields *f,
   };
   tm_event_run *run = run_for(host, f->clock);
   if (host->buffer >= 0) {
-    session_config_push(host, run, &ev, f->thread_ts, f->thread_dur);
+    host->state->hooks->buffer_event(host, run, &ev, f->thread_ts, f->thread_dur);
     return;
   }
   ev.extra = extra_for(host, f->thread_ts, f->thread_dur, &ev.flags);
   event_run_push(run, &ev);
   if (kind != TM_EVENT_SLICE_END)
-    host->session->slice_events++;
+    host->state->slice_events++;
 }
 
 /* An event without thread times: to the file's buffer, or its run. */
 static void push_event(tm_host *host, tm_clock_ref clock, const tm_event *ev) {
   tm_event_run *run = run_for(host, clock);
   if (host->buffer >= 0)
-    session_config_push(host, run, ev, TM_UNKNOWN_TIME, TM_UNKNOWN_TIME);
+    host->state->hooks->buffer_event(host, run, ev, TM_UNKNOWN_TIME, TM_UNKNOWN_TIME);
   else
     event_run_push(run, ev);
 }
@@ -719,7 +737,7 @@ static void svc_counter(tm_host *host, tm_track_ref track, tm_clock_ref clock,
   };
   push_event(host, clock, &ev);
   if (host->buffer < 0)
-    host->session->counter_events++;
+    host->state->counter_events++;
 }
 
 static void svc_flow(tm_host *host, tm_track_ref track, tm_clock_ref clock,
@@ -759,7 +777,7 @@ static void svc_metadata_set_string(tm_host *host, const char *name,
 
 static void svc_stat_add(tm_host *host, const char *name, int64_t delta) {
   if (name)
-    stats_add(host->session->stats, name, TM_NULL_INT64, host->machine_id,
+    stats_add(host->state->stats, name, TM_NULL_INT64, host->machine_id,
               host->file_id, delta);
 }
 
@@ -770,7 +788,7 @@ static void svc_stat_add(tm_host *host, const char *name, int64_t delta) {
 void host_import_log(tm_host *host, const char *name, int64_t byte_offset,
                      const tm_import_log_arg *args, size_t n_args) {
   if (name)
-    stats_log(host->session->stats, name, host->machine_id, host->file_id,
+    stats_log(host->state->stats, name, host->machine_id, host->file_id,
               TM_NULL_INT64, byte_offset, args, args ? n_args : 0);
 }
 
@@ -801,7 +819,7 @@ static void svc_import_log(tm_host *host, const char *name, int64_t byte_offset,
  * with the single-machine message, not the single-clock one its client
  * snapshot would raise. */
 static bool svc_remote_clock_sync(tm_host *host) {
-  return session_manifest_remote_sync_allowed(host);
+  return host->state->hooks->remote_sync_allowed(host);
 }
 
 static void svc_report_error(tm_host *host, int64_t byte_offset,
@@ -815,7 +833,7 @@ static void svc_report_error(tm_host *host, int64_t byte_offset,
 /* --- more track and process services ----------------------------------- */
 
 static int64_t svc_budget(tm_host *host, uint32_t which) {
-  const tm_budgets *budgets = &host->session->budgets;
+  const tm_budgets *budgets = &host->state->budgets;
   switch (which) {
   case TM_BUDGET_RECORD_BYTES:
     return budgets->max_record_bytes > INT64_MAX ? INT64_MAX
@@ -1064,7 +1082,7 @@ static void svc_frame_timeline_begin(tm_host *host, const tm_slice_fields *f,
       .flags = TM_EVENT_HAS_FRAME,
   };
   event_run_push(run_for(host, f->clock), &ev);
-  host->session->slice_events++;
+  host->state->slice_events++;
 }
 
 static void svc_ftrace_event(tm_host *host, tm_clock_ref clock, int64_t ts,
@@ -1132,7 +1150,7 @@ static void svc_thread_lifetime(tm_host *host, tm_clock_ref clock, int64_t ts,
 static void svc_stat_set_indexed(tm_host *host, const char *name, int64_t idx,
                                  int64_t value) {
   if (name)
-    stats_set(host->session->stats, name, idx < 0 ? TM_NULL_INT64 : idx,
+    stats_set(host->state->stats, name, idx < 0 ? TM_NULL_INT64 : idx,
               host->machine_id, host->file_id, value);
 }
 
@@ -1215,8 +1233,8 @@ void *host_open_reader(tm_host *host, const uint8_t *config, size_t config_len) 
   return reader->descriptor.open(&host_services_v2, host, config, config_len);
 }
 
-void session_finish_tracks(tm_session *session) {
-  tm_model *model = session->model;
+void import_finish_tracks(tm_import_state *state) {
+  tm_model *model = state->model;
   tm_string_pool *strings = model->strings;
   tm_str_id utid_key = string_pool_intern_cstr(strings, "utid");
   tm_str_id upid_key = string_pool_intern_cstr(strings, "upid");

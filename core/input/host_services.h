@@ -12,6 +12,7 @@
 
 #include <tracemerge/plugin.h>
 
+#include "input/import_state.h"
 #include "input/plugin_loader.h"
 #include "input/reader_abi_v1.h"
 
@@ -32,5 +33,21 @@ void host_sample(tm_host *host, int table, tm_clock_ref clock, int64_t ts,
                  tm_thread_ref thread, tm_callsite_ref callsite, int32_t cpu);
 void host_import_log(tm_host *host, const char *name, int64_t byte_offset,
                      const tm_import_log_arg *args, size_t n_args);
+
+/* Hash/equality of the identity keys (import_state.h's processes and
+ * threads) and track keys (its tracks). */
+guint import_identity_hash(gconstpointer p);
+gboolean import_identity_equal(gconstpointer a, gconstpointer b);
+guint import_track_hash(gconstpointer p);
+gboolean import_track_equal(gconstpointer a, gconstpointer b);
+
+/* Machine state (placeholders) for a machine row, created once. */
+void import_open_machine(tm_import_state *state, uint32_t machine_id);
+
+/* The track id of the overflow twin of a thread track (JSON X spill). */
+uint32_t import_overflow_track(tm_import_state *state, uint32_t track_id);
+
+/* Writes each track's dimension arg set (utid, upid, scope, name, key). */
+void import_finish_tracks(tm_import_state *state);
 
 #endif /* TM_HOST_SERVICES_H */

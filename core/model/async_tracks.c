@@ -147,7 +147,7 @@ static uint32_t make_track(tm_async_tracks *t, tm_model *model, async_set *set) 
   tm_track_row row = {
       .name = set->key.name,
       .type = set->key.type,
-      .dimension_arg_set_id = 0, /* written by session_finish_tracks() */
+      .dimension_arg_set_id = 0, /* written by import_finish_tracks() */
       .parent_id = TM_NULL_ID,
       .machine_id = set->key.machine_id,
       .track_group_id = set->group_id,

@@ -10,6 +10,8 @@
  * slices enclosing ts. Depth is the stack height at begin; parent_id is the
  * top of the stack.
  */
+#include "model/model_builder.h"
+
 #include <string.h>
 
 #include "base/checked_math.h"
@@ -17,7 +19,6 @@
 #include "model/profile_builder.h"
 #include "model/sched_builder.h"
 #include "model/system_builder.h"
-#include "session/session_internal.h"
 
 #define OPEN INT64_MAX
 #define MAX_DEPTH 512
@@ -47,7 +48,7 @@ typedef struct flow_key {
 } flow_key;
 
 struct tm_model_builder {
-  tm_session *session;
+  tm_model_builder_inputs in;
   tm_model *model;
   TM_VEC(track_state *) tracks; /* by track id, created on first event */
   GHashTable *flows;            /* flow_key -> last slice id + 1 */
@@ -66,13 +67,13 @@ static gboolean flow_key_equal(gconstpointer a, gconstpointer b) {
   return x->flow_id == y->flow_id && x->trace_id == y->trace_id;
 }
 
-tm_model_builder *model_builder_new(tm_session *session) {
+tm_model_builder *model_builder_new(const tm_model_builder_inputs *inputs) {
   tm_model_builder *builder = g_new0(tm_model_builder, 1);
-  builder->session = session;
-  builder->model = session->model;
+  builder->in = *inputs;
+  builder->model = inputs->model;
   builder->flows = g_hash_table_new_full(flow_key_hash, flow_key_equal, g_free, NULL);
-  builder->sched = sched_builder_new(session->model);
-  builder->system = system_builder_new(session);
+  builder->sched = sched_builder_new(inputs->model);
+  builder->system = system_builder_new(inputs->model);
   return builder;
 }
 
@@ -118,14 +119,14 @@ static void pop_finished(track_state *state, int64_t ts) {
 
 static void count(tm_model_builder *builder, const char *stat,
                   uint32_t machine_id, uint32_t trace_id) {
-  stats_add(builder->session->stats, stat, TM_NULL_INT64, machine_id, trace_id, 1);
+  stats_add(builder->in.stats, stat, TM_NULL_INT64, machine_id, trace_id, 1);
 }
 
 static const tm_event_extra *extra_of(tm_model_builder *builder,
                                       const tm_event *ev) {
   if (!(ev->flags & TM_EVENT_HAS_EXTRA))
     return NULL;
-  return &builder->session->extras.data[ev->extra];
+  return &builder->in.extras[ev->extra];
 }
 
 static void add_flow_row(tm_model_builder *builder, uint32_t out, uint32_t in,
@@ -257,7 +258,7 @@ static void on_complete(tm_model_builder *builder, const tm_event *ev,
       return;
     }
     count(builder, "slice_spill_overlapping_complete_event", machine_id, trace_id);
-    track_id = session_overflow_track(builder->session, track_id);
+    track_id = builder->in.overflow_track(builder->in.overflow_ctx, track_id);
   }
   count(builder, "slice_drop_overlapping_complete_event", machine_id, trace_id);
 }
@@ -356,12 +357,12 @@ static void on_flow(tm_model_builder *builder, const tm_event *ev,
 void model_builder_push(void *opaque, const tm_event *ev, uint32_t machine_id,
                         uint32_t trace_id) {
   tm_model_builder *builder = opaque;
-  builder->session->events_placed++;
+  (*builder->in.events_placed)++;
   uint32_t track_id = ev->track_id;
   switch (ev->kind) {
   case TM_EVENT_SLICE_BEGIN: {
     if (track_id & TM_ASYNC_TRACK_BIT)
-      track_id = async_tracks_resolve(builder->session->async_tracks,
+      track_id = async_tracks_resolve(builder->in.async_tracks,
                                       builder->model, track_id, TM_ASYNC_BEGIN);
     track_state *state = state_of(builder, track_id);
     pop_finished(state, ev->ts);
@@ -373,13 +374,13 @@ void model_builder_push(void *opaque, const tm_event *ev, uint32_t machine_id,
   }
   case TM_EVENT_SLICE_END:
     if (track_id & TM_ASYNC_TRACK_BIT)
-      track_id = async_tracks_resolve(builder->session->async_tracks,
+      track_id = async_tracks_resolve(builder->in.async_tracks,
                                       builder->model, track_id, TM_ASYNC_END);
     on_end(builder, ev, track_id, machine_id, trace_id);
     break;
   case TM_EVENT_SLICE_COMPLETE:
     if (track_id & TM_ASYNC_TRACK_BIT)
-      track_id = async_tracks_resolve(builder->session->async_tracks,
+      track_id = async_tracks_resolve(builder->in.async_tracks,
                                       builder->model, track_id, TM_ASYNC_INSTANT);
     on_complete(builder, ev, track_id, machine_id, trace_id);
     break;
@@ -395,7 +396,7 @@ void model_builder_push(void *opaque, const tm_event *ev, uint32_t machine_id,
   }
   case TM_EVENT_FLOW:
     if (track_id & TM_ASYNC_TRACK_BIT)
-      track_id = async_tracks_resolve(builder->session->async_tracks,
+      track_id = async_tracks_resolve(builder->in.async_tracks,
                                       builder->model, track_id, TM_ASYNC_BIND);
     on_flow(builder, ev, track_id, machine_id, trace_id);
     break;

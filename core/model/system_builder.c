@@ -3,12 +3,11 @@
 
 #include <glib.h>
 
-#include "session/session_internal.h"
+#include "base/vec.h"
 
 typedef TM_VEC(uint32_t) id_vec;
 
 struct tm_system_builder {
-  tm_session *session;
   tm_model *model;
   /* Actual surface frame slices by display frame token, until the actual
    * display frame of that token begins. */
@@ -21,10 +20,9 @@ static void id_vec_free(gpointer p) {
   g_free(v);
 }
 
-tm_system_builder *system_builder_new(tm_session *session) {
+tm_system_builder *system_builder_new(tm_model *model) {
   tm_system_builder *builder = g_new0(tm_system_builder, 1);
-  builder->session = session;
-  builder->model = session->model;
+  builder->model = model;
   builder->surfaces_by_display_token =
       g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, id_vec_free);
   return builder;

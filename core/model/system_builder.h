@@ -30,10 +30,10 @@
 #include "model/model.h"
 #include "sort/event.h"
 
-struct tm_session;
 typedef struct tm_system_builder tm_system_builder;
 
-tm_system_builder *system_builder_new(struct tm_session *session);
+/* `model` is borrowed for the builder's life. */
+tm_system_builder *system_builder_new(tm_model *model);
 void system_builder_free(tm_system_builder *builder);
 
 /* Slice `slice_id` was begun by the frame-flagged event `ev`: links its

@@ -21,6 +21,7 @@
 
 #include "input/container.h"
 #include "input/host_services.h"
+#include "model/model_builder.h"
 #include "model/async_tracks.h"
 #include "session/session_config.h"
 #include "session/session_error.h"
@@ -38,8 +39,23 @@ static void realtime_twin_free(gpointer p) {
   g_free(twin);
 }
 
+/* What the host services ask of the session (input/import_state.h). */
+static const tm_import_hooks session_import_hooks = {
+    .buffer_event = session_config_push,
+    .buffer_args = session_config_stage_args,
+    .embedded_machine = session_manifest_embedded_machine,
+    .remote_sync_allowed = session_manifest_remote_sync_allowed,
+    .snapshot_allowed = session_manifest_snapshot_allowed,
+};
+
+static uint32_t overflow_track(void *state, uint32_t track_id) {
+  return import_overflow_track(state, track_id);
+}
+
 tm_session *tm_session_new(const tm_session_options *options) {
   tm_session *session = g_new0(tm_session, 1);
+  session->import.hooks = &session_import_hooks;
+  session->import.owner = session;
   session->plugins = plugin_set_load(options ? options->plugin_dirs : NULL,
                                      options ? options->n_plugin_dirs : 0,
                                      options ? options->preferred_plugins : NULL,
@@ -59,33 +75,33 @@ tm_session *tm_session_new(const tm_session_options *options) {
       g_hash_table_replace(session->reader_configs, g_strdup(config->reader),
                            g_bytes_new(config->bytes, config->bytes ? config->len : 0));
   }
-  session->budgets = budgets_with_defaults(options ? &options->budgets : NULL);
-  session->model = model_new();
-  session->stats = stats_new(session->model);
+  session->import.budgets = budgets_with_defaults(options ? &options->budgets : NULL);
+  session->import.model = model_new();
+  session->import.stats = stats_new(session->import.model);
   /* Every reader's stats, so each file shows the zero rows of all of them
    * (as trace_processor shows its whole catalog). */
   for (size_t i = 0; i < plugin_set_count(session->plugins); i++) {
     const tm_reader *reader = plugin_set_borrow(session->plugins, i, NULL);
     for (size_t k = 0; k < reader->n_stats; k++)
-      stats_declare(session->stats, &reader->stats[k]);
+      stats_declare(session->import.stats, &reader->stats[k]);
   }
-  session->clocks = clock_graph_new();
-  session->sorter = sorter_new();
+  session->import.clocks = clock_graph_new();
+  session->import.sorter = sorter_new();
   session->host_machine = TM_NULL_ID;
   if (options) {
     session->sql_options.allow_attach = options->allow_attach;
     session->query_timeout_seconds = options->query_timeout_seconds;
   }
-  session->processes = g_hash_table_new_full(session_identity_hash,
-                                             session_identity_equal, g_free, NULL);
-  session->threads = g_hash_table_new_full(session_identity_hash,
-                                           session_identity_equal, g_free, NULL);
+  session->import.processes = g_hash_table_new_full(import_identity_hash,
+                                             import_identity_equal, g_free, NULL);
+  session->import.threads = g_hash_table_new_full(import_identity_hash,
+                                           import_identity_equal, g_free, NULL);
   session->primary_file = g_hash_table_new(g_direct_hash, g_direct_equal);
-  session->realtime_twins = g_ptr_array_new_with_free_func(realtime_twin_free);
-  session->async_tracks = async_tracks_new();
-  session->tracks = g_hash_table_new_full(session_track_hash,
-                                          session_track_equal, g_free, NULL);
-  session->hosts = g_ptr_array_new();
+  session->import.realtime_twins = g_ptr_array_new_with_free_func(realtime_twin_free);
+  session->import.async_tracks = async_tracks_new();
+  session->import.tracks = g_hash_table_new_full(import_track_hash,
+                                          import_track_equal, g_free, NULL);
+  session->import.hosts = g_ptr_array_new();
   /* After the plugins (the config names readers) and the model (trigger
    * names are interned). */
   session->config = session_config_load(session, options,
@@ -112,25 +128,25 @@ static void host_free(tm_host *host) {
 void tm_session_free(tm_session *session) {
   if (!session)
     return;
-  for (guint i = 0; i < session->hosts->len; i++)
-    host_free(g_ptr_array_index(session->hosts, i));
-  g_ptr_array_free(session->hosts, TRUE);
+  for (guint i = 0; i < session->import.hosts->len; i++)
+    host_free(g_ptr_array_index(session->import.hosts, i));
+  g_ptr_array_free(session->import.hosts, TRUE);
   sql_surface_free(session->sql);
   g_strfreev(session->sql_packages);
-  sorter_free(session->sorter);
-  clock_graph_free(session->clocks);
-  stats_free(session->stats);
-  g_hash_table_destroy(session->processes);
-  g_hash_table_destroy(session->threads);
-  g_hash_table_destroy(session->tracks);
-  async_tracks_free(session->async_tracks);
+  sorter_free(session->import.sorter);
+  clock_graph_free(session->import.clocks);
+  stats_free(session->import.stats);
+  g_hash_table_destroy(session->import.processes);
+  g_hash_table_destroy(session->import.threads);
+  g_hash_table_destroy(session->import.tracks);
+  async_tracks_free(session->import.async_tracks);
   g_hash_table_destroy(session->primary_file);
-  g_ptr_array_free(session->realtime_twins, TRUE);
-  tm_vec_free(&session->extras);
-  tm_vec_free(&session->machine_idle_upid);
-  tm_vec_free(&session->machine_idle_utid);
-  tm_vec_free(&session->thread_prev_same_tid);
-  model_free(session->model);
+  g_ptr_array_free(session->import.realtime_twins, TRUE);
+  tm_vec_free(&session->import.extras);
+  tm_vec_free(&session->import.machine_idle_upid);
+  tm_vec_free(&session->import.machine_idle_utid);
+  tm_vec_free(&session->import.thread_prev_same_tid);
+  model_free(session->import.model);
   plugin_set_free(session->plugins);
   g_hash_table_destroy(session->reader_configs);
   session_config_free(session->config);
@@ -141,44 +157,24 @@ void tm_session_free(tm_session *session) {
   g_free(session);
 }
 
-void session_open_machine(tm_session *session, uint32_t machine_id) {
-  tm_model *model = session->model;
-  if (machine_id < session->machine_idle_upid.len &&
-      session->machine_idle_upid.data[machine_id] != TM_NULL_ID)
-    return;
-  while (session->machine_idle_upid.len <= machine_id) {
-    tm_vec_push(&session->machine_idle_upid, TM_NULL_ID);
-    tm_vec_push(&session->machine_idle_utid, TM_NULL_ID);
-  }
-  /* As trace_processor does: every machine starts with a pid 0 process and
-   * an idle tid 0 thread. */
-  uint32_t upid = model_add_process(model, machine_id, 0);
-  uint32_t utid = model_add_thread(model, machine_id, 0, upid);
-  model->threads.data[utid].is_idle = 1;
-  model->threads.data[utid].is_main_thread = 1;
-  model->threads.data[utid].name = string_pool_intern_cstr(model->strings, "swapper");
-  session->machine_idle_upid.data[machine_id] = upid;
-  session->machine_idle_utid.data[machine_id] = utid;
-}
-
 uint32_t session_host_machine(tm_session *session) {
   if (session->host_machine == TM_NULL_ID) {
-    session->host_machine = model_add_machine(session->model, 0);
-    session_open_machine(session, session->host_machine);
+    session->host_machine = model_add_machine(session->import.model, 0);
+    import_open_machine(&session->import, session->host_machine);
   }
   return session->host_machine;
 }
 
 /* --- container sink ----------------------------------------------------- */
 
-typedef struct import_state {
+typedef struct import_sink {
   tm_session *session;
   GHashTable *hosts_by_file; /* file id -> tm_host* (borrowed) */
-} import_state;
+} import_sink;
 
 static const char *sink_detect(void *ctx, const uint8_t *head, size_t len,
                                const char *name) {
-  import_state *state = ctx;
+  import_sink *state = ctx;
   /* By content, whatever the name (docs/formats.md §6.1), before any reader. */
   if (manifest_detect(head, len))
     return session_manifest_type;
@@ -188,13 +184,13 @@ static const char *sink_detect(void *ctx, const uint8_t *head, size_t len,
 }
 
 static int32_t sink_priority(void *ctx, const char *trace_type) {
-  import_state *state = ctx;
+  import_sink *state = ctx;
   const tm_reader *reader = plugin_set_find(state->session->plugins, trace_type);
   return reader ? reader->descriptor.processing_priority : 0;
 }
 
 static char *describe_file(tm_session *session, uint32_t file_id) {
-  tm_model *model = session->model;
+  tm_model *model = session->import.model;
   const tm_trace_file_row *row = &model->trace_files.data[file_id];
   const char *name = string_pool_borrow(model->strings, row->name);
   if (row->parent_id == TM_NULL_ID)
@@ -206,7 +202,7 @@ static char *describe_file(tm_session *session, uint32_t file_id) {
 
 static void record_damage(tm_session *session, tm_host *host,
                           const char *message, int64_t offset) {
-  stats_add(session->stats, "file_parse_error", TM_NULL_INT64, host->machine_id,
+  stats_add(session->import.stats, "file_parse_error", TM_NULL_INT64, host->machine_id,
             host->file_id, 1);
   if (session->first_error)
     return;
@@ -222,7 +218,7 @@ static void record_damage(tm_session *session, tm_host *host,
 
 static bool sink_begin(void *ctx, uint32_t file_id, const char *trace_type,
                        GError **error) {
-  import_state *state = ctx;
+  import_sink *state = ctx;
   tm_session *session = state->session;
   if (!session_refuse_if_failed(session, error))
     return false;
@@ -244,7 +240,7 @@ static bool sink_begin(void *ctx, uint32_t file_id, const char *trace_type,
   if (!plan.read)
     return true; /* its chunks and end find no host and are skipped */
   tm_host *host = g_new0(tm_host, 1);
-  host->session = session;
+  host->state = &session->import;
   host->file_id = file_id;
   host->machine_id = machine_id;
   host->manifest_entry = entry;
@@ -254,12 +250,12 @@ static bool sink_begin(void *ctx, uint32_t file_id, const char *trace_type,
   host->error_offset = -1;
   host->buffer = -1;
   tm_clock_key private_key = {TM_CLOCK_TRACE_FILE, 0, file_id, host->machine_id};
-  host->private_clock = clock_graph_node(session->clocks, &private_key);
+  host->private_clock = clock_graph_node(session->import.clocks, &private_key);
   if (reader->descriptor.flags & TM_READER_CLOCKLESS)
     host->claimed_clock = host->private_clock;
-  g_ptr_array_add(session->hosts, host);
+  g_ptr_array_add(session->import.hosts, host);
   g_hash_table_insert(state->hosts_by_file, GUINT_TO_POINTER(file_id), host);
-  stats_open_context(session->stats, host->machine_id, file_id);
+  stats_open_context(session->import.stats, host->machine_id, file_id);
 
   host->buffer = plan.buffer;
   const GBytes *config = g_hash_table_lookup(session->reader_configs,
@@ -295,7 +291,7 @@ static void fail_host(tm_session *session, tm_host *host) {
 
 static bool sink_chunk(void *ctx, uint32_t file_id, const uint8_t *data,
                        size_t len, GError **error) {
-  import_state *state = ctx;
+  import_sink *state = ctx;
   tm_session *session = state->session;
   if (session_manifest_is(session, file_id))
     return session_manifest_feed(session, data, len, error);
@@ -315,11 +311,11 @@ static bool sink_chunk(void *ctx, uint32_t file_id, const uint8_t *data,
 
 static bool sink_end(void *ctx, uint32_t file_id, bool truncated,
                      const char *damage, GError **error) {
-  import_state *state = ctx;
+  import_sink *state = ctx;
   tm_session *session = state->session;
   if (session_manifest_is(session, file_id)) {
-    tm_trace_file_row *row = &session->model->trace_files.data[file_id];
-    model_metadata_set_string(session->model, "trace_type", TM_NULL_ID, file_id,
+    tm_trace_file_row *row = &session->import.model->trace_files.data[file_id];
+    model_metadata_set_string(session->import.model, "trace_type", TM_NULL_ID, file_id,
                               row->trace_type);
     return session_manifest_end(session, truncated, damage, error);
   }
@@ -327,7 +323,7 @@ static bool sink_end(void *ctx, uint32_t file_id, bool truncated,
   if (!host)
     return session_refuse_if_failed(session, error);
   if (truncated) {
-    stats_add(session->stats, "container_member_truncated", TM_NULL_INT64,
+    stats_add(session->import.stats, "container_member_truncated", TM_NULL_INT64,
               host->machine_id, file_id, 1);
     if (!session->first_error) {
       g_autofree char *where = describe_file(session, file_id);
@@ -347,7 +343,7 @@ static bool sink_end(void *ctx, uint32_t file_id, bool truncated,
     host->open = false;
   }
   session_config_reader_returned(host, true);
-  tm_model *model = session->model;
+  tm_model *model = session->import.model;
   tm_trace_file_row *row = &model->trace_files.data[file_id];
   model_metadata_set_string(model, "trace_type", TM_NULL_ID, file_id, row->trace_type);
   model_metadata_set_int(model, "trace_size_bytes", TM_NULL_ID, file_id,
@@ -358,9 +354,9 @@ static bool sink_end(void *ctx, uint32_t file_id, bool truncated,
 static bool sink_container_damaged(void *ctx, uint32_t file_id,
                                    const char *damage, GError **error) {
   (void)error;
-  import_state *state = ctx;
+  import_sink *state = ctx;
   tm_session *session = state->session;
-  stats_add(session->stats, "container_member_truncated", TM_NULL_INT64,
+  stats_add(session->import.stats, "container_member_truncated", TM_NULL_INT64,
             TM_NULL_ID, file_id, 1);
   if (!session->first_error) {
     g_autofree char *where = describe_file(session, file_id);
@@ -371,18 +367,18 @@ static bool sink_container_damaged(void *ctx, uint32_t file_id,
 }
 
 static void sink_budget_exceeded(void *ctx, uint32_t file_id, const char *stat) {
-  import_state *state = ctx;
+  import_sink *state = ctx;
   tm_session *session = state->session;
   tm_host *host = file_id == TM_NULL_ID
                       ? NULL
                       : g_hash_table_lookup(state->hosts_by_file, GUINT_TO_POINTER(file_id));
-  stats_add(session->stats, stat, TM_NULL_INT64, host ? host->machine_id : TM_NULL_ID,
+  stats_add(session->import.stats, stat, TM_NULL_INT64, host ? host->machine_id : TM_NULL_ID,
             file_id, 1);
 }
 
 /* A reader that failed (or a session that failed) needs no more bytes. */
 static bool sink_wants_more(void *ctx, uint32_t file_id) {
-  import_state *state = ctx;
+  import_sink *state = ctx;
   tm_session *session = state->session;
   if (session_manifest_is(session, file_id))
     return true;
@@ -445,7 +441,7 @@ static GHashTable *isolated_nodes_by_tag_new(tm_clock_graph *graph) {
  * canonical node at bridging, as for any isolated file. */
 static void unisolate(tm_session *session, tm_host *host, uint32_t machine_id,
                       const GArray *isolated, GArray *retarget) {
-  tm_clock_graph *graph = session->clocks;
+  tm_clock_graph *graph = session->import.clocks;
   for (guint i = 0; isolated && i < isolated->len; i++) {
     tm_clock_node node = g_array_index(isolated, tm_clock_node, i);
     const tm_clock_key *key = clock_graph_node_key(graph, node);
@@ -459,10 +455,10 @@ static void unisolate(tm_session *session, tm_host *host, uint32_t machine_id,
   }
   g_hash_table_remove(host->isolated_on, GUINT_TO_POINTER(machine_id + 1));
   /* Its snapshots are on the canonical nodes now: no REALTIME twins. */
-  for (guint i = session->realtime_twins->len; i-- > 0;) {
-    const tm_realtime_twin *twin = g_ptr_array_index(session->realtime_twins, i);
+  for (guint i = session->import.realtime_twins->len; i-- > 0;) {
+    const tm_realtime_twin *twin = g_ptr_array_index(session->import.realtime_twins, i);
     if (twin->file_id == host->file_id && twin->machine_id == machine_id)
-      g_ptr_array_remove_index(session->realtime_twins, i);
+      g_ptr_array_remove_index(session->import.realtime_twins, i);
   }
 }
 
@@ -493,8 +489,8 @@ static void adopt_primary_files(tm_session *session, GPtrArray *ordered) {
         note_primary(session, ranks, host, i, GPOINTER_TO_UINT(key) - 1);
     }
   }
-  for (size_t r = 0; r < sorter_run_count(session->sorter); r++) {
-    const tm_event_run *run = sorter_borrow_run(session->sorter, r);
+  for (size_t r = 0; r < sorter_run_count(session->import.sorter); r++) {
+    const tm_event_run *run = sorter_borrow_run(session->import.sorter, r);
     guint rank = GPOINTER_TO_UINT(
         g_hash_table_lookup(rank_of_file, GUINT_TO_POINTER(run->trace_id + 1)));
     if (rank)
@@ -503,10 +499,10 @@ static void adopt_primary_files(tm_session *session, GPtrArray *ordered) {
   }
   g_hash_table_destroy(rank_of_file);
   g_hash_table_destroy(ranks);
-  GHashTable *isolated_by_tag = isolated_nodes_by_tag_new(session->clocks);
+  GHashTable *isolated_by_tag = isolated_nodes_by_tag_new(session->import.clocks);
   /* Node -> the canonical node its runs move to (TM_NO_CLOCK_NODE: stays);
    * sized before any merge, so nodes made by unisolate are never moved. */
-  size_t n_nodes = clock_graph_node_count(session->clocks);
+  size_t n_nodes = clock_graph_node_count(session->import.clocks);
   GArray *retarget = g_array_sized_new(FALSE, FALSE, sizeof(tm_clock_node), (guint)n_nodes);
   g_array_set_size(retarget, (guint)n_nodes);
   for (size_t n = 0; n < n_nodes; n++)
@@ -529,7 +525,7 @@ static void adopt_primary_files(tm_session *session, GPtrArray *ordered) {
       if (g_hash_table_lookup(session->primary_file, key) == host) {
         unisolate(session, host, machine_id,
                   g_hash_table_lookup(isolated_by_tag,
-                                      GUINT_TO_POINTER(session_isolation_tag(host->file_id))),
+                                      GUINT_TO_POINTER(import_isolation_tag(host->file_id))),
                   retarget);
         continue;
       }
@@ -540,13 +536,13 @@ static void adopt_primary_files(tm_session *session, GPtrArray *ordered) {
         tm_import_log_arg arg = {.key = "num_conversions_using_primary",
                                  .type = TM_ARG_INT,
                                  .int_value = (int64_t)(GPOINTER_TO_SIZE(value) - 1)};
-        stats_log(session->stats, "clock_sync_mixed_clock_sources", machine_id,
+        stats_log(session->import.stats, "clock_sync_mixed_clock_sources", machine_id,
                   host->file_id, TM_NULL_INT64, -1, &arg, 1);
       }
     }
     g_array_free(machines, TRUE);
   }
-  sorter_retarget_clocks(session->sorter, (const tm_clock_node *)retarget->data, n_nodes);
+  sorter_retarget_clocks(session->import.sorter, (const tm_clock_node *)retarget->data, n_nodes);
   g_array_free(retarget, TRUE);
   g_hash_table_destroy(isolated_by_tag);
 }
@@ -562,9 +558,9 @@ static void choose_trace_time(tm_session *session, GPtrArray *ordered) {
   }
   if (chosen == TM_NO_CLOCK_NODE)
     return;
-  clock_graph_set_trace_time(session->clocks, chosen);
-  const tm_clock_key *key = clock_graph_node_key(session->clocks, chosen);
-  model_metadata_set_int(session->model, "trace_time_clock_id", TM_NULL_ID,
+  clock_graph_set_trace_time(session->import.clocks, chosen);
+  const tm_clock_key *key = clock_graph_node_key(session->import.clocks, chosen);
+  model_metadata_set_int(session->import.model, "trace_time_clock_id", TM_NULL_ID,
                          TM_NULL_ID, key->clock_id);
 }
 
@@ -572,22 +568,22 @@ static void choose_trace_time(tm_session *session, GPtrArray *ordered) {
  * counts a refusal once per (file, machine). */
 static tm_clock_bridge bridge_clock(tm_session *session, tm_host *host,
                                     tm_clock_node node, GHashTable *refused) {
-  tm_clock_bridge result = clock_graph_bridge(session->clocks, node);
+  tm_clock_bridge result = clock_graph_bridge(session->import.clocks, node);
   if (result == TM_BRIDGE_UNRELATABLE) {
-    uint32_t machine_id = clock_graph_node_key(session->clocks, node)->machine_id;
+    uint32_t machine_id = clock_graph_node_key(session->import.clocks, node)->machine_id;
     if (g_hash_table_add(refused, GUINT_TO_POINTER(machine_id + 1))) {
       /* The clock refused first names the decision
        * (docs/clock-model.md §11). */
-      tm_clock_node trace_time = clock_graph_trace_time(session->clocks);
+      tm_clock_node trace_time = clock_graph_trace_time(session->import.clocks);
       tm_import_log_arg args[2] = {
           {.key = "source_clock_id", .type = TM_ARG_INT,
-           .int_value = clock_graph_node_key(session->clocks, node)->clock_id},
+           .int_value = clock_graph_node_key(session->import.clocks, node)->clock_id},
           {.key = "target_clock_id", .type = TM_ARG_INT,
            .int_value = trace_time == TM_NO_CLOCK_NODE
                             ? 0
-                            : clock_graph_node_key(session->clocks, trace_time)->clock_id},
+                            : clock_graph_node_key(session->import.clocks, trace_time)->clock_id},
       };
-      stats_log(session->stats, "clock_sync_unrelatable_clock_domains", machine_id,
+      stats_log(session->import.stats, "clock_sync_unrelatable_clock_domains", machine_id,
                 host->file_id, TM_NULL_INT64, -1, args,
                 trace_time == TM_NO_CLOCK_NODE ? 1 : 2);
     }
@@ -601,10 +597,10 @@ static tm_clock_bridge bridge_clock(tm_session *session, tm_host *host,
  * format's clock), then for `node` itself, each only when no path exists. */
 static void tie_isolated_clocks(tm_session *session, tm_host *host,
                                 tm_clock_node node) {
-  tm_clock_graph *graph = session->clocks;
+  tm_clock_graph *graph = session->import.clocks;
   const tm_clock_key *key = clock_graph_node_key(graph, node);
   uint32_t machine_id = key->machine_id;
-  tm_clock_key isolated_boot = {TM_CLOCK_BOOTTIME, 0, session_isolation_tag(host->file_id),
+  tm_clock_key isolated_boot = {TM_CLOCK_BOOTTIME, 0, import_isolation_tag(host->file_id),
                                 machine_id};
   tm_clock_node isolated[2] = {clock_graph_find_node(graph, &isolated_boot), node};
   for (size_t i = 0; i < 2; i++) {
@@ -618,7 +614,7 @@ static void tie_isolated_clocks(tm_session *session, tm_host *host,
       continue;
     GError *error = NULL;
     if (clock_graph_add_zero_offset_edge(graph, q, c, &error) < 0) {
-      stats_add(session->stats, "invalid_clock_snapshots", TM_NULL_INT64,
+      stats_add(session->import.stats, "invalid_clock_snapshots", TM_NULL_INT64,
                 machine_id, host->file_id, 1);
       g_clear_error(&error);
     }
@@ -634,13 +630,13 @@ static void tie_isolated_clocks(tm_session *session, tm_host *host,
  * file is read, so the snapshot is added a second time with the twins (its
  * own readings again give the same offsets), before any bridging. */
 static void add_realtime_twins(tm_session *session) {
-  tm_clock_graph *graph = session->clocks;
+  tm_clock_graph *graph = session->import.clocks;
   tm_clock_node trace_time = clock_graph_trace_time(graph);
   if (trace_time == TM_NO_CLOCK_NODE)
     return;
   uint32_t trace_time_machine = clock_graph_node_key(graph, trace_time)->machine_id;
-  for (guint i = 0; i < session->realtime_twins->len; i++) {
-    const tm_realtime_twin *twin = g_ptr_array_index(session->realtime_twins, i);
+  for (guint i = 0; i < session->import.realtime_twins->len; i++) {
+    const tm_realtime_twin *twin = g_ptr_array_index(session->import.realtime_twins, i);
     if (twin->machine_id == trace_time_machine)
       continue;
     TM_VEC(tm_clock_reading) readings = {0};
@@ -659,7 +655,7 @@ static void add_realtime_twins(tm_session *session) {
     }
     GError *error = NULL;
     if (clock_graph_add_snapshot(graph, readings.data, readings.len, &error) < 0) {
-      stats_add(session->stats, "invalid_clock_snapshots", TM_NULL_INT64,
+      stats_add(session->import.stats, "invalid_clock_snapshots", TM_NULL_INT64,
                 twin->machine_id, twin->file_id, 1);
       g_clear_error(&error);
     }
@@ -718,8 +714,8 @@ static tm_clock_bridge bridge_anchor(tm_session *session, tm_host *host,
 static GHashTable *runs_by_file_new(tm_session *session) {
   GHashTable *runs = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
                                            (GDestroyNotify)g_array_unref);
-  for (size_t r = 0; r < sorter_run_count(session->sorter); r++) {
-    gpointer key = GUINT_TO_POINTER(sorter_borrow_run(session->sorter, r)->trace_id + 1);
+  for (size_t r = 0; r < sorter_run_count(session->import.sorter); r++) {
+    gpointer key = GUINT_TO_POINTER(sorter_borrow_run(session->import.sorter, r)->trace_id + 1);
     GArray *file_runs = g_hash_table_lookup(runs, key);
     if (!file_runs) {
       file_runs = g_array_new(FALSE, FALSE, sizeof(size_t));
@@ -731,7 +727,7 @@ static GHashTable *runs_by_file_new(tm_session *session) {
 }
 
 static void bridge_files(tm_session *session, GPtrArray *ordered) {
-  tm_clock_graph *graph = session->clocks;
+  tm_clock_graph *graph = session->import.clocks;
   GHashTable *runs_by_file = runs_by_file_new(session);
   for (guint i = 0; i < ordered->len; i++) {
     tm_host *host = g_ptr_array_index(ordered, i);
@@ -743,7 +739,7 @@ static void bridge_files(tm_session *session, GPtrArray *ordered) {
     bool private_used = (host->reader->descriptor.flags & TM_READER_CLOCKLESS) != 0;
     for (guint k = 0; k < n_runs; k++) {
       const tm_event_run *run =
-          sorter_borrow_run(session->sorter, g_array_index(file_runs, size_t, k));
+          sorter_borrow_run(session->import.sorter, g_array_index(file_runs, size_t, k));
       host_placement(host, run->clock)->read += run->len;
       private_used |= run->clock == host->private_clock;
     }
@@ -752,7 +748,7 @@ static void bridge_files(tm_session *session, GPtrArray *ordered) {
                   bridge_clock(session, host, host->private_clock, refused));
     for (guint k = 0; k < n_runs; k++) {
       const tm_event_run *run =
-          sorter_borrow_run(session->sorter, g_array_index(file_runs, size_t, k));
+          sorter_borrow_run(session->import.sorter, g_array_index(file_runs, size_t, k));
       if (run->clock == host->private_clock)
         continue;
       const tm_clock_key *key = clock_graph_node_key(graph, run->clock);
@@ -787,12 +783,12 @@ static void bridge_files(tm_session *session, GPtrArray *ordered) {
 /* After conversion, each run holds the events that were placed. */
 static void count_placed_events(tm_session *session) {
   GHashTable *hosts = g_hash_table_new(g_direct_hash, g_direct_equal);
-  for (guint i = 0; i < session->hosts->len; i++) {
-    tm_host *host = g_ptr_array_index(session->hosts, i);
+  for (guint i = 0; i < session->import.hosts->len; i++) {
+    tm_host *host = g_ptr_array_index(session->import.hosts, i);
     g_hash_table_insert(hosts, GUINT_TO_POINTER(host->file_id), host);
   }
-  for (size_t r = 0; r < sorter_run_count(session->sorter); r++) {
-    const tm_event_run *run = sorter_borrow_run(session->sorter, r);
+  for (size_t r = 0; r < sorter_run_count(session->import.sorter); r++) {
+    const tm_event_run *run = sorter_borrow_run(session->import.sorter, r);
     tm_host *host = g_hash_table_lookup(hosts, GUINT_TO_POINTER(run->trace_id));
     if (host)
       host_placement(host, run->clock)->placed += run->len;
@@ -808,24 +804,24 @@ static void add_snapshot_row(void *opaque, int64_t snapshot_id,
                              tm_clock_node node, int64_t value_ns) {
   snapshot_rows_ctx *ctx = opaque;
   tm_session *session = ctx->session;
-  const tm_clock_key *key = clock_graph_node_key(session->clocks, node);
+  const tm_clock_key *key = clock_graph_node_key(session->import.clocks, node);
   int64_t ts;
   /* A reading whose clock cannot reach trace time has no row, as upstream. */
-  if (clock_graph_to_trace_time(session->clocks, node, value_ns, &ts) != TM_CLOCK_OK)
+  if (clock_graph_to_trace_time(session->import.clocks, node, value_ns, &ts) != TM_CLOCK_OK)
     return;
   tm_clock_snapshot_row row = {
       .ts = ts,
       .clock_id = key->clock_id,
       .clock_name = key->clock_id < G_N_ELEMENTS(builtin_clock_names) &&
                             key->sequence_id == 0
-                        ? string_pool_intern_cstr(session->model->strings,
+                        ? string_pool_intern_cstr(session->import.model->strings,
                                                   builtin_clock_names[key->clock_id])
                         : 0,
       .clock_value = value_ns,
       .snapshot_id = snapshot_id,
       .machine_id = key->machine_id,
   };
-  tm_vec_push(&session->model->clock_snapshots, row);
+  tm_vec_push(&session->import.model->clock_snapshots, row);
 }
 
 static bool session_import(tm_session *session, const char *const *paths,
@@ -862,7 +858,7 @@ static bool session_import(tm_session *session, const char *const *paths,
     }
   }
   session->n_inputs = n_paths;
-  import_state state = {
+  import_sink state = {
       .session = session,
       .hosts_by_file = g_hash_table_new(g_direct_hash, g_direct_equal),
   };
@@ -878,8 +874,8 @@ static bool session_import(tm_session *session, const char *const *paths,
       .wants_more = sink_wants_more,
   };
   GError *container_error = NULL;
-  bool read_ok = container_read_inputs(session->model, paths, n_paths, &sink,
-                                       &session->budgets, &container_error);
+  bool read_ok = container_read_inputs(session->import.model, paths, n_paths, &sink,
+                                       &session->import.budgets, &container_error);
   g_hash_table_destroy(state.hosts_by_file);
   if (read_ok)
     session_manifest_finish_reading(session, NULL);
@@ -892,8 +888,8 @@ static bool session_import(tm_session *session, const char *const *paths,
    * trace is converted or merged and no snapshot becomes a row, so what
    * the CLI still shows holds no part of a merge. */
   bool whole = !session->fatal_error;
-  GPtrArray *ordered = g_ptr_array_copy(session->hosts, NULL, NULL);
-  g_ptr_array_sort_with_data(ordered, session_host_by_processing_order, session->model);
+  GPtrArray *ordered = g_ptr_array_copy(session->import.hosts, NULL, NULL);
+  g_ptr_array_sort_with_data(ordered, session_host_by_processing_order, session->import.model);
   adopt_primary_files(session, ordered);
   choose_trace_time(session, ordered);
   add_realtime_twins(session);
@@ -901,28 +897,37 @@ static bool session_import(tm_session *session, const char *const *paths,
   g_ptr_array_free(ordered, TRUE);
 
   if (whole) {
-    sorter_convert(session->sorter, session->clocks, session->stats);
+    sorter_convert(session->import.sorter, session->import.clocks, session->import.stats);
     count_placed_events(session);
   }
   /* Size the event tables once: doubling growth would leave up to half of
    * the largest tables unused at the memory peak. */
-  tm_vec_reserve(&session->model->slices, session->slice_events);
-  tm_vec_reserve(&session->model->counters, session->counter_events);
-  tm_model_builder *builder = model_builder_new(session);
+  tm_vec_reserve(&session->import.model->slices, session->import.slice_events);
+  tm_vec_reserve(&session->import.model->counters, session->import.counter_events);
+  tm_model_builder_inputs inputs = {
+      .model = session->import.model,
+      .stats = session->import.stats,
+      .async_tracks = session->import.async_tracks,
+      .extras = session->import.extras.data,
+      .events_placed = &session->import.events_placed,
+      .overflow_track = overflow_track,
+      .overflow_ctx = &session->import,
+  };
+  tm_model_builder *builder = model_builder_new(&inputs);
   if (whole) {
     void *emit_ctx;
     tm_sorter_emit emit = session_config_window(session, builder, &emit_ctx);
-    sorter_merge(session->sorter, emit, emit_ctx);
+    sorter_merge(session->import.sorter, emit, emit_ctx);
   }
   model_builder_free(builder);
   session_config_finish(session);
-  tm_vec_free(&session->extras);
+  tm_vec_free(&session->import.extras);
 
   snapshot_rows_ctx ctx = {session};
   if (whole)
-    clock_graph_foreach_reading(session->clocks, add_snapshot_row, &ctx);
-  session_finish_tracks(session);
-  model_finalize(session->model);
+    clock_graph_foreach_reading(session->import.clocks, add_snapshot_row, &ctx);
+  import_finish_tracks(&session->import);
+  model_finalize(session->import.model);
 
   if (session->fatal_error) {
     g_clear_error(&container_error);
@@ -951,7 +956,7 @@ bool tm_session_import(tm_session *session, const char *const *paths,
 bool session_ensure_sql(tm_session *session, GError **error) {
   if (session->sql)
     return true;
-  session->sql = sql_surface_new(session->model, &session->sql_options,
+  session->sql = sql_surface_new(session->import.model, &session->sql_options,
                                  error);
   if (!session->sql)
     return false;
@@ -1050,5 +1055,5 @@ const char *const *tm_session_borrow_overridden(const tm_session *session,
 }
 
 uint64_t tm_session_event_count(const tm_session *session) {
-  return session->events_placed;
+  return session->import.events_placed;
 }

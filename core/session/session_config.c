@@ -41,6 +41,7 @@
 #include "buffer/event_buffer.h"
 #include "config/merge_config.h"
 #include "input/container.h"
+#include "model/model_builder.h"
 #include "session/session_internal.h"
 
 /* Per file: how the config planned it, for `info`. */
@@ -182,7 +183,7 @@ tm_session_config *session_config_load(tm_session *session, const tm_session_opt
   config->trigger_names = g_new0(tm_str_id, merge->n_triggers ? merge->n_triggers : 1);
   for (size_t i = 0; i < merge->n_triggers; i++)
     config->trigger_names[i] =
-        string_pool_intern_cstr(session->model->strings, merge->triggers[i].name);
+        string_pool_intern_cstr(session->import.model->strings, merge->triggers[i].name);
   config->cut_in_pass1 = config->buffers && merge->trigger_mode == MERGE_TRIGGER_STOP &&
                          merge->start_offset_ns == 0;
   return config;
@@ -230,9 +231,9 @@ session_file_plan session_config_plan_file(tm_session_config *config, tm_session
   } else {
     const char *names[2];
     g_autofree char *base = NULL;
-    size_t n = file_names(session->model, file_id, names, &base);
+    size_t n = file_names(session->import.model, file_id, names, &base);
     const tm_merge_source *source = merge_config_select(
-        merge, reader, names, n, machine_name(session->model, machine_id));
+        merge, reader, names, n, machine_name(session->import.model, machine_id));
     if (!source) {
       plan.read = false;
     } else {
@@ -247,7 +248,7 @@ session_file_plan session_config_plan_file(tm_session_config *config, tm_session
   row.buffer = plan.buffer;
   g_array_append_val(config->plans, row);
   if (!plan.read)
-    stats_add(session->stats, "merge_file_not_selected", TM_NULL_INT64, machine_id, file_id, 1);
+    stats_add(session->import.stats, "merge_file_not_selected", TM_NULL_INT64, machine_id, file_id, 1);
   return plan;
 }
 
@@ -302,12 +303,12 @@ static void remember_trigger(tm_session_config *config, tm_event_run *run, int t
 
 void session_config_push(tm_host *host, tm_event_run *run, const tm_event *ev, int64_t thread_ts,
                          int64_t thread_dur) {
-  tm_session_config *config = host->session->config;
+  tm_session_config *config = host_session(host)->config;
   run->buffered++;
   event_buffers_push(config->buffers, (uint32_t)host->buffer, run, ev, thread_ts, thread_dur);
   if (config->merge->trigger_mode == MERGE_TRIGGER_NONE)
     return;
-  int trigger = trigger_of(config, host->session->model, ev, host->file_id, run->machine_id);
+  int trigger = trigger_of(config, host->state->model, ev, host->file_id, run->machine_id);
   if (trigger < 0)
     return;
   remember_trigger(config, run, trigger, ev->ts);
@@ -317,7 +318,7 @@ void session_config_push(tm_host *host, tm_event_run *run, const tm_event *ev, i
 }
 
 uint32_t session_config_stage_args(tm_host *host) {
-  tm_session_config *config = host->session->config;
+  tm_session_config *config = host_session(host)->config;
   /* The host's pending pairs have the layout of tm_buffer_arg. */
   G_STATIC_ASSERT(sizeof(tm_buffer_arg) == sizeof(tm_host_pending_arg));
   G_STATIC_ASSERT(offsetof(tm_buffer_arg, value) == offsetof(tm_host_pending_arg, value));
@@ -330,7 +331,7 @@ uint32_t session_config_stage_args(tm_host *host) {
 }
 
 void session_config_reader_returned(tm_host *host, bool file_done) {
-  tm_session_config *config = host->session->config;
+  tm_session_config *config = host_session(host)->config;
   if (config && config->buffers && host->buffer >= 0)
     event_buffers_release_staged(config->buffers, host->file_id, file_done);
 }
@@ -345,22 +346,22 @@ static void drain_one(void *ctx, void *run_key, const tm_event *held, int64_t th
   if (n_args) {
     uint32_t set = 0;
     for (size_t i = 0; i < n_args; i++)
-      set = model_add_arg(session->model, set, args[i].key, args[i].value);
+      set = model_add_arg(session->import.model, set, args[i].key, args[i].value);
     ev.arg_set_id = set;
   }
   ev.flags &= (uint8_t)~TM_EVENT_HAS_EXTRA;
   ev.extra = 0;
   if (thread_ts != TM_UNKNOWN_TIME || thread_dur != TM_UNKNOWN_TIME) {
     tm_event_extra extra = {thread_ts, thread_dur};
-    tm_vec_push(&session->extras, extra);
+    tm_vec_push(&session->import.extras, extra);
     ev.flags |= TM_EVENT_HAS_EXTRA;
-    ev.extra = (uint32_t)(session->extras.len - 1);
+    ev.extra = (uint32_t)(session->import.extras.len - 1);
   }
   event_run_push(run, &ev);
   if (ev.kind == TM_EVENT_SLICE_BEGIN || ev.kind == TM_EVENT_SLICE_COMPLETE)
-    session->slice_events++;
+    session->import.slice_events++;
   else if (ev.kind == TM_EVENT_COUNTER)
-    session->counter_events++;
+    session->import.counter_events++;
 }
 
 void session_config_drain(tm_session *session) {
@@ -368,7 +369,7 @@ void session_config_drain(tm_session *session) {
   if (!config || !config->buffers)
     return;
   event_buffers_drain(config->buffers, drain_one, session);
-  tm_stats *stats = session->stats;
+  tm_stats *stats = session->import.stats;
   for (size_t i = 0; i < event_buffers_count(config->buffers); i++) {
     tm_buffer_stats s;
     event_buffers_stats(config->buffers, i, &s);
@@ -404,18 +405,18 @@ static void find_trigger(tm_session *session, tm_session_config *config, int64_t
   for (guint i = 0; i < config->seen_triggers->len; i++) {
     const seen_trigger *seen = &g_array_index(config->seen_triggers, seen_trigger, i);
     int64_t ts;
-    if (clock_graph_to_trace_time(session->clocks, seen->run->clock, seen->raw_ts, &ts) ==
+    if (clock_graph_to_trace_time(session->import.clocks, seen->run->clock, seen->raw_ts, &ts) ==
         TM_CLOCK_OK)
       consider_trigger(config, ts, seen->trigger, seen->run->trace_id, from, until);
   }
-  for (size_t r = 0; r < sorter_run_count(session->sorter); r++) {
-    const tm_event_run *run = sorter_borrow_run(session->sorter, r);
+  for (size_t r = 0; r < sorter_run_count(session->import.sorter); r++) {
+    const tm_event_run *run = sorter_borrow_run(session->import.sorter, r);
     for (size_t k = 0; k < run->len; k++) {
       const tm_event *ev = &run->events[k];
       if (ev->ts < from || ev->ts > until ||
           (config->trigger_found && ev->ts >= config->trigger_ts))
         continue;
-      int index = trigger_of(config, session->model, ev, run->trace_id, run->machine_id);
+      int index = trigger_of(config, session->import.model, ev, run->trace_id, run->machine_id);
       if (index >= 0)
         consider_trigger(config, ev->ts, (size_t)index, run->trace_id, from, until);
     }
@@ -434,7 +435,7 @@ static void buffered_run_first(void *opaque, void *run_key, int64_t min_ts, int6
   first_ctx *ctx = opaque;
   const tm_event_run *run = run_key;
   int64_t ts;
-  if (clock_graph_to_trace_time(ctx->session->clocks, run->clock, min_ts, &ts) != TM_CLOCK_OK)
+  if (clock_graph_to_trace_time(ctx->session->import.clocks, run->clock, min_ts, &ts) != TM_CLOCK_OK)
     return;
   if (!ctx->any || ts < ctx->first) {
     ctx->first = ts;
@@ -452,8 +453,8 @@ static bool first_event_ts(tm_session *session, int64_t *first) {
     event_buffers_foreach_run(config->buffers, buffered_run_first, &ctx);
   bool any = ctx.any;
   *first = ctx.first;
-  for (size_t r = 0; r < sorter_run_count(session->sorter); r++) {
-    const tm_event_run *run = sorter_borrow_run(session->sorter, r);
+  for (size_t r = 0; r < sorter_run_count(session->import.sorter); r++) {
+    const tm_event_run *run = sorter_borrow_run(session->import.sorter, r);
     for (size_t k = 0; k < run->len; k++)
       if (!any || run->events[k].ts < *first) {
         *first = run->events[k].ts;
@@ -573,12 +574,12 @@ void session_config_finish(tm_session *session) {
   tm_session_config *config = session->config;
   if (!config)
     return;
-  tm_model *model = session->model;
+  tm_model *model = session->import.model;
   g_autofree char *text = session_config_to_text(config);
   model_metadata_set_string(model, "merge_config_pbtxt", TM_NULL_ID, TM_NULL_ID,
                             string_pool_intern_cstr(model->strings, text));
   if (config->outside_window)
-    stats_add(session->stats, "merge_events_outside_window", TM_NULL_INT64, TM_NULL_ID,
+    stats_add(session->import.stats, "merge_events_outside_window", TM_NULL_INT64, TM_NULL_ID,
               TM_NULL_ID, (int64_t)config->outside_window);
   if (!config->windowed)
     return;
@@ -614,7 +615,7 @@ void session_config_print_info(tm_session *session, FILE *out) {
   if (!config)
     return;
   const tm_merge_config *merge = config->merge;
-  const tm_model *model = session->model;
+  const tm_model *model = session->import.model;
   fprintf(out, "config: %s\n", merge->tc->source_name);
   for (guint i = 0; i < config->plans->len; i++) {
     const file_plan_row *p = &g_array_index(config->plans, file_plan_row, i);

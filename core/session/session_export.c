@@ -78,7 +78,7 @@ static bool write_file(void *user, const void *data, size_t len) {
 
 static bool session_export(tm_session *session, const tm_export_options *options,
                            FILE *out, GError **error) {
-  tm_model *model = session->model;
+  tm_model *model = session->import.model;
   export_selection sel;
   export_selection_init(&sel, model);
   bool ok = false;

@@ -50,7 +50,7 @@ static void print_clock_placements(tm_session *session, const tm_host *host,
   for (size_t i = 0; i < host->placements.len; i++) {
     const tm_host_placement *p = &host->placements.data[i];
     g_autofree char *clock =
-        clock_key_to_string(clock_graph_node_key(session->clocks, p->clock));
+        clock_key_to_string(clock_graph_node_key(session->import.clocks, p->clock));
     fprintf(out, "    %s: %s%s; %" PRIu64 " event%s, %" PRIu64 " placed", clock,
             p->via_boottime ? "through its machine's BOOTTIME, " : "",
             p->clock == trace_time            ? "trace time itself"
@@ -65,7 +65,7 @@ static void print_clock_placements(tm_session *session, const tm_host *host,
       tm_clock_failure failure =
           trace_time == TM_NO_CLOCK_NODE
               ? TM_CLOCK_UNKNOWN_TARGET
-              : clock_graph_to_trace_time(session->clocks, p->clock, 0, &ignored);
+              : clock_graph_to_trace_time(session->import.clocks, p->clock, 0, &ignored);
       fprintf(out, ", %" PRIu64 " dropped (%s)", p->read - p->placed,
               failure == TM_CLOCK_OK ? "trace_sorter_negative_timestamp_dropped"
                                      : clock_failure_stat_name(failure));
@@ -73,14 +73,14 @@ static void print_clock_placements(tm_session *session, const tm_host *host,
     fputc('\n', out);
     if (trace_time != TM_NO_CLOCK_NODE) {
       g_autofree char *path =
-          clock_graph_describe_path(session->clocks, p->clock, trace_time);
+          clock_graph_describe_path(session->import.clocks, p->clock, trace_time);
       fprintf(out, "      path: %s\n", path);
     }
   }
 }
 
 void tm_session_print_info(tm_session *session, FILE *out) {
-  const tm_model *model = session->model;
+  const tm_model *model = session->import.model;
   fprintf(out, "files:\n");
   for (size_t i = 0; i < model->trace_files.len; i++) {
     const tm_trace_file_row *f = &model->trace_files.data[i];
@@ -97,12 +97,12 @@ void tm_session_print_info(tm_session *session, FILE *out) {
     fprintf(out, "  [%zu] raw_id %" PRId64 "  %s\n", i, m->raw_id,
             str_or(model, m->name, m->raw_id == 0 ? "(host)" : "(unnamed)"));
   }
-  tm_clock_node trace_time = clock_graph_trace_time(session->clocks);
+  tm_clock_node trace_time = clock_graph_trace_time(session->import.clocks);
   fprintf(out, "trace time: ");
   if (trace_time == TM_NO_CLOCK_NODE) {
     fprintf(out, "none claimed\n");
   } else {
-    const tm_clock_key *key = clock_graph_node_key(session->clocks, trace_time);
+    const tm_clock_key *key = clock_graph_node_key(session->import.clocks, trace_time);
     fprintf(out, "clock %" PRIu32 " of machine %" PRIu32, key->clock_id, key->machine_id);
     if (key->trace_file_id)
       fprintf(out, " (private timeline of file %" PRIu32 ")", key->trace_file_id);
@@ -110,8 +110,8 @@ void tm_session_print_info(tm_session *session, FILE *out) {
   }
   fprintf(out, "placement:\n");
   /* In the order the files were tied to trace time. */
-  GPtrArray *ordered = g_ptr_array_copy(session->hosts, NULL, NULL);
-  g_ptr_array_sort_with_data(ordered, session_host_by_processing_order, session->model);
+  GPtrArray *ordered = g_ptr_array_copy(session->import.hosts, NULL, NULL);
+  g_ptr_array_sort_with_data(ordered, session_host_by_processing_order, session->import.model);
   for (guint i = 0; i < ordered->len; i++) {
     const tm_host *host = g_ptr_array_index(ordered, i);
     bool owner = trace_time != TM_NO_CLOCK_NODE && host->claimed_clock == trace_time;
@@ -124,7 +124,7 @@ void tm_session_print_info(tm_session *session, FILE *out) {
   }
   g_ptr_array_free(ordered, TRUE);
   fprintf(out, "events on the timeline: %" PRIu64 " (%zu slices, %zu counters, %zu flows)\n",
-          session->events_placed, model->slices.len, model->counters.len,
+          session->import.events_placed, model->slices.len, model->counters.len,
           model->flows.len);
   fprintf(out, "trace bounds: %" PRId64 " .. %" PRId64 "\n", model->bounds_start,
           model->bounds_end);
@@ -175,7 +175,7 @@ static void label_clock(void *ctx, tm_clock_node node, const tm_clock_key *key,
     g_string_append(out, clock_names[key->clock_id]);
     if (key->trace_file_id)
       g_string_append_printf(out, " (file %" PRIu32 ")",
-                             key->trace_file_id == session_isolation_tag(0) ? 0
+                             key->trace_file_id == import_isolation_tag(0) ? 0
                                                                              : key->trace_file_id);
   } else {
     g_string_append_printf(out, "clock %" PRIu32, key->clock_id);
@@ -184,5 +184,5 @@ static void label_clock(void *ctx, tm_clock_node node, const tm_clock_key *key,
 }
 
 void tm_session_print_clock_graph_dot(tm_session *session, FILE *out) {
-  clock_graph_print_dot(session->clocks, out, label_clock, session->model);
+  clock_graph_print_dot(session->import.clocks, out, label_clock, session->import.model);
 }

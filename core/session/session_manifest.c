@@ -47,6 +47,7 @@
 
 #include "input/container.h"
 #include "input/manifest.h"
+#include "input/host_services.h"
 #include "session/session_internal.h"
 #include "base/string_pool.h"
 
@@ -156,7 +157,7 @@ static uint32_t machine_row(tm_session *session, uint32_t index) {
 static tm_clock_node clock_node(tm_session *session, uint32_t clock_id,
                                 uint32_t file_id, uint32_t machine_index) {
   tm_clock_key key = {clock_id, 0, file_id, machine_row(session, machine_index)};
-  return clock_graph_node(session->clocks, &key);
+  return clock_graph_node(session->import.clocks, &key);
 }
 
 /* The override's snapshot {source: source_reading, reference:
@@ -178,7 +179,7 @@ static bool add_override_edge(tm_session *session, const tm_manifest_clocks *c,
        .unit_ns = 1},
   };
   GError *graph_error = NULL;
-  if (clock_graph_add_snapshot(session->clocks, readings, 2, &graph_error) < 0)
+  if (clock_graph_add_snapshot(session->import.clocks, readings, 2, &graph_error) < 0)
     return fail(session, graph_error, error);
   return true;
 }
@@ -236,15 +237,15 @@ static bool apply_overrides(tm_session *session, const char *const *paths,
 
 /* A member the manifest may name: a row with a non-empty name. */
 static const char *row_name(tm_session *session, uint32_t file_id) {
-  const tm_trace_file_row *row = &session->model->trace_files.data[file_id];
-  const char *name = string_pool_borrow(session->model->strings, row->name);
+  const tm_trace_file_row *row = &session->import.model->trace_files.data[file_id];
+  const char *name = string_pool_borrow(session->import.model->strings, row->name);
   return name && *name ? name : NULL;
 }
 
 /* §10.2: overrides on containers and manifests, for rows not checked yet. */
 static bool check_new_rows(tm_session *session, GError **error) {
   tm_session_manifest *st = session->manifest;
-  tm_model *model = session->model;
+  tm_model *model = session->import.model;
   for (; st->rows_checked < model->trace_files.len; st->rows_checked++) {
     uint32_t id = (uint32_t)st->rows_checked;
     const tm_trace_file_row *row = &model->trace_files.data[id];
@@ -264,10 +265,10 @@ static void add_machine_rows(tm_session *session) {
   const tm_manifest *m = st->manifest;
   st->machine_rows = g_new(uint32_t, m->n_machines ? m->n_machines : 1);
   for (size_t i = 0; i < m->n_machines; i++) {
-    uint32_t row = model_add_machine(session->model, m->machines[i].raw_id);
-    session->model->machines.data[row].name = string_pool_intern(
-        session->model->strings, m->machines[i].name.str, m->machines[i].name.len);
-    session_open_machine(session, row);
+    uint32_t row = model_add_machine(session->import.model, m->machines[i].raw_id);
+    session->import.model->machines.data[row].name = string_pool_intern(
+        session->import.model->strings, m->machines[i].name.str, m->machines[i].name.len);
+    import_open_machine(&session->import, row);
     st->machine_rows[i] = row;
   }
 }
@@ -277,7 +278,7 @@ static void add_machine_rows(tm_session *session) {
  * scan: a manifest of many attributes stays linear. */
 static void add_attributes(tm_session *session) {
   const tm_manifest *m = session->manifest->manifest;
-  tm_model *model = session->model;
+  tm_model *model = session->import.model;
   for (size_t i = 0; i < m->n_attributes; i++) {
     const tm_manifest_attribute *a = &m->attributes[i];
     g_autofree char *name = g_strconcat("manifest_attribute.", a->key.str, NULL);
@@ -303,7 +304,7 @@ static void add_attributes(tm_session *session) {
  * container whose members come only when it is read. Then a path without
  * a row is absent now, and #43 keeps its place in the validation order. */
 static bool members_may_still_come(tm_session *session) {
-  const tm_model *model = session->model;
+  const tm_model *model = session->import.model;
   uint32_t zip = model->trace_files.data[session->manifest->file_id].parent_id;
   if (session->n_inputs != 1 || zip == TM_NULL_ID ||
       model->trace_files.data[zip].parent_id != TM_NULL_ID)
@@ -332,7 +333,7 @@ static bool members_may_still_come(tm_session *session) {
 static bool resolve_and_apply(tm_session *session, GError **error) {
   tm_session_manifest *st = session->manifest;
   tm_manifest *m = st->manifest;
-  size_t n_rows = session->model->trace_files.len;
+  size_t n_rows = session->import.model->trace_files.len;
   const char **paths = g_new0(const char *, n_rows + m->n_files + 1);
   size_t n_paths = n_rows;
   for (size_t i = 0; i < n_rows; i++)
@@ -359,7 +360,7 @@ static bool resolve_and_apply(tm_session *session, GError **error) {
   if (m->trace_time.present) {
     st->trace_time = clock_node(session, m->trace_time.clock, 0,
                                 m->trace_time.machine_index);
-    clock_graph_set_trace_time(session->clocks, st->trace_time);
+    clock_graph_set_trace_time(session->import.clocks, st->trace_time);
   }
   ok = apply_overrides(session, paths, n_rows, error) && check_new_rows(session, error);
 
@@ -453,7 +454,7 @@ bool session_manifest_file_begins(tm_session *session, uint32_t file_id,
  * the reference has parsed a trace file by then. processing_order,
  * assigned once the inputs are read, is that order. */
 static bool manifest_came_first(tm_session *session) {
-  const tm_model *model = session->model;
+  const tm_model *model = session->import.model;
   int64_t manifest_order = model->trace_files.data[session->manifest->file_id].processing_order;
   for (uint32_t id = 0; id < model->trace_files.len; id++) {
     const tm_trace_file_row *row = &model->trace_files.data[id];
@@ -491,7 +492,7 @@ tm_clock_node session_manifest_trace_time(const tm_session *session) {
 bool session_manifest_embedded_machine(tm_host *host, uint32_t raw_id,
                                        uint32_t *machine_id) {
   const tm_manifest_file *f = host->manifest_entry;
-  tm_session *session = host->session;
+  tm_session *session = host_session(host);
   GError *violation = NULL;
   uint32_t machine;
   if (!f)
@@ -516,13 +517,13 @@ bool session_manifest_embedded_machine(tm_host *host, uint32_t raw_id,
 bool session_manifest_remote_sync_allowed(tm_host *host) {
   if (!host->manifest_entry || !manifest_file_is_pinned(host->manifest_entry))
     return true;
-  session_fail_import(host->session, host, manifest_error_clocks_on_multi_machine_file());
+  session_fail_import(host_session(host), host, manifest_error_clocks_on_multi_machine_file());
   return false;
 }
 
 bool session_manifest_snapshot_allowed(tm_host *host) {
   if (!host->manifest_entry || !manifest_file_is_pinned(host->manifest_entry))
     return true;
-  session_fail_import(host->session, host, manifest_error_pinned_clock_snapshot());
+  session_fail_import(host_session(host), host, manifest_error_pinned_clock_snapshot());
   return false;
 }

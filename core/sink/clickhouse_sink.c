@@ -19,7 +19,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "session/session_internal.h"
+#include "session/session_view.h"
 #include "sink/clickhouse_result.h"
 #include "sink/clickhouse_tables.h"
 #include "sink/http_client.h"
@@ -824,20 +824,6 @@ out:
   return ok;
 }
 
-/* Machine row of each trace file: the one its reader's host was given. */
-static uint32_t *file_machines_of(const tm_session *session, size_t *n) {
-  *n = session->model->trace_files.len;
-  uint32_t *machines = g_new(uint32_t, *n + 1);
-  for (size_t i = 0; i < *n; i++)
-    machines[i] = TM_NULL_ID;
-  for (guint i = 0; i < session->hosts->len; i++) {
-    const tm_host *host = g_ptr_array_index(session->hosts, i);
-    if (host->file_id < *n)
-      machines[host->file_id] = host->machine_id;
-  }
-  return machines;
-}
-
 bool tm_clickhouse_load(tm_clickhouse *ch, const tm_clickhouse_run *runs,
                         size_t n_runs, tm_clickhouse_load_mode mode,
                         GError **error) {
@@ -846,7 +832,8 @@ bool tm_clickhouse_load(tm_clickhouse *ch, const tm_clickhouse_run *runs,
   bool ok = true;
   for (size_t i = 0; i < n_runs; i++) {
     run_ids[i] = runs[i].run_id;
-    if (!runs[i].session || !runs[i].session->imported) {
+    const tm_model *model = session_imported_model(runs[i].session);
+    if (!model) {
       g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_RUN_ID,
                   "run '%s' has no imported session", runs[i].run_id);
       ok = false;
@@ -854,9 +841,9 @@ bool tm_clickhouse_load(tm_clickhouse *ch, const tm_clickhouse_run *runs,
       break;
     }
     sources[i].run_id = runs[i].run_id;
-    sources[i].model = runs[i].session->model;
+    sources[i].model = model;
     sources[i].file_machines =
-        file_machines_of(runs[i].session, &sources[i].n_file_machines);
+        session_file_machines(runs[i].session, &sources[i].n_file_machines);
   }
   ch->rows_loaded = 0;
   if (ok)
