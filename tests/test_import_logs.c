@@ -9,7 +9,7 @@
 
 #include "model/model.h"
 #include "sql/sql_surface.h"
-#include "base/stats.h"
+#include "model/stats.h"
 
 typedef struct fixture {
   tm_model *model;

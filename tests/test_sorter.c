@@ -9,7 +9,7 @@
 #include "clock/clock_graph.h"
 #include "model/model.h"
 #include "sort/sorter.h"
-#include "base/stats.h"
+#include "model/stats.h"
 
 enum { MONOTONIC = 3, BOOTTIME = 6 };
 

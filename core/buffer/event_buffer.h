@@ -41,7 +41,7 @@
 
 #include <tracemerge/plugin.h>
 
-#include "sort/event.h"
+#include "model/event.h"
 
 /* A staged arg set's ref has this bit set; model arg set ids never do. */
 #define EVENT_BUFFER_STAGED_ARGS 0x80000000u

@@ -39,7 +39,7 @@
 
 #include "input/container.h"
 #include "input/manifest.h"
-#include "session/session_error.h"
+#include "export/pack.h"
 
 #define MANIFEST_MEMBER "perfetto_manifest.json"
 #define COPY_CHUNK (64u << 10)
@@ -344,7 +344,7 @@ static bool validate(const char *text, const pack_member *members, size_t n,
   return ok;
 }
 
-static char *pack_manifest(const tm_pack_options *options, GError **error) {
+char *pack_manifest(const tm_pack_options *options, GError **error) {
   if (!check_options(options, error))
     return NULL;
   pack_member *members = inspect_all(options, error);
@@ -454,8 +454,8 @@ static bool set_format(struct archive *w, const char *path, GError **error) {
   return true;
 }
 
-static bool pack_write(const tm_pack_options *options, const char *manifest,
-                       const char *path, GError **error) {
+bool pack_write(const tm_pack_options *options, const char *manifest,
+                const char *path, GError **error) {
   struct archive *w = archive_write_new();
   if (!set_format(w, path, error)) {
     archive_write_free(w);
@@ -513,18 +513,4 @@ out:
   g_free(tmp);
   members_free(members, options->n_files);
   return ok;
-}
-
-/* --- the public functions: internal errors (the manifest parser's) are
- * published in TM_SESSION_ERROR ----------------------------------------------- */
-
-char *tm_pack_manifest(const tm_pack_options *options, GError **error) {
-  char *text = pack_manifest(options, error);
-  session_error_publish(text != NULL, error);
-  return text;
-}
-
-bool tm_pack_write(const tm_pack_options *options, const char *manifest, const char *path,
-                   GError **error) {
-  return session_error_publish(pack_write(options, manifest, path, error), error);
 }

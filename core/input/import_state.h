@@ -22,14 +22,14 @@
 #include <tracemerge/plugin.h>
 #include <tracemerge/tracemerge.h>
 
-#include "base/stats.h"
+#include "model/stats.h"
 #include "base/vec.h"
 #include "clock/clock_graph.h"
 #include "input/budget.h"
 #include "input/manifest.h"
 #include "input/plugin_loader.h"
 #include "model/model.h"
-#include "sort/event.h"
+#include "model/event.h"
 #include "sort/sorter.h"
 
 typedef struct tm_import_state tm_import_state;

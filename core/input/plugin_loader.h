@@ -44,7 +44,7 @@
 
 #include <tracemerge/plugin.h>
 
-#include "base/stats.h"
+#include "model/stats.h"
 #include "input/reader_abi_v1.h"
 
 /* The oldest reader ABI version this host loads. */

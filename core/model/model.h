@@ -75,7 +75,7 @@ typedef struct tm_stats_row {
 } tm_stats_row;
 
 /* One import-log entry (docs/sql-surface.md §5): the details of one occurrence
- * of a stat, written with it by stats_log() (core/base/stats.h). */
+ * of a stat, written with it by stats_log() (core/model/stats.h). */
 typedef struct tm_import_log_row {
   uint32_t trace_id;   /* TM_NULL_ID if no file */
   uint32_t stat_id;    /* the model->stats row the occurrence counted in */

@@ -11,10 +11,10 @@
 
 #include <stdint.h>
 
-#include "base/stats.h"
+#include "model/stats.h"
 #include "model/async_tracks.h"
 #include "model/model.h"
-#include "sort/event.h"
+#include "model/event.h"
 
 /* Borrowed for the builder's life. */
 typedef struct tm_model_builder_inputs {

@@ -21,7 +21,7 @@
 
 #include <stdint.h>
 
-#include "sort/event.h"
+#include "model/event.h"
 #include "model/model.h"
 
 enum {

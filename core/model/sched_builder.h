@@ -34,7 +34,7 @@
 
 #include <stdint.h>
 
-#include "sort/event.h"
+#include "model/event.h"
 #include "model/model.h"
 
 /* Largest cpu number accepted; cpu rows are created densely up to it. */

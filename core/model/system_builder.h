@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #include "model/model.h"
-#include "sort/event.h"
+#include "model/event.h"
 
 typedef struct tm_system_builder tm_system_builder;
 

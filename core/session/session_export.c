@@ -10,6 +10,7 @@
 
 #include "export/export_selection.h"
 #include "export/json_export.h"
+#include "export/pack.h"
 #include "export/perfetto_export.h"
 #include "input/container.h"
 #include "session/session_error.h"
@@ -126,4 +127,17 @@ out:
 bool tm_session_export(tm_session *session, const tm_export_options *options,
                        FILE *out, GError **error) {
   return session_error_publish(session_export(session, options, out, error), error);
+}
+
+/* --- pack: internal errors (the manifest parser's) are published -------- */
+
+char *tm_pack_manifest(const tm_pack_options *options, GError **error) {
+  char *text = pack_manifest(options, error);
+  session_error_publish(text != NULL, error);
+  return text;
+}
+
+bool tm_pack_write(const tm_pack_options *options, const char *manifest, const char *path,
+                   GError **error) {
+  return session_error_publish(pack_write(options, manifest, path, error), error);
 }

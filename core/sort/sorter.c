@@ -204,7 +204,7 @@ static void count(tm_stats *stats, const char *name, const tm_event_run *run, si
 /* Events [first, first + n) of `run`, which `failure` keeps from trace
  * time: each is counted in the failure's stat, the first ones of each
  * (stat, file, machine) with their clocks and raw time in the import log
- * (docs/clock-model.md §11, core/base/stats.h). */
+ * (docs/clock-model.md §11, core/model/stats.h). */
 static void count_clock_failures(tm_stats *stats, const tm_clock_graph *graph,
                                  tm_clock_failure failure, const tm_event_run *run,
                                  size_t first, size_t n, tm_clock_node trace_time) {

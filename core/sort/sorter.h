@@ -16,8 +16,8 @@
 #include <stdint.h>
 
 #include "clock/clock_graph.h"
-#include "sort/event.h"
-#include "base/stats.h"
+#include "model/event.h"
+#include "model/stats.h"
 
 typedef struct tm_event_run {
   tm_clock_node clock;

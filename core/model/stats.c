@@ -9,7 +9,7 @@
  * model->stats, so every row is unique per key; global stats are keyed
  * with machine and trace TM_NULL_ID whatever the caller passed.
  */
-#include "base/stats.h"
+#include "model/stats.h"
 
 #include <glib.h>
 #include <string.h>
