@@ -464,7 +464,8 @@ static void test_saved_database_gets_functions_from_the_extension(
       sqlite3_prepare_v2(db,
                          "SELECT extract_arg(arg_set_id, 'debug.name'), "
                          "extract_arg(arg_set_id, 'args.list[1]'), "
-                         "trace_dur(), hash('a') FROM slice WHERE id = 0",
+                         "trace_dur(), hash('a'), to_realtime(250) "
+                         "FROM slice WHERE id = 0",
                          -1, &stmt, NULL),
       ==, SQLITE_OK);
   g_assert_cmpint(sqlite3_step(stmt), ==, SQLITE_ROW);
@@ -472,6 +473,8 @@ static void test_saved_database_gets_functions_from_the_extension(
   g_assert_cmpint(sqlite3_column_int64(stmt, 1), ==, 8);
   g_assert_cmpint(sqlite3_column_int64(stmt, 2), ==, 250);
   g_assert_cmpint(sqlite3_column_int64(stmt, 3), ==, -5808556873153909620LL);
+  /* From the saved clock_snapshot: REALTIME 2e12 at 200, plus 50. */
+  g_assert_cmpint(sqlite3_column_int64(stmt, 4), ==, 2000000000050LL);
   sqlite3_finalize(stmt);
   /* Nothing is left open: a plain close succeeds. */
   g_assert_cmpint(sqlite3_close(db), ==, SQLITE_OK);
