@@ -85,6 +85,7 @@
 #include <unistd.h>
 
 #include "base/vec.h"
+#include "input/read_ahead.h"
 
 /* clang-format off */
 /* clang-format on */
@@ -157,6 +158,13 @@ typedef struct tm_walk {
   uint64_t root_inflated;
   bool root_cut; /* the inflate budget cut it: read no more of it */
   bool all_cut;  /* the file budget tripped: read nothing more at all */
+  /* A leaf's blocks are pulled on a second thread (read_ahead.h) while
+   * the sink reads the blocks before them. */
+  bool read_ahead;
+  /* The read-ahead pulling the current leaf, or NULL: while set, the walk
+   * and the leaf's inputs are the worker's, and a budget that trips is
+   * noted on the block being pulled instead of reaching the sink. */
+  read_ahead *ahead;
 } tm_walk;
 
 static const uint8_t zeros[64 * 1024];
@@ -189,7 +197,9 @@ static void input_set_damaged(tm_input *in, char *cause_take, bool fatal) {
 }
 
 static void walk_budget_exceeded(tm_walk *w, uint32_t file_id, const char *stat) {
-  if (w->sink->budget_exceeded != NULL)
+  if (w->ahead != NULL)
+    read_ahead_note_add(w->ahead, file_id, stat);
+  else if (w->sink->budget_exceeded != NULL)
     w->sink->budget_exceeded(w->sink->ctx, file_id, stat);
 }
 
@@ -444,28 +454,144 @@ static bool report_container_damage(tm_walk *w, uint32_t container_id,
   return sink->container_damaged(sink->ctx, container_id, damage, error);
 }
 
+/* ---- a leaf pulled on a second thread (w->read_ahead) ----
+ *
+ * The worker calls input_next() as stream_leaf() would; the caller hands
+ * the blocks on in the same order and cut into the same chunks, so the
+ * sink sees what it sees without read-ahead. What the worker may do
+ * beyond the serial run is bounded so that it can be taken back:
+ * - it pulls ahead only while the leaf is within its size budget (the
+ *   serial run pulls no block after the one that crosses it) and while
+ *   the root is far enough below its inflate budget that no pull can trip
+ *   it (LEAF_AHEAD_HEADROOM_PER_LEVEL per nesting level, a block per
+ *   level); otherwise it pulls only the blocks the caller waits for, so a
+ *   budget trips on the pull the serial run trips it on;
+ * - when the sink stops wanting the leaf (its reader failed) or refuses,
+ *   the blocks pulled but not handed on are given back: their bytes leave
+ *   the leaf's `pulled` and the root's inflate count, and an end or damage
+ *   the worker met there is forgotten, as the serial run never met it.
+ * Left as it is: libarchive's own position in the member (the next header
+ * skips the rest of it either way), and, if the worker met damage in the
+ * member after the block where the reader failed, libarchive's state (a
+ * fatal data error then shows at the next header, as damage of the
+ * container, where the serial run would have skipped the damaged data). */
+
+/* Bytes one pull may charge per nesting level, at most, as a bound:
+ * libarchive's blocks are far smaller (its zip and gzip readers hand out
+ * 64-256 KiB, ours TM_CONTAINER_CHUNK). */
+#define LEAF_AHEAD_HEADROOM_PER_LEVEL ((uint64_t)1 << 20)
+
+typedef struct leaf_pull {
+  tm_walk *w;
+  tm_input *in;
+  uint64_t produced; /* bytes of the blocks pulled */
+  GArray *pulled;    /* per block pulled: how much in->pulled grew (uint64_t) */
+  bool root_cut_before;
+} leaf_pull;
+
+G_STATIC_ASSERT((int)INPUT_OPEN == (int)READ_AHEAD_OPEN);
+
+static int leaf_pull_next(void *ctx, const uint8_t **data, size_t *len) {
+  leaf_pull *lp = ctx;
+  uint64_t before = lp->in->pulled;
+  input_state state = input_next(lp->in, data, len);
+  uint64_t grew = lp->in->pulled - before;
+  g_array_append_val(lp->pulled, grew);
+  if (state == INPUT_OPEN)
+    lp->produced += *len;
+  return (int)state;
+}
+
+static bool leaf_may_run_ahead(void *ctx) {
+  leaf_pull *lp = ctx;
+  tm_walk *w = lp->w;
+  if (lp->produced > w->budgets.max_member_bytes)
+    return false;
+  if (lp->in == w->root)
+    return true; /* a root file: nothing is charged */
+  uint64_t base = MAX(w->root_size, w->root->pulled);
+  uint64_t limit;
+  if (__builtin_mul_overflow(base, w->budgets.max_inflate_ratio, &limit))
+    limit = UINT64_MAX;
+  limit = MAX(limit, TM_BUDGET_INFLATE_FLOOR);
+  uint64_t headroom = ((uint64_t)w->budgets.max_depth + 1) * LEAF_AHEAD_HEADROOM_PER_LEVEL;
+  return w->root_inflated <= limit && limit - w->root_inflated >= headroom;
+}
+
+/* The next block of the leaf, from the worker if there is one. */
+static input_state leaf_next(tm_walk *w, tm_input *in, read_ahead *ahead,
+                             const uint8_t **data, size_t *len) {
+  if (ahead == NULL)
+    return input_next(in, data, len);
+  read_ahead_note notes[READ_AHEAD_NOTES];
+  size_t n_notes = 0;
+  input_state state = (input_state)read_ahead_next(ahead, data, len, notes, &n_notes);
+  /* Budgets that tripped while the worker pulled this block, told now:
+   * where the serial run tells them. */
+  for (size_t k = 0; k < n_notes && w->sink->budget_exceeded != NULL; k++)
+    w->sink->budget_exceeded(w->sink->ctx, notes[k].file_id, notes[k].what);
+  return state;
+}
+
+/* Joins the worker and gives back what it pulled beyond the blocks taken. */
+static void leaf_finish_ahead(tm_walk *w, read_ahead *ahead, leaf_pull *lp) {
+  read_ahead_leftover left;
+  read_ahead_finish(ahead, &left);
+  w->ahead = NULL;
+  tm_input *in = lp->in;
+  uint64_t given_back = 0;
+  for (guint k = lp->pulled->len - (guint)left.blocks; k < lp->pulled->len; k++)
+    given_back += g_array_index(lp->pulled, uint64_t, k);
+  in->pulled -= given_back;
+  if (in->archive != NULL)
+    w->root_inflated -= given_back; /* what pull_member charged */
+  if (left.ended) {
+    if (in->budget_cut)
+      w->root_cut = lp->root_cut_before;
+    g_clear_pointer(&in->damage, g_free);
+    in->state = INPUT_OPEN;
+    in->damage_fatal = false;
+    in->budget_cut = false;
+  }
+  g_array_free(lp->pulled, TRUE);
+}
+
 static bool stream_leaf(tm_walk *w, tm_input *in, uint32_t id,
                         const char *trace_type, GError **error) {
   const tm_container_sink *sink = w->sink;
   walk_mark_started(w, id);
   if (!sink->begin(sink->ctx, id, trace_type, error))
     return sink_refused(error, in->display);
+  leaf_pull lp = {.w = w, .in = in, .root_cut_before = w->root_cut};
+  read_ahead *ahead = NULL;
+  if (w->read_ahead) {
+    lp.pulled = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+    ahead = read_ahead_new(leaf_pull_next, leaf_may_run_ahead, &lp);
+    w->ahead = ahead; /* before the worker runs: it reads it */
+    if (!read_ahead_start(ahead)) {
+      read_ahead_finish(ahead, NULL);
+      w->ahead = ahead = NULL;
+      g_array_free(lp.pulled, TRUE);
+    }
+  }
   uint64_t delivered = 0;
   uint64_t max_bytes = w->budgets.max_member_bytes;
   const uint8_t *data = NULL;
   size_t len = 0;
   input_state state = INPUT_OPEN;
-  bool too_big = false, unwanted = false;
-  while (!too_big && !unwanted &&
-         (state = input_next(in, &data, &len)) == INPUT_OPEN) {
+  bool too_big = false, unwanted = false, refused = false;
+  while (!too_big && !unwanted && !refused &&
+         (state = leaf_next(w, in, ahead, &data, &len)) == INPUT_OPEN) {
     while (len > 0) {
       size_t n = MIN(len, (size_t)TM_CONTAINER_CHUNK);
       if (n > max_bytes - delivered) {
         n = (size_t)(max_bytes - delivered);
         too_big = true;
       }
-      if (n > 0 && !sink->chunk(sink->ctx, id, data, n, error))
-        return sink_refused(error, in->display);
+      if (n > 0 && !sink->chunk(sink->ctx, id, data, n, error)) {
+        refused = true;
+        break;
+      }
       data += n;
       len -= n;
       delivered += n;
@@ -478,6 +604,10 @@ static bool stream_leaf(tm_walk *w, tm_input *in, uint32_t id,
       }
     }
   }
+  if (ahead != NULL)
+    leaf_finish_ahead(w, ahead, &lp);
+  if (refused)
+    return sink_refused(error, in->display);
   walk_row(w, id)->size = (int64_t)delivered;
   bool ok;
   if (too_big) {
@@ -1046,7 +1176,16 @@ static void assign_processing_order(tm_walk *w) {
 bool container_read_inputs(tm_model *model, const char *const *paths,
                            size_t n_paths, const tm_container_sink *sink,
                            const tm_budgets *budgets, GError **error) {
+  return container_read_inputs_ahead(model, paths, n_paths, sink, budgets, false,
+                                     error);
+}
+
+bool container_read_inputs_ahead(tm_model *model, const char *const *paths,
+                                 size_t n_paths, const tm_container_sink *sink,
+                                 const tm_budgets *budgets, bool read_ahead,
+                                 GError **error) {
   tm_walk w = {
+      .read_ahead = read_ahead,
       .model = model,
       .sink = sink,
       .budgets = budgets_with_defaults(budgets),

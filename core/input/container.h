@@ -83,5 +83,16 @@ bool container_read_inputs(tm_model *model, const char *const *paths,
                            size_t n_paths, const tm_container_sink *sink,
                            const tm_budgets *budgets, GError **error);
 
+/* The same, with `read_ahead`: each leaf's blocks are pulled (inflated,
+ * read from disk) on a second thread while the sink reads the blocks
+ * before them. The sink's calls are made on the calling thread, in the
+ * same order with the same chunks and the same outcome as without
+ * (container.c says what is left of the worker's pulls past a reader that
+ * failed); the sink must not touch `model->trace_files` from elsewhere. */
+bool container_read_inputs_ahead(tm_model *model, const char *const *paths,
+                                 size_t n_paths, const tm_container_sink *sink,
+                                 const tm_budgets *budgets, bool read_ahead,
+                                 GError **error);
+
 
 #endif /* TM_CONTAINER_H */
