@@ -139,6 +139,32 @@ static gboolean on_budget(const gchar *name, const gchar *value, gpointer data,
   return TRUE;
 }
 
+/* --threads of the commands that import (0: the library's default, one per
+ * processor). */
+static unsigned import_threads = 0;
+
+static gboolean on_threads(const gchar *name, const gchar *value, gpointer data,
+                           GError **error) {
+  (void)data;
+  uint64_t amount;
+  if (!parse_amount(value, false, &amount, error) || amount > 1024) {
+    g_clear_error(error);
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "%s: '%s' is not a number of threads from 1 to 1024", name, value);
+    return FALSE;
+  }
+  import_threads = (unsigned)amount;
+  return TRUE;
+}
+
+static const GOptionEntry import_entries[] = {
+    {"threads", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_threads,
+     "Use up to N threads to import (1: all on one thread; default: one per "
+     "processor; today at most 2: files are read and inflated on one, parsed "
+     "on the other, with the same result)", "N"},
+    {NULL, 0, 0, 0, NULL, NULL, NULL},
+};
+
 static const GOptionEntry budget_entries[] = {
     {"max-inflate-ratio", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_budget,
      "Cut an input whose archive members yield more than N bytes per byte of "
@@ -189,6 +215,8 @@ static int parse_options(const char *name, const char *parameters,
     g_option_context_add_main_entries(context, more_entries, NULL);
   if (with_plugins)
     g_option_context_add_main_entries(context, plugin_entries, NULL);
+  if (with_budgets)
+    g_option_context_add_main_entries(context, import_entries, NULL);
   if (with_budgets) {
     GOptionGroup *group = g_option_group_new(
         "budgets", "Budgets: what one import may cost (a file is cut where one trips)",
@@ -255,6 +283,7 @@ static tm_session *session_new(const char *command_name, int *status) {
         .allow_attach = allow_attach,
         .query_timeout_seconds = timeout_seconds,
         .budgets = budgets,
+        .threads = import_threads,
         .config_path = config_path,
         .config_syntax = config_is_text ? TM_CONFIG_SYNTAX_TEXT : TM_CONFIG_SYNTAX_AUTO,
     };

@@ -76,6 +76,8 @@ tm_session *tm_session_new(const tm_session_options *options) {
                            g_bytes_new(config->bytes, config->bytes ? config->len : 0));
   }
   session->import.budgets = budgets_with_defaults(options ? &options->budgets : NULL);
+  session->import_threads = options && options->threads ? options->threads
+                                                        : (unsigned)MAX(1, g_get_num_processors());
   session->import.model = model_new();
   session->import.stats = stats_new(session->import.model);
   /* Every reader's stats, so each file shows the zero rows of all of them
@@ -874,8 +876,9 @@ static bool session_import(tm_session *session, const char *const *paths,
       .wants_more = sink_wants_more,
   };
   GError *container_error = NULL;
-  bool read_ok = container_read_inputs(session->import.model, paths, n_paths, &sink,
-                                       &session->import.budgets, &container_error);
+  bool read_ok = container_read_inputs_ahead(session->import.model, paths, n_paths, &sink,
+                                             &session->import.budgets,
+                                             session->import_threads > 1, &container_error);
   g_hash_table_destroy(state.hosts_by_file);
   if (read_ok)
     session_manifest_finish_reading(session, NULL);

@@ -171,6 +171,14 @@ typedef struct tm_session_options {
   const void *config_data;
   size_t config_len;
   tm_config_syntax config_syntax;
+  /* Threads an import may use. 1: everything on the calling thread (the
+   * serial path). 2 or more: each trace file's bytes are pulled (archive
+   * members inflated, files read) on a second thread while the readers
+   * parse the bytes before them; readers, the model and the merge stay on
+   * the calling thread, so the result is the serial one, row for row
+   * (docs/performance.md, "Threads"). 0: the machine's processor count
+   * (g_get_num_processors()). No import uses more than 2 today. */
+  unsigned threads;
 } tm_session_options;
 
 /* Creates a session and loads the reader plugins. `options` may be NULL. */

@@ -1,0 +1,277 @@
+/* Imports with two threads (tm_session_options.threads = 2: each file's
+ * bytes pulled on a second thread) give what the serial path
+ * (threads = 1) gives: every table of the model, dumped whole, and the
+ * import's outcome and error message.
+ *
+ * How the expected values are derived: they are the serial import's own
+ * tables, in the same session setup; a case cannot pass vacuously because
+ * each asserts that the serial dump holds the rows its inputs must give
+ * (files, machines, slices). The inputs are the repository's real traces
+ * (tests/data/real), packed at test time as a user's capture of several
+ * machines is: a ZIP with a perfetto_manifest, a .tar.gz inside it, loose
+ * files beside it. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <tracemerge/tracemerge.h>
+
+#include "corpus.h"
+#include "e2e_support.h"
+
+/* Every table the model has (the tables of sqlite_master; views only
+ * rename their columns). */
+static const char tables_sql[] =
+    "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name";
+
+typedef struct import_outcome {
+  bool ok;
+  char *error; /* the import's message, or NULL */
+  char *dump;  /* every table, "-- name" then its rows as CSV */
+  size_t n_tables;
+} import_outcome;
+
+static void outcome_clear(import_outcome *outcome) {
+  g_free(outcome->error);
+  g_free(outcome->dump);
+}
+
+static char *query_text(tm_session *session, const char *sql) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&text, &len);
+  GError *error = NULL;
+  bool ok = tm_session_query(session, sql, TM_FORMAT_CSV, out, &error);
+  fclose(out);
+  g_assert_no_error(error);
+  g_assert_true(ok);
+  return text;
+}
+
+static import_outcome import_with(unsigned threads, const char *const *paths,
+                                  size_t n_paths, const tm_budgets *budgets) {
+  tm_session_options options = {.threads = threads};
+  if (budgets)
+    options.budgets = *budgets;
+  tm_session *session = tm_session_new(&options);
+  import_outcome outcome = {0};
+  GError *error = NULL;
+  outcome.ok = tm_session_import(session, paths, n_paths, &error);
+  if (error) {
+    outcome.error = g_strdup(error->message);
+    g_error_free(error);
+  }
+  g_autofree char *tables = query_text(session, tables_sql);
+  GString *dump = g_string_new(NULL);
+  g_auto(GStrv) names = g_strsplit(e2e_csv_rows(tables), "\n", -1);
+  for (char **name = names; *name; name++) {
+    if (!**name)
+      continue;
+    g_autofree char *table = g_strndup(*name + 1, strlen(*name) - 2); /* "x" */
+    g_autofree char *sql = g_strdup_printf("SELECT * FROM %s", table);
+    g_autofree char *rows = query_text(session, sql);
+    g_string_append_printf(dump, "-- %s\n%s", table, rows);
+    outcome.n_tables++;
+  }
+  outcome.dump = g_string_free(dump, FALSE);
+  tm_session_free(session);
+  return outcome;
+}
+
+static size_t count_lines_after(const char *dump, const char *table) {
+  g_autofree char *marker = g_strdup_printf("-- %s\n", table);
+  const char *at = strstr(dump, marker);
+  g_assert_nonnull(at);
+  at += strlen(marker);
+  const char *end = strstr(at, "\n-- ");
+  size_t lines = 0;
+  for (const char *p = at; *p && (!end || p <= end); p++)
+    lines += *p == '\n';
+  return lines - 1; /* the header */
+}
+
+/* The dumps and outcomes of threads 1 and `threads` are equal. */
+static void assert_same_import(const char *const *paths, size_t n_paths,
+                               const tm_budgets *budgets, unsigned threads,
+                               import_outcome *serial_out) {
+  import_outcome serial = import_with(1, paths, n_paths, budgets);
+  import_outcome parallel = import_with(threads, paths, n_paths, budgets);
+  g_assert_cmpint(parallel.ok, ==, serial.ok);
+  g_assert_cmpstr(parallel.error, ==, serial.error);
+  g_assert_cmpuint(serial.n_tables, >=, 20);
+  g_assert_cmpuint(parallel.n_tables, ==, serial.n_tables);
+  g_assert_cmpstr(parallel.dump, ==, serial.dump);
+  outcome_clear(&parallel);
+  *serial_out = serial;
+}
+
+static e2e_member real_member(const char *name, const char *subdir,
+                              const char *file, GPtrArray *keep) {
+  gsize len = 0;
+  char *bytes = corpus_real_read(subdir, file, &len);
+  g_ptr_array_add(keep, bytes);
+  return (e2e_member){name, bytes, len};
+}
+
+/* Three machines in one ZIP (an Android Perfetto trace, a Chrome JSON
+ * trace with a clock offset, a Linux system trace with scheduling), a
+ * .tar.gz of two more traces inside it, and two loose files (a plain JSON,
+ * a gzipped one). */
+static void test_a_multi_machine_archive_and_loose_files_import_the_same_on_two_threads(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  GPtrArray *keep = g_ptr_array_new_with_free_func(g_free);
+  e2e_member inner[] = {
+      real_member("gecko.json", "gecko", "samply-ls-profile.json", keep),
+      real_member("tokio.pftrace", "proto", "tokio-flight-recorder.pftrace", keep),
+  };
+  g_autofree char *inner_path =
+      e2e_write_archive(dir, "inner.tar.gz", E2E_TAR_GZ, inner, G_N_ELEMENTS(inner));
+  gsize inner_len = 0;
+  char *inner_bytes = NULL;
+  g_assert_true(g_file_get_contents(inner_path, &inner_bytes, &inner_len, NULL));
+  g_ptr_array_add(keep, inner_bytes);
+  static const char manifest[] =
+      "{\"perfetto_manifest\": {\"version\": 1, \"files\": ["
+      "{\"path\": \"phone.perfetto-trace\", \"machine\": {\"name\": \"phone\"}},"
+      "{\"path\": \"browser.json\", \"machine\": {\"name\": \"browser\"},"
+      " \"clocks\": {\"sync_to\": {\"file\": \"phone.perfetto-trace\"},"
+      " \"offset_ns\": 1000000}},"
+      "{\"path\": \"server.pb\", \"machine\": {\"name\": \"server\"}}]}}";
+  e2e_member members[] = {
+      {"perfetto_manifest.json", manifest, 0},
+      real_member("phone.perfetto-trace", "proto", "nowinandroid-trace.perfetto-trace", keep),
+      real_member("browser.json", "json", "speedscope-chrome70-worker.json", keep),
+      real_member("server.pb", "proto", "systing-trace.pb", keep),
+      {"more/inner.tar.gz", inner_bytes, inner_len},
+  };
+  g_autofree char *zip =
+      e2e_write_archive(dir, "capture.zip", E2E_ZIP, members, G_N_ELEMENTS(members));
+  g_autofree char *loose = corpus_real_path("json", "speedscope-chrome116-devtools-trace.json");
+  g_autofree char *loose_gz = corpus_real_path("json", "catapult-webview.json.gz");
+  const char *paths[] = {zip, loose, loose_gz};
+  import_outcome serial;
+  assert_same_import(paths, G_N_ELEMENTS(paths), NULL, 2, &serial);
+  g_assert_true(serial.ok);
+  /* Not vacuous: the rows these inputs give. trace_file: the zip, its
+   * manifest and 4 members, the tar.gz's gzip payload (a tar) and its 2
+   * members, the loose JSON, the loose gzip and its payload = 12. Three
+   * named machines and the host machine of the loose files = 4. */
+  g_assert_cmpuint(count_lines_after(serial.dump, "__intrinsic_trace_file"), ==, 12);
+  g_assert_cmpuint(count_lines_after(serial.dump, "__intrinsic_machine"), ==, 4);
+  g_assert_cmpuint(count_lines_after(serial.dump, "__intrinsic_slice"), >, 10000);
+  g_assert_cmpuint(count_lines_after(serial.dump, "__intrinsic_sched_slice"), >, 0);
+  outcome_clear(&serial);
+  /* Any number of threads above one takes the same path. */
+  assert_same_import(paths, G_N_ELEMENTS(paths), NULL, 8, &serial);
+  outcome_clear(&serial);
+  g_ptr_array_unref(keep);
+  e2e_cleanup(dir);
+}
+
+/* A JSON member whose reader fails early (bad bytes after a good start)
+ * is followed by megabytes the reader never wants, which the second
+ * thread may already have inflated: what it pulled past the failure is
+ * given back, so the member's size, the damage, the error naming file and
+ * offset, and the next member's rows are those of the serial run. */
+static void test_a_reader_that_fails_mid_member_leaves_the_same_tables_and_error(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  GString *damaged = g_string_new(
+      "{\"traceEvents\":[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":2,"
+      "\"pid\":1,\"tid\":1},\n@@@ not JSON @@@");
+  /* Far more than the read-ahead's blocks: 8 MiB the reader never reads. */
+  while (damaged->len < (8u << 20))
+    g_string_append(damaged, "{\"name\":\"filler\",\"ph\":\"i\",\"ts\":5},\n");
+  GPtrArray *keep = g_ptr_array_new_with_free_func(g_free);
+  e2e_member members[] = {
+      {"a-damaged.json", damaged->str, damaged->len},
+      real_member("b-good.json", "json", "speedscope-chrome70-worker.json", keep),
+  };
+  g_autofree char *zip =
+      e2e_write_archive(dir, "capture.zip", E2E_ZIP, members, G_N_ELEMENTS(members));
+  g_autofree char *gz = e2e_write_archive(dir, "damaged.json.gz", E2E_GZIP, members, 1);
+  const char *paths[] = {zip, gz};
+  import_outcome serial;
+  assert_same_import(paths, G_N_ELEMENTS(paths), NULL, 2, &serial);
+  g_assert_false(serial.ok);
+  g_assert_nonnull(strstr(serial.error, "a-damaged.json"));
+  g_assert_cmpuint(count_lines_after(serial.dump, "__intrinsic_slice"), >, 1000);
+  outcome_clear(&serial);
+  g_string_free(damaged, TRUE);
+  g_ptr_array_unref(keep);
+  e2e_cleanup(dir);
+}
+
+/* A member larger than --max-member-size is cut at the same byte on both
+ * paths: the second thread pulls no block past the one that crosses the
+ * budget. (The inflate-ratio budget's equality is checked by the container
+ * tests run with read-ahead, container_budgets_read_ahead: it needs more
+ * than 64 MiB inflated, too slow for a reader under sanitizers.) */
+static void test_a_member_cut_by_its_size_budget_is_cut_at_the_same_byte(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  GPtrArray *keep = g_ptr_array_new_with_free_func(g_free);
+  e2e_member members[] = {
+      real_member("a.json", "json", "speedscope-chrome116-devtools-trace.json", keep),
+      real_member("b.json", "json", "speedscope-chrome70-worker.json", keep),
+  };
+  g_autofree char *zip =
+      e2e_write_archive(dir, "capture.zip", E2E_ZIP, members, G_N_ELEMENTS(members));
+  const char *paths[] = {zip};
+  /* 300000 bytes: inside the first file's second block of 256 KiB. */
+  tm_budgets budgets = {.max_member_bytes = 300000};
+  import_outcome serial;
+  assert_same_import(paths, G_N_ELEMENTS(paths), &budgets, 2, &serial);
+  g_assert_false(serial.ok);
+  g_assert_nonnull(strstr(serial.error, "max-member-size"));
+  outcome_clear(&serial);
+  g_ptr_array_unref(keep);
+  e2e_cleanup(dir);
+}
+
+/* The CLI's --threads: 1 and 2 print the same answer; anything but a
+ * number from 1 to 1024 is a usage error naming the option. */
+static void test_the_cli_takes_threads_and_refuses_a_count_that_is_not_one(void) {
+  g_autofree char *json = corpus_real_path("json", "speedscope-chrome70-worker.json");
+  g_autofree char *gz = corpus_real_path("json", "catapult-webview.json.gz");
+  const char *inputs[] = {json, gz, NULL};
+  static const char sql[] =
+      "SELECT count(*), sum(ts), sum(dur), sum(depth), count(DISTINCT track_id) FROM slice";
+  const char *one[] = {"--threads", "1", NULL};
+  const char *two[] = {"--threads", "2", NULL};
+  e2e_result serial = e2e_run_query(NULL, inputs, one, sql);
+  e2e_result parallel = e2e_run_query(NULL, inputs, two, sql);
+  g_assert_cmpint(serial.exit_code, ==, 0);
+  g_assert_cmpstr(serial.err, ==, "");
+  g_assert_cmpint(parallel.exit_code, ==, 0);
+  g_assert_cmpstr(parallel.out, ==, serial.out);
+  g_assert_cmpstr(parallel.err, ==, "");
+  /* Not vacuous: the two files have slices. */
+  g_assert_false(g_str_has_prefix(e2e_csv_rows(serial.out), "0,"));
+  e2e_result_clear(&serial);
+  e2e_result_clear(&parallel);
+  static const char *const bad_counts[] = {"0", "1025", "two", "-1"};
+  for (size_t i = 0; i < G_N_ELEMENTS(bad_counts); i++) {
+    const char *bad[] = {"--threads", bad_counts[i], NULL};
+    e2e_result refused = e2e_run_query(NULL, inputs, bad, sql);
+    g_assert_cmpint(refused.exit_code, ==, 2);
+    g_autofree char *expected = g_strdup_printf(
+        "tracemerge: --threads: '%s' is not a number of threads from 1 to 1024\n"
+        "Try 'tracemerge query --help'.\n",
+        bad_counts[i]);
+    g_assert_cmpstr(refused.err, ==, expected);
+    e2e_result_clear(&refused);
+  }
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/import-threads/a-multi-machine-archive-and-loose-files-import-the-same-on-two-threads",
+                  test_a_multi_machine_archive_and_loose_files_import_the_same_on_two_threads);
+  g_test_add_func("/import-threads/a-reader-that-fails-mid-member-leaves-the-same-tables-and-error",
+                  test_a_reader_that_fails_mid_member_leaves_the_same_tables_and_error);
+  g_test_add_func("/import-threads/a-member-cut-by-its-size-budget-is-cut-at-the-same-byte",
+                  test_a_member_cut_by_its_size_budget_is_cut_at_the_same_byte);
+  g_test_add_func("/import-threads/the-cli-takes-threads-and-refuses-a-count-that-is-not-one",
+                  test_the_cli_takes_threads_and_refuses_a_count_that_is_not_one);
+  return g_test_run();
+}
