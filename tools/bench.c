@@ -3,7 +3,7 @@
  *
  *   bench [--events N] [--seed S] [--input FILE] [--workdir DIR] [--keep]
  *         [--no-save] [--queries] [--to-clickhouse URL] [--format F]
- *         [--friendly] [--scale LIST]
+ *         [--friendly] [--scale LIST] [--threads N] [--rounds N]
  *
  * Writes a synthetic trace unless --input is given (for json and proto,
  * the realistic shapes of gen_chrome_json_realistic.c and
@@ -30,6 +30,13 @@
  * work on a second core shows), events/s, MB/s, peak RSS, RSS bytes per
  * event above the baseline, and time relative to the floor (wall and CPU).
  * Exit status 1 if any stage failed.
+ *
+ * --format multi generates one capture of three machines (two realistic
+ * Chrome JSON files and a realistic TrackEvent trace, a third of --events
+ * each, in a ZIP with a perfetto_manifest) and compares the import with
+ * --threads 1 and 2 instead: --rounds imports of each, interleaved, with
+ * wall time, CPU time and the calling thread's own CPU time, their
+ * medians and ratios, and the load average around the runs.
  *
  * --scale 1,10 instead generates the input at each multiple of --events
  * in turn and measures the floor and the import of each, then prints how
@@ -84,6 +91,8 @@ typedef struct bench_config {
   bool friendly; /* json: gen_chrome_json's friendly shape, not the realistic one */
   uint64_t scales[8]; /* --scale: multiples of `events`; n_scales == 0 without */
   size_t n_scales;
+  unsigned threads; /* --threads of every import (0: the library's default) */
+  unsigned rounds;  /* multi: imports per thread count */
 } bench_config;
 
 /* What a stage's child reports back through its pipe. */
@@ -94,6 +103,7 @@ typedef struct stage_report {
   uint64_t rows;        /* written by a sink stage */
   double sink_seconds;  /* of the sink alone */
   double sink_cpu_seconds; /* this process's CPU time in the sink */
+  double main_cpu_seconds; /* import: the calling thread's CPU time alone */
   char message[512];
 } stage_report;
 
@@ -149,6 +159,68 @@ static bool stage_baseline(const bench_config *config, stage_report *report) {
   return true;
 }
 
+/* --format multi: one capture of three machines, as `tracemerge pack`
+ * writes it: two browsers' realistic Chrome JSON and a phone's realistic
+ * TrackEvent trace, a third of --events each, in a ZIP (deflated) with a
+ * perfetto_manifest relating their clocks. */
+static bool generate_multi(const bench_config *config, GError **error) {
+  static const char *const names[] = {"browser-a.json", "browser-b.json", "phone.pftrace"};
+  static const char *const machines[] = {"browser-a", "browser-b", "phone"};
+  char *paths[3] = {0};
+  bool ok = true;
+  for (int i = 0; i < 3 && ok; i++) {
+    paths[i] = g_build_filename(config->workdir, names[i], NULL);
+    FILE *out = fopen(paths[i], "wb");
+    if (out == NULL) {
+      g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot write %s: %s",
+                  paths[i], g_strerror(errno));
+      ok = false;
+      break;
+    }
+    setvbuf(out, NULL, _IOFBF, 1 << 20);
+    uint64_t events = MAX(config->events / 3, 1);
+    if (i < 2) {
+      gen_chrome_json_options options;
+      gen_chrome_json_options_init(&options);
+      options.events = events;
+      options.seed = config->seed + (uint64_t)i;
+      ok = gen_chrome_json_write_realistic(out, &options, error);
+    } else {
+      ok = gen_proto_trace_write_realistic(out, events, 64, (uint32_t)config->seed + 2, NULL);
+      if (!ok)
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_IO, "writing %s failed", paths[i]);
+    }
+    if (fclose(out) != 0 && ok) {
+      g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "closing %s: %s",
+                  paths[i], g_strerror(errno));
+      ok = false;
+    }
+  }
+  if (ok) {
+    /* browser-b's clock runs 1 ms behind browser-a's; the phone keeps its
+     * own (TrackEvent's BOOTTIME). */
+    tm_pack_machine pack_machines[] = {
+        {.name = machines[0]},
+        {.name = machines[1], .has_offset = true, .offset_ns = 1000000},
+        {.name = machines[2]},
+    };
+    tm_pack_file files[3];
+    for (int i = 0; i < 3; i++)
+      files[i] = (tm_pack_file){paths[i], machines[i]};
+    tm_pack_options pack = {.files = files, .n_files = 3, .machines = pack_machines,
+                            .n_machines = 3};
+    char *manifest = tm_pack_manifest(&pack, error);
+    ok = manifest != NULL && tm_pack_write(&pack, manifest, config->input, error);
+    g_free(manifest);
+  }
+  for (int i = 0; i < 3; i++) {
+    if (paths[i])
+      g_remove(paths[i]);
+    g_free(paths[i]);
+  }
+  return ok;
+}
+
 static bool stage_generate(const bench_config *config, stage_report *report) {
   gen_chrome_json_options options;
   gen_chrome_json_options_init(&options);
@@ -164,7 +236,9 @@ static bool stage_generate(const bench_config *config, stage_report *report) {
     return false;
   }
   setvbuf(out, NULL, _IOFBF, 1 << 20);
-  if (strcmp(config->format, "ftrace") == 0) {
+  if (strcmp(config->format, "multi") == 0) {
+    ok = generate_multi(config, &error);
+  } else if (strcmp(config->format, "ftrace") == 0) {
     /* 32 cpus, 4096 threads: a busy phone's scheduler and atrace. */
     ok = gen_ftrace_trace_write(out, config->events, 32, 4096, (uint32_t)config->seed, NULL);
     if (!ok)
@@ -373,12 +447,22 @@ static bool load_clickhouse(const bench_config *config, tm_session *session,
   return ok;
 }
 
+/* The calling thread's CPU time: with a second thread pulling the bytes,
+ * the import's critical path on an idle machine. */
+static double thread_cpu_seconds(void) {
+  struct rusage usage;
+  if (getrusage(RUSAGE_THREAD, &usage) != 0)
+    return 0;
+  return (double)usage.ru_utime.tv_sec + (double)usage.ru_utime.tv_usec / 1e6 +
+         (double)usage.ru_stime.tv_sec + (double)usage.ru_stime.tv_usec / 1e6;
+}
+
 static bool import_and_maybe_save(const bench_config *config,
                                   stage_report *report, bench_sink sink) {
   GError *error = NULL;
   bool ok = false;
   double start = now_seconds();
-  tm_session_options options = {.warnings = stderr};
+  tm_session_options options = {.warnings = stderr, .threads = config->threads};
   tm_session *session = tm_session_new(&options);
   if (session == NULL) {
     g_snprintf(report->message, sizeof report->message,
@@ -388,6 +472,7 @@ static bool import_and_maybe_save(const bench_config *config,
   const char *paths[] = {config->input};
   if (!tm_session_import(session, paths, 1, &error))
     goto out;
+  report->main_cpu_seconds = thread_cpu_seconds();
   report->events = tm_session_event_count(session);
   if (sink == SINK_SQLITE) {
     char *db = g_build_filename(config->workdir, "bench.sqlite", NULL);
@@ -694,6 +779,7 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
   gboolean keep = FALSE, no_save = FALSE, queries = FALSE, friendly = FALSE;
   g_autofree char *scale = NULL;
   gboolean exports = FALSE;
+  gint threads = 0, rounds = 3;
   g_autofree char *format = NULL;
   GOptionEntry entries[] = {
       {"events", 'n', 0, G_OPTION_ARG_INT64, &events,
@@ -719,6 +805,10 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
        "also time the Perfetto and JSON exports after an import (export alone)", NULL},
       {"no-save", 0, 0, G_OPTION_ARG_NONE, &no_save,
        "skip the import+save stage", NULL},
+      {"threads", 't', 0, G_OPTION_ARG_INT, &threads,
+       "threads of every import (default 0: the library's, one per processor)", "N"},
+      {"rounds", 0, 0, G_OPTION_ARG_INT, &rounds,
+       "multi: imports per thread count (default 3, at most 15)", "N"},
       {"to-clickhouse", 0, 0, G_OPTION_ARG_STRING, &config->clickhouse_url,
        "also time loading the import into this ClickHouse database (run "
        "'bench', replaced; docs/clickhouse.md)", "clickhouse://HOST:PORT/DB"},
@@ -726,7 +816,8 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
        "json (default: Chrome JSON, floor = yajl without callbacks), proto "
        "(TrackEvent trace, floor = framing and decoding every packet), ftrace "
        "(system trace of sched and print events, compact and expanded; the "
-       "proto floor); with "
+       "proto floor), multi (3 machines' files in a ZIP with a manifest: "
+       "imports with 1 and 2 threads compared); with "
        "--input also gecko (floor = yajl), systrace (floor = splitting "
        "lines) or instruments (floor = GMarkup without callbacks)", "FORMAT"},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
@@ -737,23 +828,34 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
   g_option_context_add_main_entries(context, entries, NULL);
   bool ok = g_option_context_parse(context, &argc, &argv, &error);
   g_option_context_free(context);
-  static const char *const formats[] = {"json", "proto", "ftrace", "gecko", "systrace",
-                                        "instruments"};
+  static const char *const formats[] = {"json",     "proto",       "ftrace", "gecko",
+                                        "systrace", "instruments", "multi"};
   const char *chosen = NULL;
   for (size_t i = 0; i < G_N_ELEMENTS(formats); i++)
     if (g_strcmp0(format ? format : "json", formats[i]) == 0)
       chosen = formats[i];
   if (ok && !chosen) {
     g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--format must be json, proto, ftrace, gecko, systrace or instruments");
+                "--format must be json, proto, ftrace, gecko, systrace, instruments or multi");
     ok = false;
   }
   if (ok && config->input == NULL && strcmp(chosen, "json") != 0 &&
-      strcmp(chosen, "proto") != 0 && strcmp(chosen, "ftrace") != 0) {
+      strcmp(chosen, "proto") != 0 && strcmp(chosen, "ftrace") != 0 &&
+      strcmp(chosen, "multi") != 0) {
     g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--format %s needs --input FILE (only json, proto and ftrace are "
+                "--format %s needs --input FILE (only json, proto, ftrace and multi are "
                 "generated)",
                 chosen);
+    ok = false;
+  }
+  if (ok && (threads < 0 || rounds < 1 || rounds > 15)) {
+    g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                threads < 0 ? "--threads must be >= 0" : "--rounds must be 1 to 15");
+    ok = false;
+  }
+  if (ok && scale && strcmp(chosen, "multi") == 0) {
+    g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--scale does not apply to --format multi");
     ok = false;
   }
   if (ok && (events <= 0 || argc > 1)) {
@@ -795,6 +897,8 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
   config->queries = queries;
   config->friendly = friendly;
   config->exports = exports;
+  config->threads = (unsigned)threads;
+  config->rounds = (unsigned)rounds;
   config->format = chosen;
   config->proto = strcmp(chosen, "proto") == 0 || strcmp(chosen, "ftrace") == 0;
   return true;
@@ -849,6 +953,74 @@ static bool run_scaling(bench_config *config) {
   return all_ok;
 }
 
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(double *values, size_t n) {
+  qsort(values, n, sizeof *values, compare_doubles);
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+/* --format multi: the import with 1 and with 2 threads, interleaved
+ * (1, 2, 1, 2, ...) so that a change in the machine's load hits both,
+ * --rounds times each; medians and their ratio. The machine's load
+ * average is printed before and after: on a shared machine the second
+ * thread competes with others, and wall time shows it. */
+static bool run_threads_comparison(const bench_config *config, uint64_t file_bytes) {
+  static const unsigned counts[] = {1, 2};
+  enum { MAX_ROUNDS = 15 };
+  double wall[2][MAX_ROUNDS], cpu[2][MAX_ROUNDS], main_cpu[2][MAX_ROUNDS];
+  unsigned rounds = MIN(config->rounds, (unsigned)MAX_ROUNDS);
+  uint64_t placed[2] = {0, 0};
+  double load_before[3] = {0}, load_after[3] = {0};
+  getloadavg(load_before, 3);
+  bool ok = true;
+  for (unsigned r = 0; r < rounds && ok; r++) {
+    for (int t = 0; t < 2 && ok; t++) {
+      bench_config with = *config;
+      with.threads = counts[t];
+      stage_result x = run_stage(t ? "import t=2" : "import t=1", stage_import, &with);
+      ok = x.ran_ok;
+      wall[t][r] = x.report.seconds;
+      cpu[t][r] = x.cpu_seconds;
+      main_cpu[t][r] = x.report.main_cpu_seconds;
+      placed[t] = x.report.events;
+      printf("round %u threads %u: wall %.3f s, CPU %.3f s, calling thread's CPU %.3f s\n",
+             r + 1, counts[t], x.report.seconds, x.cpu_seconds, x.report.main_cpu_seconds);
+      fflush(stdout);
+    }
+  }
+  getloadavg(load_after, 3);
+  if (!ok)
+    return false;
+  if (placed[0] != placed[1]) {
+    fprintf(stderr, "bench: threads 1 placed %" PRIu64 " events, threads 2 %" PRIu64 "\n",
+            placed[0], placed[1]);
+    return false;
+  }
+  double m_wall[2], m_cpu[2], m_main[2];
+  for (int t = 0; t < 2; t++) {
+    m_wall[t] = median(wall[t], rounds);
+    m_cpu[t] = median(cpu[t], rounds);
+    m_main[t] = median(main_cpu[t], rounds);
+  }
+  printf("input: %s, %.1f MB (3 files in a ZIP), %" PRIu64 " events placed\n", config->input,
+         (double)file_bytes / 1e6, placed[0]);
+  printf("%-8s %9s %9s %14s\n", "threads", "wall s", "CPU s", "calling CPU s");
+  for (int t = 0; t < 2; t++)
+    printf("%-8u %9.3f %9.3f %14.3f\n", counts[t], m_wall[t], m_cpu[t], m_main[t]);
+  printf("threads 2 / threads 1: wall %.2f x; calling thread's CPU / all CPU of threads 1: "
+         "%.2f x (the wall ratio an idle second core would give)\n",
+         m_wall[1] / m_wall[0], m_main[1] / m_cpu[0]);
+  printf("(medians of %u imports each, interleaved; load average before %.2f %.2f %.2f, "
+         "after %.2f %.2f %.2f on %ld processors)\n",
+         rounds, load_before[0], load_before[1], load_before[2], load_after[0], load_after[1],
+         load_after[2], sysconf(_SC_NPROCESSORS_ONLN));
+  return true;
+}
+
 int main(int argc, char **argv) {
   bench_config config = {0};
   int status = 1;
@@ -880,15 +1052,19 @@ int main(int argc, char **argv) {
   }
   if (config.input == NULL) {
     config.input = g_build_filename(config.workdir,
-                                    config.proto ? "bench.pftrace" : "bench.json", NULL);
+                                    strcmp(config.format, "multi") == 0 ? "bench.zip"
+                                    : config.proto                      ? "bench.pftrace"
+                                                                        : "bench.json",
+                                    NULL);
     generated = true;
     stage_result gen = run_stage("generate", stage_generate, &config);
     if (!gen.ran_ok)
       goto out;
     printf("generated %s%s: %" PRIu64 " events in %.2f s (seed %" PRIu64 ")\n",
            config.input,
-           strcmp(config.format, "ftrace") == 0 ? ""
-           : config.friendly                   ? " (friendly shape)"
+           strcmp(config.format, "ftrace") == 0  ? ""
+           : strcmp(config.format, "multi") == 0 ? " (3 machines, realistic shapes)"
+           : config.friendly                     ? " (friendly shape)"
                                                : " (realistic shape)",
            config.events, gen.report.seconds, config.seed);
   }
@@ -896,6 +1072,11 @@ int main(int argc, char **argv) {
   if (!warm_page_cache(config.input, &file_bytes)) {
     fprintf(stderr, "bench: cannot read %s: %s\n", config.input,
             g_strerror(errno));
+    goto out;
+  }
+
+  if (strcmp(config.format, "multi") == 0) {
+    status = run_threads_comparison(&config, file_bytes) ? 0 : 1;
     goto out;
   }
 
