@@ -454,11 +454,15 @@ static gint reference_order(gconstpointer pa, gconstpointer pb) {
  * nearly sorted, rarely late, descending, constant), merges them, and compares with the
  * reference order (ts, run, position). With `alternate_tracks` every event
  * is on another track than the one before, so unsorted runs are sorted by
- * merging their ascending stretches rather than by track. */
-static void check_against_reference(guint32 seed, uint32_t runs, uint32_t total, int64_t ts_range,
-                                    bool alternate_tracks) {
+ * merging their ascending stretches rather than by track. `threads` is the
+ * sorter's (sorter_set_threads). */
+G_GNUC_NO_INLINE static void check_against_reference_on(unsigned threads, guint32 seed,
+                                                        uint32_t runs, uint32_t total,
+                                                        int64_t ts_range,
+                                                        bool alternate_tracks) {
   GRand *rand = g_rand_new_with_seed(seed);
   tm_sorter *sorter = sorter_new();
+  sorter_set_threads(sorter, threads);
   GArray *reference = g_array_new(FALSE, FALSE, sizeof(reference_event));
   uint32_t *pos = g_new0(uint32_t, runs);
   int64_t *cursor = g_new0(int64_t, runs);
@@ -516,6 +520,21 @@ static void check_against_reference(guint32 seed, uint32_t runs, uint32_t total,
   g_free(cursor);
   sorter_free(sorter);
   g_rand_free(rand);
+}
+
+static void check_against_reference(guint32 seed, uint32_t runs, uint32_t total,
+                                    int64_t ts_range, bool alternate_tracks) {
+  check_against_reference_on(1, seed, runs, total, ts_range, alternate_tracks);
+}
+
+/* With two threads the runs are sorted half on a helper thread (above
+ * 65536 events to sort and with two runs or more: each case here); the
+ * merged stream must still be the reference's. */
+static void test_random_runs_sorted_on_two_threads_match_the_reference(void) {
+  check_against_reference_on(2, 1, 20, 100000, 5000, false);
+  check_against_reference_on(2, 2, 20, 100000, 1000000, false);
+  check_against_reference_on(2, 6, 6, 200000, 100000, false);
+  check_against_reference_on(2, 10, 12, 100000, 5000, true);
 }
 
 static void test_random_runs_match_the_reference(void) {
@@ -722,6 +741,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/sorter/convert/failed-conversions-log-the-first-16-per-stat-file-and-machine",
                   test_failed_conversions_log_the_first_events);
   g_test_add_func("/sorter/merge/random-runs-match-the-reference", test_random_runs_match_the_reference);
+  g_test_add_func("/sorter/merge/random-runs-sorted-on-two-threads-match-the-reference",
+                  test_random_runs_sorted_on_two_threads_match_the_reference);
   g_test_add_func("/sorter/merge/interleaved-tracks-merge-like-the-reference",
                   test_interleaved_tracks_merge_like_the_reference);
   g_test_add_func("/sorter/merge/sequences-merge-like-the-reference",

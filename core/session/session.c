@@ -89,6 +89,7 @@ tm_session *tm_session_new(const tm_session_options *options) {
   }
   session->import.clocks = clock_graph_new();
   session->import.sorter = sorter_new();
+  sorter_set_threads(session->import.sorter, session->import_threads);
   session->host_machine = TM_NULL_ID;
   if (options) {
     session->sql_options.allow_attach = options->allow_attach;

@@ -65,9 +65,14 @@ struct tm_sorter {
   run_slot *slots; /* open addressing, power-of-two capacity */
   size_t slot_cap;
   tm_event_run *last; /* the run sorter_run() returned last */
+  unsigned threads;   /* sorter_set_threads(); 1 by default */
 };
 
 /* --- runs ---------------------------------------------------------------- */
+
+void sorter_set_threads(tm_sorter *sorter, unsigned threads) {
+  sorter->threads = threads ? threads : 1;
+}
 
 tm_sorter *sorter_new(void) {
   return g_new0(tm_sorter, 1);
@@ -723,6 +728,68 @@ static void run_stable_sort(tm_event_run *run) {
   run->sorted = true;
 }
 
+/* --- sorting the runs on two threads --------------------------------------
+ *
+ * Each unsorted run is sorted on its own, stably, into its own memory:
+ * which thread sorts it changes nothing in the result. With a second
+ * thread the runs are dealt largest first to whichever side has fewer
+ * events so far; the helper sorts its share while the calling thread sorts
+ * the other, and the merge starts once both are done. */
+
+/* Below this many events to sort a thread costs more than it saves. */
+#define PARALLEL_SORT_MIN_EVENTS ((size_t)1 << 16)
+
+typedef struct sort_share {
+  GPtrArray *runs; /* tm_event_run*, borrowed */
+} sort_share;
+
+static gpointer sort_share_main(gpointer data) {
+  sort_share *share = data;
+  for (guint i = 0; i < share->runs->len; i++)
+    run_stable_sort(g_ptr_array_index(share->runs, i));
+  return NULL;
+}
+
+static gint run_longer_first(gconstpointer a, gconstpointer b) {
+  const tm_event_run *x = *(tm_event_run *const *)a, *y = *(tm_event_run *const *)b;
+  return x->len > y->len ? -1 : x->len < y->len;
+}
+
+static void sort_runs(tm_sorter *sorter) {
+  GPtrArray *unsorted = g_ptr_array_new();
+  size_t events = 0;
+  for (size_t i = 0; i < sorter->runs.len; i++) {
+    tm_event_run *run = sorter->runs.data[i];
+    if (!run->sorted && run->len > 1) {
+      g_ptr_array_add(unsorted, run);
+      events += run->len;
+    }
+  }
+  GThread *helper = NULL;
+  sort_share mine = {g_ptr_array_new()}, theirs = {g_ptr_array_new()};
+  if (sorter->threads > 1 && unsorted->len > 1 && events >= PARALLEL_SORT_MIN_EVENTS) {
+    g_ptr_array_sort(unsorted, run_longer_first);
+    size_t mine_events = 0, theirs_events = 0;
+    for (guint i = 0; i < unsorted->len; i++) {
+      tm_event_run *run = g_ptr_array_index(unsorted, i);
+      bool to_mine = mine_events <= theirs_events;
+      g_ptr_array_add(to_mine ? mine.runs : theirs.runs, run);
+      *(to_mine ? &mine_events : &theirs_events) += run->len;
+    }
+    helper = g_thread_try_new("tm-sort", sort_share_main, &theirs, NULL);
+    if (helper == NULL) /* no thread: sort them here */
+      g_ptr_array_extend(mine.runs, theirs.runs, NULL, NULL);
+  } else {
+    g_ptr_array_extend(mine.runs, unsorted, NULL, NULL);
+  }
+  sort_share_main(&mine);
+  if (helper != NULL)
+    g_thread_join(helper);
+  g_ptr_array_free(mine.runs, TRUE);
+  g_ptr_array_free(theirs.runs, TRUE);
+  g_ptr_array_free(unsorted, TRUE);
+}
+
 /* --- k-way merge ------------------------------------------------------------ */
 
 typedef struct merge_cursor {
@@ -994,10 +1061,9 @@ void sorter_merge(tm_sorter *sorter, tm_sorter_emit emit, void *ctx) {
   merge_cursor *cursors = g_new(merge_cursor, k ? k : 1);
   merge_head *heap = g_new(merge_head, k ? k : 1);
   size_t heap_len = 0;
+  sort_runs(sorter);
   for (size_t i = 0; i < k; i++) {
     tm_event_run *run = sorter->runs.data[i];
-    if (!run->sorted && run->len > 1)
-      run_stable_sort(run);
     cursors[i] = (merge_cursor){run->events, run->events + run->len, run->events, run};
     if (run->len)
       heap[heap_len++] = (merge_head){run->events[0].ts, (uint32_t)i, (uint32_t)i};

@@ -43,6 +43,11 @@ typedef struct tm_sorter tm_sorter;
 tm_sorter *sorter_new(void);
 void sorter_free(tm_sorter *sorter);
 
+/* Threads sorter_merge() may use to sort the runs before merging them
+ * (1, the default: the calling thread alone; 2 or more: a second thread
+ * sorts part of the runs). The merged stream is the same either way. */
+void sorter_set_threads(tm_sorter *sorter, unsigned threads);
+
 /* The run for (clock, machine, trace), created on first use. The pointer is
  * valid until sorter_merge() or sorter_free(). */
 tm_event_run *sorter_run(tm_sorter *sorter, tm_clock_node clock,
