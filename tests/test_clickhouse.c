@@ -867,7 +867,7 @@ static void assert_killed_load_leaves_nothing(kill_plan plan,
       replacing ? TM_CLICKHOUSE_REPLACE : TM_CLICKHOUSE_REFUSE_EXISTING;
   g_assert_false(tm_clickhouse_load(ch, &run, 1, mode, &error));
   g_assert_true(plan.killed);
-  g_assert_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_CONNECTION);
+  g_assert_error(error, TRACEMERGE_ERROR, TM_ERROR_CLICKHOUSE_CONNECTION);
   g_autofree char *prefix = g_strdup_printf("ClickHouse at 127.0.0.1:%d: %s",
                                             server.http_port, expected_what);
   if (!g_str_has_prefix(error->message, prefix) ||
@@ -943,7 +943,7 @@ static void test_partly_published_run(void) {
   g_assert_false(tm_clickhouse_load(ch, &run, 1, TM_CLICKHOUSE_REFUSE_EXISTING,
                                     &error));
   g_assert_true(dropped);
-  g_assert_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_PARTIAL);
+  g_assert_error(error, TRACEMERGE_ERROR, TM_ERROR_CLICKHOUSE_PARTIAL);
   g_autofree char *where = g_strdup_printf(
       "ClickHouse at 127.0.0.1:%d: publishing run 'half' in machine: HTTP ",
       server.http_port);
@@ -1129,11 +1129,11 @@ static void test_run_ids_with_quotes(void) {
   GError *error = NULL;
   g_assert_false(tm_clickhouse_check(ch, dup, 2, TM_CLICKHOUSE_REPLACE,
                                      &error));
-  g_assert_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_RUN_ID);
+  g_assert_error(error, TRACEMERGE_ERROR, TM_ERROR_CLICKHOUSE_RUN_ID);
   g_clear_error(&error);
   g_assert_false(tm_clickhouse_check(ch, &id, 1,
                                      TM_CLICKHOUSE_REFUSE_EXISTING, &error));
-  g_assert_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_RUN_EXISTS);
+  g_assert_error(error, TRACEMERGE_ERROR, TM_ERROR_CLICKHOUSE_RUN_EXISTS);
   g_clear_error(&error);
   tm_session_free(session);
   tm_clickhouse_free(ch);

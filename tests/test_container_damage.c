@@ -272,7 +272,7 @@ static void test_damage_without_the_callback_fails_the_import(void) {
   g_bytes_unref(tar);
   GError *error = NULL;
   g_assert_false(fixture_read(&f, &path, 1, &error));
-  g_assert_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_DAMAGED);
+  g_assert_error(error, TRACEMERGE_ERROR, TM_ERROR_DAMAGED);
   char *want = g_strdup_printf("%s: damaged at byte 1024: ", path);
   g_assert_true(g_str_has_prefix(error->message, want));
   g_free(want);

@@ -5,7 +5,7 @@
 # plugindir where the installed readers are; a library
 # client built with `pkg-config --cflags --libs tracemerge` that imports a
 # file through that reader and the installed readers, queries it, and gets
-# a TM_SESSION_ERROR for an input that does not exist.
+# a TRACEMERGE_ERROR for an input that does not exist.
 #
 # usage: test_install.sh SOURCE_ROOT BUILD_ROOT CC [CC_ARGS...]
 set -eu
@@ -83,7 +83,7 @@ int main(int argc, char **argv) {
   const char *missing[] = {"/nonexistent/trace"};
   if (tm_session_import(session, missing, 1, &error))
     return 1;
-  printf("%s %d\n", error->domain == TM_SESSION_ERROR ? "domain-ok" : "domain-wrong",
+  printf("%s %d\n", error->domain == TRACEMERGE_ERROR ? "domain-ok" : "domain-wrong",
          error->code);
   g_error_free(error);
   tm_session_free(session);
@@ -100,7 +100,7 @@ printf '#tm-example\n2500 beta\n1000 alpha\n' >"$tmp/trace.example"
 LD_LIBRARY_PATH="$libdir" "$tmp/client" "$tmp/trace.example" "$tmp/plugins" \
   >"$tmp/out.txt" 2>"$tmp/err.txt" ||
   fail "the client failed: $(cat "$tmp/err.txt")"
-# TSV rows, then TM_SESSION_ERROR_INPUT (4) for the missing input.
+# TSV rows, then TM_ERROR_INPUT (4) for the missing input.
 printf 'name\tts\nalpha\t1000\nbeta\t2500\ndomain-ok 4\n' >"$tmp/expected.txt"
 cmp -s "$tmp/out.txt" "$tmp/expected.txt" ||
   fail "unexpected client output:

@@ -201,7 +201,7 @@ static void test_a_config_for_an_unknown_reader_fails_the_import(
   const char *paths[] = {path};
   GError *error = NULL;
   g_assert_false(tm_session_import(session, paths, 1, &error));
-  g_assert_nonnull(error);
+  g_assert_error(error, TRACEMERGE_ERROR, TM_ERROR_CONFIG);
   g_assert_cmpstr(error->message, ==,
                   "a configuration is given for reader 'no-such-reader', but "
                   "no reader of that name is loaded");

@@ -84,7 +84,7 @@ static void test_stop_is_idempotent_and_start_once(void) {
                          &config);
   GError *error = NULL;
   g_assert_false(tmr_session_start(s, &error));
-  g_assert_error(error, TMR_ERROR, 1);
+  g_assert_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE);
   g_assert_cmpstr(error->message, ==, "this session was started already");
   g_clear_error(&error);
   g_assert_true(tmr_session_stop(s, NULL));
@@ -107,6 +107,7 @@ static void test_one_track_event_session_at_a_time(void) {
   GError *error = NULL;
   tmr_session *second = tmr_session_new(config2, &options, &error);
   g_assert_false(tmr_session_start(second, &error));
+  g_assert_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE);
   g_assert_cmpstr(error->message, ==,
                   "another session of this process records track_event; stop it first (one "
                   "session at a time writes the process' TrackEvents)");
@@ -124,17 +125,20 @@ static void test_session_needs_an_output(void) {
   tmr_config *config = config_of("buffers { size_kb: 64 }\n");
   GError *error = NULL;
   g_assert_null(tmr_session_new(config, NULL, &error));
+  g_assert_error(error, TRACEMERGE_ERROR, TM_ERROR_CONFIG);
   g_assert_cmpstr(error->message, ==,
                   "t.pbtx: no output: set tmr_session_options.output_path, or output_path in the "
                   "config");
   g_clear_error(&error);
   g_assert_null(tmr_session_new(NULL, NULL, &error));
+  g_assert_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE);
   g_clear_error(&error);
   /* An output the session cannot create: refused at start. */
   tmr_session_options options = {.output_path = "/nonexistent-dir/x.pftrace"};
   tmr_session *s = tmr_session_new(config, &options, &error);
   g_assert_nonnull(s);
   g_assert_false(tmr_session_start(s, &error));
+  g_assert_error(error, TRACEMERGE_ERROR, TM_ERROR_OUTPUT);
   g_assert_cmpstr(error->message, ==, "/nonexistent-dir/x.pftrace: No such file or directory");
   g_clear_error(&error);
   tmr_session_free(s);
@@ -397,10 +401,12 @@ static void test_trigger_directory_must_be_private(void) {
       "refusing trigger directory %s: it must be a directory of this user with no group or "
       "other permissions (chmod 700)",
       trigger_dir);
+  g_assert_error(error, TRACEMERGE_ERROR, TM_ERROR_SYSTEM);
   g_assert_cmpstr(error->message, ==, expected);
   g_clear_error(&error);
   g_assert_cmpint(chmod(trigger_dir, 0700), ==, 0);
   g_assert_cmpint(tmr_trigger_send("", NULL, &error), ==, -1);
+  g_assert_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE);
   g_assert_cmpstr(error->message, ==, "a trigger name must be 1 to 1023 bytes of UTF-8");
   g_clear_error(&error);
   g_assert_cmpint(tmr_trigger_send("nobody listens", NULL, &error), ==, 0);
@@ -591,10 +597,12 @@ static void test_data_source_gets_its_raw_config(void) {
   g_assert_true(tmr_register_data_source(&raw, &error));
   g_assert_true(tmr_register_data_source(&filtered, &error));
   g_assert_false(tmr_register_data_source(&raw, &error));
+  g_assert_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE);
   g_assert_cmpstr(error->message, ==, "a data source named \"com.example.raw\" is already registered");
   g_clear_error(&error);
   tmr_data_source_desc reserved = {"track_event", NULL, NULL, NULL};
   g_assert_false(tmr_register_data_source(&reserved, &error));
+  g_assert_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE);
   g_clear_error(&error);
 
   g_autofree char *dir = e2e_tmpdir();
@@ -700,6 +708,7 @@ static void test_unique_session_name(void) {
   g_autofree char *expected = g_strdup_printf(
       "a session with unique_session_name \"only/one\" is already running (pid %d)",
       (int)getpid());
+  g_assert_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE);
   g_assert_cmpstr(error->message, ==, expected);
   g_clear_error(&error);
   tmr_session_free(second);
@@ -716,7 +725,7 @@ static void assert_config_refused(const char *text, const char *message) {
   GError *error = NULL;
   g_assert_null(tmr_config_parse_text(text, strlen(text), "r.pbtx", &error));
   g_assert_nonnull(error);
-  g_assert_true(error->domain == TMR_ERROR);
+  g_assert_error(error, TRACEMERGE_ERROR, TM_ERROR_CONFIG);
   if (strcmp(error->message, message) != 0)
     g_error("for %s\nexpected: %s\nactual:   %s", text, message, error->message);
   g_error_free(error);
@@ -745,11 +754,13 @@ static void test_configs_refused_with_the_reason(void) {
   static const uint8_t bad_enum[] = {0x0a, 0x04, 0x08, 0x04, 0x20, 0x07};
   GError *error = NULL;
   g_assert_null(tmr_config_parse_binary(bad_enum, sizeof bad_enum, "r.bin", &error));
+  g_assert_error(error, TRACEMERGE_ERROR, TM_ERROR_CONFIG);
   g_assert_cmpstr(error->message, ==,
                   "r.bin: byte 4: buffers[0].fill_policy: unknown value 7 for enum "
                   "perfetto.protos.TraceConfig.BufferConfig.FillPolicy");
   g_clear_error(&error);
   g_assert_null(tmr_config_load("/nonexistent/x.pbtx", TMR_CONFIG_AUTO, &error));
+  g_assert_error(error, TRACEMERGE_ERROR, TM_ERROR_CONFIG);
   g_assert_nonnull(strstr(error->message, "/nonexistent/x.pbtx: "));
   g_clear_error(&error);
 }

@@ -98,11 +98,11 @@ static void test_config_bytes_are_binary_by_default(fixture *f, gconstpointer da
   tm_session *session = session_with("duration_ms: 1\n", TM_CONFIG_SYNTAX_AUTO, NULL, 0);
   GError *check = NULL, *import = NULL;
   g_assert_false(tm_session_config_check(session, &check));
-  g_assert_error(check, TM_SESSION_ERROR, TM_SESSION_ERROR_CONFIG);
+  g_assert_error(check, TRACEMERGE_ERROR, TM_ERROR_CONFIG);
   g_assert_true(g_str_has_prefix(check->message, "(config): "));
   const char *paths[] = {f->input};
   g_assert_false(tm_session_import(session, paths, 1, &import));
-  g_assert_error(import, TM_SESSION_ERROR, TM_SESSION_ERROR_CONFIG);
+  g_assert_error(import, TRACEMERGE_ERROR, TM_ERROR_CONFIG);
   g_assert_cmpstr(import->message, ==, check->message);
   g_assert_null(tm_session_config_to_text(session));
   g_error_free(check);
@@ -119,7 +119,7 @@ static void test_a_reader_configured_twice_is_refused(fixture *f, gconstpointer 
                    TM_CONFIG_SYNTAX_TEXT, &twice, 1);
   GError *error = NULL;
   g_assert_false(tm_session_config_check(session, &error));
-  g_assert_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_CONFIG);
+  g_assert_error(error, TRACEMERGE_ERROR, TM_ERROR_CONFIG);
   g_assert_cmpstr(error->message, ==,
                   "(config): reader 'test-abi' is configured twice: by a reader configuration "
                   "(--reader-config) and by data_sources[0] of the config; give one");
@@ -163,7 +163,7 @@ static void test_an_unreadable_config_file_is_a_config_error(fixture *f, gconstp
   tm_session *session = tm_session_new(&options);
   GError *error = NULL;
   g_assert_false(tm_session_config_check(session, &error));
-  g_assert_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_CONFIG);
+  g_assert_error(error, TRACEMERGE_ERROR, TM_ERROR_CONFIG);
   g_assert_nonnull(strstr(error->message, path));
   g_error_free(error);
   tm_session_free(session);

@@ -43,7 +43,7 @@ bool export_selection_set_machines(export_selection *sel, const char *const *nam
       if (name)
         g_string_append_printf(known, "%s'%s'", known->len ? ", " : "", name);
     }
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_USAGE,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE,
                 "--machine '%s': no machine has that name (%s%s)", names[i],
                 known->len ? "the machines are " : "no machine of the trace has a name",
                 known->str);
@@ -118,7 +118,7 @@ static bool parse_duration(const char *what, const char *text, size_t len, int64
   ok = true;
 out:
   if (!ok)
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_USAGE,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE,
                 "%s: '%s' is not a time (a number of ns, or with a unit: "
                 "ns, us, ms, s; e.g. 1.5ms)", what, s);
   g_free(copy);
@@ -129,7 +129,7 @@ bool export_selection_parse_time(const char *text, int64_t *start, int64_t *end,
                                  GError **error) {
   const char *comma = strchr(text, ',');
   if (!comma || strchr(comma + 1, ',')) {
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_USAGE,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE,
                 "--time wants START,END (either may be empty), e.g. 0,1.5s; got '%s'", text);
     return false;
   }
@@ -144,7 +144,7 @@ bool export_selection_parse_time(const char *text, int64_t *start, int64_t *end,
   if (!end_empty && !parse_duration("--time", end_text, strlen(end_text), end, error))
     return false;
   if (*start > *end) {
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_USAGE, "--time: START is after END in '%s'", text);
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE, "--time: START is after END in '%s'", text);
     return false;
   }
   return true;
@@ -161,7 +161,7 @@ bool export_selection_set_slices(export_selection *sel, const int64_t *ids, size
   uint8_t *bits = g_new0(uint8_t, n / 8 + 1);
   for (size_t i = 0; i < n_ids; i++) {
     if (ids[i] < 0 || (uint64_t)ids[i] >= n) {
-      g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_QUERY,
+      g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_QUERY,
                   "--sql: %" G_GINT64_FORMAT " is not the id of a slice", ids[i]);
       g_free(bits);
       return false;

@@ -953,7 +953,7 @@ bool json_export(const tm_model *model, const export_selection *sel, tmr_out_fn 
 
   bool ok = !js.failed;
   if (!ok)
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_OUTPUT, "writing the JSON trace failed");
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_OUTPUT, "writing the JSON trace failed");
   for (size_t t = 0; t < model->tracks.len; t++)
     if (js.stacks[t])
       g_array_unref(js.stacks[t]);

@@ -65,7 +65,7 @@ static struct archive *open_raw(const char *path, GError **error) {
   struct archive_entry *entry;
   if (archive_read_open_filename(a, path, COPY_CHUNK) != ARCHIVE_OK ||
       archive_read_next_header(a, &entry) != ARCHIVE_OK) {
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_INPUT, "cannot read %s: %s", path,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_INPUT, "cannot read %s: %s", path,
                 archive_error_string(a) ? archive_error_string(a) : g_strerror(errno));
     archive_read_free(a);
     return NULL;
@@ -100,14 +100,14 @@ static bool inspect(pack_member *m, GError **error) {
       m->size += n;
     g_free(chunk);
     if (n < 0) {
-      g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_INPUT, "cannot read %s: %s", m->path,
+      g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_INPUT, "cannot read %s: %s", m->path,
                   archive_error_string(a));
       ok = false;
     }
   } else {
     struct stat st;
     if (stat(m->path, &st) != 0) {
-      g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_INPUT, "cannot read %s: %s", m->path, g_strerror(errno));
+      g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_INPUT, "cannot read %s: %s", m->path, g_strerror(errno));
       ok = false;
     }
     m->size = st.st_size;
@@ -133,7 +133,7 @@ static pack_member *inspect_all(const tm_pack_options *options, GError **error) 
       return NULL;
     }
     if (strcmp(members[i].name, MANIFEST_MEMBER) == 0) {
-      g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_USAGE,
+      g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE,
                   "pack: %s would be named %s, the name of the manifest pack writes",
                   members[i].path, MANIFEST_MEMBER);
       members_free(members, options->n_files);
@@ -141,7 +141,7 @@ static pack_member *inspect_all(const tm_pack_options *options, GError **error) 
     }
     for (size_t j = 0; j < i; j++)
       if (strcmp(members[i].name, members[j].name) == 0) {
-        g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_USAGE,
+        g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE,
                     "pack: %s and %s would both be member %s; rename one", members[j].path,
                     members[i].path, members[i].name);
         members_free(members, options->n_files);
@@ -191,17 +191,17 @@ static bool related(const tm_pack_options *options, const tm_pack_machine *m) {
 
 static bool check_options(const tm_pack_options *options, GError **error) {
   if (options->n_files == 0) {
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_USAGE, "pack: no files to pack");
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE, "pack: no files to pack");
     return false;
   }
   for (size_t i = 0; i < options->n_machines; i++) {
     const tm_pack_machine *m = &options->machines[i];
     if (first_file_of(options, m->name) < 0) {
-      g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_USAGE, "pack: machine '%s' has no file", m->name);
+      g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE, "pack: machine '%s' has no file", m->name);
       return false;
     }
     if (i == 0 && m->has_offset) {
-      g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_USAGE,
+      g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE,
                   "pack: '%s' is the reference machine (the first one): its clock is what "
                   "the others' offsets are measured from, so it takes no --offset",
                   m->name);
@@ -217,7 +217,7 @@ static bool check_options(const tm_pack_options *options, GError **error) {
     for (uint32_t id = 1; clock && id <= 6 && !known; id++)
       known = strcmp(clock, manifest_clock_name(id)) == 0;
     if (!known) {
-      g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_USAGE,
+      g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE,
                   "pack: unknown clock name: %s. Use one of REALTIME, REALTIME_COARSE, "
                   "MONOTONIC, MONOTONIC_COARSE, MONOTONIC_RAW, BOOTTIME.",
                   clock);
@@ -226,13 +226,13 @@ static bool check_options(const tm_pack_options *options, GError **error) {
   }
   for (size_t i = 0; i < options->n_files; i++)
     if (options->files[i].machine && !find_machine(options, options->files[i].machine, NULL)) {
-      g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_USAGE, "pack: unknown machine '%s'",
+      g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE, "pack: unknown machine '%s'",
                   options->files[i].machine);
       return false;
     }
   if (options->trace_time_machine &&
       !find_machine(options, options->trace_time_machine, NULL)) {
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_USAGE, "pack: --trace-time names unknown machine '%s'",
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE, "pack: --trace-time names unknown machine '%s'",
                 options->trace_time_machine);
     return false;
   }
@@ -332,7 +332,7 @@ static bool validate(const char *text, const pack_member *members, size_t n,
     const tm_manifest_file *entry = manifest_borrow_file(manifest, members[i].name);
     if (members[i].container && entry && manifest_file_has_override(entry)) {
       GError *apply = manifest_error_override_on_container(members[i].name);
-      g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_INPUT,
+      g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_INPUT,
                   "pack: %s is an archive, not a trace: %s (unpack it and pack its traces)",
                   options->files[i].path, apply->message);
       g_error_free(apply);
@@ -369,7 +369,7 @@ static bool write_entry_header(struct archive *w, const char *name, int64_t size
   archive_entry_set_mtime(entry, (time_t)(g_get_real_time() / G_USEC_PER_SEC), 0);
   bool ok = archive_write_header(w, entry) == ARCHIVE_OK;
   if (!ok)
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_OUTPUT, "pack: writing member %s: %s", name,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_OUTPUT, "pack: writing member %s: %s", name,
                 archive_error_string(w));
   archive_entry_free(entry);
   return ok;
@@ -377,7 +377,7 @@ static bool write_entry_header(struct archive *w, const char *name, int64_t size
 
 static bool write_data(struct archive *w, const void *data, size_t len, GError **error) {
   if (len && archive_write_data(w, data, len) != (la_ssize_t)len) {
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_OUTPUT, "pack: writing the archive: %s",
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_OUTPUT, "pack: writing the archive: %s",
                 archive_error_string(w));
     return false;
   }
@@ -405,7 +405,7 @@ static bool write_member(struct archive *w, const pack_member *m, GError **error
       written += n;
     }
     if (ok && n < 0) {
-      g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_INPUT, "pack: cannot read %s: %s", m->path,
+      g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_INPUT, "pack: cannot read %s: %s", m->path,
                   archive_error_string(r));
       ok = false;
     }
@@ -413,7 +413,7 @@ static bool write_member(struct archive *w, const pack_member *m, GError **error
   } else {
     FILE *f = fopen(m->path, "rb");
     if (!f) {
-      g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_INPUT, "pack: cannot read %s: %s", m->path,
+      g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_INPUT, "pack: cannot read %s: %s", m->path,
                   g_strerror(errno));
       g_free(chunk);
       return false;
@@ -424,7 +424,7 @@ static bool write_member(struct archive *w, const pack_member *m, GError **error
       written += (int64_t)n;
     }
     if (ok && ferror(f)) {
-      g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_INPUT, "pack: cannot read %s: %s", m->path,
+      g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_INPUT, "pack: cannot read %s: %s", m->path,
                   g_strerror(errno));
       ok = false;
     }
@@ -432,7 +432,7 @@ static bool write_member(struct archive *w, const pack_member *m, GError **error
   }
   g_free(chunk);
   if (ok && written != m->size) {
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_INPUT, "pack: %s changed while it was packed", m->path);
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_INPUT, "pack: %s changed while it was packed", m->path);
     ok = false;
   }
   return ok;
@@ -447,7 +447,7 @@ static bool set_format(struct archive *w, const char *path, GError **error) {
   } else if (g_str_has_suffix(path, ".tar")) {
     archive_write_set_format_pax_restricted(w);
   } else {
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_USAGE,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE,
                 "pack: %s: the archive's name must end in .zip, .tar.gz, .tgz or .tar", path);
     return false;
   }
@@ -474,7 +474,7 @@ bool pack_write(const tm_pack_options *options, const char *manifest,
   bool ok = false;
   int fd = g_mkstemp(tmp);
   if (fd < 0) {
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_OUTPUT, "pack: cannot create %s: %s", path,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_OUTPUT, "pack: cannot create %s: %s", path,
                 g_strerror(errno));
     goto out;
   }
@@ -482,7 +482,7 @@ bool pack_write(const tm_pack_options *options, const char *manifest,
   umask(mask);
   fchmod(fd, 0666 & ~mask);
   if (archive_write_open_fd(w, fd) != ARCHIVE_OK) {
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_OUTPUT, "pack: cannot write %s: %s", path,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_OUTPUT, "pack: cannot write %s: %s", path,
                 archive_error_string(w));
     goto out;
   }
@@ -491,16 +491,16 @@ bool pack_write(const tm_pack_options *options, const char *manifest,
   for (size_t i = 0; ok && i < options->n_files; i++)
     ok = write_member(w, &members[i], error);
   if (archive_write_close(w) != ARCHIVE_OK && ok) {
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_OUTPUT, "pack: writing %s: %s", path,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_OUTPUT, "pack: writing %s: %s", path,
                 archive_error_string(w));
     ok = false;
   }
   if (ok && fsync(fd) != 0) {
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_OUTPUT, "pack: writing %s: %s", path, g_strerror(errno));
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_OUTPUT, "pack: writing %s: %s", path, g_strerror(errno));
     ok = false;
   }
   if (ok && rename(tmp, path) != 0) {
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_OUTPUT, "pack: cannot write %s: %s", path,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_OUTPUT, "pack: cannot write %s: %s", path,
                 g_strerror(errno));
     ok = false;
   }

@@ -701,7 +701,7 @@ bool perfetto_export(const tm_model *model, const export_selection *sel, tmr_out
 
   bool ok = tmr_packet_writer_flush(pe.writer);
   if (!ok)
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_OUTPUT, "writing the Perfetto trace failed");
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_OUTPUT, "writing the Perfetto trace failed");
   slice_source_free(slices, model->tracks.len);
   pe_system_free(pe.system);
   tmr_packet_writer_free(pe.writer);

@@ -53,7 +53,7 @@
  * the import: a root that cannot be opened, or whose first bytes cannot be
  * read; an unknown type ("<file>: Unknown trace type provided (ERR:fmt)");
  * more files than the max_files budget; any sink failure.
- * Our GErrors are in TM_SESSION_ERROR (INPUT, or DAMAGED for damage the
+ * Our GErrors are in TRACEMERGE_ERROR (INPUT, or DAMAGED for damage the
  * sink passes on), and name the file as
  * "<root>/<member path>/..." (a payload is named like its container).
  *
@@ -436,7 +436,7 @@ static bool entry_is_regular_file(struct archive_entry *entry) {
 
 static bool sink_refused(GError **error, const char *display) {
   if (error != NULL && *error == NULL)
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_INPUT,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_INPUT,
                 "%s: the session refused the file",
                 display);
   return false;
@@ -448,7 +448,7 @@ static bool report_container_damage(tm_walk *w, uint32_t container_id,
                                     const char *damage, GError **error) {
   const tm_container_sink *sink = w->sink;
   if (container_id == TM_NULL_ID || sink->container_damaged == NULL) {
-    g_set_error_literal(error, TM_SESSION_ERROR, TM_SESSION_ERROR_DAMAGED, damage);
+    g_set_error_literal(error, TRACEMERGE_ERROR, TM_ERROR_DAMAGED, damage);
     return false;
   }
   return sink->container_damaged(sink->ctx, container_id, damage, error);
@@ -687,7 +687,7 @@ static sniff_outcome add_and_sniff(tm_walk *w, tm_input *in, uint32_t parent_id,
     return reported ? SNIFF_LOST : SNIFF_FAILED;
   }
   if (kind->trace_type == NULL) {
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_INPUT,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_INPUT,
                 "%s: Unknown trace type provided (ERR:fmt)", in->display);
     return SNIFF_FAILED;
   }
@@ -936,7 +936,7 @@ static listing_result read_listed_zip(tm_walk *w, tm_input *in, uint32_t id,
     /* Streaming goes on from where the head left the file. */
     off_t resume = (off_t)in->pulled;
     if (lseek(in->fd, resume, SEEK_SET) != resume) {
-      g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_INPUT, "%s: cannot seek: %s", in->display,
+      g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_INPUT, "%s: cannot seek: %s", in->display,
                   g_strerror(errno));
       return LISTING_FAILED;
     }
@@ -976,7 +976,7 @@ static listing_result read_listed_zip(tm_walk *w, tm_input *in, uint32_t id,
   for (int sweep = has_manifest ? 0 : 1; sweep < 2 && !w->root_cut; sweep++) {
     a = open_zip_directory(in->fd);
     if (a == NULL) {
-      g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_INPUT, "%s: cannot be read again",
+      g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_INPUT, "%s: cannot be read again",
                   in->display);
       goto out;
     }
@@ -1055,13 +1055,13 @@ static bool deliver_file(tm_walk *w, tm_input *in, uint32_t id, file_kind kind,
 static bool read_root(tm_walk *w, const char *path, GError **error) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_INPUT, "%s: cannot open: %s", path,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_INPUT, "%s: cannot open: %s", path,
                 g_strerror(errno));
     return false;
   }
   struct stat st;
   if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_INPUT, "%s: not a file", path);
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_INPUT, "%s: not a file", path);
     close(fd);
     return false;
   }

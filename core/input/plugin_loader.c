@@ -252,7 +252,7 @@ static void search_name_taken(plugin_search *search, plugin_entry *first,
               first->reader.descriptor.name, first->path, path);
   if (search->set->clash == NULL)
     search->set->clash = g_error_new(
-        TM_SESSION_ERROR, TM_SESSION_ERROR_PLUGINS,
+        TRACEMERGE_ERROR, TM_ERROR_PLUGINS,
         "two reader plugins are named \"%s\": %s and %s; name the one to "
         "use with --prefer-plugin FILE (or %s=FILE), or remove one",
         first->reader.descriptor.name, first->path, path, PLUGIN_PREFER_ENV);

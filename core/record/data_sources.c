@@ -38,7 +38,7 @@ static tmr_data_source_desc *find_registered_locked(const char *name) {
 
 bool tmr_register_data_source(const tmr_data_source_desc *desc, GError **error) {
   if (!desc || !desc->name || !desc->name[0] || !strcmp(desc->name, "track_event")) {
-    g_set_error(error, TMR_ERROR, 1, "a data source needs a name other than \"track_event\"");
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE, "a data source needs a name other than \"track_event\"");
     return false;
   }
   pthread_mutex_lock(&ds_lock);
@@ -52,7 +52,7 @@ bool tmr_register_data_source(const tmr_data_source_desc *desc, GError **error) 
   }
   pthread_mutex_unlock(&ds_lock);
   if (taken)
-    g_set_error(error, TMR_ERROR, 1, "a data source named \"%s\" is already registered",
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE, "a data source named \"%s\" is already registered",
                 desc->name);
   return !taken;
 }
@@ -361,7 +361,7 @@ bool tmr_session_claim_track_event(tmr_session *s, GError **error) {
     track_event_owner = s;
   pthread_mutex_unlock(&ds_lock);
   if (!free)
-    g_set_error(error, TMR_ERROR, 1,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE,
                 "another session of this process records track_event; stop it first (one "
                 "session at a time writes the process' TrackEvents)");
   return free;

@@ -89,10 +89,10 @@ static tmr_config *wrap(tm_trace_config *tc) {
 }
 
 /* Errors from core/config come in TM_CONFIG_ERROR; the public API speaks
- * TMR_ERROR. */
+ * TRACEMERGE_ERROR, where a config refused is TM_ERROR_CONFIG. */
 static void rehome(GError **error, GError *inner) {
   if (inner)
-    g_propagate_error(error, g_error_new_literal(TMR_ERROR, inner->code, inner->message));
+    g_propagate_error(error, g_error_new_literal(TRACEMERGE_ERROR, TM_ERROR_CONFIG, inner->message));
   g_clear_error(&inner);
 }
 

@@ -52,13 +52,13 @@ static bool start_mode(const tmr_session *s) {
 tmr_session *tmr_session_new(const tmr_config *config, const tmr_session_options *options,
                              GError **error) {
   if (!config || !config->tc) {
-    g_set_error(error, TMR_ERROR, 1, "a session needs a config");
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE, "a session needs a config");
     return NULL;
   }
   const Perfetto__Protos__TraceConfig *m = config->tc->message;
   const char *output = options && options->output_path ? options->output_path : m->output_path;
   if (!output || !*output) {
-    g_set_error(error, TMR_ERROR, 1,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_CONFIG,
                 "%s: no output: set tmr_session_options.output_path, or output_path in the "
                 "config",
                 config->tc->source_name);
@@ -102,7 +102,7 @@ tmr_session *tmr_session_new(const tmr_config *config, const tmr_session_options
             : TMR_FILL_RING_BUFFER;
     tmr_trace_buffer *buffer = tmr_trace_buffer_new((size_t)b->size_kb * 1024, policy);
     if (!buffer) {
-      g_set_error(error, TMR_ERROR, 1, "buffers[%zu]: cannot allocate %u KiB", i, b->size_kb);
+      g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_SYSTEM, "buffers[%zu]: cannot allocate %u KiB", i, b->size_kb);
       tmr_session_free(s);
       return NULL;
     }
@@ -113,7 +113,7 @@ tmr_session *tmr_session_new(const tmr_config *config, const tmr_session_options
     s->max_file_size = m->max_file_size_bytes;
   s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (s->wake_fd < 0) {
-    g_set_error(error, TMR_ERROR, 1, "eventfd: %s", g_strerror(errno));
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_SYSTEM, "eventfd: %s", g_strerror(errno));
     tmr_session_free(s);
     return NULL;
   }
@@ -169,7 +169,7 @@ bool tmr_session_start(tmr_session *s, GError **error) {
   bool fresh = s->state == TMR_SESSION_CREATED && !s->service_thread;
   pthread_mutex_unlock(&s->lock);
   if (!fresh) {
-    g_set_error(error, TMR_ERROR, 1, "this session was started already");
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE, "this session was started already");
     return false;
   }
   const Perfetto__Protos__TraceConfig *m = s->config.tc->message;
@@ -183,7 +183,7 @@ bool tmr_session_start(tmr_session *s, GError **error) {
   }
   s->out = fopen(s->output_path, "wb");
   if (!s->out) {
-    g_set_error(error, TMR_ERROR, 1, "%s: %s", s->output_path, g_strerror(errno));
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_OUTPUT, "%s: %s", s->output_path, g_strerror(errno));
     undo_start(s);
     return false;
   }
@@ -225,7 +225,7 @@ bool tmr_session_start(tmr_session *s, GError **error) {
   g_autoptr(GError) thread_error = NULL;
   GThread *thread = g_thread_try_new("tmr-service", service_main, s, &thread_error);
   if (!thread) {
-    g_set_error(error, TMR_ERROR, 1, "cannot start the session's thread: %s",
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_SYSTEM, "cannot start the session's thread: %s",
                 thread_error->message);
     tmr_sessions_unregister(s);
     tmr_session_stop_instances(s);
@@ -373,7 +373,7 @@ static void do_stop(tmr_session *s, const char *reason) {
   tmr_sessions_unregister(s);
   pthread_mutex_lock(&s->output_lock);
   if (s->out && fclose(s->out) != 0 && !s->stop_error)
-    g_set_error(&s->stop_error, TMR_ERROR, 1, "%s: %s", s->output_path, g_strerror(errno));
+    g_set_error(&s->stop_error, TRACEMERGE_ERROR, TM_ERROR_OUTPUT, "%s: %s", s->output_path, g_strerror(errno));
   s->out = NULL;
   pthread_mutex_unlock(&s->output_lock);
   tmr_trigger_unlisten(s);

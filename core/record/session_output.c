@@ -186,7 +186,7 @@ static bool write_framed(tmr_session *s, const uint8_t *data, size_t len) {
       return false;
     }
     if (s->out && fwrite(data + at, 1, frame, s->out) != frame && !s->stop_error)
-      g_set_error(&s->stop_error, TMR_ERROR, 1, "%s: writing the trace failed",
+      g_set_error(&s->stop_error, TRACEMERGE_ERROR, TM_ERROR_OUTPUT, "%s: writing the trace failed",
                   s->output_path);
     s->bytes_written += frame;
     at += frame;

@@ -42,18 +42,18 @@ static char *trigger_dir(bool create, GError **error) {
   else
     dir = g_strdup_printf("/tmp/tracemerge-triggers-%u", (unsigned)getuid());
   if (create && mkdir(dir, 0700) != 0 && errno != EEXIST) {
-    g_set_error(error, TMR_ERROR, 1, "trigger directory %s: %s", dir, g_strerror(errno));
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_SYSTEM, "trigger directory %s: %s", dir, g_strerror(errno));
     return NULL;
   }
   struct stat st;
   if (lstat(dir, &st) != 0) {
     if (!create && errno == ENOENT)
       return g_steal_pointer(&dir); /* nobody listens yet */
-    g_set_error(error, TMR_ERROR, 1, "trigger directory %s: %s", dir, g_strerror(errno));
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_SYSTEM, "trigger directory %s: %s", dir, g_strerror(errno));
     return NULL;
   }
   if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077)) {
-    g_set_error(error, TMR_ERROR, 1,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_SYSTEM,
                 "refusing trigger directory %s: it must be a directory of this user with no "
                 "group or other permissions (chmod 700)",
                 dir);
@@ -73,7 +73,7 @@ bool tmr_trigger_listen(tmr_session *s, GError **error) {
                       s->serial);
   struct sockaddr_un addr = {.sun_family = AF_UNIX};
   if (strlen(path) >= sizeof addr.sun_path) {
-    g_set_error(error, TMR_ERROR, 1,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_SYSTEM,
                 "trigger socket path %s is too long; set TRACEMERGE_TRIGGER_DIR to a shorter "
                 "directory",
                 path);
@@ -83,14 +83,14 @@ bool tmr_trigger_listen(tmr_session *s, GError **error) {
   int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   int on = 1;
   if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on) != 0) {
-    g_set_error(error, TMR_ERROR, 1, "trigger socket: %s", g_strerror(errno));
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_SYSTEM, "trigger socket: %s", g_strerror(errno));
     if (fd >= 0)
       close(fd);
     return false;
   }
   unlink(path); /* a stale socket of an earlier process with our pid */
   if (bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
-    g_set_error(error, TMR_ERROR, 1, "trigger socket %s: %s", path, g_strerror(errno));
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_SYSTEM, "trigger socket %s: %s", path, g_strerror(errno));
     close(fd);
     return false;
   }
@@ -161,13 +161,13 @@ void tmr_trigger_receive(tmr_session *s) {
 int tmr_trigger_send(const char *name, const char *producer_name, GError **error) {
   if (!name || !*name || strlen(name) >= MAX_TRIGGER_NAME ||
       !g_utf8_validate(name, -1, NULL)) {
-    g_set_error(error, TMR_ERROR, 1, "a trigger name must be 1 to %d bytes of UTF-8",
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE, "a trigger name must be 1 to %d bytes of UTF-8",
                 MAX_TRIGGER_NAME - 1);
     return -1;
   }
   const char *producer = producer_name ? producer_name : tmr_reg_process_name();
   if (strlen(producer) >= MAX_TRIGGER_NAME) {
-    g_set_error(error, TMR_ERROR, 1, "a producer name must be shorter than %d bytes",
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE, "a producer name must be shorter than %d bytes",
                 MAX_TRIGGER_NAME);
     return -1;
   }
@@ -218,14 +218,14 @@ bool tmr_unique_session_lock(tmr_session *s, const char *name, GError **error) {
   g_autofree char *path = g_strdup_printf("%s/unique-%s.lock", dir, safe);
   int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) {
-    g_set_error(error, TMR_ERROR, 1, "%s: %s", path, g_strerror(errno));
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_SYSTEM, "%s: %s", path, g_strerror(errno));
     return false;
   }
   if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
     char holder[32] = "";
     ssize_t n = pread(fd, holder, sizeof holder - 1, 0);
     holder[n > 0 ? n : 0] = '\0';
-    g_set_error(error, TMR_ERROR, 1,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE,
                 "a session with unique_session_name \"%s\" is already running (pid %s)", name,
                 holder[0] ? g_strstrip(holder) : "unknown");
     close(fd);

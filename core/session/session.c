@@ -211,11 +211,11 @@ static void record_damage(tm_session *session, tm_host *host,
     return;
   g_autofree char *where = describe_file(session, host->file_id);
   if (offset >= 0)
-    session->first_error = g_error_new(TM_SESSION_ERROR, TM_SESSION_ERROR_DAMAGED,
+    session->first_error = g_error_new(TRACEMERGE_ERROR, TM_ERROR_DAMAGED,
                                        "%s: at byte %" G_GINT64_FORMAT ": %s",
                                        where, offset, message);
   else
-    session->first_error = g_error_new(TM_SESSION_ERROR, TM_SESSION_ERROR_DAMAGED, "%s: %s",
+    session->first_error = g_error_new(TRACEMERGE_ERROR, TM_ERROR_DAMAGED, "%s: %s",
                                        where, message);
 }
 
@@ -234,7 +234,7 @@ static bool sink_begin(void *ctx, uint32_t file_id, const char *trace_type,
   const tm_reader *reader = plugin_set_find(session->plugins, trace_type);
   if (!reader) {
     g_autofree char *where = describe_file(session, file_id);
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_INPUT,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_INPUT,
                 "%s: no reader for trace type '%s'", where, trace_type);
     return false;
   }
@@ -332,8 +332,8 @@ static bool sink_end(void *ctx, uint32_t file_id, bool truncated,
       g_autofree char *where = describe_file(session, file_id);
       /* The container's message already names the member and offset. */
       session->first_error = damage
-                                 ? g_error_new_literal(TM_SESSION_ERROR, TM_SESSION_ERROR_DAMAGED, damage)
-                                 : g_error_new(TM_SESSION_ERROR, TM_SESSION_ERROR_DAMAGED, "%s: truncated", where);
+                                 ? g_error_new_literal(TRACEMERGE_ERROR, TM_ERROR_DAMAGED, damage)
+                                 : g_error_new(TRACEMERGE_ERROR, TM_ERROR_DAMAGED, "%s: truncated", where);
     }
   }
   if (host->open && !host->failed) {
@@ -363,7 +363,7 @@ static bool sink_container_damaged(void *ctx, uint32_t file_id,
             TM_NULL_ID, file_id, 1);
   if (!session->first_error) {
     g_autofree char *where = describe_file(session, file_id);
-    session->first_error = g_error_new(TM_SESSION_ERROR, TM_SESSION_ERROR_DAMAGED, "%s",
+    session->first_error = g_error_new(TRACEMERGE_ERROR, TM_ERROR_DAMAGED, "%s",
                                        damage ? damage : where);
   }
   return true;
@@ -830,13 +830,13 @@ static void add_snapshot_row(void *opaque, int64_t snapshot_id,
 static bool session_import(tm_session *session, const char *const *paths,
                            size_t n_paths, GError **error) {
   if (session->imported) {
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_USAGE,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE,
                 "a session imports only once");
     return false;
   }
   session->imported = true;
   if (n_paths == 0) {
-    g_set_error_literal(error, TM_SESSION_ERROR, TM_SESSION_ERROR_USAGE,
+    g_set_error_literal(error, TRACEMERGE_ERROR, TM_ERROR_USAGE,
                         "no input files");
     return false;
   }
@@ -844,7 +844,7 @@ static bool session_import(tm_session *session, const char *const *paths,
       !tm_session_config_check(session, error))
     return false;
   if (plugin_set_count(session->plugins) == 0) {
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_PLUGINS,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_PLUGINS,
                 "no reader plugins found (set TRACEMERGE_PLUGIN_PATH)");
     return false;
   }
@@ -853,7 +853,7 @@ static bool session_import(tm_session *session, const char *const *paths,
   g_hash_table_iter_init(&configs, session->reader_configs);
   while (g_hash_table_iter_next(&configs, &config_reader, NULL)) {
     if (!plugin_set_find(session->plugins, config_reader)) {
-      g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_CONFIG,
+      g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_CONFIG,
                   "a configuration is given for reader '%s', but no reader "
                   "of that name is loaded",
                   (const char *)config_reader);
@@ -1044,7 +1044,7 @@ bool tm_session_config_check(const tm_session *session, GError **error) {
     return true;
   /* Whatever the internal domain (config parser, an unreadable file), it
    * is the config that cannot be used. */
-  g_set_error_literal(error, TM_SESSION_ERROR, TM_SESSION_ERROR_CONFIG,
+  g_set_error_literal(error, TRACEMERGE_ERROR, TM_ERROR_CONFIG,
                       session->config_error->message);
   return false;
 }

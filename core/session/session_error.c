@@ -1,4 +1,4 @@
-/* TM_SESSION_ERROR and the internal domains it stands for (session_error.h). */
+/* TRACEMERGE_ERROR and the internal domains it stands for (session_error.h). */
 #include "session/session_error.h"
 
 #include <tracemerge/tracemerge.h>
@@ -8,25 +8,23 @@
 #include "input/manifest.h"
 #include "sql/sql_output.h"
 
-G_DEFINE_QUARK(tm-session-error-quark, tm_session_error)
-
-static tm_session_error public_code(const GError *error) {
+static tm_error_code public_code(const GError *error) {
   if (error->domain == TM_MANIFEST_ERROR)
-    return TM_SESSION_ERROR_MANIFEST;
+    return TM_ERROR_MANIFEST;
   if (error->domain == TM_CONFIG_ERROR)
-    return TM_SESSION_ERROR_CONFIG;
+    return TM_ERROR_CONFIG;
   if (error->domain == TM_SQL_ERROR)
-    return error->code == TM_SQL_ERROR_QUERY ? TM_SESSION_ERROR_QUERY
-           : error->code == TM_SQL_ERROR_INTERRUPTED ? TM_SESSION_ERROR_INTERRUPTED
-                                                     : TM_SESSION_ERROR_OUTPUT;
-  return TM_SESSION_ERROR_FAILED;
+    return error->code == TM_SQL_ERROR_QUERY ? TM_ERROR_QUERY
+           : error->code == TM_SQL_ERROR_INTERRUPTED ? TM_ERROR_INTERRUPTED
+                                                     : TM_ERROR_OUTPUT;
+  return TM_ERROR_FAILED;
 }
 
 bool session_error_publish(bool ok, GError **error) {
-  if (!error || !*error || (*error)->domain == TM_SESSION_ERROR)
+  if (!error || !*error || (*error)->domain == TRACEMERGE_ERROR)
     return ok;
   GError *internal = *error;
-  *error = g_error_new_literal(TM_SESSION_ERROR, public_code(internal),
+  *error = g_error_new_literal(TRACEMERGE_ERROR, public_code(internal),
                                internal->message);
   g_error_free(internal);
   return ok;

@@ -37,26 +37,26 @@ static bool select_slices(tm_session *session, const char *sql, GArray *ids,
   bool ok = false;
   int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, &tail);
   if (rc != SQLITE_OK || !stmt) {
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_QUERY, "--sql: %s",
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_QUERY, "--sql: %s",
                 stmt || rc != SQLITE_OK ? sqlite3_errmsg(db) : "no statement");
     goto out;
   }
   while (tail && g_ascii_isspace(*tail))
     tail++;
   if (tail && *tail && strcmp(tail, ";") != 0) {
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_QUERY,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_QUERY,
                 "--sql: give one SELECT statement returning slice ids");
     goto out;
   }
   if (sqlite3_column_count(stmt) != 1) {
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_QUERY,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_QUERY,
                 "--sql: the query must return one column of slice ids (it returns %d)",
                 sqlite3_column_count(stmt));
     goto out;
   }
   while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
     if (sqlite3_column_type(stmt, 0) != SQLITE_INTEGER) {
-      g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_QUERY,
+      g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_QUERY,
                   "--sql: a row's value is not an integer slice id");
       goto out;
     }
@@ -64,7 +64,7 @@ static bool select_slices(tm_session *session, const char *sql, GArray *ids,
     g_array_append_val(ids, id);
   }
   if (rc != SQLITE_DONE) {
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_QUERY, "--sql: %s", sqlite3_errmsg(db));
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_QUERY, "--sql: %s", sqlite3_errmsg(db));
     goto out;
   }
   ok = true;
@@ -89,7 +89,7 @@ static bool session_export(tm_session *session, const tm_export_options *options
     goto out;
   if (options->has_time_range) {
     if (options->start_ns > options->end_ns) {
-      g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_USAGE, "the time range ends before it starts");
+      g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE, "the time range ends before it starts");
       goto out;
     }
     sel.start = options->start_ns;
@@ -109,11 +109,11 @@ static bool session_export(tm_session *session, const tm_export_options *options
     ok = json_export(model, &sel, write_file, out, error);
     break;
   default:
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_USAGE, "unknown export format %d", (int)options->format);
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_USAGE, "unknown export format %d", (int)options->format);
     goto out;
   }
   if (ok && fflush(out) != 0) {
-    g_set_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_OUTPUT,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_OUTPUT,
                 "writing the export failed: %s", g_strerror(errno));
     ok = false;
   }

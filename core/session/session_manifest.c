@@ -378,7 +378,7 @@ bool session_manifest_end(tm_session *session, bool truncated,
     manifest_parser_free(st->parser);
     st->parser = NULL;
     return fail(session,
-                g_error_new_literal(TM_SESSION_ERROR, TM_SESSION_ERROR_MANIFEST,
+                g_error_new_literal(TRACEMERGE_ERROR, TM_ERROR_MANIFEST,
                                     damage ? damage : "perfetto_manifest: truncated"),
                 error);
   }

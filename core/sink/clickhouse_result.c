@@ -178,7 +178,7 @@ static column_class classify(const char *type) {
 /* ---- lines --------------------------------------------------------------- */
 
 static bool not_this_format(GError **error) {
-  g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_RESULT,
+  g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_CLICKHOUSE_RESULT,
               "the answer is not in TabSeparatedWithNamesAndTypes: does the "
               "SQL end in its own FORMAT clause? (tracemerge picks the "
               "format: use --format)");
@@ -263,7 +263,7 @@ static void field_value(column_class cls, char *raw, GPtrArray *keep,
 }
 
 static bool server_error(const char *line, size_t len, GError **error) {
-  g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_SERVER,
+  g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_CLICKHOUSE_SERVER,
               "failed after its first rows were sent: %.*s", (int)MIN(len, 4096),
               line);
   return false;
@@ -275,7 +275,7 @@ static bool take_row(ch_result_reader *r, const char *line, size_t len,
   if (r->fields->len != r->n_columns) {
     if (ch_result_is_error_report(line, len))
       return server_error(line, len, error);
-    g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_RESULT,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_CLICKHOUSE_RESULT,
                 "row %" G_GUINT64_FORMAT " of the answer has %u fields, "
                 "expected %zu",
                 r->rows + 1, r->fields->len, r->n_columns);

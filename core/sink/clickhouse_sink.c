@@ -19,13 +19,13 @@
 #include <math.h>
 #include <string.h>
 
+#include "session/session_error.h"
 #include "session/session_view.h"
 #include "sink/clickhouse_result.h"
 #include "sink/clickhouse_tables.h"
 #include "sink/http_client.h"
 #include "sql/sql_output.h"
 
-G_DEFINE_QUARK(tm-clickhouse-error-quark, tm_clickhouse_error)
 
 #define DEFAULT_PORT 8123
 #define RUN_ID_MAX 256
@@ -65,7 +65,7 @@ static bool validate_database(const char *name) {
 }
 
 static bool url_error(const char *url, const char *why, GError **error) {
-  g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_URL,
+  g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_CLICKHOUSE_URL,
               "%s: %s (expected clickhouse://[USER[:PASSWORD]@]HOST[:PORT]/"
               "DATABASE)", url, why);
   return false;
@@ -120,28 +120,30 @@ void tm_clickhouse_free(tm_clickhouse *ch) {
 /* ---- statements ---------------------------------------------------------- */
 
 /* Takes `cause` (from the HTTP client, the result reader or the printers)
- * and reports it as TM_CLICKHOUSE_ERROR naming the server and `what`;
- * output errors keep their own domain. */
+ * and reports it in TRACEMERGE_ERROR naming the server and `what`: the HTTP
+ * client's as TM_ERROR_CLICKHOUSE_CONNECTION or _SERVER, the printers' as
+ * tm_session_query's are (TM_ERROR_OUTPUT). */
 static void report(tm_clickhouse *ch, GError **error, GError *cause,
                    const char *what) {
   if (cause->domain == TM_HTTP_ERROR) {
     int code = cause->code == TM_HTTP_ERROR_TRANSPORT
-                   ? TM_CLICKHOUSE_ERROR_CONNECTION
-                   : TM_CLICKHOUSE_ERROR_SERVER;
-    g_set_error(error, TM_CLICKHOUSE_ERROR, code, "ClickHouse at %s: %s: %s",
+                   ? TM_ERROR_CLICKHOUSE_CONNECTION
+                   : TM_ERROR_CLICKHOUSE_SERVER;
+    g_set_error(error, TRACEMERGE_ERROR, code, "ClickHouse at %s: %s: %s",
                 ch->server, what, cause->message);
     g_error_free(cause);
     return;
   }
   g_propagate_prefixed_error(error, cause, "ClickHouse at %s: %s: ",
                              ch->server, what);
+  session_error_publish(false, error);
 }
 
 static bool collect_answer(void *ctx, const char *data, size_t len,
                            GError **error) {
   GString *answer = ctx;
   if (answer->len + len > SMALL_ANSWER_MAX) {
-    g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_RESULT,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_CLICKHOUSE_RESULT,
                 "the answer is larger than %u bytes", SMALL_ANSWER_MAX);
     return false;
   }
@@ -208,7 +210,7 @@ static bool read_schema_version(tm_clickhouse *ch, bool *present,
     guint64 count = 0, max = 0;
     if (sscanf(answer->str, "%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT,
                &count, &max) != 2) {
-      g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_RESULT,
+      g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_CLICKHOUSE_RESULT,
                   "ClickHouse at %s: reading schema_version: unexpected "
                   "answer \"%s\"", ch->server, answer->str);
       ok = false;
@@ -225,7 +227,7 @@ static bool version_matches(tm_clickhouse *ch, uint32_t version,
                             GError **error) {
   if (version == CLICKHOUSE_SCHEMA_VERSION)
     return true;
-  g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_SCHEMA,
+  g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_CLICKHOUSE_SCHEMA,
               "ClickHouse at %s: database %s holds tracemerge schema version "
               "%u; this tracemerge reads and writes version %u",
               ch->server, ch->database, version, CLICKHOUSE_SCHEMA_VERSION);
@@ -295,7 +297,7 @@ static bool check_schema(tm_clickhouse *ch, GError **error) {
       g_string_append_printf(missing, "%s%s", missing->len ? ", " : "", want);
   }
   if (missing->len) {
-    g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_SCHEMA,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_CLICKHOUSE_SCHEMA,
                 "ClickHouse at %s: database %s lacks tracemerge tables (%s): "
                 "create them first (import --create-schema)",
                 ch->server, ch->database, missing->str);
@@ -321,7 +323,7 @@ static bool validate_run_ids(const char *const *run_ids, size_t n,
   GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
   bool ok = n > 0;
   if (!ok)
-    g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_RUN_ID,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_CLICKHOUSE_RUN_ID,
                 "no run to load");
   for (size_t i = 0; ok && i < n; i++) {
     const char *id = run_ids[i];
@@ -337,7 +339,7 @@ static bool validate_run_ids(const char *const *run_ids, size_t n,
     if (!why && !g_hash_table_add(seen, (gpointer)id))
       why = "is given twice";
     if (why) {
-      g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_RUN_ID,
+      g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_CLICKHOUSE_RUN_ID,
                   "run id \"%s\" %s", id ? id : "", why);
       ok = false;
     }
@@ -365,7 +367,7 @@ static char *run_list(const char *const *run_ids, size_t n) {
   return g_string_free(list, FALSE);
 }
 
-/* Fails (TM_CLICKHOUSE_ERROR_RUN_EXISTS) if any table holds a row of any
+/* Fails (TM_ERROR_CLICKHOUSE_RUN_EXISTS) if any table holds a row of any
  * of the runs. */
 static bool refuse_existing(tm_clickhouse *ch, const char *const *run_ids,
                             size_t n, GError **error) {
@@ -384,7 +386,7 @@ static bool refuse_existing(tm_clickhouse *ch, const char *const *run_ids,
     guint count = g_strv_length(found);
     char *more = count == 1 ? g_strdup("")
                             : g_strdup_printf(" (and %u more)", count - 1);
-    g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_RUN_EXISTS,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_CLICKHOUSE_RUN_EXISTS,
                 "ClickHouse at %s: run '%s'%s already loaded in database %s: "
                 "nothing loaded (replace mode replaces a loaded run)",
                 ch->server, found[0], more, ch->database);
@@ -543,7 +545,7 @@ static bool find_old_loads(load *l, GError **error) {
     const char *tab = memchr(p, '\t', (size_t)(stop - p));
     guint64 t = tab ? g_ascii_strtoull(p, NULL, 10) : n_tables;
     if (t >= n_tables) {
-      g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_RESULT,
+      g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_CLICKHOUSE_RESULT,
                   "ClickHouse at %s: looking for loaded runs: unexpected "
                   "answer \"%.*s\"", l->ch->server, (int)(stop - p), p);
       ok = false;
@@ -749,7 +751,7 @@ static void explain_failure(const load *l, GError **error) {
                 "%s; nothing of %s was published", cause->message,
                 l->runs_text);
   else
-    g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_PARTIAL,
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_CLICKHOUSE_PARTIAL,
                 "%s; %s partly published (done: %s; not done: %s): load "
                 "again in replace mode",
                 cause->message, l->runs_text, done->str, not_done->str);
@@ -834,7 +836,7 @@ bool tm_clickhouse_load(tm_clickhouse *ch, const tm_clickhouse_run *runs,
     run_ids[i] = runs[i].run_id;
     const tm_model *model = session_imported_model(runs[i].session);
     if (!model) {
-      g_set_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_RUN_ID,
+      g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_CLICKHOUSE_RUN_ID,
                   "run '%s' has no imported session", runs[i].run_id);
       ok = false;
       n_runs = i;

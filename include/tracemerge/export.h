@@ -1,6 +1,7 @@
 /*
  * TM_API marks the functions libtracemerge.so exports: those of
- * <tracemerge/tracemerge.h> and <tracemerge/record.h>, and nothing else
+ * <tracemerge/tracemerge.h>, <tracemerge/record.h> and <tracemerge/error.h>,
+ * and nothing else
  * (the library is built with hidden visibility; tests/
  * test_library_exports.sh compares its exports with these headers).
  */

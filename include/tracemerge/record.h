@@ -89,8 +89,12 @@
  *   writing to it (stop, then join your threads, then free).
  * - A config is copied by tmr_session_new(); free yours when you like.
  *
- * Errors are GErrors (domain TMR_ERROR) whose message says what to change;
- * config errors name the file, line and column.
+ * Errors are GErrors in libtracemerge's one domain, TRACEMERGE_ERROR
+ * (<tracemerge/error.h>): TM_ERROR_USAGE for a call the library does not
+ * take, TM_ERROR_CONFIG for a config it refuses, TM_ERROR_OUTPUT when the
+ * trace cannot be written, TM_ERROR_SYSTEM when the system refuses memory,
+ * a thread or a socket. The message says what to change; config errors
+ * name the file, line and column.
  */
 #ifndef TRACEMERGE_RECORD_H
 #define TRACEMERGE_RECORD_H
@@ -101,14 +105,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <tracemerge/error.h>
 #include <tracemerge/export.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define TMR_ERROR (tmr_error_quark())
-TM_API GQuark tmr_error_quark(void);
 
 /* "Read the writer's clock now" as an event timestamp. */
 #define TMR_NOW INT64_MIN

@@ -13,8 +13,8 @@
  *
  * Ownership: a session owns everything it imported; strings it returns are
  * borrowed and live as long as the session. Errors are GErrors in
- * TM_SESSION_ERROR (codes: tm_session_error) whose message names the file
- * (and byte offset) at fault. A session is used from one thread at a time.
+ * TRACEMERGE_ERROR (codes: tm_error_code, <tracemerge/error.h>) whose message
+ * names the file (and byte offset) at fault. A session is used from one thread at a time.
  *
  * Build against it with `pkg-config --cflags --libs tracemerge`. Only the
  * functions marked TM_API are exported by libtracemerge.so: every function
@@ -28,40 +28,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <tracemerge/error.h>
 #include <tracemerge/export.h>
 #include <tracemerge/plugin.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The error domain of every GError the library returns. */
-#define TM_SESSION_ERROR (tm_session_error_quark())
-TM_API GQuark tm_session_error_quark(void);
-
-/* The codes of TM_SESSION_ERROR; the message says what and where. */
-typedef enum tm_session_error {
-  TM_SESSION_ERROR_FAILED = 0, /* none of the others */
-  /* The call itself: a second import, no inputs. */
-  TM_SESSION_ERROR_USAGE = 1,
-  /* No reader plugin, or two of one name (tm_session_plugins_check). */
-  TM_SESSION_ERROR_PLUGINS = 2,
-  /* A configuration (a reader's, or the merge config: unreadable, invalid,
-   * naming a reader that is not loaded) cannot be used. */
-  TM_SESSION_ERROR_CONFIG = 3,
-  /* An input cannot be opened or read, or has no known format. */
-  TM_SESSION_ERROR_INPUT = 4,
-  /* A file or archive member is damaged; what came before the damage
-   * was imported. */
-  TM_SESSION_ERROR_DAMAGED = 5,
-  /* The perfetto_manifest is invalid or does not fit the inputs: nothing
-   * was merged. */
-  TM_SESSION_ERROR_MANIFEST = 6,
-  TM_SESSION_ERROR_QUERY = 7,  /* the SQL failed */
-  TM_SESSION_ERROR_OUTPUT = 8, /* writing rows or a database failed */
-  /* A query was stopped: its time ran out, or tm_session_interrupt(). */
-  TM_SESSION_ERROR_INTERRUPTED = 9,
-} tm_session_error;
 
 typedef struct tm_session tm_session;
 
@@ -395,24 +368,11 @@ TM_API uint64_t tm_session_event_count(const tm_session *session);
  *                       "machine", NULL, stdout, 0, &error);
  *   tm_clickhouse_free(ch);
  *
- * Errors are GErrors in TM_CLICKHOUSE_ERROR whose message names the server,
- * what was being done (the table, the run) and the server's own message;
- * writing query output fails as tm_session_query does. A tm_clickhouse is
+ * Errors are GErrors in TRACEMERGE_ERROR, with the codes TM_ERROR_CLICKHOUSE_*
+ * (and TM_ERROR_OUTPUT when writing query output fails, as for
+ * tm_session_query), whose message names the server, what was being done
+ * (the table, the run) and the server's own message. A tm_clickhouse is
  * used from one thread at a time. */
-
-#define TM_CLICKHOUSE_ERROR (tm_clickhouse_error_quark())
-TM_API GQuark tm_clickhouse_error_quark(void);
-
-typedef enum tm_clickhouse_error_code {
-  TM_CLICKHOUSE_ERROR_URL,        /* not clickhouse://[USER[:PASS]@]HOST[:PORT]/DB */
-  TM_CLICKHOUSE_ERROR_CONNECTION, /* no answer: refused, reset, timed out */
-  TM_CLICKHOUSE_ERROR_SERVER,     /* the server refused or failed a statement */
-  TM_CLICKHOUSE_ERROR_SCHEMA,     /* tables missing, or another schema version */
-  TM_CLICKHOUSE_ERROR_RUN_EXISTS, /* refused: the run is already loaded */
-  TM_CLICKHOUSE_ERROR_RUN_ID,     /* an empty, too long or repeated run id */
-  TM_CLICKHOUSE_ERROR_PARTIAL,    /* publishing stopped between tables */
-  TM_CLICKHOUSE_ERROR_RESULT,     /* an answer that could not be read */
-} tm_clickhouse_error_code;
 
 typedef enum tm_clickhouse_load_mode {
   TM_CLICKHOUSE_REFUSE_EXISTING = 0, /* fail if a run id is already loaded */

@@ -378,7 +378,7 @@ void assert_truncated(const fixture *f, guint index, uint32_t id,
 }
 
 void assert_error(GError *error, const char *message) {
-  g_assert_error(error, TM_SESSION_ERROR, TM_SESSION_ERROR_INPUT);
+  g_assert_error(error, TRACEMERGE_ERROR, TM_ERROR_INPUT);
   g_assert_cmpstr(error->message, ==, message);
 }
 
