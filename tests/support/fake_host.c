@@ -622,6 +622,8 @@ static const tm_host_services fake_services = {
 
 /* --- the fake ------------------------------------------------------------ */
 
+const tm_host_services *fake_host_services(void) { return &fake_services; }
+
 fake_host *fake_host_new(void) {
   fake_host *fake = g_new0(fake_host, 1);
   tm_host *h = &fake->host;

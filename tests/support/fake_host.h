@@ -16,6 +16,10 @@
 typedef struct fake_host fake_host;
 
 fake_host *fake_host_new(void);
+
+/* The services fake_host_run() passes to open() (every one set, as the
+ * ABI promises; tests/test_fake_hosts.c checks). */
+const tm_host_services *fake_host_services(void);
 void fake_host_free(fake_host *fake);
 
 /* What the budget service answers for TM_BUDGET_RECORD_BYTES (-1, the

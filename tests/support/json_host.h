@@ -8,7 +8,9 @@
  * not which hash it chose. The reader is loaded with dlopen, as the host
  * loads it.
  *
- * `services` has every service (the ABI's rule); its import_log writes
+ * `services` is the table of a host built before track_async (its
+ * struct_size ends there) and sets every service it covers (the ABI's
+ * rule, tests/test_fake_hosts.c); its import_log writes
  * what stat_add writes ("stat ... +1"), so most logs show dropped events
  * as counts; `logging_services` has one that writes "log <stat> @<offset>
  * <args>" and counts the stat as the host does. read_bytes_with() uses
