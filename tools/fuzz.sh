@@ -149,5 +149,9 @@ cov=$(echo "$last" | grep -o 'cov: [0-9]*' | grep -o '[0-9]*' || echo 0)
 ft=$(echo "$last" | grep -o 'ft: [0-9]*' | grep -o '[0-9]*' || echo 0)
 corpus=$(ls "$work" | wc -l)
 findings=$(ls "$artifacts" | wc -l)
+figures="$target: cpu ${cpu}s, runs $runs, exec/s $speed, cov $cov, ft $ft, corpus $corpus, findings $findings (exit $status)"
+# The figures go to the log too: the CPU time is measured here, not by
+# libFuzzer, and the log is what proves how long a target ran.
+echo "tools/fuzz.sh: $figures" >>"$log"
 echo "log: $log"
-echo "$target: cpu ${cpu}s, runs $runs, exec/s $speed, cov $cov, ft $ft, corpus $corpus, findings $findings (exit $status)"
+echo "$figures"
