@@ -25,7 +25,10 @@ void tm_memory_advise_huge(void *block, size_t bytes) {
 void tm_vec_reserve_(void **data, size_t *cap, size_t need, size_t elem_size) {
   if (need <= *cap)
     return;
-  size_t new_cap = *cap ? *cap : 16;
+  /* The first block holds 4: many vectors stay tiny (a file's clock
+   * placements, one per clock it uses), and an archive of many small
+   * members keeps one of those per member. */
+  size_t new_cap = *cap ? *cap : 4;
   while (new_cap < need) {
     if (new_cap > SIZE_MAX / 2 / elem_size)
       g_error("tracemerge: vector of %zu elements of %zu bytes is too large",

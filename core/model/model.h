@@ -63,16 +63,20 @@ typedef struct tm_metadata_row {
   uint32_t trace_id;   /* TM_NULL_ID for non-trace keys */
 } tm_metadata_row;
 
+/* The 64-bit fields first: 40 bytes, no padding. Every (file, machine)
+ * has ~150 of these rows (core/base/stats.h), so their size is most of
+ * what a tiny archive member costs. */
 typedef struct tm_stats_row {
-  tm_str_id name;
   int64_t idx; /* TM_NULL_INT64 for single-value stats */
+  int64_t value;
+  tm_str_id name;
   tm_str_id severity;    /* "info", "notice", "data_loss", "error" */
   tm_str_id source;      /* "trace", "analysis" */
-  int64_t value;
   tm_str_id description;
   uint32_t machine_id;   /* TM_NULL_ID for global stats */
   uint32_t trace_id;     /* TM_NULL_ID for global stats */
 } tm_stats_row;
+_Static_assert(sizeof(tm_stats_row) == 40, "tm_stats_row must stay 40 bytes");
 
 /* One import-log entry (docs/sql-surface.md §5): the details of one occurrence
  * of a stat, written with it by stats_log() (core/model/stats.h). */

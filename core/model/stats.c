@@ -5,9 +5,22 @@
  * readers declare (stats_declare), each name once: the first declaration
  * of a name wins, and the host's own come first.
  *
- * Invariant: `index` maps (name, idx, machine, trace) to the row id of
- * model->stats, so every row is unique per key; global stats are keyed
- * with machine and trace TM_NULL_ID whatever the caller passed.
+ * Invariant: every row is unique per (name, idx, machine, trace), and is
+ * found in one of two places. The zero rows stats_open_context() makes for
+ * a (machine, trace) are one block of model->stats, a row per "context
+ * stat" (the single-value machine-and-trace stats of the catalog when the
+ * first context opened, in catalog order): `contexts` maps the pair to the
+ * block's first row, and a context stat's position in the block is its row.
+ * Every other row is in `index`, keyed by (name, idx, machine, trace);
+ * global stats are keyed with machine and trace TM_NULL_ID whatever the
+ * caller passed.
+ *
+ * Why two places: an archive of many tiny members opens one context per
+ * member, and each context has ~150 zero rows. A hash entry and a key per
+ * row cost more than the row itself (about 80 bytes against 40); a block
+ * costs one slot per context. A context stat counted before its context
+ * opened gets an `index` row, and its context is marked loose, so that the
+ * rows of that context stay in `index` (no second row for one key).
  */
 #include "model/stats.h"
 
@@ -124,11 +137,30 @@ typedef struct stat_key {
   int64_t idx;
 } stat_key;
 
+/* A slot of `contexts`: the block of zero rows of one (machine, trace). */
+typedef struct context_slot {
+  uint32_t machine_id;
+  uint32_t trace_id;
+  uint32_t first_row_plus_one; /* 0: an empty slot; CONTEXT_LOOSE: no block */
+} context_slot;
+
+#define CONTEXT_LOOSE UINT32_MAX
+
 struct tm_stats {
   tm_model *model;
   GHashTable *catalog;    /* name -> const tm_stat_info* (borrowed) */
   GPtrArray *declared;    /* const tm_stat_info*, readers', in order */
-  GHashTable *index; /* stat_key* -> row id + 1 */
+  GHashTable *index; /* stat_key* -> row id + 1; rows outside blocks */
+  /* The context stats, fixed when the first context opens: each one's
+   * row as a block holds it (value 0, machine and trace unset), and each
+   * info's position in the block + 1. */
+  bool context_stats_fixed;
+  TM_VEC(tm_stats_row) context_rows;
+  GHashTable *context_position; /* const tm_stat_info* -> position + 1 */
+  /* Open addressing, linear probing, at most half full. */
+  context_slot *contexts;
+  size_t contexts_cap; /* 0 or a power of two */
+  size_t contexts_len;
   /* Import-log rows written per stats row, by row id (shorter than
    * model->stats until a row first logs). */
   TM_VEC(uint32_t) logged;
@@ -175,40 +207,161 @@ void stats_declare(tm_stats *stats, const tm_stat_info *info) {
   g_ptr_array_add(stats->declared, (gpointer)info);
 }
 
-static stat_key make_key(tm_stats *stats, const char *name, int64_t idx,
-                         uint32_t machine_id, uint32_t trace_id,
-                         const tm_stat_info *info) {
+static bool scope_is_global(const tm_stat_info *info) {
+  return info && (info->scope == TM_STAT_GLOBAL || info->scope == TM_STAT_GLOBAL_ON_DEMAND);
+}
+
+static stat_key make_key(tm_str_id name, int64_t idx, uint32_t machine_id,
+                         uint32_t trace_id, const tm_stat_info *info) {
   stat_key key;
   memset(&key, 0, sizeof key); /* padding takes part in hashing */
-  key.name = string_pool_intern_cstr(stats->model->strings, name);
+  key.name = name;
   key.idx = idx;
-  bool global = info && (info->scope == TM_STAT_GLOBAL || info->scope == TM_STAT_GLOBAL_ON_DEMAND);
+  bool global = scope_is_global(info);
   key.machine_id = global ? TM_NULL_ID : machine_id;
   key.trace_id = global ? TM_NULL_ID : trace_id;
   return key;
 }
 
-static tm_stats_row *row_for(tm_stats *stats, const char *name, int64_t idx,
-                             uint32_t machine_id, uint32_t trace_id) {
-  const tm_stat_info *info = stats_lookup(stats, name);
-  stat_key key = make_key(stats, name, idx, machine_id, trace_id, info);
-  gpointer found = g_hash_table_lookup(stats->index, &key);
-  if (found)
-    return &stats->model->stats.data[GPOINTER_TO_SIZE(found) - 1];
-  tm_string_pool *strings = stats->model->strings;
-  tm_stats_row row = {
-      .name = key.name,
+static tm_stats_row make_row(tm_string_pool *strings, tm_str_id name, int64_t idx,
+                             const tm_stat_info *info) {
+  return (tm_stats_row){
+      .name = name,
       .idx = idx,
       .severity = string_pool_intern_cstr(strings, info ? info->severity : "error"),
       .source = string_pool_intern_cstr(strings, info ? info->source : "trace"),
       .description = string_pool_intern_cstr(strings, info ? info->description : ""),
-      .machine_id = key.machine_id,
-      .trace_id = key.trace_id,
+      .machine_id = TM_NULL_ID,
+      .trace_id = TM_NULL_ID,
   };
+}
+
+/* ---- context blocks ------------------------------------------------------ */
+
+static size_t context_hash(uint32_t machine_id, uint32_t trace_id) {
+  return (size_t)(trace_id * 2654435761u) ^ (size_t)(machine_id * 40503u);
+}
+
+/* The slot of (machine, trace), or NULL if it has none. */
+static context_slot *context_find(const tm_stats *stats, uint32_t machine_id,
+                                  uint32_t trace_id) {
+  if (stats->contexts_cap == 0)
+    return NULL;
+  size_t mask = stats->contexts_cap - 1;
+  for (size_t i = context_hash(machine_id, trace_id) & mask;
+       stats->contexts[i].first_row_plus_one; i = (i + 1) & mask) {
+    context_slot *slot = &stats->contexts[i];
+    if (slot->machine_id == machine_id && slot->trace_id == trace_id)
+      return slot;
+  }
+  return NULL;
+}
+
+static void context_place(context_slot *slots, size_t cap, context_slot slot) {
+  size_t mask = cap - 1;
+  size_t i = context_hash(slot.machine_id, slot.trace_id) & mask;
+  while (slots[i].first_row_plus_one)
+    i = (i + 1) & mask;
+  slots[i] = slot;
+}
+
+/* Adds a slot for a pair that has none. */
+static void context_insert(tm_stats *stats, uint32_t machine_id, uint32_t trace_id,
+                           uint32_t first_row_plus_one) {
+  if ((stats->contexts_len + 1) * 2 > stats->contexts_cap) {
+    size_t cap = stats->contexts_cap ? stats->contexts_cap * 2 : 16;
+    context_slot *slots = g_new0(context_slot, cap);
+    for (size_t i = 0; i < stats->contexts_cap; i++)
+      if (stats->contexts[i].first_row_plus_one)
+        context_place(slots, cap, stats->contexts[i]);
+    g_free(stats->contexts);
+    stats->contexts = slots;
+    stats->contexts_cap = cap;
+  }
+  context_place(stats->contexts, stats->contexts_cap,
+                (context_slot){machine_id, trace_id, first_row_plus_one});
+  stats->contexts_len++;
+}
+
+/* The position + 1 of `info` in a context's block; 0 if it has none there
+ * (not a context stat, or declared after the first context opened). */
+static guint context_position(const tm_stats *stats, const tm_stat_info *info,
+                              int64_t idx) {
+  if (!stats->context_stats_fixed || !info || idx != TM_NULL_INT64 ||
+      info->scope != TM_STAT_MACHINE_AND_TRACE)
+    return 0;
+  return GPOINTER_TO_UINT(g_hash_table_lookup(stats->context_position, info));
+}
+
+static void add_context_stat(tm_stats *stats, const tm_stat_info *info) {
+  tm_stats_row row = make_row(stats->model->strings,
+                              string_pool_intern_cstr(stats->model->strings, info->name),
+                              TM_NULL_INT64, info);
+  tm_vec_push(&stats->context_rows, row);
+  g_hash_table_insert(stats->context_position, (gpointer)info,
+                      GUINT_TO_POINTER((guint)stats->context_rows.len));
+}
+
+static void fix_context_stats(tm_stats *stats) {
+  stats->context_stats_fixed = true;
+  for (size_t i = 0; i < G_N_ELEMENTS(core_catalog); i++)
+    if (core_catalog[i].scope == TM_STAT_MACHINE_AND_TRACE)
+      add_context_stat(stats, &core_catalog[i]);
+  for (guint i = 0; i < stats->declared->len; i++) {
+    const tm_stat_info *info = g_ptr_array_index(stats->declared, i);
+    if (info->scope == TM_STAT_MACHINE_AND_TRACE)
+      add_context_stat(stats, info);
+  }
+}
+
+/* ---- rows ---------------------------------------------------------------- */
+
+/* The row id of an existing row, or -1. */
+static int64_t find_row(const tm_stats *stats, const tm_stat_info *info,
+                        tm_str_id name, int64_t idx, uint32_t machine_id,
+                        uint32_t trace_id) {
+  guint position = context_position(stats, info, idx);
+  if (position) {
+    const context_slot *slot = context_find(stats, machine_id, trace_id);
+    if (slot && slot->first_row_plus_one != CONTEXT_LOOSE)
+      return (int64_t)slot->first_row_plus_one - 1 + position - 1;
+  }
+  stat_key key = make_key(name, idx, machine_id, trace_id, info);
+  gpointer found = g_hash_table_lookup(stats->index, &key);
+  return found ? (int64_t)GPOINTER_TO_SIZE(found) - 1 : -1;
+}
+
+/* The row of `key` in `index`, made (value 0) if absent. */
+static tm_stats_row *indexed_row_for(tm_stats *stats, const tm_stat_info *info,
+                                     const stat_key *key) {
+  gpointer found = g_hash_table_lookup(stats->index, key);
+  if (found)
+    return &stats->model->stats.data[GPOINTER_TO_SIZE(found) - 1];
+  tm_stats_row row = make_row(stats->model->strings, key->name, key->idx, info);
+  row.machine_id = key->machine_id;
+  row.trace_id = key->trace_id;
   tm_vec_push(&stats->model->stats, row);
-  g_hash_table_insert(stats->index, g_memdup2(&key, sizeof key),
+  g_hash_table_insert(stats->index, g_memdup2(key, sizeof *key),
                       GSIZE_TO_POINTER(stats->model->stats.len));
   return &stats->model->stats.data[stats->model->stats.len - 1];
+}
+
+static tm_stats_row *row_for(tm_stats *stats, const char *name, int64_t idx,
+                             uint32_t machine_id, uint32_t trace_id) {
+  const tm_stat_info *info = stats_lookup(stats, name);
+  if (info && info->scope == TM_STAT_MACHINE_AND_TRACE && idx == TM_NULL_INT64) {
+    const context_slot *slot = context_find(stats, machine_id, trace_id);
+    guint position = context_position(stats, info, idx);
+    if (!slot)
+      /* Counted before its context opened: the row goes to `index`, and
+       * so will the rest of this context's. */
+      context_insert(stats, machine_id, trace_id, CONTEXT_LOOSE);
+    else if (position && slot->first_row_plus_one != CONTEXT_LOOSE)
+      return &stats->model->stats.data[slot->first_row_plus_one - 1 + position - 1];
+  }
+  tm_str_id name_id = string_pool_intern_cstr(stats->model->strings, name);
+  stat_key key = make_key(name_id, idx, machine_id, trace_id, info);
+  return indexed_row_for(stats, info, &key);
 }
 
 tm_stats *stats_new(tm_model *model) {
@@ -217,6 +370,7 @@ tm_stats *stats_new(tm_model *model) {
   stats->index = g_hash_table_new_full(stat_key_hash, stat_key_equal, g_free, NULL);
   stats->catalog = g_hash_table_new(g_str_hash, g_str_equal);
   stats->declared = g_ptr_array_new();
+  stats->context_position = g_hash_table_new(g_direct_hash, g_direct_equal);
   for (size_t i = 0; i < G_N_ELEMENTS(core_catalog); i++)
     g_hash_table_insert(stats->catalog, (gpointer)core_catalog[i].name,
                         (gpointer)&core_catalog[i]);
@@ -232,17 +386,43 @@ void stats_free(tm_stats *stats) {
   g_hash_table_destroy(stats->index);
   g_hash_table_destroy(stats->catalog);
   g_ptr_array_free(stats->declared, TRUE);
+  g_hash_table_destroy(stats->context_position);
+  tm_vec_free(&stats->context_rows);
+  g_free(stats->contexts);
   tm_vec_free(&stats->logged);
   g_free(stats);
 }
 
 void stats_open_context(tm_stats *stats, uint32_t machine_id, uint32_t trace_id) {
-  for (size_t i = 0; i < G_N_ELEMENTS(core_catalog); i++)
-    if (core_catalog[i].scope == TM_STAT_MACHINE_AND_TRACE)
-      row_for(stats, core_catalog[i].name, TM_NULL_INT64, machine_id, trace_id);
+  if (!stats->context_stats_fixed)
+    fix_context_stats(stats);
+  const context_slot *slot = context_find(stats, machine_id, trace_id);
+  bool loose = slot && slot->first_row_plus_one == CONTEXT_LOOSE;
+  if (!slot) {
+    tm_model *model = stats->model;
+    size_t first = model->stats.len;
+    if (first + stats->context_rows.len + 1 >= CONTEXT_LOOSE)
+      g_error("tracemerge: more than %u stats rows", CONTEXT_LOOSE - 2);
+    tm_vec_reserve(&model->stats, first + stats->context_rows.len);
+    for (size_t i = 0; i < stats->context_rows.len; i++) {
+      tm_stats_row row = stats->context_rows.data[i];
+      row.machine_id = machine_id;
+      row.trace_id = trace_id;
+      model->stats.data[model->stats.len++] = row;
+    }
+    context_insert(stats, machine_id, trace_id, (uint32_t)first + 1);
+  } else if (loose) {
+    for (size_t i = 0; i < G_N_ELEMENTS(core_catalog); i++)
+      if (core_catalog[i].scope == TM_STAT_MACHINE_AND_TRACE)
+        row_for(stats, core_catalog[i].name, TM_NULL_INT64, machine_id, trace_id);
+  }
+  /* Readers' stats outside the block (all of them for a loose context;
+   * else those declared after the first context opened) get `index` rows,
+   * in catalog order as the block's. */
   for (guint i = 0; i < stats->declared->len; i++) {
     const tm_stat_info *info = g_ptr_array_index(stats->declared, i);
-    if (info->scope == TM_STAT_MACHINE_AND_TRACE)
+    if (info->scope == TM_STAT_MACHINE_AND_TRACE &&
+        (loose || !context_position(stats, info, TM_NULL_INT64)))
       row_for(stats, info->name, TM_NULL_INT64, machine_id, trace_id);
   }
 }
@@ -318,13 +498,10 @@ int64_t stats_get(const tm_stats *stats, const char *name, int64_t idx,
   }
   if (!name_id)
     return 0;
-  stat_key key;
-  memset(&key, 0, sizeof key);
-  key.name = name_id;
-  key.idx = idx;
-  bool global = info && (info->scope == TM_STAT_GLOBAL || info->scope == TM_STAT_GLOBAL_ON_DEMAND);
-  key.machine_id = global ? TM_NULL_ID : machine_id;
-  key.trace_id = global ? TM_NULL_ID : trace_id;
-  gpointer found = g_hash_table_lookup(stats->index, &key);
-  return found ? stats->model->stats.data[GPOINTER_TO_SIZE(found) - 1].value : 0;
+  int64_t row = find_row(stats, info, name_id, idx, machine_id, trace_id);
+  return row >= 0 ? stats->model->stats.data[row].value : 0;
+}
+
+size_t stats_index_rows(const tm_stats *stats) {
+  return g_hash_table_size(stats->index);
 }

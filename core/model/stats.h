@@ -60,7 +60,10 @@ const tm_stat_info *stats_lookup(const tm_stats *stats, const char *name);
 const char *stats_severity_name(uint32_t severity);
 const char *stats_source_name(uint32_t source);
 
-/* Pre-creates the zero rows of machine-and-trace stats for a context. */
+/* Pre-creates the zero rows of machine-and-trace stats for a context: one
+ * block of rows, in catalog order, for the stats declared so far (a stat
+ * declared later gets its own rows in later contexts). Opening a context
+ * again adds nothing. */
 void stats_open_context(tm_stats *stats, uint32_t machine_id, uint32_t trace_id);
 
 /* Adds `delta` to the row (name, idx, machine_id, trace_id). idx is
@@ -95,5 +98,11 @@ bool stats_log(tm_stats *stats, const char *name, uint32_t machine_id,
 /* Current value of a row, 0 if absent (for tests and the CLI's info). */
 int64_t stats_get(const tm_stats *stats, const char *name, int64_t idx,
                   uint32_t machine_id, uint32_t trace_id);
+
+/* How many rows the per-key index holds: the global rows, indexed and
+ * on-demand ones, and stats counted before their context opened; never
+ * the zero rows of a context, which are a block of model->stats (for
+ * tests: a context must not cost an index entry per stat). */
+size_t stats_index_rows(const tm_stats *stats);
 
 #endif /* TM_STATS_H */

@@ -157,9 +157,12 @@ tm_event_run *sorter_run(tm_sorter *sorter, tm_clock_node clock,
 
 /* Grows by half (doubling while small): the slack of a run's last growth is
  * at most a third of its block, and large blocks are moved by mremap, not
- * copied. */
+ * copied. The first block holds 4 events, not more: an archive of many
+ * one-event members has a run per member, kept until the merge (64 events
+ * there cost 2.5 KB per member), and the few extra doublings of a big run
+ * are nothing beside its events. */
 void event_run_grow_(tm_event_run *run) {
-  size_t cap = run->cap < 4096 ? MAX(run->cap * 2, 64) : run->cap + run->cap / 2;
+  size_t cap = run->cap < 4096 ? MAX(run->cap * 2, 4) : run->cap + run->cap / 2;
   if (cap > SIZE_MAX / sizeof(tm_event))
     g_error("tracemerge: event run of %zu events is too large", run->cap);
   run->events = g_renew(tm_event, run->events, cap);
