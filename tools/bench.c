@@ -58,13 +58,17 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <archive.h>
+#include <archive_entry.h>
 #include <yajl/yajl_parse.h>
 
 #include <tracemerge/tracemerge.h>
 
 #include "gen_chrome_json.h"
 #include "gen_ftrace_trace.h"
+#include "gen_mixed_archive.h"
 #include "gen_proto_trace.h"
+#include "gen_systrace_text.h"
 #include "proto_floor.h"
 
 /* The host streams files in chunks of this size (TM_CONTAINER_CHUNK in
@@ -84,8 +88,9 @@ typedef struct bench_config {
   /* What the input is and so which floor applies: json and gecko (yajl
    * without callbacks), proto (framing and decoding every packet), systrace
    * (splitting lines), instruments (GMarkup without callbacks); ftrace is
-   * a Perfetto system trace (the proto floor). Only json, proto and ftrace
-   * inputs are generated; the others need --input. */
+   * a Perfetto system trace (the proto floor); mixed is a ZIP of three
+   * machines' traces (libarchive inflating every member, nothing parsed).
+   * gecko and instruments inputs are not generated: they need --input. */
   const char *format;
   bool proto; /* proto or ftrace: the proto reader and floor */
   bool friendly; /* json: gen_chrome_json's friendly shape, not the realistic one */
@@ -229,6 +234,15 @@ static bool stage_generate(const bench_config *config, stage_report *report) {
   GError *error = NULL;
   bool ok = false;
   double start = now_seconds();
+  if (strcmp(config->format, "mixed") == 0) {
+    ok = gen_mixed_archive_write(config->input, config->workdir, config->events,
+                                 (uint32_t)config->seed, &error);
+    if (!ok)
+      g_snprintf(report->message, sizeof report->message, "%s", error->message);
+    g_clear_error(&error);
+    report->seconds = now_seconds() - start;
+    return ok;
+  }
   FILE *out = fopen(config->input, "wb");
   if (out == NULL) {
     g_snprintf(report->message, sizeof report->message, "cannot write %s: %s",
@@ -241,6 +255,12 @@ static bool stage_generate(const bench_config *config, stage_report *report) {
   } else if (strcmp(config->format, "ftrace") == 0) {
     /* 32 cpus, 4096 threads: a busy phone's scheduler and atrace. */
     ok = gen_ftrace_trace_write(out, config->events, 32, 4096, (uint32_t)config->seed, NULL);
+    if (!ok)
+      g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_IO, "writing %s failed",
+                  config->input);
+  } else if (strcmp(config->format, "systrace") == 0) {
+    /* 8 cpus: a phone's atrace. */
+    ok = gen_systrace_text_write(out, config->events, 8, (uint32_t)config->seed, NULL);
     if (!ok)
       g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_IO, "writing %s failed",
                   config->input);
@@ -393,6 +413,33 @@ static bool stage_proto_floor(const bench_config *config, stage_report *report) 
   if (!ok)
     g_snprintf(report->message, sizeof report->message,
                "%s: not a readable Perfetto trace", config->input);
+  return ok;
+}
+
+/* The archive floor: libarchive reading (inflating) every member of the
+ * archive in the host's chunk size, nothing parsed. */
+static bool stage_archive_floor(const bench_config *config, stage_report *report) {
+  double start = now_seconds();
+  struct archive *a = archive_read_new();
+  archive_read_support_filter_all(a);
+  archive_read_support_format_all(a);
+  bool ok = archive_read_open_filename(a, config->input, BENCH_CHUNK) == ARCHIVE_OK;
+  char *buf = g_malloc(BENCH_CHUNK);
+  struct archive_entry *entry;
+  int status = ARCHIVE_OK;
+  while (ok && (status = archive_read_next_header(a, &entry)) == ARCHIVE_OK) {
+    la_ssize_t n;
+    while ((n = archive_read_data(a, buf, BENCH_CHUNK)) > 0)
+      ;
+    ok = n == 0;
+  }
+  ok = ok && status == ARCHIVE_EOF;
+  if (!ok)
+    g_snprintf(report->message, sizeof report->message, "%s: %s", config->input,
+               archive_error_string(a) ? archive_error_string(a) : "not a readable archive");
+  g_free(buf);
+  archive_read_free(a);
+  report->seconds = now_seconds() - start;
   return ok;
 }
 
@@ -816,10 +863,12 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
        "json (default: Chrome JSON, floor = yajl without callbacks), proto "
        "(TrackEvent trace, floor = framing and decoding every packet), ftrace "
        "(system trace of sched and print events, compact and expanded; the "
-       "proto floor), multi (3 machines' files in a ZIP with a manifest: "
-       "imports with 1 and 2 threads compared); with "
-       "--input also gecko (floor = yajl), systrace (floor = splitting "
-       "lines) or instruments (floor = GMarkup without callbacks)", "FORMAT"},
+       "proto floor), systrace (atrace text of 8 cpus, floor = splitting lines), "
+       "mixed (a ZIP of a phone's systrace, a workstation's Chrome JSON and a "
+       "server's TrackEvent proto with a perfetto_manifest, floor = inflating "
+       "every member), multi (3 machines' files in a ZIP with a manifest: "
+       "imports with 1 and 2 threads compared); with --input also gecko (floor = "
+       "yajl) or instruments (floor = GMarkup without callbacks)", "FORMAT"},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
   };
   GError *error = NULL;
@@ -829,22 +878,22 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
   bool ok = g_option_context_parse(context, &argc, &argv, &error);
   g_option_context_free(context);
   static const char *const formats[] = {"json",     "proto",       "ftrace", "gecko",
-                                        "systrace", "instruments", "multi"};
+                                        "systrace", "instruments", "mixed",  "multi"};
   const char *chosen = NULL;
   for (size_t i = 0; i < G_N_ELEMENTS(formats); i++)
     if (g_strcmp0(format ? format : "json", formats[i]) == 0)
       chosen = formats[i];
   if (ok && !chosen) {
     g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--format must be json, proto, ftrace, gecko, systrace, instruments or multi");
+                "--format must be json, proto, ftrace, gecko, systrace, instruments, "
+                "mixed or multi");
     ok = false;
   }
-  if (ok && config->input == NULL && strcmp(chosen, "json") != 0 &&
-      strcmp(chosen, "proto") != 0 && strcmp(chosen, "ftrace") != 0 &&
-      strcmp(chosen, "multi") != 0) {
+  if (ok && config->input == NULL &&
+      (strcmp(chosen, "gecko") == 0 || strcmp(chosen, "instruments") == 0)) {
     g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--format %s needs --input FILE (only json, proto, ftrace and multi are "
-                "generated)",
+                "--format %s needs --input FILE (only json, proto, ftrace, systrace, "
+                "mixed and multi are generated)",
                 chosen);
     ok = false;
   }
@@ -904,6 +953,39 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
   return true;
 }
 
+/* The floor stage of the input's format, and its name for the table's note. */
+static stage_result run_floor(const bench_config *config, const char **floor_name) {
+  if (config->proto) {
+    *floor_name = "proto";
+    return run_stage("proto floor", stage_proto_floor, config);
+  }
+  if (strcmp(config->format, "systrace") == 0) {
+    *floor_name = "line split";
+    return run_stage("line floor", stage_line_floor, config);
+  }
+  if (strcmp(config->format, "instruments") == 0) {
+    *floor_name = "GMarkup";
+    return run_stage("xml floor", stage_markup_floor, config);
+  }
+  if (strcmp(config->format, "mixed") == 0) {
+    *floor_name = "archive (inflating every member)";
+    return run_stage("archive floor", stage_archive_floor, config);
+  }
+  *floor_name = "yajl";
+  return run_stage("yajl floor", stage_yajl_floor, config);
+}
+
+/* The generated input's file name in the work directory. */
+static char *generated_path(const bench_config *config) {
+  const char *name = config->proto                               ? "bench.pftrace"
+                     : strcmp(config->format, "systrace") == 0 ? "bench.txt"
+                     : strcmp(config->format, "mixed") == 0 ||
+                             strcmp(config->format, "multi") == 0
+                         ? "bench.zip"
+                         : "bench.json";
+  return g_build_filename(config->workdir, name, NULL);
+}
+
 /* --scale: the floor and the import at each multiple of the events, one
  * generated file at a time; ratios are to the first multiple's. */
 static bool run_scaling(bench_config *config) {
@@ -921,8 +1003,8 @@ static bool run_scaling(bench_config *config) {
       return false;
     }
     stage_result baseline = run_stage("baseline", stage_baseline, config);
-    stage_result floor = config->proto ? run_stage("proto floor", stage_proto_floor, config)
-                                       : run_stage("yajl floor", stage_yajl_floor, config);
+    const char *floor_name;
+    stage_result floor = run_floor(config, &floor_name);
     stage_result import = run_stage("import", stage_import, config);
     g_remove(config->input);
     if (!baseline.ran_ok || !floor.ran_ok || !import.ran_ok) {
@@ -1045,26 +1127,21 @@ int main(int argc, char **argv) {
   }
 
   if (config.n_scales > 0) {
-    config.input = g_build_filename(config.workdir,
-                                    config.proto ? "bench.pftrace" : "bench.json", NULL);
+    config.input = generated_path(&config);
     status = run_scaling(&config) ? 0 : 1;
     goto out;
   }
   if (config.input == NULL) {
-    config.input = g_build_filename(config.workdir,
-                                    strcmp(config.format, "multi") == 0 ? "bench.zip"
-                                    : config.proto                      ? "bench.pftrace"
-                                                                        : "bench.json",
-                                    NULL);
+    config.input = generated_path(&config);
     generated = true;
     stage_result gen = run_stage("generate", stage_generate, &config);
     if (!gen.ran_ok)
       goto out;
     printf("generated %s%s: %" PRIu64 " events in %.2f s (seed %" PRIu64 ")\n",
            config.input,
-           strcmp(config.format, "ftrace") == 0  ? ""
-           : strcmp(config.format, "multi") == 0 ? " (3 machines, realistic shapes)"
-           : config.friendly                     ? " (friendly shape)"
+           strcmp(config.format, "multi") == 0 ? " (3 machines, realistic shapes)"
+           : strcmp(config.format, "json") != 0 && strcmp(config.format, "proto") != 0 ? ""
+           : config.friendly                   ? " (friendly shape)"
                                                : " (realistic shape)",
            config.events, gen.report.seconds, config.seed);
   }
@@ -1083,19 +1160,8 @@ int main(int argc, char **argv) {
   stage_result results[5];
   size_t n = 0;
   results[n++] = run_stage("baseline", stage_baseline, &config);
-  const char *floor_name = "yajl";
-  if (config.proto) {
-    floor_name = "proto";
-    results[n++] = run_stage("proto floor", stage_proto_floor, &config);
-  } else if (strcmp(config.format, "systrace") == 0) {
-    floor_name = "line split";
-    results[n++] = run_stage("line floor", stage_line_floor, &config);
-  } else if (strcmp(config.format, "instruments") == 0) {
-    floor_name = "GMarkup";
-    results[n++] = run_stage("xml floor", stage_markup_floor, &config);
-  } else {
-    results[n++] = run_stage("yajl floor", stage_yajl_floor, &config);
-  }
+  const char *floor_name;
+  results[n++] = run_floor(&config, &floor_name);
   results[n++] = run_stage("import", stage_import, &config);
   size_t first_sink = n;
   if (config.save)
