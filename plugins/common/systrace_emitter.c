@@ -16,6 +16,9 @@
 
 /* Linux task names are at most 15 bytes; longer ones are re-interned. */
 #define NAME_CACHE 24
+/* Distinct prev_state texts remembered, and their longest. */
+#define STATE_CACHE 8
+#define STATE_CACHE_TEXT 8
 
 typedef struct thread_entry {
   int64_t tid;
@@ -41,6 +44,14 @@ struct systrace_emitter {
   tm_track_ref *cpuidle;
   tm_str_id key_cookie;
   tm_str_id swapper;
+  /* prev_state texts seen last ("S", "R+", "D", ...): a switch's state
+   * costs a comparison, not a parse and an intern. */
+  struct {
+    uint8_t len;
+    char text[STATE_CACHE_TEXT];
+    tm_str_id id;
+  } states[STATE_CACHE];
+  unsigned states_next;
   /* Columns of the current PROCESS DUMP table, -1 if absent. */
   int dump_pid, dump_ppid, dump_tid, dump_name;
   /* Set by systrace_emitter_set_line_offset: failures are logged with the
@@ -356,9 +367,51 @@ static bool kv_int(systrace_text payload, const char *key, int64_t *out) {
   return kv_find(payload, key, &v) && systrace_parse_int64(v, out);
 }
 
+/* kv_find for several keys in one pass over the payload (a sched_switch
+ * names six): values[k] is the value of the first token "keys[k]=...",
+ * as kv_find would find it. Returns the mask of the keys found (bit k:
+ * keys[k]); at most 8 keys. */
+static unsigned kv_scan(systrace_text payload, const char *const *keys, size_t n_keys,
+                        systrace_text *values) {
+  /* Token by token, each found from its '=' (memchr) and the blank before
+   * it: the first '=' of a token ends its key, the token's end its value;
+   * tokens without '=' are passed over by the search. */
+  unsigned found = 0, all = (1u << n_keys) - 1;
+  const char *p = payload.p, *end = payload.p + payload.len;
+  while (p < end && found != all) {
+    const char *eq = memchr(p, '=', (size_t)(end - p));
+    if (!eq)
+      break;
+    const char *key = eq;
+    while (key > p && key[-1] != ' ')
+      key--;
+    const char *value_end = memchr(eq + 1, ' ', (size_t)(end - eq - 1));
+    if (!value_end)
+      value_end = end;
+    size_t key_len = (size_t)(eq - key);
+    for (size_t k = 0; key_len && k < n_keys; k++) {
+      if (found & (1u << k) || keys[k][0] != key[0])
+        continue;
+      /* strncmp stops at the key's end, so a longer token reads no further. */
+      if (strncmp(keys[k], key, key_len) == 0 && keys[k][key_len] == '\0') {
+        values[k] = (systrace_text){eq + 1, (size_t)(value_end - eq - 1)};
+        found |= 1u << k;
+        break;
+      }
+    }
+    p = value_end;
+  }
+  return found;
+}
+
+static bool kv_value_int(unsigned found, unsigned k, const systrace_text *values,
+                         int64_t *out) {
+  return (found & (1u << k)) && systrace_parse_int64(values[k], out);
+}
+
 /* Older kernels print prev_state as the task state bits (Linux 4.x
  * values); newer ones as letters, kept as written. */
-static tm_str_id prev_state_id(systrace_emitter *em, systrace_text state) {
+static tm_str_id prev_state_id_uncached(systrace_emitter *em, systrace_text state) {
   int64_t bits;
   if (!systrace_parse_int64(state, &bits))
     return intern(em, state);
@@ -375,16 +428,33 @@ static tm_str_id prev_state_id(systrace_emitter *em, systrace_text state) {
   return em->s->intern_string(em->host, text, n);
 }
 
+static tm_str_id prev_state_id(systrace_emitter *em, systrace_text state) {
+  if (state.len == 0 || state.len > STATE_CACHE_TEXT)
+    return prev_state_id_uncached(em, state);
+  for (unsigned i = 0; i < STATE_CACHE; i++)
+    if (em->states[i].len == state.len && memcmp(em->states[i].text, state.p, state.len) == 0)
+      return em->states[i].id;
+  tm_str_id id = prev_state_id_uncached(em, state);
+  unsigned slot = em->states_next++ % STATE_CACHE;
+  em->states[slot].len = (uint8_t)state.len;
+  memcpy(em->states[slot].text, state.p, state.len);
+  em->states[slot].id = id;
+  return id;
+}
+
 static bool sched_switch(systrace_emitter *em, const systrace_line *l) {
-  systrace_text prev_comm = {0}, next_comm = {0}, state;
+  enum { PREV_PID, NEXT_PID, NEXT_PRIO, PREV_STATE, PREV_COMM, NEXT_COMM };
+  static const char *const keys[] = {"prev_pid",   "next_pid",  "next_prio",
+                                     "prev_state", "prev_comm", "next_comm"};
+  systrace_text v[6] = {{0}};
+  unsigned found = kv_scan(l->payload, keys, 6, v);
   int64_t prev_pid, next_pid, next_prio;
-  if (!kv_int(l->payload, "prev_pid", &prev_pid) ||
-      !kv_int(l->payload, "next_pid", &next_pid) ||
-      !kv_int(l->payload, "next_prio", &next_prio) ||
-      !kv_find(l->payload, "prev_state", &state) || l->cpu > MAX_CPU)
+  if (!kv_value_int(found, PREV_PID, v, &prev_pid) ||
+      !kv_value_int(found, NEXT_PID, v, &next_pid) ||
+      !kv_value_int(found, NEXT_PRIO, v, &next_prio) || !(found & (1u << PREV_STATE)) ||
+      l->cpu > MAX_CPU)
     return false;
-  kv_find(l->payload, "prev_comm", &prev_comm);
-  kv_find(l->payload, "next_comm", &next_comm);
+  systrace_text prev_comm = v[PREV_COMM], next_comm = v[NEXT_COMM], state = v[PREV_STATE];
   tm_thread_ref prev = thread_for(em, -1, prev_pid, prev_comm);
   tm_thread_ref next = thread_for(em, -1, next_pid, next_comm);
   em->s->sched_switch(em->host, em->clock, l->ts_ns, em->machine, l->cpu, prev,
@@ -393,13 +463,16 @@ static bool sched_switch(systrace_emitter *em, const systrace_line *l) {
 }
 
 static bool sched_waking(systrace_emitter *em, const systrace_line *l) {
-  systrace_text comm = {0};
+  enum { PID, TARGET_CPU, COMM };
+  static const char *const keys[] = {"pid", "target_cpu", "comm"};
+  systrace_text v[3] = {{0}};
+  unsigned found = kv_scan(l->payload, keys, 3, v);
   int64_t pid, target_cpu;
-  if (!kv_int(l->payload, "pid", &pid) ||
-      !kv_int(l->payload, "target_cpu", &target_cpu) || target_cpu < 0 ||
+  if (!kv_value_int(found, PID, v, &pid) ||
+      !kv_value_int(found, TARGET_CPU, v, &target_cpu) || target_cpu < 0 ||
       target_cpu > MAX_CPU)
     return false;
-  kv_find(l->payload, "comm", &comm);
+  systrace_text comm = v[COMM];
   tm_thread_ref waker = thread_for(em, l->tgid, l->pid, l->task);
   tm_thread_ref woken = thread_for(em, -1, pid, comm);
   em->s->sched_waking(em->host, em->clock, l->ts_ns, em->machine,
@@ -409,9 +482,12 @@ static bool sched_waking(systrace_emitter *em, const systrace_line *l) {
 
 static bool cpu_counter(systrace_emitter *em, const systrace_line *l,
                         bool frequency) {
+  static const char *const keys[] = {"state", "cpu_id"};
+  systrace_text v[2];
+  unsigned found = kv_scan(l->payload, keys, 2, v);
   int64_t state, cpu;
-  if (!kv_int(l->payload, "state", &state) ||
-      !kv_int(l->payload, "cpu_id", &cpu) || cpu < 0 || cpu > MAX_CPU)
+  if (!kv_value_int(found, 0, v, &state) || !kv_value_int(found, 1, v, &cpu) || cpu < 0 ||
+      cpu > MAX_CPU)
     return false;
   tm_track_ref *cache = frequency ? em->cpufreq : em->cpuidle;
   if (!cache[cpu]) {

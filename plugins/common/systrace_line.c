@@ -5,6 +5,8 @@
  */
 #include "systrace_line.h"
 
+#include <string.h>
+
 /* Seconds beyond this would overflow int64 nanoseconds. */
 #define MAX_SECONDS 9000000000LL
 
@@ -154,11 +156,10 @@ static bool parse_from(const char *s, size_t len, size_t dash,
 }
 
 bool systrace_line_parse(const char *line, size_t len, systrace_line *out) {
-  for (size_t i = 0; i < len; i++) {
-    if (line[i] != '-')
-      continue;
-    if (parse_from(line, len, i, out))
+  const char *end = line + len;
+  for (const char *dash = line; (dash = memchr(dash, '-', (size_t)(end - dash))) != NULL;
+       dash++)
+    if (parse_from(line, len, (size_t)(dash - line), out))
       return true;
-  }
   return false;
 }
