@@ -63,6 +63,8 @@ void ftrace_kinds_init(ftrace_kinds *k, proto_context *ctx) {
 void ftrace_kinds_free(ftrace_kinds *k) {
   proto_map_free(&k->raw_keys);
   proto_vec_free(&k->raw_key_ids);
+  proto_vec_free(&k->schemas);
+  free(k->states);
 }
 
 /* --- threads and cpus -------------------------------------------------- */
@@ -91,11 +93,15 @@ tm_thread_ref ftrace_thread_named(ftrace_kinds *k, ftrace_machine *m, int64_t ti
   /* The idle thread keeps the host's name ("swapper"). */
   if (tid == 0 || !name || name_len == 0)
     return t->ref;
+  if (t->name && t->name_len == name_len && memcmp(t->name_bytes, name, name_len) == 0)
+    return t->ref;
   tm_str_id id = proto_intern(k->ctx, (const char *)name, name_len);
   if (id != t->name) {
     t->name = id;
     k->ctx->s->thread_set_name(k->ctx->host, t->ref, id);
   }
+  t->name_len = name_len < FTRACE_NAME_BYTES ? (uint8_t)name_len : 0;
+  memcpy(t->name_bytes, name, t->name_len);
   return t->ref;
 }
 
@@ -104,6 +110,7 @@ tm_thread_ref ftrace_thread_named_id(ftrace_kinds *k, ftrace_machine *m, int64_t
   ftrace_thread *t = thread_entry(k, m, tid);
   if (tid != 0 && name && name != t->name) {
     t->name = name;
+    t->name_len = 0; /* its bytes are not known here */
     k->ctx->s->thread_set_name(k->ctx->host, t->ref, name);
   }
   return t->ref;
@@ -151,14 +158,36 @@ static int wire_type_of(ProtobufCType type) {
   }
 }
 
-static const ProtobufCMessageDescriptor *payload_descriptor(uint32_t id,
-                                                            const char **name) {
+/* The schema of payload `id`, looked up on its first event. Ids beyond
+ * the cache's bound are looked up every time (no such id is in the
+ * schema today). */
+#define SCHEMA_CACHE_IDS 4096
+static const ftrace_schema *payload_schema(ftrace_kinds *k, uint32_t id, ftrace_schema *scratch) {
+  ftrace_schema *sc = scratch;
+  if (id < SCHEMA_CACHE_IDS) {
+    while (k->schemas.len <= id) {
+      ftrace_schema empty = {0};
+      proto_vec_push(&k->schemas, empty);
+    }
+    sc = &k->schemas.data[id];
+    if (sc->looked_up)
+      return sc;
+  }
+  memset(sc, 0, sizeof *sc);
+  sc->looked_up = true;
   const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field(
       &perfetto__protos__ftrace_event__descriptor, id);
   if (!f || f->type != PROTOBUF_C_TYPE_MESSAGE)
-    return NULL;
-  *name = f->name;
-  return f->descriptor;
+    return sc;
+  sc->d = f->descriptor;
+  sc->name = f->name;
+  for (unsigned n = 1; n <= FTRACE_SCHEMA_FIELDS; n++) {
+    const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(sc->d, n);
+    sc->wire[n] = fd ? (int8_t)wire_type_of(fd->type) : -1;
+    if (fd && fd->label == PROTOBUF_C_LABEL_REPEATED)
+      sc->repeated |= (uint16_t)(1u << n);
+  }
+  return sc;
 }
 
 typedef enum decode_status {
@@ -170,18 +199,29 @@ typedef enum decode_status {
 /* Reads the fields of payload `ev` into `out`, checking each known one's
  * wire type against the schema's (a mismatch drops the event, counted as
  * proto_packet_wrong_wire_type). */
-static decode_status decode(ftrace_kinds *k, const ftrace_event *ev,
-                            const ProtobufCMessageDescriptor *d, const char *name,
+static decode_status decode(ftrace_kinds *k, const ftrace_event *ev, const ftrace_schema *sc,
                             payload *out) {
+  const char *name = sc->name;
   out->present = 0;
   pw_cursor c = pw_cursor_of(ev->data, ev->len);
   pw_field f;
   while (pw_next(&c, &f)) {
-    const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(d, f.number);
-    if (!fd)
-      continue;
-    int expected = wire_type_of(fd->type);
-    bool packed = fd->label == PROTOBUF_C_LABEL_REPEATED && f.wire_type == PW_LENGTH_DELIMITED;
+    int expected;
+    bool repeated;
+    if (f.number >= 1 && f.number <= FTRACE_SCHEMA_FIELDS) {
+      expected = sc->wire[f.number];
+      if (expected < 0)
+        continue;
+      repeated = (sc->repeated >> f.number) & 1u;
+    } else {
+      const ProtobufCFieldDescriptor *fd =
+          protobuf_c_message_descriptor_get_field(sc->d, f.number);
+      if (!fd)
+        continue;
+      expected = wire_type_of(fd->type);
+      repeated = fd->label == PROTOBUF_C_LABEL_REPEATED;
+    }
+    bool packed = repeated && f.wire_type == PW_LENGTH_DELIMITED;
     if (f.wire_type != expected && !packed) {
       char message[64];
       snprintf(message, sizeof message, "FtraceEvent.%s", name);
@@ -256,10 +296,11 @@ static void add_raw_arg(ftrace_kinds *k, tm_str_id key, const ProtobufCFieldDesc
 
 /* An event the reader does not model: an ftrace_event row with every
  * field the schema names as an arg. */
-static bool read_raw(ftrace_kinds *k, const ftrace_event *ev,
-                     const ProtobufCMessageDescriptor *d, const char *name) {
+static bool read_raw(ftrace_kinds *k, const ftrace_event *ev, const ftrace_schema *sc) {
+  const ProtobufCMessageDescriptor *d = sc->d;
+  const char *name = sc->name;
   payload check;
-  decode_status status = decode(k, ev, d, name, &check);
+  decode_status status = decode(k, ev, sc, &check);
   if (status != DECODE_OK)
     return status == DECODE_SKIP;
   tm_thread_ref thread = ftrace_thread_of(k, ev->m, ev->pid);
@@ -304,6 +345,13 @@ tm_str_id ftrace_task_state(ftrace_kinds *k, int64_t state) {
     proto_count(k->ctx, "task_state_invalid");
     return 0;
   }
+  /* Every switch spells a state: each spelling is interned once. */
+  if (!k->states) {
+    k->states = proto_xrealloc(NULL, FTRACE_STATE_CACHE * sizeof *k->states);
+    memset(k->states, 0, FTRACE_STATE_CACHE * sizeof *k->states);
+  }
+  if (k->states[bits])
+    return k->states[bits];
   for (unsigned b = 0; b < 11; b++)
     if (bits & (1u << b))
       text[n++] = letters[b];
@@ -311,7 +359,8 @@ tm_str_id ftrace_task_state(ftrace_kinds *k, int64_t state) {
     text[n++] = 'R';
   if (bits & 2048)
     text[n++] = '+';
-  return proto_intern(k->ctx, text, n);
+  k->states[bits] = proto_intern(k->ctx, text, n);
+  return k->states[bits];
 }
 
 void ftrace_switch(ftrace_kinds *k, const ftrace_event *ev, tm_thread_ref prev,
@@ -591,9 +640,9 @@ static void read_print(ftrace_kinds *k, const ftrace_event *ev, const payload *p
 /* --- one event --------------------------------------------------------------- */
 
 bool ftrace_kinds_read(ftrace_kinds *k, const ftrace_event *ev) {
-  const char *name = NULL;
-  const ProtobufCMessageDescriptor *d = payload_descriptor(ev->id, &name);
-  if (!d) {
+  ftrace_schema scratch;
+  const ftrace_schema *sc = payload_schema(k, ev->id, &scratch);
+  if (!sc->d) {
     char text[96];
     int n = snprintf(text, sizeof text, "ftrace event id %" PRIu32 " is not in the schema;"
                      " skipped", ev->id);
@@ -636,13 +685,13 @@ bool ftrace_kinds_read(ftrace_kinds *k, const ftrace_event *ev) {
   case EV_GPU_FREQUENCY:
   case EV_ION_STAT:
   case EV_DMA_HEAP_STAT: {
-    decode_status status = decode(k, ev, d, name, &p);
+    decode_status status = decode(k, ev, sc, &p);
     if (status != DECODE_OK)
       return status == DECODE_SKIP;
     break;
   }
   default:
-    return read_raw(k, ev, d, name);
+    return read_raw(k, ev, sc);
   }
   proto_context *ctx = k->ctx;
   switch (ev->id) {

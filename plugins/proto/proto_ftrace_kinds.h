@@ -59,10 +59,18 @@ typedef struct ftrace_cpu {
   tm_track_ref irq, softirq, cpufreq, cpuidle; /* 0 until used */
 } ftrace_cpu;
 
+/* Linux comms are at most 15 bytes: a name that long or shorter is kept
+ * as bytes too. */
+#define FTRACE_NAME_BYTES 16
+
 /* A thread named by ftrace, and the name last given to it. */
 typedef struct ftrace_thread {
   tm_thread_ref ref;
   tm_str_id name;
+  /* The bytes of `name` (when name_len > 0), so that a comm repeated on
+   * every switch costs a comparison, not an intern. */
+  uint8_t name_len;
+  char name_bytes[FTRACE_NAME_BYTES];
 } ftrace_thread;
 
 typedef struct ftrace_machine {
@@ -86,8 +94,28 @@ typedef struct ftrace_event {
   size_t len;
 } ftrace_event;
 
+/* What the reader needs of one payload's schema, looked up once per event
+ * id (protobuf-c's lookups are binary searches). */
+struct ProtobufCMessageDescriptor;
+typedef struct ftrace_schema {
+  bool looked_up;
+  const struct ProtobufCMessageDescriptor *d; /* NULL: not a message field */
+  const char *name;
+  /* For fields 1..FTRACE_SCHEMA_FIELDS: the wire type a field has, -1 if
+   * the schema has no such field; bit n of `repeated`: field n is
+   * repeated (it may also come packed). */
+  int8_t wire[16];
+  uint16_t repeated;
+} ftrace_schema;
+#define FTRACE_SCHEMA_FIELDS 15
+
+/* Task states cached by their bits (prev_state values up to 2048). */
+#define FTRACE_STATE_CACHE 2049
+
 typedef struct ftrace_kinds {
   proto_context *ctx;
+  PROTO_VEC(ftrace_schema) schemas; /* by event id */
+  tm_str_id *states;                /* by prev_state bits; 0: not yet */
   /* Interned arg keys of raw events: (event id << 32 | field) -> str id. */
   proto_map raw_keys;
   PROTO_VEC(tm_str_id) raw_key_ids;
