@@ -715,6 +715,43 @@ static void test_cpu_bundles_interleaving_tracks_merge_like_the_reference(void) 
   g_rand_free(rand);
 }
 
+static void test_stretches_that_begin_in_any_order_merge_stably(void) {
+  /* One run of ascending stretches (each 1-80 events, so some are
+   * extended by insertion) whose first timestamps go up and down: the
+   * stretches join the merge in the order of their first event, not of
+   * the run. Timestamps come from a small range, so many tie across
+   * stretches; the reference is the stable sort by ts. */
+  GRand *rand = g_rand_new_with_seed(47);
+  tm_sorter *sorter = sorter_new();
+  GArray *reference = g_array_new(FALSE, FALSE, sizeof(reference_event));
+  enum { TOTAL = 60000 };
+  uint32_t tag = 0;
+  while (tag < TOTAL) {
+    int64_t ts = g_rand_int_range(rand, 0, 5000);
+    uint32_t stretch = (uint32_t)g_rand_int_range(rand, 1, 81);
+    for (uint32_t k = 0; k < stretch && tag < TOTAL; k++, tag++) {
+      ts += g_rand_int_range(rand, 0, 3); /* 0: ties within the stretch */
+      tm_event ev = {.ts = ts, .name_id = tag, .kind = TM_EVENT_SLICE_COMPLETE,
+                     .track_id = (uint32_t)g_rand_int_range(rand, 0, 100)};
+      event_run_push(sorter_run(sorter, 0, 0, 0), &ev);
+      reference_event ref = {ts, 0, tag, tag};
+      g_array_append_val(reference, ref);
+    }
+  }
+  g_array_sort(reference, reference_order);
+  GArray *out = merge_all(sorter);
+  g_assert_cmpuint(out->len, ==, reference->len);
+  for (guint i = 0; i < out->len; i++) {
+    const reference_event *want = &g_array_index(reference, reference_event, i);
+    g_assert_cmpint(at(out, i)->ts, ==, want->ts);
+    g_assert_cmpuint(at(out, i)->tag, ==, want->tag);
+  }
+  g_array_free(out, TRUE);
+  g_array_free(reference, TRUE);
+  sorter_free(sorter);
+  g_rand_free(rand);
+}
+
 static void test_long_runs_release_memory_while_merging(void) {
   /* Two interleaved runs of 300k events (12 MB each) cross the release
    * threshold several times; the order must not suffer. */
@@ -746,6 +783,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/sorter/merge/random-runs-match-the-reference", test_random_runs_match_the_reference);
   g_test_add_func("/sorter/merge/random-runs-sorted-on-two-threads-match-the-reference",
                   test_random_runs_sorted_on_two_threads_match_the_reference);
+  g_test_add_func("/sorter/merge/stretches-that-begin-in-any-order-merge-stably",
+                  test_stretches_that_begin_in_any_order_merge_stably);
   g_test_add_func("/sorter/merge/interleaved-tracks-merge-like-the-reference",
                   test_interleaved_tracks_merge_like_the_reference);
   g_test_add_func("/sorter/merge/sequences-merge-like-the-reference",

@@ -1040,6 +1040,119 @@ static bool stream_by_track(tm_event_run *run, uint32_t max_track,
 /* True if the run is better merged by track than sorted: more than a
  * quarter of it would be set aside by sort_events, and its tracks come in
  * blocks (see TRACK_BLOCK_MIN). */
+/* --- streaming a lone run by its ascending stretches ---------------------------- */
+
+static int merge_head_cmp(const void *a, const void *b) {
+  const merge_head *x = a, *y = b;
+  return head_before(*x, *y) ? -1 : head_before(*y, *x) ? 1 : 0;
+}
+
+/* Emits the events of `run` in stable ts order by one k-way merge of its
+ * ascending stretches (shorter ones extended to MIN_RUN by insertion in
+ * place), for a run the sort would give to the natural merge sort (an
+ * ftrace stream: cpu bundles, the track changing at most events). No
+ * spare copy of the run (40 bytes an event, each page zeroed by the
+ * kernel) and no pass per level: each event is read once. Stretches join
+ * the heap in the order of their first event, so it holds about as many
+ * as overlap in time (a cpu's bundles each), and the top's stretch runs on
+ * until the next best head. Ties go to the earlier stretch: stable. The
+ * pages of the merged prefix go back to the kernel while the model grows.
+ * Returns false, having emitted nothing, if the run has more stretches
+ * than the heap indexes (beyond 2^37 events, never in practice). */
+static bool stream_by_stretches(tm_event_run *run, tm_sorter_emit emit, void *ctx) {
+  tm_event *ev = run->events;
+  size_t n = run->len;
+  TM_VEC(size_t) bounds = {0};
+  tm_vec_push(&bounds, (size_t)0);
+  for (size_t i = 0; i < n;) {
+    size_t j = i + 1;
+    while (j < n && ev[j].ts >= ev[j - 1].ts)
+      j++;
+    if (j - i < MIN_RUN && j < n) {
+      size_t end = MIN(n, i + MIN_RUN);
+      insertion_sort(ev, i, j, end);
+      j = end;
+    }
+    tm_vec_push(&bounds, j);
+    i = j;
+  }
+  size_t k = bounds.len - 1;
+  if (k > UINT32_MAX) {
+    tm_vec_free(&bounds);
+    return false;
+  }
+  /* The stretches by (first ts, index): the order they join the heap. */
+  merge_head *waiting = g_new(merge_head, k ? k : 1);
+  for (size_t s = 0; s < k; s++)
+    waiting[s] = (merge_head){ev[bounds.data[s]].ts, (uint32_t)s, (uint32_t)s};
+  size_t in_order = 1;
+  while (in_order < k && !head_before(waiting[in_order], waiting[in_order - 1]))
+    in_order++;
+  if (in_order < k)
+    qsort(waiting, k, sizeof *waiting, merge_head_cmp);
+  size_t *pos = g_new(size_t, k ? k : 1);
+  for (size_t s = 0; s < k; s++)
+    pos[s] = bounds.data[s];
+  merge_head *heap = g_new(merge_head, k ? k : 1);
+  uint32_t machine_id = run->machine_id, trace_id = run->trace_id;
+  size_t heap_len = 0, next_waiting = 0, out = 0;
+  /* Every stretch before `unfinished` is merged, and so is
+   * ev[0, pos[unfinished]). */
+  size_t unfinished = 0, released = 0;
+  int sink = 0;
+  while (out < n) {
+    /* Every stretch that begins before the top takes part. */
+    while (next_waiting < k && (heap_len == 0 || head_before(waiting[next_waiting], heap[0]))) {
+      size_t at = heap_len++;
+      heap[at] = waiting[next_waiting++];
+      while (at > 0 && head_before(heap[at], heap[(at - 1) / 2])) {
+        merge_head t = heap[at];
+        heap[at] = heap[(at - 1) / 2];
+        heap[(at - 1) / 2] = t;
+        at = (at - 1) / 2;
+      }
+    }
+    uint32_t s = heap[0].source;
+    /* The best of the others: the heap's and the next waiting stretch's. */
+    merge_head bound = {INT64_MAX, UINT32_MAX, UINT32_MAX};
+    if (heap_len > 1)
+      bound = heap[1];
+    if (heap_len > 2 && head_before(heap[2], bound))
+      bound = heap[2];
+    if (next_waiting < k && head_before(waiting[next_waiting], bound))
+      bound = waiting[next_waiting];
+    size_t p = pos[s], end = bounds.data[s + 1];
+    do {
+      __builtin_prefetch(end - p > PREFETCH_EVENTS ? &ev[p + PREFETCH_EVENTS] : &ev[p]);
+      emit(ctx, &ev[p++], machine_id, trace_id);
+      out++;
+    } while (p < end && (ev[p].ts < bound.ts || (ev[p].ts == bound.ts && s < bound.order)));
+    pos[s] = p;
+    while (unfinished < k && pos[unfinished] == bounds.data[unfinished + 1])
+      unfinished++;
+    release_below(ev, unfinished < k ? pos[unfinished] : n, &released);
+    if (p == end) {
+      heap_len--;
+      if (heap_len)
+        head_replace_top(heap, heap_len, heap[heap_len], &sink);
+    } else {
+      head_replace_top(heap, heap_len, (merge_head){ev[p].ts, s, s}, &sink);
+    }
+  }
+  g_free(heap);
+  g_free(pos);
+  g_free(waiting);
+  tm_vec_free(&bounds);
+  return true;
+}
+
+/* What sort_events would give to the natural merge sort: many events out
+ * of order, the track changing too often for the merge by track. */
+static bool run_is_stretched(const tm_event_run *run) {
+  return !run->sorted && run->len > MIN_RUN && run->aside > run->len / 4 &&
+         run->track_changes > run->len / TRACK_BLOCK_MIN;
+}
+
 static bool run_is_interleaved(const tm_event_run *run) {
   return !run->sorted && run->len > MIN_RUN && run->aside > run->len / 4 &&
          run->track_changes <= run->len / TRACK_BLOCK_MIN;
@@ -1048,7 +1161,7 @@ static bool run_is_interleaved(const tm_event_run *run) {
 void sorter_merge(tm_sorter *sorter, tm_sorter_emit emit, void *ctx) {
   size_t k = sorter->runs.len;
   /* A lone run (one file, one clock) needs no k-way merge: an interleaved
-   * one is merged by track straight into `emit`. */
+   * one is merged by track straight into `emit`, ... */
   size_t non_empty = 0;
   tm_event_run *lone = NULL;
   for (size_t i = 0; i < k; i++)
@@ -1058,6 +1171,12 @@ void sorter_merge(tm_sorter *sorter, tm_sorter_emit emit, void *ctx) {
     }
   if (non_empty == 1 && run_is_interleaved(lone) &&
       stream_by_track(lone, lone->max_track, emit, ctx)) {
+    sorter_clear(sorter);
+    return;
+  }
+  /* One that the sort would merge by its ascending stretches is merged so
+   * straight into `emit`. */
+  if (non_empty == 1 && run_is_stretched(lone) && stream_by_stretches(lone, emit, ctx)) {
     sorter_clear(sorter);
     return;
   }
