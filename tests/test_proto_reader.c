@@ -410,6 +410,25 @@ static void test_process_tree(void) {
   fake_host_free(fake);
 }
 
+/* TraceUuid and TraceStats are their packet's machine's: the default
+ * machine's through the file's own services, machine 3's through the
+ * per-machine ones. The uuids are printed as the reader prints any (msb's
+ * 16 hex digits, then lsb's); buffer 0's size is its traced_buf_ stat. */
+static void test_service_packets_belong_to_their_machine(void) {
+  fake_host *fake = run_fixture("machine_service");
+  const char *transcript = fake_host_borrow_transcript(fake);
+  g_assert_nonnull(strstr(transcript,
+                          "metadata trace_uuid = \"00000000-0000-0001-0000-000000000002\"\n"));
+  g_assert_nonnull(strstr(transcript,
+                          "metadata raw3:trace_uuid = \"00000000-0000-0003-0000-000000000004\"\n"));
+  g_assert_cmpuint(fake_host_count_lines(fake, "metadata"), ==, 2);
+  g_assert_cmpint(fake_host_stat(fake, "traced_producers_connected"), ==, 2);
+  g_assert_cmpint(fake_host_stat(fake, "raw3:traced_producers_connected"), ==, 5);
+  g_assert_cmpint(fake_host_stat(fake, "raw3:traced_buf_buffer_size[0]"), ==, 4096);
+  g_assert_cmpint(fake_host_stat(fake, "traced_buf_buffer_size[0]"), ==, 0);
+  fake_host_free(fake);
+}
+
 static void test_machines_remote_clock_sync(void) {
   fake_host *fake = run_fixture("machines");
   g_assert_cmpstr(fake_host_borrow_transcript(fake), ==,
@@ -1224,6 +1243,8 @@ int main(int argc, char **argv) {
                   test_process_tree);
   g_test_add_func("/proto/reader/machines/remote-clock-sync-relates-the-vm-to-the-host",
                   test_machines_remote_clock_sync);
+  g_test_add_func("/proto/reader/machines/service-packets-belong-to-their-machine",
+                  test_service_packets_belong_to_their_machine);
   g_test_add_func("/proto/reader/system-info/fills-machine-rows-and-host-metadata",
                   test_system_info);
   g_test_add_func("/proto/reader/stacks/resolve-when-first-used-once-per-generation",

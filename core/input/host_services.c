@@ -1154,6 +1154,27 @@ static void svc_stat_set_indexed(tm_host *host, const char *name, int64_t idx,
               host->machine_id, host->file_id, value);
 }
 
+static void svc_machine_stat_set_indexed(tm_host *host, tm_machine_ref machine,
+                                         const char *name, int64_t idx, int64_t value) {
+  if (name)
+    stats_set(host->state->stats, name, idx < 0 ? TM_NULL_INT64 : idx,
+              machine_of_ref(host, machine), host->file_id, value);
+}
+
+static void svc_machine_metadata_set_int(tm_host *host, tm_machine_ref machine,
+                                         const char *name, int64_t value) {
+  if (name)
+    model_metadata_set_int(model_of(host), name, machine_of_ref(host, machine),
+                           host->file_id, value);
+}
+
+static void svc_machine_metadata_set_string(tm_host *host, tm_machine_ref machine,
+                                            const char *name, tm_str_id value) {
+  if (name)
+    model_metadata_set_string(model_of(host), name, machine_of_ref(host, machine),
+                              host->file_id, value);
+}
+
 static void svc_sched_blocked_reason(tm_host *host, tm_clock_ref clock, int64_t ts,
                                      tm_thread_ref thread, int32_t io_wait,
                                      tm_str_id blocked_function) {
@@ -1224,6 +1245,9 @@ const tm_host_services host_services_v2 = {
     .stat_set_indexed = svc_stat_set_indexed,
     .sched_blocked_reason = svc_sched_blocked_reason,
     .budget = svc_budget,
+    .machine_stat_set_indexed = svc_machine_stat_set_indexed,
+    .machine_metadata_set_int = svc_machine_metadata_set_int,
+    .machine_metadata_set_string = svc_machine_metadata_set_string,
 };
 
 void *host_open_reader(tm_host *host, const uint8_t *config, size_t config_len) {

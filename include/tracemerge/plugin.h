@@ -498,6 +498,19 @@ typedef struct tm_host_services {
    * (budget --max-record-size)"), and returns TM_ERROR; everything it
    * emitted before stays. */
   int64_t (*budget)(tm_host *host, uint32_t which);
+
+  /* --- per machine (after version 2) ----------------------------------- */
+  /* As stat_set_indexed, metadata_set_int and metadata_set_string, but for
+   * `machine` (machine_default() or a machine_embedded() of this file)
+   * instead of the file's own: what a trace holding several machines says
+   * about each one (a Perfetto trace's TraceStats or TraceConfig on
+   * packets naming a machine_id). */
+  void (*machine_stat_set_indexed)(tm_host *host, tm_machine_ref machine, const char *name,
+                                   int64_t idx, int64_t value);
+  void (*machine_metadata_set_int)(tm_host *host, tm_machine_ref machine, const char *name,
+                                   int64_t value);
+  void (*machine_metadata_set_string)(tm_host *host, tm_machine_ref machine,
+                                      const char *name, tm_str_id value);
 } tm_host_services;
 
 /* Budgets a reader asks the host for (tm_host_services.budget). */

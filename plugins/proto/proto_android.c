@@ -166,10 +166,10 @@ bool proto_android_read_log(proto_android *a, proto_machine *machine, const uint
   /* Totals since the session began: the last packet's are the ones. */
   if (packet->stats && ctx->host_has_system) {
     const Perfetto__Protos__AndroidLogPacket__Stats *st = packet->stats;
-    ctx->s->stat_set_indexed(ctx->host, "android_log_num_total", -1, (int64_t)st->num_total);
-    ctx->s->stat_set_indexed(ctx->host, "android_log_num_failed", -1, (int64_t)st->num_failed);
-    ctx->s->stat_set_indexed(ctx->host, "android_log_num_skipped", -1,
-                             (int64_t)st->num_skipped);
+    proto_machine_stat_set(ctx, machine, "android_log_num_total", -1, (int64_t)st->num_total);
+    proto_machine_stat_set(ctx, machine, "android_log_num_failed", -1, (int64_t)st->num_failed);
+    proto_machine_stat_set(ctx, machine, "android_log_num_skipped", -1,
+                           (int64_t)st->num_skipped);
   }
   perfetto__protos__android_log_packet__free_unpacked(packet, NULL);
   return true;

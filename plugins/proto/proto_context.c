@@ -105,6 +105,38 @@ void proto_stat_add(proto_context *ctx, const char *name, int64_t delta) {
   ctx->s->stat_add(ctx->host, name, delta);
 }
 
+/* Whether `machine`'s rows need the per-machine services. */
+static bool machine_scoped(const proto_context *ctx, const proto_machine *machine) {
+  return machine && machine->raw_id != 0 &&
+         TM_HOST_HAS(ctx->s, machine_metadata_set_string);
+}
+
+void proto_machine_stat_set(proto_context *ctx, const proto_machine *machine, const char *name,
+                            int64_t idx, int64_t value) {
+  if (!ctx->host_has_system)
+    return;
+  if (machine_scoped(ctx, machine))
+    ctx->s->machine_stat_set_indexed(ctx->host, machine->ref, name, idx, value);
+  else
+    ctx->s->stat_set_indexed(ctx->host, name, idx, value);
+}
+
+void proto_machine_metadata_int(proto_context *ctx, const proto_machine *machine,
+                                const char *name, int64_t value) {
+  if (machine_scoped(ctx, machine))
+    ctx->s->machine_metadata_set_int(ctx->host, machine->ref, name, value);
+  else
+    ctx->s->metadata_set_int(ctx->host, name, value);
+}
+
+void proto_machine_metadata_string(proto_context *ctx, const proto_machine *machine,
+                                   const char *name, tm_str_id value) {
+  if (machine_scoped(ctx, machine))
+    ctx->s->machine_metadata_set_string(ctx->host, machine->ref, name, value);
+  else
+    ctx->s->metadata_set_string(ctx->host, name, value);
+}
+
 bool proto_fail(proto_context *ctx, uint64_t offset, const char *fmt, ...) {
   char message[256];
   va_list ap;

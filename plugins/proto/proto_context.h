@@ -110,6 +110,19 @@ void proto_count_unmodelled(proto_context *ctx, uint32_t field);
  * declares, e.g. lost samples). */
 void proto_stat_add(proto_context *ctx, const char *name, int64_t delta);
 
+/* What the trace says about `machine`: the stat `name`[idx] (idx < 0: a
+ * single value) set, or a metadata row, on that machine. The default
+ * machine's go to the file's own machine; another machine's (packets with
+ * machine_id) to that machine when the host has the per-machine services,
+ * else to the file's machine as before. Stats only with the system
+ * services (they are what those traces report). */
+void proto_machine_stat_set(proto_context *ctx, const proto_machine *machine, const char *name,
+                            int64_t idx, int64_t value);
+void proto_machine_metadata_int(proto_context *ctx, const proto_machine *machine,
+                                const char *name, int64_t value);
+void proto_machine_metadata_string(proto_context *ctx, const proto_machine *machine,
+                                   const char *name, tm_str_id value);
+
 /* Reports damage at byte `offset` (the message says which packet). Always
  * returns false, for `return proto_fail(...)`. */
 bool proto_fail(proto_context *ctx, uint64_t offset, const char *fmt, ...)

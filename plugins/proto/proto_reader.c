@@ -413,11 +413,11 @@ static bool read_payload(proto_reader *reader, const packet *p,
     break;
   }
   case PACKET_TRACE_CONFIG:
-    ok = proto_service_read_config(ctx, data, len);
+    ok = proto_service_read_config(ctx, machine, data, len);
     what = "trace_config";
     break;
   case PACKET_TRACE_STATS:
-    ok = proto_service_read_trace_stats(ctx, data, len);
+    ok = proto_service_read_trace_stats(ctx, machine, data, len);
     what = "trace_stats";
     break;
   case PACKET_TRIGGER: {
@@ -428,18 +428,18 @@ static bool read_payload(proto_reader *reader, const packet *p,
     break;
   }
   case PACKET_FTRACE_STATS:
-    ok = proto_service_read_ftrace_stats(ctx, data, len);
+    ok = proto_service_read_ftrace_stats(ctx, machine, data, len);
     what = "ftrace_stats";
     break;
   case PACKET_SERVICE_EVENT: {
     proto_timestamp ts;
     bool has_ts = packet_time(ctx, p, machine, seq, &ts);
-    ok = proto_service_read_event(ctx, has_ts ? &ts : NULL, data, len);
+    ok = proto_service_read_event(ctx, machine, has_ts ? &ts : NULL, data, len);
     what = "service_event";
     break;
   }
   case PACKET_TRACE_UUID:
-    ok = proto_service_read_uuid(ctx, data, len);
+    ok = proto_service_read_uuid(ctx, machine, data, len);
     what = "trace_uuid";
     break;
   case PACKET_PROCESS_STATS:

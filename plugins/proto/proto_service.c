@@ -14,12 +14,9 @@
 #include "system.pb-c.h"
 #include "trace_config.pb-c.h"
 
-static void set_stat(proto_context *ctx, const char *name, int64_t idx, int64_t value) {
-  if (ctx->host_has_system)
-    ctx->s->stat_set_indexed(ctx->host, name, idx, value);
-}
 
-bool proto_service_read_config(proto_context *ctx, const uint8_t *data, size_t len) {
+bool proto_service_read_config(proto_context *ctx, const proto_machine *machine,
+                               const uint8_t *data, size_t len) {
   pw_cursor c = pw_cursor_of(data, len);
   pw_field f;
   while (pw_next(&c, &f)) {
@@ -27,61 +24,63 @@ bool proto_service_read_config(proto_context *ctx, const uint8_t *data, size_t l
   if (c.error != PW_OK)
     return false;
   char *text = proto_pbtxt(&perfetto__protos__trace_config__descriptor, data, len);
-  ctx->s->metadata_set_string(ctx->host, "trace_config_pbtxt",
-                              proto_intern(ctx, text, strlen(text)));
+  proto_machine_metadata_string(ctx, machine, "trace_config_pbtxt",
+                                proto_intern(ctx, text, strlen(text)));
   g_free(text);
   return true;
 }
 
-bool proto_service_read_trace_stats(proto_context *ctx, const uint8_t *data, size_t len) {
+bool proto_service_read_trace_stats(proto_context *ctx, const proto_machine *machine,
+                                    const uint8_t *data, size_t len) {
   Perfetto__Protos__TraceStats *st = perfetto__protos__trace_stats__unpack(NULL, len, data);
   if (!st)
     return false;
   for (size_t i = 0; i < st->n_buffer_stats; i++) {
     const Perfetto__Protos__TraceStats__BufferStats *b = st->buffer_stats[i];
     int64_t idx = (int64_t)i;
-    set_stat(ctx, "traced_buf_buffer_size", idx, (int64_t)b->buffer_size);
-    set_stat(ctx, "traced_buf_bytes_written", idx, (int64_t)b->bytes_written);
-    set_stat(ctx, "traced_buf_bytes_overwritten", idx, (int64_t)b->bytes_overwritten);
-    set_stat(ctx, "traced_buf_bytes_read", idx, (int64_t)b->bytes_read);
-    set_stat(ctx, "traced_buf_padding_bytes_written", idx, (int64_t)b->padding_bytes_written);
-    set_stat(ctx, "traced_buf_padding_bytes_cleared", idx, (int64_t)b->padding_bytes_cleared);
-    set_stat(ctx, "traced_buf_chunks_written", idx, (int64_t)b->chunks_written);
-    set_stat(ctx, "traced_buf_chunks_rewritten", idx, (int64_t)b->chunks_rewritten);
-    set_stat(ctx, "traced_buf_chunks_overwritten", idx, (int64_t)b->chunks_overwritten);
-    set_stat(ctx, "traced_buf_chunks_discarded", idx, (int64_t)b->chunks_discarded);
-    set_stat(ctx, "traced_buf_chunks_read", idx, (int64_t)b->chunks_read);
-    set_stat(ctx, "traced_buf_chunks_committed_out_of_order", idx,
+    proto_machine_stat_set(ctx, machine, "traced_buf_buffer_size", idx, (int64_t)b->buffer_size);
+    proto_machine_stat_set(ctx, machine, "traced_buf_bytes_written", idx, (int64_t)b->bytes_written);
+    proto_machine_stat_set(ctx, machine, "traced_buf_bytes_overwritten", idx, (int64_t)b->bytes_overwritten);
+    proto_machine_stat_set(ctx, machine, "traced_buf_bytes_read", idx, (int64_t)b->bytes_read);
+    proto_machine_stat_set(ctx, machine, "traced_buf_padding_bytes_written", idx, (int64_t)b->padding_bytes_written);
+    proto_machine_stat_set(ctx, machine, "traced_buf_padding_bytes_cleared", idx, (int64_t)b->padding_bytes_cleared);
+    proto_machine_stat_set(ctx, machine, "traced_buf_chunks_written", idx, (int64_t)b->chunks_written);
+    proto_machine_stat_set(ctx, machine, "traced_buf_chunks_rewritten", idx, (int64_t)b->chunks_rewritten);
+    proto_machine_stat_set(ctx, machine, "traced_buf_chunks_overwritten", idx, (int64_t)b->chunks_overwritten);
+    proto_machine_stat_set(ctx, machine, "traced_buf_chunks_discarded", idx, (int64_t)b->chunks_discarded);
+    proto_machine_stat_set(ctx, machine, "traced_buf_chunks_read", idx, (int64_t)b->chunks_read);
+    proto_machine_stat_set(ctx, machine, "traced_buf_chunks_committed_out_of_order", idx,
              (int64_t)b->chunks_committed_out_of_order);
-    set_stat(ctx, "traced_buf_write_wrap_count", idx, (int64_t)b->write_wrap_count);
-    set_stat(ctx, "traced_buf_patches_succeeded", idx, (int64_t)b->patches_succeeded);
-    set_stat(ctx, "traced_buf_patches_failed", idx, (int64_t)b->patches_failed);
-    set_stat(ctx, "traced_buf_readaheads_succeeded", idx, (int64_t)b->readaheads_succeeded);
-    set_stat(ctx, "traced_buf_readaheads_failed", idx, (int64_t)b->readaheads_failed);
-    set_stat(ctx, "traced_buf_abi_violations", idx, (int64_t)b->abi_violations);
-    set_stat(ctx, "traced_buf_trace_writer_packet_loss", idx,
+    proto_machine_stat_set(ctx, machine, "traced_buf_write_wrap_count", idx, (int64_t)b->write_wrap_count);
+    proto_machine_stat_set(ctx, machine, "traced_buf_patches_succeeded", idx, (int64_t)b->patches_succeeded);
+    proto_machine_stat_set(ctx, machine, "traced_buf_patches_failed", idx, (int64_t)b->patches_failed);
+    proto_machine_stat_set(ctx, machine, "traced_buf_readaheads_succeeded", idx, (int64_t)b->readaheads_succeeded);
+    proto_machine_stat_set(ctx, machine, "traced_buf_readaheads_failed", idx, (int64_t)b->readaheads_failed);
+    proto_machine_stat_set(ctx, machine, "traced_buf_abi_violations", idx, (int64_t)b->abi_violations);
+    proto_machine_stat_set(ctx, machine, "traced_buf_trace_writer_packet_loss", idx,
              (int64_t)b->trace_writer_packet_loss);
   }
-  set_stat(ctx, "traced_producers_connected", -1, st->producers_connected);
-  set_stat(ctx, "traced_producers_seen", -1, (int64_t)st->producers_seen);
-  set_stat(ctx, "traced_data_sources_registered", -1, st->data_sources_registered);
-  set_stat(ctx, "traced_data_sources_seen", -1, (int64_t)st->data_sources_seen);
-  set_stat(ctx, "traced_tracing_sessions", -1, st->tracing_sessions);
-  set_stat(ctx, "traced_total_buffers", -1, st->total_buffers);
-  set_stat(ctx, "traced_chunks_discarded", -1, (int64_t)st->chunks_discarded);
-  set_stat(ctx, "traced_patches_discarded", -1, (int64_t)st->patches_discarded);
-  set_stat(ctx, "traced_flushes_requested", -1, (int64_t)st->flushes_requested);
-  set_stat(ctx, "traced_flushes_succeeded", -1, (int64_t)st->flushes_succeeded);
-  set_stat(ctx, "traced_flushes_failed", -1, (int64_t)st->flushes_failed);
+  proto_machine_stat_set(ctx, machine, "traced_producers_connected", -1, st->producers_connected);
+  proto_machine_stat_set(ctx, machine, "traced_producers_seen", -1, (int64_t)st->producers_seen);
+  proto_machine_stat_set(ctx, machine, "traced_data_sources_registered", -1, st->data_sources_registered);
+  proto_machine_stat_set(ctx, machine, "traced_data_sources_seen", -1, (int64_t)st->data_sources_seen);
+  proto_machine_stat_set(ctx, machine, "traced_tracing_sessions", -1, st->tracing_sessions);
+  proto_machine_stat_set(ctx, machine, "traced_total_buffers", -1, st->total_buffers);
+  proto_machine_stat_set(ctx, machine, "traced_chunks_discarded", -1, (int64_t)st->chunks_discarded);
+  proto_machine_stat_set(ctx, machine, "traced_patches_discarded", -1, (int64_t)st->patches_discarded);
+  proto_machine_stat_set(ctx, machine, "traced_flushes_requested", -1, (int64_t)st->flushes_requested);
+  proto_machine_stat_set(ctx, machine, "traced_flushes_succeeded", -1, (int64_t)st->flushes_succeeded);
+  proto_machine_stat_set(ctx, machine, "traced_flushes_failed", -1, (int64_t)st->flushes_failed);
   if (st->has_final_flush_outcome && st->final_flush_outcome == 2)
-    set_stat(ctx, "traced_final_flush_failed", -1, 1);
+    proto_machine_stat_set(ctx, machine, "traced_final_flush_failed", -1, 1);
   else if (st->has_final_flush_outcome && st->final_flush_outcome == 1)
-    set_stat(ctx, "traced_final_flush_succeeded", -1, 1);
+    proto_machine_stat_set(ctx, machine, "traced_final_flush_succeeded", -1, 1);
   perfetto__protos__trace_stats__free_unpacked(st, NULL);
   return true;
 }
 
-bool proto_service_read_ftrace_stats(proto_context *ctx, const uint8_t *data, size_t len) {
+bool proto_service_read_ftrace_stats(proto_context *ctx, const proto_machine *machine,
+                                     const uint8_t *data, size_t len) {
   Perfetto__Protos__FtraceStats *st = perfetto__protos__ftrace_stats__unpack(NULL, len, data);
   if (!st)
     return false;
@@ -91,7 +90,7 @@ bool proto_service_read_ftrace_stats(proto_context *ctx, const uint8_t *data, si
 #define CPU_STAT(field, value)                                                   \
   do {                                                                            \
     snprintf(name, sizeof name, "ftrace_cpu_" field "_%s", phase);                \
-    set_stat(ctx, name, cpu, (int64_t)(value));                                   \
+    proto_machine_stat_set(ctx, machine, name, cpu, (int64_t)(value));                                   \
   } while (0)
   for (size_t i = 0; i < st->n_cpu_stats; i++) {
     const Perfetto__Protos__FtraceCpuStats *c = st->cpu_stats[i];
@@ -111,13 +110,14 @@ bool proto_service_read_ftrace_stats(proto_context *ctx, const uint8_t *data, si
     size_t errors = st->n_failed_ftrace_events + st->n_unknown_ftrace_events +
                     (st->atrace_errors && *st->atrace_errors ? 1 : 0);
     if (errors)
-      set_stat(ctx, "ftrace_setup_errors", -1, (int64_t)errors);
+      proto_machine_stat_set(ctx, machine, "ftrace_setup_errors", -1, (int64_t)errors);
   }
   perfetto__protos__ftrace_stats__free_unpacked(st, NULL);
   return true;
 }
 
-bool proto_service_read_event(proto_context *ctx, const proto_timestamp *ts,
+bool proto_service_read_event(proto_context *ctx, const proto_machine *machine,
+                              const proto_timestamp *ts,
                               const uint8_t *data, size_t len) {
   Perfetto__Protos__TracingServiceEvent *e =
       perfetto__protos__tracing_service_event__unpack(NULL, len, data);
@@ -144,12 +144,13 @@ bool proto_service_read_event(proto_context *ctx, const proto_timestamp *ts,
     break;
   }
   if (key && ts)
-    ctx->s->metadata_set_int(ctx->host, key, ts->ns);
+    proto_machine_metadata_int(ctx, machine, key, ts->ns);
   perfetto__protos__tracing_service_event__free_unpacked(e, NULL);
   return true;
 }
 
-bool proto_service_read_uuid(proto_context *ctx, const uint8_t *data, size_t len) {
+bool proto_service_read_uuid(proto_context *ctx, const proto_machine *machine,
+                             const uint8_t *data, size_t len) {
   Perfetto__Protos__TraceUuid *u = perfetto__protos__trace_uuid__unpack(NULL, len, data);
   if (!u)
     return false;
@@ -167,7 +168,7 @@ bool proto_service_read_uuid(proto_context *ctx, const uint8_t *data, size_t len
       text[n++] = '-';
     n += snprintf(text + n, sizeof text - (size_t)n, "%02x", bytes[15 - i]);
   }
-  ctx->s->metadata_set_string(ctx->host, "trace_uuid", proto_intern(ctx, text, (size_t)n));
+  proto_machine_metadata_string(ctx, machine, "trace_uuid", proto_intern(ctx, text, (size_t)n));
   perfetto__protos__trace_uuid__free_unpacked(u, NULL);
   return true;
 }

@@ -20,7 +20,8 @@
  * holds the raw timestamp, which is trace time when the trace clock is
  * the packet clock (BOOTTIME, as traced writes them): metadata is written
  * while reading, before clocks are resolved. Stats the trace reports are
- * totals: the last packet's value is kept.
+ * totals: the last packet's value is kept. All are the packet's
+ * machine's (its machine_id; none: the file's own machine).
  */
 #ifndef TM_PROTO_SERVICE_H
 #define TM_PROTO_SERVICE_H
@@ -35,13 +36,19 @@ struct proto_context;
 struct proto_machine;
 
 /* Each returns false if the message does not decode. */
-bool proto_service_read_config(struct proto_context *ctx, const uint8_t *data, size_t len);
-bool proto_service_read_trace_stats(struct proto_context *ctx, const uint8_t *data, size_t len);
-bool proto_service_read_ftrace_stats(struct proto_context *ctx, const uint8_t *data,
+/* The metadata and stats are `machine`'s (proto_machine_stat_set). */
+bool proto_service_read_config(struct proto_context *ctx, const struct proto_machine *machine,
+                               const uint8_t *data, size_t len);
+bool proto_service_read_trace_stats(struct proto_context *ctx,
+                                    const struct proto_machine *machine, const uint8_t *data,
+                                    size_t len);
+bool proto_service_read_ftrace_stats(struct proto_context *ctx,
+                                     const struct proto_machine *machine, const uint8_t *data,
                                      size_t len);
-bool proto_service_read_event(struct proto_context *ctx, const proto_timestamp *ts,
-                              const uint8_t *data, size_t len);
-bool proto_service_read_uuid(struct proto_context *ctx, const uint8_t *data, size_t len);
+bool proto_service_read_event(struct proto_context *ctx, const struct proto_machine *machine,
+                              const proto_timestamp *ts, const uint8_t *data, size_t len);
+bool proto_service_read_uuid(struct proto_context *ctx, const struct proto_machine *machine,
+                             const uint8_t *data, size_t len);
 bool proto_service_read_process_stats(struct proto_context *ctx, struct proto_machine *machine,
                                       const proto_timestamp *ts, const uint8_t *data,
                                       size_t len);

@@ -565,6 +565,24 @@ static int64_t svc_budget(tm_host *host, uint32_t which) {
   return which == TM_BUDGET_RECORD_BYTES ? host->record_budget : -1;
 }
 
+/* The per-machine forms: the machine's label before the name. */
+static void svc_machine_stat_set_indexed(tm_host *host, tm_machine_ref machine, const char *name,
+                                         int64_t idx, int64_t value) {
+  g_autofree char *scoped = g_strdup_printf("%s:%s", label_of(host->machines, machine), name);
+  svc_stat_set_indexed(host, scoped, idx, value);
+}
+
+static void svc_machine_metadata_set_int(tm_host *host, tm_machine_ref machine, const char *name,
+                                         int64_t value) {
+  line(host, "metadata %s:%s = %" PRId64, label_of(host->machines, machine), name, value);
+}
+
+static void svc_machine_metadata_set_string(tm_host *host, tm_machine_ref machine,
+                                            const char *name, tm_str_id value) {
+  line(host, "metadata %s:%s = \"%s\"", label_of(host->machines, machine), name,
+       str(host, value));
+}
+
 static const tm_host_services fake_services = {
     .struct_size = sizeof(tm_host_services),
     .abi_version = TM_READER_ABI_VERSION,
@@ -618,6 +636,9 @@ static const tm_host_services fake_services = {
     .sched_blocked_reason = svc_sched_blocked_reason,
     .remote_clock_sync = svc_remote_clock_sync,
     .budget = svc_budget,
+    .machine_stat_set_indexed = svc_machine_stat_set_indexed,
+    .machine_metadata_set_int = svc_machine_metadata_set_int,
+    .machine_metadata_set_string = svc_machine_metadata_set_string,
 };
 
 /* --- the fake ------------------------------------------------------------ */
