@@ -224,6 +224,158 @@ static int64_t scalar(sqlite3 *db, const char *sql) {
 /* --- Perfetto round trips ----------------------------------------------------- */
 
 /* Compares the merge `zip` and its Perfetto export `pftrace`, both in `dir`. */
+/* --- stats, metadata and import logs -------------------------------------------- */
+
+/* Each row of `sql` as one line of its values ("|" between them). */
+static GPtrArray *rows_of(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *stmt = NULL;
+  if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK)
+    g_error("cannot prepare (%s): %s", sqlite3_errmsg(db), sql);
+  GPtrArray *rows = g_ptr_array_new_with_free_func(g_free);
+  while (sqlite3_step(stmt) == SQLITE_ROW) {
+    GString *line = g_string_new(NULL);
+    for (int c = 0; c < sqlite3_column_count(stmt); c++) {
+      const char *text = (const char *)sqlite3_column_text(stmt, c);
+      g_string_append_printf(line, "%s%s", c ? "|" : "", text ? text : "NULL");
+    }
+    g_ptr_array_add(rows, g_string_free(line, FALSE));
+  }
+  sqlite3_finalize(stmt);
+  return rows;
+}
+
+static bool has_row(const GPtrArray *rows, const char *row) {
+  for (guint i = 0; i < rows->len; i++)
+    if (strcmp(rows->pdata[i], row) == 0)
+      return true;
+  return false;
+}
+
+/* The rows of `rows` for which `keep` holds, one per line, in order. */
+static char *joined(const GPtrArray *rows, bool (*keep)(const char *row, void *user), void *user) {
+  GString *out = g_string_new(NULL);
+  for (guint i = 0; i < rows->len; i++)
+    if (!keep || keep(rows->pdata[i], user))
+      g_string_append_printf(out, "%s\n", (const char *)rows->pdata[i]);
+  return g_string_free(out, FALSE);
+}
+
+/* A stat row "machine|name|idx|severity|source|value" of a stat the trace
+ * reported about itself in a service packet: TraceStats (traced_*),
+ * FtraceStats (ftrace_cpu_*), logcat's Stats (android_log_num_*). */
+static bool is_reported_stat(const char *row, void *user) {
+  (void)user;
+  const char *name = strchr(row, '|') + 1;
+  return g_str_has_prefix(name, "traced_") || g_str_has_prefix(name, "ftrace_cpu_") ||
+         g_str_has_prefix(name, "android_log_num_");
+}
+
+/* The metadata keys the reader takes from SystemInfo (proto_system_info.c),
+ * which it keeps as metadata for a trace's own machine only (as
+ * trace_processor does); other machines have them in their machine row. */
+static const char *const system_info_keys[] = {
+    "system_name", "system_release", "system_version", "system_machine",
+    "android_build_fingerprint", "android_device_manufacturer", "tracing_service_version",
+    "android_sdk_version", "timezone_off_mins", "system_ram_bytes", "system_ram_gb"};
+
+/* A metadata row "machine|name|type|int|str" the export carries
+ * (docs/exports.md): every machine's, except a Chrome JSON's own metadata
+ * object (json_metadata.*, no packet of ours holds it) and the SystemInfo
+ * keys of machines other than the first (`user`: its name). */
+static bool is_carried_metadata(const char *row, void *user) {
+  const char *first = user;
+  g_auto(GStrv) f = g_strsplit(row, "|", 3);
+  if (g_str_has_prefix(f[1], "json_metadata."))
+    return false;
+  if (strcmp(f[0], first) == 0)
+    return true;
+  for (size_t i = 0; i < G_N_ELEMENTS(system_info_keys); i++)
+    if (strcmp(f[1], system_info_keys[i]) == 0)
+      return false;
+  return true;
+}
+
+static const char stats_sql[] =
+    "SELECT m.name, s.name, s.idx, s.severity, s.source, s.value FROM stats s "
+    "LEFT JOIN machine m ON m.id = s.machine_id WHERE s.value <> 0 ORDER BY 1, 2, 3, 6";
+/* Machine-scoped rows, by machine name. The others describe the inputs,
+ * not their data, and cannot survive (docs/exports.md): a file's own rows
+ * (trace_type, trace_size_bytes), the manifest's attributes, the merge's
+ * trace clock (the export's is BOOTTIME). */
+static const char metadata_sql[] =
+    "SELECT m.name, d.name, d.key_type, d.int_value, d.str_value FROM metadata d "
+    "JOIN machine m ON m.id = d.machine_id ORDER BY 1, 2, 4, 5";
+/* Import logs without their file and byte offset (which point into the
+ * inputs): stat, severity, timestamp and args. */
+static const char import_logs_sql[] =
+    "SELECT l.name, l.severity, l.ts, (SELECT group_concat(a.key || '=' || "
+    "coalesce(a.int_value, a.string_value, a.real_value), ',') FROM args a "
+    "WHERE a.arg_set_id = l.arg_set_id) FROM _trace_import_logs l ORDER BY 1, 2, 3, 4";
+
+typedef struct stat_filter {
+  const GPtrArray *merged, *exported; /* stats rows */
+} stat_filter;
+
+/* An import-log row of a stat whose rows came back whole: the stat's rows
+ * (by name) are the same on both sides. */
+static bool is_log_of_surviving_stat(const char *row, void *user) {
+  const stat_filter *f = user;
+  g_autofree char *name = g_strndup(row, strcspn(row, "|"));
+  guint n = 0;
+  for (guint i = 0; i < f->merged->len; i++) {
+    g_auto(GStrv) cols = g_strsplit(f->merged->pdata[i], "|", 3);
+    if (strcmp(cols[1], name) != 0)
+      continue;
+    if (!has_row(f->exported, f->merged->pdata[i]))
+      return false;
+    n++;
+  }
+  for (guint i = 0; i < f->exported->len; i++) {
+    g_auto(GStrv) cols = g_strsplit(f->exported->pdata[i], "|", 3);
+    if (strcmp(cols[1], name) == 0)
+      n--;
+  }
+  return n == 0;
+}
+
+/* The stats, metadata and import logs of the export's import against the
+ * merge's: what docs/exports.md says survives is equal, and nothing comes
+ * back that the merge did not have. Returns the number of stats rows the
+ * traces reported (carried), so a caller can check there were some. */
+static guint assert_service_rows_survive(sqlite3 *merged, sqlite3 *exported) {
+  g_autoptr(GPtrArray) stats_a = rows_of(merged, stats_sql);
+  g_autoptr(GPtrArray) stats_b = rows_of(exported, stats_sql);
+  g_autofree char *reported_a = joined(stats_a, is_reported_stat, NULL);
+  g_autofree char *reported_b = joined(stats_b, is_reported_stat, NULL);
+  g_assert_cmpstr(reported_b, ==, reported_a);
+  for (guint i = 0; i < stats_b->len; i++)
+    if (!has_row(stats_a, stats_b->pdata[i]))
+      g_error("a stat the merge did not have: %s", (const char *)stats_b->pdata[i]);
+
+  g_autoptr(GPtrArray) first = rows_of(merged, "SELECT name FROM machine WHERE id = 0");
+  g_assert_cmpuint(first->len, ==, 1);
+  g_autoptr(GPtrArray) meta_a = rows_of(merged, metadata_sql);
+  g_autoptr(GPtrArray) meta_b = rows_of(exported, metadata_sql);
+  g_autofree char *carried_a = joined(meta_a, is_carried_metadata, first->pdata[0]);
+  g_autofree char *carried_b = joined(meta_b, NULL, NULL);
+  g_assert_cmpstr(carried_b, ==, carried_a);
+
+  g_autoptr(GPtrArray) logs_a = rows_of(merged, import_logs_sql);
+  g_autoptr(GPtrArray) logs_b = rows_of(exported, import_logs_sql);
+  stat_filter filter = {stats_a, stats_b};
+  g_autofree char *surviving_a = joined(logs_a, is_log_of_surviving_stat, &filter);
+  g_autofree char *surviving_b = joined(logs_b, is_log_of_surviving_stat, &filter);
+  g_assert_cmpstr(surviving_b, ==, surviving_a);
+  for (guint i = 0; i < logs_b->len; i++)
+    if (!has_row(logs_a, logs_b->pdata[i]))
+      g_error("an import log the merge did not have: %s", (const char *)logs_b->pdata[i]);
+
+  guint reported = 0;
+  for (guint i = 0; i < stats_a->len; i++)
+    reported += is_reported_stat(stats_a->pdata[i], NULL);
+  return reported;
+}
+
 static void perfetto_round_trip(const char *dir, const char *zip, const char *pftrace,
                                 guint *queries, sqlite3 **merged_out) {
   g_autofree char *merged_db = save(dir, zip, "merged.sqlite");
@@ -232,8 +384,50 @@ static void perfetto_round_trip(const char *dir, const char *zip, const char *pf
   sqlite3 *merged = open_db(merged_db, NULL);
   sqlite3 *exported = open_db(export_db, NULL);
   *queries = compare_suite(merged, exported, suite);
+  assert_service_rows_survive(merged, exported);
   sqlite3_close(exported);
   *merged_out = merged;
+}
+
+/* Two Android system traces on two machines, each with the stats and
+ * metadata traced writes (TraceStats of two and three buffers, FtraceStats,
+ * TraceConfig, service events; the first also a TraceUuid): every one
+ * comes back on its machine, the second's on packets naming its
+ * machine_id. */
+static void test_perfetto_stats_and_metadata_survive_per_machine(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  gsize tablet_len = 0, phone_len = 0;
+  g_autofree char *tablet =
+      corpus_read_plain("proto", "winscope-no_winscope_traces.perfetto-trace", &tablet_len);
+  g_autofree char *phone =
+      corpus_read_plain("proto", "nowinandroid-trace.perfetto-trace", &phone_len);
+  const char *manifest =
+      "{\"perfetto_manifest\": {\"version\": 1, \"files\": ["
+      "{\"path\": \"tablet.pftrace\", \"machine\": {\"name\": \"tablet\"}},"
+      "{\"path\": \"phone.pftrace\", \"machine\": {\"name\": \"phone\"}}]}}";
+  const e2e_member members[] = {{"perfetto_manifest.json", manifest, 0},
+                                {"tablet.pftrace", tablet, tablet_len},
+                                {"phone.pftrace", phone, phone_len}};
+  g_autofree char *zip = e2e_write_archive(dir, "two_phones.zip", E2E_ZIP, members, 3);
+  g_autofree char *pftrace = export_to(dir, "two_phones.zip", "merged.pftrace", "perfetto");
+  g_autofree char *merged_db = save(dir, "two_phones.zip", "merged.sqlite");
+  g_autofree char *export_db = save(dir, "merged.pftrace", "exported.sqlite");
+  sqlite3 *merged = open_db(merged_db, NULL);
+  sqlite3 *exported = open_db(export_db, NULL);
+  guint reported = assert_service_rows_survive(merged, exported);
+  /* What the comparison is about is there, on both machines. */
+  g_assert_cmpuint(reported, >, 50);
+  g_assert_cmpint(scalar(merged, "SELECT count(DISTINCT machine_id) FROM stats "
+                                 "WHERE name LIKE 'traced%' AND value <> 0"), ==, 2);
+  g_assert_cmpint(scalar(merged, "SELECT count(*) FROM stats "
+                                 "WHERE name LIKE 'ftrace_cpu%' AND value <> 0"), >, 8);
+  g_assert_cmpint(scalar(merged, "SELECT count(DISTINCT machine_id) FROM metadata "
+                                 "WHERE name IN ('trace_config_pbtxt', 'tracing_started_ns')"), ==, 2);
+  g_assert_cmpint(scalar(merged, "SELECT count(*) FROM metadata WHERE name = 'trace_uuid'"), ==, 1);
+  g_assert_cmpint(scalar(exported, "SELECT count(*) FROM metadata WHERE machine_id = 1"), >, 5);
+  sqlite3_close(merged);
+  sqlite3_close(exported);
+  e2e_cleanup(dir);
 }
 
 static void test_perfetto_system_and_chrome_answer_the_same(void) {
@@ -784,6 +978,8 @@ int main(int argc, char **argv) {
                   test_perfetto_system_and_chrome_answer_the_same);
   g_test_add_func("/export/perfetto/demo-example-answers-the-same",
                   test_perfetto_demo_example_answers_the_same);
+  g_test_add_func("/export/perfetto/stats-and-metadata-survive-per-machine",
+                  test_perfetto_stats_and_metadata_survive_per_machine);
   g_test_add_func("/export/perfetto/decodes-with-protoc", test_perfetto_decodes_with_protoc);
   g_test_add_func("/export/perfetto/sequences-set-their-state-before-use",
                   test_perfetto_sequences_set_their_state_before_use);

@@ -134,4 +134,13 @@ void pe_system_write_machine(pe_state *pe, uint32_t machine_id);
 /* Writes what is still buffered (ftrace bundles). */
 void pe_system_finish(pe_state *pe);
 
+/* perfetto_export_service.c */
+/* The stats and metadata a machine's traces said about their recording,
+ * as the service packets they came in (TraceStats, FtraceStats,
+ * TraceConfig, TraceUuid, service events, log stats). */
+void pe_service_write_machine(pe_state *pe, uint32_t machine_id);
+/* The single-key metadata row `key` of machine row `machine_id` (of the
+ * later file when several set it), or NULL. */
+const tm_metadata_row *pe_metadata_row(const pe_state *pe, uint32_t machine_id, const char *key);
+
 #endif /* TM_PERFETTO_EXPORT_INTERNAL_H */

@@ -281,6 +281,13 @@ static void build_system_info(tmr_sequence *seq, tmr_enc *e, tmr_enc *in, void *
     uint32_t cpus = machine_cpus(pe, c->machine);
     tmr_enc_uint(e, 8, m->num_cpus > (int64_t)cpus ? (uint64_t)m->num_cpus : cpus);
   }
+  /* What SystemInfo said beyond the machine row, kept as metadata. */
+  const tm_metadata_row *version = pe_metadata_row(pe, c->machine, "tracing_service_version");
+  if (version && !version->is_int)
+    put_str(pe, e, 4, version->str_value);
+  const tm_metadata_row *tz = pe_metadata_row(pe, c->machine, "timezone_off_mins");
+  if (tz && tz->is_int)
+    tmr_enc_int(e, 7, tz->int_value);
   put_str(pe, e, 14, m->android_device_manufacturer);
   if (m->system_ram_bytes != TM_NULL_INT64)
     tmr_enc_uint(e, 16, (uint64_t)m->system_ram_bytes);
@@ -364,6 +371,7 @@ void pe_system_write_machine(pe_state *pe, uint32_t machine) {
     pe_emit(pe, seq, TMR_NO_TIMESTAMP, 0, build_process_tree, &c);
   if (packages)
     pe_emit(pe, seq, TMR_NO_TIMESTAMP, 0, build_packages, &c);
+  pe_service_write_machine(pe, machine);
 }
 
 /* --- scheduling ------------------------------------------------------------------------- */
