@@ -391,12 +391,20 @@ static void test_callstacks_inline_and_interned(void) {
   g_assert_cmpuint(record_count(decoded, "\n    frames {"), ==, 2);
   g_assert_cmpuint(record_count(decoded, "\n      frames {"), ==, 2);
   g_assert_cmpuint(record_count(decoded, "source_file: \"work.c\""), ==, 1);
-  /* The source location is interned (InternedData field 4, which
-   * trace.proto does not name: protoc shows it by number) and used twice
-   * (TrackEvent field 34). */
-  g_assert_cmpuint(record_count(decoded, "  4 {\n"), ==, 1);
-  g_assert_cmpuint(record_count(decoded, "34: "), ==, 2);
-  g_assert_nonnull(strstr(decoded, "3: \"write_callstacks\""));
+  /* The source location is interned once (InternedData.source_locations,
+   * field 4 upstream) and named by both events (TrackEvent
+   * source_location_iid, field 34)... */
+  g_assert_cmpuint(record_count(decoded, "source_locations {"), ==, 1);
+  g_assert_cmpuint(record_count(decoded, "source_location_iid: "), ==, 2);
+  g_assert_nonnull(strstr(decoded, "function_name: \"write_callstacks\""));
+  /* ...and reads back as both events' source_location args, as an inline
+   * one would (the function is the one TMR_SOURCE_LOCATION_HERE was in). */
+  g_autofree char *located = record_query(path,
+      "SELECT s.name, a.string_value FROM slice s JOIN args a ON a.arg_set_id = s.arg_set_id "
+      "AND a.key = 'source_location.function_name' ORDER BY s.ts");
+  e2e_assert_text(located, "\"name\",\"string_value\"\n"
+                           "\"interned stack\",\"write_callstacks\"\n"
+                           "\"again\",\"write_callstacks\"\n");
   e2e_cleanup(dir);
 }
 

@@ -70,8 +70,10 @@ static void intern(proto_sequence *seq, proto_intern_kind kind, uint64_t iid,
                    size_t len) {
   if (len > UINT32_MAX || seq->arena.len + len + 1 > UINT32_MAX)
     return; /* beyond what offsets address; the packet limit prevents it */
-  /* Build ids and path components are only read back as text. */
-  bool to_host = kind != PROTO_INTERN_BUILD_ID && kind != PROTO_INTERN_MAPPING_PATH;
+  /* Build ids, path components and source locations are only read back
+   * from the arena. */
+  bool to_host = kind != PROTO_INTERN_BUILD_ID && kind != PROTO_INTERN_MAPPING_PATH &&
+                 kind != PROTO_INTERN_SOURCE_LOCATION;
   proto_interned entry = {
       .str = to_host ? s->intern_string(host, (const char *)text, len) : 0,
       .off = (uint32_t)seq->arena.len,
@@ -102,7 +104,8 @@ static void intern(proto_sequence *seq, proto_intern_kind kind, uint64_t iid,
   proto_vec_push(&table->entries, entry);
 }
 
-/* One entry message: `1 iid` plus its text in `text_field`. */
+/* One entry message: `1 iid` plus its text in `text_field` (0: the whole
+ * message is kept). */
 static bool add_entry(proto_sequence *seq, proto_intern_kind kind,
                       uint32_t text_field, const tm_host_services *s,
                       tm_host *host, const pw_field *outer) {
@@ -121,6 +124,8 @@ static bool add_entry(proto_sequence *seq, proto_intern_kind kind,
   }
   if (c.error != PW_OK)
     return false;
+  if (text_field == 0)
+    text = outer->data, text_len = outer->len;
   if (iid != 0) /* iid 0 always means "not set" */
     intern(seq, kind, iid, s, host, text ? text : (const uint8_t *)"", text_len);
   return true;
@@ -148,6 +153,9 @@ bool proto_sequence_add_interned_data(proto_sequence *seq,
       break;
     case 43:
       ok = add_entry(seq, PROTO_INTERN_CORRELATION, 2, s, host, &f);
+      break;
+    case 4:
+      ok = add_entry(seq, PROTO_INTERN_SOURCE_LOCATION, 0, s, host, &f);
       break;
     case 5:
       ok = add_entry(seq, PROTO_INTERN_FUNCTION_NAME, 2, s, host, &f);

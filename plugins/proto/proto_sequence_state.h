@@ -32,6 +32,8 @@ typedef enum proto_intern_kind {
   PROTO_INTERN_FUNCTION_NAME,  /* 5 function_names */
   PROTO_INTERN_BUILD_ID,       /* 16 build_ids (raw bytes: str is 0) */
   PROTO_INTERN_MAPPING_PATH,   /* 17 mapping_paths (str is 0) */
+  PROTO_INTERN_SOURCE_LOCATION, /* 4 source_locations: the whole
+                                   SourceLocation message (str is 0) */
   PROTO_INTERN_KINDS
 } proto_intern_kind;
 

@@ -323,6 +323,7 @@ typedef struct decoded {
   bool extra_uuids_set, extra_double_uuids_set;
   const uint8_t *source_location; /* inline SourceLocation, or NULL */
   size_t source_location_len;
+  uint64_t source_location_iid; /* interned SourceLocation, 0: none */
   const uint8_t *callstack; /* InlineCallstack, or NULL */
   size_t callstack_len;
   uint64_t callstack_iid; /* 0: none */
@@ -495,10 +496,16 @@ static bool decode(proto_track_events *te, const uint8_t *data, size_t len, deco
       d->has_tt_absolute_us = f.number == 17;
       d->tt_us = pw_as_int64(&f);
       break;
-    case 33:
+    case 33: /* source_location and source_location_iid are a oneof: the last wins */
       ok = is_bytes;
       d->source_location = f.data;
       d->source_location_len = f.len;
+      d->source_location_iid = 0;
+      break;
+    case 34:
+      ok = is_varint;
+      d->source_location_iid = f.value;
+      d->source_location = NULL;
       break;
     case 55: /* callstack and callstack_iid are a oneof: the last wins */
       ok = is_bytes;
@@ -970,6 +977,15 @@ bool proto_track_event_read(proto_track_events *te, proto_machine *machine,
         proto_sequence_lookup(seq, PROTO_INTERN_CORRELATION, d.correlation_value);
     if (e)
       add_correlation_id(te, e->str);
+  }
+  if (d.source_location_iid) {
+    /* An iid the sequence lacks adds nothing, as for correlation ids. */
+    const proto_interned *e =
+        proto_sequence_lookup(seq, PROTO_INTERN_SOURCE_LOCATION, d.source_location_iid);
+    if (e) {
+      d.source_location = (const uint8_t *)proto_sequence_borrow_text(seq, e);
+      d.source_location_len = e->len;
+    }
   }
   if (d.source_location &&
       !proto_source_location_add(te->ctx, d.source_location, d.source_location_len))
