@@ -464,6 +464,27 @@ static void test_perfetto_demo_example_answers_the_same(void) {
   e2e_cleanup(dir);
 }
 
+/* The proto reader's Android fixture (tests/data/proto/android_system),
+ * which holds every kind of service packet, logcat stats too: all of them
+ * come back. */
+static void test_perfetto_service_packets_of_an_android_trace_survive(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  const char *fixture = PROTO_FIXTURE_DIR "/android_system.pb";
+  g_autofree char *pftrace = export_to(dir, fixture, "merged.pftrace", "perfetto");
+  g_autofree char *merged_db = save(dir, fixture, "merged.sqlite");
+  g_autofree char *export_db = save(dir, "merged.pftrace", "exported.sqlite");
+  sqlite3 *merged = open_db(merged_db, NULL);
+  sqlite3 *exported = open_db(export_db, NULL);
+  g_assert_cmpuint(assert_service_rows_survive(merged, exported), >, 10);
+  g_assert_cmpint(scalar(merged, "SELECT count(*) FROM stats "
+                                 "WHERE name LIKE 'android_log_num%' AND value <> 0"), ==, 3);
+  g_assert_cmpint(scalar(merged, "SELECT count(*) FROM metadata WHERE name IN "
+                                 "('trace_uuid', 'trace_config_pbtxt', 'tracing_started_ns')"), ==, 3);
+  sqlite3_close(merged);
+  sqlite3_close(exported);
+  e2e_cleanup(dir);
+}
+
 /* --- JSON round trips ------------------------------------------------------------ */
 
 /* The stride the export wrote in its metadata ("pid_stride": S). */
@@ -980,6 +1001,8 @@ int main(int argc, char **argv) {
                   test_perfetto_demo_example_answers_the_same);
   g_test_add_func("/export/perfetto/stats-and-metadata-survive-per-machine",
                   test_perfetto_stats_and_metadata_survive_per_machine);
+  g_test_add_func("/export/perfetto/service-packets-of-an-android-trace-survive",
+                  test_perfetto_service_packets_of_an_android_trace_survive);
   g_test_add_func("/export/perfetto/decodes-with-protoc", test_perfetto_decodes_with_protoc);
   g_test_add_func("/export/perfetto/sequences-set-their-state-before-use",
                   test_perfetto_sequences_set_their_state_before_use);

@@ -41,10 +41,13 @@ enum {
   PACKET_TRACE_UUID = 89,
 };
 
-/* AndroidLogPacket.stats and its fields. */
+/* AndroidLogPacket.stats and its fields; the reader names each stat
+ * android_log_<field>. */
 enum { ANDROID_LOG_STATS = 2 };
-static const char *const android_log_stats[] = {
-    NULL, "android_log_num_total", "android_log_num_failed", "android_log_num_skipped"};
+static const struct {
+  const char *field;
+  uint32_t number;
+} android_log_stats[] = {{"num_total", 1}, {"num_failed", 2}, {"num_skipped", 3}};
 
 /* FtraceStats: phase 1, cpu_stats 2 (FtraceCpuStats: cpu 1, then the
  * fields below); phases START_OF_TRACE 1 ("begin") and END_OF_TRACE 2
@@ -166,15 +169,20 @@ static void build_trace_stats(tmr_sequence *seq, tmr_enc *e, tmr_enc *in, void *
     if (last)
       tmr_enc_uint(e, field->id, (uint64_t)last->value);
   }
-  /* The outcome is two stats, of which the reader sets the one that
-   * happened. */
+  /* The outcome is one stat per outcome, traced_<value name in lower
+   * case>, of which the reader sets the one that happened. */
   const ProtobufCFieldDescriptor *outcome = field_named(top, "final_flush_outcome");
+  const ProtobufCEnumDescriptor *outcomes =
+      &perfetto__protos__trace_stats__final_flush_outcome__descriptor;
   int64_t value = 0;
-  for (size_t i = 0; i < stats->len; i++) {
-    if (strcmp(stats->data[i].name, "traced_final_flush_succeeded") == 0)
-      value = PERFETTO__PROTOS__TRACE_STATS__FINAL_FLUSH_OUTCOME__FINAL_FLUSH_SUCCEEDED;
-    else if (strcmp(stats->data[i].name, "traced_final_flush_failed") == 0)
-      value = PERFETTO__PROTOS__TRACE_STATS__FINAL_FLUSH_OUTCOME__FINAL_FLUSH_FAILED;
+  for (unsigned v = 0; v < outcomes->n_values; v++) {
+    if (outcomes->values[v].value == 0)
+      continue;
+    g_autofree char *lower = g_ascii_strdown(outcomes->values[v].name, -1);
+    g_autofree char *name = g_strconcat("traced_", lower, NULL);
+    for (size_t i = 0; i < stats->len; i++)
+      if (strcmp(stats->data[i].name, name) == 0)
+        value = outcomes->values[v].value;
   }
   if (outcome && value)
     tmr_enc_uint(e, outcome->id, (uint64_t)value);
@@ -268,13 +276,15 @@ static void build_log_stats(tmr_sequence *seq, tmr_enc *e, tmr_enc *in, void *p)
   const stat_vec *stats = ((const stats_ctx *)p)->stats;
   uint8_t *packet = tmr_enc_nest_begin(e, PACKET_ANDROID_LOG);
   uint8_t *body = tmr_enc_nest_begin(e, ANDROID_LOG_STATS);
-  for (uint32_t f = 1; f < 4; f++) {
+  for (size_t f = 0; f < sizeof android_log_stats / sizeof android_log_stats[0]; f++) {
+    char name[64];
+    snprintf(name, sizeof name, "android_log_%s", android_log_stats[f].field);
     const stat_ref *last = NULL;
     for (size_t i = 0; i < stats->len; i++)
-      if (strcmp(stats->data[i].name, android_log_stats[f]) == 0)
+      if (strcmp(stats->data[i].name, name) == 0)
         last = &stats->data[i];
     if (last)
-      tmr_enc_uint(e, f, (uint64_t)last->value);
+      tmr_enc_uint(e, android_log_stats[f].number, (uint64_t)last->value);
   }
   tmr_enc_nest_end(e, body);
   tmr_enc_nest_end(e, packet);
