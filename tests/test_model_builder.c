@@ -9,6 +9,7 @@
 #include "input/host_services.h"
 #include "model/model_builder.h"
 #include "base/string_pool.h"
+#include "model/async_tracks.h"
 
 /* The builder gets its inputs as the session gives them: parts of an
  * import state (input/import_state.h), whose overflow tracks the host
@@ -315,6 +316,85 @@ static void test_thread_time_beside_the_rows(fixture *f, gconstpointer d) {
   g_assert_cmpint(model_slice_thread_time(m, 0)->thread_dur, ==, 30);
 }
 
+/* --- async track sets with a parent or a merge key (model/async_tracks.h) --- */
+
+/* A slot of a process-merged set: `name` the slot's name, `key` a merge
+ * key (0: merged by name). */
+static uint32_t merged_slot(fixture *f, const char *name, const char *key, uint64_t cookie) {
+  tm_track_row row = {
+      .name = str(f, name),
+      .type = str(f, "process_merged_track_event"),
+      .utid = TM_NULL_ID,
+      .upid = 1,
+  };
+  tm_async_merge merge = {.parent = TM_NULL_ID, .set_key = 7,
+                          .merge_key = key ? str(f, key) : 0};
+  return async_tracks_slot(f->state.async_tracks, &row, &merge, false, cookie);
+}
+
+static uint32_t resolve(fixture *f, uint32_t slot, tm_async_use use) {
+  return async_tracks_resolve(f->state.async_tracks, f->state.model, slot, use);
+}
+
+static const tm_track_row *track_row(fixture *f, uint32_t id) {
+  g_assert_cmpuint(id, <, f->state.model->tracks.len);
+  return &f->state.model->tracks.data[id];
+}
+
+/* Slots of one merge key share a set whatever their names; a track is
+ * named after the slot whose event made it, and keeps that name when
+ * another slot takes it over. The fixture's track 0 is id 0, so new
+ * tracks are 1, 2, ... */
+static void test_merge_key_sets_name_tracks_after_their_maker(fixture *f, gconstpointer d) {
+  (void)d;
+  uint32_t get = merged_slot(f, "GET", "conn", 1);
+  uint32_t post = merged_slot(f, "POST", "conn", 2);
+  uint32_t other = merged_slot(f, "GET", NULL, 3); /* by name: another set */
+  uint32_t get_track = resolve(f, get, TM_ASYNC_BEGIN);
+  uint32_t post_track = resolve(f, post, TM_ASYNC_BEGIN); /* GET's is busy */
+  g_assert_cmpuint(get_track, ==, 1);
+  g_assert_cmpuint(post_track, ==, 2);
+  g_assert_cmpstr(string_pool_borrow(f->state.model->strings, track_row(f, 1)->name), ==,
+                  "GET");
+  g_assert_cmpstr(string_pool_borrow(f->state.model->strings, track_row(f, 2)->name), ==,
+                  "POST");
+  g_assert_cmpuint(track_row(f, 1)->track_group_id, ==, track_row(f, 2)->track_group_id);
+  g_assert_cmpuint(resolve(f, get, TM_ASYNC_END), ==, 1);
+  g_assert_cmpuint(resolve(f, other, TM_ASYNC_BEGIN), ==, 3);
+  g_assert_cmpuint(track_row(f, 3)->track_group_id, !=, track_row(f, 1)->track_group_id);
+}
+
+/* A set whose parent is another set's slot gets that set's first track as
+ * parent_id, made before its own; sets whose parents loop end without a
+ * parent instead of recursing; a plain track parented to a slot gets the
+ * slot's first track after pass 2. */
+static void test_set_parents_resolve_to_first_tracks_and_loops_end(fixture *f, gconstpointer d) {
+  (void)d;
+  tm_async_tracks *t = f->state.async_tracks;
+  uint32_t a = merged_slot(f, "A", NULL, 1);
+  uint32_t b = merged_slot(f, "B", NULL, 2);
+  uint32_t c = merged_slot(f, "C", NULL, 3);
+  async_tracks_set_parent(t, a, b);
+  async_tracks_set_parent(t, b, a); /* a loop A -> B -> A */
+  async_tracks_set_parent(t, c, c); /* itself: ignored */
+  uint32_t a_track = resolve(f, a, TM_ASYNC_BEGIN);
+  /* B's first track (1) is made first; its parent, A, is being made. */
+  g_assert_cmpuint(a_track, ==, 2);
+  g_assert_cmpuint(track_row(f, 2)->parent_id, ==, 1);
+  g_assert_cmpuint(track_row(f, 1)->parent_id, ==, TM_NULL_ID);
+  g_assert_cmpstr(string_pool_borrow(f->state.model->strings, track_row(f, 1)->name), ==,
+                  "B");
+  /* B's own event takes its first track (nothing open on it). */
+  g_assert_cmpuint(resolve(f, b, TM_ASYNC_INSTANT), ==, 1);
+  g_assert_cmpuint(resolve(f, c, TM_ASYNC_INSTANT), ==, 3);
+  g_assert_cmpuint(track_row(f, 3)->parent_id, ==, TM_NULL_ID);
+  /* The fixture's track parented to C's slot: C's first track. */
+  f->state.model->tracks.data[0].parent_id = c;
+  async_tracks_finish_parents(t, f->state.model);
+  g_assert_cmpuint(track_row(f, 0)->parent_id, ==, 3);
+  g_assert_cmpuint(f->state.model->tracks.len, ==, 4);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
 #define ADD(path, fn) g_test_add(path, fixture, NULL, fixture_set_up, fn, fixture_tear_down)
@@ -335,6 +415,10 @@ int main(int argc, char **argv) {
   ADD("/model-builder/end-args-merge-into-the-slice", test_end_args_merge_into_the_slice);
   ADD("/model-builder/counters-become-rows", test_counters_become_rows);
   ADD("/model-builder/thread-time-beside-the-rows", test_thread_time_beside_the_rows);
+  ADD("/model-builder/async/merge-key-sets-name-tracks-after-their-maker",
+      test_merge_key_sets_name_tracks_after_their_maker);
+  ADD("/model-builder/async/set-parents-resolve-to-first-tracks-and-loops-end",
+      test_set_parents_resolve_to_first_tracks_and_loops_end);
 #undef ADD
   return g_test_run();
 }

@@ -557,6 +557,9 @@ static tm_track_ref svc_track_intern(tm_host *host, const tm_track_desc *desc) {
   return intern_described_track(host, machine_id, desc, ucpu + 1);
 }
 
+static bool track_valid(tm_host *host, tm_track_ref track);
+static bool track_of_file(tm_host *host, uint32_t id);
+
 /* The set is described like any track; its tracks are made in pass 2
  * (core/model/async_tracks.h). */
 static tm_track_ref svc_track_async(tm_host *host, const tm_track_desc *set,
@@ -584,7 +587,16 @@ static tm_track_ref svc_track_async(tm_host *host, const tm_track_desc *set,
     row.upid = UNREF(set->process);
     row.machine_id = model->processes.data[row.upid].machine_id;
   }
-  return REF(async_tracks_slot(host->state->async_tracks, &row,
+  /* The merge fields, when the reader's description is that long. */
+  tm_async_merge merge = {.parent = TM_NULL_ID};
+  if (set->struct_size >= offsetof(tm_track_desc, merge_key) + sizeof(tm_str_id)) {
+    if (set->parent && track_valid(host, set->parent) &&
+        track_of_file(host, UNREF(set->parent)))
+      merge.parent = UNREF(set->parent);
+    merge.set_key = set->set_key;
+    merge.merge_key = set->merge_key;
+  }
+  return REF(async_tracks_slot(host->state->async_tracks, &row, &merge,
                                (flags & TM_ASYNC_UNNESTABLE) != 0, cookie));
 }
 
@@ -659,6 +671,14 @@ static bool track_valid(tm_host *host, tm_track_ref track) {
   return track != 0 && (UNREF(track) < model_of(host)->tracks.len ||
                         async_tracks_is_slot(host->state->async_tracks,
                                              UNREF(track)));
+}
+
+/* True if `id` (a track or a slot) was made for this file. */
+static bool track_of_file(tm_host *host, uint32_t id) {
+  tm_import_state *state = host->state;
+  if (async_tracks_is_slot(state->async_tracks, id))
+    return async_tracks_trace_id(state->async_tracks, id) == host->file_id;
+  return state->model->tracks.data[id].trace_id == host->file_id;
 }
 
 static uint32_t extra_for(tm_host *host, int64_t thread_ts, int64_t thread_dur,
@@ -847,16 +867,20 @@ static int64_t svc_budget(tm_host *host, uint32_t which) {
 }
 
 
+/* A slot (async_tracks) stands for the tracks its set makes; a parent
+ * slot is resolved to its set's first track after pass 2
+ * (async_tracks_finish_parents). */
 static void svc_track_set_parent(tm_host *host, tm_track_ref track,
                                  tm_track_ref parent) {
   tm_model *model = model_of(host);
-  if (!track_valid(host, track) || !track_valid(host, parent) || track == parent)
+  if (!track_valid(host, track) || !track_valid(host, parent) || track == parent ||
+      !track_of_file(host, UNREF(track)) || !track_of_file(host, UNREF(parent)))
     return;
-  tm_track_row *row = &model->tracks.data[UNREF(track)];
-  if (row->trace_id != host->file_id ||
-      model->tracks.data[UNREF(parent)].trace_id != host->file_id)
+  if (async_tracks_is_slot(host->state->async_tracks, UNREF(track))) {
+    async_tracks_set_parent(host->state->async_tracks, UNREF(track), UNREF(parent));
     return;
-  row->parent_id = UNREF(parent);
+  }
+  model->tracks.data[UNREF(track)].parent_id = UNREF(parent);
 }
 
 static void svc_track_add_source_arg(tm_host *host, tm_track_ref track,
@@ -864,8 +888,10 @@ static void svc_track_add_source_arg(tm_host *host, tm_track_ref track,
   tm_model *model = model_of(host);
   if (!key || !track_valid(host, track))
     return;
-  tm_track_row *row = &model->tracks.data[UNREF(track)];
-  row->source_arg_set_id = model_add_arg(model, row->source_arg_set_id, key, value);
+  uint32_t *set = async_tracks_source_args(host->state->async_tracks, UNREF(track));
+  if (!set)
+    set = &model->tracks.data[UNREF(track)].source_arg_set_id;
+  *set = model_add_arg(model, *set, key, value);
 }
 
 static tm_process_row *process_row(tm_host *host, tm_process_ref process) {
@@ -1259,6 +1285,7 @@ void *host_open_reader(tm_host *host, const uint8_t *config, size_t config_len) 
 
 void import_finish_tracks(tm_import_state *state) {
   tm_model *model = state->model;
+  async_tracks_finish_parents(state->async_tracks, model);
   tm_string_pool *strings = model->strings;
   tm_str_id utid_key = string_pool_intern_cstr(strings, "utid");
   tm_str_id upid_key = string_pool_intern_cstr(strings, "upid");

@@ -213,6 +213,18 @@ typedef struct tm_track_desc {
    * 4095 is refused (track 0) and counted in sched_cpu_out_of_range. */
   uint32_t has_cpu;
   uint32_t cpu;
+  /* Read by track_async only (appended after version 2; 0: none). */
+  /* The track (or async slot) the set's tracks are children of: their
+   * parent_id. A slot stands for its set's first track, made if needed
+   * (trace_processor's TrackCompressor::DefaultTrack). */
+  tm_track_ref parent;
+  /* One more dimension of the set, e.g. the parent's TrackDescriptor uuid,
+   * so siblings under different parents never share tracks. */
+  uint64_t set_key;
+  /* Merge by key instead of by name: sets are told apart by this string,
+   * not by `name`, and each track of the set is named after the slot
+   * (cookie) whose event made it (TrackDescriptor sibling_merge_key). */
+  tm_str_id merge_key;
 } tm_track_desc;
 
 #define TM_TRACK_DESC_INIT .struct_size = sizeof(tm_track_desc)
@@ -338,11 +350,14 @@ typedef struct tm_host_services {
    * description without a type or smaller than its version-2 layout. */
   tm_track_ref (*track_intern)(tm_host *host, const tm_track_desc *desc);
   /* Sets track.parent_id (a nesting hierarchy, e.g. TrackDescriptor
-   * parent_uuid). Both tracks must belong to this file. */
+   * parent_uuid). Both tracks must belong to this file. Either may be an
+   * async slot (track_async): a slot `track` sets its set's parent; a slot
+   * `parent` stands for its set's first track, made if needed. */
   void (*track_set_parent)(tm_host *host, tm_track_ref track,
                            tm_track_ref parent);
   /* Adds one arg to the track's source arg set (track.source_arg_set_id),
-   * e.g. "description"; `key` and string values are interned ids. */
+   * e.g. "description"; `key` and string values are interned ids. On an
+   * async slot, the args go to every track the slot's events make. */
   void (*track_add_source_arg)(tm_host *host, tm_track_ref track, tm_str_id key,
                                tm_arg_value value);
 
@@ -438,13 +453,16 @@ typedef struct tm_host_services {
    * TM_HOST_HAS() by readers that use it. */
 
   /* A slot for the async slices of `cookie` in the set of tracks `set`
-   * describes (type, name, process or thread, scope, machine; `key`, `unit`
-   * and the cpu are ignored). Slices begun, ended or completed on the
+   * describes (type, name, process or thread, scope, machine, and when the
+   * description is that long `parent`, `set_key` and `merge_key`; `key`,
+   * `unit` and the cpu are ignored). Slices begun, ended or completed on the
    * returned ref, and flows bound to it, land on one of the set's tracks,
    * chosen in trace-time order as trace_processor's TrackCompressor
    * chooses: the track holding the cookie, else the first track with no
    * slice open (it takes the cookie), else a new track. So non-overlapping
    * async slices share a track; the set's tracks share a track_group_id.
+   * A new track takes the name given with the slot whose event made it
+   * (the set's name, unless the set merges by `merge_key`).
    * `flags`: TM_ASYNC_UNNESTABLE. */
   tm_track_ref (*track_async)(tm_host *host, const tm_track_desc *set,
                               uint64_t cookie, uint32_t flags);

@@ -490,6 +490,15 @@ static tm_track_ref svc_track_async(tm_host *host, const tm_track_desc *set, uin
     g_string_append_printf(d, " %s", label_of(host->threads, set->thread));
   if (set->process)
     g_string_append_printf(d, " %s", label_of(host->processes, set->process));
+  if (set->parent)
+    g_string_append_printf(d, " parent=T%" PRIu32, set->parent);
+  if (set->set_key)
+    g_string_append_printf(d, " set_key=%" PRIu64, set->set_key);
+  if (set->merge_key)
+    g_string_append_printf(d, " merge_key=\"%s\"", str(host, set->merge_key));
+  if (!set->thread && !set->process)
+    g_string_append_printf(
+        d, " on %s", label_of(host->machines, set->machine ? set->machine : svc_machine_default(host)));
   g_string_append_printf(d, " cookie=%" PRIu64 "%s", cookie, flags ? " unnestable" : "");
   bool created;
   tm_track_ref ref = ref_of(host->tracks, host->track_ids, d->str, &created);
