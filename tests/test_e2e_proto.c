@@ -31,16 +31,16 @@ static void test_track_events_reach_every_table(void) {
   e2e_assert_text(slices,
       "\"id\",\"ts\",\"dur\",\"depth\",\"category\",\"name\",\"type\",\"track\",\"thread_ts\"\n"
       "0,1000,1000,0,\"net,io\",\"load\",\"thread_execution\",\"[NULL]\",\"[NULL]\"\n"
-      "1,1500,0,0,\"[NULL]\",\"send\",\"process_track_event\",\"Socket 1\",\"[NULL]\"\n"
+      "1,1500,0,0,\"[NULL]\",\"send\",\"process_merged_track_event\",\"Socket 1\",\"[NULL]\"\n"
       "2,2300,0,0,\"[NULL]\",\"tick\",\"thread_track_event\",\"main (own track)\",\"[NULL]\"\n"
       "3,2400,0,0,\"[NULL]\",\"tock\",\"thread_track_event\",\"main (own track)\",\"[NULL]\"\n"
-      "4,2500,0,0,\"[NULL]\",\"global\",\"global_track_event\",\"Default Track\",\"[NULL]\"\n"
+      "4,2500,0,0,\"[NULL]\",\"global\",\"global_merged_track_event\",\"Default Track\",\"[NULL]\"\n"
       "5,2600,0,0,\"[NULL]\",\"on the default thread\",\"thread_execution\",\"[NULL]\",\"[NULL]\"\n"
-      "6,2700,0,0,\"[NULL]\",\"explicit uuid 0\",\"global_track_event\",\"Default Track\",\"[NULL]\"\n"
-      "7,2800,0,0,\"[NULL]\",\"via defaults\",\"process_track_event\",\"Network\",\"[NULL]\"\n"
-      "8,2900,0,0,\"[NULL]\",\"early\",\"global_track_event\",\"Late\",\"[NULL]\"\n"
+      "6,2700,0,0,\"[NULL]\",\"explicit uuid 0\",\"global_merged_track_event\",\"Default Track\",\"[NULL]\"\n"
+      "7,2800,0,0,\"[NULL]\",\"via defaults\",\"process_merged_track_event\",\"Network\",\"[NULL]\"\n"
+      "8,2900,0,0,\"[NULL]\",\"early\",\"global_merged_track_event\",\"Late\",\"[NULL]\"\n"
       "9,3100,0,0,\"[NULL]\",\"corr\",\"thread_execution\",\"[NULL]\",7000\n"
-      "10,3500,0,0,\"[NULL]\",\"orphan\",\"global_track_event\",\"[NULL]\",\"[NULL]\"\n");
+      "10,3500,0,0,\"[NULL]\",\"orphan\",\"global_merged_track_event\",\"orphan\",\"[NULL]\"\n");
 
   g_autofree char *flows = query("track_events",
       "SELECT f.trace_id, o.name, i.name FROM flow f JOIN slice o ON o.id = f.slice_out "
@@ -72,25 +72,33 @@ static void test_track_events_reach_every_table(void) {
 
   /* Descriptor hierarchy and hints: Socket 1 is a child of Network. */
   g_autofree char *tracks = query("track_events",
-      "SELECT t.id, t.name, t.type, t.parent_id, (SELECT group_concat(key || '=' || "
-      "display_value, ';') FROM args a WHERE a.arg_set_id = t.source_arg_set_id) AS source "
-      "FROM track t ORDER BY t.id");
+      "SELECT t.id, t.name, t.type, t.parent_id, t.track_group_id, (SELECT group_concat(key "
+      "|| '=' || display_value, ';') FROM args a WHERE a.arg_set_id = t.source_arg_set_id) "
+      "AS source FROM track t ORDER BY t.id");
   /* Track 0 is the browser's process track (uuid 100): no event is on it,
-   * but trace_processor makes it with its first child, the thread's. */
+   * but trace_processor makes it with its first child, the thread's.
+   * Tracks 0-4 are made as the file is read (roots and counters, which
+   * never merge); the merged ones (docs/formats.md §1.9) after, in the
+   * order of the events that need them: at 1500 "send" needs Socket 1,
+   * whose parent Network's first track is made before it (Network's own
+   * slice at 2800 then takes that free track), then the Default Track
+   * (2500), Late (2900) and the undescribed uuid 500 (3500), named after
+   * its first event. Group ids follow the same order; Socket 1 merges by
+   * key, so its descriptor's merge fields are not args. */
   e2e_assert_text(tracks,
-      "\"id\",\"name\",\"type\",\"parent_id\",\"source\"\n"
-      "0,\"[NULL]\",\"process_track_event\",\"[NULL]\",\"[NULL]\"\n"
-      "1,\"[NULL]\",\"thread_execution\",\"[NULL]\",\"[NULL]\"\n"
-      "2,\"Network\",\"process_track_event\",\"[NULL]\","
+      "\"id\",\"name\",\"type\",\"parent_id\",\"track_group_id\",\"source\"\n"
+      "0,\"[NULL]\",\"process_track_event\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+      "1,\"[NULL]\",\"thread_execution\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+      "2,\"Memory\",\"global_counter_track_event\",\"[NULL]\",\"[NULL]\","
+      "\"y_axis_share_key=mem\"\n"
+      "3,\"main (own track)\",\"thread_track_event\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+      "4,\"Allocated\",\"thread_counter_track_event\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+      "5,\"Network\",\"process_merged_track_event\",\"[NULL]\",0,"
       "\"description=requests in flight;child_ordering=explicit\"\n"
-      "3,\"Socket 1\",\"process_track_event\",2,\"sibling_order_rank=2;"
-      "sibling_merge_behavior=by_sibling_merge_key;sibling_merge_key=sockets\"\n"
-      "4,\"Memory\",\"global_counter_track_event\",\"[NULL]\",\"y_axis_share_key=mem\"\n"
-      "5,\"main (own track)\",\"thread_track_event\",\"[NULL]\",\"[NULL]\"\n"
-      "6,\"Allocated\",\"thread_counter_track_event\",\"[NULL]\",\"[NULL]\"\n"
-      "7,\"Default Track\",\"global_track_event\",\"[NULL]\",\"[NULL]\"\n"
-      "8,\"Late\",\"global_track_event\",\"[NULL]\",\"[NULL]\"\n"
-      "9,\"[NULL]\",\"global_track_event\",\"[NULL]\",\"[NULL]\"\n");
+      "6,\"Socket 1\",\"process_merged_track_event\",5,1,\"sibling_order_rank=2\"\n"
+      "7,\"Default Track\",\"global_merged_track_event\",\"[NULL]\",2,\"[NULL]\"\n"
+      "8,\"Late\",\"global_merged_track_event\",\"[NULL]\",3,\"[NULL]\"\n"
+      "9,\"orphan\",\"global_merged_track_event\",\"[NULL]\",4,\"[NULL]\"\n");
 
   /* Counters: int and double values; Allocated is incremental in KiB. */
   g_autofree char *counters = query("track_events",
@@ -492,7 +500,7 @@ static void test_legacy_events_reach_every_table(void) {
       "11,9000,0,0,\"[NULL]\",\"interned legacy\",\"thread_execution\",\"[NULL]\",\"[NULL]\","
       "\"[NULL]\"\n"
       "12,9500,0,0,\"[NULL]\",\"undirected\",\"thread_execution\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
-      "13,9600,2000,0,\"[NULL]\",\"waits\",\"global_track_event\",\"Later\",\"[NULL]\",\"[NULL]\"\n");
+      "13,9600,2000,0,\"[NULL]\",\"waits\",\"global_merged_track_event\",\"Later\",\"[NULL]\",\"[NULL]\"\n");
 
   /* Thread slices by thread: the overrides made tid 21 of pid 20 and tid
    * 12 of pid 10. */
@@ -570,8 +578,8 @@ static void test_legacy_flows_chain_slices_like_json(void) {
       "5000,200,0,\"D\",\"thread_execution\"\n"
       "6000,200,0,\"E\",\"thread_execution\"\n"
       "7000,1000,0,\"F\",\"thread_execution\"\n"
-      "9000,1000,0,\"G1\",\"global_track_event\"\n"
-      "10000,1000,0,\"G2\",\"global_track_event\"\n");
+      "9000,1000,0,\"G1\",\"global_merged_track_event\"\n"
+      "10000,1000,0,\"G2\",\"global_merged_track_event\"\n");
 
   g_autofree char *stats = query("legacy_flows",
       "SELECT name, value FROM stats WHERE value > 0 ORDER BY name");
@@ -702,7 +710,7 @@ static void test_zstd_wrapper_reads_like_plain_packets(void) {
   /* Not vacuous: the plain file's 11 slices (see the test above). */
   g_assert_true(g_str_has_prefix(expected, "\"ts\",\"dur\",\"name\",\"track\"\n"
                                            "1000,1000,\"load\",\"[NULL]\"\n"));
-  g_assert_true(g_str_has_suffix(expected, "3500,0,\"orphan\",\"[NULL]\"\n"));
+  g_assert_true(g_str_has_suffix(expected, "3500,0,\"orphan\",\"orphan\"\n"));
   e2e_assert_text(slices, expected);
   /* The same stats (the fixture's own three) and no damage. */
   static const char stats_sql[] = "SELECT name, value FROM stats WHERE value > 0 ORDER BY name";
@@ -795,17 +803,85 @@ static void test_legacy_flow_ends_keep_the_flow(void) {
   e2e_assert_text(stats, "\"name\",\"value\"\n");
 }
 
-/* A process's child track without a name: its slice lands on a
- * process_track_event of process 10 whose name is NULL, as issue 10 §3
- * states trace_processor shows it; the process's own track (uuid 1, made
- * with its child) is there too, also unnamed (unnamed_child_track.textproto). */
-static void test_unnamed_process_child_track_has_no_name(void) {
+/* Process children without a name (unnamed_child_track.textproto,
+ * docs/formats.md §1.9): the process's own track (uuid 1, made with its
+ * first child, no event, no name) is made as the file is read; the merged
+ * children after, in event order. At 1000 "work" needs uuid 2, which takes
+ * that event's name. At 3000 "step" needs uuid 4 "leaf", whose parent
+ * uuid 3 is first needed as a parent (no event, so no name: NULL, no
+ * slice) and is made before it; leaf's parent_id is uuid 3's track. A
+ * process parent scopes a child without being its parent_id. */
+static void test_unnamed_process_child_tracks_are_named_by_their_first_event(void) {
   g_autofree char *tracks = query("unnamed_child_track",
-      "SELECT t.type, t.name, p.pid, (SELECT count(*) FROM slice s WHERE s.track_id = t.id) "
-      "AS slices FROM process_track t JOIN process p USING (upid) ORDER BY t.id");
-  e2e_assert_text(tracks, "\"type\",\"name\",\"pid\",\"slices\"\n"
-                          "\"process_track_event\",\"[NULL]\",10,0\n"
-                          "\"process_track_event\",\"[NULL]\",10,1\n");
+      "SELECT t.id, t.type, t.name, p.pid, t.parent_id, (SELECT count(*) FROM slice s "
+      "WHERE s.track_id = t.id) AS slices FROM process_track t JOIN process p USING (upid) "
+      "ORDER BY t.id");
+  e2e_assert_text(tracks, "\"id\",\"type\",\"name\",\"pid\",\"parent_id\",\"slices\"\n"
+                          "0,\"process_track_event\",\"[NULL]\",10,\"[NULL]\",0\n"
+                          "1,\"process_merged_track_event\",\"work\",10,\"[NULL]\",1\n"
+                          "2,\"process_merged_track_event\",\"[NULL]\",10,\"[NULL]\",0\n"
+                          "3,\"process_merged_track_event\",\"leaf\",10,2,1\n");
+}
+
+/* Sibling merging (sibling_merge.textproto works out every row): the
+ * process's own track and the NONE track "Req" are made as the file is
+ * read; the merged ones in event order. The three "Req" siblings merged by
+ * name need two tracks (3 overlaps 2; 4 takes 2's once both ended); the
+ * global "Req", the key-merged "Req" and the process's name-merged "Req"
+ * stay apart; siblings of one key (string or int) share a track named
+ * after the one whose event made it. Each set has its own group id. */
+static void test_siblings_merge_by_name_or_key_unless_none(void) {
+  g_autofree char *tracks = query("sibling_merge",
+      "SELECT t.id, t.type, t.name, t.track_group_id, (SELECT group_concat(name) FROM "
+      "(SELECT name FROM slice s WHERE s.track_id = t.id ORDER BY ts)) AS slices "
+      "FROM track t ORDER BY t.id");
+  e2e_assert_text(tracks,
+      "\"id\",\"type\",\"name\",\"track_group_id\",\"slices\"\n"
+      "0,\"process_track_event\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+      "1,\"process_track_event\",\"Req\",\"[NULL]\",\"r5\"\n"
+      "2,\"process_merged_track_event\",\"Req\",0,\"r2,r4\"\n"
+      "3,\"global_merged_track_event\",\"Req\",1,\"g9\"\n"
+      "4,\"process_merged_track_event\",\"Req\",0,\"r3\"\n"
+      "5,\"process_merged_track_event\",\"GET /a\",2,\"get,post\"\n"
+      "6,\"process_merged_track_event\",\"Req\",3,\"k8\"\n"
+      "7,\"process_merged_track_event\",\"A\",4,\"a,b\"\n");
+  /* Nothing dropped or counted: 10 slices, no stat. */
+  g_autofree char *stats = query("sibling_merge",
+      "SELECT (SELECT count(*) FROM slice) AS slices, (SELECT count(*) FROM stats "
+      "WHERE value > 0) AS stats");
+  e2e_assert_text(stats, "\"slices\",\"stats\"\n10,0\n");
+}
+
+/* A later descriptor of a uuid that merges otherwise than the first is
+ * refused and counted, as trace_processor's IsForSameTrack refuses it
+ * (merge_conflict.textproto): uuid 2 keeps NONE, its own track. */
+static void test_descriptor_changing_the_merge_is_refused(void) {
+  g_autofree char *out = query("merge_conflict",
+      "SELECT (SELECT type FROM track t JOIN slice s ON s.track_id = t.id) AS type, "
+      "(SELECT value FROM stats WHERE name = 'track_descriptor_conflicting_reservation') "
+      "AS refused");
+  e2e_assert_text(out, "\"type\",\"refused\"\n\"process_track_event\",1\n");
+}
+
+/* The real traces with TrackDescriptors have no track that merges: in
+ * tokio's (protoc --decode) every TrackEvent names one of the 9 thread
+ * descriptors, whose tracks are the threads' own (227 begins and 8
+ * instants: 235 slices, all on thread tracks); systing's 219 descriptors
+ * have no TrackEvent at all. So neither makes a merged track. */
+static void test_real_traces_with_descriptors_make_no_merged_track(void) {
+  static const char sql[] =
+      "SELECT (SELECT count(*) FROM track WHERE type GLOB '*merged_track_event') AS merged, "
+      "(SELECT count(*) FROM slice s JOIN thread_track t ON s.track_id = t.id) AS on_threads, "
+      "(SELECT count(*) FROM slice) AS slices";
+  g_autofree char *tokio_path = corpus_real_path("proto", "tokio-flight-recorder.pftrace");
+  const char *tokio_inputs[] = {tokio_path, NULL};
+  g_autofree char *tokio = e2e_query(tokio_inputs, sql);
+  e2e_assert_text(tokio, "\"merged\",\"on_threads\",\"slices\"\n0,235,235\n");
+  g_autofree char *systing_path = corpus_real_path("proto", "systing-trace.pb");
+  const char *systing_inputs[] = {systing_path, NULL};
+  g_autofree char *systing = e2e_query(systing_inputs,
+      "SELECT count(*) FROM track WHERE type GLOB '*track_event'");
+  e2e_assert_text(systing, "\"count(*)\"\n0\n");
 }
 
 int main(int argc, char **argv) {
@@ -844,8 +920,14 @@ int main(int argc, char **argv) {
                   test_build_ids_are_the_hex_of_their_bytes);
   g_test_add_func("/e2e/proto/legacy-events/flow-ends-keep-the-flow-in-flight",
                   test_legacy_flow_ends_keep_the_flow);
-  g_test_add_func("/e2e/proto/track-events/unnamed-process-child-track-has-no-name",
-                  test_unnamed_process_child_track_has_no_name);
+  g_test_add_func("/e2e/proto/track-events/unnamed-process-child-tracks-are-named-by-their-first-event",
+                  test_unnamed_process_child_tracks_are_named_by_their_first_event);
+  g_test_add_func("/e2e/proto/track-events/siblings-merge-by-name-or-key-unless-none",
+                  test_siblings_merge_by_name_or_key_unless_none);
+  g_test_add_func("/e2e/proto/track-events/descriptor-changing-the-merge-is-refused",
+                  test_descriptor_changing_the_merge_is_refused);
+  g_test_add_func("/e2e/proto/real-traces/descriptors-make-no-merged-track",
+                  test_real_traces_with_descriptors_make_no_merged_track);
   g_test_add_func("/e2e/proto/real-traces/import-without-errors", test_real_traces_import);
   g_test_add_func("/e2e/proto/real-traces/tokio-process-descriptor-has-its-track",
                   test_real_tokio_process_descriptor_has_its_track);

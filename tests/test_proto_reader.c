@@ -175,15 +175,17 @@ static const char track_events_transcript[] =
     "debug.ratio=0.5, debug.ptr=0x1000, debug.big=18446744073709551615u, "
     "debug.legacy=json:{\"a\":1}, correlation_id=\"tp:#5\"}\n"
     "flow T2 private ts=1000 id=77 CONTINUE enclosing\n"
-    /* 201's parent 200 is resolved first; 200 is scoped to the process. */
-    "track T3 = process_track_event name=\"Network\" p10 key=200\n"
+    /* 201's parent 200 is resolved first; 200 is scoped to the process,
+     * below its root track: a slot of the process's merged tracks named
+     * "Network" under uuid 100 (set_key), with no parent track (a process
+     * parent scopes, it is not a parent). 201 merges by its key "sockets"
+     * among the children of 200, whose tracks are its parent. */
+    "slot T3 = process_merged_track_event name=\"Network\" p10 set_key=100 cookie=200\n"
     "track_arg T3 description=\"requests in flight\"\n"
     "track_arg T3 child_ordering=\"explicit\"\n"
-    "track T4 = process_track_event name=\"Socket 1\" p10 key=201\n"
-    "track_parent T4 = T3\n"
+    "slot T4 = process_merged_track_event name=\"Socket 1\" p10 parent=T3 set_key=200 "
+    "merge_key=\"sockets\" cookie=201\n"
     "track_arg T4 sibling_order_rank=2\n"
-    "track_arg T4 sibling_merge_behavior=\"by_sibling_merge_key\"\n"
-    "track_arg T4 sibling_merge_key=\"sockets\"\n"
     "slice_complete T4 private ts=1500 name=send dur=0 args={correlation_id=\"req-1\", "
     "source_location.file_name=\"net.cc\", source_location.function_name=\"Send\", "
     "source_location.line_number=42}\n"
@@ -201,18 +203,20 @@ static const char track_events_transcript[] =
     "counter T5 private ts=2300 value=100\n"
     "slice_complete T6 private ts=2400 name=tock dur=0\n"
     "counter T7 private ts=2400 value=5120\n"
-    "track T8 = global_track_event name=\"Default Track\" key=0 on host\n"
+    /* uuid 0: merged global tracks named "Default Track", cookie 0. */
+    "slot T8 = global_merged_track_event name=\"Default Track\" on host cookie=0\n"
     "slice_complete T8 private ts=2500 name=global dur=0\n"
     "slice_complete T2 private ts=2600 name=on the default thread dur=0\n"
     "slice_complete T8 private ts=2700 name=explicit uuid 0 dur=0\n"
     "slice_complete T3 private ts=2800 name=via defaults dur=0\n"
     /* "early" waited for its descriptor. */
-    "track T9 = global_track_event name=\"Late\" key=400 on host\n"
+    "slot T9 = global_merged_track_event name=\"Late\" on host cookie=400\n"
     "slice_complete T9 private ts=2900 name=early dur=0\n"
     "slice_complete T2 private ts=3100 name=corr thread_ts=7000 dur=0 "
     "args={correlation_id=\"interned-corr\"}\n"
-    /* uuid 500 was never described: placed at the end of the file. */
-    "track T10 = global_track_event key=500 on host\n"
+    /* uuid 500 was never described: placed at the end of the file, a
+     * global track named after its first event. */
+    "slot T10 = global_merged_track_event name=\"orphan\" on host cookie=500\n"
     "slice_complete T10 private ts=3500 name=orphan dur=0\n";
 
 static void test_track_events(void) {
@@ -267,7 +271,7 @@ static void test_legacy_events(void) {
       "slice_complete T8 BOOTTIME@host ts=6100 name=sibling dur=1000\n"
       "slice_complete T1 MONOTONIC@host ts=9000 name=interned legacy dur=0\n"
       "slice_complete T1 BOOTTIME@host ts=9500 name=undirected dur=0\n"
-      "track T9 = global_track_event name=\"Later\" key=50 on host\n"
+      "slot T9 = global_merged_track_event name=\"Later\" on host cookie=50\n"
       "slice_complete T9 BOOTTIME@host ts=9600 name=waits dur=2000\n");
   /* C, S and an event without legacy_event; b without an id; a bind_id
    * without a direction. */
@@ -332,7 +336,7 @@ static void test_legacy_flows(void) {
       "flow T1 BOOTTIME@host ts=6150 id=#3 IN_KEEP enclosing{name=\"other\"}\n"
       "slice_end T1 BOOTTIME@host ts=6200 name=E\n"
       "slice_complete T1 BOOTTIME@host ts=7000 name=F dur=1000\n"
-      "track T2 = global_track_event name=\"Later\" key=60 on host\n"
+      "slot T2 = global_merged_track_event name=\"Later\" on host cookie=60\n"
       "slice_complete T2 BOOTTIME@host ts=9000 name=G1 dur=1000\n"
       "flow T2 BOOTTIME@host ts=9100 id=#4 OUT enclosing{name=\"late\"}\n"
       "flow T2 BOOTTIME@host ts=9500 id=#4 IN_KEEP next{name=\"late\"}\n"
@@ -442,9 +446,9 @@ static void test_machines_remote_clock_sync(void) {
                   "snapshot BOOTTIME@raw7=5300\n"
                   /* ...and the edge at the round-trip offset. */
                   "snapshot BOOTTIME@host=1000300 BOOTTIME@raw7=5375\n"
-                  "track T1 = global_track_event name=\"Default Track\" key=0 on host\n"
+                  "slot T1 = global_merged_track_event name=\"Default Track\" on host cookie=0\n"
                   "slice_complete T1 BOOTTIME@host ts=1000200 name=host work dur=0\n"
-                  "track T2 = global_track_event name=\"Default Track\" key=0 on raw7\n"
+                  "slot T2 = global_merged_track_event name=\"Default Track\" on raw7 cookie=0\n"
                   "slice_complete T2 BOOTTIME@raw7 ts=6000 name=vm work dur=0\n"
                   "process p70@raw7\n"
                   "thread t71@raw7 of p70@raw7\n"
@@ -553,7 +557,7 @@ static void assert_damage(const uint8_t *bad, size_t bad_len, int64_t offset,
     g_assert_cmpstr(error, ==, message);
     g_assert_cmpint(at, ==, offset);
     fake_host_assert_lines(fake,
-                           "track T1 = global_track_event key=9 on host\n"
+                           "slot T1 = global_merged_track_event name=\"a\" on host cookie=9\n"
                            "slice_complete T1 private ts=5 name=a dur=0\n");
     fake_host_free(fake);
   }
@@ -632,7 +636,7 @@ static void test_wrong_wire_type_drops_the_packet(void) {
                   "wire_type expected_wire_type\n"
                   "proto_packet_wrong_wire_type at=32 message proto_message field "
                   "wire_type expected_wire_type\n");
-  fake_host_assert_lines(fake, "track T1 = global_track_event key=9 on host\n"
+  fake_host_assert_lines(fake, "slot T1 = global_merged_track_event name=\"a\" on host cookie=9\n"
                                "slice_complete T1 private ts=5 name=a dur=0\n"
                                "slice_complete T1 private ts=5 name=b dur=0\n");
   fake_host_free(fake);
@@ -656,8 +660,9 @@ static void test_damage_in_framing(void) {
 }
 
 /* Events wait for their track's descriptor only up to a bound: beyond it
- * they are placed on the uuid's plain global track, and so are the later
- * ones, descriptor or not. Nothing is dropped. */
+ * they are placed on the uuid's global track (named after the first event,
+ * "a", as an undescribed track is), and so are the later ones, descriptor
+ * or not. Nothing is dropped. */
 static void test_waiting_events_are_bounded(void) {
   const size_t n = 70000;
   GByteArray *file = g_byte_array_new();
@@ -671,8 +676,8 @@ static void test_waiting_events_are_bounded(void) {
   fake_host *fake = run_bytes(file->data, file->len, file->len, TM_OK);
   g_assert_cmpuint(fake_host_count_lines(fake, "slice_complete T1 private ts=5 name=a dur=0"),
                    ==, n + 1);
-  g_assert_cmpuint(fake_host_count_lines(fake, "track "), ==, 1);
-  fake_host_assert_lines(fake, "track T1 = global_track_event key=9 on host\n");
+  g_assert_cmpuint(fake_host_count_lines(fake, "slot "), ==, 1);
+  fake_host_assert_lines(fake, "slot T1 = global_merged_track_event name=\"a\" on host cookie=9\n");
   fake_host_free(fake);
   g_byte_array_free(file, TRUE);
 }

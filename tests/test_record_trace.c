@@ -256,10 +256,17 @@ static void write_tracks(tmr_session *s, void *user) {
 static void test_tracks_keep_their_hierarchy_and_hints(void) {
   g_autofree char *dir = e2e_tmpdir();
   g_autofree char *path = record_trace(dir, "tracks.pftrace", track_event_config, write_tracks, NULL);
-  /* Tracks in the order the reader met their first use; process tracks
-   * are the ones parented to tmr_process_track(), a thread track the one
-   * parented to this thread's, Nested is Global's child; the thread of tid
-   * 4242 holds "on other". Source args carry each descriptor's hints. */
+  /* Tracks that never merge (roots, counters, and Global, whose
+   * merge behavior is NONE) come first, in the order the reader met their
+   * first use; the merged ones (docs/formats.md §1.9) after them, in the
+   * order of the events that need them: "get /a" (1000) needs GET, whose
+   * parent Requests is made first; "post /b" (1200) POST, merged by its key
+   * "conn" (apart from GET, merged by name); "under thread" (1500) the
+   * thread's child; "nested" (1600) Nested, a child of Global. Process
+   * tracks are the ones parented to tmr_process_track() (a scope, not a
+   * parent_id), the thread_merged one is parented to this thread's; the
+   * thread of tid 4242 holds "on other". Source args carry each
+   * descriptor's hints; the merge fields shape the tracks instead. */
   g_autofree char *tracks = record_query(path,
       "SELECT t.name, t.type, p.name AS parent, (SELECT group_concat(key || '=' || "
       "display_value, ';') FROM args a WHERE a.arg_set_id = t.source_arg_set_id) AS source "
@@ -267,19 +274,17 @@ static void test_tracks_keep_their_hierarchy_and_hints(void) {
       "ORDER BY t.id");
   e2e_assert_text(tracks,
       "\"name\",\"type\",\"parent\",\"source\"\n"
-      "\"Requests\",\"process_track_event\",\"[NULL]\",\"description=requests in flight;"
-      "child_ordering=explicit\"\n"
-      "\"GET\",\"process_track_event\",\"Requests\",\"sibling_order_rank=2\"\n"
-      "\"POST\",\"process_track_event\",\"Requests\",\"sibling_order_rank=-1;"
-      "sibling_merge_behavior=by_sibling_merge_key;sibling_merge_key=conn\"\n"
-      "\"Global\",\"global_track_event\",\"[NULL]\",\"child_ordering=lexicographic;"
-      "sibling_merge_behavior=none\"\n"
-      "\"Under my thread\",\"thread_track_event\",\"[NULL]\",\"[NULL]\"\n"
-      "\"Nested\",\"global_track_event\",\"Global\",\"child_ordering=chronological\"\n"
+      "\"Global\",\"global_track_event\",\"[NULL]\",\"child_ordering=lexicographic\"\n"
       "\"Active connections\",\"process_counter_track_event\",\"[NULL]\",\"y_axis_share_key=load\"\n"
       "\"Memory\",\"global_counter_track_event\",\"[NULL]\",\"y_axis_share_key=load\"\n"
       "\"Bytes sent\",\"global_counter_track_event\",\"[NULL]\",\"[NULL]\"\n"
-      "\"Temperature\",\"global_counter_track_event\",\"[NULL]\",\"[NULL]\"\n");
+      "\"Temperature\",\"global_counter_track_event\",\"[NULL]\",\"[NULL]\"\n"
+      "\"Requests\",\"process_merged_track_event\",\"[NULL]\",\"description=requests in flight;"
+      "child_ordering=explicit\"\n"
+      "\"GET\",\"process_merged_track_event\",\"Requests\",\"sibling_order_rank=2\"\n"
+      "\"POST\",\"process_merged_track_event\",\"Requests\",\"sibling_order_rank=-1\"\n"
+      "\"Under my thread\",\"thread_merged_track_event\",\"[NULL]\",\"[NULL]\"\n"
+      "\"Nested\",\"global_merged_track_event\",\"Global\",\"child_ordering=chronological\"\n");
   g_autofree char *other = record_query(path,
       "SELECT t.tid, t.name, s.name FROM slice s JOIN thread_track tt ON s.track_id = tt.id "
       "JOIN thread t USING (utid) WHERE t.tid = 4242");

@@ -65,6 +65,9 @@ typedef struct proto_track {
   int32_t child_ordering;
   bool has_sibling_order_rank;
   int32_t sibling_order_rank;
+  /* How the track merges with its siblings (docs/formats.md §1.9):
+   * 0 by name, else NONE or BY_SIBLING_MERGE_KEY (the proto's values);
+   * the key only with BY_SIBLING_MERGE_KEY. */
   int32_t sibling_merge_behavior;
   tm_str_id sibling_merge_key;
   /* Resolution. */

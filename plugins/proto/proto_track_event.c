@@ -139,7 +139,7 @@ static void emit(proto_track_events *te, proto_machine *machine, const proto_eve
   const tm_host_services *s = te->ctx->s;
   tm_host *host = te->ctx->host;
   if (track)
-    ref = proto_tracks_resolve(te->ctx, machine, track);
+    ref = proto_tracks_resolve(te->ctx, machine, track, ev->name);
   /* A slice needs a slice track; a counter value, a counter track (the
    * Default Track and a thread's main track are slice tracks). */
   bool is_counter_track = track && track->is_counter;
@@ -159,7 +159,7 @@ static void emit(proto_track_events *te, proto_machine *machine, const proto_eve
   int64_t thread_ts = ev->thread_ts;
   for (uint32_t i = 0; i < ev->extras_len && i < PROTO_MAX_EXTRA_COUNTERS; i++) {
     proto_track *extra = counter_track(te, machine, extras[i].uuid);
-    tm_track_ref extra_ref = proto_tracks_resolve(te->ctx, machine, extra);
+    tm_track_ref extra_ref = proto_tracks_resolve(te->ctx, machine, extra, 0);
     if (!extra_ref || !extra->is_counter) {
       proto_count(te->ctx, "track_event_parser_errors");
       continue;

@@ -10,6 +10,15 @@
 /* Parent chains longer than this are treated as loops. */
 #define MAX_TRACK_NESTING 64
 
+/* sibling_merge_behavior values that change how a track merges (others,
+ * and none, merge by name). */
+enum {
+  MERGE_NONE = PERFETTO__PROTOS__TRACK_DESCRIPTOR__SIBLING_MERGE_BEHAVIOR__SIBLING_MERGE_BEHAVIOR_NONE,
+  MERGE_BY_KEY =
+      PERFETTO__PROTOS__TRACK_DESCRIPTOR__SIBLING_MERGE_BEHAVIOR__SIBLING_MERGE_BEHAVIOR_BY_SIBLING_MERGE_KEY,
+};
+
+
 proto_track *proto_tracks_find(proto_machine *machine, uint64_t uuid) {
   uint32_t index;
   if (!proto_map_get(&machine->tracks.index, uuid, &index))
@@ -158,12 +167,33 @@ bool proto_tracks_read_descriptor(proto_context *ctx, proto_machine *machine,
   }
 
   const char *name = descriptor_name(d);
-  bool merge_none = d->has_sibling_merge_behavior &&
-                    d->sibling_merge_behavior ==
-                        PERFETTO__PROTOS__TRACK_DESCRIPTOR__SIBLING_MERGE_BEHAVIOR__SIBLING_MERGE_BEHAVIOR_NONE;
+  /* How the track merges with its siblings: NONE, BY_KEY with its key, or
+   * (anything else) by name. */
+  int32_t merge = d->has_sibling_merge_behavior ? (int32_t)d->sibling_merge_behavior : 0;
+  if (merge != MERGE_NONE && merge != MERGE_BY_KEY)
+    merge = 0;
+  bool merge_none = merge == MERGE_NONE;
+  /* The key is a oneof (a union in protobuf-c): its case says which
+   * member is set. */
+  tm_str_id merge_key = 0;
+  if (merge == MERGE_BY_KEY &&
+      d->sibling_merge_key_field_case ==
+          PERFETTO__PROTOS__TRACK_DESCRIPTOR__SIBLING_MERGE_KEY_FIELD_SIBLING_MERGE_KEY) {
+    merge_key = proto_intern_cstr(ctx, d->sibling_merge_key);
+  } else if (merge == MERGE_BY_KEY &&
+             d->sibling_merge_key_field_case ==
+                 PERFETTO__PROTOS__TRACK_DESCRIPTOR__SIBLING_MERGE_KEY_FIELD_SIBLING_MERGE_KEY_INT) {
+    char key[64];
+    int n = snprintf(key, sizeof key, "sibling_merge_key_int:%llu",
+                     (unsigned long long)d->sibling_merge_key_int);
+    merge_key = proto_intern(ctx, key, (size_t)n);
+  }
   proto_track *track = proto_tracks_find(machine, d->uuid);
   if (track && track->kind != PROTO_TRACK_UNDESCRIBED) {
-    if (track->kind != kind || track->is_counter != (d->counter != NULL)) {
+    /* A later descriptor must describe the same track, merge included
+     * (trace_processor's IsForSameTrack). */
+    if (track->kind != kind || track->is_counter != (d->counter != NULL) ||
+        track->sibling_merge_behavior != merge || track->sibling_merge_key != merge_key) {
       proto_count(ctx, "track_descriptor_conflicting_reservation");
       goto out;
     }
@@ -191,17 +221,8 @@ bool proto_tracks_read_descriptor(proto_context *ctx, proto_machine *machine,
   track->child_ordering = d->has_child_ordering ? (int32_t)d->child_ordering : 0;
   track->has_sibling_order_rank = d->has_sibling_order_rank;
   track->sibling_order_rank = d->sibling_order_rank;
-  track->sibling_merge_behavior =
-      d->has_sibling_merge_behavior ? (int32_t)d->sibling_merge_behavior : 0;
-  if (d->sibling_merge_key) {
-    track->sibling_merge_key = proto_intern_cstr(ctx, d->sibling_merge_key);
-  } else if (d->sibling_merge_key_field_case ==
-             PERFETTO__PROTOS__TRACK_DESCRIPTOR__SIBLING_MERGE_KEY_FIELD_SIBLING_MERGE_KEY_INT) {
-    char key[64];
-    int n = snprintf(key, sizeof key, "sibling_merge_key_int:%llu",
-                     (unsigned long long)d->sibling_merge_key_int);
-    track->sibling_merge_key = proto_intern(ctx, key, (size_t)n);
-  }
+  track->sibling_merge_behavior = merge;
+  track->sibling_merge_key = merge_key;
   if (kind == PROTO_TRACK_THREAD) {
     track->thread = read_thread(ctx, machine, seq, d->thread);
     track->process = ctx->s->process(ctx->host, machine->ref, d->thread->pid);
@@ -250,6 +271,12 @@ static const char *track_type(bool thread, bool process, bool counter) {
   return counter ? "global_counter_track_event" : "global_track_event";
 }
 
+static const char *merged_track_type(bool thread, bool process) {
+  if (thread)
+    return "thread_merged_track_event";
+  return process ? "process_merged_track_event" : "global_merged_track_event";
+}
+
 static void add_source_arg(proto_context *ctx, tm_track_ref ref, const char *key,
                            tm_arg_value value) {
   ctx->s->track_add_source_arg(ctx->host, ref, proto_intern_cstr(ctx, key), value);
@@ -261,12 +288,12 @@ static void add_source_string(proto_context *ctx, tm_track_ref ref, const char *
     add_source_arg(ctx, ref, key, (tm_arg_value){.type = TM_ARG_STRING, .u.str_id = value});
 }
 
-/* Descriptor fields the track table has no column for. */
+/* Descriptor fields the track table has no column for. The merge
+ * behavior and key are not among them: they shape the tracks instead
+ * (trace_processor keeps no arg for them either). */
 static void add_source_args(proto_context *ctx, const proto_track *track) {
   static const char *const orderings[] = {NULL, "lexicographic", "chronological",
                                           "explicit"};
-  static const char *const merges[] = {NULL, "by_track_name", "none",
-                                       "by_sibling_merge_key"};
   tm_track_ref ref = track->ref;
   add_source_string(ctx, ref, "description", track->description);
   if (track->child_ordering > 0 && track->child_ordering < 4)
@@ -276,10 +303,6 @@ static void add_source_args(proto_context *ctx, const proto_track *track) {
     add_source_arg(
         ctx, ref, "sibling_order_rank",
         (tm_arg_value){.type = TM_ARG_INT, .u.int_value = track->sibling_order_rank});
-  if (track->sibling_merge_behavior > 0 && track->sibling_merge_behavior < 4)
-    add_source_string(ctx, ref, "sibling_merge_behavior",
-                      proto_intern_cstr(ctx, merges[track->sibling_merge_behavior]));
-  add_source_string(ctx, ref, "sibling_merge_key", track->sibling_merge_key);
   add_source_string(ctx, ref, "y_axis_share_key", track->y_axis_share_key);
   add_source_string(ctx, ref, "categories", track->categories);
 }
@@ -291,8 +314,21 @@ tm_track_ref proto_tracks_intern(proto_context *ctx, proto_machine *machine,
   return ctx->s->track_intern(ctx->host, &on_machine);
 }
 
+/* The slot of `cookie` in a set of merged tracks: the tracks of one scope
+ * and parent uuid that share a name (or merge key) share tracks, split
+ * only where their slices overlap (docs/formats.md §1.9). 0 on a host
+ * without track_async (then each uuid keeps its own track). */
+static tm_track_ref merged_slot(proto_context *ctx, proto_machine *machine,
+                                const tm_track_desc *set, uint64_t cookie) {
+  if (!TM_HOST_HAS(ctx->s, track_async) || !ctx->s->track_async)
+    return 0;
+  tm_track_desc on_machine = *set;
+  on_machine.machine = machine->ref;
+  return ctx->s->track_async(ctx->host, &on_machine, cookie, 0);
+}
+
 tm_track_ref proto_tracks_resolve(proto_context *ctx, proto_machine *machine,
-                                  proto_track *track) {
+                                  proto_track *track, tm_str_id event_name) {
   if (track->ref)
     return track->ref;
   if (track->resolving)
@@ -304,22 +340,25 @@ tm_track_ref proto_tracks_resolve(proto_context *ctx, proto_machine *machine,
    * a described parent whenever it interns a child (TrackEventTracker's
    * InternDescriptorTrackImpl), so a process descriptor whose thread
    * descriptors name it as parent has its process track even if no event
-   * is on it. A thread or process parent scopes the child without being its
-   * parent in the track table; only a custom parent is. */
+   * is on it. A parent is interned without an event name. A thread or
+   * process parent scopes the child without being its parent in the track
+   * table; only a custom parent is. */
   proto_track *parent =
       track->parent_uuid ? proto_tracks_find(machine, track->parent_uuid) : NULL;
   if (parent && parent->kind == PROTO_TRACK_UNDESCRIBED)
     parent = NULL;
   tm_track_ref parent_ref = 0;
   if (parent) {
-    parent_ref = proto_tracks_resolve(ctx, machine, parent);
+    parent_ref = proto_tracks_resolve(ctx, machine, parent, 0);
     if (!parent_ref) {
       track->resolving = false;
       return 0; /* a loop of parents */
     }
   }
+  bool root = false;
   switch (track->kind) {
   case PROTO_TRACK_THREAD:
+    root = true;
     track->scope_thread = track->thread;
     if (!track->is_counter && !track->disallow_merging) {
       track->ref = s->track_thread(ctx->host, track->thread);
@@ -328,6 +367,7 @@ tm_track_ref proto_tracks_resolve(proto_context *ctx, proto_machine *machine,
     parent_ref = 0;
     break;
   case PROTO_TRACK_PROCESS:
+    root = true;
     track->scope_process = track->process;
     parent_ref = 0;
     break;
@@ -349,17 +389,47 @@ tm_track_ref proto_tracks_resolve(proto_context *ctx, proto_machine *machine,
     }
     break;
   }
+  /* A slice track below the root of its scope merges with its siblings
+   * unless its descriptor says NONE: by merge key, else by name (its
+   * descriptor's, else its first event's), as trace_processor's
+   * TrackEventTracker merges them since it reads sibling_merge_behavior.
+   * The parent's uuid is part of the set: siblings only. */
+  if (!root && !track->is_counter && track->sibling_merge_behavior != MERGE_NONE) {
+    bool by_key = track->sibling_merge_behavior == MERGE_BY_KEY;
+    tm_track_desc set = {
+        TM_TRACK_DESC_INIT,
+        .type = merged_track_type(track->scope_thread != 0, track->scope_process != 0),
+        .name = track->name ? track->name : event_name,
+        .thread = track->scope_thread,
+        .process = track->scope_thread ? 0 : track->scope_process,
+        .parent = parent_ref,
+        .set_key = track->parent_uuid,
+        /* A key-merged track without a key merges with its keyless
+         * siblings: "" stands for the missing key. */
+        .merge_key = by_key ? (track->sibling_merge_key ? track->sibling_merge_key
+                                                        : proto_intern_cstr(ctx, ""))
+                            : 0,
+    };
+    track->ref = merged_slot(ctx, machine, &set, uuid);
+    if (track->ref) {
+      add_source_args(ctx, track);
+      goto done;
+    }
+  }
   tm_track_desc desc = {
       TM_TRACK_DESC_INIT,
       .type = track_type(track->scope_thread != 0, track->scope_process != 0,
                          track->is_counter),
       .is_counter = track->is_counter,
-      .name = track->name,
+      .name = track->name ? track->name : (track->is_counter ? 0 : event_name),
       .thread = track->scope_thread,
       .process = track->scope_thread ? 0 : track->scope_process,
       .key = uuid,
       .unit = track->unit,
   };
+  /* The root track of a process takes no event's name. */
+  if (root)
+    desc.name = track->name;
   track->ref = proto_tracks_intern(ctx, machine, &desc);
   if (parent_ref)
     s->track_set_parent(ctx->host, track->ref, parent_ref);
@@ -371,24 +441,30 @@ done:
 
 proto_track *proto_tracks_undescribed(proto_context *ctx, proto_machine *machine,
                                       uint64_t uuid, bool is_counter) {
+  (void)ctx;
   proto_track *track = proto_tracks_find(machine, uuid);
   if (!track) {
     track = add_track(machine, uuid);
     track->kind = PROTO_TRACK_UNDESCRIBED;
     track->is_counter = is_counter;
   }
-  proto_tracks_resolve(ctx, machine, track);
   return track;
 }
 
 tm_track_ref proto_tracks_default_track(proto_context *ctx, proto_machine *machine) {
   if (!machine->default_track) {
-    tm_track_desc desc = {
+    /* uuid 0: a global track below no parent, merged by its name like any
+     * other, its slices all of cookie 0 (so always one track). */
+    tm_track_desc set = {
         TM_TRACK_DESC_INIT,
-        .type = "global_track_event",
+        .type = "global_merged_track_event",
         .name = proto_intern_cstr(ctx, "Default Track"),
     };
-    machine->default_track = proto_tracks_intern(ctx, machine, &desc);
+    machine->default_track = merged_slot(ctx, machine, &set, 0);
+    if (!machine->default_track) {
+      set.type = "global_track_event";
+      machine->default_track = proto_tracks_intern(ctx, machine, &set);
+    }
   }
   return machine->default_track;
 }

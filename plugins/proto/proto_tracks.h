@@ -15,6 +15,9 @@
  * disallow_merging_with_system_tracks; a custom track whose parent is a
  * thread or process track is scoped to that thread or process (a sibling of
  * its track, not a child); one under another custom track is its child.
+ * Custom slice tracks and the Default Track are slots of merged track sets
+ * (siblings of one name or merge key share tracks, sibling_merge_behavior
+ * NONE opts out; docs/formats.md §1.9).
  */
 #ifndef TM_PROTO_TRACKS_H
 #define TM_PROTO_TRACKS_H
@@ -47,19 +50,23 @@ bool proto_tracks_read_process_descriptor(struct proto_context *ctx,
                                           struct proto_machine *machine,
                                           const uint8_t *data, size_t len);
 
-/* The host track of `track`, created on first use. 0 if the parent chain
- * loops. */
+/* The host track of `track` (a slot of merged tracks for a slice track
+ * below the root of its scope), created on first use; an unnamed track
+ * takes `event_name`, the name of the event that first uses it (0 when a
+ * child uses it as parent). 0 if the parent chain loops. */
 tm_track_ref proto_tracks_resolve(struct proto_context *ctx, struct proto_machine *machine,
-                                  proto_track *track);
-/* The track of a uuid events use but no descriptor describes: a plain
- * global (counter) track, remembered as PROTO_TRACK_UNDESCRIBED. */
+                                  proto_track *track, tm_str_id event_name);
+/* The track of a uuid events use but no descriptor describes: a global
+ * (counter) track, remembered as PROTO_TRACK_UNDESCRIBED; resolved by the
+ * event that uses it. */
 proto_track *proto_tracks_undescribed(struct proto_context *ctx,
                                       struct proto_machine *machine, uint64_t uuid,
                                       bool is_counter);
 /* A host track by description, on `machine`. */
 tm_track_ref proto_tracks_intern(struct proto_context *ctx, struct proto_machine *machine,
                                  const tm_track_desc *desc);
-/* The implicit uuid-0 track, "Default Track". */
+/* The implicit uuid-0 track, "Default Track": a slot of merged global
+ * tracks, as trace_processor makes it. */
 tm_track_ref proto_tracks_default_track(struct proto_context *ctx,
                                         struct proto_machine *machine);
 
