@@ -32,6 +32,9 @@ enum {
   TE_TYPE_SLICE_END = 2,
   TE_TYPE_INSTANT = 3,
   TE_TYPE_COUNTER = 4,
+  TD_SIBLING_MERGE_NONE = 2,    /* TrackDescriptor.sibling_merge_behavior */
+  LEGACY_SCOPE_GLOBAL = 1,      /* LegacyEvent.instant_event_scope */
+  LEGACY_SCOPE_PROCESS = 2,
 };
 
 static inline bool bit_get(const uint8_t *bits, size_t i) {
@@ -132,6 +135,10 @@ static void build_track(tmr_sequence *seq, tmr_enc *e, tmr_enc *in, void *p) {
     uint8_t *cd = tmr_enc_nest_begin(e, 8);
     put_string(e, 6, c->pe, row->counter_unit);
     tmr_enc_nest_end(e, cd);
+  } else {
+    /* sibling_merge_behavior NONE: the model's tracks are merged already,
+     * so each stays one track when read back (docs/formats.md §1.9). */
+    tmr_enc_uint(e, 15, TD_SIBLING_MERGE_NONE);
   }
   tmr_enc_nest_end(e, td);
 }
@@ -447,7 +454,30 @@ typedef struct event_ctx {
   uint64_t uuid;
   int type;
   double value; /* counters */
+  /* Scoped instants: LEGACY_SCOPE_*, 0 for any other event; the pid of a
+   * process-scoped one. */
+  int legacy_scope;
+  int64_t legacy_pid;
 } event_ctx;
+
+/* The legacy instant scope whose track `track_id` is (Chrome's global and
+ * process instant tracks), or 0. A descriptor cannot give them back: a
+ * custom track is named after its first event when it has no name, and
+ * these have none; a legacy instant with its scope lands on the same
+ * track in trace_processor and in our reader. */
+static int legacy_instant_scope(const pe_state *pe, uint32_t track_id, int64_t *pid) {
+  const tm_track_row *row = &pe->model->tracks.data[track_id];
+  const char *type = pe_str(pe, row->type);
+  if (!type || row->name)
+    return 0;
+  if (strcmp(type, "legacy_chrome_global_instants") == 0)
+    return LEGACY_SCOPE_GLOBAL;
+  if (strcmp(type, "chrome_process_instant") == 0 && row->upid != TM_NULL_ID) {
+    *pid = pe->model->processes.data[row->upid].pid;
+    return LEGACY_SCOPE_PROCESS;
+  }
+  return 0;
+}
 
 /* Flow ids are the flow rows' ids + 1: each row is its own flow, from
  * its source slice (flow_ids) to its destination (terminating_flow_ids). */
@@ -456,8 +486,18 @@ static void build_slice_event(tmr_sequence *seq, tmr_enc *e, tmr_enc *in, void *
   pe_state *pe = c->pe;
   const tm_slice_row *s = &pe->model->slices.data[c->slice_id];
   uint8_t *te = tmr_enc_nest_begin(e, PACKET_TRACK_EVENT);
-  tmr_enc_uint(e, 9, (uint64_t)c->type);
-  tmr_enc_uint(e, 11, c->uuid);
+  if (c->legacy_scope) {
+    /* An "I" of its scope (no type, no track: the legacy phase names it). */
+    uint8_t *le = tmr_enc_nest_begin(e, 6);
+    tmr_enc_uint(e, 2, 'I');
+    tmr_enc_uint(e, 14, (uint64_t)c->legacy_scope);
+    if (c->legacy_scope == LEGACY_SCOPE_PROCESS)
+      tmr_enc_int(e, 18, c->legacy_pid);
+    tmr_enc_nest_end(e, le);
+  } else {
+    tmr_enc_uint(e, 9, (uint64_t)c->type);
+    tmr_enc_uint(e, 11, c->uuid);
+  }
   if (c->type != TE_TYPE_SLICE_END) {
     if (s->category) {
       put_interned_name(seq, in, PE_MARK_CATEGORY, INTERNED_EVENT_CATEGORIES, s->category,
@@ -489,7 +529,7 @@ static void write_end(pe_state *pe, slice_source *src, uint32_t slice_id) {
   const tm_slice_row *s = &pe->model->slices.data[slice_id];
   src->open[slice_id / 8] &= (uint8_t)~(1u << (slice_id % 8));
   tmr_sequence *seq = track_sequence(pe, s->track_id);
-  event_ctx c = {pe, src, slice_id, track_uuid(pe, s->track_id), TE_TYPE_SLICE_END, 0};
+  event_ctx c = {pe, src, slice_id, track_uuid(pe, s->track_id), TE_TYPE_SLICE_END, 0, 0, 0};
   pe_emit(pe, seq, s->ts + s->dur, TMR_SEQ_NEEDS_INCREMENTAL_STATE, build_slice_event, &c);
 }
 
@@ -527,9 +567,16 @@ static void begins_emit(pe_state *pe, void *self) {
     return;
   close_above(pe, src, track, s->parent_id);
   tmr_sequence *seq = track_sequence(pe, track);
-  uint64_t uuid = ensure_track(pe, seq, track, 0);
   bool instant = s->dur == 0 && !bit_get(src->has_children, id);
-  event_ctx c = {pe, src, id, uuid, instant ? TE_TYPE_INSTANT : TE_TYPE_SLICE_BEGIN, 0};
+  int64_t pid = 0;
+  int scope = instant ? legacy_instant_scope(pe, track, &pid) : 0;
+  if (scope) {
+    event_ctx c = {pe, src, id, 0, TE_TYPE_INSTANT, 0, scope, pid};
+    pe_emit(pe, seq, s->ts, TMR_SEQ_NEEDS_INCREMENTAL_STATE, build_slice_event, &c);
+    return;
+  }
+  uint64_t uuid = ensure_track(pe, seq, track, 0);
+  event_ctx c = {pe, src, id, uuid, instant ? TE_TYPE_INSTANT : TE_TYPE_SLICE_BEGIN, 0, 0, 0};
   pe_emit(pe, seq, s->ts, TMR_SEQ_NEEDS_INCREMENTAL_STATE, build_slice_event, &c);
   if (instant)
     return;
@@ -604,7 +651,7 @@ static void counters_emit(pe_state *pe, void *self) {
   const tm_counter_row *row = &pe->model->counters.data[src->next++];
   tmr_sequence *seq = track_sequence(pe, row->track_id);
   uint64_t uuid = ensure_track(pe, seq, row->track_id, 0);
-  event_ctx c = {pe, NULL, 0, uuid, TE_TYPE_COUNTER, row->value};
+  event_ctx c = {pe, NULL, 0, uuid, TE_TYPE_COUNTER, row->value, 0, 0};
   pe_emit(pe, seq, row->ts, TMR_SEQ_NEEDS_INCREMENTAL_STATE, build_counter, &c);
 }
 
