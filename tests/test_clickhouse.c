@@ -1114,6 +1114,107 @@ static void test_import_errors(void) {
   assert_cli_fails(control, 1, "must not hold control characters");
 }
 
+/* `sql` with `from` replaced by `to`, which must occur exactly once (so a
+ * change to the DDL the sink generates fails here instead of silently
+ * building something else). */
+static char *replace_once(const char *sql, const char *from, const char *to) {
+  const char *at = strstr(sql, from);
+  g_assert_nonnull(at);
+  g_assert_null(strstr(at + 1, from));
+  return g_strdup_printf("%.*s%s%s", (int)(at - sql), sql, to,
+                         at + strlen(from));
+}
+
+/* Everything of `database` a refused call could have changed: each
+ * table's full CREATE statement (columns, engine, partition key), its
+ * active parts with their rows (any insert makes a new part), and the
+ * schema_version rows. */
+static char *database_state(tm_clickhouse *ch, const char *database) {
+  g_autofree char *tables = g_strdup_printf(
+      "SELECT name, create_table_query FROM system.tables "
+      "WHERE database = '%s' ORDER BY name", database);
+  g_autofree char *parts = g_strdup_printf(
+      "SELECT table, partition, name, rows FROM system.parts "
+      "WHERE database = '%s' AND active ORDER BY table, name", database);
+  g_autofree char *versions = g_strdup_printf(
+      "SELECT version, created FROM `%s`.schema_version ORDER BY version",
+      database);
+  g_autofree char *a = ch_query(ch, tables, TM_FORMAT_TSV);
+  g_autofree char *b = ch_query(ch, parts, TM_FORMAT_TSV);
+  g_autofree char *c = ch_query(ch, versions, TM_FORMAT_TSV);
+  return g_strconcat(a, b, c, NULL);
+}
+
+/* A database that schema version 1 made, as docs/clickhouse.md describes
+ * it (today's tables without the load_id column, partitioned by run_id),
+ * holding one run: a load and --create-schema both refuse it with the
+ * version message and leave it exactly as it was. The version 1 DDL is
+ * derived from today's by undoing those two differences. */
+static void test_older_schema_version_is_refused_untouched(void) {
+  tm_clickhouse *admin = open_database("default");
+  g_free(ch_query(admin, "CREATE DATABASE version_1", TM_FORMAT_CSV));
+  for (size_t i = 0; i < ch_table_count(); i++) {
+    const ch_table *table = ch_table_at(i);
+    g_autofree char *name = g_strdup_printf("`version_1`.`%s`",
+                                            ch_table_name(table));
+    g_autofree char *today = ch_table_create_sql(table, name);
+    g_autofree char *no_load_id = replace_once(today, "`load_id` String, ", "");
+    g_autofree char *v1 = replace_once(no_load_id, "PARTITION BY load_id",
+                                       "PARTITION BY run_id");
+    g_free(ch_query(admin, v1, TM_FORMAT_CSV));
+  }
+  g_free(ch_query(admin,
+                  "CREATE TABLE version_1.schema_version (`version` UInt32, "
+                  "`created` DateTime DEFAULT now()) ENGINE = MergeTree() "
+                  "ORDER BY version", TM_FORMAT_CSV));
+  g_free(ch_query(admin, "INSERT INTO version_1.schema_version (version) "
+                         "VALUES (1)", TM_FORMAT_CSV));
+  g_free(ch_query(admin, "INSERT INTO version_1.machine (run_id, machine, "
+                         "id, name) VALUES ('old', 'phone', 0, 'phone')",
+                  TM_FORMAT_CSV));
+  g_free(ch_query(admin, "INSERT INTO version_1.slice (run_id, machine, id, "
+                         "ts, dur, track_id, depth) VALUES "
+                         "('old', 'phone', 0, 10, 5, 0, 0)", TM_FORMAT_CSV));
+  g_autofree char *before = database_state(admin, "version_1");
+  g_assert_nonnull(strstr(before, "PARTITION BY run_id"));
+
+  g_autofree char *path = write_run(3);
+  g_autofree char *url = ch_fixture_url(&server, "version_1");
+  g_autofree char *refused = g_strdup_printf(
+      "tracemerge: ClickHouse at 127.0.0.1:%d: database version_1 holds "
+      "tracemerge schema version 1; this tracemerge reads and writes "
+      "version %d\n", server.http_port, CLICKHOUSE_SCHEMA_VERSION);
+  const char *extras[] = {NULL, "--create-schema", "--replace"};
+  for (size_t i = 0; i < G_N_ELEMENTS(extras); i++) {
+    e2e_result r = cli_import(path, url, "r3", extras[i]);
+    g_assert_cmpint(r.exit_code, ==, 1);
+    e2e_assert_text(r.err, refused);
+    e2e_result_clear(&r);
+    g_autofree char *after = database_state(admin, "version_1");
+    e2e_assert_text(after, before);
+  }
+
+  /* The library's calls on their own: import --create-schema goes on to
+   * the load's check, which would refuse even if creating did not, so
+   * creating is asked here alone. */
+  tm_clickhouse *ch = open_database("version_1");
+  const char *id = "r3";
+  GError *error = NULL;
+  g_assert_false(tm_clickhouse_create_schema(ch, &error));
+  g_assert_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_SCHEMA);
+  g_autofree char *message = g_strdup_printf("%s\n", error->message);
+  e2e_assert_text(message, refused + strlen("tracemerge: "));
+  g_clear_error(&error);
+  g_assert_false(tm_clickhouse_check(ch, &id, 1,
+                                     TM_CLICKHOUSE_REFUSE_EXISTING, &error));
+  g_assert_error(error, TM_CLICKHOUSE_ERROR, TM_CLICKHOUSE_ERROR_SCHEMA);
+  g_clear_error(&error);
+  g_autofree char *after = database_state(admin, "version_1");
+  e2e_assert_text(after, before);
+  tm_clickhouse_free(ch);
+  tm_clickhouse_free(admin);
+}
+
 /* Run ids reach SQL only as literals: quotes and backslashes included. */
 static void test_run_ids_with_quotes(void) {
   tm_clickhouse *ch = open_database("quoting");
@@ -1180,6 +1281,8 @@ int main(int argc, char **argv) {
                   test_query_errors_name_server_and_cause);
   g_test_add_func("/clickhouse/import/errors-name-what-failed",
                   test_import_errors);
+  g_test_add_func("/clickhouse/schema/version-1-database-is-refused-and-left-unchanged",
+                  test_older_schema_version_is_refused_untouched);
   int status = g_test_run();
   tm_clickhouse_free(fleet);
   e2e_cleanup(work_dir);
