@@ -2,9 +2,10 @@
 # Installs what tracemerge needs to build and test on Debian 12 (as root, or
 # with sudo available). Safe to run again: apt-get skips what is present.
 # libcurl4-openssl-dev: the ClickHouse sink's HTTP client (core/sink);
-# clickhouse-server and -client: the ClickHouse tests start a throw-away
-# server of their own (tests/clickhouse_server.sh); the package's system
-# service, where the system starts one, is not used.
+# clickhouse-server: the ClickHouse tests start a throw-away server of their
+# own (tests/clickhouse_server.sh); the package's system service, where the
+# system starts one, is not used. Nothing needs clickhouse-client: the
+# tests and their readiness check talk HTTP through tracemerge's own client.
 set -euo pipefail
 packages=(
   build-essential meson ninja-build pkg-config
@@ -12,7 +13,7 @@ packages=(
   libprotobuf-c-dev protobuf-c-compiler protobuf-compiler zlib1g-dev libzstd-dev
   sqlite3 zip libedit-dev
   libiberty-dev
-  libcurl4-openssl-dev clickhouse-server clickhouse-client
+  libcurl4-openssl-dev clickhouse-server
 )
 missing=()
 for p in "${packages[@]}"; do
