@@ -5,6 +5,11 @@
  * NULL (cap == 0) or a g_malloc'd block of cap elements. Growth doubles, so
  * appends are amortised O(1). A vector owns its block; tm_vec_free releases
  * it and leaves the vector empty and reusable.
+ *
+ * Still to do (issue 12, "one vector type"): plugins/proto's PROTO_VEC and
+ * plugins/json's json_buf are two more growable arrays, not yet unified
+ * with this one, each with its own out-of-memory policy (this one aborts
+ * through g_malloc, PROTO_VEC aborts, json_buf returns false).
  */
 #ifndef TM_VEC_H
 #define TM_VEC_H

@@ -17,7 +17,9 @@
  * `active_services`, which the import-log tests switch.
  *
  * It keeps its own log format (not tests/support/fake_host.h's): the
- * expected logs of these tests are written in it.
+ * expected logs of these tests are written in it. Still to do (issue 12,
+ * "one fake host"): rewrite those logs in fake_host.h's transcript and
+ * remove this host.
  */
 #ifndef TM_TEST_JSON_HOST_H
 #define TM_TEST_JSON_HOST_H
