@@ -243,15 +243,20 @@ static void test_host_data_of_another_file_prevents_adoption(void) {
   e2e_assert_text(slices, "\"raw_id\"\n7\n");
 }
 
+/* android_appid is the uid's app part, uid % 100000 (Android's
+ * UserHandle.PER_USER_RANGE), as trace_processor sets it with the uid:
+ * 1010123 is app 10123 of user 10; no uid, no app id. */
 static void test_process_tree_fills_processes(void) {
   g_autofree char *processes = query("process_tree",
-      "SELECT p.pid, p.name, p.cmdline, parent.pid AS ppid, p.uid FROM process p "
+      "SELECT p.pid, p.name, p.cmdline, parent.pid AS ppid, p.uid, p.android_appid "
+      "FROM process p "
       "LEFT JOIN process parent ON parent.upid = p.parent_upid WHERE p.pid != 0 ORDER BY p.pid");
-  e2e_assert_text(processes, "\"pid\",\"name\",\"cmdline\",\"ppid\",\"uid\"\n"
-                             "1,\"/sbin/init\",\"/sbin/init\",0,0\n"
-                             "42,\"/usr/bin/app\",\"/usr/bin/app --serve 8080\",1,10123\n"
-                             "43,\"worker\",\"worker pool\",1,\"[NULL]\"\n"
-                             "44,\"kworker/0:1\",\"kworker/0:1\",1,\"[NULL]\"\n");
+  e2e_assert_text(processes,
+                  "\"pid\",\"name\",\"cmdline\",\"ppid\",\"uid\",\"android_appid\"\n"
+                  "1,\"/sbin/init\",\"/sbin/init\",0,0,0\n"
+                  "42,\"/usr/bin/app\",\"/usr/bin/app --serve 8080\",1,1010123,10123\n"
+                  "43,\"worker\",\"worker pool\",1,\"[NULL]\",\"[NULL]\"\n"
+                  "44,\"kworker/0:1\",\"kworker/0:1\",1,\"[NULL]\",\"[NULL]\"\n");
 }
 
 /* SystemInfo fills the machine rows of the host and of machine 7;

@@ -395,7 +395,7 @@ static void test_process_tree(void) {
                   "process_name p42 = /usr/bin/app\n"
                   "process_cmdline p42 = /usr/bin/app --serve 8080\n"
                   "process_parent p42 = p1\n"
-                  "process_uid p42 = 10123\n"
+                  "process_uid p42 = 1010123\n"
                   /* A lone element is a whole command line: the name ends
                    * at the first space... */
                   "process p43\n"

@@ -918,8 +918,12 @@ static void svc_process_set_parent(tm_host *host, tm_process_ref process,
 static void svc_process_set_uid(tm_host *host, tm_process_ref process,
                                 int64_t uid) {
   tm_process_row *row = process_row(host, process);
-  if (row)
-    row->uid = uid;
+  if (!row)
+    return;
+  row->uid = uid;
+  /* The app id is the uid within its Android user (UserHandle's
+   * PER_USER_RANGE), as trace_processor derives it with the uid. */
+  row->android_appid = uid >= 0 ? uid % 100000 : TM_NULL_INT64;
 }
 
 static void svc_machine_set_info(tm_host *host, tm_machine_ref machine,
