@@ -38,6 +38,11 @@ static void test_microseconds_convert_to_nanoseconds_exactly(void) {
   assert_us_to_ns("1.5E+3", 1500000);
   assert_us_to_ns("25e-4", 3); /* 2.5 ns */
   assert_us_to_ns("0e999999999999", 0);
+  /* fuzz_json: a zero with a fraction and an exponent past the saturation
+   * limit once looped a billion times (a timeout under the fuzzer; its
+   * input is tests/fuzz/crashes/json/timeout-zero-with-huge-exponent). */
+  assert_us_to_ns("0.00000e11134567890", 0);
+  assert_us_to_ns("-0.0e1000000000", 0);
   assert_us_to_ns("1e-999999999999", 0);
   assert_us_to_ns("00012.5", 12500);
   assert_us_to_ns(".5", 500);

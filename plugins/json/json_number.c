@@ -177,10 +177,13 @@ bool json_us_text_to_ns(const char *text, size_t len, int64_t *ns_out) {
 
   uint64_t acc = 0;
   for (int64_t k = 0; k < point; k++) {
+    if ((uint64_t)k >= n_digits && acc == 0)
+      break; /* a zero mantissa padded by a huge exponent stays 0: no
+              * loop of up to EXPONENT_LIMIT steps (found by fuzz_json) */
     unsigned d = (uint64_t)k < n_digits ? mantissa_digit(text, &p, (size_t)k)
                                         : 0u;
     if (acc == 0 && d == 0)
-      continue; /* leading zeros, or padding a zero value */
+      continue; /* leading zeros */
     if (acc > (limit - d) / 10u)
       return false;
     acc = acc * 10u + d;
