@@ -419,14 +419,14 @@ static void merge_in_place(tm_event *ev, size_t lo, size_t mid, size_t hi, tm_ev
   }
 }
 
-/* A natural merge sort of ev[0, n) with spare[0, n / 2 + 1) as scratch: the
- * ascending stretches the reader produced are kept as they are and merged
- * pairwise in place, bottom up. Merging in place through a buffer the size
- * of the smaller part (not ping-ponging between ev and a second array of n
- * events) touches at most half the spare's pages, which the import's peak
- * memory counts (40 bytes an event of the 1M-event realistic JSON file). */
-static void natural_merge_sort(tm_event *ev, size_t n, tm_event *spare) {
-  TM_VEC(size_t) bounds = {0};
+typedef TM_VEC(size_t) size_bounds;
+
+/* The ascending stretches of ev[0, n) as bounds 0 = b0 < b1 < ... = n,
+ * stretch k being ev[b_k, b_k+1). A stretch shorter than MIN_RUN (but the
+ * last) is first extended to MIN_RUN events by insertion sort, so that
+ * stretches of a few events do not make the merge's work. */
+static size_bounds find_stretches(tm_event *ev, size_t n) {
+  size_bounds bounds = {0};
   tm_vec_push(&bounds, (size_t)0);
   for (size_t i = 0; i < n;) {
     size_t j = i + 1;
@@ -440,6 +440,17 @@ static void natural_merge_sort(tm_event *ev, size_t n, tm_event *spare) {
     tm_vec_push(&bounds, j);
     i = j;
   }
+  return bounds;
+}
+
+/* A natural merge sort of ev[0, n) with spare[0, n / 2 + 1) as scratch: the
+ * ascending stretches the reader produced are kept as they are and merged
+ * pairwise in place, bottom up. Merging in place through a buffer the size
+ * of the smaller part (not ping-ponging between ev and a second array of n
+ * events) touches at most half the spare's pages, which the import's peak
+ * memory counts (40 bytes an event of the 1M-event realistic JSON file). */
+static void natural_merge_sort(tm_event *ev, size_t n, tm_event *spare) {
+  size_bounds bounds = find_stretches(ev, n);
   while (bounds.len > 2) {
     size_t out = 1, k = 0;
     for (; k + 2 < bounds.len; k += 2) {
@@ -1062,20 +1073,7 @@ static int merge_head_cmp(const void *a, const void *b) {
 static bool stream_by_stretches(tm_event_run *run, tm_sorter_emit emit, void *ctx) {
   tm_event *ev = run->events;
   size_t n = run->len;
-  TM_VEC(size_t) bounds = {0};
-  tm_vec_push(&bounds, (size_t)0);
-  for (size_t i = 0; i < n;) {
-    size_t j = i + 1;
-    while (j < n && ev[j].ts >= ev[j - 1].ts)
-      j++;
-    if (j - i < MIN_RUN && j < n) {
-      size_t end = MIN(n, i + MIN_RUN);
-      insertion_sort(ev, i, j, end);
-      j = end;
-    }
-    tm_vec_push(&bounds, j);
-    i = j;
-  }
+  size_bounds bounds = find_stretches(ev, n);
   size_t k = bounds.len - 1;
   if (k > UINT32_MAX) {
     tm_vec_free(&bounds);
