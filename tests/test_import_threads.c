@@ -147,8 +147,16 @@ static void test_a_multi_machine_archive_and_loose_files_import_the_same_on_two_
   };
   g_autofree char *zip =
       e2e_write_archive(dir, "capture.zip", E2E_ZIP, members, G_N_ELEMENTS(members));
-  g_autofree char *loose = corpus_real_path("json", "speedscope-chrome116-devtools-trace.json");
-  g_autofree char *loose_gz = corpus_real_path("json", "catapult-webview.json.gz");
+  /* Loose inputs are taken in the order of their paths, and the ZIP's
+   * manifest must come first (docs/clock-model.md §9.5): the loose files
+   * sit beside the ZIP under names that sort after "capture.zip", so the
+   * order does not depend on where the checkout is. */
+  gsize devtools_len = 0, webview_len = 0;
+  g_autofree char *devtools = corpus_real_read("json", "speedscope-chrome116-devtools-trace.json",
+                                               &devtools_len);
+  g_autofree char *webview = corpus_real_read("json", "catapult-webview.json.gz", &webview_len);
+  g_autofree char *loose = e2e_write_file(dir, "devtools.json", devtools, devtools_len);
+  g_autofree char *loose_gz = e2e_write_file(dir, "webview.json.gz", webview, webview_len);
   const char *paths[] = {zip, loose, loose_gz};
   import_outcome serial;
   assert_same_import(paths, G_N_ELEMENTS(paths), NULL, 2, &serial);
