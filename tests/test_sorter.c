@@ -450,6 +450,23 @@ static gint reference_order(gconstpointer pa, gconstpointer pb) {
   return a->pos < b->pos ? -1 : a->pos > b->pos;
 }
 
+/* Merges everything in `sorter` and checks that it comes out in the
+ * reference order (ts, run, position): each event's ts, tag and run (every
+ * test creates run r with trace id r). Frees `reference`. */
+static void assert_merges_like_the_reference(tm_sorter *sorter, GArray *reference) {
+  g_array_sort(reference, reference_order);
+  GArray *out = merge_all(sorter);
+  g_assert_cmpuint(out->len, ==, reference->len);
+  for (guint i = 0; i < out->len; i++) {
+    const reference_event *want = &g_array_index(reference, reference_event, i);
+    g_assert_cmpint(at(out, i)->ts, ==, want->ts);
+    g_assert_cmpuint(at(out, i)->tag, ==, want->tag);
+    g_assert_cmpuint(at(out, i)->trace_id, ==, want->run);
+  }
+  g_array_free(out, TRUE);
+  g_array_free(reference, TRUE);
+}
+
 /* Fills `runs` runs with `total` events of assorted shapes (sorted, random,
  * nearly sorted, rarely late, descending, constant), merges them, and compares with the
  * reference order (ts, run, position). With `alternate_tracks` every event
@@ -508,17 +525,7 @@ G_GNUC_NO_INLINE static void check_against_reference_on(unsigned threads, guint3
     g_array_append_val(reference, ref);
   }
   g_assert_cmpuint(sorter_event_count(sorter), ==, total);
-  g_array_sort(reference, reference_order);
-  GArray *out = merge_all(sorter);
-  g_assert_cmpuint(out->len, ==, reference->len);
-  for (guint i = 0; i < out->len; i++) {
-    const reference_event *want = &g_array_index(reference, reference_event, i);
-    g_assert_cmpint(at(out, i)->ts, ==, want->ts);
-    g_assert_cmpuint(at(out, i)->tag, ==, want->tag);
-    g_assert_cmpuint(at(out, i)->trace_id, ==, want->run);
-  }
-  g_array_free(out, TRUE);
-  g_array_free(reference, TRUE);
+  assert_merges_like_the_reference(sorter, reference);
   g_free(pos);
   g_free(cursor);
   sorter_free(sorter);
@@ -590,16 +597,7 @@ static void check_interleaved_tracks(guint32 seed, uint32_t runs, uint32_t track
       g_array_append_val(reference, ref);
     }
   }
-  g_array_sort(reference, reference_order);
-  GArray *out = merge_all(sorter);
-  g_assert_cmpuint(out->len, ==, reference->len);
-  for (guint i = 0; i < out->len; i++) {
-    const reference_event *want = &g_array_index(reference, reference_event, i);
-    g_assert_cmpint(at(out, i)->ts, ==, want->ts);
-    g_assert_cmpuint(at(out, i)->tag, ==, want->tag);
-  }
-  g_array_free(out, TRUE);
-  g_array_free(reference, TRUE);
+  assert_merges_like_the_reference(sorter, reference);
   g_free(pos);
   g_free(track_ts);
   sorter_free(sorter);
@@ -650,16 +648,7 @@ static void check_sequences(guint32 seed, uint32_t runs, uint32_t tracks, uint32
       }
     }
   }
-  g_array_sort(reference, reference_order);
-  GArray *out = merge_all(sorter);
-  g_assert_cmpuint(out->len, ==, reference->len);
-  for (guint i = 0; i < out->len; i++) {
-    const reference_event *want = &g_array_index(reference, reference_event, i);
-    g_assert_cmpint(at(out, i)->ts, ==, want->ts);
-    g_assert_cmpuint(at(out, i)->tag, ==, want->tag);
-  }
-  g_array_free(out, TRUE);
-  g_array_free(reference, TRUE);
+  assert_merges_like_the_reference(sorter, reference);
   g_free(pos);
   g_free(track_ts);
   sorter_free(sorter);
@@ -701,16 +690,7 @@ static void test_cpu_bundles_interleaving_tracks_merge_like_the_reference(void) 
       g_array_append_val(reference, ref);
     }
   }
-  g_array_sort(reference, reference_order);
-  GArray *out = merge_all(sorter);
-  g_assert_cmpuint(out->len, ==, reference->len);
-  for (guint i = 0; i < out->len; i++) {
-    const reference_event *want = &g_array_index(reference, reference_event, i);
-    g_assert_cmpint(at(out, i)->ts, ==, want->ts);
-    g_assert_cmpuint(at(out, i)->tag, ==, want->tag);
-  }
-  g_array_free(out, TRUE);
-  g_array_free(reference, TRUE);
+  assert_merges_like_the_reference(sorter, reference);
   sorter_free(sorter);
   g_rand_free(rand);
 }
@@ -738,16 +718,7 @@ static void test_stretches_that_begin_in_any_order_merge_stably(void) {
       g_array_append_val(reference, ref);
     }
   }
-  g_array_sort(reference, reference_order);
-  GArray *out = merge_all(sorter);
-  g_assert_cmpuint(out->len, ==, reference->len);
-  for (guint i = 0; i < out->len; i++) {
-    const reference_event *want = &g_array_index(reference, reference_event, i);
-    g_assert_cmpint(at(out, i)->ts, ==, want->ts);
-    g_assert_cmpuint(at(out, i)->tag, ==, want->tag);
-  }
-  g_array_free(out, TRUE);
-  g_array_free(reference, TRUE);
+  assert_merges_like_the_reference(sorter, reference);
   sorter_free(sorter);
   g_rand_free(rand);
 }
