@@ -19,6 +19,7 @@
 
 #include "corpus.h"
 #include "e2e_support.h"
+#include "session_query.h"
 
 /* Every table the model has (the tables of sqlite_master; views only
  * rename their columns). */
@@ -37,17 +38,6 @@ static void outcome_clear(import_outcome *outcome) {
   g_free(outcome->dump);
 }
 
-static char *query_text(tm_session *session, const char *sql) {
-  char *text = NULL;
-  size_t len = 0;
-  FILE *out = open_memstream(&text, &len);
-  GError *error = NULL;
-  bool ok = tm_session_query(session, sql, TM_FORMAT_CSV, out, &error);
-  fclose(out);
-  g_assert_no_error(error);
-  g_assert_true(ok);
-  return text;
-}
 
 static import_outcome import_with(unsigned threads, const char *const *paths,
                                   size_t n_paths, const tm_budgets *budgets) {
@@ -62,7 +52,7 @@ static import_outcome import_with(unsigned threads, const char *const *paths,
     outcome.error = g_strdup(error->message);
     g_error_free(error);
   }
-  g_autofree char *tables = query_text(session, tables_sql);
+  g_autofree char *tables = session_query_csv(session, tables_sql);
   GString *dump = g_string_new(NULL);
   g_auto(GStrv) names = g_strsplit(e2e_csv_rows(tables), "\n", -1);
   for (char **name = names; *name; name++) {
@@ -70,7 +60,7 @@ static import_outcome import_with(unsigned threads, const char *const *paths,
       continue;
     g_autofree char *table = g_strndup(*name + 1, strlen(*name) - 2); /* "x" */
     g_autofree char *sql = g_strdup_printf("SELECT * FROM %s", table);
-    g_autofree char *rows = query_text(session, sql);
+    g_autofree char *rows = session_query_csv(session, sql);
     g_string_append_printf(dump, "-- %s\n%s", table, rows);
     outcome.n_tables++;
   }

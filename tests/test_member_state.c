@@ -27,6 +27,7 @@
 #include "container_fixture.h"
 #include "model/model.h"
 #include "model/stats.h"
+#include "session_query.h"
 #include "sort/sorter.h"
 
 /* --- stats ------------------------------------------------------------------ */
@@ -171,13 +172,7 @@ static void test_a_vector_of_one_element_holds_at_most_four(void) {
 
 /* The one integer a query answers. */
 static int64_t query_int(tm_session *session, const char *sql) {
-  char *text = NULL;
-  size_t len = 0;
-  FILE *out = open_memstream(&text, &len);
-  GError *error = NULL;
-  g_assert_true(tm_session_query(session, sql, TM_FORMAT_CSV, out, &error));
-  g_assert_no_error(error);
-  fclose(out);
+  char *text = session_query_csv(session, sql);
   /* CSV: the header line, then the value. */
   const char *value = strchr(text, '\n');
   g_assert_nonnull(value);

@@ -17,6 +17,8 @@
 
 #include <tracemerge/tracemerge.h>
 
+#include "session_query.h"
+
 typedef struct fixture {
   char *dir; /* temporary directory of the inputs */
 } fixture;
@@ -71,20 +73,6 @@ static void import_ok(tm_session *session, const char *const *paths,
   g_assert_no_error(error);
 }
 
-/* The query's rows as CSV, as the CLI prints them. */
-static char *query(tm_session *session, const char *sql) {
-  char *text = NULL;
-  size_t len = 0;
-  FILE *out = open_memstream(&text, &len);
-  g_assert_nonnull(out);
-  GError *error = NULL;
-  gboolean ok = tm_session_query(session, sql, TM_FORMAT_CSV, out, &error);
-  fclose(out);
-  g_assert_no_error(error);
-  g_assert_true(ok);
-  return text;
-}
-
 static const tm_reader_descriptor *find_reader(tm_session *session,
                                                const char *name) {
   for (size_t i = 0; i < tm_session_reader_count(session); i++) {
@@ -120,25 +108,25 @@ static void test_a_version_1_reader_still_imports(fixture *f,
   /* slice_complete and slice_begin/end with version 1's tm_slice_fields:
    * the clockless file's private clock is trace time, so raw ns stay;
    * "begin 2000" gave thread time 2000 / 2. */
-  g_autofree char *slices = query(
+  g_autofree char *slices = session_query_csv(
       session, "SELECT name, ts, dur, thread_ts FROM slice ORDER BY ts");
   g_assert_cmpstr(slices, ==,
                   "\"name\",\"ts\",\"dur\",\"thread_ts\"\n"
                   "\"alpha\",1000,500,\"[NULL]\"\n"
                   "\"outer\",2000,1000,1000\n");
   /* track_intern and track_intern_cpu with version 1's tm_track_desc. */
-  g_autofree char *counters = query(
+  g_autofree char *counters = session_query_csv(
       session, "SELECT t.type, t.name, c.ts, c.value FROM counter c "
                "JOIN track t ON t.id = c.track_id ORDER BY c.ts");
   g_assert_cmpstr(counters, ==,
                   "\"type\",\"name\",\"ts\",\"value\"\n"
                   "\"v1_counter\",\"v1 counter\",1500,2.500000\n"
                   "\"cpu_frequency\",\"cpufreq\",1600,1200.000000\n");
-  g_autofree char *cpus = query(
+  g_autofree char *cpus = session_query_csv(
       session, "SELECT c.cpu FROM cpu_counter_track t JOIN cpu c ON c.id = t.cpu");
   g_assert_cmpstr(cpus, ==, "\"cpu\"\n3\n");
   /* sample("instruments") named its table by source in version 1. */
-  g_autofree char *samples = query(
+  g_autofree char *samples = session_query_csv(
       session, "SELECT (SELECT count(*) FROM instruments_sample) AS instruments, "
                "(SELECT count(*) FROM cpu_profile_stack_sample) AS cpu_profile");
   g_assert_cmpstr(samples, ==, "\"instruments\",\"cpu_profile\"\n1,0\n");
@@ -149,7 +137,7 @@ static void test_a_version_1_reader_still_imports(fixture *f,
       "\"name\",\"byte_offset\",\"key\",\"display_value\"\n"
       "\"v1_bad_line\",%zu,\"line\",\"nonsense here\"\n",
       offset);
-  g_autofree char *logs = query(
+  g_autofree char *logs = session_query_csv(
       session, "SELECT l.name, l.byte_offset, a.key, a.display_value "
                "FROM _trace_import_logs l JOIN args a "
                "ON a.arg_set_id = l.arg_set_id");
@@ -160,7 +148,7 @@ static void test_a_version_1_reader_still_imports(fixture *f,
 /* --- version 2 declarations --------------------------------------------- */
 
 static char *config_metadata(tm_session *session) {
-  return query(session, "SELECT str_value FROM metadata "
+  return session_query_csv(session, "SELECT str_value FROM metadata "
                         "WHERE name = 'abi_test_config'");
 }
 
@@ -220,7 +208,7 @@ static void test_declared_stats_carry_their_catalog_entry(fixture *f,
   tm_session *session = session_new(NULL, 0);
   const char *paths[] = {abi, v1};
   import_ok(session, paths, 2);
-  g_autofree char *stats = query(
+  g_autofree char *stats = session_query_csv(
       session, "SELECT f.name, s.severity, s.source, s.description, s.value "
                "FROM stats s JOIN trace_file f ON f.id = s.trace_id "
                "WHERE s.name = 'abi_test_noted' ORDER BY f.name");
@@ -245,7 +233,7 @@ static void test_an_indexed_stat_has_rows_only_for_its_indices(
   tm_session *session = session_new(NULL, 0);
   const char *paths[] = {abi, quiet};
   import_ok(session, paths, 2);
-  g_autofree char *stats = query(
+  g_autofree char *stats = session_query_csv(
       session, "SELECT f.name, s.idx, s.severity, s.source, s.value "
                "FROM stats s JOIN trace_file f ON f.id = s.trace_id "
                "WHERE s.name = 'abi_test_per_index' ORDER BY f.name, s.idx");
@@ -266,7 +254,7 @@ static void test_samples_go_to_the_declared_table(fixture *f,
   tm_session *session = session_new(NULL, 0);
   const char *paths[] = {path};
   import_ok(session, paths, 1);
-  g_autofree char *samples = query(
+  g_autofree char *samples = session_query_csv(
       session, "SELECT (SELECT group_concat(ts) FROM instruments_sample) AS i, "
                "(SELECT count(*) FROM cpu_profile_stack_sample) AS c");
   g_assert_cmpstr(samples, ==, "\"i\",\"c\"\n\"10,20\",0\n");
@@ -283,7 +271,7 @@ static void test_processing_priority_orders_siblings(fixture *f,
   tm_session *session = session_new(NULL, 0);
   const char *paths[] = {v1, abi};
   import_ok(session, paths, 2);
-  g_autofree char *order = query(
+  g_autofree char *order = session_query_csv(
       session, "SELECT trace_type, processing_order FROM trace_file "
                "ORDER BY processing_order");
   g_assert_cmpstr(order, ==,

@@ -14,6 +14,8 @@
 
 #include <tracemerge/tracemerge.h>
 
+#include "session_query.h"
+
 typedef struct fixture {
   char *dir;
   char *input;
@@ -54,17 +56,6 @@ static tm_session *session_with(const char *config, tm_config_syntax syntax,
   return tm_session_new(&options);
 }
 
-static char *query(tm_session *session, const char *sql) {
-  char *text = NULL;
-  size_t len = 0;
-  FILE *out = open_memstream(&text, &len);
-  GError *error = NULL;
-  g_assert_true(tm_session_query(session, sql, TM_FORMAT_CSV, out, &error));
-  g_assert_no_error(error);
-  fclose(out);
-  return text;
-}
-
 /* "ab" as a string block reaches open() as 61 62; duration_ms 1 keeps
  * [1000 ns, 1 001 000 ns) of a timeline that starts at 1000 ns: "first". */
 static void test_a_config_given_as_bytes_applies(fixture *f, gconstpointer data) {
@@ -78,7 +69,7 @@ static void test_a_config_given_as_bytes_applies(fixture *f, gconstpointer data)
   const char *paths[] = {f->input};
   g_assert_true(tm_session_import(session, paths, 1, &error));
   g_assert_no_error(error);
-  g_autofree char *rows = query(
+  g_autofree char *rows = session_query_csv(
       session, "SELECT (SELECT group_concat(name) FROM slice) AS kept, (SELECT str_value FROM "
                "metadata WHERE name = 'abi_test_config') AS config");
   g_assert_cmpstr(rows, ==, "\"kept\",\"config\"\n\"first\",\"6162\"\n");
@@ -139,7 +130,7 @@ static void test_a_reader_configuration_applies_beside_the_config(fixture *f,
   const char *paths[] = {f->input};
   g_assert_true(tm_session_import(session, paths, 1, &error));
   g_autofree char *rows =
-      query(session, "SELECT str_value FROM metadata WHERE name = 'abi_test_config'");
+      session_query_csv(session, "SELECT str_value FROM metadata WHERE name = 'abi_test_config'");
   g_assert_cmpstr(rows, ==, "\"str_value\"\n\"7a7a\"\n");
   tm_session_free(session);
 }
