@@ -6,7 +6,11 @@
  *   state (core/input/import_state.h) or its parts as parameters;
  * - no two folders of core/ include each other, directly or through
  *   others: following the folders' #include "folder/..." lines never
- *   leads back to where it started.
+ *   leads back to where it started;
+ * - no two modules (a file pair x.c/x.h) of core/ or plugins/proto/
+ *   include each other, directly or through others: the proto reader's
+ *   modules receive its context and never reach back into what calls
+ *   them, and within a core folder the same holds.
  *
  * Read from the sources under $G_TEST_SRCDIR/.. (core/, plugins/, tools/,
  * tests/); only #include lines count, so comments may name any header.
@@ -110,6 +114,7 @@ static void test_only_the_session_includes_its_private_state(void) {
 typedef struct folder_graph {
   GPtrArray *folders;   /* char* (owned), the folders of core/ */
   GHashTable *edges;    /* "from>to" (owned) -> first "path:line" (owned) */
+  const char *label;    /* how a report names a node ("core/%s/") */
 } folder_graph;
 
 static gint folder_index(const folder_graph *g, const char *name) {
@@ -162,7 +167,8 @@ static char *folder_circles(const folder_graph *g) {
     if (!reach[a * n + a])
       continue;
     const char *name = g_ptr_array_index(g->folders, a);
-    g_string_append_printf(report, "core/%s/ includes itself back through:", name);
+    g_string_append_printf(report, g->label, name);
+    g_string_append(report, " includes itself back through:");
     /* Its direct includes that lead back to it. */
     for (guint b = 0; b < n; b++) {
       g_autofree char *key = g_strdup_printf(
@@ -179,6 +185,7 @@ static char *folder_circles(const folder_graph *g) {
 }
 
 static void folder_graph_init(folder_graph *g) {
+  g->label = "core/%s/";
   g->folders = g_ptr_array_new_with_free_func(g_free);
   g->edges = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 }
@@ -210,6 +217,90 @@ static void test_no_two_core_folders_include_each_other(void) {
   g_autofree char *circles = folder_circles(&g);
   if (*circles)
     g_error("core/ folders include each other:\n%s", circles);
+  folder_graph_clear(&g);
+}
+
+/* --- the modules' include graph ---------------------------------------- */
+
+/* The module (path without .c/.h) that `include_line` of the file `path`
+ * names, if it is one of `g`'s: a header beside the file, or one under
+ * core/ (core's includes name "folder/header.h"). NULL otherwise. */
+static char *included_module(const folder_graph *g, const char *path,
+                             const char *include_line) {
+  const char *p = include_line;
+  while (*p == ' ' || *p == '\t')
+    p++;
+  if (*p++ != '#')
+    return NULL;
+  while (*p == ' ' || *p == '\t')
+    p++;
+  if (strncmp(p, "include", 7) != 0)
+    return NULL;
+  p += 7;
+  while (*p == ' ' || *p == '\t')
+    p++;
+  if (*p++ != '"')
+    return NULL;
+  const char *end = strchr(p, '"');
+  if (!end || end - p < 2 || strncmp(end - 2, ".h", 2) != 0)
+    return NULL;
+  g_autofree char *header = g_strndup(p, (size_t)(end - 2 - p));
+  g_autofree char *dir = g_path_get_dirname(path);
+  char *beside = g_build_filename(dir, header, NULL);
+  if (folder_index(g, beside) >= 0)
+    return beside;
+  g_free(beside);
+  char *in_core = g_build_filename("core", header, NULL);
+  if (folder_index(g, in_core) >= 0)
+    return in_core;
+  g_free(in_core);
+  return NULL;
+}
+
+static void add_module(const char *path, const char *text, void *ctx) {
+  (void)text;
+  folder_graph *g = ctx;
+  g_autofree char *module = g_strndup(path, strlen(path) - 2);
+  if (folder_index(g, module) < 0)
+    g_ptr_array_add(g->folders, g_steal_pointer(&module));
+}
+
+static void add_module_edges(const char *path, const char *text, void *ctx) {
+  folder_graph *g = ctx;
+  g_autofree char *from = g_strndup(path, strlen(path) - 2);
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  for (size_t i = 0; lines[i]; i++) {
+    g_autofree char *to = included_module(g, path, lines[i]);
+    if (!to || strcmp(to, from) == 0)
+      continue;
+    char *key = g_strdup_printf("%s>%s", from, to);
+    if (g_hash_table_contains(g->edges, key))
+      g_free(key);
+    else
+      g_hash_table_insert(g->edges, key, g_strdup_printf("%s:%zu", path, i + 1));
+  }
+}
+
+static void test_no_two_modules_of_core_or_the_proto_reader_include_each_other(void) {
+  g_autofree char *root = source_root();
+  folder_graph g;
+  folder_graph_init(&g);
+  g.label = "%s";
+  const char *const trees[] = {"core", "plugins/proto"};
+  for (size_t i = 0; i < G_N_ELEMENTS(trees); i++)
+    for_each_source(root, trees[i], add_module, &g);
+  for (size_t i = 0; i < G_N_ELEMENTS(trees); i++)
+    for_each_source(root, trees[i], add_module_edges, &g);
+  /* Both trees were read and their includes resolved (a graph without
+   * edges would have no circle to find): the dispatcher includes the
+   * context, and the model's builders include the model. */
+  g_assert_true(g_hash_table_contains(
+      g.edges, "plugins/proto/proto_reader>plugins/proto/proto_context"));
+  g_assert_true(g_hash_table_contains(
+      g.edges, "core/model/profile_builder>core/model/model"));
+  g_autofree char *circles = folder_circles(&g);
+  if (*circles)
+    g_error("modules include each other:\n%s", circles);
   folder_graph_clear(&g);
 }
 
@@ -245,12 +336,38 @@ static void test_a_circle_of_folders_is_found_and_a_chain_is_not(void) {
   folder_graph_clear(&g);
 }
 
+static void test_a_circle_of_modules_is_found_through_a_header_beside_it(void) {
+  folder_graph g;
+  folder_graph_init(&g);
+  g.label = "%s";
+  add_module("plugins/p/a.c", "", &g);
+  add_module("plugins/p/a.h", "", &g);
+  add_module("plugins/p/b.h", "", &g);
+  add_module("core/m/c.h", "", &g);
+  g_assert_cmpuint(g.folders->len, ==, 3);
+  add_module_edges("plugins/p/a.c", "#include \"a.h\"\n#include \"b.h\"\n", &g);
+  add_module_edges("plugins/p/b.h", "#include <glib.h>\n#include \"m/c.h\"\n", &g);
+  g_autofree char *chain = folder_circles(&g);
+  g_assert_cmpstr(chain, ==, "");
+  add_module_edges("plugins/p/a.h", "#include \"b.h\"\n", &g);
+  add_module_edges("plugins/p/b.h", "\n#include \"a.h\"\n", &g);
+  g_autofree char *circle = folder_circles(&g);
+  g_assert_cmpstr(circle, ==,
+                  "plugins/p/a includes itself back through: plugins/p/b (plugins/p/a.c:2)\n"
+                  "plugins/p/b includes itself back through: plugins/p/a (plugins/p/b.h:2)\n");
+  folder_graph_clear(&g);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/core-layout/only-the-session-includes-its-private-state",
                   test_only_the_session_includes_its_private_state);
   g_test_add_func("/core-layout/no-two-core-folders-include-each-other",
                   test_no_two_core_folders_include_each_other);
+  g_test_add_func("/core-layout/no-two-modules-of-core-or-the-proto-reader-include-each-other",
+                  test_no_two_modules_of_core_or_the_proto_reader_include_each_other);
+  g_test_add_func("/core-layout/a-circle-of-modules-is-found-through-a-header-beside-it",
+                  test_a_circle_of_modules_is_found_through_a_header_beside_it);
   g_test_add_func("/core-layout/an-include-line-names-its-folder",
                   test_an_include_line_names_its_folder);
   g_test_add_func("/core-layout/a-circle-of-folders-is-found-and-a-chain-is-not",

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "config/protowire.h"
+#include "config/protowire_check.h"
 #include "config/textproto.h"
 #include "textproto_test.pb-c.h"
 

@@ -1,8 +1,9 @@
 /*
  * Binary protobuf, walked with protobuf-c descriptors: the wire primitives
  * the config modules share (writing varints and tags into a GByteArray,
- * reading one field at a time), and the descriptor-driven check that a
- * binary config must pass before anything unpacks it.
+ * reading one field at a time). The descriptor-driven check that a binary
+ * config must pass before anything unpacks it is protowire_check.h, which
+ * builds on these and on textproto.h's record of unknown fields.
  *
  * Invariant: readers never look outside [data, data + len); a malformed
  * encoding is reported with its byte offset, never read past.
@@ -15,8 +16,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "config/textproto.h"
 
 enum {
   TM_WIRE_VARINT = 0,
@@ -60,15 +59,5 @@ void tm_wire_put_bytes(GByteArray *out, uint32_t number, const void *data, size_
 /* The wire type a field of `type` is written with (packed repeated fields
  * arrive as TM_WIRE_LEN too). */
 uint8_t tm_wire_type_of(ProtobufCType type);
-
-/* Checks that `data` is a valid encoding of `root`: wire types agree with
- * the declared field types (or are a packed run of them), nested messages
- * decode, enum values are ones the schema names, nesting stays within
- * TM_TEXTPROTO_MAX_DEPTH. Fields the schema does not know are appended to
- * `unknown` (tm_textproto_unknown *, may be NULL) and are no error.
- * Errors name `source_name`, the byte offset and the field path. */
-bool tm_protowire_check(const ProtobufCMessageDescriptor *root, const uint8_t *data,
-                        size_t len, const char *source_name, GPtrArray *unknown,
-                        GError **error);
 
 #endif /* TM_PROTOWIRE_H */

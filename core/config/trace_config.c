@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "config/protowire.h"
+#include "config/protowire_check.h"
 
 #define MAX_CONFIG_FILE_BYTES (16u << 20)
 

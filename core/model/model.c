@@ -6,7 +6,6 @@
 #include "model/model.h"
 
 #include "base/checked_math.h"
-#include "model/profile_builder.h"
 
 #include <glib.h>
 #include <string.h>
@@ -52,7 +51,8 @@ void model_free(tm_model *model) {
   tm_vec_free(&model->packages);
   tm_vec_free(&model->frame_timeline);
   tm_vec_free(&model->perf_samples);
-  profile_index_free(model->profile_index);
+  if (model->profile_rows)
+    g_hash_table_destroy(model->profile_rows);
   string_pool_free(model->strings);
   g_free(model);
 }

@@ -332,15 +332,16 @@ typedef struct tm_model {
   TM_VEC(tm_sched_row) sched_slices;
   TM_VEC(tm_thread_state_row) thread_states;
   TM_VEC(uint32_t) cpu_lookup;
-  /* Profiling (core/model/profile_builder.h); profile_index interns the
-   * identity rows, owned. */
+  /* Profiling (core/model/profile_builder.h); profile_rows interns the
+   * identity rows (keys only profile_builder.c reads), owned, NULL until
+   * the first one. */
   TM_VEC(tm_stack_profile_mapping_row) stack_profile_mappings;
   TM_VEC(tm_stack_profile_frame_row) stack_profile_frames;
   TM_VEC(tm_stack_profile_callsite_row) stack_profile_callsites;
   TM_VEC(tm_cpu_profile_sample_row) cpu_profile_samples;
   TM_VEC(tm_instruments_sample_row) instruments_samples;
   TM_VEC(tm_perf_sample_row) perf_samples;
-  struct tm_profile_index *profile_index;
+  GHashTable *profile_rows;
   /* System traces (core/model/system_builder.h). */
   TM_VEC(tm_ftrace_event_row) ftrace_events;
   TM_VEC(tm_android_log_row) android_logs;

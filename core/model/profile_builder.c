@@ -20,10 +20,6 @@ typedef struct profile_key {
   uint64_t c, d, e, f;
 } profile_key;
 
-struct tm_profile_index {
-  GHashTable *rows; /* profile_key -> row id + 1 */
-};
-
 static guint profile_key_hash(gconstpointer p) {
   const uint8_t *b = p;
   guint h = 2166136261u;
@@ -46,20 +42,13 @@ int profile_table_by_name(const char *table) {
   return -1;
 }
 
-void profile_index_free(tm_profile_index *index) {
-  if (!index)
-    return;
-  g_hash_table_destroy(index->rows);
-  g_free(index);
-}
-
+/* The model's interning index of profiling rows (profile_key -> row id +
+ * 1), created here on first use; the model frees it as any hash table. */
 static GHashTable *index_of(tm_model *model) {
-  if (!model->profile_index) {
-    model->profile_index = g_new0(tm_profile_index, 1);
-    model->profile_index->rows = g_hash_table_new_full(
-        profile_key_hash, profile_key_equal, g_free, NULL);
-  }
-  return model->profile_index->rows;
+  if (!model->profile_rows)
+    model->profile_rows = g_hash_table_new_full(profile_key_hash,
+                                                profile_key_equal, g_free, NULL);
+  return model->profile_rows;
 }
 
 /* The id stored for `key`, or TM_NULL_ID. */

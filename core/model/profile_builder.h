@@ -33,10 +33,6 @@ enum {
 /* The PROFILE_TABLE_* of the sample table called `table`, or -1. */
 int profile_table_by_name(const char *table);
 
-/* Interning index of the model's profiling rows; owned by the model. */
-typedef struct tm_profile_index tm_profile_index;
-void profile_index_free(tm_profile_index *index);
-
 /* Row ids of the interned rows (created on first use). `mapping_id` may be
  * TM_NULL_ID; `parent_id` TM_NULL_ID for an outermost frame. Returns
  * TM_NULL_ID if `frame_id` or `parent_id` names no row. */

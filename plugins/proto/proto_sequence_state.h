@@ -9,8 +9,9 @@
  * invalid until the next clear, keeping the defaults. Interned strings are
  * resolved to host string ids when they arrive, so a lookup is one array
  * read (a map probe for iids from PROTO_INTERN_DENSE_IIDS on) and no
- * string work; stack profile entries (proto_stack_profile.h)
- * are resolved when first used. Two files never share a sequence table.
+ * string work; stack profile entries (proto_stack_table.h) are resolved
+ * by proto_stack_profile.h when first used. Two files never share a
+ * sequence table.
  */
 #ifndef TM_PROTO_SEQUENCE_STATE_H
 #define TM_PROTO_SEQUENCE_STATE_H
@@ -20,7 +21,7 @@
 #include <tracemerge/plugin.h>
 
 #include "proto_map.h"
-#include "proto_stack_profile.h"
+#include "proto_stack_table.h"
 #include "proto_vec.h"
 
 typedef enum proto_intern_kind {

@@ -1,17 +1,15 @@
 /*
- * Stack profile interning of one packet sequence generation: InternedData
- * mappings (19), frames (6) and callstacks (7), whose ids point at other
- * interned entries (function_names 5, build_ids 16, mapping_paths 17;
- * docs/formats.md §1.10).
+ * Stack profile resolution: turns the raw entries of a sequence's stack
+ * table (proto_stack_table.h) into host refs (services mapping, frame,
+ * callsite) when a sample or event first uses them.
  *
- * Invariants: entries are stored raw when they arrive and resolved into
- * host refs (services mapping/frame/callsite) only when a sample or event
- * first uses them, because an entry may name ids that a later packet of
- * the same generation interns; a resolved ref is cached on the entry, so a
- * callstack costs the host calls once per generation. A clear drops every
- * entry with the rest of the generation. A reference that does not resolve
- * is counted (stackprofile_invalid_*_id) and the sample or event loses its
- * stack, never its row.
+ * Invariants: an entry is resolved only on first use, because it may name
+ * ids that a later packet of the same generation interns; a resolved ref
+ * is cached on the entry, so a callstack costs the host calls once per
+ * generation. A reference that does not resolve is counted
+ * (stackprofile_invalid_*_id) and the sample or event loses its stack,
+ * never its row. The caller passes the context and the sequence; nothing
+ * here is reached from them in the other direction.
  */
 #ifndef TM_PROTO_STACK_PROFILE_H
 #define TM_PROTO_STACK_PROFILE_H
@@ -21,48 +19,8 @@
 #include <stdint.h>
 #include <tracemerge/plugin.h>
 
-#include "proto_map.h"
-#include "proto_vec.h"
-
 struct proto_context;
 struct proto_sequence;
-
-typedef struct proto_stack_mapping {
-  uint64_t build_id_iid;
-  uint64_t start, end, exact_offset, load_bias;
-  uint32_t paths_start, paths_len; /* path component iids, in `ids` */
-  tm_mapping_ref ref;              /* 0 until resolved */
-} proto_stack_mapping;
-
-typedef struct proto_stack_frame {
-  uint64_t function_name_iid;
-  uint64_t mapping_iid;
-  uint64_t rel_pc;
-  tm_frame_ref ref; /* 0 until resolved */
-} proto_stack_frame;
-
-typedef struct proto_stack_callstack {
-  uint32_t frames_start, frames_len; /* frame iids, outermost first, in `ids` */
-  tm_callsite_ref ref;               /* 0 until resolved */
-} proto_stack_callstack;
-
-typedef struct proto_stack_table {
-  proto_map mapping_index; /* iid -> mappings index */
-  proto_map frame_index;
-  proto_map callstack_index;
-  PROTO_VEC(proto_stack_mapping) mappings;
-  PROTO_VEC(proto_stack_frame) frames;
-  PROTO_VEC(proto_stack_callstack) callstacks;
-  proto_u64_vec ids;
-} proto_stack_table;
-
-void proto_stack_table_clear(proto_stack_table *table);
-void proto_stack_table_free(proto_stack_table *table);
-
-/* Stores one InternedData entry message of field `field` (6, 7 or 19).
- * Returns false if it is malformed. */
-bool proto_stack_table_add(proto_stack_table *table, uint32_t field,
-                           const uint8_t *data, size_t len);
 
 /* The innermost callsite of callstack `iid` of `seq`'s generation, or 0
  * (counted) if it, or one of its frames, does not resolve. */
