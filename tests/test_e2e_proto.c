@@ -809,23 +809,60 @@ static void test_legacy_flow_ends_keep_the_flow(void) {
 }
 
 /* Process children without a name (unnamed_child_track.textproto,
- * docs/formats.md §1.9): the process's own track (uuid 1, made with its
- * first child, no event, no name) is made as the file is read; the merged
- * children after, in event order. At 1000 "work" needs uuid 2, which takes
- * that event's name. At 3000 "step" needs uuid 4 "leaf", whose parent
- * uuid 3 is first needed as a parent (no event, so no name: NULL, no
- * slice) and is made before it; leaf's parent_id is uuid 3's track. A
- * process parent scopes a child without being its parent_id. */
-static void test_unnamed_process_child_tracks_are_named_by_their_first_event(void) {
+ * docs/formats.md §1.9): issue 10 §3 says a process's child track without
+ * a name has a NULL name, which is what trace_processor's track table
+ * stores for it (a viewer may show a label taken from its slices). The
+ * process's own track (uuid 1, made with its first child, no event, no
+ * name) is made as the file is read; the merged children after, in event
+ * order. At 1000 "work" needs uuid 2: its track holds the slice, its name
+ * stays NULL. At 3000 "step" needs uuid 4 "leaf", whose parent uuid 3 is
+ * first needed as a parent (no event, NULL, no slice) and is made before
+ * it; leaf's parent_id is uuid 3's track. A process parent scopes a child
+ * without being its parent_id. */
+static void test_unnamed_process_child_tracks_have_a_null_name(void) {
   g_autofree char *tracks = query("unnamed_child_track",
       "SELECT t.id, t.type, t.name, p.pid, t.parent_id, (SELECT count(*) FROM slice s "
       "WHERE s.track_id = t.id) AS slices FROM process_track t JOIN process p USING (upid) "
       "ORDER BY t.id");
   e2e_assert_text(tracks, "\"id\",\"type\",\"name\",\"pid\",\"parent_id\",\"slices\"\n"
                           "0,\"process_track_event\",\"[NULL]\",10,\"[NULL]\",0\n"
-                          "1,\"process_merged_track_event\",\"work\",10,\"[NULL]\",1\n"
+                          "1,\"process_merged_track_event\",\"[NULL]\",10,\"[NULL]\",1\n"
                           "2,\"process_merged_track_event\",\"[NULL]\",10,\"[NULL]\",0\n"
                           "3,\"process_merged_track_event\",\"leaf\",10,2,1\n");
+}
+
+/* Unnamed siblings (unnamed_siblings.textproto works out every row): the
+ * rule we follow is trace_processor's merge key with issue 10 §3's name.
+ * An unnamed child merges by the name of the event that first needs it,
+ * with unnamed and named siblings alike, so the sets and their tracks are
+ * the ones the reference makes; a track an unnamed uuid made has a NULL
+ * name, one a named uuid made its name. Made as the file is read: the
+ * process's own track (0), the thread's (1), the NONE child (2); then the
+ * merged ones in event order: "job" 1000 (3, later 3's slice too), "other"
+ * 1500 (4), "job" 3500 (5), "named" 3600 on the named uuid (6, "job"),
+ * the thread's child at 5000 (7), the global "Group" made as the parent
+ * of "g" (8) before it (9, parent_id 8), the parentless "top" (10, named
+ * after its event), the key set "k" (11 by the unnamed uuid, 12 "Keyed"). */
+static void test_unnamed_siblings_merge_by_their_first_event_with_null_names(void) {
+  g_autofree char *tracks = query("unnamed_siblings",
+      "SELECT t.id, t.type, t.name, t.parent_id, t.track_group_id, (SELECT group_concat(name) "
+      "FROM (SELECT name FROM slice s WHERE s.track_id = t.id ORDER BY ts)) AS slices "
+      "FROM track t ORDER BY t.id");
+  e2e_assert_text(tracks,
+      "\"id\",\"type\",\"name\",\"parent_id\",\"track_group_id\",\"slices\"\n"
+      "0,\"process_track_event\",\"[NULL]\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+      "1,\"thread_execution\",\"[NULL]\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+      "2,\"process_track_event\",\"[NULL]\",\"[NULL]\",\"[NULL]\",\"solo\"\n"
+      "3,\"process_merged_track_event\",\"[NULL]\",\"[NULL]\",0,\"job,job\"\n"
+      "4,\"process_merged_track_event\",\"[NULL]\",\"[NULL]\",1,\"other\"\n"
+      "5,\"process_merged_track_event\",\"[NULL]\",\"[NULL]\",0,\"job\"\n"
+      "6,\"process_merged_track_event\",\"job\",\"[NULL]\",0,\"named\"\n"
+      "7,\"thread_merged_track_event\",\"[NULL]\",\"[NULL]\",2,\"t\"\n"
+      "8,\"global_merged_track_event\",\"Group\",\"[NULL]\",3,\"[NULL]\"\n"
+      "9,\"global_merged_track_event\",\"[NULL]\",8,4,\"g\"\n"
+      "10,\"global_merged_track_event\",\"top\",\"[NULL]\",5,\"top\"\n"
+      "11,\"process_merged_track_event\",\"[NULL]\",\"[NULL]\",6,\"kk\"\n"
+      "12,\"process_merged_track_event\",\"Keyed\",\"[NULL]\",6,\"kn\"\n");
 }
 
 /* Sibling merging (sibling_merge.textproto works out every row): the
@@ -925,8 +962,10 @@ int main(int argc, char **argv) {
                   test_build_ids_are_the_hex_of_their_bytes);
   g_test_add_func("/e2e/proto/legacy-events/flow-ends-keep-the-flow-in-flight",
                   test_legacy_flow_ends_keep_the_flow);
-  g_test_add_func("/e2e/proto/track-events/unnamed-process-child-tracks-are-named-by-their-first-event",
-                  test_unnamed_process_child_tracks_are_named_by_their_first_event);
+  g_test_add_func("/e2e/proto/track-events/unnamed-process-child-tracks-have-a-null-name",
+                  test_unnamed_process_child_tracks_have_a_null_name);
+  g_test_add_func("/e2e/proto/track-events/unnamed-siblings-merge-by-their-first-event-with-null-names",
+                  test_unnamed_siblings_merge_by_their_first_event_with_null_names);
   g_test_add_func("/e2e/proto/track-events/siblings-merge-by-name-or-key-unless-none",
                   test_siblings_merge_by_name_or_key_unless_none);
   g_test_add_func("/e2e/proto/track-events/descriptor-changing-the-merge-is-refused",

@@ -364,6 +364,27 @@ static void test_merge_key_sets_name_tracks_after_their_maker(fixture *f, gconst
   g_assert_cmpuint(track_row(f, 3)->track_group_id, !=, track_row(f, 1)->track_group_id);
 }
 
+/* A nameless slot is in the set its name says, but the tracks its events
+ * make have no name; a named slot of that set names its own (the rule for
+ * unnamed TrackDescriptor children, docs/formats.md §1.9). */
+static void test_nameless_slots_share_the_set_and_make_unnamed_tracks(fixture *f,
+                                                                     gconstpointer d) {
+  (void)d;
+  tm_track_row row = {.name = str(f, "job"),
+                      .type = str(f, "process_merged_track_event"),
+                      .utid = TM_NULL_ID,
+                      .upid = 1};
+  tm_async_merge merge = {.parent = TM_NULL_ID, .set_key = 7, .nameless = true};
+  uint32_t unnamed = async_tracks_slot(f->state.async_tracks, &row, &merge, false, 1);
+  uint32_t named = merged_slot(f, "job", NULL, 2);
+  g_assert_cmpuint(resolve(f, unnamed, TM_ASYNC_BEGIN), ==, 1);
+  g_assert_cmpuint(resolve(f, named, TM_ASYNC_BEGIN), ==, 2); /* 1 is busy */
+  g_assert_cmpuint(track_row(f, 1)->name, ==, 0);
+  g_assert_cmpstr(string_pool_borrow(f->state.model->strings, track_row(f, 2)->name), ==,
+                  "job");
+  g_assert_cmpuint(track_row(f, 1)->track_group_id, ==, track_row(f, 2)->track_group_id);
+}
+
 /* A set whose parent is another set's slot gets that set's first track as
  * parent_id, made before its own; sets whose parents loop end without a
  * parent instead of recursing; a plain track parented to a slot gets the
@@ -417,6 +438,8 @@ int main(int argc, char **argv) {
   ADD("/model-builder/thread-time-beside-the-rows", test_thread_time_beside_the_rows);
   ADD("/model-builder/async/merge-key-sets-name-tracks-after-their-maker",
       test_merge_key_sets_name_tracks_after_their_maker);
+  ADD("/model-builder/async/nameless-slots-share-the-set-and-make-unnamed-tracks",
+      test_nameless_slots_share_the_set_and_make_unnamed_tracks);
   ADD("/model-builder/async/set-parents-resolve-to-first-tracks-and-loops-end",
       test_set_parents_resolve_to_first_tracks_and_loops_end);
 #undef ADD

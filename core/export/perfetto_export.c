@@ -461,10 +461,10 @@ typedef struct event_ctx {
 } event_ctx;
 
 /* The legacy instant scope whose track `track_id` is (Chrome's global and
- * process instant tracks), or 0. A descriptor cannot give them back: a
- * custom track is named after its first event when it has no name, and
- * these have none; a legacy instant with its scope lands on the same
- * track in trace_processor and in our reader. */
+ * process instant tracks), or 0. A descriptor cannot give them back: it
+ * makes a track event type, and a parentless one without a name is named
+ * after its first event (docs/formats.md §1.9); a legacy instant with its
+ * scope lands on the same track in trace_processor and in our reader. */
 static int legacy_instant_scope(const pe_state *pe, uint32_t track_id, int64_t *pid) {
   const tm_track_row *row = &pe->model->tracks.data[track_id];
   const char *type = pe_str(pe, row->type);

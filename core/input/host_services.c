@@ -596,6 +596,8 @@ static tm_track_ref svc_track_async(tm_host *host, const tm_track_desc *set,
     merge.set_key = set->set_key;
     merge.merge_key = set->merge_key;
   }
+  if (set->struct_size >= offsetof(tm_track_desc, nameless) + sizeof(uint32_t))
+    merge.nameless = set->nameless != 0;
   return REF(async_tracks_slot(host->state->async_tracks, &row, &merge,
                                (flags & TM_ASYNC_UNNESTABLE) != 0, cookie));
 }

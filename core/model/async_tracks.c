@@ -132,7 +132,7 @@ uint32_t async_tracks_slot(tm_async_tracks *t, const tm_track_row *row,
   found = g_hash_table_lookup(t->slot_index, &sk);
   if (found)
     return (GPOINTER_TO_UINT(found) - 1) | TM_ASYNC_TRACK_BIT;
-  slot_info info = {.key = sk, .name = row->name};
+  slot_info info = {.key = sk, .name = merge && merge->nameless ? 0 : row->name};
   tm_vec_push(&t->slots, info);
   uint32_t slot = (uint32_t)(t->slots.len - 1);
   g_hash_table_insert(t->slot_index, g_memdup2(&sk, sizeof sk),

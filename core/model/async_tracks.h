@@ -50,13 +50,16 @@ typedef struct tm_async_merge {
   uint64_t set_key;
   /* Non-zero: the set is told apart by this key instead of its name. */
   tm_str_id merge_key;
+  /* The tracks the slot's events make have no name (the set is still the
+   * one its name or key says); decided by the slot's first call. */
+  bool nameless;
 } tm_async_merge;
 
 /* The slot of `cookie` in the set described by `set_row` (its name, type,
  * machine, trace_id, upid, utid, scope and event_type; the other fields are
  * ignored) and `merge` (NULL: none). The slot keeps `set_row`'s name: a
  * track the slot's events make is named so (the set's name unless it
- * merges by key). `unnestable`: a begin on a cookie already open does not
+ * merges by key; no name when `merge` says nameless). `unnestable`: a begin on a cookie already open does not
  * nest (Android's legacy async slices saturate); decided by the set's
  * first slot. Returns the slot id, TM_ASYNC_TRACK_BIT included. */
 uint32_t async_tracks_slot(tm_async_tracks *tracks, const tm_track_row *set_row,

@@ -225,6 +225,12 @@ typedef struct tm_track_desc {
    * not by `name`, and each track of the set is named after the slot
    * (cookie) whose event made it (TrackDescriptor sibling_merge_key). */
   tm_str_id merge_key;
+  /* Non-zero: the tracks this slot's events make have no name; `name`
+   * (or `merge_key`) still says which set the slot is in. A TrackDescriptor
+   * child track without a name merges by its first event's name, as
+   * trace_processor's merge key does, but its name column stays NULL
+   * (docs/formats.md §1.9). */
+  uint32_t nameless;
 } tm_track_desc;
 
 #define TM_TRACK_DESC_INIT .struct_size = sizeof(tm_track_desc)
@@ -462,7 +468,8 @@ typedef struct tm_host_services {
    * slice open (it takes the cookie), else a new track. So non-overlapping
    * async slices share a track; the set's tracks share a track_group_id.
    * A new track takes the name given with the slot whose event made it
-   * (the set's name, unless the set merges by `merge_key`).
+   * (the set's name, unless the set merges by `merge_key`; none when the
+   * slot's description says `nameless`).
    * `flags`: TM_ASYNC_UNNESTABLE. */
   tm_track_ref (*track_async)(tm_host *host, const tm_track_desc *set,
                               uint64_t cookie, uint32_t flags);

@@ -389,6 +389,12 @@ tm_track_ref proto_tracks_resolve(proto_context *ctx, proto_machine *machine,
     }
     break;
   }
+  /* A child track (below a process, thread or custom track) without a
+   * name keeps a NULL name column (issue 10 §3; docs/formats.md §1.9):
+   * its first event's name only says which siblings it merges with. A
+   * track of no parent without a name is still named after its first
+   * event, as trace_processor's TrackEventTracker names it. */
+  bool nameless_child = parent && !track->name && !root;
   /* A slice track below the root of its scope merges with its siblings
    * unless its descriptor says NONE: by merge key, else by name (its
    * descriptor's, else its first event's), as trace_processor's
@@ -400,6 +406,7 @@ tm_track_ref proto_tracks_resolve(proto_context *ctx, proto_machine *machine,
         TM_TRACK_DESC_INIT,
         .type = merged_track_type(track->scope_thread != 0, track->scope_process != 0),
         .name = track->name ? track->name : event_name,
+        .nameless = nameless_child,
         .thread = track->scope_thread,
         .process = track->scope_thread ? 0 : track->scope_process,
         .parent = parent_ref,
@@ -421,7 +428,8 @@ tm_track_ref proto_tracks_resolve(proto_context *ctx, proto_machine *machine,
       .type = track_type(track->scope_thread != 0, track->scope_process != 0,
                          track->is_counter),
       .is_counter = track->is_counter,
-      .name = track->name ? track->name : (track->is_counter ? 0 : event_name),
+      .name = track->name ? track->name
+                          : (track->is_counter || nameless_child ? 0 : event_name),
       .thread = track->scope_thread,
       .process = track->scope_thread ? 0 : track->scope_process,
       .key = uuid,

@@ -496,6 +496,8 @@ static tm_track_ref svc_track_async(tm_host *host, const tm_track_desc *set, uin
     g_string_append_printf(d, " set_key=%" PRIu64, set->set_key);
   if (set->merge_key)
     g_string_append_printf(d, " merge_key=\"%s\"", str(host, set->merge_key));
+  if (set->nameless)
+    g_string_append(d, " nameless");
   if (!set->thread && !set->process)
     g_string_append_printf(
         d, " on %s", label_of(host->machines, set->machine ? set->machine : svc_machine_default(host)));
