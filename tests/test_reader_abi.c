@@ -12,6 +12,7 @@
  */
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -85,6 +86,12 @@ static const tm_reader_descriptor *find_reader(tm_session *session,
 
 /* --- version 1 ------------------------------------------------------------ */
 
+/* tm_arg_value crosses the boundary by value and so has no struct_size;
+ * its layout is version 1's (tests/plugins/v1/tracemerge/plugin.h: a
+ * 4-byte enum, then a union of 8-byte members, aligned to 8). */
+G_STATIC_ASSERT(sizeof(tm_arg_value) == 16);
+G_STATIC_ASSERT(offsetof(tm_arg_value, u) == 8);
+
 static const char v1_input[] = "#tm-v1\n"
                                "slice 1000 500 alpha\n"
                                "begin 2000 outer\n"
@@ -92,6 +99,7 @@ static const char v1_input[] = "#tm-v1\n"
                                "counter 1500 2.5\n"
                                "cpu 1600 3 1200\n"
                                "sample 1700 hot\n"
+                               "args 4000 with_args -7 0.25 blue\n"
                                "nonsense here\n";
 
 static void test_a_version_1_reader_still_imports(fixture *f,
@@ -113,7 +121,27 @@ static void test_a_version_1_reader_still_imports(fixture *f,
   g_assert_cmpstr(slices, ==,
                   "\"name\",\"ts\",\"dur\",\"thread_ts\"\n"
                   "\"alpha\",1000,500,\"[NULL]\"\n"
-                  "\"outer\",2000,1000,1000\n");
+                  "\"outer\",2000,1000,1000\n"
+                  "\"with_args\",4000,1,\"[NULL]\"\n");
+  /* tm_arg_value, passed by value, has no struct_size (plugin.h,
+   * "Versioning"): version 1's values arrive as the "args" line wrote them
+   * (-7, 0.25, "blue", true), on the slice and on the thread. */
+  g_autofree char *slice_args = session_query_csv(
+      session, "SELECT a.key, a.value_type, a.display_value FROM slice s "
+               "JOIN args a ON a.arg_set_id = s.arg_set_id "
+               "WHERE s.name = 'with_args' ORDER BY a.key");
+  g_assert_cmpstr(slice_args, ==,
+                  "\"key\",\"value_type\",\"display_value\"\n"
+                  "\"v1.flag\",\"bool\",\"true\"\n"
+                  "\"v1.int\",\"int\",\"-7\"\n"
+                  "\"v1.real\",\"real\",\"0.25\"\n"
+                  "\"v1.word\",\"string\",\"blue\"\n");
+  g_autofree char *thread_args = session_query_csv(
+      session, "SELECT a.key, a.display_value FROM thread t "
+               "JOIN args a ON a.arg_set_id = t.arg_set_id WHERE t.tid = 1");
+  g_assert_cmpstr(thread_args, ==,
+                  "\"key\",\"display_value\"\n"
+                  "\"v1.word\",\"blue\"\n");
   /* track_intern and track_intern_cpu with version 1's tm_track_desc. */
   g_autofree char *counters = session_query_csv(
       session, "SELECT t.type, t.name, c.ts, c.value FROM counter c "

@@ -42,8 +42,16 @@
  *   sizes cover. A struct smaller than its version-2 layout is invalid.
  * - Arrays of such structs (descriptor stats, import-log args) have every
  *   element's struct_size equal; the host steps through them by it.
- * Small value types passed by value (tm_arg_value, the id typedefs) never
- * change: a new kind of value needs a new service.
+ * Exempt: small value types passed by value (tm_arg_value, the id
+ * typedefs). A by-value argument is copied into the callee as the caller
+ * compiled it, with a layout the calling convention fixes from the
+ * callee's own definition, so the callee could never read past a size
+ * field to a longer version: such a type cannot grow compatibly whatever
+ * it carries. Their layout is therefore frozen as version 1 had it
+ * (tm_arg_value: the tm_arg_type, then an 8-byte union at offset 8, 16
+ * bytes in all), and a new kind of value needs a new service.
+ * tests/test_reader_abi.c checks the layout and that a version-1 reader's
+ * values arrive intact.
  *
  * Ownership and lifetimes
  * -----------------------

@@ -13,6 +13,10 @@
  *   counter <ts> <value>       track_intern ("v1_counter"), counter
  *   cpu <ts> <cpu> <value>     track_intern_cpu ("cpu_frequency"), counter
  *   sample <ts> <function>     mapping, frame, callsite, sample "instruments"
+ *   args <ts> <name> <int> <real> <word>
+ *                              a 1 ns slice whose arg set holds v1.int,
+ *                              v1.real, v1.word (string) and v1.flag (bool);
+ *                              thread_add_arg v1.word: tm_arg_value by value
  *   anything else              import_log("v1_bad_line") with the line
  */
 #include <stdio.h>
@@ -61,8 +65,8 @@ static void v1_command(v1_reader *r, int64_t at) {
   tm_clock_ref clock = s->clock_private(h);
   tm_thread_ref thread = s->thread(h, s->machine_default(h), 1, 1);
   tm_track_ref track = s->track_thread(h, thread);
-  char name[128];
-  long long ts, dur, cpu;
+  char name[128], word[64];
+  long long ts, dur, cpu, number;
   double value;
   if (sscanf(r->line, "slice %lld %lld %127s", &ts, &dur, name) == 3) {
     tm_slice_fields f = {track, clock, ts, intern(r, name), 0, TM_NO_ARGS,
@@ -90,6 +94,20 @@ static void v1_command(v1_reader *r, int64_t at) {
     tm_frame_ref frame = s->frame(h, intern(r, name), mapping, 0);
     tm_callsite_ref callsite = s->callsite(h, 0, frame);
     s->sample(h, clock, ts, thread, callsite, "instruments", -1);
+  } else if (sscanf(r->line, "args %lld %127s %lld %lf %63s", &ts, name,
+                    &number, &value, word) == 5) {
+    tm_arg_value v = {TM_ARG_INT, {.int_value = number}};
+    s->args_add(h, intern(r, "v1.int"), v);
+    v = (tm_arg_value){TM_ARG_REAL, {.real_value = value}};
+    s->args_add(h, intern(r, "v1.real"), v);
+    v = (tm_arg_value){TM_ARG_STRING, {.str_id = intern(r, word)}};
+    s->args_add(h, intern(r, "v1.word"), v);
+    s->thread_add_arg(h, thread, intern(r, "v1.word"), v);
+    v = (tm_arg_value){TM_ARG_BOOL, {.int_value = 1}};
+    s->args_add(h, intern(r, "v1.flag"), v);
+    tm_slice_fields f = {track, clock, ts, intern(r, name), 0, s->args_commit(h),
+                         TM_UNKNOWN_TIME, TM_UNKNOWN_TIME};
+    s->slice_complete(h, &f, 1);
   } else if (TM_HOST_HAS(s, import_log)) {
     tm_import_log_arg arg = {"line", TM_ARG_STRING, 0, 0, r->line,
                              strlen(r->line)};
