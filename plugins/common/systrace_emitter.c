@@ -392,8 +392,9 @@ static unsigned kv_scan(systrace_text payload, const char *const *keys, size_t n
     for (size_t k = 0; key_len && k < n_keys; k++) {
       if (found & (1u << k) || keys[k][0] != key[0])
         continue;
-      /* strncmp stops at the key's end, so a longer token reads no further. */
-      if (strncmp(keys[k], key, key_len) == 0 && keys[k][key_len] == '\0') {
+      /* Lengths first: the token may hold a NUL byte, which strncmp would
+       * take for the key's end and then read past the key (fuzz_systrace). */
+      if (strlen(keys[k]) == key_len && memcmp(keys[k], key, key_len) == 0) {
         values[k] = (systrace_text){eq + 1, (size_t)(value_end - eq - 1)};
         found |= 1u << k;
         break;
