@@ -913,6 +913,11 @@ static const char pack_help[] =
     "                            machine even without --offset (offset 0)\n"
     "  --trace-time NAME:CLOCK   Trace time is CLOCK of NAME's first file\n"
     "  --attribute KEY=VALUE     A manifest attribute (repeatable)\n"
+    "  --max-inflate-ratio N     Store a compressed file cut where it yields more\n"
+    "                            than N bytes per byte of it, past 64 MiB\n"
+    "                            (default 1000, as import)\n"
+    "  --max-member-size SIZE    Store a trace file cut after SIZE bytes (K, M,\n"
+    "                            G or T; default 64G, as import)\n"
     "  --dry-run                 Print the manifest, write nothing\n"
     "  -h, --help                Show this help\n"
     "\n"
@@ -920,7 +925,9 @@ static const char pack_help[] =
     "  tracemerge pack -o run.zip --machine phone phone.pftrace \\\n"
     "    --machine server server.json --offset server=+100us --sync phone:BOOTTIME\n"
     "\n"
-    "Exit status: 0 success; 1 a file or the manifest failed; 2 usage error.\n";
+    "Exit status: 0 success; 1 a file or the manifest failed, or a budget cut\n"
+    "a file (the archive is then written with what was read of it); 2 usage\n"
+    "error.\n";
 
 typedef struct pack_args {
   GArray *files;    /* tm_pack_file */
@@ -973,7 +980,9 @@ static int parse_pack_args(int argc, char **argv, pack_args *p) {
                        (strcmp(option, "-o") == 0 || strcmp(option, "--output") == 0 ||
                         strcmp(option, "--machine") == 0 || strcmp(option, "--offset") == 0 ||
                         strcmp(option, "--sync") == 0 || strcmp(option, "--trace-time") == 0 ||
-                        strcmp(option, "--attribute") == 0);
+                        strcmp(option, "--attribute") == 0 ||
+                        strcmp(option, "--max-inflate-ratio") == 0 ||
+                        strcmp(option, "--max-member-size") == 0);
     if (takes_value) {
       if (eq)
         value = eq + 1;
@@ -1027,6 +1036,15 @@ static int parse_pack_args(int argc, char **argv, pack_args *p) {
       if (!strchr(value, '=') || value[0] == '=')
         return usage_error("pack", "--attribute wants KEY=VALUE");
       g_ptr_array_add(p->attributes, (gpointer)value);
+    } else if (strcmp(option, "--max-inflate-ratio") == 0 ||
+               strcmp(option, "--max-member-size") == 0) {
+      /* The import's budget options, into the same `budgets`. */
+      GError *error = NULL;
+      if (!on_budget(option, value, NULL, &error)) {
+        int status = usage_error("pack", error->message);
+        g_error_free(error);
+        return status;
+      }
     } else {
       char *message = g_strdup_printf("unknown option %s", arg);
       int status = usage_error("pack", message);
@@ -1070,6 +1088,7 @@ static int run_pack(int argc, char **argv) {
       .trace_time_clock = p.trace_time_clock,
       .attributes = (const char *const *)p.attributes->pdata,
       .n_attributes = p.attributes->len,
+      .budgets = budgets,
   };
   manifest = tm_pack_manifest(&options, &error);
   if (!manifest) {

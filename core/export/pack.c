@@ -25,6 +25,17 @@
  * the archive compresses it anyway. A file that is itself an archive is
  * stored as it is, and refused if it was given a machine or a clock
  * relation, with the import's message for that.
+ *
+ * Budgets (tm_pack_options.budgets, as an import's: budget.h): a file
+ * stored decompressed whose content passes max(its size times
+ * max_inflate_ratio, the 64 MiB floor), or a trace file (decompressed or
+ * not) longer than max_member_bytes, is stored cut at that byte; the
+ * other files are packed whole and the archive is written, then the call
+ * fails (TM_ERROR_DAMAGED) with the import's message for the first cut,
+ * naming the file, the offset and the budget, and the stat an import
+ * counts it under. A file stored as it is (an archive) is the import's to
+ * bound. The budgets on depth, file count and records do not apply: pack
+ * opens no archive and reads no trace.
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -37,6 +48,7 @@
 
 #include <tracemerge/tracemerge.h>
 
+#include "input/budget.h"
 #include "input/container.h"
 #include "input/manifest.h"
 #include "export/pack.h"
@@ -50,11 +62,14 @@ typedef struct pack_member {
   bool decompress; /* stored decompressed */
   bool container;  /* the content is an archive */
   int64_t size;    /* bytes stored */
+  char *cut;       /* why a budget cut the file at `size` (NULL: whole) */
 } pack_member;
 
 static void members_free(pack_member *members, size_t n) {
-  for (size_t i = 0; members && i < n; i++)
+  for (size_t i = 0; members && i < n; i++) {
     g_free(members[i].name);
+    g_free(members[i].cut);
+  }
   g_free(members);
 }
 
@@ -79,8 +94,45 @@ static bool is_archive(const uint8_t *head, size_t len) {
   return len >= 262 && memcmp(head + 257, "ustar", 5) == 0;
 }
 
-/* Looks at one file: compressed or not, an archive or not, its size. */
-static bool inspect(pack_member *m, GError **error) {
+/* The byte a budget would cut `m` at (an import's budgets, budget.h),
+ * given the size of the file on disk; *by_inflate says which budget it is
+ * (the inflate ratio, or the member size). */
+static uint64_t budget_limit(const pack_member *m, uint64_t file_size, const tm_budgets *b,
+                             bool *by_inflate) {
+  uint64_t limit = b->max_member_bytes;
+  *by_inflate = false;
+  if (m->decompress) {
+    /* As the container layer judges it: what the file yields per byte of
+     * it, once past the floor. */
+    uint64_t inflate;
+    if (__builtin_mul_overflow(file_size, b->max_inflate_ratio, &inflate))
+      inflate = UINT64_MAX;
+    inflate = MAX(inflate, TM_BUDGET_INFLATE_FLOOR);
+    if (inflate < limit) {
+      limit = inflate;
+      *by_inflate = true;
+    }
+  }
+  return limit;
+}
+
+/* The import's message for a file cut at `limit` (container.c's words). */
+static char *cut_message(const pack_member *m, uint64_t limit, uint64_t file_size,
+                         const tm_budgets *b, bool by_inflate) {
+  if (by_inflate)
+    return g_strdup_printf("%s: cut after %" PRIu64 " bytes: %s yields more than %" PRIu64
+                           " times its %" PRIu64 " bytes (budget --max-inflate-ratio; stat "
+                           TM_STAT_INFLATE_RATIO_EXCEEDED ")",
+                           m->path, limit, m->path, b->max_inflate_ratio, file_size);
+  return g_strdup_printf("%s: cut after %" PRIu64 " bytes: larger than the %" PRIu64
+                         " bytes of budget --max-member-size (stat "
+                         TM_STAT_MEMBER_SIZE_EXCEEDED ")",
+                         m->path, limit, b->max_member_bytes);
+}
+
+/* Looks at one file: compressed or not, an archive or not, the bytes to
+ * store (up to where a budget cuts it: never inflated further). */
+static bool inspect(pack_member *m, const tm_budgets *budgets, GError **error) {
   struct archive *a = open_raw(m->path, error);
   if (!a)
     return false;
@@ -93,25 +145,37 @@ static bool inspect(pack_member *m, GError **error) {
   m->container = is_archive(head, (size_t)got);
   m->decompress = compressed && !m->container;
   bool ok = true;
+  struct stat st;
+  if (stat(m->path, &st) != 0) {
+    g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_INPUT, "cannot read %s: %s", m->path,
+                g_strerror(errno));
+    archive_read_free(a);
+    return false;
+  }
+  uint64_t file_size = (uint64_t)st.st_size;
+  bool by_inflate = false;
+  uint64_t limit = budget_limit(m, file_size, budgets, &by_inflate);
+  uint64_t size = 0;
   if (m->decompress) {
-    m->size = got;
+    size = (uint64_t)got;
     uint8_t *chunk = g_malloc(COPY_CHUNK);
-    while ((n = archive_read_data(a, chunk, COPY_CHUNK)) > 0)
-      m->size += n;
+    while (size <= limit && (n = archive_read_data(a, chunk, COPY_CHUNK)) > 0)
+      size += (uint64_t)n;
     g_free(chunk);
-    if (n < 0) {
+    if (size <= limit && n < 0) {
       g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_INPUT, "cannot read %s: %s", m->path,
                   archive_error_string(a));
       ok = false;
     }
   } else {
-    struct stat st;
-    if (stat(m->path, &st) != 0) {
-      g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_INPUT, "cannot read %s: %s", m->path, g_strerror(errno));
-      ok = false;
-    }
-    m->size = st.st_size;
+    size = file_size;
   }
+  /* An archive stored as it is: its members are the import's to bound. */
+  if (ok && !m->container && size > limit) {
+    m->cut = cut_message(m, limit, file_size, budgets, by_inflate);
+    size = limit;
+  }
+  m->size = (int64_t)size;
   archive_read_free(a);
   m->name = g_path_get_basename(m->path);
   static const char *const suffixes[] = {".gz", ".zst", ".xz", ".bz2"};
@@ -125,9 +189,10 @@ static bool inspect(pack_member *m, GError **error) {
 
 static pack_member *inspect_all(const tm_pack_options *options, GError **error) {
   pack_member *members = g_new0(pack_member, options->n_files + 1);
+  tm_budgets budgets = budgets_with_defaults(&options->budgets);
   for (size_t i = 0; i < options->n_files; i++) {
     members[i].path = options->files[i].path;
-    if (!inspect(&members[i], error)) {
+    if (!inspect(&members[i], &budgets, error)) {
       g_prefix_error(error, "pack: ");
       members_free(members, options->n_files);
       return NULL;
@@ -384,6 +449,16 @@ static bool write_data(struct archive *w, const void *data, size_t len, GError *
   return true;
 }
 
+/* How much the next read of `m` may take: a chunk, or for a member a
+ * budget cut, no more than what is left before the cut (never inflated
+ * past it). A whole member is read to its end, so a file that grew since
+ * inspect() is noticed. */
+static size_t next_read(const pack_member *m, int64_t written) {
+  if (m->cut == NULL)
+    return COPY_CHUNK;
+  return (size_t)MIN((int64_t)COPY_CHUNK, m->size - written);
+}
+
 /* Streams one member's bytes: decompressed through libarchive, or as
  * they are. The bytes must be the `size` inspect() counted. */
 static bool write_member(struct archive *w, const pack_member *m, GError **error) {
@@ -399,8 +474,10 @@ static bool write_member(struct archive *w, const pack_member *m, GError **error
       g_free(chunk);
       return false;
     }
-    la_ssize_t n;
-    while (ok && (n = archive_read_data(r, chunk, COPY_CHUNK)) > 0) {
+    la_ssize_t n = 0;
+    size_t want;
+    while (ok && (want = next_read(m, written)) > 0 &&
+           (n = archive_read_data(r, chunk, want)) > 0) {
       ok = write_data(w, chunk, (size_t)n, error);
       written += n;
     }
@@ -418,8 +495,8 @@ static bool write_member(struct archive *w, const pack_member *m, GError **error
       g_free(chunk);
       return false;
     }
-    size_t n;
-    while (ok && (n = fread(chunk, 1, COPY_CHUNK, f)) > 0) {
+    size_t n, want;
+    while (ok && (want = next_read(m, written)) > 0 && (n = fread(chunk, 1, want, f)) > 0) {
       ok = write_data(w, chunk, n, error);
       written += (int64_t)n;
     }
@@ -472,6 +549,7 @@ bool pack_write(const tm_pack_options *options, const char *manifest,
   g_free(dir);
   g_free(base);
   bool ok = false;
+  bool renamed = false; /* the archive is in place, also when a budget cut a file */
   int fd = g_mkstemp(tmp);
   if (fd < 0) {
     g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_OUTPUT, "pack: cannot create %s: %s", path,
@@ -504,11 +582,20 @@ bool pack_write(const tm_pack_options *options, const char *manifest,
                 g_strerror(errno));
     ok = false;
   }
+  renamed = ok;
+  /* A budget cut a file: the archive holds what was read of it (and every
+   * other file), and the call fails with the first cut's reason, as an
+   * import fails with its first damage. */
+  for (size_t i = 0; ok && i < options->n_files; i++)
+    if (members[i].cut) {
+      g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_DAMAGED, "pack: %s", members[i].cut);
+      ok = false;
+    }
 out:
   archive_write_free(w);
   if (fd >= 0)
     close(fd);
-  if (!ok && fd >= 0)
+  if (!renamed && fd >= 0)
     unlink(tmp);
   g_free(tmp);
   members_free(members, options->n_files);

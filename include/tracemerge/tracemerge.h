@@ -335,6 +335,13 @@ typedef struct tm_pack_options {
   /* "KEY=VALUE" manifest attributes (a VALUE that is an integer is one). */
   const char *const *attributes;
   size_t n_attributes;
+  /* An import's budgets (zeros: the defaults): a file stored decompressed
+   * is inflated no further than max_inflate_ratio allows, and a trace
+   * file is stored no longer than max_member_bytes; the others do not
+   * apply (pack opens no archive). A file they cut is stored cut, as an
+   * import keeps what it read, and tm_pack_write then fails
+   * (TM_ERROR_DAMAGED) after writing the archive. */
+  tm_budgets budgets;
 } tm_pack_options;
 
 /* The perfetto_manifest (JSON text, g_free) that `options` describe,
@@ -347,7 +354,10 @@ TM_API char *tm_pack_manifest(const tm_pack_options *options, GError **error);
  * named after it (a gzip- or otherwise compressed file stored
  * decompressed, without its .gz: a manifest describes traces, not
  * archives). Written under a temporary name beside `path`, renamed once
- * complete. */
+ * complete. A file that a budget (options->budgets) cut is stored up to
+ * the cut; the archive is still written, and the call returns false with
+ * TM_ERROR_DAMAGED and the import's message for it (file, byte offset,
+ * budget option, and the stat an import counts it under). */
 TM_API bool tm_pack_write(const tm_pack_options *options, const char *manifest,
                           const char *path, GError **error);
 
