@@ -121,8 +121,14 @@ log=$logs/$target-$(date +%Y%m%d-%H%M%S).log
 dict=()
 [ -f "$root/tests/fuzz/$target.dict" ] && dict=(-dict="$root/tests/fuzz/$target.dict")
 # SECONDS is CPU time: on a shared machine a niced run gets a fraction of
-# a core, so the fuzzer is stopped (SIGINT: it then prints its final
-# stats) once its own user + system time reaches it.
+# a core, so the fuzzer is stopped once its own user + system time
+# reaches it. SIGUSR1, not SIGINT: libFuzzer then finishes the unit it is
+# running and exits from its loop with its final stats, where its SIGINT
+# handler prints them and exits from inside the signal, which can hang
+# for good if the signal came while the target held the allocator's lock
+# (a fuzz_sql run did: "run interrupted; exiting", then no exit until
+# SIGKILL, and no figures line). If it has still not exited a minute
+# later, it is killed, and the figures line says so.
 nice -n "$niceness" "$build/tests/fuzz/fuzz_$target" -timeout=10 \
   -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
   -artifact_prefix="$artifacts/" \
@@ -138,23 +144,33 @@ while kill -0 "$pid" 2>/dev/null; do
   set -- ${stat##*) }
   cpu=$(( (${12} + ${13}) / ticks ))
   if [ "$cpu" -ge "$seconds" ]; then
-    kill -INT "$pid" 2>/dev/null || true
+    kill -USR1 "$pid" 2>/dev/null || true
     break
   fi
   sleep 5
 done
+stop=""
+for _ in $(seq 60); do
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 1
+done
+if kill -0 "$pid" 2>/dev/null; then
+  kill -KILL "$pid" 2>/dev/null || true
+  stop=", killed: no exit 60 s after SIGUSR1"
+fi
 set +e
 wait "$pid"
 status=$?
 set -e
-runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
-speed=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+# The last stats block (a fuzzer stopped twice printed two).
+runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || echo 0)
+speed=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || echo 0)
 last=$(grep -E '^#[0-9]+' "$log" | grep -E 'cov: ' | tail -1)
 cov=$(echo "$last" | grep -o 'cov: [0-9]*' | grep -o '[0-9]*' || echo 0)
 ft=$(echo "$last" | grep -o 'ft: [0-9]*' | grep -o '[0-9]*' || echo 0)
 corpus=$(ls "$work" | wc -l)
 findings=$(ls "$artifacts" | wc -l)
-figures="$target: cpu ${cpu}s, runs $runs, exec/s $speed, cov $cov, ft $ft, corpus $corpus, findings $findings (exit $status)"
+figures="$target: cpu ${cpu}s, runs $runs, exec/s $speed, cov $cov, ft $ft, corpus $corpus, findings $findings (exit $status$stop)"
 # The figures go to the log too: the CPU time is measured here, not by
 # libFuzzer, and the log is what proves how long a target ran.
 echo "tools/fuzz.sh: $figures" >>"$log"
