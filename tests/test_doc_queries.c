@@ -438,6 +438,19 @@ static const doc_case cases[] = {
      "SELECT c.id, p.path || char(31) || coalesce(c.category, '') || '|' || "
      "c.name FROM p JOIN __intrinsic_slice c ON c.parent_id = p.id) SELECT "
      "count(DISTINCT path), count(*) FROM p"},
+    /* --- the args of each slice as JSON: trace_processor's args function
+     * tests and its UI (__intrinsic_arg_set_to_json). The Fuchsia trace's
+     * slice args are all "args.<name>" ints and strings, so the reference
+     * is SQLite's json_group_object of each set's rows in id order under
+     * one "args" member (NULL for a slice without args). --- */
+    {"json/catapult-fuchsia_trace.json.gz",
+     "SELECT name, __intrinsic_arg_set_to_json(arg_set_id) AS args_json "
+     "FROM slice",
+     "SELECT s.name, CASE WHEN s.arg_set_id IS NULL THEN NULL ELSE (SELECT "
+     "'{\"args\":' || json_group_object(substr(key, 6), CASE value_type "
+     "WHEN 'int' THEN int_value ELSE string_value END) || '}' FROM (SELECT "
+     "* FROM __intrinsic_args a WHERE a.arg_set_id = s.arg_set_id ORDER BY "
+     "id)) END FROM __intrinsic_slice s"},
 };
 
 typedef struct opened {

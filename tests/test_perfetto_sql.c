@@ -32,6 +32,12 @@ static void add_slice(tm_model *m, int64_t ts, int64_t dur, uint32_t track,
   tm_vec_push(&m->slices, s);
 }
 
+static void add_arg_value(tm_model *m, uint32_t set, const char *key,
+                          tm_arg_value v) {
+  uint32_t got = model_add_arg(m, set, S(m, key), v);
+  g_assert_cmpuint(got, ==, set);
+}
+
 static void add_flow(tm_model *m, uint32_t out, uint32_t in) {
   tm_flow_row f = {.slice_out = out, .slice_in = in, .trace_id = TM_NULL_INT64};
   tm_vec_push(&m->flows, f);
@@ -56,7 +62,9 @@ static uint32_t add_arg(tm_model *m, uint32_t set, const char *key,
  *   5 B [210, 220) depth 1, parent 4   (same name as 1, other parent)
  * Flows: 2 -> 4 (flow 0), 4 -> 3 (flow 1), 5 -> 0 (flow 2).
  * Args: set 1 = {debug.name: "x", args.list[0]: 7, args.list[1]: 8} on
- * slice 0.
+ * slice 0. Set 2 (on no slice) has one arg of every type, nested keys and
+ * lists, a repeated key (debug.apple) and text to escape; sets 3 and 4
+ * have keys __intrinsic_arg_set_to_json refuses.
  * Clock snapshots: at trace time 0 REALTIME 1e12 and MONOTONIC 500; at 200
  * REALTIME 2e12 (the wall clock was set) and MONOTONIC 700. */
 static void fixture_set_up(fixture *f, gconstpointer data) {
@@ -69,6 +77,24 @@ static void fixture_set_up(fixture *f, gconstpointer data) {
   uint32_t set = add_arg(m, 0, "debug.name", TM_ARG_STRING, 0, "x");
   add_arg(m, set, "args.list[0]", TM_ARG_INT, 7, NULL);
   add_arg(m, set, "args.list[1]", TM_ARG_INT, 8, NULL);
+  tm_arg_value zebra = {.type = TM_ARG_STRING, .u.str_id = S(m, "z\"q\x01")};
+  uint32_t set2 = model_add_arg(m, 0, S(m, "debug.zebra"), zebra);
+  g_assert_cmpuint(set2, ==, 2);
+  add_arg_value(m, 2, "debug.apple", (tm_arg_value){TM_ARG_INT, {.int_value = -123}});
+  add_arg_value(m, 2, "debug.nested.inner",
+                (tm_arg_value){TM_ARG_UINT, {.int_value = -1}});
+  add_arg_value(m, 2, "debug.nested.flag", (tm_arg_value){TM_ARG_BOOL, {.int_value = 1}});
+  add_arg_value(m, 2, "debug.ptr", (tm_arg_value){TM_ARG_POINTER, {.int_value = 100}});
+  add_arg_value(m, 2, "debug.real", (tm_arg_value){TM_ARG_REAL, {.real_value = 3.25}});
+  add_arg_value(m, 2, "debug.grid[1][0]", (tm_arg_value){TM_ARG_INT, {.int_value = 5}});
+  add_arg_value(m, 2, "debug.items[0].name",
+                (tm_arg_value){TM_ARG_STRING, {.str_id = S(m, "a")}});
+  add_arg_value(m, 2, "debug.json",
+                (tm_arg_value){TM_ARG_JSON, {.str_id = S(m, "{\"k\":1}")}});
+  add_arg_value(m, 2, "debug.apple", (tm_arg_value){TM_ARG_INT, {.int_value = 7}});
+  uint32_t set3 = model_add_arg(m, 0, S(m, "a"), (tm_arg_value){TM_ARG_INT, {.int_value = 1}});
+  add_arg_value(m, set3, "a.b", (tm_arg_value){TM_ARG_INT, {.int_value = 2}});
+  model_add_arg(m, 0, S(m, "x[99999999]"), (tm_arg_value){TM_ARG_INT, {.int_value = 1}});
   add_slice(m, 0, 100, 0, "A", 0, TM_NULL_ID, set);
   add_slice(m, 10, 40, 0, "B", 1, 0, 0);
   add_slice(m, 20, 10, 0, "C", 2, 1, 0);
@@ -148,6 +174,52 @@ static void test_extract_arg_reads_keys_with_indexes(fixture *f,
               "a\tb\tc\td\nx\t8\t\t\n");
   assert_fails(f, "SELECT extract_arg('x', 'debug.name')",
                "EXTRACT_ARG: 1st argument should be arg set id");
+}
+
+/* Set 1 is slice 0's: debug.name, then args.list[0..1]. Set 2's text is
+ * worked out from its args by arg_set_json.h's rules: members in the order
+ * first named (debug.apple keeps its place, its second value wins), lists
+ * padded with null (grid[0]), uint as the unsigned value of -1's bits,
+ * pointer 100 as "0x64", real as "%f", json as a string; the quote and
+ * the control byte 1 of debug.zebra escaped. */
+static const char arg_set_2_json[] =
+    "{\"debug\":{\"zebra\":\"z\\\"q\\u0001\",\"apple\":7,"
+    "\"nested\":{\"inner\":18446744073709551615,\"flag\":true},"
+    "\"ptr\":\"0x64\",\"real\":3.250000,\"grid\":[null,[5]],"
+    "\"items\":[{\"name\":\"a\"}],\"json\":\"{\\\"k\\\":1}\"}}";
+
+static void test_arg_set_to_json_nests_keys_and_lists(fixture *f,
+                                                       gconstpointer d) {
+  (void)d;
+  assert_rows(f,
+              "SELECT __intrinsic_arg_set_to_json(arg_set_id) AS j FROM slice "
+              "WHERE id = 0",
+              "j\n{\"debug\":{\"name\":\"x\"},\"args\":{\"list\":[7,8]}}\n");
+  /* Compared inside SQL: TSV output would escape the backslashes. The
+   * text is JSON that SQLite's own parser reads back. */
+  char *sql = g_strdup_printf(
+      "SELECT j = '%s' AS same, json_valid(j) AS valid, "
+      "json_extract(j, '$.debug.grid[1][0]') AS grid, "
+      "json_extract(j, '$.debug.zebra') = 'z\"q' || char(1) AS zebra "
+      "FROM (SELECT __intrinsic_arg_set_to_json(2) AS j)",
+      arg_set_2_json);
+  assert_rows(f, sql, "same\tvalid\tgrid\tzebra\n1\t1\t5\t1\n");
+  g_free(sql);
+  /* A NULL id is NULL (trace_processor's docs COALESCE it to '{}'); an id
+   * without args is the empty object. */
+  assert_rows(f,
+              "SELECT __intrinsic_arg_set_to_json(NULL) IS NULL AS n, "
+              "__intrinsic_arg_set_to_json(999) AS e",
+              "n\te\n1\t{}\n");
+  assert_fails(f, "SELECT __intrinsic_arg_set_to_json('x')",
+               "__intrinsic_arg_set_to_json: the argument should be an arg "
+               "set id");
+  assert_fails(f, "SELECT __intrinsic_arg_set_to_json(3)",
+               "__intrinsic_arg_set_to_json: arg set 3: key 'a.b': puts a "
+               "member inside something that is not an object");
+  assert_fails(f, "SELECT __intrinsic_arg_set_to_json(4)",
+               "__intrinsic_arg_set_to_json: arg set 4: key 'x[99999999]': "
+               "array index above 65535");
 }
 
 static void test_scalar_functions_match_their_definitions(fixture *f,
@@ -476,6 +548,29 @@ static void test_saved_database_gets_functions_from_the_extension(
   /* From the saved clock_snapshot: REALTIME 2e12 at 200, plus 50. */
   g_assert_cmpint(sqlite3_column_int64(stmt, 4), ==, 2000000000050LL);
   sqlite3_finalize(stmt);
+  /* __intrinsic_arg_set_to_json reads the saved args table to the same
+   * text as the model's (sets 1 and 2; the conflict of set 3). */
+  g_assert_cmpint(sqlite3_prepare_v2(db,
+                                     "SELECT __intrinsic_arg_set_to_json(1), "
+                                     "__intrinsic_arg_set_to_json(2), "
+                                     "__intrinsic_arg_set_to_json(999)",
+                                     -1, &stmt, NULL),
+                  ==, SQLITE_OK);
+  g_assert_cmpint(sqlite3_step(stmt), ==, SQLITE_ROW);
+  g_assert_cmpstr((const char *)sqlite3_column_text(stmt, 0), ==,
+                  "{\"debug\":{\"name\":\"x\"},\"args\":{\"list\":[7,8]}}");
+  g_assert_cmpstr((const char *)sqlite3_column_text(stmt, 1), ==,
+                  arg_set_2_json);
+  g_assert_cmpstr((const char *)sqlite3_column_text(stmt, 2), ==, "{}");
+  sqlite3_finalize(stmt);
+  g_assert_cmpint(sqlite3_prepare_v2(db, "SELECT __intrinsic_arg_set_to_json(3)",
+                                     -1, &stmt, NULL),
+                  ==, SQLITE_OK);
+  g_assert_cmpint(sqlite3_step(stmt), ==, SQLITE_ERROR);
+  g_assert_cmpstr(sqlite3_errmsg(db), ==,
+                  "__intrinsic_arg_set_to_json: arg set 3: key 'a.b': puts a "
+                  "member inside something that is not an object");
+  sqlite3_finalize(stmt);
   /* Nothing is left open: a plain close succeeds. */
   g_assert_cmpint(sqlite3_close(db), ==, SQLITE_OK);
   g_unlink(path);
@@ -491,6 +586,8 @@ int main(int argc, char **argv) {
              fixture_tear_down)
   ADD("extract-arg-reads-keys-with-indexes",
       test_extract_arg_reads_keys_with_indexes);
+  ADD("arg-set-to-json-nests-keys-and-lists",
+      test_arg_set_to_json_nests_keys_and_lists);
   ADD("scalar-functions-match-their-definitions",
       test_scalar_functions_match_their_definitions);
   ADD("clock-and-codec-functions-match-their-definitions",

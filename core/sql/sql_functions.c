@@ -14,10 +14,12 @@ SQLITE_EXTENSION_INIT3
 #endif
 
 #include "sql/sql_functions.h"
+#include "sql/arg_set_json.h"
 
 #include <errno.h>
 #include <glib.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <libiberty/demangle.h>
 #include <math.h>
 #include <regex.h>
@@ -52,6 +54,7 @@ typedef struct function_state {
   bool owns_index;       /* freed with the connection */
   sqlite3 *db;
   sqlite3_stmt *extract_arg;
+  sqlite3_stmt *arg_set;
   sqlite3_stmt *bounds;
   sqlite3_stmt *clock_at;
 } function_state;
@@ -177,6 +180,156 @@ static void fn_extract_arg(sqlite3_context *ctx, int argc,
     error_printf(ctx, "EXTRACT_ARG: %s", sqlite3_errmsg(state->db));
   }
   done_stmt(&state->extract_arg);
+}
+
+/* ---- __INTRINSIC_ARG_SET_TO_JSON ----------------------------------------- */
+
+static arg_json_type arg_json_type_of(const char *value_type) {
+  static const struct {
+    const char *name;
+    arg_json_type type;
+  } types[] = {{"int", ARG_JSON_INT},         {"uint", ARG_JSON_UINT},
+               {"real", ARG_JSON_REAL},       {"bool", ARG_JSON_BOOL},
+               {"pointer", ARG_JSON_POINTER}, {"string", ARG_JSON_STRING},
+               {"json", ARG_JSON_STRING}};
+  for (size_t i = 0; value_type && i < G_N_ELEMENTS(types); i++)
+    if (strcmp(value_type, types[i].name) == 0)
+      return types[i].type;
+  return ARG_JSON_NULL;
+}
+
+/* Adds one arg; false with the error set on ctx. */
+static bool arg_set_json_add_or_fail(sqlite3_context *ctx, arg_set_json *json,
+                                     int64_t set, const char *key,
+                                     const arg_json_value *value) {
+  char *message = NULL;
+  if (arg_set_json_add(json, key ? key : "", value, &message))
+    return true;
+  error_printf(ctx, "__intrinsic_arg_set_to_json: arg set %" PRId64 ": %s",
+               set, message);
+  g_free(message);
+  return false;
+}
+
+#ifndef TM_SQLITE_EXTENSION
+static bool arg_set_json_from_model(sqlite3_context *ctx,
+                                    tm_model_index *index, int64_t set,
+                                    arg_set_json *json) {
+  if (set <= 0 || set > UINT32_MAX)
+    return true;
+  const tm_model *model = model_index_model(index);
+  size_t n;
+  const uint32_t *rows = model_index_arg_set(index, (uint32_t)set, &n);
+  for (size_t i = 0; i < n; i++) {
+    const tm_arg_row *a = &model->args.data[rows[i]];
+    arg_json_value v = {.type = ARG_JSON_NULL};
+    switch ((tm_arg_type)a->value_type) {
+    case TM_ARG_INT:
+      v.type = ARG_JSON_INT;
+      break;
+    case TM_ARG_UINT:
+      v.type = ARG_JSON_UINT;
+      break;
+    case TM_ARG_POINTER:
+      v.type = ARG_JSON_POINTER;
+      break;
+    case TM_ARG_BOOL:
+      v.type = ARG_JSON_BOOL;
+      break;
+    case TM_ARG_REAL:
+      v.type = ARG_JSON_REAL;
+      break;
+    case TM_ARG_STRING:
+    case TM_ARG_JSON:
+      v.type = ARG_JSON_STRING;
+      break;
+    }
+    if (v.type == ARG_JSON_REAL) {
+      v.u.real_value = a->u.real_value;
+    } else if (v.type == ARG_JSON_STRING) {
+      v.u.string.text = string_pool_borrow(model->strings, a->u.str_id);
+      v.u.string.len =
+          v.u.string.text ? string_pool_length(model->strings, a->u.str_id) : 0;
+    } else {
+      v.u.int_value = a->u.int_value;
+    }
+    if (!arg_set_json_add_or_fail(ctx, json, set,
+                                  string_pool_borrow(model->strings, a->key),
+                                  &v))
+      return false;
+  }
+  return true;
+}
+#endif
+
+static bool arg_set_json_from_table(sqlite3_context *ctx,
+                                    function_state *state, int64_t set,
+                                    arg_set_json *json) {
+  if (!cached_stmt(ctx, state, &state->arg_set,
+                   "SELECT key, value_type, int_value, string_value, "
+                   "real_value FROM args WHERE arg_set_id = ?1 ORDER BY id"))
+    return false;
+  sqlite3_stmt *stmt = state->arg_set;
+  sqlite3_bind_int64(stmt, 1, set);
+  bool ok = true;
+  int rc;
+  while (ok && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    arg_json_value v = {
+        .type = arg_json_type_of((const char *)sqlite3_column_text(stmt, 1))};
+    if (v.type == ARG_JSON_REAL) {
+      v.u.real_value = sqlite3_column_double(stmt, 4);
+    } else if (v.type == ARG_JSON_STRING) {
+      v.u.string.text = (const char *)sqlite3_column_text(stmt, 3);
+      v.u.string.len = (size_t)sqlite3_column_bytes(stmt, 3);
+    } else {
+      v.u.int_value = sqlite3_column_int64(stmt, 2);
+    }
+    ok = arg_set_json_add_or_fail(
+        ctx, json, set, (const char *)sqlite3_column_text(stmt, 0), &v);
+  }
+  if (ok && rc != SQLITE_DONE) {
+    error_printf(ctx, "__intrinsic_arg_set_to_json: %s",
+                 sqlite3_errmsg(state->db));
+    ok = false;
+  }
+  done_stmt(&state->arg_set);
+  return ok;
+}
+
+/* The arg set as trace_processor's JSON object (arg_set_json.h); NULL for
+ * a NULL id, "{}" for an id without args. */
+static void fn_arg_set_to_json(sqlite3_context *ctx, int argc,
+                               sqlite3_value **argv) {
+  (void)argc;
+  function_state *state = sqlite3_user_data(ctx);
+  int set_type = sqlite3_value_type(argv[0]);
+  if (set_type == SQLITE_NULL)
+    return;
+  if (set_type != SQLITE_INTEGER) {
+    sqlite3_result_error(
+        ctx, "__intrinsic_arg_set_to_json: the argument should be an arg set id",
+        -1);
+    return;
+  }
+  int64_t set = sqlite3_value_int64(argv[0]);
+  arg_set_json *json = arg_set_json_new();
+  bool ok;
+#ifndef TM_SQLITE_EXTENSION
+  if (state->index)
+    ok = arg_set_json_from_model(ctx, state->index, set, json);
+  else
+#endif
+    ok = arg_set_json_from_table(ctx, state, set, json);
+  if (ok) {
+    size_t len;
+    char *text = arg_set_json_to_string(json, &len);
+    if (len > INT_MAX)
+      sqlite3_result_error_toobig(ctx);
+    else
+      sqlite3_result_text(ctx, text, (int)len, SQLITE_TRANSIENT);
+    g_free(text);
+  }
+  arg_set_json_free(json);
 }
 
 /* ---- trace bounds -------------------------------------------------------- */
@@ -779,6 +932,7 @@ typedef struct scalar_def {
 
 static const scalar_def scalars[] = {
     {"extract_arg", 2, fn_extract_arg, false},
+    {"__intrinsic_arg_set_to_json", 1, fn_arg_set_to_json, false},
     {"trace_start", 0, fn_trace_start, false},
     {"trace_end", 0, fn_trace_end, false},
     {"trace_dur", 0, fn_trace_dur, false},

@@ -4,6 +4,9 @@
  *
  *   EXTRACT_ARG(arg_set_id, key)   the value of `key` (args.key, e.g.
  *                                  'debug.foo', 'args.list[0]') in the set
+ *   __INTRINSIC_ARG_SET_TO_JSON(arg_set_id)  the set as one JSON object,
+ *                                  keys nested at '.' and '[i]'
+ *                                  (arg_set_json.h)
  *   HASH(v, ...)                   FNV-1a 64 of integers and text
  *   DEMANGLE(name)                 Itanium C++ demangling (libiberty)
  *   REGEXP(pattern, text)          POSIX extended regex search, so
@@ -28,9 +31,10 @@
  * cplus_demangle), base64 (GLib) and regular expressions (the C library's POSIX
  * <regex.h>, the dialect trace_processor uses); see docs/architecture.md.
  *
- * With a model index, EXTRACT_ARG and TRACE_* read the model directly;
- * without one (the loadable extension for saved databases) they query the
- * `args` and `trace_bounds` tables of the connection.
+ * With a model index, EXTRACT_ARG, __INTRINSIC_ARG_SET_TO_JSON and TRACE_*
+ * read the model directly; without one (the loadable extension for saved
+ * databases) they query the `args` and `trace_bounds` tables of the
+ * connection.
  */
 #ifndef TM_SQL_FUNCTIONS_H
 #define TM_SQL_FUNCTIONS_H
