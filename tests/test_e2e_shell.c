@@ -4,7 +4,7 @@
  * standard input, the table format and -W, and scripts printing what
  * trace_processor_shell prints (its RunQueriesAndPrintResult: one empty
  * line per statement before the last, then the last one's CSV; rows from
- * an earlier statement fail the script). */
+ * an earlier statement fail the script), and --add-sql-package. */
 #include <errno.h>
 #include <glib.h>
 #include <gio/gio.h>
@@ -452,6 +452,51 @@ static void test_the_prompt_on_a_terminal_edits_recalls_and_interrupts(void) {
   e2e_cleanup(dir);
 }
 
+/* ---- --add-sql-package ---- */
+
+/* trace_processor_shell's --add-sql-package DIR[@NAME]: every *.sql under
+ * DIR is a module NAME.<path with / as .>, NAME DIR's base name unless
+ * given. The module's view keeps the depth-0 slices of t.json: "outer". */
+static void test_add_sql_package_makes_modules_of_a_directory(void) {
+  g_autofree char *dir = setup();
+  g_autofree char *pkgs = g_build_filename(dir, "pkgs", "mylib", "util", NULL);
+  g_assert_cmpint(g_mkdir_with_parents(pkgs, 0755), ==, 0);
+  g_free(e2e_write_file(pkgs, "top.sql",
+                        "CREATE PERFETTO VIEW top_slice AS SELECT name FROM "
+                        "slice WHERE depth = 0;\n",
+                        0));
+  const char *inputs[] = {"t.json", NULL};
+  const char *by_base_name[] = {"--add-sql-package", "pkgs/mylib", NULL};
+  e2e_result r = e2e_run_query(dir, inputs, by_base_name,
+                               "INCLUDE PERFETTO MODULE mylib.util.top;"
+                               "SELECT name FROM top_slice");
+  g_assert_cmpstr(r.err, ==, "");
+  g_assert_cmpint(r.exit_code, ==, 0);
+  g_assert_cmpstr(r.out, ==, "\n\"name\"\n\"outer\"\n"); /* INCLUDE's line */
+  e2e_result_clear(&r);
+  /* @NAME renames the package: the base name no longer finds it. */
+  const char *named[] = {"--add-sql-package", "pkgs/mylib@team", NULL};
+  r = e2e_run_query(dir, inputs, named,
+                    "INCLUDE PERFETTO MODULE team.util.top;"
+                    "SELECT name FROM top_slice");
+  g_assert_cmpint(r.exit_code, ==, 0);
+  g_assert_cmpstr(r.out, ==, "\n\"name\"\n\"outer\"\n"); /* INCLUDE's line */
+  e2e_result_clear(&r);
+  r = e2e_run_query(dir, inputs, named, "INCLUDE PERFETTO MODULE mylib.util.top");
+  g_assert_cmpint(r.exit_code, ==, 1);
+  g_assert_nonnull(strstr(r.err, "unknown module mylib.util.top"));
+  e2e_result_clear(&r);
+  /* A directory that is not there is named in the error. */
+  const char *missing[] = {"--add-sql-package", "pkgs/nope", NULL};
+  r = e2e_run_query(dir, inputs, missing, "SELECT 1");
+  g_assert_cmpint(r.exit_code, ==, 1);
+  g_assert_cmpstr(r.err, ==,
+                  "tracemerge: SQL package nope: pkgs/nope is not a "
+                  "directory\n");
+  e2e_result_clear(&r);
+  e2e_cleanup(dir);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   /* A CLI that exits before reading its standard input (a usage error)
@@ -473,5 +518,7 @@ int main(int argc, char **argv) {
                   test_table_format_and_wide_columns);
   g_test_add_func("/e2e/shell/the-prompt-on-a-terminal-edits-recalls-and-interrupts",
                   test_the_prompt_on_a_terminal_edits_recalls_and_interrupts);
+  g_test_add_func("/e2e/shell/add-sql-package-makes-modules-of-a-directory",
+                  test_add_sql_package_makes_modules_of_a_directory);
   return g_test_run();
 }

@@ -1019,6 +1019,11 @@ static void test_save_writes_a_standalone_database(fixture *f,
     free(plan);
     g_free(sql);
   }
+  /* The planner has statistics for them (ANALYZE's sqlite_stat1). */
+  char *stats = dump(saved, "SELECT count(*) FROM sqlite_stat1 WHERE idx = "
+                            "'__intrinsic_slice_track_id_ts'");
+  g_assert_cmpstr(stats, ==, "\"count(*)\"\n1\n");
+  free(stats);
   sqlite3_close(saved);
 
   /* The live database is usable and unchanged after the save. */
