@@ -1,10 +1,16 @@
 /*
  * SPAN_JOIN operator tables (see span_join.h).
  *
- * A query reads both inputs ordered by (partition, ts), then sweeps each
- * partition's boundaries once: between two consecutive boundaries at most
- * one span of each side is active (spans of a side do not overlap), and
- * consecutive pieces with the same pair are merged into one output row.
+ * A query reads both inputs, sorts each by (partition, ts) in C (cheaper
+ * than SQLite's ORDER BY, which serialises every row into its sorter),
+ * then sweeps each partition's boundaries once: between two consecutive
+ * boundaries at most one span of each side is active (spans of a side do
+ * not overlap), and consecutive pieces with the same pair are merged into
+ * one output row.
+ *
+ * The other columns' values are kept in one array of cells per side:
+ * integers, reals and NULLs inline, only text and blobs as copies, so a
+ * span costs no allocation of its own.
  */
 #include "sql/span_join.h"
 
@@ -31,10 +37,20 @@ typedef struct span_vtab {
   char *partition; /* the output partition column, or NULL */
 } span_vtab;
 
-/* One input span. */
+/* One value of an input column. */
+typedef struct cell {
+  int type; /* SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_NULL, else a copy */
+  union {
+    int64_t i;
+    double d;
+    sqlite3_value *copy; /* text, blob */
+  } u;
+} cell;
+
+/* One input span; its columns are cells[first_cell ...] of its side. */
 typedef struct span {
   int64_t ts, end, part;
-  sqlite3_value **values; /* the side's columns */
+  size_t first_cell;
 } span;
 
 typedef struct out_row {
@@ -45,6 +61,7 @@ typedef struct out_row {
 typedef struct span_cursor {
   sqlite3_vtab_cursor base;
   GArray *spans[2]; /* span */
+  GArray *cells[2]; /* cell, the side's columns for each span in turn */
   GArray *rows;     /* out_row */
   guint pos;
 } span_cursor;
@@ -226,26 +243,31 @@ static int span_best_index(sqlite3_vtab *base, sqlite3_index_info *info) {
 static int span_open(sqlite3_vtab *base, sqlite3_vtab_cursor **out) {
   (void)base;
   span_cursor *cur = g_new0(span_cursor, 1);
-  for (int s = 0; s < 2; s++)
+  for (int s = 0; s < 2; s++) {
     cur->spans[s] = g_array_new(FALSE, FALSE, sizeof(span));
+    cur->cells[s] = g_array_new(FALSE, FALSE, sizeof(cell));
+  }
   cur->rows = g_array_new(FALSE, FALSE, sizeof(out_row));
   *out = &cur->base;
   return SQLITE_OK;
 }
 
-static void spans_clear(GArray *spans, guint n_values) {
-  for (guint i = 0; i < spans->len; i++) {
-    span *sp = &g_array_index(spans, span, i);
-    for (guint v = 0; v < n_values; v++)
-      sqlite3_value_free(sp->values[v]);
-    g_free(sp->values);
+static void cells_clear(GArray *cells) {
+  for (guint i = 0; i < cells->len; i++) {
+    cell *c = &g_array_index(cells, cell, i);
+    if (c->type != SQLITE_INTEGER && c->type != SQLITE_FLOAT &&
+        c->type != SQLITE_NULL)
+      sqlite3_value_free(c->u.copy);
   }
-  g_array_set_size(spans, 0);
+  g_array_set_size(cells, 0);
 }
 
 static void cursor_clear(span_cursor *cur, span_vtab *vtab) {
-  for (int s = 0; s < 2; s++)
-    spans_clear(cur->spans[s], vtab->sides[s].columns->len);
+  (void)vtab;
+  for (int s = 0; s < 2; s++) {
+    g_array_set_size(cur->spans[s], 0);
+    cells_clear(cur->cells[s]);
+  }
   g_array_set_size(cur->rows, 0);
   cur->pos = 0;
 }
@@ -253,16 +275,71 @@ static void cursor_clear(span_cursor *cur, span_vtab *vtab) {
 static int span_close(sqlite3_vtab_cursor *base) {
   span_cursor *cur = (span_cursor *)base;
   cursor_clear(cur, (span_vtab *)base->pVtab);
-  for (int s = 0; s < 2; s++)
+  for (int s = 0; s < 2; s++) {
     g_array_free(cur->spans[s], TRUE);
+    g_array_free(cur->cells[s], TRUE);
+  }
   g_array_free(cur->rows, TRUE);
   g_free(cur);
   return SQLITE_OK;
 }
 
-/* Reads one side's spans ordered by (partition, ts). */
+static int compare_spans(const void *x, const void *y) {
+  const span *a = x, *b = y;
+  if (a->part != b->part)
+    return a->part < b->part ? -1 : 1;
+  if (a->ts != b->ts)
+    return a->ts < b->ts ? -1 : 1;
+  return a->end < b->end ? -1 : a->end > b->end;
+}
+
+/* Sorts spans by (partition, ts, end). Partitions are usually small
+ * integers (utid, cpu) and rows usually come in ts order, so: a stable
+ * counting sort by partition when their range is small, then a sort of
+ * each partition's run only if it is not in order already; a plain sort
+ * otherwise. */
+static void sort_spans(GArray *spans) {
+  size_t n = spans->len;
+  span *sp = (span *)(void *)spans->data;
+  if (n < 2)
+    return;
+  int64_t lo = sp[0].part, hi = sp[0].part;
+  for (size_t i = 1; i < n; i++) {
+    lo = MIN(lo, sp[i].part);
+    hi = MAX(hi, sp[i].part);
+  }
+  uint64_t range = (uint64_t)hi - (uint64_t)lo;
+  if (range >= 4 * (uint64_t)n + 1024) {
+    qsort(sp, n, sizeof *sp, compare_spans);
+    return;
+  }
+  size_t *start = g_new0(size_t, (size_t)range + 2);
+  for (size_t i = 0; i < n; i++)
+    start[(uint64_t)sp[i].part - (uint64_t)lo + 1]++;
+  for (size_t k = 1; k <= (size_t)range + 1; k++)
+    start[k] += start[k - 1];
+  span *sorted = g_new(span, n);
+  for (size_t i = 0; i < n; i++)
+    sorted[start[(uint64_t)sp[i].part - (uint64_t)lo]++] = sp[i];
+  memcpy(sp, sorted, n * sizeof *sp);
+  g_free(sorted);
+  g_free(start);
+  for (size_t i = 0; i < n;) {
+    size_t j = i + 1;
+    bool in_order = true;
+    for (; j < n && sp[j].part == sp[i].part; j++)
+      if (compare_spans(&sp[j - 1], &sp[j]) > 0)
+        in_order = false;
+    if (!in_order)
+      qsort(sp + i, j - i, sizeof *sp, compare_spans);
+    i = j;
+  }
+}
+
+/* Reads one side's spans into `out` (their columns into `cells`), sorted
+ * by (partition, ts). */
 static int load_side(span_vtab *vtab, int s, sqlite3_value *part_filter,
-                     GArray *out) {
+                     GArray *out, GArray *cells) {
   side *sd = &vtab->sides[s];
   GString *sql = g_string_new("SELECT ts, dur");
   g_string_append_printf(sql, ", %s%s%s", sd->partition ? "\"" : "",
@@ -275,9 +352,6 @@ static int load_side(span_vtab *vtab, int s, sqlite3_value *part_filter,
     g_string_append_printf(sql, " AND \"%s\" IS NOT NULL", sd->partition);
     if (part_filter)
       g_string_append_printf(sql, " AND \"%s\" = ?1", sd->partition);
-    g_string_append_printf(sql, " ORDER BY \"%s\", ts", sd->partition);
-  } else {
-    g_string_append(sql, " ORDER BY ts");
   }
   sqlite3_stmt *stmt = NULL;
   int rc = sqlite3_prepare_v2(vtab->db, sql->str, -1, &stmt, NULL);
@@ -291,14 +365,30 @@ static int load_side(span_vtab *vtab, int s, sqlite3_value *part_filter,
     sp.ts = sqlite3_column_int64(stmt, 0);
     sp.end = sp.ts + sqlite3_column_int64(stmt, 1);
     sp.part = sqlite3_column_int64(stmt, 2);
-    sp.values = g_new(sqlite3_value *, sd->columns->len ? sd->columns->len : 1);
-    for (guint i = 0; i < sd->columns->len; i++)
-      sp.values[i] = sqlite3_value_dup(sqlite3_column_value(stmt, 3 + (int)i));
+    sp.first_cell = cells->len;
+    for (guint i = 0; i < sd->columns->len; i++) {
+      cell c = {.type = sqlite3_column_type(stmt, 3 + (int)i)};
+      if (c.type == SQLITE_INTEGER) {
+        c.u.i = sqlite3_column_int64(stmt, 3 + (int)i);
+      } else if (c.type == SQLITE_FLOAT) {
+        c.u.d = sqlite3_column_double(stmt, 3 + (int)i);
+      } else if (c.type != SQLITE_NULL) {
+        c.u.copy = sqlite3_value_dup(sqlite3_column_value(stmt, 3 + (int)i));
+        if (!c.u.copy) {
+          rc = SQLITE_NOMEM;
+          break;
+        }
+      }
+      g_array_append_val(cells, c);
+    }
+    if (rc == SQLITE_NOMEM)
+      break;
     g_array_append_val(out, sp);
   }
   if (rc != SQLITE_DONE)
     goto fail;
   sqlite3_finalize(stmt);
+  sort_spans(out);
   return SQLITE_OK;
 fail:
   sqlite3_free(vtab->base.zErrMsg);
@@ -313,6 +403,19 @@ static int compare_int64(const void *x, const void *y) {
   return a < b ? -1 : a > b;
 }
 
+/* The boundaries (ts, end, ts, end, ...) of n spans sorted by ts into t;
+ * true if they ascend, as they do when the spans do not overlap. */
+static bool span_bounds(const span *spans, size_t n, int64_t *t) {
+  bool ascending = true;
+  for (size_t i = 0; i < n; i++) {
+    t[2 * i] = spans[i].ts;
+    t[2 * i + 1] = spans[i].end;
+    if (i > 0 && spans[i].ts < spans[i - 1].end)
+      ascending = false;
+  }
+  return ascending;
+}
+
 /* Joins a[na] and b[nb] (sorted by ts, one partition) into rows. */
 static void join_partition(join_kind kind, int64_t part, const span *a,
                            int a_base, size_t na, const span *b, int b_base,
@@ -320,17 +423,24 @@ static void join_partition(join_kind kind, int64_t part, const span *a,
   size_t nt = 2 * (na + nb);
   if (nt == 0)
     return;
+  /* Every boundary of both sides, in order: a merge of the two sides'
+   * ascending lists, or (spans of a side overlap: the documented
+   * restriction broken) a sort. */
+  int64_t *ta = g_new(int64_t, 2 * na + 1), *tb = g_new(int64_t, 2 * nb + 1);
   int64_t *t = g_new(int64_t, nt);
-  size_t k = 0;
-  for (size_t i = 0; i < na; i++) {
-    t[k++] = a[i].ts;
-    t[k++] = a[i].end;
+  bool ascending = span_bounds(a, na, ta);
+  ascending = span_bounds(b, nb, tb) && ascending;
+  if (ascending) {
+    size_t i = 0, j = 0, k = 0;
+    while (i < 2 * na || j < 2 * nb)
+      t[k++] = j >= 2 * nb || (i < 2 * na && ta[i] <= tb[j]) ? ta[i++] : tb[j++];
+  } else {
+    memcpy(t, ta, 2 * na * sizeof *t);
+    memcpy(t + 2 * na, tb, 2 * nb * sizeof *t);
+    qsort(t, nt, sizeof *t, compare_int64);
   }
-  for (size_t i = 0; i < nb; i++) {
-    t[k++] = b[i].ts;
-    t[k++] = b[i].end;
-  }
-  qsort(t, nt, sizeof *t, compare_int64);
+  g_free(ta);
+  g_free(tb);
   size_t ia = 0, ib = 0;
   guint first_row = rows->len;
   for (size_t i = 0; i + 1 < nt; i++) {
@@ -369,7 +479,7 @@ static int span_filter(sqlite3_vtab_cursor *base, int idx_num,
   cursor_clear(cur, vtab);
   sqlite3_value *filter = idx_num == 1 && argc > 0 ? argv[0] : NULL;
   for (int s = 0; s < 2; s++) {
-    int rc = load_side(vtab, s, filter, cur->spans[s]);
+    int rc = load_side(vtab, s, filter, cur->spans[s], cur->cells[s]);
     if (rc != SQLITE_OK)
       return rc;
   }
@@ -449,7 +559,13 @@ static int span_column(sqlite3_vtab_cursor *base, sqlite3_context *ctx,
   int index = s == 0 ? r->a : r->b;
   if (index >= 0) {
     const span *sp = &g_array_index(cur->spans[s], span, index);
-    sqlite3_result_value(ctx, sp->values[c]);
+    const cell *v = &g_array_index(cur->cells[s], cell, sp->first_cell + (guint)c);
+    if (v->type == SQLITE_INTEGER)
+      sqlite3_result_int64(ctx, v->u.i);
+    else if (v->type == SQLITE_FLOAT)
+      sqlite3_result_double(ctx, v->u.d);
+    else if (v->type != SQLITE_NULL)
+      sqlite3_result_value(ctx, v->u.copy);
   }
   return SQLITE_OK;
 }
