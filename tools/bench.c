@@ -619,8 +619,8 @@ static bool stage_export_json(const bench_config *config, stage_report *report) 
   return export_stage(config, report, TM_EXPORT_JSON);
 }
 
-/* Ten typical analysis queries (--queries), run in one session after one
- * import; each one's wall time is printed as it finishes. */
+/* Eleven typical analysis queries (--queries), run in one session after
+ * one import; each one's wall time is printed as it finishes. */
 static const struct {
   const char *name;
   const char *sql;
@@ -648,6 +648,23 @@ static const struct {
      "CREATE VIRTUAL TABLE temp.bench_sj USING SPAN_JOIN(bench_top "
      "PARTITIONED utid, bench_ctr);"
      "SELECT count(*), sum(dur) FROM bench_sj"},
+    /* The docs' "CPU time of slices": each thread's top-level slices
+     * against that thread's sched slices (both partitioned by utid; the
+     * idle thread, utid 0, has no slices). Empty without sched data: run
+     * it on --format ftrace. */
+    {"SPAN_JOIN sched x thread slices",
+     "DROP TABLE IF EXISTS temp.bench_sched_sj;"
+     "DROP VIEW IF EXISTS temp.bench_thread_top;"
+     "DROP VIEW IF EXISTS temp.bench_sched;"
+     "CREATE TEMP VIEW bench_thread_top AS SELECT s.ts, s.dur, t.utid, s.id "
+     "AS slice_id FROM slice s JOIN thread_track t ON s.track_id = t.id "
+     "WHERE s.depth = 0;"
+     "CREATE TEMP VIEW bench_sched AS SELECT ts, dur, utid, cpu FROM sched "
+     "WHERE utid != 0;"
+     "CREATE VIRTUAL TABLE temp.bench_sched_sj USING SPAN_JOIN("
+     "bench_thread_top PARTITIONED utid, bench_sched PARTITIONED utid);"
+     "SELECT count(*), sum(dur), count(DISTINCT slice_id) FROM "
+     "bench_sched_sj"},
     {"args extraction",
      "SELECT count(EXTRACT_ARG(arg_set_id, 'args.src_func')), "
      "count(EXTRACT_ARG(arg_set_id, 'args.data.lineNumber')) FROM slice"},
@@ -840,7 +857,8 @@ static bool parse_args(int argc, char **argv, bench_config *config) {
       {"keep", 'k', 0, G_OPTION_ARG_NONE, &keep,
        "keep the generated trace and database", NULL},
       {"queries", 'q', 0, G_OPTION_ARG_NONE, &queries,
-       "also time 10 analysis queries after an import", NULL},
+       "also time 11 analysis queries after an import (SPAN_JOIN of sched "
+       "with slices needs sched: --format ftrace)", NULL},
       {"friendly", 0, 0, G_OPTION_ARG_NONE, &friendly,
        "json, proto: generate the old friendly shape (json: every thread "
        "sorted, few args; proto: all interned up front, B/E only) instead of "
