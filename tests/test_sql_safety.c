@@ -162,6 +162,8 @@ static void test_the_connection_settings_are_on(fixture *f,
   }
   g_assert_cmpint(sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1), ==,
                   (int)SQL_CONNECTION_DEFAULT_MAX_VALUE_BYTES);
+  /* Temporary tables, sorters and DISTINCT sets stay in memory (2). */
+  assert_prints(f, "PRAGMA temp_store", "\"temp_store\"\n2\n");
 
   /* A file connection (what `import -o` writes through) gets the same. */
   char *path = scratch(f, "file.sqlite");

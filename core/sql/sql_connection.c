@@ -355,6 +355,18 @@ static bool configure(sql_connection *c, const tm_model *model,
   sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, SQL_CONNECTION_MAX_SQL_BYTES);
   sqlite3_limit(db, SQLITE_LIMIT_VDBE_OP, 25 * 1000 * 1000);
   sqlite3_limit(db, SQLITE_LIMIT_TRIGGER_DEPTH, 100);
+  /* Sorters, DISTINCT and GROUP BY tables and temp tables stay in memory,
+   * as everything does in trace_processor: by default SQLite spills them
+   * to files in /tmp beyond 2 MB, which made a DISTINCT over a million
+   * span-join rows spend as much time in the kernel as in SQLite, and
+   * wrote trace data to disk. */
+  if (sqlite3_exec(db, "PRAGMA temp_store = MEMORY", NULL, NULL, NULL) !=
+      SQLITE_OK) {
+    g_set_error(error, TM_SQL_ERROR, TM_SQL_ERROR_QUERY,
+                "cannot keep temporary tables in memory: %s",
+                sqlite3_errmsg(db));
+    return false;
+  }
 
   if (!sql_printf_register(db, error))
     return false;
