@@ -284,6 +284,26 @@ static void test_corpus_files_import(void) {
         cases[i].expected);
 }
 
+/* thread.is_main_thread on the corpus files (E2E_MAIN_THREAD_SQL): from
+ * the counts above (threads with tid != 0, one process each) plus the
+ * placeholder pid 0 / tid 0: every thread has its process (no NULL), the
+ * main threads are the processes' (tid == pid: 1 + the placeholder), the
+ * others the rest. samply's one sampled thread is its process's main
+ * thread, so it has no other. */
+static void test_corpus_files_main_threads(void) {
+  static const struct {
+    const char *file;
+    const char *expected;
+  } cases[] = {
+      {"ffprofiler-argument-values.json", "2,1,0,0"},
+      {"ffprofiler-unsymbolicated.json.gz", "2,6,0,0"},
+      {"samply-ls-profile.json", "2,0,0,0"},
+      {"speedscope-firefox63-simple-devtools.json", "2,1,0,0"},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
+    e2e_assert_real_file_row("gecko", cases[i].file, E2E_MAIN_THREAD_SQL, cases[i].expected);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/e2e/gecko/raw-profile-samples-and-callsites",
@@ -300,5 +320,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/e2e/gecko/damaged-inputs-fail-with-a-clear-error",
                   test_damaged_inputs_fail_with_a_clear_error);
   g_test_add_func("/e2e/gecko/corpus-files-import", test_corpus_files_import);
+  g_test_add_func("/e2e/gecko/corpus-files-main-threads-are-tid-equal-pid",
+                  test_corpus_files_main_threads);
   return g_test_run();
 }

@@ -679,6 +679,26 @@ static void test_real_traces_threads_and_processes(void) {
                                cases[i].expected);
 }
 
+/* thread.is_main_thread on the real Chrome traces (E2E_MAIN_THREAD_SQL):
+ * every JSON event names its pid, so every thread has a process (no
+ * NULL) and each process has exactly one main thread, tid == pid, the
+ * placeholder pid 0 / tid 0 among them: main = processes, not main =
+ * threads - processes, with the counts of the test above (fuchsia's from
+ * test_real_fuchsia_trace_still_imports: 411 threads, 71 processes). */
+static void test_real_traces_main_threads(void) {
+  static const struct {
+    const char *file, *expected;
+  } cases[] = {
+      {"speedscope-chrome70-worker.json", "4,58,0,0"},
+      {"speedscope-chrome116-devtools-trace.json", "5,15,0,0"},
+      {"catapult-webview.json.gz", "2,37,0,0"},
+      {"ffprofiler-rspack-issue-5429.json.gz", "3,1,0,0"},
+      {"catapult-fuchsia_trace.json.gz", "71,340,0,0"},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
+    e2e_assert_real_file_row("json", cases[i].file, E2E_MAIN_THREAD_SQL, cases[i].expected);
+}
+
 static void test_real_fuchsia_trace_still_imports(void) {
   /* tests/data/real/json/catapult-fuchsia_trace.json.gz: its
    * README counts B/E 66373/66373, n 327, b/e 302/302, i 45 among the
@@ -965,6 +985,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/e2e/json/flows/real-traces", test_real_traces_flows);
   g_test_add_func("/e2e/json/identity/real-traces-threads-and-processes",
                   test_real_traces_threads_and_processes);
+  g_test_add_func("/e2e/json/identity/real-traces-main-threads-are-tid-equal-pid",
+                  test_real_traces_main_threads);
   g_test_add_func("/e2e/json/v8-profile/real-traces-match-independent-counts",
                   test_v8_profiles_of_real_traces);
   g_test_add_func("/e2e/json/system-trace/string-shares-the-files-timeline",

@@ -759,6 +759,16 @@ static void test_damaged_zstd_wrapper_keeps_earlier_packets(void) {
   e2e_cleanup(dir);
 }
 
+/* thread.is_main_thread on tokio's trace (E2E_MAIN_THREAD_SQL): its 10
+ * threads of pid 1605085 (test_real_traces_import: the 9 described
+ * threads and the process's main thread) and the placeholder tid 0 all
+ * have a process; the main threads are 1605085's and the placeholder's,
+ * the 9 described threads are not (none has tid == pid). */
+static void test_real_tokio_main_threads(void) {
+  e2e_assert_real_file_row("proto", "tokio-flight-recorder.pftrace", E2E_MAIN_THREAD_SQL,
+                           "2,9,0,0");
+}
+
 /* tokio's 10 track descriptors (protoc --decode: 1 with only a process,
  * pid 1605085 and no name; 9 with a thread, each naming it as
  * parent_uuid) make 10 tracks as in trace_processor, which interns a
@@ -973,6 +983,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/e2e/proto/real-traces/descriptors-make-no-merged-track",
                   test_real_traces_with_descriptors_make_no_merged_track);
   g_test_add_func("/e2e/proto/real-traces/import-without-errors", test_real_traces_import);
+  g_test_add_func("/e2e/proto/real-traces/tokio-main-threads-are-tid-equal-pid",
+                  test_real_tokio_main_threads);
   g_test_add_func("/e2e/proto/real-traces/tokio-process-descriptor-has-its-track",
                   test_real_tokio_process_descriptor_has_its_track);
   return g_test_run();

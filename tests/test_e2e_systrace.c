@@ -617,6 +617,18 @@ static void test_real_processes_are_unnamed_without_a_process_dump(void) {
                        "0,83,\"surfaceflinger\"\n");
 }
 
+/* thread.is_main_thread on the trappy file (E2E_MAIN_THREAD_SQL), by the
+ * rule of test_main_thread_is_known_once_the_process_is over its lines
+ * (python3 re): 78 threads get a process from a tgid column or a payload
+ * pid (50 processes, each with its main thread), tid 0 is the
+ * placeholder's main thread; 8 tids named only by sched_switch
+ * prev_pid/next_pid or a wakeup's pid have no process (NULL). Main: 50 + 1,
+ * not main: 79 - 51 = 28 (87 threads in test_real_file). */
+static void test_real_main_threads_where_the_process_is_known(void) {
+  e2e_assert_real_file_row("systrace", "trappy-trace_surfaceflinger.html",
+                           E2E_MAIN_THREAD_SQL, "51,28,8,0");
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/e2e-systrace/wrapper/plain-text-with-tgid", test_wrapper_plain_with_tgid);
@@ -637,6 +649,8 @@ int main(int argc, char **argv) {
                   test_html_process_dump_names_processes_and_threads);
   g_test_add_func("/e2e-systrace/real/processes-are-unnamed-without-a-process-dump",
                   test_real_processes_are_unnamed_without_a_process_dump);
+  g_test_add_func("/e2e-systrace/real/main-threads-where-the-process-is-known",
+                  test_real_main_threads_where_the_process_is_known);
   g_test_add_func("/e2e-systrace/wrapper/legacy-html-javascript-string",
                   test_wrapper_legacy_html_javascript_string);
   g_test_add_func("/e2e-systrace/mark-write/counters-async-slices-and-instants",

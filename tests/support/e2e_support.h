@@ -108,6 +108,17 @@ void e2e_assert_file_row(const char *path, const char *sql, const char *expected
 void e2e_assert_real_file_row(const char *subdir, const char *file, const char *sql,
                               const char *expected_row);
 
+/* One row on thread.is_main_thread, for the real-file tests of every
+ * format: threads that are main (1), that are not (0), whose process is
+ * unknown (NULL), and threads of a known process whose flag is not tid ==
+ * pid (trace_processor's rule, issue 10 §3; always 0 when it holds). */
+#define E2E_MAIN_THREAD_SQL                                                    \
+  "SELECT (SELECT count(*) FROM thread WHERE is_main_thread = 1), "            \
+  "(SELECT count(*) FROM thread WHERE is_main_thread = 0), "                   \
+  "(SELECT count(*) FROM thread WHERE is_main_thread IS NULL), "               \
+  "(SELECT count(*) FROM thread t JOIN process p USING (upid) "                \
+  "WHERE t.is_main_thread IS NOT (t.tid = p.pid))"
+
 /* Asserts that `actual` equals `expected`, printing both in full on
  * mismatch. */
 #define e2e_assert_text(actual, expected)                                    \
