@@ -8,17 +8,6 @@
 
 #include "container_fixture.h"
 
-/* `payload` wrapped in `levels` gzip streams. */
-static GBytes *gzip_nested(GBytes *payload, int levels) {
-  GBytes *bytes = g_bytes_ref(payload);
-  for (int i = 0; i < levels; i++) {
-    GBytes *wrapped = gzip_of(bytes);
-    g_bytes_unref(bytes);
-    bytes = wrapped;
-  }
-  return bytes;
-}
-
 /* The 17th level is skipped, not fatal: its row stays (a container),
  * nothing inside it is read, and the depth budget says why. */
 static void test_nested_deeper_than_sixteen_levels_is_cut(void) {

@@ -154,16 +154,6 @@ static void test_nested_zip_inside_tar(void) {
   fixture_clear(&f);
 }
 
-static GBytes *gzip_nested(GBytes *payload, int levels) {
-  GBytes *bytes = g_bytes_ref(payload);
-  for (int i = 0; i < levels; i++) {
-    GBytes *wrapped = gzip_of(bytes);
-    g_bytes_unref(bytes);
-    bytes = wrapped;
-  }
-  return bytes;
-}
-
 static void test_nested_sixteen_levels_are_read(void) {
   fixture f;
   fixture_init(&f);

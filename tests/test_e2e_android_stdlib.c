@@ -15,8 +15,7 @@
 #include "e2e_support.h"
 
 static char *query(const char *name, const char *sql) {
-  g_autofree char *file = g_strdup_printf("%s.pb", name);
-  g_autofree char *path = g_test_build_filename(G_TEST_BUILT, "data", "proto", file, NULL);
+  g_autofree char *path = e2e_proto_fixture_path(name);
   const char *inputs[] = {path, NULL};
   char *out = e2e_query(inputs, sql);
   /* Every query here is a two-statement script (INCLUDE, then SELECT):

@@ -19,29 +19,9 @@
 
 #include "e2e_support.h"
 
-static char *example_file(const char *name) {
-  g_autofree char *path = g_test_build_filename(G_TEST_DIST, "data", "example", name, NULL);
-  char *text = NULL;
-  GError *error = NULL;
-  g_file_get_contents(path, &text, NULL, &error);
-  g_assert_no_error(error);
-  return text;
-}
-
-/* Writes the example ZIP as tools/demo.sh packs it; returns its path. */
-static char *write_example_zip(const char *dir) {
-  g_autofree char *manifest = example_file("perfetto_manifest.json");
-  g_autofree char *client = example_file("client.json");
-  g_autofree char *server = example_file("server.json");
-  const e2e_member members[] = {{"perfetto_manifest.json", manifest, 0},
-                                {"client.json", client, 0},
-                                {"server.json", server, 0}};
-  return e2e_write_archive(dir, "example.zip", E2E_ZIP, members, G_N_ELEMENTS(members));
-}
-
 static void test_timeline_is_merged_across_two_machines(void) {
   g_autofree char *dir = e2e_tmpdir();
-  g_autofree char *zip = write_example_zip(dir);
+  g_autofree char *zip = e2e_write_example_zip(dir);
   g_autofree char *sql_path =
       g_test_build_filename(G_TEST_DIST, "data", "example", "timeline.sql", NULL);
   const char *args[] = {"query", "example.zip", "-q", sql_path, NULL};
@@ -64,7 +44,7 @@ static void test_timeline_is_merged_across_two_machines(void) {
  * two-clock snapshot for the override, no error stat. */
 static void test_machines_attributes_and_clock_edge(void) {
   g_autofree char *dir = e2e_tmpdir();
-  g_autofree char *zip = write_example_zip(dir);
+  g_autofree char *zip = e2e_write_example_zip(dir);
   const char *inputs[] = {"example.zip", NULL};
   g_autofree char *machines =
       e2e_query_in(dir, inputs, "SELECT id, raw_id, name FROM machine ORDER BY id");
@@ -94,7 +74,7 @@ static void test_machines_attributes_and_clock_edge(void) {
  * machine 1 of stride 10 000 000), JSON having no machine rows. */
 static void test_demo_exports_open_as_the_same_timeline(void) {
   g_autofree char *dir = e2e_tmpdir();
-  g_autofree char *zip = write_example_zip(dir);
+  g_autofree char *zip = e2e_write_example_zip(dir);
   g_autofree char *sql_path =
       g_test_build_filename(G_TEST_DIST, "data", "example", "timeline.sql", NULL);
   const char *outputs[] = {"merged.pftrace", "merged.json"};

@@ -83,25 +83,6 @@ static char *write_system_and_chrome_zip(const char *dir) {
   return e2e_write_archive(dir, "system_and_chrome.zip", E2E_ZIP, members, 3);
 }
 
-static char *example_file(const char *name) {
-  g_autofree char *path = g_test_build_filename(G_TEST_DIST, "data", "example", name, NULL);
-  char *text = NULL;
-  GError *error = NULL;
-  g_file_get_contents(path, &text, NULL, &error);
-  g_assert_no_error(error);
-  return text;
-}
-
-static char *write_example_zip(const char *dir) {
-  g_autofree char *manifest = example_file("perfetto_manifest.json");
-  g_autofree char *client = example_file("client.json");
-  g_autofree char *server = example_file("server.json");
-  const e2e_member members[] = {{"perfetto_manifest.json", manifest, 0},
-                                {"client.json", client, 0},
-                                {"server.json", server, 0}};
-  return e2e_write_archive(dir, "example.zip", E2E_ZIP, members, 3);
-}
-
 static char *data_file(const char *name) {
   g_autofree char *path = g_test_build_filename(G_TEST_DIST, "data", "export", name, NULL);
   char *text = NULL;
@@ -451,7 +432,7 @@ static void test_perfetto_system_and_chrome_answer_the_same(void) {
 
 static void test_perfetto_demo_example_answers_the_same(void) {
   g_autofree char *dir = e2e_tmpdir();
-  g_autofree char *zip = write_example_zip(dir);
+  g_autofree char *zip = e2e_write_example_zip(dir);
   guint queries = 0;
   sqlite3 *merged = NULL;
   g_autofree char *pftrace = export_to(dir, "example.zip", "merged.pftrace", "perfetto");
@@ -589,7 +570,7 @@ static void test_json_system_and_chrome_answer_the_same(void) {
 
 static void test_json_demo_example_answers_the_same(void) {
   g_autofree char *dir = e2e_tmpdir();
-  g_autofree char *zip = write_example_zip(dir);
+  g_autofree char *zip = e2e_write_example_zip(dir);
   guint queries = 0;
   json_round_trip(dir, "example.zip", &queries);
   g_assert_cmpuint(queries, >=, 15);
@@ -603,7 +584,7 @@ static void test_json_demo_example_answers_the_same(void) {
  * 100 µs later (the manifest's offset). */
 static void test_json_of_the_example_keeps_machines_apart(void) {
   g_autofree char *dir = e2e_tmpdir();
-  g_autofree char *zip = write_example_zip(dir);
+  g_autofree char *zip = e2e_write_example_zip(dir);
   const char *args[] = {"export", "example.zip", "-o", "-", "--format", "json", NULL};
   e2e_result r = e2e_run_in(dir, args);
   g_assert_cmpint(r.exit_code, ==, 0);
@@ -845,7 +826,7 @@ static void test_perfetto_sequences_set_their_state_before_use(void) {
 
 static void test_standard_output_gets_the_same_bytes_as_a_file(void) {
   g_autofree char *dir = e2e_tmpdir();
-  g_autofree char *zip = write_example_zip(dir);
+  g_autofree char *zip = e2e_write_example_zip(dir);
   g_autofree char *cli = g_shell_quote(g_getenv("TRACEMERGE_CLI"));
   const char *formats[] = {"perfetto", "json"};
   for (int i = 0; i < 2; i++) {
@@ -877,7 +858,7 @@ static void test_standard_output_gets_the_same_bytes_as_a_file(void) {
 static void filtered(const char *const *options, const char *sql, const char *expected_sql,
                      char **actual, char **expected) {
   g_autofree char *dir = e2e_tmpdir();
-  g_autofree char *zip = write_example_zip(dir);
+  g_autofree char *zip = e2e_write_example_zip(dir);
   GPtrArray *args = g_ptr_array_new();
   g_ptr_array_add(args, "export");
   g_ptr_array_add(args, "example.zip");
@@ -941,7 +922,7 @@ static void test_filter_by_sql_keeps_slices_with_their_ancestors(void) {
 
 static void expect_failure(const char *const *args, int status, const char *message) {
   g_autofree char *dir = e2e_tmpdir();
-  g_autofree char *zip = write_example_zip(dir);
+  g_autofree char *zip = e2e_write_example_zip(dir);
   e2e_result r = e2e_run_in(dir, args);
   g_assert_cmpint(r.exit_code, ==, status);
   if (!strstr(r.err, message))

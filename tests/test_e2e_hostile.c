@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include "e2e_support.h"
+#include "proto_wire.h"
 
 /* ---- arithmetic ---------------------------------------------------------- */
 
@@ -312,17 +313,6 @@ static void test_instruments_ref_bomb_is_cut(void) {
   e2e_cleanup(dir);
 }
 
-/* Appends `v` as a protobuf varint. */
-static void put_varint(GByteArray *out, uint64_t v) {
-  do {
-    uint8_t b = (uint8_t)(v & 0x7f);
-    v >>= 7;
-    if (v)
-      b |= 0x80;
-    g_byte_array_append(out, &b, 1);
-  } while (v);
-}
-
 /* A Perfetto trace of one TracePacket whose compressed_packets (field 50)
  * is a zlib stream of 96 MiB of empty packets ("0a 00" over and over): a
  * ~100 KiB file. With --max-inflate-ratio 10, the reader's inflate budget
@@ -354,12 +344,12 @@ static void test_proto_compressed_packets_bomb_is_cut(void) {
   }
   deflateEnd(&z);
   GByteArray *packet = g_byte_array_new();
-  put_varint(packet, (50 << 3) | 2);
-  put_varint(packet, deflated->len);
+  wire_put_varint(packet, (50 << 3) | 2);
+  wire_put_varint(packet, deflated->len);
   g_byte_array_append(packet, deflated->data, deflated->len);
   GByteArray *trace = g_byte_array_new();
-  put_varint(trace, (1 << 3) | 2);
-  put_varint(trace, packet->len);
+  wire_put_varint(trace, (1 << 3) | 2);
+  wire_put_varint(trace, packet->len);
   g_byte_array_append(trace, packet->data, packet->len);
   g_autofree char *path = e2e_write_file(dir, "bomb.pftrace", (const char *)trace->data,
                                          trace->len);

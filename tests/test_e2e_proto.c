@@ -11,15 +11,9 @@
 #include "corpus.h"
 #include "e2e_support.h"
 
-static char *fixture(const char *name) {
-  g_autofree char *file = g_strdup_printf("%s.pb", name);
-  return g_test_build_filename(G_TEST_BUILT, "data", "proto", file, NULL);
-}
-
+/* The CSV text of `sql` on the built fixture tests/data/proto/NAME. */
 static char *query(const char *name, const char *sql) {
-  g_autofree char *path = fixture(name);
-  const char *inputs[] = {path, NULL};
-  return e2e_query(inputs, sql);
+  return e2e_query_proto_fixture(name, sql);
 }
 
 /* Point 6: every TrackEvent feature shows up in a query result. No clock
@@ -232,8 +226,8 @@ static void test_remote_only_file_adopts_host_row(void) {
 /* The host row is shared by the files without a manifest machine: once an
  * earlier file put data on it, a later remote-only file gets its own row. */
 static void test_host_data_of_another_file_prevents_adoption(void) {
-  g_autofree char *host = fixture("track_events");
-  g_autofree char *remote = fixture("adopted_machine");
+  g_autofree char *host = e2e_proto_fixture_path("track_events");
+  g_autofree char *remote = e2e_proto_fixture_path("adopted_machine");
   const char *inputs[] = {host, remote, NULL};
   g_autofree char *machines = e2e_query(inputs, "SELECT id, raw_id FROM machine ORDER BY id");
   e2e_assert_text(machines, "\"id\",\"raw_id\"\n0,0\n1,7\n");

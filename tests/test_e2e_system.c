@@ -13,16 +13,11 @@
 #include <string.h>
 
 #include "e2e_support.h"
+#include "proto_wire.h"
 
-static char *fixture(const char *name) {
-  g_autofree char *file = g_strdup_printf("%s.pb", name);
-  return g_test_build_filename(G_TEST_BUILT, "data", "proto", file, NULL);
-}
-
+/* The CSV text of `sql` on the built fixture tests/data/proto/NAME. */
 static char *query(const char *name, const char *sql) {
-  g_autofree char *path = fixture(name);
-  const char *inputs[] = {path, NULL};
-  return e2e_query(inputs, sql);
+  return e2e_query_proto_fixture(name, sql);
 }
 
 /* --- every ftrace kind ------------------------------------------------------ */
@@ -164,20 +159,10 @@ static void test_other_events_are_raw_rows(void) {
 
 /* --- damage ------------------------------------------------------------------- */
 
-static void put_varint(GByteArray *out, uint64_t v) {
-  do {
-    uint8_t b = (uint8_t)(v & 0x7f);
-    v >>= 7;
-    if (v)
-      b |= 0x80;
-    g_byte_array_append(out, &b, 1);
-  } while (v);
-}
-
 /* Field `number` (length-delimited) holding `len` bytes of `data`. */
 static void put_bytes(GByteArray *out, uint32_t number, const uint8_t *data, size_t len) {
-  put_varint(out, (uint64_t)number << 3 | 2);
-  put_varint(out, len);
+  wire_put_varint(out, (uint64_t)number << 3 | 2);
+  wire_put_varint(out, len);
   g_byte_array_append(out, data, (guint)len);
 }
 
@@ -441,7 +426,7 @@ static void test_system_trace_and_chrome_json_merge(void) {
 
 /* `tracemerge info` lists the payloads not modelled with their count. */
 static void test_info_lists_unmodelled_payloads(void) {
-  g_autofree char *path = fixture("android_system");
+  g_autofree char *path = e2e_proto_fixture_path("android_system");
   const char *args[] = {"info", path, NULL};
   e2e_result r = e2e_run(args);
   g_assert_cmpint(r.exit_code, ==, 0);

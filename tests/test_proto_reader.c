@@ -13,6 +13,7 @@
 #include "fake_host.h"
 #include "proto_framing.h"
 #include "proto_map.h"
+#include "proto_wire.h"
 
 const tm_reader_descriptor *tracemerge_reader_entry(void);
 
@@ -684,16 +685,6 @@ static void test_waiting_events_are_bounded(void) {
 
 /* --- compressed packets ---------------------------------------------------- */
 
-static void put_varint(GByteArray *bytes, uint64_t v) {
-  do {
-    uint8_t b = (uint8_t)(v & 0x7f);
-    v >>= 7;
-    if (v)
-      b |= 0x80;
-    g_byte_array_append(bytes, &b, 1);
-  } while (v);
-}
-
 typedef enum { ZLIB, ZSTD } codec;
 
 /* `inner` compressed by `codec` (zstd: as `frames` concatenated frames,
@@ -728,12 +719,12 @@ static GByteArray *wrap_payload(codec c, const uint8_t *payload, size_t len) {
   GByteArray *packet = g_byte_array_new();
   const uint8_t zlib_tag[] = {0x92, 0x03}, zstd_tag[] = {0xaa, 0x08};
   g_byte_array_append(packet, c == ZLIB ? zlib_tag : zstd_tag, 2);
-  put_varint(packet, len);
+  wire_put_varint(packet, len);
   g_byte_array_append(packet, payload, (guint)len);
   GByteArray *file = g_byte_array_new();
   const uint8_t packet_tag = 0x0a;
   g_byte_array_append(file, &packet_tag, 1);
-  put_varint(file, packet->len);
+  wire_put_varint(file, packet->len);
   g_byte_array_append(file, packet->data, packet->len);
   g_byte_array_free(packet, TRUE);
   return file;
@@ -861,7 +852,7 @@ static void test_zstd_compressed_packets_damage(void) {
   GByteArray *huge = g_byte_array_new();
   const uint8_t packet_tag = 0x0a;
   g_byte_array_append(huge, &packet_tag, 1);
-  put_varint(huge, PROTO_DEFAULT_MAX_PACKET + 1);
+  wire_put_varint(huge, PROTO_DEFAULT_MAX_PACKET + 1);
   g_autofree char *too_large = g_strdup_printf(
       "packet 2: zstd_compressed_packets: at decompressed byte 0: packet claims %zu bytes, "
       "more than the limit of %zu", PROTO_DEFAULT_MAX_PACKET + 1, PROTO_DEFAULT_MAX_PACKET);
@@ -1019,17 +1010,17 @@ static GByteArray *event_with_annotation(const GByteArray *annotation) {
   GByteArray *event = g_byte_array_new();
   const uint8_t head[] = {0x48, 0x03, 0xba, 0x01, 0x01, 'n', 0x22};
   g_byte_array_append(event, head, sizeof head);
-  put_varint(event, annotation->len);
+  wire_put_varint(event, annotation->len);
   g_byte_array_append(event, annotation->data, annotation->len);
   GByteArray *packet = g_byte_array_new();
   const uint8_t ts[] = {0x40, 0x05, 0x5a};
   g_byte_array_append(packet, ts, sizeof ts);
-  put_varint(packet, event->len);
+  wire_put_varint(packet, event->len);
   g_byte_array_append(packet, event->data, event->len);
   GByteArray *file = g_byte_array_new();
   const uint8_t tag = 0x0a;
   g_byte_array_append(file, &tag, 1);
-  put_varint(file, packet->len);
+  wire_put_varint(file, packet->len);
   g_byte_array_append(file, packet->data, packet->len);
   g_byte_array_free(event, TRUE);
   g_byte_array_free(packet, TRUE);
@@ -1047,7 +1038,7 @@ static void test_deep_annotations_are_cut_and_counted(void) {
     if (annotation->len) {
       const uint8_t dict = 0x5a; /* field 11 */
       g_byte_array_append(outer, &dict, 1);
-      put_varint(outer, annotation->len);
+      wire_put_varint(outer, annotation->len);
       g_byte_array_append(outer, annotation->data, annotation->len);
     }
     g_byte_array_free(annotation, TRUE);

@@ -80,6 +80,16 @@ GBytes *gzip_of(GBytes *payload) {
   return compressed(ARCHIVE_FILTER_GZIP, payload);
 }
 
+GBytes *gzip_nested(GBytes *payload, int levels) {
+  GBytes *bytes = g_bytes_ref(payload);
+  for (int i = 0; i < levels; i++) {
+    GBytes *wrapped = gzip_of(bytes);
+    g_bytes_unref(bytes);
+    bytes = wrapped;
+  }
+  return bytes;
+}
+
 GBytes *text(const char *s) { return g_bytes_new(s, strlen(s)); }
 
 /* A JSON-looking blob of `len` bytes that deflate cannot shrink much. */

@@ -68,6 +68,8 @@ GBytes *stored_zip_of(const fixture_member *m, size_t n);
 GBytes *tar_of(const fixture_member *m, size_t n);
 GBytes *compressed(int filter, GBytes *payload);
 GBytes *gzip_of(GBytes *payload);
+/* `payload` wrapped in `levels` gzip streams. */
+GBytes *gzip_nested(GBytes *payload, int levels);
 GBytes *text(const char *s);
 GBytes *noisy_json(size_t len, guint32 seed);
 GBytes *concat(GBytes *a, GBytes *b);

@@ -153,10 +153,38 @@ char *e2e_query_archive(const char *dir, e2e_archive_format format,
   return e2e_query_in(dir, inputs, sql);
 }
 
-e2e_bytes e2e_proto_fixture(const char *name) {
+char *e2e_proto_fixture_path(const char *name) {
   g_autofree char *file = g_strdup_printf("%s.pb", name);
-  g_autofree char *path =
-      g_test_build_filename(G_TEST_BUILT, "data", "proto", file, NULL);
+  return g_test_build_filename(G_TEST_BUILT, "data", "proto", file, NULL);
+}
+
+char *e2e_query_proto_fixture(const char *name, const char *sql) {
+  g_autofree char *path = e2e_proto_fixture_path(name);
+  const char *inputs[] = {path, NULL};
+  return e2e_query(inputs, sql);
+}
+
+static char *example_file(const char *name) {
+  g_autofree char *path = g_test_build_filename(G_TEST_DIST, "data", "example", name, NULL);
+  char *text = NULL;
+  GError *error = NULL;
+  g_file_get_contents(path, &text, NULL, &error);
+  g_assert_no_error(error);
+  return text;
+}
+
+char *e2e_write_example_zip(const char *dir) {
+  g_autofree char *manifest = example_file("perfetto_manifest.json");
+  g_autofree char *client = example_file("client.json");
+  g_autofree char *server = example_file("server.json");
+  const e2e_member members[] = {{"perfetto_manifest.json", manifest, 0},
+                                {"client.json", client, 0},
+                                {"server.json", server, 0}};
+  return e2e_write_archive(dir, "example.zip", E2E_ZIP, members, G_N_ELEMENTS(members));
+}
+
+e2e_bytes e2e_proto_fixture(const char *name) {
+  g_autofree char *path = e2e_proto_fixture_path(name);
   e2e_bytes bytes = {0};
   GError *error = NULL;
   g_file_get_contents(path, &bytes.data, &bytes.len, &error);

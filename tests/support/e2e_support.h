@@ -90,6 +90,18 @@ typedef struct e2e_bytes {
 } e2e_bytes;
 e2e_bytes e2e_proto_fixture(const char *name);
 
+/* The path of that built fixture NAME.pb; free with g_free. */
+char *e2e_proto_fixture_path(const char *name);
+
+/* e2e_query on the built proto fixture NAME.pb alone: the CSV text of
+ * `sql`. Free with g_free. */
+char *e2e_query_proto_fixture(const char *name, const char *sql);
+
+/* Writes the example ZIP of tests/data/example (its manifest, client.json
+ * and server.json) as tools/demo.sh packs it into `dir`; returns its path
+ * (free with g_free). */
+char *e2e_write_example_zip(const char *dir);
+
 /* A Chrome JSON trace of one complete slice of 1 µs at `ts_us` on thread
  * (pid, tid); free with g_free. */
 char *e2e_json_slice(const char *name, int pid, int tid, int ts_us);
