@@ -232,6 +232,15 @@ static tm_str_id intern_span(json_emitter *em, const json_event_buf *buf,
   return intern(em, json_event_buf_text(buf, span), span.len);
 }
 
+/* A key part made of a span's bytes, not of its string id: ids are
+ * numbered by the whole import (so they depend on the files before) and,
+ * with the reader on a worker thread, are the file's own private ids
+ * (core/input/reader_worker.h); a flow id or cookie made from them would
+ * differ between two imports of the same file. 0: no span. */
+static uint64_t span_key(const json_event_buf *buf, json_span span) {
+  return span.len ? hash_bytes(1, json_event_buf_text(buf, span), span.len) : 0;
+}
+
 static process_slot *get_process(json_emitter *em, int64_t pid,
                                  tm_str_id name_if_new) {
   process_slot *slot =
@@ -379,7 +388,8 @@ static void emit_flow_v1(json_emitter *em, const json_event_buf *buf,
   tm_str_id name = intern_span(em, buf, ev->name);
   tm_str_id cat = intern_span(em, buf, ev->cat);
   /* v1 flows are keyed by (id, cat, name); ids are file-scoped by the host. */
-  uint64_t flow_id = hash_combine(hash_combine(mix64(raw_id), cat), name);
+  uint64_t flow_id = hash_combine(hash_combine(mix64(raw_id), span_key(buf, ev->cat)),
+                                  span_key(buf, ev->name));
 
   if (name || cat) {
     if (!em->key_name) {
@@ -558,7 +568,7 @@ static bool emit_async(json_emitter *em, const json_event_buf *buf,
   /* Cookie sources in upstream order: id, else id2.global, else
    * id2.local; only id2.local is process-scoped. */
   tm_slice_fields f = slice_fields(em, buf, 0);
-  tm_str_id cat = f.category;
+  uint64_t cat = span_key(buf, ev->cat);
   uint64_t cookie;
   bool process_scoped = false;
   if (ev->id.kind == JSON_ID_NUMBER) {
