@@ -86,6 +86,10 @@ struct tm_host {
   /* The merge config's buffer of the file's events, or -1: they go
    * straight to the sorter's runs (session_config.h). */
   int32_t buffer;
+  /* The reader runs on the import's reader worker (input/reader_worker.h)
+   * and its calls are replayed here; NULL: it runs on the calling thread.
+   * Owned. */
+  struct reader_recording *recording;
   char *error_message;      /* first damage report, owned */
   int64_t error_offset;
 };

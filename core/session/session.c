@@ -21,6 +21,7 @@
 
 #include "input/container.h"
 #include "input/host_services.h"
+#include "input/reader_worker.h"
 #include "model/model_builder.h"
 #include "model/async_tracks.h"
 #include "session/session_config.h"
@@ -118,6 +119,7 @@ static void host_free(tm_host *host) {
     return;
   if (host->open)
     host->reader->descriptor.close(host->reader_state);
+  reader_recording_free(host->recording);
   tm_vec_free(&host->pending_args);
   tm_vec_free(&host->placements);
   if (host->embedded_machines)
@@ -219,6 +221,8 @@ static void record_damage(tm_session *session, tm_host *host,
                                        where, message);
 }
 
+static void reader_fed(void *ctx, tm_host *host, tm_status status, size_t len);
+
 static bool sink_begin(void *ctx, uint32_t file_id, const char *trace_type,
                        GError **error) {
   import_sink *state = ctx;
@@ -272,7 +276,15 @@ static bool sink_begin(void *ctx, uint32_t file_id, const char *trace_type,
     config_bytes = plan.reader_config_len ? plan.reader_config : (const uint8_t *)"";
     config_len = plan.reader_config_len;
   }
-  host->reader_state = host_open_reader(host, config_bytes, config_len);
+  /* With a second thread, the reader parses there (input/reader_worker.h);
+   * a version-1 reader, or one whose events a merge config buffers,
+   * stays here. */
+  if (session->reader_worker && reader->abi != TM_READER_ABI_V1 && host->buffer < 0) {
+    host->recording = reader_recording_new(session->reader_worker, host, reader_fed, session);
+    host->reader_state = reader_recording_open(host->recording, config_bytes, config_len);
+  } else {
+    host->reader_state = host_open_reader(host, config_bytes, config_len);
+  }
   session_config_reader_returned(host, false);
   if (!host->reader_state) {
     host->failed = true;
@@ -292,6 +304,17 @@ static void fail_host(tm_session *session, tm_host *host) {
                 host->error_message ? host->error_offset : (int64_t)host->bytes_fed);
 }
 
+/* What follows a reader's return from feed(): on the calling thread after
+ * feed() itself, or where the replay of a reader on the worker reaches
+ * the feed's end (reader_worker.h). */
+static void reader_fed(void *ctx, tm_host *host, tm_status status, size_t len) {
+  tm_session *session = ctx;
+  session_config_reader_returned(host, false);
+  host->bytes_fed += len;
+  if (status != TM_OK && !session->fatal_error)
+    fail_host(session, host);
+}
+
 static bool sink_chunk(void *ctx, uint32_t file_id, const uint8_t *data,
                        size_t len, GError **error) {
   import_sink *state = ctx;
@@ -303,11 +326,14 @@ static bool sink_chunk(void *ctx, uint32_t file_id, const uint8_t *data,
   tm_host *host = g_hash_table_lookup(state->hosts_by_file, GUINT_TO_POINTER(file_id));
   if (!host || host->failed || !host->open)
     return true;
-  tm_status status = host->reader->descriptor.feed(host->reader_state, data, len);
-  session_config_reader_returned(host, false);
-  host->bytes_fed += len;
-  if (status != TM_OK && !session->fatal_error)
-    fail_host(session, host);
+  if (host->recording) {
+    /* Its calls are replayed while the worker parses the next chunk; a
+     * call that fails the import is asked of this thread at once. */
+    reader_recording_feed(host->recording, data, len);
+  } else {
+    tm_status status = host->reader->descriptor.feed(host->reader_state, data, len);
+    reader_fed(session, host, status, len);
+  }
   /* A reader callback may have failed the import (manifest rules). */
   return session_refuse_if_failed(session, error);
 }
@@ -325,6 +351,8 @@ static bool sink_end(void *ctx, uint32_t file_id, bool truncated,
   tm_host *host = g_hash_table_lookup(state->hosts_by_file, GUINT_TO_POINTER(file_id));
   if (!host)
     return session_refuse_if_failed(session, error);
+  if (host->recording)
+    reader_recording_drain(host->recording);
   if (truncated) {
     stats_add(session->import.stats, "container_member_truncated", TM_NULL_INT64,
               host->machine_id, file_id, 1);
@@ -337,12 +365,17 @@ static bool sink_end(void *ctx, uint32_t file_id, bool truncated,
     }
   }
   if (host->open && !host->failed) {
-    if (host->reader->descriptor.finish(host->reader_state) != TM_OK &&
-        !session->fatal_error)
+    tm_status status = host->recording
+                           ? reader_recording_finish(host->recording)
+                           : host->reader->descriptor.finish(host->reader_state);
+    if (status != TM_OK && !session->fatal_error)
       fail_host(session, host);
   }
   if (host->open) {
-    host->reader->descriptor.close(host->reader_state);
+    if (host->recording)
+      reader_recording_close(host->recording);
+    else
+      host->reader->descriptor.close(host->reader_state);
     host->open = false;
   }
   session_config_reader_returned(host, true);
@@ -386,7 +419,10 @@ static bool sink_wants_more(void *ctx, uint32_t file_id) {
   if (session_manifest_is(session, file_id))
     return true;
   tm_host *host = g_hash_table_lookup(state->hosts_by_file, GUINT_TO_POINTER(file_id));
-  return host != NULL && host->open && !host->failed;
+  /* A reader on the worker: its failure is known from feed()'s status
+   * before the replay reaches it (which then fails the host). */
+  return host != NULL && host->open && !host->failed &&
+         !(host->recording && reader_recording_failed(host->recording));
 }
 
 /* --- pass 2 ------------------------------------------------------------- */
@@ -877,9 +913,21 @@ static bool session_import(tm_session *session, const char *const *paths,
       .wants_more = sink_wants_more,
   };
   GError *container_error = NULL;
+  if (session->import_threads > 1)
+    session->reader_worker = reader_worker_new();
   bool read_ok = container_read_inputs_ahead(session->import.model, paths, n_paths, &sink,
                                              &session->import.budgets,
                                              session->import_threads > 1, &container_error);
+  /* A file the container left mid-way (an import stopped by an error)
+   * keeps its reader open: what it emitted is replayed, as the serial run
+   * had made those calls. */
+  for (guint i = 0; i < session->import.hosts->len; i++) {
+    tm_host *host = g_ptr_array_index(session->import.hosts, i);
+    if (host->recording)
+      reader_recording_detach(host->recording);
+  }
+  reader_worker_free(session->reader_worker);
+  session->reader_worker = NULL;
   g_hash_table_destroy(state.hosts_by_file);
   if (read_ok)
     session_manifest_finish_reading(session, NULL);

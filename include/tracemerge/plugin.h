@@ -70,8 +70,17 @@
  * - The descriptor and everything it points to (names, stats) must stay
  *   valid while the object is loaded: make them static.
  *
- * Threading: the host calls a reader from one thread at a time; the
- * services must only be called from inside a callback of that reader.
+ * - Ids are opaque. Equal strings get equal ids within a file and a ref
+ *   names one row, but the numbers themselves differ between imports of
+ *   the same file (they depend on the files read before, and on the
+ *   thread the reader runs on): derive nothing that reaches the output
+ *   (a flow id, a cookie, an arg) from an id's value; hash the bytes.
+ *
+ * Threading: the host calls a reader from one thread at a time, but not
+ * always the same one: with more than one import thread its callbacks may
+ * run on a worker thread (keep no thread-local state across callbacks);
+ * the services must only be called from inside a callback of that
+ * reader, on the thread that runs it.
  */
 #ifndef TRACEMERGE_PLUGIN_H
 #define TRACEMERGE_PLUGIN_H

@@ -1,0 +1,98 @@
+/*
+ * A reader on a second thread: the worker thread runs one file's reader
+ * (open, feed, finish, close) against a recording of the host services,
+ * and the calling thread replays the recorded calls, in order, on the real
+ * services (host_services.c), while the worker parses the next chunk.
+ * So parsing overlaps with everything the host does for the parsed events
+ * (the string pool's new strings, identity rows, args, the runs), and
+ * every row, id, stat and error is the serial run's: the host sees the
+ * same calls in the same order, on one thread (docs/architecture.md,
+ * "Two threads").
+ *
+ * What the reader gets back without waiting:
+ * - intern_string: an id of a string pool private to the file, which
+ *   interns the same bytes (NUL as U+FFFD) and so gives equal ids exactly
+ *   to equal strings, as the session's pool does; the replay interns each
+ *   new string once, in the order the reader first named it, and maps the
+ *   private id to the session's in every call that carries it;
+ * - args_commit: a private id per non-empty set (TM_NO_ARGS for an empty
+ *   one, as the host answers), mapped likewise;
+ * - machine_default: the file's machine, fixed when the file begins.
+ * Every other service that answers (clocks, claims, snapshots, machines,
+ * processes, threads, tracks, async slots, mappings, frames, callsites,
+ * budgets) is asked of the calling thread: the worker waits until the
+ * replay has reached the call, which then runs on the real service, and
+ * the reader gets the real answer. Those answers depend on the state the
+ * files before built (a thread's identity, a claim), so only the serial
+ * order gives them.
+ *
+ * Threads: the reader, its state and the recording's private pool are
+ * touched by the worker only while a job runs; the host, the session and
+ * the model by the calling thread only. A job ends with the worker's
+ * return; reader_recording_feed() returns then, with the reader's status,
+ * while the calls of that chunk may still wait to be replayed:
+ * reader_recording_drain() replays them (the feed's end is a record too,
+ * whose replay calls `fed`, so what the session does after a feed happens
+ * after that feed's calls, as in the serial run).
+ *
+ * Not recorded: version-1 readers (they keep the serial path), and a
+ * file whose events go to a merge config's buffer (its args refs are
+ * staged per feed).
+ */
+#ifndef TM_READER_WORKER_H
+#define TM_READER_WORKER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tracemerge/plugin.h>
+
+typedef struct tm_host tm_host;
+
+/* The worker thread, one per import. */
+typedef struct reader_worker reader_worker;
+/* One file read on the worker. */
+typedef struct reader_recording reader_recording;
+
+/* Starts the worker; NULL if no thread could be made (read serially). */
+reader_worker *reader_worker_new(void);
+/* Stops and joins it; every recording must have ended its last job. */
+void reader_worker_free(reader_worker *worker);
+
+/* Replayed at the end of each feed, on the calling thread, after the
+ * feed's calls: what the session does when a reader returns from feed(). */
+typedef void (*reader_fed_fn)(void *ctx, tm_host *host, tm_status status, size_t len);
+
+/* A recording for `host` (whose reader speaks version 2), read on
+ * `worker`. `fed` is called with `ctx`. */
+reader_recording *reader_recording_new(reader_worker *worker, tm_host *host,
+                                       reader_fed_fn fed, void *ctx);
+/* The reader's open() on the worker, with the recording services; every
+ * call replayed before it returns. The state, or NULL. */
+void *reader_recording_open(reader_recording *rec, const uint8_t *config,
+                            size_t config_len);
+/* feed() of `len` bytes on the worker, the calls recorded before it
+ * replayed meanwhile; returns feed()'s status once the worker returned
+ * (`data` is borrowed until then). */
+tm_status reader_recording_feed(reader_recording *rec, const uint8_t *data, size_t len);
+/* Replays every recorded call. */
+void reader_recording_drain(reader_recording *rec);
+/* finish() and close() on the worker, every call replayed before each
+ * returns. */
+tm_status reader_recording_finish(reader_recording *rec);
+void reader_recording_close(reader_recording *rec);
+/* Whether the last feed() returned TM_ERROR (the reader wants no more). */
+bool reader_recording_failed(const reader_recording *rec);
+/* Replays every recorded call and leaves the worker: a call from now on
+ * (a close() when an import stopped mid-file) is replayed when it is made,
+ * on the calling thread. Also done by reader_recording_close(). */
+void reader_recording_detach(reader_recording *rec);
+/* Frees the recording; its reader is closed. */
+void reader_recording_free(reader_recording *rec);
+
+/* The services a recorded reader is given (for a close() called after the
+ * import, e.g. when a session is freed mid-file). */
+const tm_host_services *reader_recording_services(void);
+
+#endif /* TM_READER_WORKER_H */
