@@ -180,7 +180,8 @@ static void test_a_multi_machine_archive_and_loose_files_import_the_same_on_two_
   g_assert_cmpuint(count_lines_after(serial.dump, "__intrinsic_slice"), >, 10000);
   g_assert_cmpuint(count_lines_after(serial.dump, "__intrinsic_sched_slice"), >, 0);
   outcome_clear(&serial);
-  /* Any number of threads above one takes the same path. */
+  /* Three threads and more add the reader worker (from a file's second
+   * chunk on: the browser's and server's files here). */
   assert_same_import(paths, G_N_ELEMENTS(paths), NULL, 8, &serial);
   outcome_clear(&serial);
   g_ptr_array_unref(keep);
@@ -220,7 +221,8 @@ static void test_a_reader_that_fails_mid_member_leaves_the_same_tables_and_error
   e2e_cleanup(dir);
 }
 
-/* The readers run on a worker thread from a file's second chunk on, their
+/* With three threads the readers run on a worker thread from a file's
+ * second chunk on, their
  * calls replayed in order on the calling thread (core/input/reader_worker.c):
  * the systrace text and HTML readers, Instruments XML, a Gecko profile and
  * a JSON file that fails in its third chunk, after emitting two chunks'
@@ -244,7 +246,8 @@ static void test_readers_on_the_worker_thread_give_the_serial_tables_and_error(v
   g_autofree char *gecko = corpus_real_path("gecko", "ffprofiler-argument-values.json");
   const char *paths[] = {trace_cmd, html, counters, xml, gecko, late_path};
   import_outcome serial;
-  assert_same_import(paths, G_N_ELEMENTS(paths), NULL, 2, &serial);
+  /* Three threads: the reader worker is the third. */
+  assert_same_import(paths, G_N_ELEMENTS(paths), NULL, 3, &serial);
   g_assert_false(serial.ok);
   g_assert_nonnull(strstr(serial.error, "z-late-damage.json"));
   /* Not vacuous: the systrace files schedule threads, and the damaged

@@ -913,7 +913,12 @@ static bool session_import(tm_session *session, const char *const *paths,
       .wants_more = sink_wants_more,
   };
   GError *container_error = NULL;
-  if (session->import_threads > 1)
+  /* The reader worker is a third thread (after the calling thread and the
+   * read-ahead): only when three are allowed. On this project's 2-core
+   * machine, loaded, it made imports slower (docs/performance.md,
+   * "Threads"): its questions and per-chunk handoffs wait for the
+   * scheduler. */
+  if (session->import_threads > 2)
     session->reader_worker = reader_worker_new();
   bool read_ok = container_read_inputs_ahead(session->import.model, paths, n_paths, &sink,
                                              &session->import.budgets,

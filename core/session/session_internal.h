@@ -24,7 +24,7 @@ struct tm_session {
   tm_plugin_set *plugins;
   GHashTable *reader_configs; /* reader name (owned) -> GBytes of its config */
   unsigned import_threads; /* >= 1: tm_session_options.threads, 0 resolved */
-  /* The thread readers parse on while files are read (import_threads > 1;
+  /* The thread readers parse on while files are read (import_threads > 2;
    * NULL if none could be made): input/reader_worker.h. */
   struct reader_worker *reader_worker;
   /* The merge config (session_config.h), or NULL; config_error is why a
