@@ -24,8 +24,9 @@
  *   when it is the only run it is merged that way straight into the stream.
  * - Memory: a run's block is released as soon as the merge exhausts it, and
  *   the pages of a long run already merged are handed back to the kernel
- *   while the rest of it is still being merged, so the event store shrinks
- *   while the model grows.
+ *   while the rest of it is still being merged (a lone run merged by track:
+ *   each 5 MiB chunk once all its events are merged), so the event store
+ *   shrinks while the model grows.
  */
 #include "sort/sorter.h"
 
@@ -869,15 +870,75 @@ static void release_below(const tm_event *ev, size_t floor, size_t *released) {
   *released = floor;
 }
 
+/* Sorts keys[0, n) by ts, stably, through tmp[0, n / 2): a merge sort
+ * that skips the merge of two halves already in order, so a track nearly
+ * in order costs about a pass. Keys gathered in position order come out
+ * in (ts, position) order. glibc's qsort, calling partition_key_cmp per
+ * comparison, was 8% of a realistic TrackEvent import's instructions. */
+static void sort_keys_by_ts(partition_key *keys, size_t n, partition_key *tmp) {
+  if (n <= MIN_RUN) {
+    for (size_t i = 1; i < n; i++) {
+      partition_key x = keys[i];
+      size_t j = i;
+      for (; j > 0 && keys[j - 1].ts > x.ts; j--)
+        keys[j] = keys[j - 1];
+      keys[j] = x;
+    }
+    return;
+  }
+  size_t mid = n / 2;
+  sort_keys_by_ts(keys, mid, tmp);
+  sort_keys_by_ts(keys + mid, n - mid, tmp);
+  if (keys[mid - 1].ts <= keys[mid].ts)
+    return;
+  memcpy(tmp, keys, mid * sizeof *keys);
+  size_t i = 0, j = mid, out = 0;
+  while (i < mid && j < n)
+    keys[out++] = keys[j].ts < tmp[i].ts ? keys[j++] : tmp[i++];
+  memcpy(keys + out, tmp + i, (mid - i) * sizeof *keys);
+}
+
+/* Events per chunk of a run whose merged events are counted down: 2^17
+ * events, 5 MiB. */
+#define CHUNK_SHIFT 17
+#define CHUNK_EVENTS ((size_t)1 << CHUNK_SHIFT)
+
+/* How many events of each chunk of a run are still to merge. */
+static uint32_t *chunks_left_new(size_t n) {
+  size_t chunks = n ? ((n - 1) >> CHUNK_SHIFT) + 1 : 1;
+  uint32_t *left = g_new(uint32_t, chunks);
+  for (size_t c = 0; c < chunks; c++)
+    left[c] = (uint32_t)(MIN(n, (c + 1) << CHUNK_SHIFT) - (c << CHUNK_SHIFT));
+  return left;
+}
+
+/* Counts ev[i] of a run of n as merged; once its chunk is all merged, hands
+ * back the chunk's whole pages (pages shared with a neighbouring chunk
+ * stay; see release_merged for the block's first page). */
+static inline void chunk_merged(const tm_event *ev, size_t n, uint32_t *left, size_t i) {
+  size_t c = i >> CHUNK_SHIFT;
+  if (--left[c])
+    return;
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  uintptr_t base = (uintptr_t)ev;
+  uintptr_t from = MAX(base + (c << CHUNK_SHIFT) * sizeof *ev, base + page);
+  from = (from + page - 1) & ~(uintptr_t)(page - 1);
+  uintptr_t to = (base + MIN(n, (c + 1) << CHUNK_SHIFT) * sizeof *ev) & ~(uintptr_t)(page - 1);
+  if (to > from)
+    madvise((void *)from, to - from, MADV_DONTNEED);
+}
+
 /* Emits the events of `run` in stable ts order without sorting them in
  * place, for a run that interleaves many tracks each in ts order (a JSON
  * file written thread block by thread block): every track is a chain
  * through the run (next[]), the chains are merged with a heap, ties broken
  * by position in the run. A track out of order on its own (a counter that
- * several threads write) is copied aside and sorted by (ts, position).
- * Merged pages are handed back as the merge passes them. Returns false,
- * having emitted nothing, when the track ids are too sparse for a table;
- * otherwise the run is emptied. */
+ * several threads write; in a realistic TrackEvent trace most tracks) is
+ * merged through its keys (ts, position) sorted aside, the events read
+ * where they are in the run. A chunk of the run goes back to the kernel
+ * once all its events are merged. Returns false, having emitted nothing,
+ * when the track ids are too sparse for a table; otherwise the run is
+ * emptied. */
 static bool stream_by_track(tm_event_run *run, uint32_t max_track,
                             tm_sorter_emit emit, void *ctx) {
   const tm_event *ev = run->events;
@@ -888,7 +949,7 @@ static bool stream_by_track(tm_event_run *run, uint32_t max_track,
   uint32_t *head = g_new(uint32_t, k), *tail = g_new(uint32_t, k);
   int64_t *last_ts = g_new(int64_t, k);
   bool *unsorted = g_new0(bool, k);
-  /* Chain links; an index >= n names side[index - n]. */
+  /* Chain links; an index >= n names keys[index - n]. */
   uint32_t *next = g_new(uint32_t, n);
   tm_memory_advise_huge(next, n * sizeof *next);
   for (size_t t = 0; t < k; t++) {
@@ -914,11 +975,12 @@ static bool stream_by_track(tm_event_run *run, uint32_t max_track,
     if (tail[t] != CHAIN_END)
       next[tail[t]] = CHAIN_END;
 
-  /* Out-of-order tracks, copied aside in (ts, position) order. They are
-   * gathered in one pass over the run in order, not by walking their
-   * chains: a chain of a track spread over the run is a cache miss per
-   * event, and the gather was a quarter of the merge's profile on a
-   * realistic TrackEvent trace (counter tracks several threads write). */
+  /* Out-of-order tracks: their keys, gathered in one pass over the run in
+   * order (a chain of a track spread over the run is a cache miss per
+   * event) and sorted per track by (ts, position). Only the keys: copying
+   * the events aside too cost 40 more bytes for most events of a realistic
+   * TrackEvent trace, at the import's peak. side_end[t] ends track t's
+   * keys. */
   size_t *start = g_new(size_t, k);
   size_t longest = 0;
   for (size_t t = 0; t < k; t++) {
@@ -929,40 +991,30 @@ static bool stream_by_track(tm_event_run *run, uint32_t max_track,
     }
   }
   partition_key *keys = g_new(partition_key, n_side ? n_side : 1);
-  tm_event *side = g_new(tm_event, n_side ? n_side : 1);
-  uint32_t *side_pos = g_new(uint32_t, n_side ? n_side : 1);
-  uint32_t *side_next = g_new(uint32_t, n_side ? n_side : 1);
+  uint32_t *side_end = g_new(uint32_t, k);
   if (n_side) {
+    tm_memory_advise_huge(keys, n_side * sizeof *keys);
     size_t *fill = g_memdup2(start, k * sizeof *start);
     for (size_t i = 0; i < n; i++) {
       uint32_t t = ev[i].track_id;
       if (!unsorted[t])
         continue;
       size_t q = fill[t]++;
-      side[q] = ev[i];
       keys[q] = (partition_key){ev[i].ts, (uint32_t)i, (uint32_t)q};
     }
     g_free(fill);
-    tm_event *sorted = g_new(tm_event, longest);
+    partition_key *tmp = g_new(partition_key, longest / 2 + 1);
     for (size_t t = 0; t < k; t++) {
       if (!unsorted[t])
         continue;
-      size_t first = start[t], len = count[t];
-      qsort(keys + first, len, sizeof *keys, partition_key_cmp);
-      for (size_t q = 0; q < len; q++)
-        sorted[q] = side[keys[first + q].at];
-      memcpy(side + first, sorted, len * sizeof *sorted);
-      for (size_t q = first; q < first + len; q++) {
-        side_pos[q] = keys[q].pos;
-        side_next[q] = q + 1 < first + len ? (uint32_t)(n + q + 1) : CHAIN_END;
-      }
-      head[t] = (uint32_t)(n + first);
+      sort_keys_by_ts(keys + start[t], count[t], tmp);
+      head[t] = (uint32_t)(n + start[t]);
+      side_end[t] = (uint32_t)(start[t] + count[t]);
     }
-    g_free(sorted);
+    g_free(tmp);
   }
   g_free(start);
   g_free(count);
-  g_free(keys);
 
   merge_head *heap = g_new(merge_head, k);
   size_t heap_len = 0;
@@ -970,14 +1022,14 @@ static bool stream_by_track(tm_event_run *run, uint32_t max_track,
     uint32_t j = head[t];
     if (j == CHAIN_END)
       continue;
-    const tm_event *e = j < n ? &ev[j] : &side[j - n];
-    heap[heap_len++] = (merge_head){e->ts, j < n ? j : side_pos[j - n], (uint32_t)t};
+    uint32_t pos = j < n ? j : keys[j - n].pos;
+    heap[heap_len++] = (merge_head){ev[pos].ts, pos, (uint32_t)t};
   }
   for (size_t i = heap_len / 2; i-- > 0;)
     head_sift_down(heap, heap_len, i);
 
   uint32_t machine_id = run->machine_id, trace_id = run->trace_id;
-  size_t released = 0, until_release = RELEASE_BYTES / sizeof *ev;
+  uint32_t *left = chunks_left_new(n);
   int sink = 0;
   while (heap_len > 0) {
     uint32_t t = heap[0].source;
@@ -987,11 +1039,8 @@ static bool stream_by_track(tm_event_run *run, uint32_t max_track,
     if (heap_len > 2 && head_before(heap[2], bound))
       bound = heap[2];
     uint32_t j = head[t];
-    const tm_event *e;
-    uint32_t pos;
-    size_t emitted = 0;
+    uint32_t pos = heap[0].order;
     for (;;) {
-      e = j < n ? &ev[j] : &side[j - n];
       if (j < n) {
         /* Tracks are written in blocks, so a chain mostly walks forward
          * through the run; with dozens of chains in turn the hardware
@@ -1000,15 +1049,21 @@ static bool stream_by_track(tm_event_run *run, uint32_t max_track,
         size_t ahead = MIN((size_t)j + PREFETCH_EVENTS, n - 1);
         __builtin_prefetch(&ev[ahead]);
         __builtin_prefetch(&next[ahead]);
+      } else {
+        /* A sorted track's events are anywhere in the run. */
+        size_t ahead = MIN((size_t)(j - n) + PREFETCH_EVENTS, (size_t)side_end[t] - 1);
+        __builtin_prefetch(&ev[keys[ahead].pos]);
       }
-      emit(ctx, e, machine_id, trace_id);
-      emitted++;
-      j = j < n ? next[j] : side_next[j - n];
+      emit(ctx, &ev[pos], machine_id, trace_id);
+      chunk_merged(ev, n, left, pos);
+      if (j < n)
+        j = next[j];
+      else
+        j = j - n + 1 < side_end[t] ? j + 1 : CHAIN_END;
       if (j == CHAIN_END)
         break;
-      e = j < n ? &ev[j] : &side[j - n];
-      pos = j < n ? j : side_pos[j - n];
-      if (!(e->ts < bound.ts || (e->ts == bound.ts && pos < bound.order)))
+      pos = j < n ? j : keys[j - n].pos;
+      if (!(ev[pos].ts < bound.ts || (ev[pos].ts == bound.ts && pos < bound.order)))
         break;
     }
     head[t] = j;
@@ -1016,26 +1071,14 @@ static bool stream_by_track(tm_event_run *run, uint32_t max_track,
       heap_len--;
       head_replace_top(heap, heap_len, heap[heap_len], &sink);
     } else {
-      head_replace_top(heap, heap_len, (merge_head){e->ts, pos, t}, &sink);
-    }
-    if (emitted >= until_release) {
-      /* Every event before the smallest chain head in the run is merged
-       * (chains in the run ascend; the side holds copies). */
-      size_t floor = n;
-      for (size_t i = 0; i < heap_len; i++)
-        if (head[heap[i].source] < n)
-          floor = MIN(floor, (size_t)head[heap[i].source]);
-      release_below(ev, floor, &released);
-      until_release = RELEASE_BYTES / sizeof *ev;
-    } else {
-      until_release -= emitted;
+      head_replace_top(heap, heap_len, (merge_head){ev[pos].ts, pos, t}, &sink);
     }
   }
 
+  g_free(left);
   g_free(heap);
-  g_free(side_next);
-  g_free(side_pos);
-  g_free(side);
+  g_free(side_end);
+  g_free(keys);
   g_free(next);
   g_free(unsorted);
   g_free(last_ts);
