@@ -124,8 +124,9 @@ static void test_counters_from_every_kind(void) {
   e2e_assert_text(cpu, "\"name\",\"cpu\"\n\"cpufreq\",0\n\"cpuidle\",0\n");
 }
 
-/* Threads: names from the switches' comms (app, worker) and task_rename
- * (child -> renamed); thread 12 starts at its task_newtask (1900) and ends
+/* Threads: names from the switches' comms (app, and worker's "Jit thread
+ * pool", blanks kept, from the compact intern table and the expanded
+ * sched_waking alike) and task_rename (child -> renamed); thread 12 starts at its task_newtask (1900) and ends
  * at sched_process_free (2500); app joins process 10 by its atrace "B|10". */
 static void test_thread_names_and_lifetimes(void) {
   g_autofree char *threads = query("ftrace_kinds",
@@ -134,7 +135,7 @@ static void test_thread_names_and_lifetimes(void) {
   e2e_assert_text(threads, "\"tid\",\"name\",\"start_ts\",\"end_ts\",\"pid\"\n"
                            "0,\"swapper\",\"[NULL]\",\"[NULL]\",0\n"
                            "10,\"app\",\"[NULL]\",\"[NULL]\",10\n"
-                           "11,\"worker\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+                           "11,\"Jit thread pool\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
                            "12,\"renamed\",1900,2500,12\n");
 }
 

@@ -413,6 +413,29 @@ static void test_numeric_prev_state_is_spelled_as_letters(void) {
   e2e_assert_text(out, "\"end_state\"\n\"S\"\n\"DK\"\n\"R+\"\n\"R\"\n");
 }
 
+/* Task names may hold blanks (Android's "Signal Catcher" and "Jit thread
+ * pool"), and the kernel prints sched_switch's and sched_waking's comms as
+ * they are. Threads 300 and 301 never write a line themselves, so their
+ * names come only from these comm values: whole, not cut at the blank.
+ * The switches: 300 runs on cpu 0 from 20.0001 s to 20.0003 s and leaves
+ * sleeping (prev_state=S, read up to "==>"), so one closed sched row. */
+static void test_comms_with_blanks_name_threads_whole(void) {
+  const char *trace =
+      "# tracer: nop\n"
+      "<idle>-0 [000] d..2 20.000000: sched_waking: comm=Signal Catcher pid=300 prio=120 target_cpu=000\n"
+      "<idle>-0 [000] d..2 20.000100: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=Signal Catcher next_pid=300 next_prio=120\n"
+      "<idle>-0 [000] d..2 20.000300: sched_switch: prev_comm=Signal Catcher prev_pid=300 prev_prio=120 prev_state=S ==> next_comm=Jit thread pool next_pid=301 next_prio=120\n";
+  g_autofree char *names = e2e_query_text("a.systrace", trace,
+      "SELECT tid, name FROM thread WHERE tid > 0 ORDER BY tid");
+  e2e_assert_text(names, "\"tid\",\"name\"\n300,\"Signal Catcher\"\n301,\"Jit thread pool\"\n");
+  g_autofree char *sched = e2e_query_text("a.systrace", trace,
+      "SELECT s.ts, s.dur, t.tid, s.end_state, "
+      "(SELECT value FROM stats WHERE name = 'systrace_parse_failure') AS failures "
+      "FROM sched s JOIN thread t USING (utid) WHERE s.dur > 0");
+  e2e_assert_text(sched, "\"ts\",\"dur\",\"tid\",\"end_state\",\"failures\"\n"
+                         "20000100000,200000,300,\"S\",0\n");
+}
+
 /* --- clocks ------------------------------------------------------------------- */
 
 static void test_alone_it_claims_monotonic_trace_time(void) {
@@ -665,6 +688,8 @@ int main(int argc, char **argv) {
                   test_switches_become_sched_slices);
   g_test_add_func("/e2e-systrace/sched/switches-and-wakeups-become-thread-states",
                   test_switches_and_wakeups_become_thread_states);
+  g_test_add_func("/e2e-systrace/sched/comms-with-blanks-name-threads-whole",
+                  test_comms_with_blanks_name_threads_whole);
   g_test_add_func("/e2e-systrace/sched/numeric-prev-state-is-spelled-as-letters",
                   test_numeric_prev_state_is_spelled_as_letters);
   g_test_add_func("/e2e-systrace/clock/alone-it-claims-monotonic-trace-time",

@@ -3,7 +3,7 @@
  *
  * Beyond trace_processor: sched_wakeup is read like sched_waking (older
  * kernels have only it); numeric prev_state (trace-cmd report) is spelled
- * as the kernel's letters.
+ * as the kernel's letters; comms holding blanks are read whole (kv_scan).
  */
 #include "systrace_emitter.h"
 
@@ -367,12 +367,38 @@ static bool kv_int(systrace_text payload, const char *key, int64_t *out) {
   return kv_find(payload, key, &v) && systrace_parse_int64(v, out);
 }
 
+/* The end of a task name's value that starts at `value` and whose first
+ * blank is at `value_end`: a comm may hold blanks ("Signal Catcher",
+ * "Jit thread pool"), and the kernel prints it as is, so the value runs on
+ * over the tokens without '=' up to the blank before the next token with
+ * one (the next "key=", or sched_switch's "==>"). A comm that itself holds
+ * " x=y" is cut there: the text cannot tell it from a key. */
+static const char *comm_end(const char *value_end, const char *end) {
+  for (;;) {
+    const char *token = value_end;
+    while (token < end && *token == ' ')
+      token++;
+    if (token == end)
+      return value_end;
+    const char *token_end = memchr(token, ' ', (size_t)(end - token));
+    if (!token_end)
+      token_end = end;
+    if (memchr(token, '=', (size_t)(token_end - token)))
+      return value_end;
+    value_end = token_end;
+  }
+}
+
 /* kv_find for several keys in one pass over the payload (a sched_switch
  * names six): values[k] is the value of the first token "keys[k]=...",
- * as kv_find would find it. Returns the mask of the keys found (bit k:
- * keys[k]); at most 8 keys. */
+ * as kv_find would find it, except that the value of a key in the mask
+ * `comm_keys` (bit k: keys[k]) is a task name and runs over blanks as
+ * comm_end says. trace_processor splits every value at its first blank,
+ * so it names "Signal Catcher" "Signal" from a switch; this reader keeps
+ * the whole name. Returns the mask of the keys found (bit k: keys[k]); at
+ * most 8 keys. */
 static unsigned kv_scan(systrace_text payload, const char *const *keys, size_t n_keys,
-                        systrace_text *values) {
+                        unsigned comm_keys, systrace_text *values) {
   /* Token by token, each found from its '=' (memchr) and the blank before
    * it: the first '=' of a token ends its key, the token's end its value;
    * tokens without '=' are passed over by the search. */
@@ -395,6 +421,8 @@ static unsigned kv_scan(systrace_text payload, const char *const *keys, size_t n
       /* Lengths first: the token may hold a NUL byte, which strncmp would
        * take for the key's end and then read past the key (fuzz_systrace). */
       if (strlen(keys[k]) == key_len && memcmp(keys[k], key, key_len) == 0) {
+        if (comm_keys & (1u << k))
+          value_end = comm_end(value_end, end);
         values[k] = (systrace_text){eq + 1, (size_t)(value_end - eq - 1)};
         found |= 1u << k;
         break;
@@ -448,7 +476,8 @@ static bool sched_switch(systrace_emitter *em, const systrace_line *l) {
   static const char *const keys[] = {"prev_pid",   "next_pid",  "next_prio",
                                      "prev_state", "prev_comm", "next_comm"};
   systrace_text v[6] = {{0}};
-  unsigned found = kv_scan(l->payload, keys, 6, v);
+  unsigned found =
+      kv_scan(l->payload, keys, 6, 1u << PREV_COMM | 1u << NEXT_COMM, v);
   int64_t prev_pid, next_pid, next_prio;
   if (!kv_value_int(found, PREV_PID, v, &prev_pid) ||
       !kv_value_int(found, NEXT_PID, v, &next_pid) ||
@@ -467,7 +496,7 @@ static bool sched_waking(systrace_emitter *em, const systrace_line *l) {
   enum { PID, TARGET_CPU, COMM };
   static const char *const keys[] = {"pid", "target_cpu", "comm"};
   systrace_text v[3] = {{0}};
-  unsigned found = kv_scan(l->payload, keys, 3, v);
+  unsigned found = kv_scan(l->payload, keys, 3, 1u << COMM, v);
   int64_t pid, target_cpu;
   if (!kv_value_int(found, PID, v, &pid) ||
       !kv_value_int(found, TARGET_CPU, v, &target_cpu) || target_cpu < 0 ||
@@ -485,7 +514,7 @@ static bool cpu_counter(systrace_emitter *em, const systrace_line *l,
                         bool frequency) {
   static const char *const keys[] = {"state", "cpu_id"};
   systrace_text v[2];
-  unsigned found = kv_scan(l->payload, keys, 2, v);
+  unsigned found = kv_scan(l->payload, keys, 2, 0, v);
   int64_t state, cpu;
   if (!kv_value_int(found, 0, v, &state) || !kv_value_int(found, 1, v, &cpu) || cpu < 0 ||
       cpu > MAX_CPU)
