@@ -437,9 +437,10 @@ static void test_real_traces_import(void) {
  * 4 atrace thread tracks, 1 "Sync" async track, 25 frame timeline tracks
  * (each (pid, expected/actual) set has as many as its peak of frames in
  * flight); flows 1068 = actual surface frames whose display token's
- * actual display frame begins after them; no sched, thread_state or
- * counters (no sched events, no "C|"); android_logs 0 (its one
- * android_log packet holds only stats).
+ * actual display frame begins after them; no sched or thread_state (no
+ * sched events); counters 0 (no "C|" print, and the script finds no
+ * other counter payload, which it would refuse); android_logs 0 (its
+ * one android_log packet holds only stats).
  *
  * systing: slices 4287 = 4284 softirq + 3 irq entries; 5 names (4
  * softirq actions, 1 irq handler); threads 227 and processes 127 from its
@@ -448,8 +449,9 @@ static void test_real_traces_import(void) {
  * "Irq Cpu N" tracks of the cpus that have them; sched 5031 = 5053
  * compact switches less each of 22 cpus' first; thread_state 9011 (2
  * states per switch but the swapper's, and each waking after its cpu's
- * first switch of a thread neither Running nor "R"); no flows, counters
- * or logs. */
+ * first switch of a thread neither Running nor "R"); no flows; counters
+ * and android_logs 0 as the script derives them (no print, no counter
+ * payload, no android_log packet). */
 static void test_real_system_traces_count_as_trace_processor(void) {
   static const struct {
     const char *name;

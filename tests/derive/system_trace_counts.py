@@ -32,6 +32,12 @@ the rules below, restated from trace_processor's importers, are applied:
   process_tree, track descriptors and perf samples name processes (each
     with its main thread) and threads.
   threads and processes also count the swapper (tid 0, pid 0).
+  counters: one per "C|" print with a numeric value. Payloads that make
+    other counters (the counter ftrace kinds, process_stats, sys_stats,
+    battery, power rails) are not derived here: a file holding one is
+    refused rather than miscounted.
+  android_logs: one row per event of an android_log packet (its stats
+    make none).
 """
 import collections
 import sys
@@ -89,12 +95,22 @@ def first(msg, num, default=None):
     return default
 
 
+# Payloads whose counters this script does not derive (FtraceEvent and
+# TracePacket field numbers): cpu_frequency, cpu_idle, clock_enable/
+# disable/set_rate, rss_stat, ion_heap_shrink/grow, mm_event_record,
+# gpu_frequency, ion_stat, dma_heap_stat; sys_stats, process_stats,
+# battery, power_rails.
+COUNTER_FTRACE = {11, 13, 14, 15, 16, 313, 314, 315, 328, 332, 335, 351}
+COUNTER_PACKETS = {7, 9, 38, 40}
+
+
 class Counts:
     def __init__(self):
         self.events = []  # (ts, order, kind, payload)
         self.threads = {0}
         self.processes = {0}
         self.order = 0
+        self.android_logs = 0
 
     def add(self, ts, kind, *payload):
         self.events.append((ts, self.order, kind, payload))
@@ -111,6 +127,12 @@ def read(path):
         for n, pw, v in fields(packet):
             pf[n].append(v)
         ts = pf[8][0] if pf[8] else None
+        refused = COUNTER_PACKETS.intersection(n for n in pf if pf[n])
+        if refused:
+            raise NotImplementedError('%s: counters of packet field %s not derived'
+                                      % (path, sorted(refused)))
+        if pf[39]:  # android_log: {events 1, stats 2}
+            c.android_logs += sum(1 for n, _, _ in fields(pf[39][0]) if n == 1)
         if pf[2]:  # process_tree
             for n, _, v in fields(pf[2][0]):
                 if n == 1:
@@ -148,6 +170,8 @@ def read_bundle(c, bundle):
             for k, (ww, vv) in ev.items():
                 if k in (1, 2, 5):
                     continue
+                if k in COUNTER_FTRACE:
+                    raise NotImplementedError('counters of ftrace event %d not derived' % k)
                 if k != 4:
                     c.threads.add(pid)
                 if k == 3:
@@ -194,7 +218,7 @@ def task_state(raw):
 
 def derive(path):
     c = read(path)
-    slices, names, flows, sched, thread_state = 0, set(), 0, 0, 0
+    slices, names, flows, sched, thread_state, counters = 0, set(), 0, 0, 0, 0
     thread_tracks, sets = set(), collections.defaultdict(list)  # set -> [open cookie or None]
     stacks = collections.defaultdict(int)
     irq_open = collections.defaultdict(int)
@@ -246,6 +270,12 @@ def derive(path):
                 set_begin(('atrace', int(parts[1]), parts[2]), parts[3])
             elif parts[0] == 'F':
                 set_end(('atrace', int(parts[1]), parts[2]), parts[3])
+            elif parts[0] == 'C' and len(parts) > 3:
+                try:
+                    float(parts[3])
+                    counters += 1
+                except ValueError:
+                    pass
         elif kind == 'irq_begin':
             cpu, k, arg = p
             slices += 1
@@ -294,7 +324,8 @@ def derive(path):
     tracks = len(thread_tracks) + sum(len(v) for v in sets.values())
     return dict(slices=slices, names=len(names), threads=len(c.threads),
                 processes=len(c.processes), tracks=tracks, flows=flows, sched=sched,
-                thread_state=thread_state)
+                thread_state=thread_state, counters=counters,
+                android_logs=c.android_logs)
 
 
 if __name__ == '__main__':
