@@ -2,6 +2,7 @@
  * End-to-end: system traces (Perfetto protobuf written by traced) through
  * the CLI: every ftrace event kind the proto reader models, in the
  * expanded and compact encodings (tests/data/proto/ftrace_kinds), the
+ * bundles' clocks and a remote machine's ftrace (ftrace_clocks), the
  * Android and service payloads (tests/data/proto/android_system), damaged
  * bundles, and a phone's system trace merged with a server's Chrome JSON.
  * Expected rows are worked out beside each query from the fixture's
@@ -156,6 +157,47 @@ static void test_other_events_are_raw_rows(void) {
       "ptr=8192\"\n");
   g_autofree char *same = query("ftrace_kinds", "SELECT count(*) FROM raw");
   e2e_assert_text(same, "\"count(*)\"\n2\n");
+}
+
+/* --- clocks and machines --------------------------------------------------- */
+
+/* ftrace_clocks (its comments give the clocks): cpu 0's MONO_RAW
+ * timestamps land 1000 later on trace time (switch 3000, sched_wakeup
+ * 3100, sched_wakeup_new 3200, slice "raw" 3300-3500); cpu 1's GLOBAL
+ * ones by the bundle's pair (150 -> 20050); cpu 2's LOCAL bundle is
+ * dropped, a stat and a log. The vm's (machine 7) switches at its 6000
+ * and 6100 land at 10925 and 11025 on its own cpu row: cpu 0 of machine
+ * 7, ucpu 1 (sched.cpu holds the ucpu, as in trace_processor), and its
+ * threads are the vm's. */
+static void test_bundles_on_every_clock_and_machine(void) {
+  g_autofree char *sched = query("ftrace_clocks",
+      "SELECT s.ts, s.dur, s.cpu, c.cpu AS machine_cpu, m.raw_id, t.tid, s.end_state "
+      "FROM sched s JOIN thread t USING (utid) JOIN cpu c ON c.id = s.ucpu "
+      "JOIN machine m ON m.id = c.machine_id ORDER BY s.ts");
+  e2e_assert_text(sched, "\"ts\",\"dur\",\"cpu\",\"machine_cpu\",\"raw_id\",\"tid\",\"end_state\"\n"
+                         "3000,-1,0,0,0,20,\"[NULL]\"\n"
+                         "10925,100,1,0,7,71,\"S\"\n"
+                         "11025,-1,1,0,7,0,\"[NULL]\"\n");
+  /* sched_wakeup and sched_wakeup_new make Runnable states woken by app,
+   * and name the woken threads from their comm. */
+  g_autofree char *states = query("ftrace_clocks",
+      "SELECT s.ts, s.dur, t.tid, t.name, s.state, w.tid AS waker, m.raw_id "
+      "FROM thread_state s JOIN thread t USING (utid) LEFT JOIN thread w "
+      "ON w.utid = s.waker_utid JOIN machine m ON m.id = t.machine_id ORDER BY s.ts, t.tid");
+  e2e_assert_text(states, "\"ts\",\"dur\",\"tid\",\"name\",\"state\",\"waker\",\"raw_id\"\n"
+                          "3000,-1,20,\"app\",\"Running\",\"[NULL]\",0\n"
+                          "3100,-1,21,\"waited\",\"R\",20,0\n"
+                          "3200,-1,22,\"born\",\"R\",20,0\n"
+                          "10925,100,71,\"vcpu\",\"Running\",\"[NULL]\",7\n"
+                          "11025,-1,71,\"vcpu\",\"S\",\"[NULL]\",7\n");
+  g_autofree char *slices = query("ftrace_clocks",
+      "SELECT ts, dur, name FROM slice ORDER BY ts");
+  e2e_assert_text(slices, "\"ts\",\"dur\",\"name\"\n3300,200,\"raw\"\n20050,100,\"global\"\n");
+  g_autofree char *dropped = query("ftrace_clocks",
+      "SELECT l.name, a.display_value FROM _trace_import_logs l JOIN args a USING (arg_set_id) "
+      "WHERE a.key = 'ftrace_clock'");
+  /* FTRACE_CLOCK_LOCAL is 3. */
+  e2e_assert_text(dropped, "\"name\",\"display_value\"\n\"ftrace_bundle_unsupported_clock\",\"3\"\n");
 }
 
 /* --- damage ------------------------------------------------------------------- */
@@ -446,6 +488,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/e2e/system/ftrace/thread-names-and-lifetimes",
                   test_thread_names_and_lifetimes);
   g_test_add_func("/e2e/system/ftrace/other-events-are-raw-rows", test_other_events_are_raw_rows);
+  g_test_add_func("/e2e/system/ftrace/bundles-on-every-clock-and-machine",
+                  test_bundles_on_every_clock_and_machine);
   g_test_add_func("/e2e/system/ftrace/damaged-bundles-are-counted-and-logged",
                   test_damaged_bundles_are_counted_and_logged);
   g_test_add_func("/e2e/system/ftrace/an-unparseable-bundle-stops-the-file-there",
