@@ -40,8 +40,9 @@ static void test_sched_from_both_encodings(void) {
 }
 
 /* thread_state, as trace_processor's ThreadStateTracker: app Running on
- * cpu 0 from 1000, then S from 2000 with io_wait 1 (the
- * sched_blocked_reason at 2100 marks its latest sleep); worker Runnable
+ * cpu 0 from 1000, then S from 2000 with io_wait 1 and blocked_function
+ * "do_sys_poll" (the sched_blocked_reason at 2100 marks its latest sleep;
+ * its caller is kernel_symbols iid 1); worker Runnable
  * from 1100 (expanded sched_waking by app), its compact waking at 1200
  * ignored (already Runnable) and the one at 900 dropped (before cpu 1's
  * first switch), Running on cpu 1 1500-1800, then S; the new task 12
@@ -49,16 +50,17 @@ static void test_sched_from_both_encodings(void) {
  * no states. */
 static void test_thread_state_from_both_encodings(void) {
   g_autofree char *states = query("ftrace_kinds",
-      "SELECT s.ts, s.dur, t.tid, s.state, s.io_wait, s.cpu, w.tid AS waker "
-      "FROM thread_state s JOIN thread t USING (utid) "
+      "SELECT s.ts, s.dur, t.tid, s.state, s.io_wait, s.blocked_function, s.cpu, "
+      "w.tid AS waker FROM thread_state s JOIN thread t USING (utid) "
       "LEFT JOIN thread w ON w.utid = s.waker_utid ORDER BY s.ts, t.tid");
-  e2e_assert_text(states, "\"ts\",\"dur\",\"tid\",\"state\",\"io_wait\",\"cpu\",\"waker\"\n"
-                          "1000,1000,10,\"Running\",\"[NULL]\",0,\"[NULL]\"\n"
-                          "1100,400,11,\"R\",\"[NULL]\",\"[NULL]\",10\n"
-                          "1500,300,11,\"Running\",\"[NULL]\",1,\"[NULL]\"\n"
-                          "1800,-1,11,\"S\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
-                          "1900,-1,12,\"R\",\"[NULL]\",\"[NULL]\",10\n"
-                          "2000,-1,10,\"S\",1,\"[NULL]\",\"[NULL]\"\n");
+  e2e_assert_text(states,
+      "\"ts\",\"dur\",\"tid\",\"state\",\"io_wait\",\"blocked_function\",\"cpu\",\"waker\"\n"
+      "1000,1000,10,\"Running\",\"[NULL]\",\"[NULL]\",0,\"[NULL]\"\n"
+      "1100,400,11,\"R\",\"[NULL]\",\"[NULL]\",\"[NULL]\",10\n"
+      "1500,300,11,\"Running\",\"[NULL]\",\"[NULL]\",1,\"[NULL]\"\n"
+      "1800,-1,11,\"S\",\"[NULL]\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
+      "1900,-1,12,\"R\",\"[NULL]\",\"[NULL]\",\"[NULL]\",10\n"
+      "2000,-1,10,\"S\",1,\"do_sys_poll\",\"[NULL]\",\"[NULL]\"\n");
   g_autofree char *stats = query("ftrace_kinds",
       "SELECT name, value FROM stats WHERE value > 0 ORDER BY name");
   /* The compact switch and waking before cpu 1 knows who runs, and the
@@ -141,7 +143,9 @@ static void test_thread_names_and_lifetimes(void) {
 }
 
 /* Events the reader does not model are ftrace_event (raw) rows with their
- * fields as args, named as proto/ftrace.proto names them. */
+ * fields as args, named as proto/ftrace.proto names them; a workqueue
+ * event's function is its kernel_symbols name (iid 2, "flush_to_ldisc"),
+ * or the number when the iid (9) is not interned. */
 static void test_other_events_are_raw_rows(void) {
   g_autofree char *raw = query("ftrace_kinds",
       "SELECT e.ts, e.name, e.cpu, t.tid, "
@@ -154,9 +158,11 @@ static void test_other_events_are_raw_rows(void) {
       "ORDER BY key))\"\n"
       "2400,\"sched_process_exit\",0,12,\"comm=renamed pid=12 prio=120 tgid=12\"\n"
       "3700,\"kmalloc\",0,10,\"bytes_alloc=64 bytes_req=60 call_site=4096 gfp_flags=0 "
-      "ptr=8192\"\n");
+      "ptr=8192\"\n"
+      "3800,\"workqueue_execute_start\",0,10,\"function=flush_to_ldisc work=16\"\n"
+      "3900,\"workqueue_queue_work\",0,10,\"function=9 work=16\"\n");
   g_autofree char *same = query("ftrace_kinds", "SELECT count(*) FROM raw");
-  e2e_assert_text(same, "\"count(*)\"\n2\n");
+  e2e_assert_text(same, "\"count(*)\"\n4\n");
 }
 
 /* --- clocks and machines --------------------------------------------------- */

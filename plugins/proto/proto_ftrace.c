@@ -413,7 +413,7 @@ static bool read_event(proto_ftrace *ft, ftrace_event *ev, const uint8_t *data, 
 }
 
 bool proto_ftrace_read_bundle(proto_ftrace *ft, proto_machine *machine, uint32_t sequence_id,
-                              const uint8_t *data, size_t len) {
+                              const proto_sequence *seq, const uint8_t *data, size_t len) {
   bundle b;
   if (!read_bundle_header(ft, data, len, &b))
     return false;
@@ -427,7 +427,7 @@ bool proto_ftrace_read_bundle(proto_ftrace *ft, proto_machine *machine, uint32_t
   ftrace_cpu *cpu = ftrace_cpu_of(&ft->kinds, m, b.cpu);
   if (!cpu)
     return true;
-  ftrace_event ev = {.m = m, .cpu = b.cpu};
+  ftrace_event ev = {.m = m, .cpu = b.cpu, .seq = seq};
   if (!bundle_clock(ft, machine, sequence_id, b.clock, b.has_ftrace_ts && b.has_boot_ts,
                     b.ftrace_ts, b.boot_ts, &ev.clock))
     return true;

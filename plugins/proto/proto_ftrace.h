@@ -42,9 +42,12 @@ proto_ftrace *proto_ftrace_new(struct proto_context *ctx);
 void proto_ftrace_free(proto_ftrace *ft);
 
 /* Reads one FtraceEventBundle of `machine` from packet sequence
- * `sequence_id`. Returns false if its bytes do not parse. */
+ * `sequence_id`, whose interned data (`seq`, borrowed; kernel symbols)
+ * its events may name. Returns false if its bytes do not parse. */
+struct proto_sequence;
 bool proto_ftrace_read_bundle(proto_ftrace *ft, struct proto_machine *machine,
-                              uint32_t sequence_id, const uint8_t *data, size_t len);
+                              uint32_t sequence_id, const struct proto_sequence *seq,
+                              const uint8_t *data, size_t len);
 
 /* The number of cpus of `machine` (SystemInfo.num_cpus), when the trace
  * says: a bundle of a cpu at or beyond it is dropped. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ftrace.pb-c.h"
+#include "proto_sequence_state.h"
 #include "proto_wire.h"
 
 /* FtraceEvent payload field numbers the reader models. */
@@ -24,6 +25,8 @@ enum {
   EV_SOFTIRQ_EXIT = 25,
   EV_IRQ_HANDLER_ENTRY = 36,
   EV_IRQ_HANDLER_EXIT = 37,
+  EV_WORKQUEUE_EXECUTE_START = 58,
+  EV_WORKQUEUE_QUEUE_WORK = 59,
   EV_SUSPEND_RESUME = 113,
   EV_SCHED_WAKEUP_NEW = 114,
   EV_TASK_NEWTASK = 235,
@@ -296,6 +299,24 @@ static void add_raw_arg(ftrace_kinds *k, tm_str_id key, const ProtobufCFieldDesc
 
 /* An event the reader does not model: an ftrace_event row with every
  * field the schema names as an arg. */
+/* The kernel function that iid `iid` of the bundle's sequence names
+ * (InternedData.kernel_symbols, written when the trace was recorded with
+ * symbolize_ksyms), or 0: without them the field is an address-like
+ * number that names nothing, and trace_processor leaves it unnamed too. */
+static tm_str_id kernel_symbol(const ftrace_event *ev, uint64_t iid) {
+  if (!ev->seq)
+    return 0;
+  const proto_interned *e = proto_sequence_lookup(ev->seq, PROTO_INTERN_KERNEL_SYMBOL, iid);
+  return e ? e->str : 0;
+}
+
+/* Fields that hold a kernel function as a kernel_symbols iid, as
+ * trace_processor lists them among the events this schema names. */
+static bool is_kernel_function(uint32_t event_id, uint32_t field) {
+  return field == 2 &&
+         (event_id == EV_WORKQUEUE_EXECUTE_START || event_id == EV_WORKQUEUE_QUEUE_WORK);
+}
+
 static bool read_raw(ftrace_kinds *k, const ftrace_event *ev, const ftrace_schema *sc) {
   const ProtobufCMessageDescriptor *d = sc->d;
   const char *name = sc->name;
@@ -323,6 +344,13 @@ static bool read_raw(ftrace_kinds *k, const ftrace_event *ev, const ftrace_schem
     }
     if (fd->type == PROTOBUF_C_TYPE_MESSAGE)
       continue; /* nested messages: none among the events named here */
+    tm_str_id function;
+    if (f.wire_type == PW_VARINT && is_kernel_function(ev->id, f.number) &&
+        (function = kernel_symbol(ev, f.value)) != 0) {
+      k->ctx->s->args_add(k->ctx->host, key,
+                          (tm_arg_value){.type = TM_ARG_STRING, .u.str_id = function});
+      continue;
+    }
     add_raw_arg(k, key, fd, f.value, f.data, f.len);
   }
   tm_args_ref args = k->ctx->s->args_commit(k->ctx->host);
@@ -710,7 +738,8 @@ bool ftrace_kinds_read(ftrace_kinds *k, const ftrace_event *ev) {
     if (k->has_system)
       ctx->s->sched_blocked_reason(ctx->host, ev->clock, ev->ts,
                                    ftrace_thread_of(k, ev->m, as_i32(&p, 1)),
-                                   has(&p, 3) ? (int32_t)(p.value[3] != 0) : -1, 0);
+                                   has(&p, 3) ? (int32_t)(p.value[3] != 0) : -1,
+                                   has(&p, 2) ? kernel_symbol(ev, p.value[2]) : 0);
     break;
   case EV_CPU_FREQUENCY:
   case EV_CPU_IDLE:

@@ -6,7 +6,9 @@
  * Modelled, as trace_processor models them:
  *   sched_switch                      sched, thread_state (sched builder)
  *   sched_waking / _wakeup / _new     thread_state Runnable, waker
- *   sched_blocked_reason              thread_state io_wait
+ *   sched_blocked_reason              thread_state io_wait, and
+ *                                     blocked_function when the caller
+ *                                     is a kernel_symbols iid
  *   task_newtask, task_rename         thread start, name
  *   sched_process_free                thread end
  *   print                             atrace slices, counters, async
@@ -29,7 +31,8 @@
  *                                     mem.dma_heap_change
  * Every other event this reader's schema (proto/ftrace.proto) names is an
  * ftrace_event row with its fields as args, named as the schema names
- * them. Like trace_processor, every event but sched_switch makes the
+ * them (a workqueue event's function by its kernel_symbols name when the
+ * sequence interned one). Like trace_processor, every event but sched_switch makes the
  * thread of its pid known.
  *
  * Deviations, all because the reader does not see the host's thread to
@@ -85,6 +88,7 @@ typedef struct ftrace_machine {
 /* The event being read. */
 typedef struct ftrace_event {
   ftrace_machine *m;
+  const struct proto_sequence *seq; /* the bundle's packet sequence */
   uint32_t cpu;
   tm_clock_ref clock;
   int64_t ts;

@@ -394,7 +394,7 @@ static bool read_payload(proto_reader *reader, const packet *p,
     break;
   }
   case PACKET_FTRACE_EVENTS:
-    ok = proto_ftrace_read_bundle(reader->ftrace, machine, p->sequence_id, data, len);
+    ok = proto_ftrace_read_bundle(reader->ftrace, machine, p->sequence_id, seq, data, len);
     what = "ftrace_events";
     break;
   case PACKET_ANDROID_LOG:

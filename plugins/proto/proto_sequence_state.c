@@ -166,6 +166,9 @@ bool proto_sequence_add_interned_data(proto_sequence *seq,
     case 17:
       ok = add_entry(seq, PROTO_INTERN_MAPPING_PATH, 2, s, host, &f);
       break;
+    case 26:
+      ok = add_entry(seq, PROTO_INTERN_KERNEL_SYMBOL, 2, s, host, &f);
+      break;
     case 6:
     case 7:
     case 19:

@@ -35,6 +35,8 @@ typedef enum proto_intern_kind {
   PROTO_INTERN_MAPPING_PATH,   /* 17 mapping_paths (str is 0) */
   PROTO_INTERN_SOURCE_LOCATION, /* 4 source_locations: the whole
                                    SourceLocation message (str is 0) */
+  PROTO_INTERN_KERNEL_SYMBOL,  /* 26 kernel_symbols (ftrace's symbolized
+                                  kernel functions) */
   PROTO_INTERN_KINDS
 } proto_intern_kind;
 
