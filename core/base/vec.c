@@ -39,3 +39,5 @@ void tm_vec_reserve_(void **data, size_t *cap, size_t need, size_t elem_size) {
   *cap = new_cap;
   tm_memory_advise_huge(*data, new_cap * elem_size);
 }
+
+void tm_vec_release_(void *data) { g_free(data); }

@@ -1,21 +1,28 @@
 /*
- * Typed growable arrays for the host's tables and event runs.
+ * Typed growable arrays: the project's one vector type, for the host's
+ * tables and event runs and for the readers' buffers (plugins/proto links
+ * it through plugins/meson.build's plugin_vec_dep).
  *
  * Invariant: data[0..len) are initialised, cap >= len, and data is either
  * NULL (cap == 0) or a g_malloc'd block of cap elements. Growth doubles, so
  * appends are amortised O(1). A vector owns its block; tm_vec_free releases
  * it and leaves the vector empty and reusable.
  *
- * Still to do (issue 12, "one vector type"): plugins/proto's PROTO_VEC and
- * plugins/json's json_buf are two more growable arrays, not yet unified
- * with this one, each with its own out-of-memory policy (this one aborts
- * through g_malloc, PROTO_VEC aborts, json_buf returns false).
+ * Out of memory is fatal, as in GLib: growth aborts (g_realloc, or
+ * g_error for a size that overflows) instead of returning an error that
+ * every caller would have to pass up.
+ *
+ * Still to do (issue 12, "one vector type"): plugins/json's json_buf is a
+ * second growable array whose appends return false on out of memory (the
+ * JSON reader turns that into a file error); moving it onto this type
+ * means taking this policy there and removing those error paths.
  */
 #ifndef TM_VEC_H
 #define TM_VEC_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define TM_VEC(T)                                                           \
   struct {                                                                  \
@@ -32,6 +39,10 @@ void tm_memory_advise_huge(void *block, size_t bytes);
 
 /* Grows *data so that it holds at least `need` elements of `elem_size`. */
 void tm_vec_reserve_(void **data, size_t *cap, size_t need, size_t elem_size);
+
+/* Frees a vector's block (g_free; out of line so that this header needs
+ * no GLib, and its users none of GLib's system headers). */
+void tm_vec_release_(void *data);
 
 #define tm_vec_reserve(v, n)                                                \
   tm_vec_reserve_((void **)&(v)->data, &(v)->cap, (n), sizeof(*(v)->data))
@@ -51,7 +62,7 @@ void tm_vec_reserve_(void **data, size_t *cap, size_t need, size_t elem_size);
 
 #define tm_vec_free(v)                                                      \
   do {                                                                      \
-    g_free((v)->data);                                                      \
+    tm_vec_release_((v)->data);                                             \
     (v)->data = NULL;                                                       \
     (v)->len = (v)->cap = 0;                                                \
   } while (0)

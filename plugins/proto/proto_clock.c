@@ -30,7 +30,7 @@ proto_clock *proto_clock_get(proto_context *ctx, proto_machine *machine,
       .unit_ns = 1,
   };
   index = (uint32_t)table->items.len;
-  proto_vec_push(&table->items, clock);
+  tm_vec_push(&table->items, clock);
   proto_map_put(&table->index, key, index);
   return &table->items.data[index];
 }
@@ -143,7 +143,7 @@ typedef struct sync_samples {
   int64_t count;
 } sync_samples;
 
-typedef PROTO_VEC(sync_samples) sync_sample_vec;
+typedef TM_VEC(sync_samples) sync_sample_vec;
 
 /* Adds the round-trip offsets of every clock of one ping/update pair. */
 static void add_round(sync_sample_vec *samples,
@@ -167,7 +167,7 @@ static void add_round(sync_sample_vec *samples,
       j++;
     if (j == samples->len) {
       sync_samples fresh = {.clock_id = k};
-      proto_vec_push(samples, fresh);
+      tm_vec_push(samples, fresh);
     }
     samples->data[j].sum += off1 + off2;
     samples->data[j].count += 2;
@@ -216,7 +216,7 @@ bool proto_clock_read_remote_sync(proto_context *ctx, proto_machine *client,
     int64_t values[2] = {anchor, (int64_t)((uint64_t)anchor + (uint64_t)offset)};
     ctx->s->add_clock_snapshot(ctx->host, refs, values, 2);
   }
-  proto_vec_free(&samples);
+  tm_vec_free(&samples);
   perfetto__protos__remote_clock_sync__free_unpacked(sync, NULL);
   return true;
 }

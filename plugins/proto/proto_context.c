@@ -25,10 +25,10 @@ void proto_context_free(proto_context *ctx) {
   proto_sequence_table_free(&ctx->sequences);
   for (size_t i = 0; i < ctx->machines.len; i++)
     proto_machine_free(ctx->machines.data[i]);
-  proto_vec_free(&ctx->machines);
+  tm_vec_free(&ctx->machines);
   proto_map_free(&ctx->machine_index);
   proto_map_free(&ctx->unmodelled);
-  proto_vec_free(&ctx->text);
+  tm_vec_free(&ctx->text);
 }
 
 proto_machine *proto_context_machine_slow_(proto_context *ctx, uint32_t raw_id) {
@@ -41,7 +41,7 @@ proto_machine *proto_context_machine_slow_(proto_context *ctx, uint32_t raw_id) 
   machine->index = (uint32_t)ctx->machines.len;
   machine->ref = raw_id == 0 ? ctx->s->machine_default(ctx->host)
                              : ctx->s->machine_embedded(ctx->host, raw_id);
-  proto_vec_push(&ctx->machines, machine);
+  tm_vec_push(&ctx->machines, machine);
   proto_map_put(&ctx->machine_index, raw_id, machine->index);
   return machine;
 }

@@ -57,7 +57,7 @@ typedef struct proto_context {
   uint32_t default_clock_id;
   proto_sequence_table sequences;
   proto_map machine_index; /* raw machine id -> machines index */
-  PROTO_VEC(proto_machine *) machines;
+  TM_VEC(proto_machine *) machines;
 
   /* Packets of payloads the reader does not model, by TracePacket field
    * number (proto_count_unmodelled). */

@@ -13,7 +13,7 @@
 #include "proto_wire.h"
 
 static void text_append(proto_text *text, const void *data, size_t len) {
-  proto_vec_reserve(text, text->len + len);
+  tm_vec_reserve(text, text->len + len);
   if (len)
     memcpy(text->data + text->len, data, len);
   text->len += len;

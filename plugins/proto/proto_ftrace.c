@@ -51,12 +51,12 @@ enum compact_field {
 struct proto_ftrace {
   proto_context *ctx;
   ftrace_kinds kinds;
-  PROTO_VEC(ftrace_machine *) machines; /* by proto machine index */
+  TM_VEC(ftrace_machine *) machines; /* by proto machine index */
   /* compact_sched scratch: the arrays, and the comm table with each
    * entry's interned id (0 until first used). */
   proto_u64_vec arrays[CS_ARRAYS];
-  PROTO_VEC(proto_bytes) comms;
-  PROTO_VEC(tm_str_id) comm_ids; /* by comm index: interned, 0 until used */
+  TM_VEC(proto_bytes) comms;
+  TM_VEC(tm_str_id) comm_ids; /* by comm index: interned, 0 until used */
   tm_clock_ref clock_of_bundle; /* of the bundle being read */
 };
 
@@ -75,24 +75,24 @@ void proto_ftrace_free(proto_ftrace *ft) {
     ftrace_machine *m = ft->machines.data[i];
     if (!m)
       continue;
-    proto_vec_free(&m->cpus);
+    tm_vec_free(&m->cpus);
     proto_map_free(&m->thread_index);
-    proto_vec_free(&m->threads);
+    tm_vec_free(&m->threads);
     systrace_emitter_free(m->emitter);
     free(m);
   }
-  proto_vec_free(&ft->machines);
+  tm_vec_free(&ft->machines);
   for (int i = 0; i < CS_ARRAYS; i++)
-    proto_vec_free(&ft->arrays[i]);
-  proto_vec_free(&ft->comms);
-  proto_vec_free(&ft->comm_ids);
+    tm_vec_free(&ft->arrays[i]);
+  tm_vec_free(&ft->comms);
+  tm_vec_free(&ft->comm_ids);
   ftrace_kinds_free(&ft->kinds);
   free(ft);
 }
 
 static ftrace_machine *machine_of(proto_ftrace *ft, proto_machine *machine) {
   while (ft->machines.len <= machine->index)
-    proto_vec_push(&ft->machines, (ftrace_machine *)NULL);
+    tm_vec_push(&ft->machines, (ftrace_machine *)NULL);
   ftrace_machine **slot = &ft->machines.data[machine->index];
   if (!*slot) {
     *slot = proto_xrealloc(NULL, sizeof **slot);
@@ -283,8 +283,8 @@ static bool read_compact_arrays(proto_ftrace *ft, const uint8_t *data, size_t le
         return true;
       }
       proto_bytes comm = {f.data, f.len};
-      proto_vec_push(&ft->comms, comm);
-      proto_vec_push(&ft->comm_ids, (tm_str_id)0);
+      tm_vec_push(&ft->comms, comm);
+      tm_vec_push(&ft->comm_ids, (tm_str_id)0);
       continue;
     }
     if (f.number >= CS_ARRAYS)
@@ -292,7 +292,7 @@ static bool read_compact_arrays(proto_ftrace *ft, const uint8_t *data, size_t le
     pw_repeated r = pw_repeated_of(&f, false);
     uint64_t v;
     while (pw_repeated_next(&r, &v))
-      proto_vec_push(&ft->arrays[f.number], v);
+      tm_vec_push(&ft->arrays[f.number], v);
     /* A packed array cut inside a varint keeps the values before it. */
     truncated |= r.error;
   }

@@ -65,8 +65,8 @@ void ftrace_kinds_init(ftrace_kinds *k, proto_context *ctx) {
 
 void ftrace_kinds_free(ftrace_kinds *k) {
   proto_map_free(&k->raw_keys);
-  proto_vec_free(&k->raw_key_ids);
-  proto_vec_free(&k->schemas);
+  tm_vec_free(&k->raw_key_ids);
+  tm_vec_free(&k->schemas);
   free(k->states);
 }
 
@@ -81,7 +81,7 @@ static ftrace_thread *thread_entry(ftrace_kinds *k, ftrace_machine *m, int64_t t
       .ref = k->ctx->s->thread(k->ctx->host, m->machine->ref, -1, tid),
   };
   index = (uint32_t)m->threads.len;
-  proto_vec_push(&m->threads, fresh);
+  tm_vec_push(&m->threads, fresh);
   proto_map_put(&m->thread_index, key, index);
   return &m->threads.data[index];
 }
@@ -133,7 +133,7 @@ ftrace_cpu *ftrace_cpu_of(ftrace_kinds *k, ftrace_machine *m, uint32_t cpu) {
   }
   while (m->cpus.len <= cpu) {
     ftrace_cpu fresh = {0};
-    proto_vec_push(&m->cpus, fresh);
+    tm_vec_push(&m->cpus, fresh);
   }
   return &m->cpus.data[cpu];
 }
@@ -170,7 +170,7 @@ static const ftrace_schema *payload_schema(ftrace_kinds *k, uint32_t id, ftrace_
   if (id < SCHEMA_CACHE_IDS) {
     while (k->schemas.len <= id) {
       ftrace_schema empty = {0};
-      proto_vec_push(&k->schemas, empty);
+      tm_vec_push(&k->schemas, empty);
     }
     sc = &k->schemas.data[id];
     if (sc->looked_up)
@@ -250,7 +250,7 @@ static tm_str_id raw_key(ftrace_kinds *k, uint32_t id, const ProtobufCFieldDescr
     return k->raw_key_ids.data[index];
   tm_str_id str = proto_intern_cstr(k->ctx, fd->name);
   proto_map_put(&k->raw_keys, key, (uint32_t)k->raw_key_ids.len);
-  proto_vec_push(&k->raw_key_ids, str);
+  tm_vec_push(&k->raw_key_ids, str);
   return str;
 }
 

@@ -79,9 +79,9 @@ typedef struct ftrace_thread {
 typedef struct ftrace_machine {
   proto_machine *machine;
   uint32_t num_cpus; /* 0: unknown */
-  PROTO_VEC(ftrace_cpu) cpus;
+  TM_VEC(ftrace_cpu) cpus;
   proto_map thread_index; /* tid -> threads index */
-  PROTO_VEC(ftrace_thread) threads;
+  TM_VEC(ftrace_thread) threads;
   systrace_emitter *emitter; /* print events; NULL until the first */
 } ftrace_machine;
 
@@ -118,11 +118,11 @@ typedef struct ftrace_schema {
 
 typedef struct ftrace_kinds {
   proto_context *ctx;
-  PROTO_VEC(ftrace_schema) schemas; /* by event id */
+  TM_VEC(ftrace_schema) schemas; /* by event id */
   tm_str_id *states;                /* by prev_state bits; 0: not yet */
   /* Interned arg keys of raw events: (event id << 32 | field) -> str id. */
   proto_map raw_keys;
-  PROTO_VEC(tm_str_id) raw_key_ids;
+  TM_VEC(tm_str_id) raw_key_ids;
   tm_str_id irq_category;
   bool has_system; /* the host has the system trace services */
 } ftrace_kinds;

@@ -7,8 +7,8 @@ void proto_machine_free(proto_machine *machine) {
   if (!machine)
     return;
   proto_map_free(&machine->clocks.index);
-  proto_vec_free(&machine->clocks.items);
+  tm_vec_free(&machine->clocks.items);
   proto_map_free(&machine->tracks.index);
-  proto_vec_free(&machine->tracks.items);
+  tm_vec_free(&machine->tracks.items);
   free(machine);
 }

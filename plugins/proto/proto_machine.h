@@ -31,7 +31,7 @@ typedef struct proto_clock {
 
 typedef struct proto_clock_table {
   proto_map index; /* sequence_id << 32 | clock_id -> items index */
-  PROTO_VEC(proto_clock) items;
+  TM_VEC(proto_clock) items;
   /* The last clock found, by key: packets keep using the same clock. */
   uint64_t last_key;
   uint32_t last_index_plus_one; /* 0: none */
@@ -79,7 +79,7 @@ typedef struct proto_track {
 
 typedef struct proto_track_table {
   proto_map index; /* uuid -> items index */
-  PROTO_VEC(proto_track) items;
+  TM_VEC(proto_track) items;
 } proto_track_table;
 
 typedef struct proto_machine {

@@ -271,9 +271,9 @@ static void read_defaults(proto_sequence *seq, const Perfetto__Protos__TracePack
   seq->default_extra_counter_uuids.len = 0;
   seq->default_extra_double_counter_uuids.len = 0;
   for (size_t i = 0; te && i < te->n_extra_counter_track_uuids; i++)
-    proto_vec_push(&seq->default_extra_counter_uuids, te->extra_counter_track_uuids[i]);
+    tm_vec_push(&seq->default_extra_counter_uuids, te->extra_counter_track_uuids[i]);
   for (size_t i = 0; te && i < te->n_extra_double_counter_track_uuids; i++)
-    proto_vec_push(&seq->default_extra_double_counter_uuids,
+    tm_vec_push(&seq->default_extra_double_counter_uuids,
                    te->extra_double_counter_track_uuids[i]);
 }
 

@@ -12,7 +12,7 @@ proto_sequence *proto_sequence_get_slow_(proto_sequence_table *table, uint32_t i
     memset(seq, 0, sizeof *seq);
     seq->id = id;
     index = (uint32_t)table->items.len;
-    proto_vec_push(&table->items, seq);
+    tm_vec_push(&table->items, seq);
     proto_map_put(&table->index, id, index);
   }
   table->last = table->items.data[index];
@@ -20,24 +20,24 @@ proto_sequence *proto_sequence_get_slow_(proto_sequence_table *table, uint32_t i
 }
 
 static void sequence_free(proto_sequence *seq) {
-  proto_vec_free(&seq->default_extra_counter_uuids);
-  proto_vec_free(&seq->default_extra_double_counter_uuids);
+  tm_vec_free(&seq->default_extra_counter_uuids);
+  tm_vec_free(&seq->default_extra_double_counter_uuids);
   for (int k = 0; k < PROTO_INTERN_KINDS; k++) {
     proto_map_free(&seq->tables[k].index);
-    proto_vec_free(&seq->tables[k].dense);
-    proto_vec_free(&seq->tables[k].entries);
+    tm_vec_free(&seq->tables[k].dense);
+    tm_vec_free(&seq->tables[k].entries);
   }
-  proto_vec_free(&seq->arena);
+  tm_vec_free(&seq->arena);
   proto_stack_table_free(&seq->stacks);
   proto_map_free(&seq->counter_index);
-  proto_vec_free(&seq->counter_values);
+  tm_vec_free(&seq->counter_values);
   free(seq);
 }
 
 void proto_sequence_table_free(proto_sequence_table *table) {
   for (size_t i = 0; i < table->items.len; i++)
     sequence_free(table->items.data[i]);
-  proto_vec_free(&table->items);
+  tm_vec_free(&table->items);
   proto_map_free(&table->index);
   table->last = NULL;
 }
@@ -80,7 +80,7 @@ static void intern(proto_sequence *seq, proto_intern_kind kind, uint64_t iid,
       .len = (uint32_t)len,
       .debug_key = 0,
   };
-  proto_vec_reserve(&seq->arena, seq->arena.len + len + 1);
+  tm_vec_reserve(&seq->arena, seq->arena.len + len + 1);
   if (len)
     memcpy(seq->arena.data + seq->arena.len, text, len);
   seq->arena.data[seq->arena.len + len] = '\0';
@@ -92,7 +92,7 @@ static void intern(proto_sequence *seq, proto_intern_kind kind, uint64_t iid,
     size_t need = (size_t)iid + 1;
     if (need > table->dense.len) {
       /* Slots from len on hold nothing of this generation: zero them. */
-      proto_vec_reserve(&table->dense, need);
+      tm_vec_reserve(&table->dense, need);
       memset(table->dense.data + table->dense.len, 0,
              (need - table->dense.len) * sizeof *table->dense.data);
       table->dense.len = need;
@@ -101,7 +101,7 @@ static void intern(proto_sequence *seq, proto_intern_kind kind, uint64_t iid,
   } else {
     proto_map_put(&table->index, iid, index);
   }
-  proto_vec_push(&table->entries, entry);
+  tm_vec_push(&table->entries, entry);
 }
 
 /* One entry message: `1 iid` plus its text in `text_field` (0: the whole
@@ -186,7 +186,7 @@ double *proto_sequence_counter_slot(proto_sequence *seq, uint64_t uuid) {
   uint32_t index;
   if (!proto_map_get(&seq->counter_index, uuid, &index)) {
     index = (uint32_t)seq->counter_values.len;
-    proto_vec_push(&seq->counter_values, 0.0);
+    tm_vec_push(&seq->counter_values, 0.0);
     proto_map_put(&seq->counter_index, uuid, index);
   }
   return &seq->counter_values.data[index];

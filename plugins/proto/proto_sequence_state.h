@@ -62,8 +62,8 @@ typedef struct proto_intern_table {
   proto_map index; /* iid -> entry, for iids >= PROTO_INTERN_DENSE_IIDS */
   /* dense.data[iid] = entry index + 1 (0: none) for iids < dense.len, all
    * in the current generation; a clear zeroes dense.len slots. */
-  PROTO_VEC(uint32_t) dense;
-  PROTO_VEC(proto_interned) entries;
+  TM_VEC(uint32_t) dense;
+  TM_VEC(proto_interned) entries;
 } proto_intern_table;
 
 typedef struct proto_sequence {
@@ -83,16 +83,16 @@ typedef struct proto_sequence {
   int64_t timestamp_us;
   int64_t thread_time_us;
   proto_intern_table tables[PROTO_INTERN_KINDS];
-  PROTO_VEC(char) arena;
+  TM_VEC(char) arena;
   proto_stack_table stacks; /* mappings, frames, callstacks */
   /* Incremental counter tracks: running value by track uuid. */
   proto_map counter_index;
-  PROTO_VEC(double) counter_values;
+  TM_VEC(double) counter_values;
 } proto_sequence;
 
 typedef struct proto_sequence_table {
   proto_map index; /* sequence id -> items index */
-  PROTO_VEC(proto_sequence *) items;
+  TM_VEC(proto_sequence *) items;
   proto_sequence *last; /* most recent lookup: packets come in runs */
 } proto_sequence_table;
 

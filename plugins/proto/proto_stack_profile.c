@@ -38,7 +38,7 @@ static tm_str_id build_id_string(proto_context *ctx, proto_sequence *seq,
   static const char digits[] = "0123456789abcdef";
   proto_text *text = &ctx->text;
   text->len = 0;
-  proto_vec_reserve(text, (size_t)e->len * 2);
+  tm_vec_reserve(text, (size_t)e->len * 2);
   for (uint32_t i = 0; i < e->len; i++) {
     uint8_t b = (uint8_t)raw[i];
     text->data[text->len++] = digits[b >> 4];
@@ -58,7 +58,7 @@ static bool mapping_name(proto_context *ctx, proto_sequence *seq,
     const proto_interned *e = lookup_string(ctx, seq, PROTO_INTERN_MAPPING_PATH, iid);
     if (!e)
       return false;
-    proto_vec_reserve(text, text->len + 1 + e->len);
+    tm_vec_reserve(text, text->len + 1 + e->len);
     text->data[text->len++] = '/';
     memcpy(text->data + text->len, proto_sequence_borrow_text(seq, e), e->len);
     text->len += e->len;

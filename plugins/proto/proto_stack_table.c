@@ -17,10 +17,10 @@ void proto_stack_table_free(proto_stack_table *table) {
   proto_map_free(&table->mapping_index);
   proto_map_free(&table->frame_index);
   proto_map_free(&table->callstack_index);
-  proto_vec_free(&table->mappings);
-  proto_vec_free(&table->frames);
-  proto_vec_free(&table->callstacks);
-  proto_vec_free(&table->ids);
+  tm_vec_free(&table->mappings);
+  tm_vec_free(&table->frames);
+  tm_vec_free(&table->callstacks);
+  tm_vec_free(&table->ids);
 }
 
 /* Appends the ids of a repeated uint64 field to `ids`; false if malformed. */
@@ -28,7 +28,7 @@ static bool push_ids(proto_stack_table *table, const pw_field *f) {
   pw_repeated r = pw_repeated_of(f, false);
   uint64_t v;
   while (pw_repeated_next(&r, &v))
-    proto_vec_push(&table->ids, v);
+    tm_vec_push(&table->ids, v);
   return !r.error;
 }
 
@@ -78,7 +78,7 @@ static bool add_mapping(proto_stack_table *table, pw_cursor *c, uint64_t *iid) {
   m.paths_len = (uint32_t)(table->ids.len - m.paths_start);
   /* A later entry with the same iid replaces the earlier one. */
   proto_map_put(&table->mapping_index, *iid, (uint32_t)table->mappings.len);
-  proto_vec_push(&table->mappings, m);
+  tm_vec_push(&table->mappings, m);
   return true;
 }
 
@@ -108,7 +108,7 @@ static bool add_frame(proto_stack_table *table, pw_cursor *c, uint64_t *iid) {
     return false;
   if (*iid) {
     proto_map_put(&table->frame_index, *iid, (uint32_t)table->frames.len);
-    proto_vec_push(&table->frames, fr);
+    tm_vec_push(&table->frames, fr);
   }
   return true;
 }
@@ -129,7 +129,7 @@ static bool add_callstack(proto_stack_table *table, pw_cursor *c, uint64_t *iid)
   }
   cs.frames_len = (uint32_t)(table->ids.len - cs.frames_start);
   proto_map_put(&table->callstack_index, *iid, (uint32_t)table->callstacks.len);
-  proto_vec_push(&table->callstacks, cs);
+  tm_vec_push(&table->callstacks, cs);
   return true;
 }
 

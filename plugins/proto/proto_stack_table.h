@@ -47,9 +47,9 @@ typedef struct proto_stack_table {
   proto_map mapping_index; /* iid -> mappings index */
   proto_map frame_index;
   proto_map callstack_index;
-  PROTO_VEC(proto_stack_mapping) mappings;
-  PROTO_VEC(proto_stack_frame) frames;
-  PROTO_VEC(proto_stack_callstack) callstacks;
+  TM_VEC(proto_stack_mapping) mappings;
+  TM_VEC(proto_stack_frame) frames;
+  TM_VEC(proto_stack_callstack) callstacks;
   proto_u64_vec ids;
 } proto_stack_table;
 

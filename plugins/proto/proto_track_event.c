@@ -29,19 +29,19 @@ void proto_track_events_init(proto_track_events *te, proto_context *ctx) {
 }
 
 void proto_track_events_free(proto_track_events *state) {
-  proto_vec_free(&state->category_iids);
-  proto_vec_free(&state->categories);
-  proto_vec_free(&state->annotations);
-  proto_vec_free(&state->extra_uuids);
-  proto_vec_free(&state->extra_double_uuids);
-  proto_vec_free(&state->extra_values);
-  proto_vec_free(&state->extra_double_values);
-  proto_vec_free(&state->flows);
-  proto_vec_free(&state->extras);
-  proto_vec_free(&state->pending);
-  proto_vec_free(&state->pending_offsets);
-  proto_vec_free(&state->pending_flows);
-  proto_vec_free(&state->pending_extras);
+  tm_vec_free(&state->category_iids);
+  tm_vec_free(&state->categories);
+  tm_vec_free(&state->annotations);
+  tm_vec_free(&state->extra_uuids);
+  tm_vec_free(&state->extra_double_uuids);
+  tm_vec_free(&state->extra_values);
+  tm_vec_free(&state->extra_double_values);
+  tm_vec_free(&state->flows);
+  tm_vec_free(&state->extras);
+  tm_vec_free(&state->pending);
+  tm_vec_free(&state->pending_offsets);
+  tm_vec_free(&state->pending_flows);
+  tm_vec_free(&state->pending_extras);
   proto_map_free(&state->pending_filter);
   proto_map_free(&state->legacy_async_tracks);
 }
@@ -49,7 +49,7 @@ void proto_track_events_free(proto_track_events *state) {
 /* --- text scratch ------------------------------------------------------- */
 
 static void text_append(proto_text *text, const void *data, size_t len) {
-  proto_vec_reserve(text, text->len + len);
+  tm_vec_reserve(text, text->len + len);
   if (len)
     memcpy(text->data + text->len, data, len);
   text->len += len;
@@ -234,12 +234,12 @@ static void defer(proto_track_events *te, const proto_event *ev) {
   proto_event copy = *ev;
   copy.flows_start = (uint32_t)te->pending_flows.len;
   for (uint32_t i = 0; i < ev->flows_len; i++)
-    proto_vec_push(&te->pending_flows, te->flows.data[i]);
+    tm_vec_push(&te->pending_flows, te->flows.data[i]);
   copy.extras_start = (uint32_t)te->pending_extras.len;
   for (uint32_t i = 0; i < ev->extras_len; i++)
-    proto_vec_push(&te->pending_extras, te->extras.data[i]);
-  proto_vec_push(&te->pending, copy);
-  proto_vec_push(&te->pending_offsets, te->ctx->packet_offset);
+    tm_vec_push(&te->pending_extras, te->extras.data[i]);
+  tm_vec_push(&te->pending, copy);
+  tm_vec_push(&te->pending_offsets, te->ctx->packet_offset);
   uint64_t key = pending_key(ev->uuid, ev->machine_index);
   uint32_t waiting = 0;
   proto_map_get(&te->pending_filter, key, &waiting);
@@ -357,7 +357,7 @@ static bool push_repeated(const pw_field *f, bool fixed64, proto_u64_vec *out) {
   pw_repeated r = pw_repeated_of(f, fixed64);
   uint64_t v;
   while (pw_repeated_next(&r, &v))
-    proto_vec_push(out, v);
+    tm_vec_push(out, v);
   return !r.error;
 }
 
@@ -367,7 +367,7 @@ static void add_flows(proto_track_events *te, const pw_field *f, bool fixed64,
   uint64_t v;
   while (pw_repeated_next(&r, &v)) {
     proto_flow flow = {v, direction, TM_FLOW_BIND_ENCLOSING};
-    proto_vec_push(&te->flows, flow);
+    tm_vec_push(&te->flows, flow);
   }
   if (r.error)
     *ok = false;
@@ -419,7 +419,7 @@ static bool decode(proto_track_events *te, const uint8_t *data, size_t len, deco
     case 22: {
       ok = is_bytes;
       proto_bytes text = {f.data, f.len};
-      proto_vec_push(&te->categories, text);
+      tm_vec_push(&te->categories, text);
       break;
     }
     case 30:
@@ -479,7 +479,7 @@ static bool decode(proto_track_events *te, const uint8_t *data, size_t len, deco
     case 4: {
       ok = is_bytes;
       proto_bytes text = {f.data, f.len};
-      proto_vec_push(&te->annotations, text);
+      tm_vec_push(&te->annotations, text);
       break;
     }
     case 1:
@@ -556,13 +556,13 @@ static bool pair_extra_counters(proto_track_events *te, proto_sequence *seq,
   }
   for (size_t i = 0; i < te->extra_values.len; i++) {
     proto_extra_counter extra = {uuids[i], (double)(int64_t)te->extra_values.data[i]};
-    proto_vec_push(&te->extras, extra);
+    tm_vec_push(&te->extras, extra);
   }
   for (size_t i = 0; i < te->extra_double_values.len; i++) {
     double value;
     memcpy(&value, &te->extra_double_values.data[i], sizeof value);
     proto_extra_counter extra = {double_uuids[i], value};
-    proto_vec_push(&te->extras, extra);
+    tm_vec_push(&te->extras, extra);
   }
   return true;
 }
@@ -826,7 +826,7 @@ static void add_legacy_flow(proto_track_events *te, const proto_legacy_event *le
     return;
   }
   proto_flow flow = {legacy->bind_id, (uint8_t)direction, TM_FLOW_BIND_ENCLOSING};
-  proto_vec_push(&te->flows, flow);
+  tm_vec_push(&te->flows, flow);
 }
 
 /* Flow v1 (s/t/f, §2.4, as the JSON reader reads them): the flow is keyed
@@ -866,7 +866,7 @@ legacy_flow_v1(proto_track_events *te, const proto_legacy_event *legacy, proto_e
       .binding = phase == 'f' && !legacy->bind_to_enclosing ? TM_FLOW_BIND_NEXT_BEGIN
                                                            : TM_FLOW_BIND_ENCLOSING,
   };
-  proto_vec_push(&te->flows, flow);
+  tm_vec_push(&te->flows, flow);
 }
 
 /* --- one event ---------------------------------------------------------------- */

@@ -82,19 +82,19 @@ typedef struct proto_track_events {
   struct proto_context *ctx;
   /* Scratch for the event being decoded. */
   proto_u64_vec category_iids;
-  PROTO_VEC(proto_bytes) categories;
-  PROTO_VEC(proto_bytes) annotations;
+  TM_VEC(proto_bytes) categories;
+  TM_VEC(proto_bytes) annotations;
   proto_u64_vec extra_uuids;
   proto_u64_vec extra_double_uuids;
   proto_u64_vec extra_values;        /* int64 bits */
   proto_u64_vec extra_double_values; /* double bits */
-  PROTO_VEC(proto_flow) flows;
-  PROTO_VEC(proto_extra_counter) extras;
+  TM_VEC(proto_flow) flows;
+  TM_VEC(proto_extra_counter) extras;
   /* Events waiting for their track's descriptor, in file order. */
-  PROTO_VEC(proto_event) pending;
+  TM_VEC(proto_event) pending;
   proto_u64_vec pending_offsets; /* each one's packet offset, for logs */
-  PROTO_VEC(proto_flow) pending_flows;
-  PROTO_VEC(proto_extra_counter) pending_extras;
+  TM_VEC(proto_flow) pending_flows;
+  TM_VEC(proto_extra_counter) pending_extras;
   proto_map pending_filter; /* uuid ^ machine hash -> waiting events (may over-count) */
   /* Legacy async tracks: hash of (machine, id kind, id, id_scope, process)
    * -> track, so a track keeps the name of the first event of its id. */

@@ -32,7 +32,7 @@ static proto_track *add_track(proto_machine *machine, uint64_t uuid) {
   fresh.uuid = uuid;
   fresh.unit_multiplier = 1;
   uint32_t index = (uint32_t)machine->tracks.items.len;
-  proto_vec_push(&machine->tracks.items, fresh);
+  tm_vec_push(&machine->tracks.items, fresh);
   proto_map_put(&machine->tracks.index, uuid, index);
   return &machine->tracks.items.data[index];
 }
