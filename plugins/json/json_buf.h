@@ -5,6 +5,12 @@
  * Invariant: buffers only grow; the readers reset `len` to reuse them, so
  * after warm-up no event allocates. Every append reports failure instead
  * of aborting, so the reader can turn out-of-memory into a file error.
+ *
+ * Still to do (issue 12, "one vector type"): this is the last growable
+ * array besides TM_VEC (core/base/vec.h), which the host and the proto
+ * reader use and whose growth aborts on out of memory. Moving the JSON
+ * reader onto it means taking that policy and removing the reader's
+ * out-of-memory error paths, checked against the JSON benchmark.
  */
 #ifndef TM_JSON_BUF_H
 #define TM_JSON_BUF_H
