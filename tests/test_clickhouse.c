@@ -447,49 +447,69 @@ static const table_columns compared[] = {
 };
 
 /* Each table's columns read back from ClickHouse print exactly as the
- * local query over the same session prints them, in every format. */
+ * local query over the same session prints them, in every format: the
+ * run as a load sends it (one Native block per table), and again in
+ * blocks of two rows (blocks that end inside tables, a block's columns
+ * read again from its first row, blocks the server squashes). */
 static void test_values_match_local_queries(void) {
   tm_clickhouse *ch = open_database("values_db");
   create_schema(ch);
   g_autofree char *path = write_values_run();
   tm_session *session = import_path(path);
-  load(ch, "values", session, TM_CLICKHOUSE_REFUSE_EXISTING);
+  static const struct {
+    const char *run_id;
+    size_t block_rows; /* 0: the sink's choice */
+  } loads[] = {{"values", 0}, {"values_in_blocks_of_2", 2}};
   static const tm_format formats[] = {TM_FORMAT_CSV, TM_FORMAT_TSV,
                                       TM_FORMAT_JSON, TM_FORMAT_TABLE};
-  for (size_t t = 0; t < G_N_ELEMENTS(compared); t++) {
-    g_autofree char *local_sql =
-        g_strdup_printf("SELECT %s FROM %s ORDER BY id", compared[t].columns,
-                        compared[t].local);
-    g_autofree char *ch_sql = g_strdup_printf(
-        "SELECT %s FROM %s WHERE run_id = 'values' ORDER BY id",
-        compared[t].columns, compared[t].table);
-    for (size_t f = 0; f < G_N_ELEMENTS(formats); f++) {
-      g_autofree char *expected = local_query(session, local_sql, formats[f]);
-      g_autofree char *actual = ch_query(ch, ch_sql, formats[f]);
-      if (g_strcmp0(actual, expected) != 0)
-        g_error("table %s, format %d:\n--- local\n%s\n--- ClickHouse\n%s",
-                compared[t].table, (int)formats[f], expected, actual);
+  for (size_t l = 0; l < G_N_ELEMENTS(loads); l++) {
+    const char *run_id = loads[l].run_id;
+    clickhouse_set_block_rows(ch, loads[l].block_rows);
+    load(ch, run_id, session, TM_CLICKHOUSE_REFUSE_EXISTING);
+    for (size_t t = 0; t < G_N_ELEMENTS(compared); t++) {
+      g_autofree char *local_sql =
+          g_strdup_printf("SELECT %s FROM %s ORDER BY id",
+                          compared[t].columns, compared[t].local);
+      g_autofree char *ch_sql = g_strdup_printf(
+          "SELECT %s FROM %s WHERE run_id = '%s' ORDER BY id",
+          compared[t].columns, compared[t].table, run_id);
+      for (size_t f = 0; f < G_N_ELEMENTS(formats); f++) {
+        g_autofree char *expected =
+            local_query(session, local_sql, formats[f]);
+        g_autofree char *actual = ch_query(ch, ch_sql, formats[f]);
+        if (g_strcmp0(actual, expected) != 0)
+          g_error("run %s, table %s, format %d:\n--- local\n%s\n"
+                  "--- ClickHouse\n%s",
+                  run_id, compared[t].table, (int)formats[f], expected,
+                  actual);
+      }
+      /* Not an empty comparison: every table holds rows here. */
+      g_autofree char *count_sql =
+          g_strdup_printf("SELECT count() FROM %s WHERE run_id = '%s'",
+                          compared[t].table, run_id);
+      g_assert_cmpint(ch_count(ch, count_sql), >, 0);
     }
-    /* Not an empty comparison: every table holds rows here. */
-    g_autofree char *count_sql = g_strdup_printf(
-        "SELECT count() FROM %s WHERE run_id = 'values'", compared[t].table);
-    g_assert_cmpint(ch_count(ch, count_sql), >, 0);
+    /* The machine columns: the name of the row's machine, and its id. */
+    g_autofree char *expected = local_query(
+        session,
+        "SELECT coalesce(m.name, '') AS machine, t.machine_id AS machine_id, "
+        "count(*) AS n FROM slice s JOIN track t ON s.track_id = t.id "
+        "LEFT JOIN machine m ON m.id = t.machine_id GROUP BY 1, 2 "
+        "ORDER BY 1, 2",
+        TM_FORMAT_CSV);
+    g_autofree char *machine_sql = g_strdup_printf(
+        "SELECT machine, machine_id, count() AS n FROM slice WHERE "
+        "run_id = '%s' GROUP BY machine, machine_id ORDER BY machine, "
+        "machine_id",
+        run_id);
+    g_autofree char *actual = ch_query(ch, machine_sql, TM_FORMAT_CSV);
+    e2e_assert_text(actual, expected);
+    g_assert_cmpuint(tm_clickhouse_rows_loaded(ch), ==,
+                     (guint64)rows_of_run(ch, run_id));
   }
-  /* The machine columns: the name of the row's machine, and its id. */
-  g_autofree char *expected = local_query(
-      session,
-      "SELECT coalesce(m.name, '') AS machine, t.machine_id AS machine_id, "
-      "count(*) AS n FROM slice s JOIN track t ON s.track_id = t.id "
-      "LEFT JOIN machine m ON m.id = t.machine_id GROUP BY 1, 2 ORDER BY 1, 2",
-      TM_FORMAT_CSV);
-  g_autofree char *actual = ch_query(
-      ch, "SELECT machine, machine_id, count() AS n FROM slice WHERE "
-          "run_id = 'values' GROUP BY machine, machine_id ORDER BY machine, "
-          "machine_id",
-      TM_FORMAT_CSV);
-  e2e_assert_text(actual, expected);
-  g_assert_cmpuint(tm_clickhouse_rows_loaded(ch), ==,
-                   (guint64)rows_of_run(ch, "values"));
+  /* Blocks of two rows: more than one block in the tables compared. */
+  g_assert_cmpint(ch_count(ch, "SELECT count() FROM slice WHERE run_id = "
+                               "'values_in_blocks_of_2'"), >, 2);
   tm_session_free(session);
   tm_clickhouse_free(ch);
 }

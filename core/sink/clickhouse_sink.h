@@ -8,7 +8,7 @@
  *   1. the schema check (and, refusing existing runs, a look for them;
  *      replacing, a look for the earlier loads that hold them);
  *   2. CREATE TABLE _tm_stage_<token>_<table> AS <table>, per table;
- *   3. INSERT INTO _tm_stage_... FORMAT RowBinary, per table, streamed
+ *   3. INSERT INTO _tm_stage_... FORMAT Native, per table, streamed
  *      from the model; replacing, also INSERT INTO _tm_stage_... SELECT
  *      the other runs of those earlier loads;
  *   4. ALTER TABLE <table> REPLACE PARTITION '<earlier load>' FROM ...,
@@ -20,17 +20,22 @@
 #ifndef TM_CLICKHOUSE_SINK_H
 #define TM_CLICKHOUSE_SINK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <tracemerge/tracemerge.h>
 
 /* Called while a load streams a table's rows, after each batch (`rows`
- * so far, for the whole statement) and once more with `rows` = UINT64_MAX
+ * in the blocks encoded whole so far, for the whole statement) and once more with `rows` = UINT64_MAX
  * when the load is about to publish (table NULL). For tests: what to do
  * when the server goes away mid-load. */
 typedef void (*clickhouse_load_hook)(void *data, const char *table,
                                      uint64_t rows);
 void clickhouse_set_load_hook(tm_clickhouse *ch, clickhouse_load_hook hook,
                               void *data);
+
+/* Rows per Native block of the next loads (0: chosen per table, as
+ * clickhouse_sink.c says). For tests: many blocks from small runs. */
+void clickhouse_set_block_rows(tm_clickhouse *ch, size_t rows);
 
 #endif /* TM_CLICKHOUSE_SINK_H */

@@ -1,17 +1,24 @@
 /*
  * The ClickHouse tables (clickhouse_tables.h): descriptors, CREATE TABLE
- * text, and RowBinary rows.
+ * text, and the rows in ClickHouse's Native format.
  *
- * RowBinary is ClickHouse's row format without framing: each column in
- * table order, integers and floats little-endian at their width, a String
- * as a LEB128 length and its bytes, a Nullable(T) as one byte (1 = NULL)
- * followed by T unless NULL. ALIAS columns are not sent. We measured it
- * against TabSeparated on the 18.16 server (docs/clickhouse.md): the
- * server parses both at about the same speed, and RowBinary costs the
- * client no number formatting or escaping.
+ * Native is the server's own block format, column by column: a block is
+ * a LEB128 column count and row count, then per column its name and type
+ * (LEB128-length strings) and the values of all the block's rows: an
+ * integer or float as an array of little-endian values of its width, a
+ * String as a LEB128 length and the bytes per row, a Nullable(T) as one
+ * byte per row (1 = NULL) followed by T's values for all rows (a default
+ * value, 0 or "", in the NULL rows). Over plain HTTP (no protocol
+ * version asked for) there is no block-info header; ClickHouse's current
+ * documentation of the format gives the same layout for these types as
+ * the 18.16 server writes and reads. The 18.16 server spends about half
+ * the CPU per row on Native that it spends on RowBinary
+ * (docs/clickhouse.md, "Wire format"), mostly because it reads whole
+ * columns instead of one value at a time.
  *
- * Invariant: a column's `type` is exactly what its kind writes (the
- * descriptor macros pair them), so the DDL and the bytes agree.
+ * Invariant: how a column is written follows from its DDL type
+ * (wire_type_of() reads the `type` text once per encoder), so the DDL and
+ * the bytes agree. ALIAS columns are not sent.
  */
 #include "sink/clickhouse_tables.h"
 
@@ -19,7 +26,7 @@
 #include <string.h>
 
 #if G_BYTE_ORDER != G_LITTLE_ENDIAN
-#error "RowBinary writes host integers as little-endian: port put_fixed()"
+#error "Native writes host integers as little-endian: port put_fixed()"
 #endif
 
 /* ---- bytes --------------------------------------------------------------- */
@@ -48,50 +55,51 @@ static inline void put_u8(ch_bytes *b, uint8_t v) {
   b->data[b->len++] = (char)v;
 }
 
-static inline void put_u32(ch_bytes *b, uint32_t v) { put_fixed(b, &v, 4); }
-static inline void put_i64(ch_bytes *b, int64_t v) { put_fixed(b, &v, 8); }
-static inline void put_f64(ch_bytes *b, double v) { put_fixed(b, &v, 8); }
-
-/* Reserves its own room: strings have no fixed bound. */
-static void put_string(ch_bytes *b, const char *s, size_t len) {
-  ch_bytes_reserve(b, len + 10);
-  size_t n = len;
+static inline void put_varuint(ch_bytes *b, uint64_t n) {
   do {
     uint8_t byte = n & 0x7f;
     n >>= 7;
     put_u8(b, (uint8_t)(byte | (n ? 0x80 : 0)));
   } while (n);
+}
+
+/* Reserves its own room: strings have no fixed bound. */
+static void put_string(ch_bytes *b, const char *s, size_t len) {
+  ch_bytes_reserve(b, len + 10);
+  put_varuint(b, len);
   put_fixed(b, s, len);
 }
 
-static void put_null(ch_bytes *b) { put_u8(b, 1); }
+/* One value of a column, as the descriptor reads it from the model. */
+typedef struct ch_value {
+  bool null;
+  int64_t i;     /* UInt8, UInt32, Int64 */
+  double d;      /* Float64 */
+  const char *s; /* String: `len` bytes */
+  size_t len;
+} ch_value;
 
-static void put_nullable_i64(ch_bytes *b, int64_t v) {
-  if (v == TM_NULL_INT64) {
-    put_null(b);
-    return;
-  }
-  put_u8(b, 0);
-  put_i64(b, v);
+static inline void set_int(ch_value *v, int64_t i) {
+  v->null = false;
+  v->i = i;
 }
 
-static void put_nullable_u32(ch_bytes *b, uint32_t v, uint32_t null_value) {
-  if (v == null_value) {
-    put_null(b);
-    return;
-  }
-  put_u8(b, 0);
-  put_u32(b, v);
+static inline void set_null(ch_value *v) {
+  v->null = true;
+  v->i = 0;
+  v->d = 0;
+  v->s = "";
+  v->len = 0;
 }
 
-static void put_nullable_text(ch_bytes *b, const char *text) {
-  ch_bytes_reserve(b, 1);
+static void set_text(ch_value *v, const char *text) {
   if (!text) {
-    put_null(b);
+    set_null(v);
     return;
   }
-  put_u8(b, 0);
-  put_string(b, text, strlen(text));
+  v->null = false;
+  v->s = text;
+  v->len = strlen(text);
 }
 
 /* ---- descriptors --------------------------------------------------------- */
@@ -107,12 +115,12 @@ typedef enum ch_kind {
   CH_DOUBLE,        /* Float64 */
   CH_BOOL,          /* UInt8 0/1 */
   CH_INT8_OR_NULL,  /* Nullable(UInt8): negative is NULL */
-  CH_COMPUTED,      /* `compute` writes the value */
+  CH_COMPUTED,      /* `compute` gives the value */
   CH_ALIAS,         /* not stored: ALIAS `alias` */
 } ch_kind;
 
 typedef void (*ch_compute_fn)(ch_encoder *encoder, const void *row,
-                              uint32_t id, ch_bytes *out);
+                              uint32_t id, ch_value *value);
 /* The machine row a row belongs to, or TM_NULL_ID. */
 typedef uint32_t (*ch_machine_fn)(const ch_encoder *encoder, const void *row,
                                   uint32_t id);
@@ -136,15 +144,63 @@ struct ch_table {
   ch_machine_fn machine_of;
 };
 
+/* How a column's values are written: its type without Nullable(). */
+typedef enum ch_wire_type {
+  CH_WIRE_UINT8,
+  CH_WIRE_UINT32,
+  CH_WIRE_INT64,
+  CH_WIRE_FLOAT64,
+  CH_WIRE_STRING,
+} ch_wire_type;
+
+/* The columns sent: the four every table starts with, then the table's
+ * stored columns. */
+typedef enum ch_leading {
+  CH_LEAD_RUN_ID,
+  CH_LEAD_LOAD_ID,
+  CH_LEAD_MACHINE,
+  CH_LEAD_MACHINE_ID,
+  CH_LEAD_NONE, /* a column of the table */
+} ch_leading;
+
+typedef struct ch_wire_column {
+  const char *name;
+  const char *type;
+  ch_wire_type wire;
+  bool nullable;
+  ch_leading leading;
+  const ch_column *column; /* CH_LEAD_NONE */
+} ch_wire_column;
+
+/* Where the encoder is inside a block. */
+typedef enum ch_phase {
+  CH_PHASE_HEAD,   /* the column's name and type are next */
+  CH_PHASE_NULLS,  /* its null map */
+  CH_PHASE_VALUES, /* its values */
+} ch_phase;
+
+#define CH_LEADING_COLUMNS 4
+
 struct ch_encoder {
   const ch_table *table;
   const ch_run_source *run;
   const tm_model *model;
   const char *rows;
   size_t n_rows;
-  size_t next;
   size_t run_id_len;
   size_t load_id_len;
+  size_t block_rows;
+  ch_wire_column *wire; /* CH_LEADING_COLUMNS + the table's stored ones */
+  size_t n_wire;
+  /* The block being written: rows [block_start, block_end), in column
+   * `column` (n_wire: all written), `phase`, next row `row`. No block is
+   * open when block_start == block_end. */
+  size_t block_start;
+  size_t block_end;
+  size_t column;
+  ch_phase phase;
+  size_t row;
+  uint64_t rows_done; /* rows of the blocks written whole */
   size_t thread_time_cursor; /* slice thread times: first entry not passed */
 };
 
@@ -254,44 +310,43 @@ static uint32_t machine_of_nothing(const ch_encoder *e, const void *row,
 /* 0 for the host (raw_id 0), else the 1-based rank among the other rows in
  * id order, as the local machine view computes it. */
 static void machine_label_index(ch_encoder *e, const void *row, uint32_t id,
-                                ch_bytes *out) {
+                                ch_value *v) {
   uint32_t label = 0;
   if (((const tm_machine_row *)row)->raw_id != 0)
     for (uint32_t i = 0; i <= id; i++)
       label += e->model->machines.data[i].raw_id != 0;
-  ch_bytes_reserve(out, 4);
-  put_u32(out, label);
+  set_int(v, label);
 }
 
 static void metadata_key_type(ch_encoder *e, const void *row, uint32_t id,
-                              ch_bytes *out) {
+                              ch_value *v) {
   (void)e;
   (void)id;
   const tm_metadata_row *m = row;
-  const char *text = m->key_type == TM_METADATA_MULTI ? "multi" : "single";
-  put_string(out, text, strlen(text));
+  set_text(v, m->key_type == TM_METADATA_MULTI ? "multi" : "single");
 }
 
 static void metadata_int_value(ch_encoder *e, const void *row, uint32_t id,
-                               ch_bytes *out) {
+                               ch_value *v) {
   (void)e;
   (void)id;
   const tm_metadata_row *m = row;
-  ch_bytes_reserve(out, 9);
-  put_nullable_i64(out, m->is_int ? m->int_value : TM_NULL_INT64);
+  if (m->is_int && m->int_value != TM_NULL_INT64)
+    set_int(v, m->int_value);
+  else
+    set_null(v);
 }
 
 static void metadata_str_value(ch_encoder *e, const void *row, uint32_t id,
-                               ch_bytes *out) {
+                               ch_value *v) {
   (void)id;
   const tm_metadata_row *m = row;
-  put_nullable_text(out, m->is_int ? NULL
-                                   : string_pool_borrow(e->model->strings,
-                                                        m->str_value));
+  set_text(v, m->is_int ? NULL
+                        : string_pool_borrow(e->model->strings, m->str_value));
 }
 
 static void track_event_type(ch_encoder *e, const void *row, uint32_t id,
-                             ch_bytes *out) {
+                             ch_value *v) {
   (void)e;
   (void)id;
   static const char *const names[] = {
@@ -300,48 +355,66 @@ static void track_event_type(ch_encoder *e, const void *row, uint32_t id,
       [TM_TRACK_STATE] = "state",
   };
   uint8_t type = ((const tm_track_row *)row)->event_type;
-  put_nullable_text(out, type < G_N_ELEMENTS(names) ? names[type] : NULL);
+  set_text(v, type < G_N_ELEMENTS(names) ? names[type] : NULL);
 }
 
 static void track_ucpu(ch_encoder *e, const void *row, uint32_t id,
-                       ch_bytes *out) {
+                       ch_value *v) {
   (void)e;
   (void)id;
   uint32_t cpu = ((const tm_track_row *)row)->cpu_dimension;
-  ch_bytes_reserve(out, 5);
-  /* cpu_dimension is ucpu + 1; 0 (no cpu) becomes TM_NULL_ID. */
-  put_nullable_u32(out, cpu - 1, TM_NULL_ID);
+  /* cpu_dimension is ucpu + 1; 0 (no cpu) is NULL. */
+  if (cpu == 0)
+    set_null(v);
+  else
+    set_int(v, cpu - 1);
 }
 
-/* Thread times are sorted by slice id and slices are encoded in id order:
- * one cursor walks both. */
+/* Thread times are sorted by slice id and each pass over a block's rows
+ * goes in id order: one cursor walks both, and goes back (by bisection)
+ * when the next pass starts over at the block's first row. */
 static const tm_slice_thread_time *slice_thread_time(ch_encoder *e,
                                                      uint32_t id) {
   const tm_model *model = e->model;
+  const tm_slice_thread_time *times = model->slice_thread_times.data;
+  size_t n = model->slice_thread_times.len;
   size_t *cursor = &e->thread_time_cursor;
-  while (*cursor < model->slice_thread_times.len &&
-         model->slice_thread_times.data[*cursor].slice_id < id)
+  if (*cursor > 0 && times[*cursor - 1].slice_id >= id) {
+    size_t lo = 0, hi = *cursor; /* first entry with slice_id >= id */
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (times[mid].slice_id < id)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    *cursor = lo;
+  }
+  while (*cursor < n && times[*cursor].slice_id < id)
     (*cursor)++;
-  if (*cursor < model->slice_thread_times.len &&
-      model->slice_thread_times.data[*cursor].slice_id == id)
-    return &model->slice_thread_times.data[*cursor];
+  if (*cursor < n && times[*cursor].slice_id == id)
+    return &times[*cursor];
   return NULL;
 }
 
 static void slice_thread_ts(ch_encoder *e, const void *row, uint32_t id,
-                            ch_bytes *out) {
+                            ch_value *v) {
   (void)row;
   const tm_slice_thread_time *tt = slice_thread_time(e, id);
-  ch_bytes_reserve(out, 9);
-  put_nullable_i64(out, tt ? tt->thread_ts : TM_NULL_INT64);
+  if (tt && tt->thread_ts != TM_NULL_INT64)
+    set_int(v, tt->thread_ts);
+  else
+    set_null(v);
 }
 
 static void slice_thread_dur(ch_encoder *e, const void *row, uint32_t id,
-                             ch_bytes *out) {
+                             ch_value *v) {
   (void)row;
   const tm_slice_thread_time *tt = slice_thread_time(e, id);
-  ch_bytes_reserve(out, 9);
-  put_nullable_i64(out, tt ? tt->thread_dur : TM_NULL_INT64);
+  if (tt && tt->thread_dur != TM_NULL_INT64)
+    set_int(v, tt->thread_dur);
+  else
+    set_null(v);
 }
 
 static bool arg_is_integer(const tm_arg_row *a) {
@@ -357,45 +430,40 @@ static bool arg_is_integer(const tm_arg_row *a) {
 }
 
 static void arg_int_value(ch_encoder *e, const void *row, uint32_t id,
-                          ch_bytes *out) {
+                          ch_value *v) {
   (void)e;
   (void)id;
   const tm_arg_row *a = row;
-  ch_bytes_reserve(out, 9);
-  if (arg_is_integer(a)) {
-    put_u8(out, 0);
-    put_i64(out, a->u.int_value);
-  } else {
-    put_null(out);
-  }
+  if (arg_is_integer(a))
+    set_int(v, a->u.int_value);
+  else
+    set_null(v);
 }
 
 static void arg_string_value(ch_encoder *e, const void *row, uint32_t id,
-                             ch_bytes *out) {
+                             ch_value *v) {
   (void)id;
   const tm_arg_row *a = row;
   bool text = a->value_type == TM_ARG_STRING || a->value_type == TM_ARG_JSON;
-  put_nullable_text(out, text ? string_pool_borrow(e->model->strings,
-                                                   a->u.str_id)
-                              : NULL);
+  set_text(v, text ? string_pool_borrow(e->model->strings, a->u.str_id)
+                   : NULL);
 }
 
 static void arg_real_value(ch_encoder *e, const void *row, uint32_t id,
-                           ch_bytes *out) {
+                           ch_value *v) {
   (void)e;
   (void)id;
   const tm_arg_row *a = row;
-  ch_bytes_reserve(out, 9);
   if (a->value_type == TM_ARG_REAL) {
-    put_u8(out, 0);
-    put_f64(out, a->u.real_value);
+    v->null = false;
+    v->d = a->u.real_value;
   } else {
-    put_null(out);
+    set_null(v);
   }
 }
 
 static void arg_value_type(ch_encoder *e, const void *row, uint32_t id,
-                           ch_bytes *out) {
+                           ch_value *v) {
   (void)e;
   (void)id;
   static const char *const names[] = {
@@ -405,7 +473,7 @@ static void arg_value_type(ch_encoder *e, const void *row, uint32_t id,
       [TM_ARG_JSON] = "json",
   };
   uint8_t type = ((const tm_arg_row *)row)->value_type;
-  put_nullable_text(out, type < G_N_ELEMENTS(names) ? names[type] : NULL);
+  set_text(v, type < G_N_ELEMENTS(names) ? names[type] : NULL);
 }
 
 /* ---- the tables ---- */
@@ -666,7 +734,36 @@ char *ch_table_create_sql(const ch_table *table, const char *qualified_name) {
 
 /* ---- encoding ------------------------------------------------------------ */
 
-ch_encoder *ch_encoder_new(const ch_table *table, const ch_run_source *run) {
+/* The way `type` (a descriptor's DDL type) is written. */
+static ch_wire_type wire_type_of(const char *type, bool *nullable) {
+  static const struct {
+    const char *name;
+    ch_wire_type wire;
+  } known[] = {
+      {"UInt8", CH_WIRE_UINT8},     {"UInt32", CH_WIRE_UINT32},
+      {"Int64", CH_WIRE_INT64},     {"Float64", CH_WIRE_FLOAT64},
+      {"String", CH_WIRE_STRING},
+  };
+  size_t len = strlen(type);
+  *nullable = g_str_has_prefix(type, "Nullable(") && type[len - 1] == ')';
+  const char *base = *nullable ? type + strlen("Nullable(") : type;
+  size_t base_len = *nullable ? len - strlen("Nullable()") : len;
+  for (size_t i = 0; i < G_N_ELEMENTS(known); i++)
+    if (strlen(known[i].name) == base_len &&
+        strncmp(known[i].name, base, base_len) == 0)
+      return known[i].wire;
+  g_error("clickhouse_tables: no Native encoding for column type %s", type);
+}
+
+ch_encoder *ch_encoder_new(const ch_table *table, const ch_run_source *run,
+                           size_t block_rows) {
+  static const ch_wire_column leading[CH_LEADING_COLUMNS] = {
+      {"run_id", "String", CH_WIRE_STRING, false, CH_LEAD_RUN_ID, NULL},
+      {"load_id", "String", CH_WIRE_STRING, false, CH_LEAD_LOAD_ID, NULL},
+      {"machine", "String", CH_WIRE_STRING, false, CH_LEAD_MACHINE, NULL},
+      {"machine_id", "Nullable(UInt32)", CH_WIRE_UINT32, true,
+       CH_LEAD_MACHINE_ID, NULL},
+  };
   ch_encoder *e = g_new0(ch_encoder, 1);
   e->table = table;
   e->run = run;
@@ -674,112 +771,240 @@ ch_encoder *ch_encoder_new(const ch_table *table, const ch_run_source *run) {
   e->rows = table->rows(run->model, &e->n_rows);
   e->run_id_len = strlen(run->run_id);
   e->load_id_len = strlen(run->load_id);
+  e->block_rows = MAX(block_rows, (size_t)1);
+  e->wire = g_new0(ch_wire_column, CH_LEADING_COLUMNS + table->n_columns);
+  memcpy(e->wire, leading, sizeof leading);
+  e->n_wire = CH_LEADING_COLUMNS;
+  for (size_t c = 0; c < table->n_columns; c++) {
+    const ch_column *col = &table->columns[c];
+    if (col->kind == CH_ALIAS)
+      continue;
+    ch_wire_column *w = &e->wire[e->n_wire++];
+    w->name = col->name;
+    w->type = col->type;
+    w->wire = wire_type_of(col->type, &w->nullable);
+    w->leading = CH_LEAD_NONE;
+    w->column = col;
+  }
   return e;
 }
 
-void ch_encoder_free(ch_encoder *encoder) { g_free(encoder); }
-
-static void put_machine(const ch_encoder *e, uint32_t machine_id,
-                        ch_bytes *out) {
-  const tm_model *model = e->model;
-  const char *name = NULL;
-  size_t len = 0;
-  bool known = machine_id < model->machines.len;
-  if (known) {
-    tm_str_id name_id = model->machines.data[machine_id].name;
-    name = string_pool_borrow(model->strings, name_id);
-    len = string_pool_length(model->strings, name_id);
-  }
-  put_string(out, name ? name : "", name ? len : 0);
-  ch_bytes_reserve(out, 5);
-  put_nullable_u32(out, known ? machine_id : TM_NULL_ID, TM_NULL_ID);
+void ch_encoder_free(ch_encoder *encoder) {
+  if (!encoder)
+    return;
+  g_free(encoder->wire);
+  g_free(encoder);
 }
 
-static void put_column(ch_encoder *e, const ch_column *col, const char *row,
-                       uint32_t id, ch_bytes *out) {
+uint64_t ch_encoder_rows_done(const ch_encoder *encoder) {
+  return encoder->rows_done;
+}
+
+static void machine_value(const ch_encoder *e, const char *row, uint32_t id,
+                          bool want_name, ch_value *v) {
+  const tm_model *model = e->model;
+  uint32_t machine_id = e->table->machine_of(e, row, id);
+  bool known = machine_id < model->machines.len;
+  if (!want_name) {
+    if (known)
+      set_int(v, machine_id);
+    else
+      set_null(v);
+    return;
+  }
+  /* `machine` is a String: "" for no machine, or a machine without name. */
+  tm_str_id name_id = known ? model->machines.data[machine_id].name : 0;
+  const char *name = known ? string_pool_borrow(model->strings, name_id)
+                           : NULL;
+  v->null = false;
+  v->s = name ? name : "";
+  v->len = name ? string_pool_length(model->strings, name_id) : 0;
+}
+
+static void field_value(ch_encoder *e, const ch_column *col, const char *row,
+                        uint32_t id, ch_value *v) {
   const char *field = row + col->offset;
-  const tm_string_pool *strings = e->model->strings;
   uint32_t u32;
   int64_t i64;
   switch (col->kind) {
   case CH_ROW_ID:
-    put_u32(out, id);
+    set_int(v, id);
     break;
   case CH_INT64:
     memcpy(&i64, field, 8);
-    put_i64(out, i64);
+    set_int(v, i64);
     break;
   case CH_INT64_OR_NULL:
     memcpy(&i64, field, 8);
-    put_nullable_i64(out, i64);
+    if (i64 == TM_NULL_INT64)
+      set_null(v);
+    else
+      set_int(v, i64);
     break;
   case CH_UINT32:
     memcpy(&u32, field, 4);
-    put_u32(out, u32);
+    set_int(v, u32);
     break;
   case CH_REF:
     memcpy(&u32, field, 4);
-    put_nullable_u32(out, u32, TM_NULL_ID);
+    if (u32 == TM_NULL_ID)
+      set_null(v);
+    else
+      set_int(v, u32);
     break;
   case CH_ARG_SET:
     memcpy(&u32, field, 4);
-    put_nullable_u32(out, u32, 0);
+    if (u32 == 0)
+      set_null(v);
+    else
+      set_int(v, u32);
     break;
   case CH_STRING: {
     tm_str_id sid;
     memcpy(&sid, field, sizeof sid);
     if (sid == 0) {
-      put_null(out);
+      set_null(v);
       break;
     }
-    put_u8(out, 0);
-    put_string(out, string_pool_borrow(strings, sid),
-               string_pool_length(strings, sid));
+    v->null = false;
+    v->s = string_pool_borrow(e->model->strings, sid);
+    v->len = string_pool_length(e->model->strings, sid);
     break;
   }
-  case CH_DOUBLE: {
-    double d;
-    memcpy(&d, field, 8);
-    put_f64(out, d);
+  case CH_DOUBLE:
+    v->null = false;
+    memcpy(&v->d, field, 8);
     break;
-  }
   case CH_BOOL:
-    put_u8(out, *(const bool *)(const void *)field ? 1 : 0);
+    set_int(v, *(const bool *)(const void *)field ? 1 : 0);
     break;
   case CH_INT8_OR_NULL: {
-    int8_t v = *(const int8_t *)(const void *)field;
-    if (v < 0) {
-      put_null(out);
-    } else {
-      put_u8(out, 0);
-      put_u8(out, (uint8_t)v);
-    }
+    int8_t small = *(const int8_t *)(const void *)field;
+    if (small < 0)
+      set_null(v);
+    else
+      set_int(v, small);
     break;
   }
   case CH_COMPUTED:
-    col->compute(e, row, id, out);
+    col->compute(e, row, id, v);
     break;
   case CH_ALIAS:
+    set_null(v);
     break;
   }
 }
 
-size_t ch_encoder_fill(ch_encoder *e, ch_bytes *out, size_t target) {
-  const ch_table *table = e->table;
-  size_t appended = 0;
-  while (e->next < e->n_rows && out->len < target) {
-    uint32_t id = (uint32_t)e->next;
-    const char *row = e->rows + e->next * table->row_size;
-    put_string(out, e->run->run_id, e->run_id_len);
-    put_string(out, e->run->load_id, e->load_id_len);
-    put_machine(e, table->machine_of(e, row, id), out);
-    for (size_t c = 0; c < table->n_columns; c++) {
-      /* Re-reserved per column: a string may have used the room. */
-      ch_bytes_reserve(out, 10);
-      put_column(e, &table->columns[c], row, id, out);
-    }
-    e->next++;
-    appended++;
+static void column_value(ch_encoder *e, const ch_wire_column *w, size_t index,
+                         ch_value *v) {
+  const char *row = e->rows + index * e->table->row_size;
+  uint32_t id = (uint32_t)index;
+  switch (w->leading) {
+  case CH_LEAD_RUN_ID:
+    v->null = false;
+    v->s = e->run->run_id;
+    v->len = e->run_id_len;
+    break;
+  case CH_LEAD_LOAD_ID:
+    v->null = false;
+    v->s = e->run->load_id;
+    v->len = e->load_id_len;
+    break;
+  case CH_LEAD_MACHINE:
+  case CH_LEAD_MACHINE_ID:
+    machine_value(e, row, id, w->leading == CH_LEAD_MACHINE, v);
+    break;
+  case CH_LEAD_NONE:
+    field_value(e, w->column, row, id, v);
+    break;
   }
-  return appended;
+}
+
+/* A NULL row's value is the type's default (0, ""): the null map says it
+ * is NULL. */
+static void put_value(ch_bytes *out, ch_wire_type wire, const ch_value *v) {
+  if (wire == CH_WIRE_STRING) {
+    if (v->null)
+      put_string(out, "", 0);
+    else
+      put_string(out, v->s, v->len);
+    return;
+  }
+  ch_bytes_reserve(out, 8);
+  int64_t i = v->null ? 0 : v->i;
+  switch (wire) {
+  case CH_WIRE_UINT8:
+    put_u8(out, (uint8_t)i);
+    break;
+  case CH_WIRE_UINT32: {
+    uint32_t u = (uint32_t)i;
+    put_fixed(out, &u, 4);
+    break;
+  }
+  case CH_WIRE_INT64:
+    put_fixed(out, &i, 8);
+    break;
+  case CH_WIRE_FLOAT64: {
+    double d = v->null ? 0.0 : v->d;
+    put_fixed(out, &d, 8);
+    break;
+  }
+  case CH_WIRE_STRING:
+    break;
+  }
+}
+
+bool ch_encoder_fill(ch_encoder *e, ch_bytes *out, size_t target) {
+  size_t start_len = out->len;
+  ch_value v = {0};
+  while (out->len < target) {
+    if (e->block_start == e->block_end) {
+      if (e->block_end == e->n_rows)
+        break; /* every row written */
+      e->block_end = e->block_start + MIN(e->block_rows,
+                                          e->n_rows - e->block_start);
+      ch_bytes_reserve(out, 20);
+      put_varuint(out, e->n_wire);
+      put_varuint(out, e->block_end - e->block_start);
+      e->column = 0;
+      e->phase = CH_PHASE_HEAD;
+      continue;
+    }
+    if (e->column == e->n_wire) {
+      e->rows_done += e->block_end - e->block_start;
+      e->block_start = e->block_end;
+      continue;
+    }
+    const ch_wire_column *w = &e->wire[e->column];
+    switch (e->phase) {
+    case CH_PHASE_HEAD:
+      put_string(out, w->name, strlen(w->name));
+      put_string(out, w->type, strlen(w->type));
+      e->phase = w->nullable ? CH_PHASE_NULLS : CH_PHASE_VALUES;
+      e->row = e->block_start;
+      break;
+    case CH_PHASE_NULLS:
+      for (; e->row < e->block_end && out->len < target; e->row++) {
+        column_value(e, w, e->row, &v);
+        ch_bytes_reserve(out, 1);
+        put_u8(out, v.null ? 1 : 0);
+      }
+      if (e->row == e->block_end) {
+        e->phase = CH_PHASE_VALUES;
+        e->row = e->block_start;
+      }
+      break;
+    case CH_PHASE_VALUES:
+      for (; e->row < e->block_end && out->len < target; e->row++) {
+        column_value(e, w, e->row, &v);
+        put_value(out, w->wire, &v);
+      }
+      if (e->row == e->block_end) {
+        e->column++;
+        e->phase = CH_PHASE_HEAD;
+      }
+      break;
+    }
+  }
+  return out->len > start_len;
 }

@@ -2,9 +2,9 @@
  * The ClickHouse tables a merged run is loaded into (docs/clickhouse.md):
  * one descriptor per table says its columns (name, ClickHouse type, where
  * the value comes from in the model), its sort key, and which machine a
- * row belongs to. The CREATE TABLE text and the RowBinary bytes of the
- * rows are both generated from the descriptor, so the two can never
- * disagree on column order or type.
+ * row belongs to. The CREATE TABLE text and the rows' bytes (ClickHouse's
+ * Native format) are both generated from the descriptor, so the two can
+ * never disagree on column order or type.
  *
  * Every table starts with `run_id String`, `load_id String` (the load
  * that published the row), `machine String` (the row's machine's name, ""
@@ -16,13 +16,15 @@
  * left out, and trace_processor's duplicate names (slice.cat, thread.utid,
  * sched.cpu...) are ALIAS columns, which cost nothing.
  *
- * Encoding reads the model in place, row by row, into the caller's buffer:
- * nothing of a run is held beyond the bytes asked for.
+ * Encoding reads the model in place, a column of a block at a time, into
+ * the caller's buffer: nothing of a run is held beyond the bytes asked
+ * for, however many rows a block has.
  */
 #ifndef TM_CLICKHOUSE_TABLES_H
 #define TM_CLICKHOUSE_TABLES_H
 
 #include <glib.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -68,12 +70,17 @@ typedef struct ch_bytes {
 void ch_bytes_reserve(ch_bytes *bytes, size_t more);
 void ch_bytes_clear(ch_bytes *bytes); /* frees the block */
 
-/* Streams one table of one run as RowBinary. */
+/* Streams one table of one run as Native blocks of `block_rows` rows
+ * (the last one fewer; a table without rows is no block at all). */
 typedef struct ch_encoder ch_encoder;
-ch_encoder *ch_encoder_new(const ch_table *table, const ch_run_source *run);
+ch_encoder *ch_encoder_new(const ch_table *table, const ch_run_source *run,
+                           size_t block_rows);
 void ch_encoder_free(ch_encoder *encoder);
-/* Appends whole rows to `out` until it holds at least `target` bytes or
- * the table is done; returns the number of rows appended (0: done). */
-size_t ch_encoder_fill(ch_encoder *encoder, ch_bytes *out, size_t target);
+/* Appends to `out` until it holds at least `target` bytes or the table is
+ * done, stopping anywhere (inside a block, a column); false if there was
+ * nothing left to append. */
+bool ch_encoder_fill(ch_encoder *encoder, ch_bytes *out, size_t target);
+/* Rows of the blocks appended whole so far. */
+uint64_t ch_encoder_rows_done(const ch_encoder *encoder);
 
 #endif /* TM_CLICKHOUSE_TABLES_H */
