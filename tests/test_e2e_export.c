@@ -260,14 +260,13 @@ static const char *const system_info_keys[] = {
     "android_sdk_version", "timezone_off_mins", "system_ram_bytes", "system_ram_gb"};
 
 /* A metadata row "machine|name|type|int|str" the export carries
- * (docs/exports.md): every machine's, except a Chrome JSON's own metadata
- * object (json_metadata.*, no packet of ours holds it) and the SystemInfo
- * keys of machines other than the first (`user`: its name). */
+ * (docs/exports.md): every machine's, except the SystemInfo keys of
+ * machines other than the first (`user`: its name). A Chrome JSON's own
+ * metadata object (json_metadata.<key>) is carried as ChromeMetadata,
+ * which the reader names cr-<key>: merged_metadata_sql names it so. */
 static bool is_carried_metadata(const char *row, void *user) {
   const char *first = user;
   g_auto(GStrv) f = g_strsplit(row, "|", 3);
-  if (g_str_has_prefix(f[1], "json_metadata."))
-    return false;
   if (strcmp(f[0], first) == 0)
     return true;
   for (size_t i = 0; i < G_N_ELEMENTS(system_info_keys); i++)
@@ -285,6 +284,11 @@ static const char stats_sql[] =
  * trace clock (the export's is BOOTTIME). */
 static const char metadata_sql[] =
     "SELECT m.name, d.name, d.key_type, d.int_value, d.str_value FROM metadata d "
+    "JOIN machine m ON m.id = d.machine_id ORDER BY 1, 2, 4, 5";
+static const char merged_metadata_sql[] =
+    "SELECT m.name, CASE WHEN d.name LIKE 'json\\_metadata.%' ESCAPE '\\' "
+    "THEN 'cr-' || substr(d.name, length('json_metadata.') + 1) ELSE d.name END, "
+    "d.key_type, d.int_value, d.str_value FROM metadata d "
     "JOIN machine m ON m.id = d.machine_id ORDER BY 1, 2, 4, 5";
 /* Import logs without their file and byte offset (which point into the
  * inputs): stat, severity, timestamp and args. */
@@ -335,7 +339,7 @@ static guint assert_service_rows_survive(sqlite3 *merged, sqlite3 *exported) {
 
   g_autoptr(GPtrArray) first = rows_of(merged, "SELECT name FROM machine WHERE id = 0");
   g_assert_cmpuint(first->len, ==, 1);
-  g_autoptr(GPtrArray) meta_a = rows_of(merged, metadata_sql);
+  g_autoptr(GPtrArray) meta_a = rows_of(merged, merged_metadata_sql);
   g_autoptr(GPtrArray) meta_b = rows_of(exported, metadata_sql);
   g_autofree char *carried_a = joined(meta_a, is_carried_metadata, first->pdata[0]);
   g_autofree char *carried_b = joined(meta_b, NULL, NULL);
@@ -427,6 +431,8 @@ static void test_perfetto_system_and_chrome_answer_the_same(void) {
   g_assert_cmpint(scalar(merged, "SELECT count(*) FROM perf_sample"), >, 100);
   g_assert_cmpint(scalar(merged, "SELECT count(*) FROM slice WHERE dur = 0"), >, 10);
   g_assert_cmpint(scalar(merged, "SELECT count(*) FROM clock_snapshot WHERE clock_name = 'REALTIME'"), >, 0);
+  /* The Chrome JSON's metadata object, compared as cr-<key> rows. */
+  g_assert_cmpint(scalar(merged, "SELECT count(*) FROM metadata WHERE name LIKE 'json_metadata.%'"), >, 10);
   sqlite3_close(merged);
 }
 
@@ -541,7 +547,41 @@ static void assert_valid_json(const char *path) {
   g_assert_cmpuint(shape.events, >, 0);
 }
 
-static void json_round_trip(const char *dir, const char *zip, guint *queries) {
+/* A Chrome JSON's own metadata object, per machine: the merge's rows
+ * json_metadata.<key> (machine name, key, typed value), and in the
+ * export's import the rows of each machine's "metadata" object inside the
+ * one row the export's top-level "tracemerge" object became (the reader
+ * keeps a nested metadata value as its JSON text). */
+static const char json_metadata_merged_sql[] =
+    "SELECT m.name, substr(d.name, length('json_metadata.') + 1), "
+    "CASE WHEN d.int_value IS NOT NULL THEN d.int_value ELSE d.str_value END "
+    "FROM metadata d JOIN machine m ON m.id = d.machine_id "
+    "WHERE d.name LIKE 'json\\_metadata.%' ESCAPE '\\' ORDER BY 1, 2";
+static const char json_metadata_exported_sql[] =
+    "SELECT json_extract(m.value, '$.name'), e.key, e.value FROM metadata d, "
+    "json_each(d.str_value, '$.machines') m, json_each(m.value, '$.metadata') e "
+    "WHERE d.name = 'json_metadata.tracemerge' ORDER BY 1, 2";
+
+/* Both answers are equal, typed; returns how many rows. */
+static guint compare_json_metadata(sqlite3 *merged, sqlite3 *exported) {
+  sqlite3_stmt *a = NULL, *b = NULL;
+  g_assert_cmpint(sqlite3_prepare_v2(merged, json_metadata_merged_sql, -1, &a, NULL), ==,
+                  SQLITE_OK);
+  g_assert_cmpint(sqlite3_prepare_v2(exported, json_metadata_exported_sql, -1, &b, NULL), ==,
+                  SQLITE_OK);
+  g_autofree char *expected = answer(merged, a, json_metadata_merged_sql);
+  g_autofree char *actual = answer(exported, b, json_metadata_exported_sql);
+  sqlite3_finalize(a);
+  sqlite3_finalize(b);
+  g_assert_cmpstr(actual, ==, expected);
+  guint rows = 0;
+  for (const char *p = expected; *p; p++)
+    rows += *p == '\n';
+  return rows;
+}
+
+static void json_round_trip(const char *dir, const char *zip, guint *queries,
+                            guint *metadata_rows) {
   g_autofree char *json = export_to(dir, zip, "merged.json", "json");
   assert_valid_json(json);
   g_autofree char *merged_db = save(dir, zip, "merged.sqlite");
@@ -555,6 +595,7 @@ static void json_round_trip(const char *dir, const char *zip, guint *queries) {
   sqlite3 *merged = open_db(merged_db, prelude_merged);
   sqlite3 *exported = open_db(export_db, prelude_export);
   *queries = compare_suite(merged, exported, suite);
+  *metadata_rows = compare_json_metadata(merged, exported);
   sqlite3_close(merged);
   sqlite3_close(exported);
 }
@@ -562,17 +603,19 @@ static void json_round_trip(const char *dir, const char *zip, guint *queries) {
 static void test_json_system_and_chrome_answer_the_same(void) {
   g_autofree char *dir = e2e_tmpdir();
   g_autofree char *zip = write_system_and_chrome_zip(dir);
-  guint queries = 0;
-  json_round_trip(dir, "system_and_chrome.zip", &queries);
+  guint queries = 0, metadata_rows = 0;
+  json_round_trip(dir, "system_and_chrome.zip", &queries, &metadata_rows);
   g_assert_cmpuint(queries, >=, 15);
+  /* catapult-webview.json's metadata object has 20-odd keys. */
+  g_assert_cmpuint(metadata_rows, >, 10);
   e2e_cleanup(dir);
 }
 
 static void test_json_demo_example_answers_the_same(void) {
   g_autofree char *dir = e2e_tmpdir();
   g_autofree char *zip = e2e_write_example_zip(dir);
-  guint queries = 0;
-  json_round_trip(dir, "example.zip", &queries);
+  guint queries = 0, metadata_rows = 0;
+  json_round_trip(dir, "example.zip", &queries, &metadata_rows);
   g_assert_cmpuint(queries, >=, 15);
   e2e_cleanup(dir);
 }

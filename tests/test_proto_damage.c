@@ -57,6 +57,11 @@ static void test_damage_inside_packets(void) {
   const uint8_t bad_varint[] = {0x0a, 0x0b, 0x40, 0xff, 0xff, 0xff, 0xff, 0xff,
                                 0xff, 0xff, 0xff, 0xff, 0xff};
   assert_damage(bad_varint, sizeof bad_varint, 16, "packet 2: malformed varint");
+  /* {chrome_events {metadata {name: (5 bytes, none there)}}}: the bundle
+   * decodes, its metadata entry does not. */
+  const uint8_t chrome_metadata[] = {0x0a, 0x06, 0x2a, 0x04, 0x12, 0x02, 0x0a, 0x05};
+  assert_damage(chrome_metadata, sizeof chrome_metadata, 16,
+                "packet 2: malformed chrome_events");
   const uint8_t group[] = {0x0a, 0x01, 0x0b};
   assert_damage(group, sizeof group, 16, "packet 2: unsupported wire type");
   const uint8_t bad_event[] = {0x0a, 0x05, 0x5a, 0x03, 0x48, 0xff, 0xff};

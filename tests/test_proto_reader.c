@@ -403,6 +403,25 @@ static void test_service_packets_belong_to_their_machine(void) {
   fake_host_free(fake);
 }
 
+/* ChromeEventBundle metadata: cr-<name> rows of the packet's machine, a
+ * bool as an int and a JSON value as its text (as trace_processor keeps
+ * them); the default machine's second bundle names its keys cr-2-<name>,
+ * machine 3's first bundle is its own first; the entry without a value
+ * is counted, not written. */
+static void test_chrome_metadata_belongs_to_its_machine(void) {
+  fake_host *fake = run_fixture("chrome_metadata");
+  fake_host_assert_lines(fake, "metadata cr-product-version = \"Chrome/57.0\"\n"
+                               "metadata cr-num-cpus = 6\n"
+                               "metadata cr-highres-ticks = 1\n"
+                               "metadata cr-trace-config = \"{\"record_mode\":\"continuous\"}\"\n"
+                               "metadata cr-2-num-cpus = 8\n"
+                               "metadata raw3:cr-num-cpus = 4\n");
+  g_assert_cmpuint(fake_host_count_lines(fake, "metadata"), ==, 6);
+  g_assert_cmpint(fake_host_stat(fake, "empty_chrome_metadata"), ==, 1);
+  g_assert_cmpint(fake_host_stat(fake, "proto_unmodelled_payload[5]"), ==, 0);
+  fake_host_free(fake);
+}
+
 static void test_machines_remote_clock_sync(void) {
   fake_host *fake = run_fixture("machines");
   g_assert_cmpstr(fake_host_borrow_transcript(fake), ==,
@@ -626,6 +645,8 @@ int main(int argc, char **argv) {
                   test_machines_remote_clock_sync);
   g_test_add_func("/proto/reader/machines/service-packets-belong-to-their-machine",
                   test_service_packets_belong_to_their_machine);
+  g_test_add_func("/proto/reader/chrome-metadata/belongs-to-its-machine",
+                  test_chrome_metadata_belongs_to_its_machine);
   g_test_add_func("/proto/reader/system-info/fills-machine-rows-and-host-metadata",
                   test_system_info);
   g_test_add_func("/proto/reader/stacks/resolve-when-first-used-once-per-generation",

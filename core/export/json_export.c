@@ -13,8 +13,8 @@
  * (or "<machine>" for a process without a name), and pid m × S itself is
  * a process named "<machine>" that holds what belongs to the machine but
  * to no process (global tracks, threads without a process). The top-level
- * "metadata" object lists the machines, their index and pid offset
- * (docs/exports.md).
+ * "metadata" object lists the machines, their index and pid offset, and
+ * each machine's Chrome JSON "metadata" objects (docs/exports.md).
  *
  * Events: "M" process_name / thread_name first; slices of thread tracks as
  * "X" (a slice never ended as "B" alone), zero-length leaves as "i"
@@ -897,6 +897,52 @@ static void write_counters(json_state *js) {
 
 /* --- the file ------------------------------------------------------------------------ */
 
+/* The machine's Chrome JSON "metadata" objects (the JSON reader's rows
+ * json_metadata.<key>) as its "metadata" object: each key once, in
+ * first-seen order, with the later file's value; an int row as a number,
+ * a string row as a string (a nested object or a number with a fraction
+ * was read as its JSON text: it stays that text, as a string, so a
+ * re-import reads the same row). Nothing if the machine has none. */
+static void write_machine_json_metadata(json_state *js, uint32_t machine) {
+  static const char prefix[] = "json_metadata.";
+  const tm_model *model = js->model;
+  GArray *rows = NULL; /* indexes of metadata rows, one per key */
+  for (size_t i = 0; i < model->metadata.len; i++) {
+    const tm_metadata_row *row = &model->metadata.data[i];
+    const char *name = string_pool_borrow(model->strings, row->name);
+    if (row->machine_id != machine || row->key_type != TM_METADATA_SINGLE || !name ||
+        strncmp(name, prefix, sizeof prefix - 1) != 0)
+      continue;
+    if (!rows)
+      rows = g_array_new(FALSE, FALSE, sizeof(size_t));
+    guint k = 0;
+    while (k < rows->len &&
+           model->metadata.data[g_array_index(rows, size_t, k)].name != row->name)
+      k++;
+    if (k < rows->len)
+      g_array_index(rows, size_t, k) = i;
+    else
+      g_array_append_val(rows, i);
+  }
+  if (!rows)
+    return;
+  g_string_append(js->buf, ",\"metadata\":{");
+  for (guint k = 0; k < rows->len; k++) {
+    const tm_metadata_row *row = &model->metadata.data[g_array_index(rows, size_t, k)];
+    const char *name = string_pool_borrow(model->strings, row->name) + sizeof prefix - 1;
+    if (k)
+      g_string_append_c(js->buf, ',');
+    put_json_string(js->buf, name, strlen(name));
+    g_string_append_c(js->buf, ':');
+    if (row->is_int)
+      put_i64(js->buf, row->int_value);
+    else
+      put_str_id(js, row->str_value);
+  }
+  g_string_append_c(js->buf, '}');
+  g_array_unref(rows);
+}
+
 static void write_metadata(json_state *js) {
   const tm_model *model = js->model;
   char scratch[32];
@@ -911,8 +957,10 @@ static void write_metadata(json_state *js) {
     g_string_append(js->buf, "{\"name\":");
     const char *label = machine_label(js, m, scratch, sizeof scratch);
     put_json_string(js->buf, label, strlen(label));
-    g_string_append_printf(js->buf, ",\"index\":%u,\"pid_offset\":%" PRId64 "}",
+    g_string_append_printf(js->buf, ",\"index\":%u,\"pid_offset\":%" PRId64,
                            js->machine_index[m], map_id(js, m, 0));
+    write_machine_json_metadata(js, m);
+    g_string_append_c(js->buf, '}');
   }
   g_string_append(js->buf, "]}}}\n");
 }

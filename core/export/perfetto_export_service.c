@@ -14,6 +14,9 @@
  *                                             those timestamps
  *   metadata tracing_service_version,         SystemInfo fields (in
  *            timezone_off_mins                perfetto_export_system.c)
+ *   metadata json_metadata.<key>              one ChromeEventBundle of
+ *                                             ChromeMetadata <key> (read
+ *                                             back as cr-<key>)
  *
  * All on the machine's own sequence, so they carry its machine_id. The
  * service events' timestamps are the metadata values as they were read
@@ -39,7 +42,14 @@ enum {
   PACKET_TRACE_STATS = 35,
   PACKET_SERVICE_EVENT = 69,
   PACKET_TRACE_UUID = 89,
+  PACKET_CHROME_EVENTS = 5,
 };
+
+/* ChromeEventBundle.metadata, and ChromeMetadata's fields. */
+enum { BUNDLE_METADATA = 2 };
+enum { CHROME_METADATA_NAME = 1, CHROME_METADATA_STRING = 2, CHROME_METADATA_INT = 4 };
+#define JSON_METADATA_PREFIX "json_metadata."
+
 
 /* AndroidLogPacket.stats and its fields; the reader names each stat
  * android_log_<field>. */
@@ -98,6 +108,7 @@ typedef struct stat_ref {
 } stat_ref;
 
 typedef TM_VEC(stat_ref) stat_vec;
+typedef TM_VEC(const tm_metadata_row *) metadata_vec;
 
 static void collect_stats(const pe_state *pe, uint32_t machine, const char *prefix,
                           stat_vec *out) {
@@ -370,11 +381,65 @@ static void write_service_events(pe_state *pe, tmr_sequence *seq, uint32_t machi
   }
 }
 
+/* A Chrome JSON's own "metadata" object (the JSON reader's rows
+ * json_metadata.<key>): each key once, in first-seen order, with the
+ * value of the later file (as pe_metadata_row). An int row is an
+ * int_value, a string row a string_value, so the reader's cr-<key> row has
+ * the same type and value. */
+typedef struct chrome_metadata_ctx {
+  const pe_state *pe;
+  const metadata_vec *rows;
+} chrome_metadata_ctx;
+
+static void build_chrome_metadata(tmr_sequence *seq, tmr_enc *e, tmr_enc *in, void *p) {
+  (void)seq;
+  (void)in;
+  const chrome_metadata_ctx *c = p;
+  uint8_t *bundle = tmr_enc_nest_begin(e, PACKET_CHROME_EVENTS);
+  for (size_t i = 0; i < c->rows->len; i++) {
+    const tm_metadata_row *row = c->rows->data[i];
+    const char *name = pe_str(c->pe, row->name) + strlen(JSON_METADATA_PREFIX);
+    uint8_t *entry = tmr_enc_nest_begin(e, BUNDLE_METADATA);
+    tmr_enc_string(e, CHROME_METADATA_NAME, name);
+    if (row->is_int) {
+      tmr_enc_int(e, CHROME_METADATA_INT, row->int_value);
+    } else {
+      const char *value = pe_str(c->pe, row->str_value);
+      tmr_enc_string(e, CHROME_METADATA_STRING, value ? value : "");
+    }
+    tmr_enc_nest_end(e, entry);
+  }
+  tmr_enc_nest_end(e, bundle);
+}
+
+static void write_chrome_metadata(pe_state *pe, tmr_sequence *seq, uint32_t machine) {
+  metadata_vec rows = {0};
+  for (size_t i = 0; i < pe->model->metadata.len; i++) {
+    const tm_metadata_row *row = &pe->model->metadata.data[i];
+    const char *name = pe_str(pe, row->name);
+    if (row->machine_id != machine || row->key_type != TM_METADATA_SINGLE || !name ||
+        strncmp(name, JSON_METADATA_PREFIX, strlen(JSON_METADATA_PREFIX)) != 0)
+      continue;
+    size_t k = 0;
+    while (k < rows.len && strcmp(pe_str(pe, rows.data[k]->name), name) != 0)
+      k++;
+    if (k < rows.len)
+      rows.data[k] = row; /* the later file's value, in the first one's place */
+    else
+      tm_vec_push(&rows, row);
+  }
+  chrome_metadata_ctx c = {pe, &rows};
+  if (rows.len)
+    pe_emit(pe, seq, TMR_NO_TIMESTAMP, 0, build_chrome_metadata, &c);
+  tm_vec_free(&rows);
+}
+
 void pe_service_write_machine(pe_state *pe, uint32_t machine) {
   tmr_sequence *seq = pe_machine_sequence(pe, machine);
   write_config(pe, seq, machine);
   write_uuid(pe, seq, machine);
   write_service_events(pe, seq, machine);
+  write_chrome_metadata(pe, seq, machine);
   stat_vec stats = {0};
   collect_stats(pe, machine, "traced_", &stats);
   stats_ctx sc = {&stats};

@@ -89,6 +89,9 @@ typedef struct proto_machine {
   proto_clock_table clocks;
   proto_track_table tracks;
   tm_track_ref default_track; /* "Default Track", 0 until used */
+  /* ChromeEventBundles with metadata read so far (proto_service.c names
+   * the second one's keys cr-2-<name>, ...). */
+  uint32_t chrome_metadata_bundles;
 } proto_machine;
 
 /* Frees the machine's tables and the machine. */

@@ -14,7 +14,8 @@
  * Read: clock_snapshot, remote_clock_sync, track_descriptor,
  * thread/process_descriptor, track_event (typed: slices, instants,
  * counters; legacy: the JSON-era phases B/E/X/I/i/b/e/n), process_tree,
- * system_info, perf_sample, trigger (proto_trigger.c), compressed_packets
+ * system_info, perf_sample, trigger (proto_trigger.c), the metadata of
+ * chrome_events (proto_service.c), compressed_packets
  * (zlib) and zstd_compressed_packets. Not read, and skipped like unknown fields
  * (payloads this reader does not model yet): ftrace events, frame
  * timelines, logs, trace_config, trace_stats, service events,
@@ -58,6 +59,7 @@ typedef struct proto_reader {
 
 enum packet_field {
   PACKET_FTRACE_EVENTS = 1,
+  PACKET_CHROME_EVENTS = 5,
   PACKET_PROCESS_TREE = 2,
   PACKET_CLOCK_SNAPSHOT = 6,
   PACKET_SYS_STATS = 7,
@@ -141,6 +143,7 @@ static int expected_wire_type(uint32_t number) {
   case PACKET_SERVICE_EVENT:
   case PACKET_FRAME_TIMELINE_EVENT:
   case PACKET_TRACE_UUID:
+  case PACKET_CHROME_EVENTS:
   case PACKET_FTRACE_EVENTS:
   case PACKET_PROCESS_TREE:
   case PACKET_CLOCK_SNAPSHOT:
@@ -223,6 +226,7 @@ static control_status read_control_fields(proto_context *ctx, const uint8_t *dat
     case PACKET_SERVICE_EVENT:
     case PACKET_FRAME_TIMELINE_EVENT:
     case PACKET_TRACE_UUID:
+    case PACKET_CHROME_EVENTS:
     case PACKET_FTRACE_EVENTS:
     case PACKET_PROCESS_TREE:
     case PACKET_CLOCK_SNAPSHOT:
@@ -442,6 +446,14 @@ static bool read_payload(proto_reader *reader, const packet *p,
     ok = proto_service_read_uuid(ctx, machine, data, len);
     what = "trace_uuid";
     break;
+  case PACKET_CHROME_EVENTS: {
+    bool has_events = false;
+    ok = proto_service_read_chrome_events(ctx, machine, data, len, &has_events);
+    if (ok && has_events && ctx->host_has_system)
+      proto_count_unmodelled(ctx, PACKET_CHROME_EVENTS);
+    what = "chrome_events";
+    break;
+  }
   case PACKET_PROCESS_STATS:
   case PACKET_SYS_STATS: {
     proto_timestamp ts;
@@ -736,6 +748,8 @@ static const tm_reader_stat proto_stats[] = {
         "Logcat events the trace's filters skipped."),
     TM_READER_STAT("packages_list_has_parse_errors", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
         "The device failed to read part of its package list."),
+    TM_READER_STAT("empty_chrome_metadata", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "A ChromeMetadata entry of a chrome_events bundle without a value was dropped."),
     TM_READER_INDEXED_STAT("proto_unmodelled_payload", TM_STAT_INFO, TM_STAT_SOURCE_ANALYSIS,
         "Packets of a payload this reader does not model yet, by TracePacket field number (idx)."),
     TM_READER_STAT("systrace_parse_failure", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,

@@ -173,6 +173,69 @@ bool proto_service_read_uuid(proto_context *ctx, const proto_machine *machine,
   return true;
 }
 
+/* ChromeEventBundle: metadata (2) of ChromeMetadata {name 1; one of
+ * string_value 2, bool_value 3, int_value 4, json_value 5}. A bool is an
+ * int row and a JSON value a string row, as trace_processor keeps them;
+ * an entry without a value is counted (empty_chrome_metadata). */
+enum { BUNDLE_METADATA = 2 };
+enum { CR_NAME = 1, CR_STRING = 2, CR_BOOL = 3, CR_INT = 4, CR_JSON = 5 };
+
+static bool read_chrome_metadata(proto_context *ctx, const proto_machine *machine,
+                                 uint32_t bundle, const uint8_t *data, size_t len) {
+  pw_cursor c = pw_cursor_of(data, len);
+  pw_field f;
+  const uint8_t *name = NULL;
+  size_t name_len = 0;
+  pw_field value = {0};
+  while (pw_next(&c, &f)) {
+    bool delimited = f.wire_type == PW_LENGTH_DELIMITED;
+    if (f.number == CR_NAME && delimited) {
+      name = f.data;
+      name_len = f.len;
+    } else if (((f.number == CR_STRING || f.number == CR_JSON) && delimited) ||
+               ((f.number == CR_BOOL || f.number == CR_INT) && f.wire_type == PW_VARINT)) {
+      value = f; /* a oneof: the last one set */
+    }
+  }
+  if (c.error != PW_OK)
+    return false;
+  if (!value.number) {
+    proto_count(ctx, "empty_chrome_metadata");
+    return true;
+  }
+  char *key = bundle > 1 ? g_strdup_printf("cr-%u-%.*s", bundle, (int)name_len, (const char *)name)
+                         : g_strdup_printf("cr-%.*s", (int)name_len, (const char *)name);
+  if (value.number == CR_STRING || value.number == CR_JSON)
+    proto_machine_metadata_string(ctx, machine, key,
+                                  proto_intern(ctx, (const char *)value.data, value.len));
+  else
+    proto_machine_metadata_int(ctx, machine, key,
+                               value.number == CR_BOOL ? value.value != 0 : (int64_t)value.value);
+  g_free(key);
+  return true;
+}
+
+bool proto_service_read_chrome_events(proto_context *ctx, proto_machine *machine,
+                                      const uint8_t *data, size_t len, bool *has_events) {
+  *has_events = false;
+  pw_cursor c = pw_cursor_of(data, len);
+  pw_field f;
+  bool counted = false;
+  while (pw_next(&c, &f)) {
+    if (f.number != BUNDLE_METADATA || f.wire_type != PW_LENGTH_DELIMITED) {
+      *has_events = true;
+      continue;
+    }
+    if (!counted) {
+      machine->chrome_metadata_bundles++;
+      counted = true;
+    }
+    if (!read_chrome_metadata(ctx, machine, machine->chrome_metadata_bundles, f.data, f.len))
+      return false;
+  }
+  return c.error == PW_OK;
+}
+
 static void process_counter(proto_context *ctx, tm_process_ref process, const char *name,
                             const proto_timestamp *ts, double value) {
   tm_track_desc desc = {

@@ -9,6 +9,11 @@
  *   service_event (69)    metadata tracing_started_ns,
  *                         all_data_source_started_ns, ...
  *   trace_uuid (89)       metadata trace_uuid
+ *   chrome_events (5)     metadata cr-<name> of each ChromeMetadata of
+ *                         the bundle (cr-<n>-<name> in the machine's
+ *                         n-th bundle with metadata, n > 1), as
+ *                         trace_processor names them; a bundle's legacy
+ *                         events are not read (proto_unmodelled_payload)
  *   process_stats (9)     process counters mem.virt, mem.rss, mem.rss.anon,
  *                         mem.rss.file, mem.rss.shmem, mem.swap,
  *                         mem.locked, mem.rss.watermark, oom_score_adj
@@ -49,6 +54,10 @@ bool proto_service_read_event(struct proto_context *ctx, const struct proto_mach
                               const proto_timestamp *ts, const uint8_t *data, size_t len);
 bool proto_service_read_uuid(struct proto_context *ctx, const struct proto_machine *machine,
                              const uint8_t *data, size_t len);
+/* *has_events is set when the bundle holds more than metadata (legacy
+ * events, string tables), which this reader does not model. */
+bool proto_service_read_chrome_events(struct proto_context *ctx, struct proto_machine *machine,
+                                      const uint8_t *data, size_t len, bool *has_events);
 bool proto_service_read_process_stats(struct proto_context *ctx, struct proto_machine *machine,
                                       const proto_timestamp *ts, const uint8_t *data,
                                       size_t len);
