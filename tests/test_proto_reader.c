@@ -8,6 +8,7 @@
  * produce. Damaged, compressed and dropped packets: test_proto_damage.c.
  */
 #include <glib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "corpus.h"
@@ -403,6 +404,48 @@ static void test_service_packets_belong_to_their_machine(void) {
   fake_host_free(fake);
 }
 
+/* On a host built before the per-machine services (its table ends where
+ * machine_stat_set_indexed begins), what machine 3's packets say goes to
+ * the file's own machine, as it did before those services: both uuids are
+ * the file's (the later one kept by the host), and so are both
+ * TraceStats (the default machine's packet comes last: 2 producers;
+ * buffer 0 only machine 3's says). */
+static void test_service_packets_without_per_machine_services_are_the_files(void) {
+  g_autoptr(GBytes) bytes = read_fixture("machine_service");
+  fake_host *fake = fake_host_new();
+  fake_host_set_services_size(fake, offsetof(tm_host_services, machine_stat_set_indexed));
+  gsize len;
+  const uint8_t *data = g_bytes_get_data(bytes, &len);
+  g_assert_cmpint(fake_host_run(fake, tracemerge_reader_entry(), data, len, len), ==, TM_OK);
+  g_assert_null(fake_host_borrow_error(fake, NULL));
+  fake_host_assert_lines(fake,
+                         "metadata trace_uuid = \"00000000-0000-0001-0000-000000000002\"\n"
+                         "metadata trace_uuid = \"00000000-0000-0003-0000-000000000004\"\n");
+  g_assert_cmpuint(fake_host_count_lines(fake, "metadata"), ==, 2);
+  g_assert_cmpint(fake_host_stat(fake, "traced_producers_connected"), ==, 2);
+  g_assert_cmpint(fake_host_stat(fake, "traced_buf_buffer_size[0]"), ==, 4096);
+  g_assert_cmpint(fake_host_stat(fake, "raw3:traced_producers_connected"), ==, 0);
+  fake_host_free(fake);
+}
+
+/* On a host without the system services either (a table ending before
+ * frame_timeline_begin): the stats traces report are not set (they are
+ * what system traces report, proto_context.h), the metadata still is, on
+ * the file's machine; nothing is called past the table's end. */
+static void test_service_packets_without_system_services_keep_their_metadata(void) {
+  g_autoptr(GBytes) bytes = read_fixture("machine_service");
+  fake_host *fake = fake_host_new();
+  fake_host_set_services_size(fake, offsetof(tm_host_services, frame_timeline_begin));
+  gsize len;
+  const uint8_t *data = g_bytes_get_data(bytes, &len);
+  g_assert_cmpint(fake_host_run(fake, tracemerge_reader_entry(), data, len, len), ==, TM_OK);
+  g_assert_null(fake_host_borrow_error(fake, NULL));
+  g_assert_cmpuint(fake_host_count_lines(fake, "metadata trace_uuid = "), ==, 2);
+  g_assert_cmpint(fake_host_stat(fake, "traced_producers_connected"), ==, 0);
+  g_assert_cmpint(fake_host_stat(fake, "traced_buf_buffer_size[0]"), ==, 0);
+  fake_host_free(fake);
+}
+
 /* ChromeEventBundle metadata: cr-<name> rows of the packet's machine, a
  * bool as an int and a JSON value as its text (as trace_processor keeps
  * them); the default machine's second bundle names its keys cr-2-<name>,
@@ -645,6 +688,10 @@ int main(int argc, char **argv) {
                   test_machines_remote_clock_sync);
   g_test_add_func("/proto/reader/machines/service-packets-belong-to-their-machine",
                   test_service_packets_belong_to_their_machine);
+  g_test_add_func("/proto/reader/machines/service-packets-without-per-machine-services-are-the-files",
+                  test_service_packets_without_per_machine_services_are_the_files);
+  g_test_add_func("/proto/reader/machines/service-packets-without-system-services-keep-their-metadata",
+                  test_service_packets_without_system_services_keep_their_metadata);
   g_test_add_func("/proto/reader/chrome-metadata/belongs-to-its-machine",
                   test_chrome_metadata_belongs_to_its_machine);
   g_test_add_func("/proto/reader/system-info/fills-machine-rows-and-host-metadata",

@@ -22,6 +22,12 @@ fake_host *fake_host_new(void);
 const tm_host_services *fake_host_services(void);
 void fake_host_free(fake_host *fake);
 
+/* Makes the host one built against an older <tracemerge/plugin.h>: the
+ * table open() gets ends at `size` bytes (struct_size = size, every
+ * service past it NULL), e.g. offsetof(tm_host_services, budget) for a
+ * host without budgets and the per-machine services. */
+void fake_host_set_services_size(fake_host *fake, size_t size);
+
 /* What the budget service answers for TM_BUDGET_RECORD_BYTES (-1, the
  * default: no budget set). */
 void fake_host_set_record_budget(fake_host *fake, int64_t bytes);
