@@ -22,6 +22,8 @@ cat <<'EOF'
 Wrote the merged timeline of both machines as:
   build/merged.pftrace  open it at https://ui.perfetto.dev ("Open trace file";
                         the file stays on your machine): a track group per machine
-  build/merged.json     open it in chrome://tracing ("Load") or the same UI;
-                        process names start with their machine ("phone: client")
+  build/merged.json     open it in the same UI, in chrome://tracing ("Load";
+                        where the browser still has it: docs/exports.md,
+                        "Viewers") or in speedscope; process names start
+                        with their machine ("phone: client")
 EOF
