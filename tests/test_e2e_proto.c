@@ -470,6 +470,34 @@ static void test_real_system_traces_count_as_trace_processor(void) {
   }
 }
 
+/* No ftrace event of the real system traces is invisible: the
+ * FtraceEvent payload field numbers of their bundles (listed from the
+ * bytes, and in tests/data/real's README) are all in proto/ftrace.proto,
+ * so none is an unknown_ftrace_event row, and every event that no other
+ * table models is an ftrace_event row: nowinandroid's 6246 events are all
+ * print (atrace: slices), so none; systing's are softirq_entry/exit
+ * (4284 each) and irq_handler_entry/exit (3 each), which are slices, and
+ * one sched_process_exit, the one row. */
+static void test_real_system_traces_hide_no_ftrace_event(void) {
+  static const struct {
+    const char *name;
+    const char *rows;
+  } traces[] = {
+      {"nowinandroid-trace.perfetto-trace", "0,\"[NULL]\",0"},
+      {"systing-trace.pb", "1,\"sched_process_exit\",0"},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(traces); i++) {
+    g_autofree char *path = corpus_real_path("proto", traces[i].name);
+    const char *inputs[] = {path, NULL};
+    g_autofree char *rows = e2e_query(inputs,
+        "SELECT count(*), group_concat(DISTINCT name), (SELECT coalesce(sum(value), 0) "
+        "FROM stats WHERE name = 'proto_ftrace_unknown_event') FROM ftrace_event");
+    g_autofree char *suffix = g_strdup_printf("\n%s\n", traces[i].rows);
+    if (!g_str_has_suffix(rows, suffix))
+      g_error("%s: %s, expected %s", traces[i].name, rows, traces[i].rows);
+  }
+}
+
 /* --- legacy TrackEvents ------------------------------------------------------ */
 
 /* Every legacy phase of legacy_events.textproto (expected values worked
@@ -936,6 +964,8 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/e2e/proto/system/real-traces-count-as-trace-processor",
                   test_real_system_traces_count_as_trace_processor);
+  g_test_add_func("/e2e/proto/system/real-traces-hide-no-ftrace-event",
+                  test_real_system_traces_hide_no_ftrace_event);
   g_test_add_func("/e2e/proto/track-events/every-feature-reaches-a-table",
                   test_track_events_reach_every_table);
   g_test_add_func("/e2e/proto/track-events/thread-time-counter-sets-thread-time",

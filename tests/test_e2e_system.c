@@ -160,9 +160,20 @@ static void test_other_events_are_raw_rows(void) {
       "3700,\"kmalloc\",0,10,\"bytes_alloc=64 bytes_req=60 call_site=4096 gfp_flags=0 "
       "ptr=8192\"\n"
       "3800,\"workqueue_execute_start\",0,10,\"function=flush_to_ldisc work=16\"\n"
-      "3900,\"workqueue_queue_work\",0,10,\"function=9 work=16\"\n");
+      "3900,\"workqueue_queue_work\",0,10,\"function=9 work=16\"\n"
+      /* Events named in the schema for this alone (field names and
+       * values as the fixture writes them; temp_prev -1 is an int32). */
+      "4000,\"binder_transaction\",0,10,\"code=1 debug_id=7 flags=16 reply=0 "
+      "target_node=3 to_proc=20 to_thread=21\"\n"
+      "4100,\"block_rq_issue\",0,10,\"bytes=4096 comm=app dev=8 nr_sector=8 rwbs=R "
+      "sector=100\"\n"
+      "4200,\"tracing_mark_write\",0,10,\"pid=10 trace_begin=1 trace_name=kickoff\"\n"
+      "4300,\"thermal_temperature\",0,0,\"id=1 temp=45000 temp_prev=-1 "
+      "thermal_zone=cpu\"\n"
+      "4400,\"wakeup_source_activate\",0,0,\"name=alarm state=0\"\n");
+  /* 4 events of the first kinds and the 5 above. */
   g_autofree char *same = query("ftrace_kinds", "SELECT count(*) FROM raw");
-  e2e_assert_text(same, "\"count(*)\"\n4\n");
+  e2e_assert_text(same, "\"count(*)\"\n9\n");
 }
 
 /* --- clocks and machines --------------------------------------------------- */
@@ -287,12 +298,92 @@ static void test_damaged_bundles_are_counted_and_logged(void) {
       "machine's cpus; dropped\"\n"
       "\"proto_ftrace_unknown_event\",\"event_id\",\"999\"\n"
       "\"proto_ftrace_unknown_event\",\"message\",\"ftrace event id 999 is not in the "
-      "schema; skipped\"\n"
+      "schema; kept as ftrace_event unknown_ftrace_event_999, its fields by number\"\n"
       "\"compact_sched_has_parse_errors\",\"message\",\"a compact_sched array is cut "
       "short; the values before the cut kept\"\n"
       /* ...which leaves switch_timestamp one value and the others none. */
       "\"compact_sched_has_parse_errors\",\"message\",\"compact sched_switch arrays of "
       "unequal length; the events every array covers kept\"\n");
+  g_byte_array_free(file, TRUE);
+  e2e_cleanup(dir);
+}
+
+/* Field `number` as a varint. */
+static void put_varint_field(GByteArray *out, uint32_t number, uint64_t v) {
+  wire_put_varint(out, (uint64_t)number << 3);
+  wire_put_varint(out, v);
+}
+
+/* An event {timestamp `ts`, pid 10, <id>: `payload`} (length-delimited). */
+static void put_event(GByteArray *body, uint64_t ts, uint32_t id, const uint8_t *payload,
+                      size_t len) {
+  GByteArray *event = g_byte_array_new();
+  put_varint_field(event, 1, ts);
+  put_varint_field(event, 2, 10);
+  put_bytes(event, id, payload, len);
+  put_bytes(body, 2, event->data, event->len);
+  g_byte_array_free(event, TRUE);
+}
+
+/* Events whose ids (999, 1000, 1001) the schema does not name are still
+ * ftrace_event rows, "unknown_ftrace_event_<id>", each field an arg
+ * "field_<n>" with its wire value, counted as proto_ftrace_unknown_event:
+ * 999 holds a varint 5 and again 6 (field 1, repeated), -3 as a 10-byte
+ * varint (read as the int64 it encodes), a fixed64 0x0102030405060708
+ * (72623859790382856), a fixed32 7, the text "text", and bytes 00 ff that
+ * are no text (hex); 1000's payload (ff) does not parse as fields, so it
+ * is one arg "payload" in hex, and the bundle read on; 1001 is a varint,
+ * so it has no fields: a row without args. The base file (ftrace_damage)
+ * knows every id it holds. */
+static void test_unknown_event_ids_are_rows_with_fields_by_number(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  e2e_bytes base = e2e_proto_fixture("ftrace_damage");
+  GByteArray *file = g_byte_array_new();
+  g_byte_array_append(file, (const uint8_t *)base.data, (guint)base.len);
+  g_free(base.data);
+  GByteArray *payload = g_byte_array_new();
+  put_varint_field(payload, 1, 5);
+  put_varint_field(payload, 2, (uint64_t)-3);
+  wire_put_varint(payload, 3 << 3 | 1);
+  const uint8_t fixed64[] = {0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01};
+  g_byte_array_append(payload, fixed64, sizeof fixed64);
+  wire_put_varint(payload, 4 << 3 | 5);
+  const uint8_t fixed32[] = {0x07, 0x00, 0x00, 0x00};
+  g_byte_array_append(payload, fixed32, sizeof fixed32);
+  put_bytes(payload, 5, (const uint8_t *)"text", 4);
+  const uint8_t binary[] = {0x00, 0xff};
+  put_bytes(payload, 6, binary, sizeof binary);
+  put_varint_field(payload, 1, 6);
+  GByteArray *body = g_byte_array_new();
+  put_event(body, 1200, 999, payload->data, payload->len);
+  const uint8_t cut[] = {0xff};
+  put_event(body, 1300, 1000, cut, sizeof cut);
+  GByteArray *event = g_byte_array_new();
+  put_varint_field(event, 1, 1400);
+  put_varint_field(event, 2, 10);
+  put_varint_field(event, 1001, 3);
+  put_bytes(body, 2, event->data, event->len);
+  put_bundle(file, body->data, body->len);
+  g_autofree char *path = e2e_write_file(dir, "unknown.pftrace", (const char *)file->data,
+                                         file->len);
+  const char *inputs[] = {"unknown.pftrace", NULL};
+  g_autofree char *rows = e2e_query_in(dir, inputs,
+      "SELECT e.ts, e.name, e.cpu, t.tid, (SELECT group_concat(key || '=' || display_value, ' ') "
+      "FROM (SELECT key, display_value FROM args a WHERE a.arg_set_id = e.arg_set_id "
+      "ORDER BY a.id)) AS args FROM ftrace_event e JOIN thread t USING (utid) ORDER BY e.ts");
+  e2e_assert_text(rows,
+      "\"ts\",\"name\",\"cpu\",\"tid\",\"args\"\n"
+      "1200,\"unknown_ftrace_event_999\",0,10,\"field_1=5 field_2=-3 "
+      "field_3=72623859790382856 field_4=7 field_5=text field_6=0x00ff field_1=6\"\n"
+      "1300,\"unknown_ftrace_event_1000\",0,10,\"payload=0xff\"\n"
+      "1400,\"unknown_ftrace_event_1001\",0,10,\"[NULL]\"\n");
+  g_autofree char *stats = e2e_query_in(dir, inputs,
+      "SELECT name, severity, value FROM stats WHERE name = 'proto_ftrace_unknown_event'");
+  e2e_assert_text(stats, "\"name\",\"severity\",\"value\"\n"
+                         "\"proto_ftrace_unknown_event\",\"info\",3\n");
+  g_byte_array_free(event, TRUE);
+  g_byte_array_free(body, TRUE);
+  g_byte_array_free(payload, TRUE);
   g_byte_array_free(file, TRUE);
   e2e_cleanup(dir);
 }
@@ -494,6 +585,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/e2e/system/ftrace/thread-names-and-lifetimes",
                   test_thread_names_and_lifetimes);
   g_test_add_func("/e2e/system/ftrace/other-events-are-raw-rows", test_other_events_are_raw_rows);
+  g_test_add_func("/e2e/system/ftrace/unknown-event-ids-are-rows-with-fields-by-number",
+                  test_unknown_event_ids_are_rows_with_fields_by_number);
   g_test_add_func("/e2e/system/ftrace/bundles-on-every-clock-and-machine",
                   test_bundles_on_every_clock_and_machine);
   g_test_add_func("/e2e/system/ftrace/damaged-bundles-are-counted-and-logged",

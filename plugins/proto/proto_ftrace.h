@@ -21,7 +21,8 @@
  * unequal length or a comm index past the table
  * (compact_sched_has_parse_errors: the events every array covers are
  * kept), an event id this reader's schema does not know
- * (proto_ftrace_unknown_event), a cpu beyond the machine's cpus
+ * (proto_ftrace_unknown_event: still an ftrace_event row, its fields by
+ * number), a cpu beyond the machine's cpus
  * (ftrace_cpu_out_of_range: the bundle is dropped), an event without pid
  * or timestamp, and a clock trace_processor cannot read either
  * (ftrace_bundle_unsupported_clock: the bundle is dropped).

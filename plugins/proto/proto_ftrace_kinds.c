@@ -665,22 +665,121 @@ static void read_print(ftrace_kinds *k, const ftrace_event *ev, const payload *p
                          has(p, 2) ? p->text_len[2] : 0);
 }
 
+/* --- events the schema does not name -------------------------------------- */
+
+/* True if `len` bytes at `p` are UTF-8 text: valid sequences, no control
+ * characters but tab, newline and carriage return. */
+static bool is_text(const uint8_t *p, size_t len) {
+  size_t i = 0;
+  while (i < len) {
+    uint8_t c = p[i];
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
+        return false;
+      i++;
+      continue;
+    }
+    size_t n = c >= 0xf0 && c <= 0xf4 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 && c < 0xe0 ? 1 : 0;
+    if (n == 0 || c > 0xf4 || len - i <= n)
+      return false;
+    uint32_t cp = c & (0x3fu >> n);
+    for (size_t j = 1; j <= n; j++) {
+      if ((p[i + j] & 0xc0) != 0x80)
+        return false;
+      cp = cp << 6 | (p[i + j] & 0x3fu);
+    }
+    /* Overlong forms, surrogates and values past U+10FFFF are not UTF-8. */
+    if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+      return false;
+    i += n + 1;
+  }
+  return true;
+}
+
+/* Bytes that are not text, as "0x" and two hex digits a byte. */
+static tm_str_id hex_string(ftrace_kinds *k, const uint8_t *p, size_t len) {
+  static const char digits[] = "0123456789abcdef";
+  size_t n = 2 + 2 * len;
+  char stack[258];
+  char *text = n <= sizeof stack ? stack : proto_xrealloc(NULL, n);
+  text[0] = '0';
+  text[1] = 'x';
+  for (size_t i = 0; i < len; i++) {
+    text[2 + 2 * i] = digits[p[i] >> 4];
+    text[3 + 2 * i] = digits[p[i] & 15];
+  }
+  tm_str_id id = proto_intern(k->ctx, text, n);
+  if (text != stack)
+    free(text);
+  return id;
+}
+
+/* An event whose id the schema does not name: still an ftrace_event row,
+ * "unknown_ftrace_event_<id>", so that nothing in the file is invisible.
+ * Without a schema the fields' types are unknown, so each is an arg
+ * "field_<n>" holding its wire value: a varint or fixed64 as the 64-bit
+ * integer it encodes (an int32 or int64 field reads right, a uint64 past
+ * 2^63 reads negative), a fixed32 as the 32-bit unsigned integer, and
+ * length-delimited bytes as a string when they are UTF-8 text, else as
+ * hex (a nested message or packed numbers are not decoded). A payload
+ * that does not parse as fields is one arg "payload", its bytes in hex:
+ * the bytes of an unknown id are no damage of the bundle. Counted as
+ * proto_ftrace_unknown_event, and logged. */
+static bool read_unknown(ftrace_kinds *k, const ftrace_event *ev) {
+  proto_context *ctx = k->ctx;
+  char name[48];
+  int name_len = snprintf(name, sizeof name, "unknown_ftrace_event_%" PRIu32, ev->id);
+  char text[160];
+  int n = snprintf(text, sizeof text, "ftrace event id %" PRIu32 " is not in the schema;"
+                   " kept as ftrace_event %s, its fields by number", ev->id, name);
+  tm_import_log_arg log[] = {
+      {TM_IMPORT_LOG_ARG_INIT, .key = "event_id", .type = TM_ARG_UINT, .int_value = ev->id},
+      {TM_IMPORT_LOG_ARG_INIT, .key = "message", .type = TM_ARG_STRING, .string = text, .string_len = (size_t)n},
+  };
+  proto_count_with(ctx, "proto_ftrace_unknown_event", log, 2);
+  tm_thread_ref thread = ftrace_thread_of(k, ev->m, ev->pid);
+  if (!k->has_system)
+    return true;
+  /* Parsed once to see whether the payload is fields at all, so that an
+   * unparseable one gives no half list of args. */
+  pw_cursor check = pw_cursor_of(ev->data, ev->len);
+  pw_field f;
+  while (pw_next(&check, &f)) {
+  }
+  if (check.error != PW_OK) {
+    ctx->s->args_add(ctx->host, proto_intern_cstr(ctx, "payload"),
+                     (tm_arg_value){.type = TM_ARG_STRING,
+                                    .u.str_id = hex_string(k, ev->data, ev->len)});
+  } else {
+    pw_cursor c = pw_cursor_of(ev->data, ev->len);
+    while (pw_next(&c, &f)) {
+      char key[24];
+      int key_len = snprintf(key, sizeof key, "field_%" PRIu32, f.number);
+      tm_arg_value v = {.type = TM_ARG_INT, .u.int_value = (int64_t)f.value};
+      if (f.wire_type == PW_FIXED32)
+        v.u.int_value = (int64_t)(uint32_t)f.value;
+      if (f.wire_type == PW_LENGTH_DELIMITED) {
+        v.type = TM_ARG_STRING;
+        v.u.str_id = is_text(f.data, f.len) ? proto_intern(ctx, (const char *)f.data, f.len)
+                                            : hex_string(k, f.data, f.len);
+      }
+      ctx->s->args_add(ctx->host, proto_intern(ctx, key, (size_t)key_len), v);
+    }
+  }
+  tm_args_ref args = ctx->s->args_commit(ctx->host);
+  ctx->s->ftrace_event(ctx->host, ev->clock, ev->ts, ev->m->machine->ref, ev->cpu, thread,
+                       proto_intern(ctx, name, (size_t)name_len), args);
+  return true;
+}
+
 /* --- one event --------------------------------------------------------------- */
 
 bool ftrace_kinds_read(ftrace_kinds *k, const ftrace_event *ev) {
   ftrace_schema scratch;
   const ftrace_schema *sc = payload_schema(k, ev->id, &scratch);
-  if (!sc->d) {
-    char text[96];
-    int n = snprintf(text, sizeof text, "ftrace event id %" PRIu32 " is not in the schema;"
-                     " skipped", ev->id);
-    tm_import_log_arg args[] = {
-        {TM_IMPORT_LOG_ARG_INIT, .key = "event_id", .type = TM_ARG_UINT, .int_value = ev->id},
-        {TM_IMPORT_LOG_ARG_INIT, .key = "message", .type = TM_ARG_STRING, .string = text, .string_len = (size_t)n},
-    };
-    proto_count_with(k->ctx, "proto_ftrace_unknown_event", args, 2);
-    return true;
-  }
+  if (!sc->d)
+    return read_unknown(k, ev);
   /* Every event but a switch makes its pid's thread known (the switch
    * names its own two). */
   if (ev->id != EV_SCHED_SWITCH)

@@ -32,8 +32,12 @@
  * Every other event this reader's schema (proto/ftrace.proto) names is an
  * ftrace_event row with its fields as args, named as the schema names
  * them (a workqueue event's function by its kernel_symbols name when the
- * sequence interned one). Like trace_processor, every event but sched_switch makes the
- * thread of its pid known.
+ * sequence interned one). An event id the schema does not name is an
+ * ftrace_event row too, "unknown_ftrace_event_<id>" with its fields as
+ * args "field_<n>" holding their wire values (counted as
+ * proto_ftrace_unknown_event), so nothing in the file is invisible. Like
+ * trace_processor, every event but sched_switch makes the thread of its
+ * pid known.
  *
  * Deviations, all because the reader does not see the host's thread to
  * process map: counters trace_processor puts on a process (mm_event,

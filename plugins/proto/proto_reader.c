@@ -712,8 +712,9 @@ static const tm_reader_stat proto_stats[] = {
         "A sched_switch prev_state that is no task state; its thread_state is NULL."),
     TM_READER_STAT("ftrace_cpu_out_of_range", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
         "ftrace data of a cpu beyond the machine's cpus (SystemInfo.num_cpus, or 4095) was dropped."),
-    TM_READER_STAT("proto_ftrace_unknown_event", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
-        "An ftrace event whose id the reader's schema (proto/ftrace.proto) does not name was skipped."),
+    TM_READER_STAT("proto_ftrace_unknown_event", TM_STAT_INFO, TM_STAT_SOURCE_ANALYSIS,
+        "ftrace_event rows made from an event whose id the reader's schema (proto/ftrace.proto) "
+        "does not name: named unknown_ftrace_event_<id>, its fields as args field_<n> with their wire values."),
     TM_READER_STAT("ftrace_bundle_unsupported_clock", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
         "An ftrace bundle on the LOCAL or an unknown ftrace clock cannot be placed and was dropped."),
     TM_READER_STAT("ftrace_bundle_missing_cpu", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
