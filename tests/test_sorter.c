@@ -314,7 +314,8 @@ static char *log_args(const tm_model *model, size_t id) {
     const tm_arg_row *a = &model->args.data[i];
     if (a->arg_set_id == set)
       g_string_append_printf(text, "%s%s=%" G_GINT64_FORMAT, text->len ? " " : "",
-                             string_pool_borrow(model->strings, a->key), a->u.int_value);
+                             string_pool_borrow(model->strings, model_arg_key(model, a)->key),
+                             a->u.int_value);
   }
   return g_string_free(text, FALSE);
 }

@@ -383,7 +383,7 @@ static void add_arg(arg_node *root, const char *key, const tm_arg_row *row) {
 
 static void put_arg_value(json_state *js, const tm_arg_row *a) {
   GString *b = js->buf;
-  switch ((tm_arg_type)a->value_type) {
+  switch ((tm_arg_type)model_arg_key(js->model, a)->value_type) {
   case TM_ARG_INT:
     put_i64(b, a->u.int_value);
     break;
@@ -466,7 +466,8 @@ static bool put_flat_args(json_state *js, uint32_t arg_set_id, const char *extra
   uint32_t n = 0;
   for (uint32_t i = first; i < end; i++) {
     const tm_arg_row *a = &js->model->args.data[js->arg_rows[i]];
-    const char *key = string_pool_borrow(js->model->strings, a->key);
+    const char *key =
+        string_pool_borrow(js->model->strings, model_arg_key(js->model, a)->key);
     if (!key)
       return false;
     const char *name = arg_name(key);
@@ -513,7 +514,8 @@ static void put_args(json_state *js, uint32_t arg_set_id, const char *extra) {
   arg_node root = {0};
   for (uint32_t i = js->arg_start[arg_set_id]; i < js->arg_start[arg_set_id + 1]; i++) {
     const tm_arg_row *a = &js->model->args.data[js->arg_rows[i]];
-    const char *key = string_pool_borrow(js->model->strings, a->key);
+    const char *key =
+        string_pool_borrow(js->model->strings, model_arg_key(js->model, a)->key);
     if (key)
       add_arg(&root, key, a);
   }

@@ -279,16 +279,17 @@ static void put_annotations(pe_state *pe, tmr_sequence *seq, tmr_enc *e, tmr_enc
   const tm_model *model = pe->model;
   for (uint32_t i = pe->arg_start[arg_set_id]; i < pe->arg_start[arg_set_id + 1]; i++) {
     const tm_arg_row *a = &model->args.data[pe->arg_rows[i]];
-    const char *key = pe_str(pe, a->key);
+    const tm_arg_key *ak = model_arg_key(model, a);
+    const char *key = pe_str(pe, ak->key);
     if (!key)
       continue;
-    size_t skip = annotation_skip(pe, a->key);
-    size_t key_len = string_pool_length(model->strings, a->key);
-    put_interned_name(seq, in, PE_MARK_DEBUG_NAME, INTERNED_DEBUG_NAMES, a->key, key + skip,
+    size_t skip = annotation_skip(pe, ak->key);
+    size_t key_len = string_pool_length(model->strings, ak->key);
+    put_interned_name(seq, in, PE_MARK_DEBUG_NAME, INTERNED_DEBUG_NAMES, ak->key, key + skip,
                       key_len - skip);
     uint8_t *body = tmr_enc_nest_begin(e, 4);
-    tmr_enc_uint(e, 1, a->key);
-    switch ((tm_arg_type)a->value_type) {
+    tmr_enc_uint(e, 1, ak->key);
+    switch ((tm_arg_type)ak->value_type) {
     case TM_ARG_INT:
       tmr_enc_int(e, 4, a->u.int_value);
       break;

@@ -36,6 +36,9 @@ void model_free(tm_model *model) {
   tm_vec_free(&model->counters);
   tm_vec_free(&model->flows);
   tm_vec_free(&model->args);
+  tm_vec_free(&model->arg_keys);
+  if (model->arg_key_index)
+    g_hash_table_destroy(model->arg_key_index);
   tm_vec_free(&model->arg_set_first_row);
   tm_vec_free(&model->cpus);
   tm_vec_free(&model->sched_slices);
@@ -220,6 +223,37 @@ static tm_str_id flat_key_of(tm_model *model, tm_str_id key) {
   return flat;
 }
 
+/* The id of the (key, type) pair in model->arg_keys, added on first use. */
+static uint32_t arg_key_id(tm_model *model, tm_str_id key, uint8_t type) {
+  uint32_t *memo = &model->arg_key_memo[(key * 7u + type) % 256];
+  if (*memo) {
+    const tm_arg_key *k = &model->arg_keys.data[*memo - 1];
+    if (k->key == key && k->value_type == type)
+      return *memo - 1;
+  }
+  if (!model->arg_key_index)
+    model->arg_key_index =
+        g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+  gint64 probe = (gint64)(((uint64_t)key << 8) | type);
+  gpointer found = g_hash_table_lookup(model->arg_key_index, &probe);
+  uint32_t id;
+  if (found) {
+    id = GPOINTER_TO_UINT(found) - 1;
+  } else {
+    if (model->arg_keys.len >= UINT32_MAX - 1)
+      g_error("tracemerge: more than 2^32 distinct arg keys");
+    id = (uint32_t)model->arg_keys.len;
+    tm_arg_key entry = {.key = key, .flat_key = flat_key_of(model, key),
+                        .value_type = type};
+    tm_vec_push(&model->arg_keys, entry);
+    gint64 *stored = g_new(gint64, 1);
+    *stored = probe;
+    g_hash_table_insert(model->arg_key_index, stored, GUINT_TO_POINTER(id + 1));
+  }
+  *memo = id + 1;
+  return id;
+}
+
 uint32_t model_add_arg(tm_model *model, uint32_t arg_set_id, tm_str_id key,
                        tm_arg_value value) {
   if (arg_set_id == 0) {
@@ -228,16 +262,9 @@ uint32_t model_add_arg(tm_model *model, uint32_t arg_set_id, tm_str_id key,
     model->arg_set_first_row.data[arg_set_id] = (uint32_t)model->args.len;
     model->arg_set_first_row.len = (size_t)arg_set_id + 1;
   }
-  tm_str_id *memo = model->flat_key_memo[key % 256];
-  if (memo[0] != key) {
-    memo[0] = key;
-    memo[1] = flat_key_of(model, key);
-  }
   tm_arg_row row = {
       .arg_set_id = arg_set_id,
-      .flat_key = memo[1],
-      .key = key,
-      .value_type = (uint8_t)value.type,
+      .key_id = arg_key_id(model, key, (uint8_t)value.type),
   };
   switch (value.type) {
   case TM_ARG_REAL:

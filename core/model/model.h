@@ -297,17 +297,29 @@ typedef struct tm_instruments_sample_row {
   int64_t cpu;          /* TM_NULL_INT64 */
 } tm_instruments_sample_row;
 
+/* One distinct (key, value type) pair of the args table. Rows name theirs
+ * by index (tm_arg_row.key_id): a trace repeats a few hundred keys over
+ * millions of rows, so the key, its flat key and the type are stored once
+ * per pair instead of in every row (model_arg_key()). */
+typedef struct tm_arg_key {
+  tm_str_id key;
+  tm_str_id flat_key; /* key without array indexes ("a[2].b" -> "a.b") */
+  uint8_t value_type; /* tm_arg_type */
+} tm_arg_key;
+
+/* 16 bytes: the args table is the model's largest after the slices (a
+ * realistic Chrome JSON trace has ~2.2 rows an event). */
 typedef struct tm_arg_row {
   uint32_t arg_set_id;
-  tm_str_id flat_key;
-  tm_str_id key;
-  uint8_t value_type; /* tm_arg_type */
+  uint32_t key_id; /* index into tm_model.arg_keys */
   union {
     int64_t int_value;
     double real_value;
     tm_str_id str_id;
   } u;
 } tm_arg_row;
+
+_Static_assert(sizeof(tm_arg_row) == 16, "tm_arg_row must stay 16 bytes");
 
 typedef struct tm_model {
   tm_string_pool *strings; /* owned */
@@ -326,6 +338,7 @@ typedef struct tm_model {
   TM_VEC(tm_counter_row) counters;
   TM_VEC(tm_flow_row) flows;
   TM_VEC(tm_arg_row) args;
+  TM_VEC(tm_arg_key) arg_keys; /* by tm_arg_row.key_id */
   /* Scheduling (core/model/sched_builder.h). cpu_lookup maps machine_id *
    * (TM_SCHED_MAX_CPU + 1) + cpu to ucpu + 1 (0: no row yet). */
   TM_VEC(tm_cpu_row) cpus;
@@ -352,10 +365,12 @@ typedef struct tm_model {
    * commit are consecutive rows; sets grown later with model_add_arg on an
    * old id, e.g. process args, are not). */
   TM_VEC(uint32_t) arg_set_first_row;
-  /* model_add_arg's memo of flat keys: slot key % 256 holds (key, flat
-   * key) for the last key that landed there (key 0 never does). Events
-   * repeat a few arg keys millions of times. */
-  tm_str_id flat_key_memo[256][2];
+  /* model_add_arg's memo of key ids: slot (key, type) % 256 holds the
+   * key id + 1 of the last pair that landed there (0: none); misses go to
+   * arg_key_index, (key << 8 | type) -> key id + 1, owned. Events repeat a
+   * few arg keys millions of times. */
+  uint32_t arg_key_memo[256];
+  GHashTable *arg_key_index;
   /* Single-key metadata rows by (name, machine, trace): key -> row id + 1,
    * owned. Rows pushed directly onto `metadata` are indexed on the next
    * lookup (metadata_indexed counts the rows seen), the first of equal
@@ -397,6 +412,12 @@ void model_metadata_set_string(tm_model *model, const char *name,
  * from `key`; returns the set id. */
 uint32_t model_add_arg(tm_model *model, uint32_t arg_set_id, tm_str_id key,
                        tm_arg_value value);
+
+/* The key, flat key and value type of arg row `row`, owned by the model. */
+static inline const tm_arg_key *model_arg_key(const tm_model *model,
+                                              const tm_arg_row *row) {
+  return &model->arg_keys.data[row->key_id];
+}
 
 /* The thread-time entry of slice `slice_id`, or NULL if it has none. The
  * pointer is valid until the next model_slice_set_thread_time(). */

@@ -286,14 +286,15 @@ static void merge_end_args(tm_model *model, tm_slice_row *slice,
   for (size_t row = model->arg_set_first_row.data[end_set];
        row < model->args.len && model->args.data[row].arg_set_id == end_set; row++) {
     tm_arg_row src = model->args.data[row];
-    tm_arg_value value = {.type = (tm_arg_type)src.value_type};
+    tm_arg_key src_key = *model_arg_key(model, &src);
+    tm_arg_value value = {.type = (tm_arg_type)src_key.value_type};
     if (value.type == TM_ARG_REAL)
       value.u.real_value = src.u.real_value;
     else if (value.type == TM_ARG_STRING || value.type == TM_ARG_JSON)
       value.u.str_id = src.u.str_id;
     else
       value.u.int_value = src.u.int_value;
-    model_add_arg(model, target, src.key, value);
+    model_add_arg(model, target, src_key.key, value);
   }
 }
 

@@ -417,8 +417,8 @@ static void slice_thread_dur(ch_encoder *e, const void *row, uint32_t id,
     set_null(v);
 }
 
-static bool arg_is_integer(const tm_arg_row *a) {
-  switch (a->value_type) {
+static bool arg_is_integer(uint8_t value_type) {
+  switch (value_type) {
   case TM_ARG_INT:
   case TM_ARG_UINT:
   case TM_ARG_POINTER:
@@ -431,10 +431,9 @@ static bool arg_is_integer(const tm_arg_row *a) {
 
 static void arg_int_value(ch_encoder *e, const void *row, uint32_t id,
                           ch_value *v) {
-  (void)e;
   (void)id;
   const tm_arg_row *a = row;
-  if (arg_is_integer(a))
+  if (arg_is_integer(model_arg_key(e->model, a)->value_type))
     set_int(v, a->u.int_value);
   else
     set_null(v);
@@ -444,17 +443,17 @@ static void arg_string_value(ch_encoder *e, const void *row, uint32_t id,
                              ch_value *v) {
   (void)id;
   const tm_arg_row *a = row;
-  bool text = a->value_type == TM_ARG_STRING || a->value_type == TM_ARG_JSON;
+  uint8_t type = model_arg_key(e->model, a)->value_type;
+  bool text = type == TM_ARG_STRING || type == TM_ARG_JSON;
   set_text(v, text ? string_pool_borrow(e->model->strings, a->u.str_id)
                    : NULL);
 }
 
 static void arg_real_value(ch_encoder *e, const void *row, uint32_t id,
                            ch_value *v) {
-  (void)e;
   (void)id;
   const tm_arg_row *a = row;
-  if (a->value_type == TM_ARG_REAL) {
+  if (model_arg_key(e->model, a)->value_type == TM_ARG_REAL) {
     v->null = false;
     v->d = a->u.real_value;
   } else {
@@ -464,7 +463,6 @@ static void arg_real_value(ch_encoder *e, const void *row, uint32_t id,
 
 static void arg_value_type(ch_encoder *e, const void *row, uint32_t id,
                            ch_value *v) {
-  (void)e;
   (void)id;
   static const char *const names[] = {
       [TM_ARG_INT] = "int",         [TM_ARG_UINT] = "uint",
@@ -472,8 +470,26 @@ static void arg_value_type(ch_encoder *e, const void *row, uint32_t id,
       [TM_ARG_POINTER] = "pointer", [TM_ARG_BOOL] = "bool",
       [TM_ARG_JSON] = "json",
   };
-  uint8_t type = ((const tm_arg_row *)row)->value_type;
+  uint8_t type = model_arg_key(e->model, row)->value_type;
   set_text(v, type < G_N_ELEMENTS(names) ? names[type] : NULL);
+}
+
+static void arg_string_of(ch_encoder *e, tm_str_id id, ch_value *v) {
+  if (id == 0)
+    set_null(v);
+  else
+    set_text(v, string_pool_borrow(e->model->strings, id));
+}
+
+static void arg_flat_key(ch_encoder *e, const void *row, uint32_t id,
+                         ch_value *v) {
+  (void)id;
+  arg_string_of(e, model_arg_key(e->model, row)->flat_key, v);
+}
+
+static void arg_key(ch_encoder *e, const void *row, uint32_t id, ch_value *v) {
+  (void)id;
+  arg_string_of(e, model_arg_key(e->model, row)->key, v);
 }
 
 /* ---- the tables ---- */
@@ -634,8 +650,8 @@ static const ch_column flow_columns[] = {
 static const ch_column args_columns[] = {
     ID_COL("id"),
     UINT32(tm_arg_row, arg_set_id),
-    STRING(tm_arg_row, flat_key),
-    STRING(tm_arg_row, key),
+    COMPUTED("flat_key", "Nullable(String)", arg_flat_key),
+    COMPUTED("key", "Nullable(String)", arg_key),
     COMPUTED("int_value", "Nullable(Int64)", arg_int_value),
     COMPUTED("string_value", "Nullable(String)", arg_string_value),
     COMPUTED("real_value", "Nullable(Float64)", arg_real_value),

@@ -109,10 +109,11 @@ static void extract_arg_from_model(sqlite3_context *ctx, tm_model_index *index,
   const uint32_t *rows = model_index_arg_set(index, (uint32_t)set, &n);
   for (size_t i = 0; i < n; i++) {
     const tm_arg_row *a = &model->args.data[rows[i]];
-    const char *k = string_pool_borrow(model->strings, a->key);
+    const tm_arg_key *ak = model_arg_key(model, a);
+    const char *k = string_pool_borrow(model->strings, ak->key);
     if (!k || strcmp(k, key) != 0)
       continue;
-    switch (a->value_type) {
+    switch (ak->value_type) {
     case TM_ARG_INT:
     case TM_ARG_UINT:
     case TM_ARG_POINTER:
@@ -222,8 +223,9 @@ static bool arg_set_json_from_model(sqlite3_context *ctx,
   const uint32_t *rows = model_index_arg_set(index, (uint32_t)set, &n);
   for (size_t i = 0; i < n; i++) {
     const tm_arg_row *a = &model->args.data[rows[i]];
+    const tm_arg_key *ak = model_arg_key(model, a);
     arg_json_value v = {.type = ARG_JSON_NULL};
-    switch ((tm_arg_type)a->value_type) {
+    switch ((tm_arg_type)ak->value_type) {
     case TM_ARG_INT:
       v.type = ARG_JSON_INT;
       break;
@@ -254,7 +256,7 @@ static bool arg_set_json_from_model(sqlite3_context *ctx,
       v.u.int_value = a->u.int_value;
     }
     if (!arg_set_json_add_or_fail(ctx, json, set,
-                                  string_pool_borrow(model->strings, a->key),
+                                  string_pool_borrow(model->strings, ak->key),
                                   &v))
       return false;
   }

@@ -159,8 +159,8 @@ static void track_event_type(const tm_model *model, const void *row,
     sqlite3_result_null(ctx);
 }
 
-static bool arg_is_integer(const tm_arg_row *a) {
-  switch (a->value_type) {
+static bool arg_is_integer(uint8_t value_type) {
+  switch (value_type) {
   case TM_ARG_INT:
   case TM_ARG_UINT:
   case TM_ARG_POINTER:
@@ -173,9 +173,8 @@ static bool arg_is_integer(const tm_arg_row *a) {
 
 static void arg_int_value(const tm_model *model, const void *row,
                           sqlite3_context *ctx) {
-  (void)model;
   const tm_arg_row *a = row;
-  if (arg_is_integer(a))
+  if (arg_is_integer(model_arg_key(model, a)->value_type))
     sqlite3_result_int64(ctx, a->u.int_value);
   else
     sqlite3_result_null(ctx);
@@ -184,7 +183,8 @@ static void arg_int_value(const tm_model *model, const void *row,
 static void arg_string_value(const tm_model *model, const void *row,
                              sqlite3_context *ctx) {
   const tm_arg_row *a = row;
-  if (a->value_type == TM_ARG_STRING || a->value_type == TM_ARG_JSON)
+  uint8_t type = model_arg_key(model, a)->value_type;
+  if (type == TM_ARG_STRING || type == TM_ARG_JSON)
     result_string(model, a->u.str_id, ctx);
   else
     sqlite3_result_null(ctx);
@@ -192,9 +192,8 @@ static void arg_string_value(const tm_model *model, const void *row,
 
 static void arg_real_value(const tm_model *model, const void *row,
                            sqlite3_context *ctx) {
-  (void)model;
   const tm_arg_row *a = row;
-  if (a->value_type == TM_ARG_REAL)
+  if (model_arg_key(model, a)->value_type == TM_ARG_REAL)
     sqlite3_result_double(ctx, a->u.real_value);
   else
     sqlite3_result_null(ctx);
@@ -202,18 +201,27 @@ static void arg_real_value(const tm_model *model, const void *row,
 
 static void arg_value_type(const tm_model *model, const void *row,
                            sqlite3_context *ctx) {
-  (void)model;
   static const char *const names[] = {
       [TM_ARG_INT] = "int",         [TM_ARG_UINT] = "uint",
       [TM_ARG_STRING] = "string",   [TM_ARG_REAL] = "real",
       [TM_ARG_POINTER] = "pointer", [TM_ARG_BOOL] = "bool",
       [TM_ARG_JSON] = "json",
   };
-  const tm_arg_row *a = row;
-  if (a->value_type < G_N_ELEMENTS(names))
-    sqlite3_result_text(ctx, names[a->value_type], -1, SQLITE_STATIC);
+  uint8_t type = model_arg_key(model, row)->value_type;
+  if (type < G_N_ELEMENTS(names))
+    sqlite3_result_text(ctx, names[type], -1, SQLITE_STATIC);
   else
     sqlite3_result_null(ctx);
+}
+
+static void arg_flat_key(const tm_model *model, const void *row,
+                         sqlite3_context *ctx) {
+  result_string(model, model_arg_key(model, row)->flat_key, ctx);
+}
+
+static void arg_key(const tm_model *model, const void *row,
+                    sqlite3_context *ctx) {
+  result_string(model, model_arg_key(model, row)->key, ctx);
 }
 
 /* ---- the tables ---- */
@@ -485,8 +493,8 @@ static const column_def flow_columns[] = {
 static const column_def args_columns[] = {
     COL_ID_DEF,
     ARG_SET_INDEXED(tm_arg_row, arg_set_id),
-    STRING(tm_arg_row, flat_key),
-    STRING(tm_arg_row, key),
+    COMPUTED("flat_key", "TEXT", arg_flat_key),
+    COMPUTED("key", "TEXT", arg_key),
     COMPUTED("int_value", "INTEGER", arg_int_value),
     COMPUTED("string_value", "TEXT", arg_string_value),
     COMPUTED("real_value", "REAL", arg_real_value),
