@@ -74,8 +74,11 @@ static void test_thread_state_from_both_encodings(void) {
 /* Slices: atrace B/E (work 1200-1500) with an I instant inside it (depth
  * 1), the S/F async slice 1250-1800 on its own track, the softirq TIMER
  * (vector 1) 1600-1700 and the irq "IRQ (eth0)" 1610-1650 on cpu 0's
- * SoftIrq / Irq tracks (category irq, the exit's ret as an arg), and
- * suspend_enter(3) 3000-3100. */
+ * SoftIrq / Irq tracks (category irq, the exit's ret as an arg),
+ * suspend_enter(3) 3000-3100, and atrace's named-track forms on the
+ * process's track "net": the N instant "ping" at 4500 and the G/H slice
+ * "fetch" 4600-4700 (as the systrace reader reads the same lines,
+ * test_e2e_systrace.c). */
 static void test_slices_from_print_irq_and_suspend(void) {
   g_autofree char *slices = query("ftrace_kinds",
       "SELECT s.ts, s.dur, s.depth, s.name, s.category, t.name AS track, t.type "
@@ -88,7 +91,9 @@ static void test_slices_from_print_irq_and_suspend(void) {
       "1600,100,0,\"TIMER\",\"irq\",\"SoftIrq Cpu 0\",\"cpu_softirq\"\n"
       "1610,40,0,\"IRQ (eth0)\",\"irq\",\"Irq Cpu 0\",\"cpu_irq\"\n"
       "3000,100,0,\"suspend_enter(3)\",\"[NULL]\",\"Suspend/Resume Latency\","
-      "\"suspend_resume\"\n");
+      "\"suspend_resume\"\n"
+      "4500,0,0,\"ping\",\"[NULL]\",\"net\",\"atrace_async_slice_for_track\"\n"
+      "4600,100,0,\"fetch\",\"[NULL]\",\"net\",\"atrace_async_slice_for_track\"\n");
   g_autofree char *ret = query("ftrace_kinds",
       "SELECT a.key, a.display_value FROM slice s JOIN args a USING (arg_set_id) "
       "WHERE s.name = 'IRQ (eth0)'");
@@ -500,6 +505,14 @@ static void test_metadata_stats_and_counters(void) {
                          "\"traced_buf_bytes_written\",0,1000\n"
                          "\"traced_buf_chunks_discarded\",0,1\n"
                          "\"traced_producers_connected\",\"[NULL]\",2\n");
+  /* The loss the kernel buffer declares (cpu 0 overran 2 events) is a
+   * data_loss stat, as in trace_processor; the logcat failure an error. */
+  g_autofree char *losses = query("android_system",
+      "SELECT name, idx, severity, source FROM stats WHERE value > 0 AND severity != 'info' "
+      "ORDER BY name");
+  e2e_assert_text(losses, "\"name\",\"idx\",\"severity\",\"source\"\n"
+                          "\"android_log_num_failed\",\"[NULL]\",\"error\",\"trace\"\n"
+                          "\"ftrace_cpu_overrun_end\",0,\"data_loss\",\"trace\"\n");
   g_autofree char *counters = query("android_system",
       "SELECT c.ts, CAST(c.value AS INT), t.name FROM counter c JOIN track t "
       "ON t.id = c.track_id ORDER BY t.name");
@@ -520,7 +533,7 @@ static void test_metadata_stats_and_counters(void) {
 /* A ZIP of the phone's system trace (ftrace_kinds: trace time is its
  * BOOTTIME) and the server's Chrome JSON (clockless: tied to trace time at
  * zero offset), each on its own machine by the manifest. The JSON holds a
- * 2 µs slice at 1 µs and a counter at 2 µs; the phone, 4 sched rows, 6
+ * 2 µs slice at 1 µs and a counter at 2 µs; the phone, 4 sched rows, 8
  * slices and 17 counters (test_sched_from_both_encodings and after). */
 static void test_system_trace_and_chrome_json_merge(void) {
   g_autofree char *dir = e2e_tmpdir();
@@ -551,7 +564,7 @@ static void test_system_trace_and_chrome_json_merge(void) {
       "c.machine_id = m.id)\",\"(SELECT count(*) FROM slice s JOIN track t ON t.id = "
       "s.track_id WHERE t.machine_id = m.id)\",\"(SELECT count(*) FROM counter c JOIN track "
       "t ON t.id = c.track_id WHERE t.machine_id = m.id)\"\n"
-      "\"phone\",4,6,17\n\"server\",0,1,1\n");
+      "\"phone\",4,8,17\n\"server\",0,1,1\n");
   /* One timeline: the server's request (1000-3000) among the phone's. */
   g_autofree char *timeline = e2e_query_archive(dir, E2E_ZIP, members, 3,
       "SELECT s.ts, s.name, m.name FROM slice s JOIN track t ON t.id = s.track_id "
