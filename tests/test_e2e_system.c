@@ -175,10 +175,13 @@ static void test_other_events_are_raw_rows(void) {
       "4200,\"tracing_mark_write\",0,10,\"pid=10 trace_begin=1 trace_name=kickoff\"\n"
       "4300,\"thermal_temperature\",0,0,\"id=1 temp=45000 temp_prev=-1 "
       "thermal_zone=cpu\"\n"
-      "4400,\"wakeup_source_activate\",0,0,\"name=alarm state=0\"\n");
-  /* 4 events of the first kinds and the 5 above. */
+      "4400,\"wakeup_source_activate\",0,0,\"name=alarm state=0\"\n"
+      /* A generic event: named by its event_name, args by its fields'
+       * names (the one without a value is none). */
+      "4450,\"sugov_set_iowait_boost\",0,10,\"boost=-1 cpu=2 reason=io\"\n");
+  /* 4 events of the first kinds, the 5 above and the generic one. */
   g_autofree char *same = query("ftrace_kinds", "SELECT count(*) FROM raw");
-  e2e_assert_text(same, "\"count(*)\"\n9\n");
+  e2e_assert_text(same, "\"count(*)\"\n10\n");
 }
 
 /* --- clocks and machines --------------------------------------------------- */
@@ -396,19 +399,22 @@ static void test_unknown_event_ids_are_rows_with_fields_by_number(void) {
 /* A bundle whose bytes do not parse (an event cut inside a varint) is
  * damage of the file: the error names it and its byte offset, and every
  * packet before it is kept. */
-static void test_unparseable_bundle_stops_the_file_there(void) {
+/* damaged_trace() and then a bundle of `body`, which does not parse: the
+ * import fails naming the file and that packet's offset, and keeps the
+ * slice before it. */
+static void assert_bundle_stops_the_file(const uint8_t *body, size_t len) {
   g_autofree char *dir = e2e_tmpdir();
   GByteArray *file = damaged_trace();
   size_t at = file->len;
-  const uint8_t cut_event[] = {0x12, 0x02, 0x08, 0x80};
-  put_bundle(file, cut_event, sizeof cut_event);
+  put_bundle(file, body, len);
   g_autofree char *path = e2e_write_file(dir, "cut.pftrace", (const char *)file->data,
                                          file->len);
   const char *args[] = {"query", "cut.pftrace", "--sql",
                         "SELECT count(*) AS slices FROM slice", NULL};
   e2e_result r = e2e_run_in(dir, args);
   g_assert_cmpint(r.exit_code, ==, 1);
-  /* The packet's bytes begin after its tag and 1-byte length. */
+  /* The packet's bytes begin after its tag and its length (one byte for
+   * bundles under 128 bytes). */
   g_autofree char *message = g_strdup_printf("at byte %zu: packet", at + 2);
   if (!strstr(r.err, "cut.pftrace") || !strstr(r.err, message) ||
       !strstr(r.err, "malformed ftrace_events"))
@@ -417,6 +423,24 @@ static void test_unparseable_bundle_stops_the_file_there(void) {
   e2e_result_clear(&r);
   g_byte_array_free(file, TRUE);
   e2e_cleanup(dir);
+}
+
+static void test_unparseable_bundle_stops_the_file_there(void) {
+  const uint8_t cut_event[] = {0x12, 0x02, 0x08, 0x80};
+  assert_bundle_stops_the_file(cut_event, sizeof cut_event);
+}
+
+/* A generic event whose field is cut inside (field {name: 5 bytes
+ * announced, none there}) is damage like any known event's bad payload. */
+static void test_generic_event_with_a_cut_field_stops_the_file_there(void) {
+  const uint8_t field[] = {0x0a, 0x05};
+  GByteArray *generic = g_byte_array_new();
+  put_bytes(generic, 2, field, sizeof field);
+  GByteArray *body = g_byte_array_new();
+  put_event(body, 1500, 327, generic->data, generic->len);
+  assert_bundle_stops_the_file(body->data, body->len);
+  g_byte_array_free(body, TRUE);
+  g_byte_array_free(generic, TRUE);
 }
 
 /* --- Android and service payloads ------------------------------------------ */
@@ -606,6 +630,8 @@ int main(int argc, char **argv) {
                   test_damaged_bundles_are_counted_and_logged);
   g_test_add_func("/e2e/system/ftrace/an-unparseable-bundle-stops-the-file-there",
                   test_unparseable_bundle_stops_the_file_there);
+  g_test_add_func("/e2e/system/ftrace/a-generic-event-with-a-cut-field-stops-the-file-there",
+                  test_generic_event_with_a_cut_field_stops_the_file_there);
   g_test_add_func("/e2e/system/android/logs-and-packages", test_android_logs_and_packages);
   g_test_add_func("/e2e/system/android/frame-timeline", test_frame_timeline);
   g_test_add_func("/e2e/system/service/metadata-stats-and-counters",

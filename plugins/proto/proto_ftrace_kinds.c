@@ -35,6 +35,7 @@ enum {
   EV_RSS_STAT = 313,
   EV_ION_HEAP_SHRINK = 314,
   EV_ION_HEAP_GROW = 315,
+  EV_GENERIC = 327,
   EV_MM_EVENT_RECORD = 328,
   EV_GPU_FREQUENCY = 332,
   EV_ION_STAT = 335,
@@ -665,6 +666,76 @@ static void read_print(ftrace_kinds *k, const ftrace_event *ev, const payload *p
                          has(p, 2) ? p->text_len[2] : 0);
 }
 
+/* --- generic events ---------------------------------------------------------- */
+
+/* One field of a GenericFtraceEvent {name 1, oneof {str_value 3,
+ * int_value 4, uint_value 5}}; with `add`, an arg named by it (a field
+ * without a name or a value is none: trace_processor skips it too).
+ * Returns false if its bytes do not parse. */
+static bool generic_field(ftrace_kinds *k, const uint8_t *data, size_t len, bool add) {
+  proto_context *ctx = k->ctx;
+  const uint8_t *name = NULL;
+  size_t name_len = 0;
+  bool has_value = false;
+  tm_arg_value v = {.type = TM_ARG_INT};
+  pw_cursor c = pw_cursor_of(data, len);
+  pw_field f;
+  while (pw_next(&c, &f)) {
+    if (f.number == 1 && f.wire_type == PW_LENGTH_DELIMITED) {
+      name = f.data;
+      name_len = f.len;
+    } else if (f.number == 3 && f.wire_type == PW_LENGTH_DELIMITED) {
+      has_value = true;
+      v.type = TM_ARG_STRING;
+      v.u.str_id = add ? proto_intern(ctx, (const char *)f.data, f.len) : 0;
+    } else if ((f.number == 4 || f.number == 5) && f.wire_type == PW_VARINT) {
+      has_value = true;
+      v.type = f.number == 4 ? TM_ARG_INT : TM_ARG_UINT;
+      v.u.int_value = (int64_t)f.value;
+    }
+  }
+  if (c.error != PW_OK)
+    return false;
+  if (add && name_len && has_value)
+    ctx->s->args_add(ctx->host, proto_intern(ctx, (const char *)name, name_len), v);
+  return true;
+}
+
+/* The fields of a generic payload, checked (add false) or added as args. */
+static bool generic_fields(ftrace_kinds *k, const ftrace_event *ev, bool add,
+                           tm_str_id *name) {
+  pw_cursor c = pw_cursor_of(ev->data, ev->len);
+  pw_field f;
+  while (pw_next(&c, &f)) {
+    if (f.number == 1 && f.wire_type == PW_LENGTH_DELIMITED && f.len && add)
+      *name = proto_intern(k->ctx, (const char *)f.data, f.len);
+    else if (f.number == 2 && f.wire_type == PW_LENGTH_DELIMITED &&
+             !generic_field(k, f.data, f.len, add))
+      return false;
+  }
+  return c.error == PW_OK;
+}
+
+/* generic {event_name 1, repeated field 2}: an event the recorder had no
+ * message for, in its legacy encoding. An ftrace_event row named
+ * event_name ("generic" without one), each field an arg named by it, as
+ * trace_processor reads it. Returns false if the payload does not parse
+ * (the bundle is damaged); it is checked whole before any arg is added. */
+static bool read_generic(ftrace_kinds *k, const ftrace_event *ev) {
+  proto_context *ctx = k->ctx;
+  tm_str_id name = 0;
+  if (!generic_fields(k, ev, false, &name))
+    return false;
+  tm_thread_ref thread = ftrace_thread_of(k, ev->m, ev->pid);
+  if (!k->has_system)
+    return true;
+  generic_fields(k, ev, true, &name);
+  tm_args_ref args = ctx->s->args_commit(ctx->host);
+  ctx->s->ftrace_event(ctx->host, ev->clock, ev->ts, ev->m->machine->ref, ev->cpu, thread,
+                       name ? name : proto_intern_cstr(ctx, "generic"), args);
+  return true;
+}
+
 /* --- events the schema does not name -------------------------------------- */
 
 /* True if `len` bytes at `p` are UTF-8 text: valid sequences, no control
@@ -784,6 +855,8 @@ bool ftrace_kinds_read(ftrace_kinds *k, const ftrace_event *ev) {
    * names its own two). */
   if (ev->id != EV_SCHED_SWITCH)
     ftrace_thread_of(k, ev->m, ev->pid);
+  if (ev->id == EV_GENERIC)
+    return read_generic(k, ev);
   payload p;
   switch (ev->id) {
   case EV_PRINT:

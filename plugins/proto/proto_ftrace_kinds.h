@@ -29,15 +29,19 @@
  *   ion_heap_grow/shrink, ion_stat,   counters mem.ion[.<heap>],
  *   dma_heap_stat                     mem.ion_change.<heap>, mem.dma_heap,
  *                                     mem.dma_heap_change
+ *   generic (legacy encoding of an     ftrace_event row named event_name,
+ *   event without a message)          args named by its fields
  * Every other event this reader's schema (proto/ftrace.proto) names is an
  * ftrace_event row with its fields as args, named as the schema names
  * them (a workqueue event's function by its kernel_symbols name when the
  * sequence interned one). An event id the schema does not name is an
  * ftrace_event row too, "unknown_ftrace_event_<id>" with its fields as
  * args "field_<n>" holding their wire values (counted as
- * proto_ftrace_unknown_event), so nothing in the file is invisible. Like
- * trace_processor, every event but sched_switch makes the thread of its
- * pid known.
+ * proto_ftrace_unknown_event), so nothing in the file is invisible. Not
+ * read yet: the dense encoding of events without a message (ids from
+ * 65536, described by descriptors the bundle carries), whose events are
+ * therefore such unknown rows, unnamed. Like trace_processor, every
+ * event but sched_switch makes the thread of its pid known.
  *
  * Deviations, all because the reader does not see the host's thread to
  * process map: counters trace_processor puts on a process (mm_event,
