@@ -48,6 +48,7 @@
 
 #include <tracemerge/tracemerge.h>
 
+#include "base/json_string.h"
 #include "base/string_pool.h"
 #include "input/container.h"
 
@@ -93,47 +94,6 @@ static void maybe_flush(json_state *js) {
     flush(js);
 }
 
-/* A JSON string of `len` bytes: quotes, backslashes and control bytes
- * escaped; bytes that are not UTF-8 written as the code points of the
- * same value (Latin-1), so the output is always valid JSON. */
-static void put_json_string(GString *b, const char *s, size_t len) {
-  g_string_append_c(b, '"');
-  const char *end = s + len;
-  while (s < end) {
-    /* A run of bytes written as they are, appended at once: most names
-     * and values are plain ASCII. */
-    const char *run = s;
-    while (s < end && (unsigned char)*s >= 0x20 && (unsigned char)*s < 0x80 && *s != '"' &&
-           *s != '\\')
-      s++;
-    if (s > run)
-      g_string_append_len(b, run, s - run);
-    if (s == end)
-      break;
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') {
-      g_string_append_c(b, '\\');
-      g_string_append_c(b, (char)c);
-      s++;
-    } else if (c < 0x20) {
-      g_string_append_printf(b, "\\u%04x", c);
-      s++;
-    } else {
-      const char *next = g_utf8_find_next_char(s, end);
-      if (!next)
-        next = end;
-      if (g_utf8_get_char_validated(s, next - s) < (gunichar)-2) {
-        g_string_append_len(b, s, next - s);
-        s = next;
-      } else {
-        g_string_append_printf(b, "\\u%04x", c);
-        s++;
-      }
-    }
-  }
-  g_string_append_c(b, '"');
-}
-
 /* Decimal integers without printf, which costs more than the rest of an
  * event here. */
 static void put_u64(GString *b, uint64_t v) {
@@ -157,7 +117,7 @@ static void put_i64(GString *b, int64_t v) {
 
 static void put_str_id(json_state *js, tm_str_id id) {
   const char *s = string_pool_borrow(js->model->strings, id);
-  put_json_string(js->buf, s ? s : "", s ? string_pool_length(js->model->strings, id) : 0);
+  tm_json_append_string(js->buf, s ? s : "", s ? string_pool_length(js->model->strings, id) : 0);
 }
 
 /* ns as µs with the ns as decimals, trailing zeros dropped. */
@@ -445,7 +405,7 @@ static void put_arg_node(json_state *js, arg_node *node) {
     arg_node *c = g_ptr_array_index(node->children, i);
     if (i)
       g_string_append_c(js->buf, ',');
-    put_json_string(js->buf, c->name ? c->name : "", c->name ? strlen(c->name) : 0);
+    tm_json_append_string(js->buf, c->name ? c->name : "", c->name ? strlen(c->name) : 0);
     g_string_append_c(js->buf, ':');
     put_arg_node(js, c);
   }
@@ -485,7 +445,7 @@ static bool put_flat_args(json_state *js, uint32_t arg_set_id, const char *extra
   for (uint32_t i = first; i < end; i++, n++) {
     if (n)
       g_string_append_c(js->buf, ',');
-    put_json_string(js->buf, names[n], lens[n]);
+    tm_json_append_string(js->buf, names[n], lens[n]);
     g_string_append_c(js->buf, ':');
     put_arg_value(js, &js->model->args.data[js->arg_rows[i]]);
   }
@@ -612,7 +572,7 @@ static void write_name_event(json_state *js, const char *what, int64_t pid, int6
       g_string_append(text, ": ");
       g_string_append_len(text, s, (gssize)string_pool_length(js->model->strings, name));
     }
-    put_json_string(js->buf, text->str, text->len);
+    tm_json_append_string(js->buf, text->str, text->len);
     g_string_free(text, TRUE);
   } else {
     put_str_id(js, name);
@@ -883,11 +843,11 @@ static void write_counters(json_state *js) {
     put_us(js->buf, c->ts);
     g_string_append(js->buf, ",\"name\":");
     if (space) {
-      put_json_string(js->buf, name, (size_t)(space - name));
+      tm_json_append_string(js->buf, name, (size_t)(space - name));
       g_string_append(js->buf, ",\"args\":{");
-      put_json_string(js->buf, space + 1, len - (size_t)(space + 1 - name));
+      tm_json_append_string(js->buf, space + 1, len - (size_t)(space + 1 - name));
     } else {
-      put_json_string(js->buf, name ? name : "", len);
+      tm_json_append_string(js->buf, name ? name : "", len);
       g_string_append(js->buf, ",\"args\":{\"value\"");
     }
     g_string_append_c(js->buf, ':');
@@ -934,7 +894,7 @@ static void write_machine_json_metadata(json_state *js, uint32_t machine) {
     const char *name = string_pool_borrow(model->strings, row->name) + sizeof prefix - 1;
     if (k)
       g_string_append_c(js->buf, ',');
-    put_json_string(js->buf, name, strlen(name));
+    tm_json_append_string(js->buf, name, strlen(name));
     g_string_append_c(js->buf, ':');
     if (row->is_int)
       put_i64(js->buf, row->int_value);
@@ -958,7 +918,7 @@ static void write_metadata(json_state *js) {
     first = false;
     g_string_append(js->buf, "{\"name\":");
     const char *label = machine_label(js, m, scratch, sizeof scratch);
-    put_json_string(js->buf, label, strlen(label));
+    tm_json_append_string(js->buf, label, strlen(label));
     g_string_append_printf(js->buf, ",\"index\":%u,\"pid_offset\":%" PRId64,
                            js->machine_index[m], map_id(js, m, 0));
     write_machine_json_metadata(js, m);

@@ -48,6 +48,7 @@
 
 #include <tracemerge/tracemerge.h>
 
+#include "base/json_string.h"
 #include "input/budget.h"
 #include "input/container.h"
 #include "input/manifest.h"
@@ -218,19 +219,6 @@ static pack_member *inspect_all(const tm_pack_options *options, GError **error) 
 
 /* --- the manifest -------------------------------------------------------------- */
 
-static void put_string(GString *b, const char *s) {
-  g_string_append_c(b, '"');
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\')
-      g_string_append_printf(b, "\\%c", *p);
-    else if (*p < 0x20)
-      g_string_append_printf(b, "\\u%04x", *p);
-    else
-      g_string_append_c(b, (char)*p);
-  }
-  g_string_append_c(b, '"');
-}
-
 static const tm_pack_machine *find_machine(const tm_pack_options *options, const char *name,
                                            size_t *index) {
   for (size_t i = 0; name && i < options->n_machines; i++)
@@ -308,7 +296,7 @@ static void put_attribute(GString *b, const char *text) {
   const char *eq = strchr(text, '=');
   char *key = g_strndup(text, eq ? (size_t)(eq - text) : strlen(text));
   const char *value = eq ? eq + 1 : "";
-  put_string(b, key);
+  tm_json_append_cstring(b, key);
   g_string_append_c(b, ':');
   char *end = NULL;
   errno = 0;
@@ -316,7 +304,7 @@ static void put_attribute(GString *b, const char *text) {
   if (*value && end && *end == '\0' && errno == 0 && (g_ascii_isdigit(*value) || *value == '-'))
     g_string_append_printf(b, "%" G_GINT64_FORMAT, number);
   else
-    put_string(b, value);
+    tm_json_append_cstring(b, value);
   g_free(key);
 }
 
@@ -324,10 +312,10 @@ static char *manifest_text(const tm_pack_options *options, const pack_member *me
   GString *b = g_string_new("{\"perfetto_manifest\": {\n  \"version\": 1,\n");
   if (options->trace_time_clock) {
     g_string_append(b, "  \"trace_time\": {\"clock\": ");
-    put_string(b, options->trace_time_clock);
+    tm_json_append_cstring(b, options->trace_time_clock);
     if (options->trace_time_machine) {
       g_string_append(b, ", \"file\": ");
-      put_string(b, members[first_file_of(options, options->trace_time_machine)].name);
+      tm_json_append_cstring(b, members[first_file_of(options, options->trace_time_machine)].name);
     }
     g_string_append(b, "},\n");
   }
@@ -337,25 +325,25 @@ static char *manifest_text(const tm_pack_options *options, const pack_member *me
       reference ? members[first_file_of(options, reference->name)].name : NULL;
   for (size_t i = 0; i < options->n_files; i++) {
     g_string_append(b, i ? ",\n    {\"path\": " : "\n    {\"path\": ");
-    put_string(b, members[i].name);
+    tm_json_append_cstring(b, members[i].name);
     const tm_pack_machine *m = find_machine(options, options->files[i].machine, NULL);
     if (m) {
       g_string_append(b, ", \"machine\": {\"name\": ");
-      put_string(b, m->name);
+      tm_json_append_cstring(b, m->name);
       g_string_append(b, "}");
     }
     if (m && related(options, m)) {
       g_string_append(b, ",\n     \"clocks\": {");
       if (m->clock) {
         g_string_append(b, "\"clock\": ");
-        put_string(b, m->clock);
+        tm_json_append_cstring(b, m->clock);
         g_string_append(b, ", ");
       }
       g_string_append(b, "\"sync_to\": {\"file\": ");
-      put_string(b, reference_file);
+      tm_json_append_cstring(b, reference_file);
       if (reference->clock) {
         g_string_append(b, ", \"clock\": ");
-        put_string(b, reference->clock);
+        tm_json_append_cstring(b, reference->clock);
       }
       g_string_append_printf(b, "}, \"offset_ns\": %" PRId64 "}",
                              m->has_offset ? m->offset_ns : 0);

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/json_string.h"
+
 typedef enum node_type { NODE_NULL, NODE_VALUE, NODE_ARRAY, NODE_OBJECT } node_type;
 
 /* Objects look members up by a linear scan up to this many, by a hash
@@ -195,36 +197,6 @@ bool arg_set_json_add(arg_set_json *json, const char *key,
   return true;
 }
 
-static void write_string(GString *out, const char *s, size_t len) {
-  g_string_append_c(out, '"');
-  for (size_t i = 0; i < len; i++) {
-    unsigned char c = (unsigned char)s[i];
-    switch (c) {
-    case '"':
-      g_string_append(out, "\\\"");
-      break;
-    case '\\':
-      g_string_append(out, "\\\\");
-      break;
-    case '\n':
-      g_string_append(out, "\\n");
-      break;
-    case '\r':
-      g_string_append(out, "\\r");
-      break;
-    case '\t':
-      g_string_append(out, "\\t");
-      break;
-    default:
-      if (c < 0x20)
-        g_string_append_printf(out, "\\u%04x", c);
-      else
-        g_string_append_c(out, (char)c);
-    }
-  }
-  g_string_append_c(out, '"');
-}
-
 static void write_value(GString *out, const arg_json_value *v) {
   switch (v->type) {
   case ARG_JSON_NULL:
@@ -253,7 +225,7 @@ static void write_value(GString *out, const arg_json_value *v) {
     break;
   case ARG_JSON_STRING:
     if (v->u.string.text)
-      write_string(out, v->u.string.text, v->u.string.len);
+      tm_json_append_string(out, v->u.string.text, v->u.string.len);
     else
       g_string_append(out, "null");
     break;
@@ -279,7 +251,7 @@ static void write_node(GString *out, const json_node *node) {
       g_string_append_c(out, ',');
     if (object) {
       const char *k = g_ptr_array_index(node->keys, i);
-      write_string(out, k, strlen(k));
+      tm_json_append_string(out, k, strlen(k));
       g_string_append_c(out, ':');
     }
     write_node(out, g_ptr_array_index(node->children, i));

@@ -13,6 +13,8 @@
 #include <sqlite3.h>
 #include <string.h>
 
+#include "base/json_string.h"
+
 G_DEFINE_QUARK(tm-sql-error-quark, tm_sql_error)
 
 /* Large enough for "%f" of the largest double (309 digits + ".000000"). */
@@ -151,6 +153,8 @@ static void tsv_row(const sql_value *values, size_t n_columns, GString *line) {
 
 /* ---- JSON --------------------------------------------------------------- */
 
+/* Text that is not UTF-8 is made so first (U+FFFD for each bad sequence),
+ * as the other output modes show it, rather than escaped byte by byte. */
 static void json_append_string(GString *line, const char *text, size_t len) {
   char *valid = NULL;
   if (!g_utf8_validate(text, (gssize)len, NULL)) {
@@ -158,40 +162,7 @@ static void json_append_string(GString *line, const char *text, size_t len) {
     text = valid;
     len = strlen(valid);
   }
-  g_string_append_c(line, '"');
-  for (size_t i = 0; i < len; i++) {
-    unsigned char ch = (unsigned char)text[i];
-    switch (ch) {
-    case '"':
-      g_string_append(line, "\\\"");
-      break;
-    case '\\':
-      g_string_append(line, "\\\\");
-      break;
-    case '\n':
-      g_string_append(line, "\\n");
-      break;
-    case '\r':
-      g_string_append(line, "\\r");
-      break;
-    case '\t':
-      g_string_append(line, "\\t");
-      break;
-    case '\b':
-      g_string_append(line, "\\b");
-      break;
-    case '\f':
-      g_string_append(line, "\\f");
-      break;
-    default:
-      if (ch < 0x20)
-        g_string_append_printf(line, "\\u%04x", ch);
-      else
-        g_string_append_c(line, (char)ch);
-      break;
-    }
-  }
-  g_string_append_c(line, '"');
+  tm_json_append_string(line, text, len);
   g_free(valid);
 }
 

@@ -73,6 +73,7 @@
 #include <tracemerge/plugin.h>
 #include <yajl/yajl_parse.h>
 
+#include "base/json_string.h"
 #include "json_buf.h"
 #include "json_event.h"
 #include "json_fast.h"
@@ -567,42 +568,25 @@ static int args_value(json_reader *r, const json_value *v) {
 
 /* --- metadata ---------------------------------------------------------------- */
 
+/* The JSON text of a nested metadata value: its strings as the one JSON
+ * string escaper writes them (core/base/json_string.h). */
 static bool raw_append_string(json_buf *b, const char *s, size_t len) {
   if (!json_buf_append_char(b, '"'))
     return false;
-  size_t run = 0; /* bytes copied as they are, flushed before an escape */
-  for (size_t i = 0; i < len; i++) {
-    unsigned char c = (unsigned char)s[i];
-    if (c >= 0x20 && c != '"' && c != '\\')
-      continue;
-    if (!json_buf_append(b, s + run, i - run))
+  while (len) {
+    char escape[TM_JSON_ESCAPE_MAX];
+    size_t consumed = 0;
+    size_t plain = tm_json_plain_prefix(s, len, escape, &consumed);
+    if (!json_buf_append(b, s, plain))
       return false;
-    run = i + 1;
-    char escape[8];
-    switch (c) {
-    case '"':
-      strcpy(escape, "\\\"");
+    if (plain == len)
       break;
-    case '\\':
-      strcpy(escape, "\\\\");
-      break;
-    case '\n':
-      strcpy(escape, "\\n");
-      break;
-    case '\t':
-      strcpy(escape, "\\t");
-      break;
-    case '\r':
-      strcpy(escape, "\\r");
-      break;
-    default:
-      snprintf(escape, sizeof(escape), "\\u%04x", c);
-      break;
-    }
     if (!json_buf_append_str(b, escape))
       return false;
+    s += plain + consumed;
+    len -= plain + consumed;
   }
-  return json_buf_append(b, s + run, len - run) && json_buf_append_char(b, '"');
+  return json_buf_append_char(b, '"');
 }
 
 static void set_metadata_number(json_reader *r, const json_number *n) {
