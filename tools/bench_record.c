@@ -17,7 +17,18 @@
  * chunk commits (one per 16 KiB) are part of the cost, draining to the
  * file is not (it happens on the service thread at stop).
  *
- *   build-release/tools/bench_record [--pairs N] [--rounds R]
+ *   build-release/tools/bench_record [--pairs N] [--rounds R] [--case K | --clocks]
+ *
+ * --clocks prints instead what one read of each clock costs here (the
+ * median of --rounds rounds of --pairs reads) and its resolution: why
+ * TMR_NOW costs what it costs, and what a cheaper clock would give up.
+ *
+ * --case K measures only case K (0 floor, 1 TMR_NOW pair, 2 explicit
+ * pair, 3 instant with annotations, 4 disabled pair) after the same
+ * warm-up, for instruction counts of one case under
+ * `valgrind --tool=callgrind` (which is steady on a loaded machine,
+ * unlike time; under valgrind clock_gettime is a system call, so count
+ * the library's functions, not the program's total).
  */
 #include <glib.h>
 #include <stdio.h>
@@ -87,6 +98,36 @@ typedef enum workload { FLOOR, PAIR_NOW, PAIR_EXPLICIT, INSTANT_ARGS, DISABLED }
 
 static volatile int64_t sink;
 
+/* --clocks: ns per clock_gettime() of each clock, and its resolution. */
+static int print_clock_costs(long reads, int rounds) {
+  static const struct {
+    clockid_t id;
+    const char *name;
+  } clocks[] = {{CLOCK_BOOTTIME, "CLOCK_BOOTTIME (TMR_NOW)"},
+                {CLOCK_MONOTONIC, "CLOCK_MONOTONIC"},
+                {CLOCK_REALTIME, "CLOCK_REALTIME"},
+                {CLOCK_MONOTONIC_RAW, "CLOCK_MONOTONIC_RAW"},
+                {CLOCK_MONOTONIC_COARSE, "CLOCK_MONOTONIC_COARSE"}};
+  printf("bench_record --clocks: %ld reads x %d rounds, median ns per read\n", reads, rounds);
+  for (size_t c = 0; c < G_N_ELEMENTS(clocks); c++) {
+    double samples[99];
+    for (int r = 0; r < rounds; r++) {
+      int64_t start = now_ns();
+      for (long i = 0; i < reads; i++) {
+        struct timespec t;
+        clock_gettime(clocks[c].id, &t);
+        sink += t.tv_nsec;
+      }
+      samples[r] = (double)(now_ns() - start) / (double)reads;
+    }
+    struct timespec res = {0, 0};
+    clock_getres(clocks[c].id, &res);
+    printf("  %-26s %6.1f ns  resolution %ld ns\n", clocks[c].name, median(samples, rounds),
+           (long)res.tv_sec * 1000000000L + res.tv_nsec);
+  }
+  return 0;
+}
+
 /* ns per iteration of `what`, `pairs` iterations. */
 static double run(tmr_writer *w, workload what, long pairs) {
   int64_t start = now_ns();
@@ -127,18 +168,26 @@ static double run(tmr_writer *w, workload what, long pairs) {
 int main(int argc, char **argv) {
   long pairs = 1000000;
   int rounds = 5;
+  int only = -1;
+  bool clocks = false;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--pairs") && i + 1 < argc)
       pairs = atol(argv[++i]);
     else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
       rounds = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--clocks"))
+      clocks = true;
+    else if (!strcmp(argv[i], "--case") && i + 1 < argc)
+      only = atoi(argv[++i]);
     else {
-      fprintf(stderr, "usage: %s [--pairs N] [--rounds R]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--pairs N] [--rounds R] [--case K | --clocks]\n", argv[0]);
       return 2;
     }
   }
-  if (pairs < 1 || rounds < 1 || rounds > 99)
+  if (pairs < 1 || rounds < 1 || rounds > 99 || only < -1 || only > DISABLED)
     return 2;
+  if (clocks)
+    return print_clock_costs(pairs, rounds);
   static const char config_text[] =
       "buffers { size_kb: 8192 fill_policy: RING_BUFFER }\n"
       "data_sources { config { name: \"track_event\"\n"
@@ -170,6 +219,10 @@ int main(int argc, char **argv) {
   double result[G_N_ELEMENTS(cases)];
   long allocated[G_N_ELEMENTS(cases)];
   for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
+    result[c] = 0;
+    allocated[c] = 0;
+    if (only >= 0 && (int)cases[c].what != only && cases[c].what != FLOOR)
+      continue;
     double samples[99];
     long before = allocations;
     for (int r = 0; r < rounds; r++)
@@ -185,6 +238,8 @@ int main(int argc, char **argv) {
   tmr_session_buffer_stats(session, 0, &stats);
   printf("bench_record: %ld iterations x %d rounds, median ns per iteration\n", pairs, rounds);
   for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
+    if (only >= 0 && (int)cases[c].what != only && cases[c].what != FLOOR)
+      continue;
     printf("  %-38s %7.1f ns  (%.2fx floor)", cases[c].label, result[c], result[c] / result[0]);
     if (COUNTS_ALLOCATIONS)
       printf("  heap allocations: %ld", allocated[c]);

@@ -112,6 +112,13 @@ struct tmr_writer {
   bool dropped;
   _Atomic uint32_t pending; /* TMR_PENDING_*, set by other threads */
 
+  /* What every TrackEvent packet of the fast path repeats after its
+   * timestamp: trusted_packet_sequence_id, sequence_flags
+   * SEQ_NEEDS_INCREMENTAL_STATE, and track_event's tag with a byte for
+   * its length; encoded once (event_header_len bytes used). */
+  uint8_t event_header[16];
+  uint32_t event_header_len;
+
   uint32_t thread_track; /* registry index of the writer's thread */
   uint64_t thread_uuid;
   uint32_t thread_track_version;

@@ -5,7 +5,10 @@
  * Every event is encoded by hand into the writer's scratch (packet, then
  * its new interned entries appended as InternedData) and copied, framed,
  * into the writer's private chunk; a full chunk is committed to the
- * instance's buffer. Invariants:
+ * instance's buffer. The common event (no extras, everything it names
+ * already emitted in this generation, room in the chunk) skips all that:
+ * fast_event() writes its bytes straight into the chunk, inlined into
+ * each exported event function. Invariants:
  * - A sequence's first packet, and the first after any loss or reset,
  *   starts a new incremental-state generation: SEQ_INCREMENTAL_STATE_CLEARED,
  *   the TracePacketDefaults (clock, the thread's track), the thread and
@@ -36,6 +39,12 @@
 #define SEQ_NEEDS_INCREMENTAL_STATE 2u
 #define BUILTIN_BOOTTIME 6u /* perfetto's BuiltinClock */
 #define EVENT_COUNTER 4
+
+#if defined(__GNUC__)
+#define TMR_ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define TMR_ALWAYS_INLINE
+#endif
 
 typedef enum emit_result { EMIT_OK, EMIT_RESTART, EMIT_DROPPED } emit_result;
 
@@ -745,38 +754,44 @@ static inline void put_varint_raw(uint8_t **q, uint64_t v) {
   *q = p;
 }
 
-/* The common case, written without the general machinery: no extras, the
- * category, name and track already emitted in this generation, room in
- * the chunk. Produces exactly the bytes encode_event() would. */
-static inline bool fast_event(tmr_writer *w, const event_args *a, const stamp *s) {
-  if (a->extras || a->type == EVENT_COUNTER || w->needs_clear || w->chunk_cap - w->used < 64)
+/* The common case, written without the general machinery: no extras,
+ * not a counter, the category, name and track already emitted in this
+ * generation, room in the chunk. Produces exactly the bytes
+ * encode_event() would. Takes its arguments one by one, not as an
+ * event_args, so that nothing is built in memory on this path. */
+static inline TMR_ALWAYS_INLINE bool fast_event(tmr_writer *w, int type, tmr_track track,
+                                                tmr_category *cat, const char *name,
+                                                const stamp *s) {
+  if (w->needs_clear || w->chunk_cap - w->used < 64)
     return false;
   uint32_t category = 0;
-  if (a->category) {
-    category = a->category->index_;
+  if (cat) {
+    category = cat->index_;
     if (!category || category >= w->categories.cap ||
         w->categories.gen[category] != w->generation)
       return false;
   }
   uint32_t name_iid = 0;
-  if (a->name) {
-    const char *n = a->name;
-    tmr_name_cache *c = &w->name_cache[(((uintptr_t)n >> 3) ^ TMR_INTERN_EVENT_NAME) % TMR_NAME_CACHE];
+  if (name) {
+    tmr_name_cache *c =
+        &w->name_cache[(((uintptr_t)name >> 3) ^ TMR_INTERN_EVENT_NAME) % TMR_NAME_CACHE];
     const tmr_intern_entry *e = c->entry;
-    if (c->text != n || e->kind != TMR_INTERN_EVENT_NAME || e->emitted_generation != w->generation ||
-        strncmp(e->str, n, e->len) != 0 || n[e->len] != '\0')
+    if (c->text != name || e->kind != TMR_INTERN_EVENT_NAME ||
+        e->emitted_generation != w->generation || strncmp(e->str, name, e->len) != 0 ||
+        name[e->len] != '\0')
       return false;
     name_iid = e->iid;
   }
-  bool own_track = !a->track.uuid || a->track.index_ == w->thread_track;
+  bool own_track = !track.uuid || track.index_ == w->thread_track;
   if (!own_track) {
-    uint32_t index = a->track.index_;
+    uint32_t index = track.index_;
     const tmr_track_entry *entry = tmr_reg_track(index);
     if (!entry || index >= w->tracks.cap || w->tracks.gen[index] != w->generation ||
         w->track_versions.gen[index] != atomic_load_explicit(&entry->version, memory_order_relaxed))
       return false;
   }
-  /* At most 2 + 11 + 3 + 6 + 2 + 2 + 2 + 11 + 6 + 6 = 51 bytes < 64. */
+  /* At most 2 + 11 + 3 + 6 + 2 + 2 + 2 + 11 + 6 + 6 = 51 bytes < 64, and
+   * the sequence header's 8-byte store ends before byte 64 too. */
   uint8_t *frame = w->chunk + w->used;
   uint8_t *q = frame + 2;
   *q++ = 0x40; /* 8: timestamp */
@@ -786,18 +801,16 @@ static inline bool fast_event(tmr_writer *w, const event_args *a, const stamp *s
     *q++ = 0x03;
     put_varint_raw(&q, s->clock);
   }
-  *q++ = 0x50; /* 10: trusted_packet_sequence_id */
-  put_varint_raw(&q, w->sequence_id);
-  *q++ = 0x68; /* 13: sequence_flags */
-  *q++ = SEQ_NEEDS_INCREMENTAL_STATE;
-  *q++ = 0x5a; /* 11: track_event */
-  uint8_t *te_len = q++;
+  /* 10: trusted_packet_sequence_id, 13: sequence_flags, 11: track_event
+   * and its length's byte, encoded once per writer. */
+  memcpy(q, w->event_header, sizeof w->event_header);
+  q += w->event_header_len;
   uint8_t *te = q;
   *q++ = 0x48; /* 9: type */
-  *q++ = (uint8_t)a->type;
+  *q++ = (uint8_t)type;
   if (!own_track) {
     *q++ = 0x58; /* 11: track_uuid */
-    put_varint_raw(&q, a->track.uuid);
+    put_varint_raw(&q, track.uuid);
   }
   if (category) {
     *q++ = 0x18; /* 3: category_iids */
@@ -807,7 +820,7 @@ static inline bool fast_event(tmr_writer *w, const event_args *a, const stamp *s
     *q++ = 0x50; /* 10: name_iid */
     put_varint_raw(&q, name_iid);
   }
-  *te_len = (uint8_t)(q - te);
+  te[-1] = (uint8_t)(q - te);
   size_t len = (size_t)(q - (frame + 2));
   frame[0] = 0x0a;
   frame[1] = (uint8_t)len;
@@ -816,12 +829,10 @@ static inline bool fast_event(tmr_writer *w, const event_args *a, const stamp *s
   return true;
 }
 
-static void write_event(tmr_writer *w, const event_args *a, const stamp *s) {
-#ifndef NDEBUG
-  check_nesting(w, a->type, a->track.uuid ? a->track.uuid : w->thread_uuid, s, a->name);
-#endif
-  if (fast_event(w, a, s))
-    return;
+/* Everything fast_event() does not take: a new generation, track
+ * descriptors, extras, a full chunk. Out of line, so the fast path that
+ * inlines its callers stays small (no spills, no large frame). */
+static G_GNUC_NO_INLINE void write_event_slow(tmr_writer *w, const event_args *a, const stamp *s) {
   for (int attempt = 0; attempt < 4; attempt++) {
     emit_result r = G_UNLIKELY(w->needs_clear) ? start_generation(w, s) : EMIT_OK;
     if (r == EMIT_OK && a->track.uuid && a->track.index_ != w->thread_track)
@@ -836,32 +847,67 @@ static void write_event(tmr_writer *w, const event_args *a, const stamp *s) {
   }
 }
 
+/* A slice, instant or event with extras whose arguments the slow path
+ * takes one by one (so the caller builds nothing in memory for it). */
+static G_GNUC_NO_INLINE void event_slow(tmr_writer *w, int type, tmr_track track,
+                                        tmr_category *category, const char *name,
+                                        const tmr_event_extras *extras, stamp s) {
+  event_args a = {.type = type, .track = track, .category = category, .name = name,
+                  .extras = extras};
+  write_event_slow(w, &a, &s);
+}
+
+/* Complete slices and counters. */
+static void write_event(tmr_writer *w, const event_args *a, const stamp *s) {
+#ifndef NDEBUG
+  check_nesting(w, a->type, a->track.uuid ? a->track.uuid : w->thread_uuid, s, a->name);
+#endif
+  if (!a->extras && a->type != EVENT_COUNTER &&
+      fast_event(w, a->type, a->track, a->category, a->name, s))
+    return;
+  write_event_slow(w, a, s);
+}
+
 static inline bool category_on(tmr_category *category) {
   return !category || tmr_category_enabled(category);
 }
 
-void tmr_event(tmr_writer *w, tmr_event_type type, tmr_track track, tmr_category *category,
-               const char *name, int64_t ts, const tmr_event_extras *extras) {
+/* Every event function's body, inlined into each so that an event is one
+ * call from the program: the exported functions are interposable, so one
+ * calling another would go through the PLT and could not be inlined. */
+static inline TMR_ALWAYS_INLINE void event_inline(tmr_writer *w, int type, tmr_track track,
+                                                   tmr_category *category, const char *name,
+                                                   int64_t ts, const tmr_event_extras *extras) {
   if (!w || !category_on(category) || !writer_ready(w))
     return;
   stamp s = resolve_time(w, ts);
-  event_args a = {.type = (int)type, .track = track, .category = category,
-                  .name = type == TMR_SLICE_END ? NULL : name, .extras = extras};
-  write_event(w, &a, &s);
+  if (type == TMR_SLICE_END)
+    name = NULL;
+#ifndef NDEBUG
+  check_nesting(w, type, track.uuid ? track.uuid : w->thread_uuid, &s, name);
+#endif
+  if (!extras && G_LIKELY(fast_event(w, type, track, category, name, &s)))
+    return;
+  event_slow(w, type, track, category, name, extras, s);
+}
+
+void tmr_event(tmr_writer *w, tmr_event_type type, tmr_track track, tmr_category *category,
+               const char *name, int64_t ts, const tmr_event_extras *extras) {
+  event_inline(w, (int)type, track, category, name, ts, extras);
 }
 
 void tmr_slice_begin(tmr_writer *w, tmr_track track, tmr_category *category, const char *name,
                      int64_t ts) {
-  tmr_event(w, TMR_SLICE_BEGIN, track, category, name, ts, NULL);
+  event_inline(w, TMR_SLICE_BEGIN, track, category, name, ts, NULL);
 }
 
 void tmr_slice_end(tmr_writer *w, tmr_track track, tmr_category *category, int64_t ts) {
-  tmr_event(w, TMR_SLICE_END, track, category, NULL, ts, NULL);
+  event_inline(w, TMR_SLICE_END, track, category, NULL, ts, NULL);
 }
 
 void tmr_instant(tmr_writer *w, tmr_track track, tmr_category *category, const char *name,
                  int64_t ts) {
-  tmr_event(w, TMR_INSTANT, track, category, name, ts, NULL);
+  event_inline(w, TMR_INSTANT, track, category, name, ts, NULL);
 }
 
 void tmr_complete(tmr_writer *w, tmr_track track, tmr_category *category, const char *name,
@@ -969,6 +1015,14 @@ tmr_writer *tmr_writer_new(tmr_data_source_instance *instance) {
   tmr_writer *w = g_new0(tmr_writer, 1);
   w->instance = instance;
   w->sequence_id = atomic_fetch_add(&instance->session->next_sequence_id, 1);
+  uint8_t *q = w->event_header;
+  *q++ = 0x50; /* 10: trusted_packet_sequence_id */
+  put_varint_raw(&q, w->sequence_id);
+  *q++ = 0x68; /* 13: sequence_flags */
+  *q++ = SEQ_NEEDS_INCREMENTAL_STATE;
+  *q++ = 0x5a; /* 11: track_event, its length byte next */
+  *q++ = 0;
+  w->event_header_len = (uint32_t)(q - w->event_header);
   w->thread_track = tmr_reg_thread_track();
   w->thread_uuid = tmr_reg_track(w->thread_track)->uuid;
   w->default_clock = BUILTIN_BOOTTIME;

@@ -66,15 +66,15 @@
  * test. After warm-up (each distinct name, track and category seen once
  * per writer) an event allocates nothing.
  *
- * Cost (tools/bench_record, release build, thread CPU time; measured on
- * the project's shared 2-core VM under load, so figures vary by ~1.5x
- * from run to run): an interned slice begin/end pair costs 45-85 ns with
- * explicit timestamps and 87-135 ns with TMR_NOW, of which the two
- * clock_gettime(CLOCK_BOOTTIME) calls are ~60 ns there; an instant with
- * two debug annotations 110-180 ns; a pair in a disabled category 11-20 ns
- * (two calls and two atomic loads). No heap allocation in the measured
- * loops. Committing a full chunk (every 16 KiB) copies it under the
- * buffer's lock.
+ * Cost (tools/bench_record, release build, thread CPU time, medians of 3
+ * on the project's shared 2-core VM under load, 26 Nov; figures vary by
+ * up to 1.5x from run to run there): an interned slice begin/end pair
+ * costs 34 ns with explicit timestamps and 84 ns with TMR_NOW, of which
+ * the two clock_gettime(CLOCK_BOOTTIME) calls (vDSO) are ~56 ns there; an
+ * instant with two debug annotations 118 ns; a pair in a disabled
+ * category 10 ns (two calls and two atomic loads). No heap allocation in
+ * the measured loops. Committing a full chunk (every 16 KiB) copies it
+ * under the buffer's lock. docs/performance.md has the runs.
  *
  * Ownership and lifetimes
  * -----------------------
