@@ -237,6 +237,50 @@ static void test_files_text_by_suffix_binary_otherwise(void) {
   g_rmdir(dir);
 }
 
+/* The known fields of a config, packed again by protobuf-c: in field
+ * number order, whatever order the text or the bytes had. */
+static GBytes *canonical_known_fields(const tm_trace_config *config) {
+  const ProtobufCMessage *m = &config->message->base;
+  size_t len = protobuf_c_message_get_packed_size(m);
+  uint8_t *data = g_malloc(len ? len : 1);
+  g_assert_cmpuint(protobuf_c_message_pack(m, data), ==, len);
+  return g_bytes_new_take(data, len);
+}
+
+/* The shipped configs (the .pbtx files of config/, the examples') read as protobuf's
+ * own text-format parser reads them: protoc encoded each file against
+ * proto/trace_config.proto at build time (tests/data/config), and this
+ * library's text parse of the file and its binary parse of protoc's bytes
+ * hold the same message, with nothing unknown on either side. */
+static void test_shipped_configs_read_as_protoc_reads_them(void) {
+  const char *names[] = {"service", "flight_recorder"};
+  for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+    g_autofree char *file = g_strdup_printf("%s.pbtx", names[i]);
+    g_autofree char *text_path =
+        g_test_build_filename(G_TEST_DIST, "..", "config", file, NULL);
+    g_autofree char *pb_file = g_strdup_printf("%s.pbtx.pb", names[i]);
+    g_autofree char *pb_path = g_test_build_filename(G_TEST_BUILT, "data", "config", pb_file, NULL);
+    g_autoptr(GError) error = NULL;
+    tm_trace_config *from_text =
+        tm_trace_config_load_file(text_path, TM_CONFIG_FORMAT_AUTO, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_true(from_text->from_text);
+    tm_trace_config *from_protoc =
+        tm_trace_config_load_file(pb_path, TM_CONFIG_FORMAT_BINARY, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(g_bytes_get_size(from_protoc->bytes), >, 0);
+    g_autoptr(GBytes) ours = canonical_known_fields(from_text);
+    g_autoptr(GBytes) theirs = canonical_known_fields(from_protoc);
+    if (!g_bytes_equal(ours, theirs))
+      g_error("%s: this library's text parse and protoc's encoding differ", text_path);
+    /* Nothing unknown: every field of the file is one of the schema's. */
+    g_assert_cmpuint(from_text->message->base.n_unknown_fields, ==, 0);
+    g_assert_cmpuint(from_protoc->message->base.n_unknown_fields, ==, 0);
+    tm_trace_config_free(from_text);
+    tm_trace_config_free(from_protoc);
+  }
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/trace-config/text/the-documented-example-parses",
@@ -249,5 +293,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/trace-config/refusals/binary", test_binary_refusals);
   g_test_add_func("/trace-config/files/text-by-suffix-binary-otherwise",
                   test_files_text_by_suffix_binary_otherwise);
+  g_test_add_func("/trace-config/files/shipped-configs-read-as-protoc-reads-them",
+                  test_shipped_configs_read_as_protoc_reads_them);
   return g_test_run();
 }

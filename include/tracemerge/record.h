@@ -5,8 +5,10 @@
  * TraceConfig (the perfetto.protos.TraceConfig of the perfetto command
  * line, in text `.pbtx` or binary), starts it, and writes TrackEvents —
  * slices, instants, counters, flows, debug annotations, callstacks — from
- * any thread. The session writes a Perfetto protobuf trace that
- * tracemerge, trace_processor and the Perfetto UI read.
+ * any thread. The session writes a Perfetto protobuf trace for
+ * tracemerge, trace_processor and the Perfetto UI (checked with protoc
+ * and tracemerge's reader; not run through trace_processor: README,
+ * "Produce traces from your code").
  *
  *   static tmr_category cat_io = TMR_CATEGORY("io", NULL);
  *
