@@ -724,6 +724,64 @@ static void test_stretches_that_begin_in_any_order_merge_stably(void) {
   g_rand_free(rand);
 }
 
+/* Three runs of the three kinds the merge streams differently, merged
+ * together: run 0 interleaves tracks in blocks, some tracks out of order
+ * on their own (merged by track, its out-of-order tracks through sorted
+ * keys); run 1 changes track at every event and comes in ascending
+ * stretches (merged by its stretches); run 2 is sorted but for a few late
+ * events (sorted in place, then read by a cursor). All draw ts from one
+ * small range, so ties across runs are frequent: they must go to the
+ * smaller run number, and ties within a run keep its order. Also with two
+ * threads, where the sorted run is sorted beside the streams' setup. */
+static void check_runs_of_every_kind(unsigned threads) {
+  GRand *rand = g_rand_new_with_seed(53);
+  tm_sorter *sorter = sorter_new();
+  sorter_set_threads(sorter, threads);
+  GArray *reference = g_array_new(FALSE, FALSE, sizeof(reference_event));
+  enum { RUNS = 3, TOTAL = 90000, TRACKS = 40 };
+  uint32_t pos[RUNS] = {0};
+  int64_t track_ts[TRACKS] = {0}, stretch_ts = 0, sorted_ts = 0;
+  for (uint32_t r = 0; r < RUNS; r++)
+    sorter_run(sorter, r, 0, r);
+  for (uint32_t tag = 0; tag < TOTAL;) {
+    uint32_t r = (uint32_t)g_rand_int_range(rand, 0, RUNS);
+    uint32_t block = (uint32_t)g_rand_int_range(rand, 1, 40);
+    uint32_t t = (uint32_t)g_rand_int_range(rand, 0, TRACKS);
+    if (r == 1 && g_rand_int_range(rand, 0, 4) == 0)
+      stretch_ts = g_rand_int_range(rand, 0, 3000); /* a new stretch */
+    for (uint32_t k = 0; k < block && tag < TOTAL; k++, tag++) {
+      int64_t ts;
+      uint32_t track;
+      if (r == 0) {
+        track = t;
+        ts = t % 5 == 0 ? g_rand_int_range(rand, 0, 30000)
+                        : (track_ts[t] += g_rand_int_range(rand, 0, 3));
+      } else if (r == 1) {
+        track = pos[r] % 2 ? 1 : 2 + (uint32_t)g_rand_int_range(rand, 0, 50);
+        ts = stretch_ts += g_rand_int_range(rand, 0, 3);
+      } else {
+        track = 1;
+        ts = sorted_ts += g_rand_int_range(rand, 0, 2);
+        if (g_rand_int_range(rand, 0, 100) < 3)
+          ts = MAX(0, ts - g_rand_int_range(rand, 0, 500));
+      }
+      tm_event ev = {.ts = ts, .name_id = tag, .kind = TM_EVENT_SLICE_COMPLETE,
+                     .track_id = track};
+      event_run_push(sorter_run(sorter, r, 0, r), &ev);
+      reference_event ref = {ts, r, pos[r]++, tag};
+      g_array_append_val(reference, ref);
+    }
+  }
+  assert_merges_like_the_reference(sorter, reference);
+  sorter_free(sorter);
+  g_rand_free(rand);
+}
+
+static void test_runs_of_every_kind_merge_like_the_reference(void) {
+  check_runs_of_every_kind(1);
+  check_runs_of_every_kind(2);
+}
+
 static void test_long_runs_release_memory_while_merging(void) {
   /* Two interleaved runs of 300k events (12 MB each) cross the release
    * threshold several times; the order must not suffer. */
@@ -761,6 +819,8 @@ int main(int argc, char **argv) {
                   test_interleaved_tracks_merge_like_the_reference);
   g_test_add_func("/sorter/merge/sequences-merge-like-the-reference",
                   test_sequences_merge_like_the_reference);
+  g_test_add_func("/sorter/merge/runs-of-every-kind-merge-like-the-reference",
+                  test_runs_of_every_kind_merge_like_the_reference);
   g_test_add_func("/sorter/merge/long-runs-release-memory-while-merging",
                   test_long_runs_release_memory_while_merging);
   return g_test_run();

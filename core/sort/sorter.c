@@ -17,14 +17,16 @@
  * - The merge never reorders two events of one run with equal ts: unsorted
  *   runs are sorted stably (ties keep their position in the run), and the
  *   k-way merge breaks ts ties by run number, each run contributing its
- *   events in order. A run that interleaves many tracks (a JSON file written
- *   thread block by thread block) is not sorted by merging its ascending
- *   stretches, which are short, but by track: each track is nearly always in
- *   order on its own, so one merge of the tracks by (ts, position) does it;
- *   when it is the only run it is merged that way straight into the stream.
+ *   events in order. Every run is merged as a stream of its events in
+ *   (ts, position) order: a run that interleaves many tracks (a JSON file
+ *   written thread block by thread block, a TrackEvent trace's sequences)
+ *   by track, each track being nearly always in order on its own; a run
+ *   that changes track at most events (ftrace, systrace) by its ascending
+ *   stretches; neither is sorted or copied, alone or beside other runs.
+ *   Only the remaining unsorted runs are sorted in place first.
  * - Memory: a run's block is released as soon as the merge exhausts it, and
  *   the pages of a long run already merged are handed back to the kernel
- *   while the rest of it is still being merged (a lone run merged by track:
+ *   while the rest of it is still being merged (a run merged by track:
  *   each 5 MiB chunk once all its events are merged), so the event store
  *   shrinks while the model grows.
  */
@@ -770,12 +772,16 @@ static gint run_longer_first(gconstpointer a, gconstpointer b) {
   return x->len > y->len ? -1 : x->len < y->len;
 }
 
+/* Whether the merge takes the run as it is (by track or by its ascending
+ * stretches) instead of sorting it first. */
+static bool run_is_streamed(const tm_event_run *run);
+
 static void sort_runs(tm_sorter *sorter) {
   GPtrArray *unsorted = g_ptr_array_new();
   size_t events = 0;
   for (size_t i = 0; i < sorter->runs.len; i++) {
     tm_event_run *run = sorter->runs.data[i];
-    if (!run->sorted && run->len > 1) {
+    if (!run->sorted && run->len > 1 && !run_is_streamed(run)) {
       g_ptr_array_add(unsorted, run);
       events += run->len;
     }
@@ -928,28 +934,54 @@ static inline void chunk_merged(const tm_event *ev, size_t n, uint32_t *left, si
     madvise((void *)from, to - from, MADV_DONTNEED);
 }
 
-/* Emits the events of `run` in stable ts order without sorting them in
- * place, for a run that interleaves many tracks each in ts order (a JSON
- * file written thread block by thread block): every track is a chain
- * through the run (next[]), the chains are merged with a heap, ties broken
- * by position in the run. A track out of order on its own (a counter that
+/* Whether an event of run `self` at `ts` comes before `bound`, the best
+ * head of the other runs in the k-way merge (ties go to the smaller run
+ * number). A lone run is merged with the bound UNBOUNDED. */
+static inline bool before_bound(int64_t ts, uint32_t self, merge_head bound) {
+  return ts < bound.ts || (ts == bound.ts && self < bound.order);
+}
+
+static const merge_head UNBOUNDED = {INT64_MAX, UINT32_MAX, UINT32_MAX};
+
+/* --- a run merged by track, without sorting it ------------------------------
+ *
+ * For a run that interleaves many tracks each in ts order (a JSON file
+ * written thread block by thread block): every track is a chain through
+ * the run (next[]), the chains are merged with a heap, ties broken by
+ * position in the run. A track out of order on its own (a counter that
  * several threads write; in a realistic TrackEvent trace most tracks) is
  * merged through its keys (ts, position) sorted aside, the events read
  * where they are in the run. A chunk of the run goes back to the kernel
- * once all its events are merged. Returns false, having emitted nothing,
- * when the track ids are too sparse for a table; otherwise the run is
- * emptied. */
-static bool stream_by_track(tm_event_run *run, uint32_t max_track,
-                            tm_sorter_emit emit, void *ctx) {
+ * once all its events are merged. Nothing of the run is copied: this
+ * replaces the sort by track (a 40-byte spare per event and a 4-byte
+ * position) both for a lone run and for each such run of a k-way merge. */
+typedef struct track_stream {
+  tm_event_run *run;
+  const tm_event *ev;
+  size_t n;
+  uint32_t *head;     /* per track: its next event, CHAIN_END when done */
+  uint32_t *next;     /* chain links; an index >= n names keys[index - n] */
+  uint32_t *side_end; /* per track: the end of its keys */
+  partition_key *keys;
+  uint32_t *left; /* chunks_left_new */
+  merge_head *heap;
+  size_t heap_len;
+  int sink;
+} track_stream;
+
+/* False, having changed nothing, when the track ids are too sparse for a
+ * table (or the run too long for 32-bit links): the run is sorted instead. */
+static bool track_stream_fits(const tm_event_run *run) {
+  return run->len < CHAIN_END / 2 && run->max_track < run->len;
+}
+
+static void track_stream_open(track_stream *s, tm_event_run *run) {
   const tm_event *ev = run->events;
   size_t n = run->len;
-  if (n >= CHAIN_END / 2 || max_track >= n)
-    return false;
-  size_t k = (size_t)max_track + 1;
+  size_t k = (size_t)run->max_track + 1;
   uint32_t *head = g_new(uint32_t, k), *tail = g_new(uint32_t, k);
   int64_t *last_ts = g_new(int64_t, k);
   bool *unsorted = g_new0(bool, k);
-  /* Chain links; an index >= n names keys[index - n]. */
   uint32_t *next = g_new(uint32_t, n);
   tm_memory_advise_huge(next, n * sizeof *next);
   for (size_t t = 0; t < k; t++) {
@@ -1015,6 +1047,9 @@ static bool stream_by_track(tm_event_run *run, uint32_t max_track,
   }
   g_free(start);
   g_free(count);
+  g_free(unsorted);
+  g_free(last_ts);
+  g_free(tail);
 
   merge_head *heap = g_new(merge_head, k);
   size_t heap_len = 0;
@@ -1027,17 +1062,28 @@ static bool stream_by_track(tm_event_run *run, uint32_t max_track,
   }
   for (size_t i = heap_len / 2; i-- > 0;)
     head_sift_down(heap, heap_len, i);
+  *s = (track_stream){run, ev, n, head, next, side_end, keys, chunks_left_new(n),
+                      heap, heap_len, 0};
+}
 
-  uint32_t machine_id = run->machine_id, trace_id = run->trace_id;
-  uint32_t *left = chunks_left_new(n);
-  int sink = 0;
-  while (heap_len > 0) {
+/* Emits the run's events in (ts, position) order while they come before
+ * `bound` (run number `self`); the run's next event is then heap[0]. */
+static void track_stream_until(track_stream *s, uint32_t self, merge_head bound,
+                               tm_sorter_emit emit, void *ctx) {
+  const tm_event *ev = s->ev;
+  size_t n = s->n;
+  uint32_t *head = s->head, *next = s->next, *side_end = s->side_end;
+  const partition_key *keys = s->keys;
+  merge_head *heap = s->heap;
+  size_t heap_len = s->heap_len;
+  uint32_t machine_id = s->run->machine_id, trace_id = s->run->trace_id;
+  while (heap_len > 0 && before_bound(heap[0].ts, self, bound)) {
     uint32_t t = heap[0].source;
-    merge_head bound = {INT64_MAX, UINT32_MAX, 0};
+    merge_head inner = {INT64_MAX, UINT32_MAX, 0};
     if (heap_len > 1)
-      bound = heap[1];
-    if (heap_len > 2 && head_before(heap[2], bound))
-      bound = heap[2];
+      inner = heap[1];
+    if (heap_len > 2 && head_before(heap[2], inner))
+      inner = heap[2];
     uint32_t j = head[t];
     uint32_t pos = heap[0].order;
     for (;;) {
@@ -1055,7 +1101,7 @@ static bool stream_by_track(tm_event_run *run, uint32_t max_track,
         __builtin_prefetch(&ev[keys[ahead].pos]);
       }
       emit(ctx, &ev[pos], machine_id, trace_id);
-      chunk_merged(ev, n, left, pos);
+      chunk_merged(ev, n, s->left, pos);
       if (j < n)
         j = next[j];
       else
@@ -1063,129 +1109,159 @@ static bool stream_by_track(tm_event_run *run, uint32_t max_track,
       if (j == CHAIN_END)
         break;
       pos = j < n ? j : keys[j - n].pos;
-      if (!(ev[pos].ts < bound.ts || (ev[pos].ts == bound.ts && pos < bound.order)))
+      if (!(ev[pos].ts < inner.ts || (ev[pos].ts == inner.ts && pos < inner.order)) ||
+          !before_bound(ev[pos].ts, self, bound))
         break;
     }
     head[t] = j;
     if (j == CHAIN_END) {
       heap_len--;
-      head_replace_top(heap, heap_len, heap[heap_len], &sink);
+      head_replace_top(heap, heap_len, heap[heap_len], &s->sink);
     } else {
-      head_replace_top(heap, heap_len, (merge_head){ev[pos].ts, pos, t}, &sink);
+      head_replace_top(heap, heap_len, (merge_head){ev[pos].ts, pos, t}, &s->sink);
     }
   }
-
-  g_free(left);
-  g_free(heap);
-  g_free(side_end);
-  g_free(keys);
-  g_free(next);
-  g_free(unsorted);
-  g_free(last_ts);
-  g_free(tail);
-  g_free(head);
-  g_free(run->events);
-  run->events = NULL;
-  run->len = run->cap = 0;
-  run->sorted = true;
-  return true;
+  s->heap_len = heap_len;
 }
 
-/* True if the run is better merged by track than sorted: more than a
- * quarter of it would be set aside by sort_events, and its tracks come in
- * blocks (see TRACK_BLOCK_MIN). */
-/* --- streaming a lone run by its ascending stretches ---------------------------- */
+/* Frees the stream's tables and the run's events. */
+static void track_stream_close(track_stream *s) {
+  g_free(s->left);
+  g_free(s->heap);
+  g_free(s->side_end);
+  g_free(s->keys);
+  g_free(s->next);
+  g_free(s->head);
+  g_free(s->run->events);
+  s->run->events = NULL;
+  s->run->len = s->run->cap = 0;
+  s->run->sorted = true;
+}
+
+/* --- a run merged by its ascending stretches -------------------------------- */
 
 static int merge_head_cmp(const void *a, const void *b) {
   const merge_head *x = a, *y = b;
   return head_before(*x, *y) ? -1 : head_before(*y, *x) ? 1 : 0;
 }
 
-/* Emits the events of `run` in stable ts order by one k-way merge of its
- * ascending stretches (shorter ones extended to MIN_RUN by insertion in
- * place), for a run the sort would give to the natural merge sort (an
- * ftrace stream: cpu bundles, the track changing at most events). No
- * spare copy of the run (40 bytes an event, each page zeroed by the
- * kernel) and no pass per level: each event is read once. Stretches join
- * the heap in the order of their first event, so it holds about as many
- * as overlap in time (a cpu's bundles each), and the top's stretch runs on
- * until the next best head. Ties go to the earlier stretch: stable. The
- * pages of the merged prefix go back to the kernel while the model grows.
- * Returns false, having emitted nothing, if the run has more stretches
- * than the heap indexes (beyond 2^37 events, never in practice). */
-static bool stream_by_stretches(tm_event_run *run, tm_sorter_emit emit, void *ctx) {
+/* For a run the sort would give to the natural merge sort (an ftrace or
+ * systrace stream: cpu bundles, the track changing at most events): one
+ * k-way merge of its ascending stretches (shorter ones extended to MIN_RUN
+ * by insertion in place). No spare copy of the run (40 bytes an event, each
+ * page zeroed by the kernel) and no pass per level: each event is read
+ * once. Stretches join the heap in the order of their first event, so it
+ * holds about as many as overlap in time (a cpu's bundles each), and the
+ * top's stretch runs on until the next best head. Ties go to the earlier
+ * stretch: stable. The pages of the merged prefix go back to the kernel
+ * while the model grows. */
+typedef struct stretch_stream {
+  tm_event_run *run;
+  tm_event *ev;
+  size_t n;
+  size_bounds bounds;
+  size_t k;
+  merge_head *waiting; /* the stretches by (first ts, index) */
+  size_t next_waiting;
+  size_t *pos; /* per stretch: its next event */
+  merge_head *heap;
+  size_t heap_len;
+  /* Every stretch before `unfinished` is merged, and so is
+   * ev[0, pos[unfinished]). */
+  size_t unfinished, released;
+  int sink;
+} stretch_stream;
+
+/* The heads of the stretches that begin before the heap's top join it, so
+ * that heap[0] is the run's next event (none left: heap_len 0). */
+static void stretch_stream_settle(stretch_stream *s) {
+  merge_head *heap = s->heap;
+  while (s->next_waiting < s->k &&
+         (s->heap_len == 0 || head_before(s->waiting[s->next_waiting], heap[0]))) {
+    size_t at = s->heap_len++;
+    heap[at] = s->waiting[s->next_waiting++];
+    while (at > 0 && head_before(heap[at], heap[(at - 1) / 2])) {
+      merge_head t = heap[at];
+      heap[at] = heap[(at - 1) / 2];
+      heap[(at - 1) / 2] = t;
+      at = (at - 1) / 2;
+    }
+  }
+}
+
+/* False when the run has more stretches than the heap indexes (beyond
+ * 2^37 events, never in practice): it is sorted instead. */
+static bool stretch_stream_fits(const tm_event_run *run) { return run->len <= UINT32_MAX; }
+
+static void stretch_stream_open(stretch_stream *s, tm_event_run *run) {
   tm_event *ev = run->events;
   size_t n = run->len;
   size_bounds bounds = find_stretches(ev, n);
   size_t k = bounds.len - 1;
-  if (k > UINT32_MAX) {
-    tm_vec_free(&bounds);
-    return false;
-  }
-  /* The stretches by (first ts, index): the order they join the heap. */
   merge_head *waiting = g_new(merge_head, k ? k : 1);
-  for (size_t s = 0; s < k; s++)
-    waiting[s] = (merge_head){ev[bounds.data[s]].ts, (uint32_t)s, (uint32_t)s};
+  for (size_t i = 0; i < k; i++)
+    waiting[i] = (merge_head){ev[bounds.data[i]].ts, (uint32_t)i, (uint32_t)i};
   size_t in_order = 1;
   while (in_order < k && !head_before(waiting[in_order], waiting[in_order - 1]))
     in_order++;
   if (in_order < k)
     qsort(waiting, k, sizeof *waiting, merge_head_cmp);
   size_t *pos = g_new(size_t, k ? k : 1);
-  for (size_t s = 0; s < k; s++)
-    pos[s] = bounds.data[s];
-  merge_head *heap = g_new(merge_head, k ? k : 1);
-  uint32_t machine_id = run->machine_id, trace_id = run->trace_id;
-  size_t heap_len = 0, next_waiting = 0, out = 0;
-  /* Every stretch before `unfinished` is merged, and so is
-   * ev[0, pos[unfinished]). */
-  size_t unfinished = 0, released = 0;
-  int sink = 0;
-  while (out < n) {
-    /* Every stretch that begins before the top takes part. */
-    while (next_waiting < k && (heap_len == 0 || head_before(waiting[next_waiting], heap[0]))) {
-      size_t at = heap_len++;
-      heap[at] = waiting[next_waiting++];
-      while (at > 0 && head_before(heap[at], heap[(at - 1) / 2])) {
-        merge_head t = heap[at];
-        heap[at] = heap[(at - 1) / 2];
-        heap[(at - 1) / 2] = t;
-        at = (at - 1) / 2;
-      }
-    }
-    uint32_t s = heap[0].source;
+  for (size_t i = 0; i < k; i++)
+    pos[i] = bounds.data[i];
+  *s = (stretch_stream){run, ev, n, bounds, k, waiting, 0, pos,
+                        g_new(merge_head, k ? k : 1), 0, 0, 0, 0};
+  stretch_stream_settle(s);
+}
+
+static void stretch_stream_until(stretch_stream *s, uint32_t self, merge_head bound,
+                                 tm_sorter_emit emit, void *ctx) {
+  const tm_event *ev = s->ev;
+  merge_head *heap = s->heap;
+  uint32_t machine_id = s->run->machine_id, trace_id = s->run->trace_id;
+  while (s->heap_len > 0 && before_bound(heap[0].ts, self, bound)) {
+    uint32_t i = heap[0].source;
     /* The best of the others: the heap's and the next waiting stretch's. */
-    merge_head bound = {INT64_MAX, UINT32_MAX, UINT32_MAX};
-    if (heap_len > 1)
-      bound = heap[1];
-    if (heap_len > 2 && head_before(heap[2], bound))
-      bound = heap[2];
-    if (next_waiting < k && head_before(waiting[next_waiting], bound))
-      bound = waiting[next_waiting];
-    size_t p = pos[s], end = bounds.data[s + 1];
+    merge_head inner = {INT64_MAX, UINT32_MAX, UINT32_MAX};
+    if (s->heap_len > 1)
+      inner = heap[1];
+    if (s->heap_len > 2 && head_before(heap[2], inner))
+      inner = heap[2];
+    if (s->next_waiting < s->k && head_before(s->waiting[s->next_waiting], inner))
+      inner = s->waiting[s->next_waiting];
+    size_t p = s->pos[i], end = s->bounds.data[i + 1];
     do {
       __builtin_prefetch(end - p > PREFETCH_EVENTS ? &ev[p + PREFETCH_EVENTS] : &ev[p]);
       emit(ctx, &ev[p++], machine_id, trace_id);
-      out++;
-    } while (p < end && (ev[p].ts < bound.ts || (ev[p].ts == bound.ts && s < bound.order)));
-    pos[s] = p;
-    while (unfinished < k && pos[unfinished] == bounds.data[unfinished + 1])
-      unfinished++;
-    release_below(ev, unfinished < k ? pos[unfinished] : n, &released);
+    } while (p < end && (ev[p].ts < inner.ts || (ev[p].ts == inner.ts && i < inner.order)) &&
+             before_bound(ev[p].ts, self, bound));
+    s->pos[i] = p;
+    while (s->unfinished < s->k && s->pos[s->unfinished] == s->bounds.data[s->unfinished + 1])
+      s->unfinished++;
+    release_below(ev, s->unfinished < s->k ? s->pos[s->unfinished] : s->n, &s->released);
     if (p == end) {
-      heap_len--;
-      if (heap_len)
-        head_replace_top(heap, heap_len, heap[heap_len], &sink);
+      s->heap_len--;
+      if (s->heap_len)
+        head_replace_top(heap, s->heap_len, heap[s->heap_len], &s->sink);
     } else {
-      head_replace_top(heap, heap_len, (merge_head){ev[p].ts, s, s}, &sink);
+      head_replace_top(heap, s->heap_len, (merge_head){ev[p].ts, i, i}, &s->sink);
     }
+    stretch_stream_settle(s);
   }
-  g_free(heap);
-  g_free(pos);
-  g_free(waiting);
-  tm_vec_free(&bounds);
-  return true;
 }
+
+static void stretch_stream_close(stretch_stream *s) {
+  g_free(s->heap);
+  g_free(s->pos);
+  g_free(s->waiting);
+  tm_vec_free(&s->bounds);
+  g_free(s->run->events);
+  s->run->events = NULL;
+  s->run->len = s->run->cap = 0;
+  s->run->sorted = true;
+}
+
+/* --- the runs as streams ----------------------------------------------------- */
 
 /* What sort_events would give to the natural merge sort: many events out
  * of order, the track changing too often for the merge by track. */
@@ -1194,76 +1270,161 @@ static bool run_is_stretched(const tm_event_run *run) {
          run->track_changes > run->len / TRACK_BLOCK_MIN;
 }
 
+/* Better merged by track than sorted: more than a quarter of it would be
+ * set aside by sort_events, and its tracks come in blocks (see
+ * TRACK_BLOCK_MIN). */
 static bool run_is_interleaved(const tm_event_run *run) {
   return !run->sorted && run->len > MIN_RUN && run->aside > run->len / 4 &&
          run->track_changes <= run->len / TRACK_BLOCK_MIN;
 }
 
+typedef enum stream_kind {
+  STREAM_SORTED,    /* the run, sorted in place first if it was not */
+  STREAM_TRACKS,    /* track_stream */
+  STREAM_STRETCHES, /* stretch_stream */
+} stream_kind;
+
+static stream_kind stream_kind_of(const tm_event_run *run) {
+  if (run_is_interleaved(run) && track_stream_fits(run))
+    return STREAM_TRACKS;
+  if (run_is_stretched(run) && stretch_stream_fits(run))
+    return STREAM_STRETCHES;
+  return STREAM_SORTED;
+}
+
+static bool run_is_streamed(const tm_event_run *run) {
+  return stream_kind_of(run) != STREAM_SORTED;
+}
+
+typedef struct run_stream {
+  stream_kind kind;
+  union {
+    merge_cursor cursor;
+    track_stream tracks;
+    stretch_stream stretches;
+  } u;
+} run_stream;
+
+static void run_stream_open(run_stream *s, tm_event_run *run) {
+  s->kind = stream_kind_of(run);
+  if (s->kind == STREAM_TRACKS)
+    track_stream_open(&s->u.tracks, run);
+  else if (s->kind == STREAM_STRETCHES)
+    stretch_stream_open(&s->u.stretches, run);
+  else
+    s->u.cursor = (merge_cursor){run->events, run->events + run->len, run->events, run};
+}
+
+/* The ts of the stream's next event; false when it has none left. */
+static bool run_stream_head(const run_stream *s, int64_t *ts) {
+  switch (s->kind) {
+  case STREAM_TRACKS:
+    if (!s->u.tracks.heap_len)
+      return false;
+    *ts = s->u.tracks.heap[0].ts;
+    return true;
+  case STREAM_STRETCHES:
+    if (!s->u.stretches.heap_len)
+      return false;
+    *ts = s->u.stretches.heap[0].ts;
+    return true;
+  case STREAM_SORTED:
+  default:
+    if (s->u.cursor.pos == s->u.cursor.end)
+      return false;
+    *ts = s->u.cursor.pos->ts;
+    return true;
+  }
+}
+
+/* Emits the stream's events while they come before `bound`; at least one
+ * when its head does. */
+static void run_stream_until(run_stream *s, uint32_t self, merge_head bound,
+                             tm_sorter_emit emit, void *ctx) {
+  if (s->kind == STREAM_TRACKS) {
+    track_stream_until(&s->u.tracks, self, bound, emit, ctx);
+    return;
+  }
+  if (s->kind == STREAM_STRETCHES) {
+    stretch_stream_until(&s->u.stretches, self, bound, emit, ctx);
+    return;
+  }
+  /* A run emitted in position order: the common case of several files. */
+  merge_cursor *c = &s->u.cursor;
+  uint32_t machine_id = c->run->machine_id, trace_id = c->run->trace_id;
+  const tm_event *ev = c->pos;
+  while (ev < c->end && before_bound(ev->ts, self, bound)) {
+    /* Many runs in turn lose the hardware prefetcher (see above). */
+    __builtin_prefetch(c->end - ev > PREFETCH_EVENTS ? ev + PREFETCH_EVENTS : ev);
+    emit(ctx, ev, machine_id, trace_id);
+    ev++;
+  }
+  c->pos = ev;
+  if (ev != c->end)
+    release_merged(c);
+}
+
+static void run_stream_close(run_stream *s) {
+  if (s->kind == STREAM_TRACKS)
+    track_stream_close(&s->u.tracks);
+  else if (s->kind == STREAM_STRETCHES)
+    stretch_stream_close(&s->u.stretches);
+  else
+    cursor_finish(&s->u.cursor);
+}
+
+/* Every run is merged as a stream: a sorted (or nearly sorted) run by a
+ * cursor, after the runs that need it were sorted in place (on two threads
+ * when allowed); an interleaved one by track and a stretched one by its
+ * ascending stretches, neither sorted nor copied. The streams are merged by
+ * a heap of their heads, ties to the smaller run number; a stream whose
+ * head is on top emits until it reaches the next best head. */
 void sorter_merge(tm_sorter *sorter, tm_sorter_emit emit, void *ctx) {
   size_t k = sorter->runs.len;
-  /* A lone run (one file, one clock) needs no k-way merge: an interleaved
-   * one is merged by track straight into `emit`, ... */
-  size_t non_empty = 0;
-  tm_event_run *lone = NULL;
-  for (size_t i = 0; i < k; i++)
-    if (sorter->runs.data[i]->len) {
-      non_empty++;
-      lone = sorter->runs.data[i];
-    }
-  if (non_empty == 1 && run_is_interleaved(lone) &&
-      stream_by_track(lone, lone->max_track, emit, ctx)) {
-    sorter_clear(sorter);
-    return;
-  }
-  /* One that the sort would merge by its ascending stretches is merged so
-   * straight into `emit`. */
-  if (non_empty == 1 && run_is_stretched(lone) && stream_by_stretches(lone, emit, ctx)) {
-    sorter_clear(sorter);
-    return;
-  }
-  merge_cursor *cursors = g_new(merge_cursor, k ? k : 1);
+  sort_runs(sorter);
+  run_stream *streams = g_new(run_stream, k ? k : 1);
   merge_head *heap = g_new(merge_head, k ? k : 1);
   size_t heap_len = 0;
-  sort_runs(sorter);
   for (size_t i = 0; i < k; i++) {
-    tm_event_run *run = sorter->runs.data[i];
-    cursors[i] = (merge_cursor){run->events, run->events + run->len, run->events, run};
-    if (run->len)
-      heap[heap_len++] = (merge_head){run->events[0].ts, (uint32_t)i, (uint32_t)i};
+    run_stream_open(&streams[i], sorter->runs.data[i]);
+    int64_t ts;
+    if (run_stream_head(&streams[i], &ts))
+      heap[heap_len++] = (merge_head){ts, (uint32_t)i, (uint32_t)i};
+    else
+      run_stream_close(&streams[i]);
   }
   int sink = 0;
   for (size_t i = heap_len / 2; i-- > 0;)
     head_sift_down(heap, heap_len, i);
 
   while (heap_len > 1) {
-    merge_cursor *c = &cursors[heap[0].source];
-    uint32_t run_number = heap[0].source;
+    uint32_t number = heap[0].source;
+    run_stream *s = &streams[number];
     /* The best of the others: the top's run may go on until it reaches it. */
     merge_head bound = heap[1];
     if (heap_len > 2 && head_before(heap[2], bound))
       bound = heap[2];
-    uint32_t machine_id = c->run->machine_id, trace_id = c->run->trace_id;
-    const tm_event *ev = c->pos;
-    do {
-      /* Many runs in turn lose the hardware prefetcher (see above). */
-      __builtin_prefetch(c->end - ev > PREFETCH_EVENTS ? ev + PREFETCH_EVENTS : ev);
-      emit(ctx, ev, machine_id, trace_id);
-      ev++;
-    } while (ev < c->end && (ev->ts < bound.ts || (ev->ts == bound.ts && run_number < bound.order)));
-    c->pos = ev;
-    if (ev == c->end) {
-      cursor_finish(c);
+    run_stream_until(s, number, bound, emit, ctx);
+    int64_t ts;
+    if (run_stream_head(s, &ts)) {
+      head_replace_top(heap, heap_len, (merge_head){ts, number, number}, &sink);
+    } else {
+      run_stream_close(s);
       heap_len--;
       head_replace_top(heap, heap_len, heap[heap_len], &sink);
-    } else {
-      release_merged(c);
-      head_replace_top(heap, heap_len, (merge_head){ev->ts, run_number, run_number}, &sink);
     }
   }
-  if (heap_len == 1)
-    stream_rest(&cursors[heap[0].source], emit, ctx);
+  if (heap_len == 1) {
+    run_stream *s = &streams[heap[0].source];
+    if (s->kind == STREAM_SORTED)
+      stream_rest(&s->u.cursor, emit, ctx);
+    else {
+      run_stream_until(s, heap[0].source, UNBOUNDED, emit, ctx);
+      run_stream_close(s);
+    }
+  }
 
   g_free(heap);
-  g_free(cursors);
+  g_free(streams);
   sorter_clear(sorter);
 }

@@ -7,7 +7,9 @@
  * is ordered by (trace ts, run number, position in run), so events with
  * equal timestamps keep file order and emission order (a begin before its
  * end at the same ts). Runs that were emitted in ts order are merged as
- * they are; the others are stable-sorted first.
+ * they are; runs far out of order are merged by track or by their
+ * ascending stretches without being sorted or copied; the others are
+ * stable-sorted in place first.
  */
 #ifndef TM_SORTER_H
 #define TM_SORTER_H
@@ -43,9 +45,9 @@ typedef struct tm_sorter tm_sorter;
 tm_sorter *sorter_new(void);
 void sorter_free(tm_sorter *sorter);
 
-/* Threads sorter_merge() may use to sort the runs before merging them
- * (1, the default: the calling thread alone; 2 or more: a second thread
- * sorts part of the runs). The merged stream is the same either way. */
+/* Threads sorter_merge() may use to sort the runs it sorts before merging
+ * them (1, the default: the calling thread alone; 2 or more: a second
+ * thread sorts part of them). The merged stream is the same either way. */
 void sorter_set_threads(tm_sorter *sorter, unsigned threads);
 
 /* The run for (clock, machine, trace), created on first use. The pointer is
