@@ -225,7 +225,8 @@ static tm_str_id flat_key_of(tm_model *model, tm_str_id key) {
 
 /* The id of the (key, type) pair in model->arg_keys, added on first use. */
 static uint32_t arg_key_id(tm_model *model, tm_str_id key, uint8_t type) {
-  uint32_t *memo = &model->arg_key_memo[(key * 7u + type) % 256];
+  uint32_t *memo =
+      &model->arg_key_memo[((key ^ (uint32_t)type << 29) * 0x9e3779b1u) >> 22];
   if (*memo) {
     const tm_arg_key *k = &model->arg_keys.data[*memo - 1];
     if (k->key == key && k->value_type == type)

@@ -365,11 +365,12 @@ typedef struct tm_model {
    * commit are consecutive rows; sets grown later with model_add_arg on an
    * old id, e.g. process args, are not). */
   TM_VEC(uint32_t) arg_set_first_row;
-  /* model_add_arg's memo of key ids: slot (key, type) % 256 holds the
-   * key id + 1 of the last pair that landed there (0: none); misses go to
-   * arg_key_index, (key << 8 | type) -> key id + 1, owned. Events repeat a
-   * few arg keys millions of times. */
-  uint32_t arg_key_memo[256];
+  /* model_add_arg's memo of key ids: the slot of a hash of (key, type)
+   * holds the key id + 1 of the last pair that landed there (0: none);
+   * misses go to arg_key_index, (key << 8 | type) -> key id + 1, owned.
+   * Events repeat a few hundred arg keys millions of times; 1024 slots
+   * keep the realistic Chrome JSON's from evicting each other. */
+  uint32_t arg_key_memo[1024];
   GHashTable *arg_key_index;
   /* Single-key metadata rows by (name, machine, trace): key -> row id + 1,
    * owned. Rows pushed directly onto `metadata` are indexed on the next
