@@ -218,10 +218,13 @@ static tm_str_id intern(json_emitter *em, const char *s, size_t len) {
     return seen_again.id;
   }
   tm_str_id id = em->svc->intern_string(em->host, s, len);
-  set[1] = set[0];
-  set[0].len = (uint32_t)len;
-  set[0].id = id;
-  memcpy(set[0].bytes, s, len);
+  /* A new string takes the second way and is promoted only when seen
+   * again: about one arg value an event is seen once (frame ids, URLs),
+   * and putting each first would push out the names and keys that repeat. */
+  intern_slot *slot = set[0].len == 0 ? &set[0] : &set[1];
+  slot->len = (uint32_t)len;
+  slot->id = id;
+  memcpy(slot->bytes, s, len);
   return id;
 }
 
