@@ -650,6 +650,8 @@ static void build_counter(tmr_sequence *seq, tmr_enc *e, tmr_enc *in, void *p) {
 static void counters_emit(pe_state *pe, void *self) {
   counter_source *src = self;
   const tm_counter_row *row = &pe->model->counters.data[src->next++];
+  if (pe_service_write_cpu_time(pe, row))
+    return;
   tmr_sequence *seq = track_sequence(pe, row->track_id);
   uint64_t uuid = ensure_track(pe, seq, row->track_id, 0);
   event_ctx c = {pe, NULL, 0, uuid, TE_TYPE_COUNTER, row->value, 0, 0};

@@ -139,6 +139,10 @@ void pe_system_finish(pe_state *pe);
  * as the service packets they came in (TraceStats, FtraceStats,
  * TraceConfig, TraceUuid, service events, log stats). */
 void pe_service_write_machine(pe_state *pe, uint32_t machine_id);
+/* Writes counter `row` as the SysStats cpu times it was read from, when
+ * its track is a cpu's cpu.times.<field>; false (nothing written) for
+ * any other counter. */
+bool pe_service_write_cpu_time(pe_state *pe, const tm_counter_row *row);
 /* The single-key metadata row `key` of machine row `machine_id` (of the
  * later file when several set it), or NULL. */
 const tm_metadata_row *pe_metadata_row(const pe_state *pe, uint32_t machine_id, const char *key);

@@ -14,6 +14,8 @@
  *                                             those timestamps
  *   metadata tracing_service_version,         SystemInfo fields (in
  *            timezone_off_mins                perfetto_export_system.c)
+ *   counters cpu.times.<field> of a cpu       SysStats.cpu_stat, one packet
+ *                                             per value
  *   metadata json_metadata.<key>              one ChromeEventBundle of
  *                                             ChromeMetadata <key> (read
  *                                             back as cr-<key>)
@@ -43,6 +45,21 @@ enum {
   PACKET_SERVICE_EVENT = 69,
   PACKET_TRACE_UUID = 89,
   PACKET_CHROME_EVENTS = 5,
+  PACKET_SYS_STATS = 7,
+};
+
+/* SysStats.cpu_stat and its CpuTimes fields: a counter track of type
+ * cpu_stat named cpu.times.<field> on a cpu is what the reader makes of
+ * each. Written back in that packet, the cpu comes back with it (a
+ * TrackEvent counter track cannot name a cpu). */
+enum { SYS_STATS_CPU_STAT = 3, CPU_TIMES_CPU_ID = 1 };
+static const struct {
+  const char *name;
+  uint32_t number;
+} cpu_times[] = {
+    {"cpu.times.user_ns", 2},    {"cpu.times.user_nice_ns", 3}, {"cpu.times.system_mode_ns", 4},
+    {"cpu.times.idle_ns", 5},    {"cpu.times.io_wait_ns", 6},   {"cpu.times.irq_ns", 7},
+    {"cpu.times.softirq_ns", 8}, {"cpu.times.steal_ns", 9},
 };
 
 /* ChromeEventBundle.metadata, and ChromeMetadata's fields. */
@@ -458,4 +475,44 @@ void pe_service_write_machine(pe_state *pe, uint32_t machine) {
   if (stats.len)
     pe_emit(pe, seq, TMR_NO_TIMESTAMP, 0, build_log_stats, &sc);
   tm_vec_free(&stats);
+}
+
+/* --- cpu times ----------------------------------------------------------------------------- */
+
+typedef struct cpu_time_ctx {
+  uint32_t cpu;
+  uint32_t field;
+  uint64_t value;
+} cpu_time_ctx;
+
+static void build_cpu_time(tmr_sequence *seq, tmr_enc *e, tmr_enc *in, void *p) {
+  (void)seq;
+  (void)in;
+  const cpu_time_ctx *c = p;
+  uint8_t *stats = tmr_enc_nest_begin(e, PACKET_SYS_STATS);
+  uint8_t *times = tmr_enc_nest_begin(e, SYS_STATS_CPU_STAT);
+  tmr_enc_uint(e, CPU_TIMES_CPU_ID, c->cpu);
+  tmr_enc_uint(e, c->field, c->value);
+  tmr_enc_nest_end(e, times);
+  tmr_enc_nest_end(e, stats);
+}
+
+bool pe_service_write_cpu_time(pe_state *pe, const tm_counter_row *row) {
+  const tm_model *model = pe->model;
+  const tm_track_row *track = &model->tracks.data[row->track_id];
+  if (track->cpu_dimension == 0 || track->cpu_dimension > model->cpus.len || row->value < 0 ||
+      !(row->value < 18446744073709551616.0))
+    return false;
+  const char *type = pe_str(pe, track->type), *name = pe_str(pe, track->name);
+  if (!type || !name || strcmp(type, "cpu_stat") != 0)
+    return false;
+  for (size_t f = 0; f < sizeof cpu_times / sizeof cpu_times[0]; f++) {
+    if (strcmp(name, cpu_times[f].name) != 0)
+      continue;
+    cpu_time_ctx c = {model->cpus.data[track->cpu_dimension - 1].cpu, cpu_times[f].number,
+                      (uint64_t)row->value};
+    pe_emit(pe, pe_machine_sequence(pe, track->machine_id), row->ts, 0, build_cpu_time, &c);
+    return true;
+  }
+  return false;
 }

@@ -48,8 +48,10 @@ SELECT count(*), count(DISTINCT callsite_id) FROM perf_sample;
 SELECT t.tid, s.cpu, count(*), min(s.ts), max(s.ts) FROM perf_sample s JOIN thread t USING (utid) GROUP BY 1, 2 ORDER BY 1, 2;
 SELECT f.name, c.depth, count(*) FROM perf_sample s JOIN stack_profile_callsite c ON s.callsite_id = c.id JOIN stack_profile_frame f ON c.frame_id = f.id GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2 LIMIT 40;
 SELECT count(*) FROM perf_sample s JOIN stack_profile_callsite c ON s.callsite_id = c.id JOIN stack_profile_callsite p ON p.id = c.parent_id;
--- logs, bounds, machines
+-- logs, packages, bounds, machines
 SELECT count(*), min(ts), max(ts), count(DISTINCT msg) FROM android_logs;
+SELECT l.ts, l.prio, l.tag, l.msg, t.tid FROM android_logs l LEFT JOIN thread t USING (utid) ORDER BY 1, 3, 4;
+SELECT package_name, uid, debuggable, profileable_from_shell, version_code FROM package_list ORDER BY 1;
 SELECT start_ts, end_ts FROM trace_bounds;
 -- Tracks per machine, but for a process's own track that holds nothing: a
 -- Perfetto file scopes a track to a process by naming the process's
