@@ -89,17 +89,14 @@ static void test_segmenter_matches_the_naive_model(void) {
     json_segmenter segmenter = {0};
     segment_log log = {g_string_new(NULL),
                        g_array_new(FALSE, FALSE, sizeof(int64_t))};
-    bool out_of_memory = false;
     for (size_t off = 0; off < len;) {
       size_t want = (size_t)g_test_rand_int_range(1, 150);
       size_t n = MIN(want, len - off);
       g_assert_true(json_segmenter_feed(&segmenter, (const uint8_t *)text + off,
-                                        n, (int64_t)off, collect_segment, &log,
-                                        &out_of_memory));
+                                        n, (int64_t)off, collect_segment, &log));
       off += n;
     }
     g_assert_true(json_segmenter_flush(&segmenter, collect_segment, &log));
-    g_assert_false(out_of_memory);
     g_assert_cmpuint(log.bytes->len, ==, len);
     g_assert_true(memcmp(log.bytes->str, blanked, len) == 0);
     for (guint i = 0; i < log.cuts->len; i++)
@@ -124,12 +121,10 @@ static void test_segmenter_passes_big_chunks_without_carrying_much(void) {
   json_segmenter segmenter = {0};
   segment_log log = {g_string_new(NULL),
                      g_array_new(FALSE, FALSE, sizeof(int64_t))};
-  bool out_of_memory = false;
   for (size_t off = 0; off < text->len; off += 65536) {
     size_t n = MIN(65536u, text->len - off);
     g_assert_true(json_segmenter_feed(&segmenter, (const uint8_t *)text->str + off,
-                                      n, (int64_t)off, collect_segment, &log,
-                                      &out_of_memory));
+                                      n, (int64_t)off, collect_segment, &log));
     g_assert_cmpuint(segmenter.carry.len, <, 64);
   }
   g_assert_true(json_segmenter_flush(&segmenter, collect_segment, &log));
@@ -160,12 +155,10 @@ static void test_segmenter_never_carries_a_long_run_of_whitespace(void) {
     g_string_append(text, tails[k]);
     json_segmenter segmenter = {0};
     segment_log log = {g_string_new(NULL), g_array_new(FALSE, FALSE, sizeof(int64_t))};
-    bool out_of_memory = false;
     for (size_t off = 0; off < text->len;) {
       size_t n = MIN((size_t)64 * 1024, text->len - off);
       g_assert_true(json_segmenter_feed(&segmenter, (const uint8_t *)text->str + off, n,
-                                        (int64_t)off, collect_segment, &log,
-                                        &out_of_memory));
+                                        (int64_t)off, collect_segment, &log));
       g_assert_cmpuint(segmenter.carry.len, <=, (size_t)256 * 1024);
       off += n;
     }

@@ -12,10 +12,8 @@
  * g_error for a size that overflows) instead of returning an error that
  * every caller would have to pass up.
  *
- * Still to do (issue 12, "one vector type"): plugins/json's json_buf is a
- * second growable array whose appends return false on out of memory (the
- * JSON reader turns that into a file error); moving it onto this type
- * means taking this policy there and removing those error paths.
+ * The readers use it too (plugins/json's NUL-terminated json_text is a
+ * TM_VEC(char)), so the project has one growable array and one policy.
  */
 #ifndef TM_VEC_H
 #define TM_VEC_H

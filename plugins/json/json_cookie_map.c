@@ -3,7 +3,7 @@
  */
 #include "json_cookie_map.h"
 
-#include <stdlib.h>
+#include <glib.h>
 
 static size_t slot_of(uint64_t key, size_t mask) {
   /* Keys are hashes already; fold the high bits in for small tables. */
@@ -21,14 +21,9 @@ uint32_t json_cookie_map_get(const json_cookie_map *map, uint64_t key) {
   }
 }
 
-static bool rehash(json_cookie_map *map, size_t new_size) {
-  uint64_t *keys = calloc(new_size, sizeof(*keys));
-  uint32_t *values = calloc(new_size, sizeof(*values));
-  if (!keys || !values) {
-    free(keys);
-    free(values);
-    return false;
-  }
+static void rehash(json_cookie_map *map, size_t new_size) {
+  uint64_t *keys = g_new0(uint64_t, new_size);
+  uint32_t *values = g_new0(uint32_t, new_size);
   size_t new_mask = new_size - 1;
   if (map->values) {
     for (size_t i = 0; i <= map->mask; i++) {
@@ -41,20 +36,16 @@ static bool rehash(json_cookie_map *map, size_t new_size) {
       values[j] = map->values[i];
     }
   }
-  free(map->keys);
-  free(map->values);
+  g_free(map->keys);
+  g_free(map->values);
   map->keys = keys;
   map->values = values;
   map->mask = new_mask;
-  return true;
 }
 
-bool json_cookie_map_put(json_cookie_map *map, uint64_t key, uint32_t value) {
-  if (!map->values || (map->count + 1) * 2 > map->mask + 1) {
-    size_t new_size = map->values ? (map->mask + 1) * 2 : 64;
-    if (!rehash(map, new_size))
-      return false;
-  }
+void json_cookie_map_put(json_cookie_map *map, uint64_t key, uint32_t value) {
+  if (!map->values || (map->count + 1) * 2 > map->mask + 1)
+    rehash(map, map->values ? (map->mask + 1) * 2 : 64);
   size_t i = slot_of(key, map->mask);
   while (map->values[i] != 0 && map->keys[i] != key)
     i = (i + 1) & map->mask;
@@ -62,12 +53,11 @@ bool json_cookie_map_put(json_cookie_map *map, uint64_t key, uint32_t value) {
     map->count++;
   map->keys[i] = key;
   map->values[i] = value;
-  return true;
 }
 
 void json_cookie_map_clear(json_cookie_map *map) {
-  free(map->keys);
-  free(map->values);
+  g_free(map->keys);
+  g_free(map->values);
   map->keys = NULL;
   map->values = NULL;
   map->mask = 0;

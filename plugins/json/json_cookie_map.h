@@ -4,7 +4,8 @@
  *
  * Invariants: the table size is a power of two and at most half full; a
  * slot whose value is 0 is empty (host refs are never 0), so keys may take
- * any value. Memory grows with the number of distinct keys only.
+ * any value. Memory grows with the number of distinct keys only; out of
+ * memory aborts (GLib's allocator), as for the reader's vectors (TM_VEC).
  */
 #ifndef TM_JSON_COOKIE_MAP_H
 #define TM_JSON_COOKIE_MAP_H
@@ -22,8 +23,8 @@ typedef struct json_cookie_map {
 
 /* The value stored for `key`, or 0. */
 uint32_t json_cookie_map_get(const json_cookie_map *map, uint64_t key);
-/* Stores `value` (non-zero) for `key`. False on out of memory. */
-bool json_cookie_map_put(json_cookie_map *map, uint64_t key, uint32_t value);
+/* Stores `value` (non-zero) for `key`. */
+void json_cookie_map_put(json_cookie_map *map, uint64_t key, uint32_t value);
 void json_cookie_map_clear(json_cookie_map *map);
 
 #endif /* TM_JSON_COOKIE_MAP_H */

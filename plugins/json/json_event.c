@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib.h>
+
 #include "json_cookie_map.h"
 #include "json_number.h"
 #include "json_v8_profile.h"
@@ -77,7 +79,7 @@ struct json_emitter {
   thread_slot threads[THREAD_CACHE_SIZE];
   process_slot processes[PROCESS_CACHE_SIZE];
   json_cookie_map async_tracks; /* cookie (and upid) -> track */
-  json_buf scratch;             /* counter track names */
+  json_text scratch;             /* counter track names */
   json_v8_profiles *v8_profiles; /* NULL until the first P event */
   json_failure_fn on_failure;
   void *failure_ctx;
@@ -88,15 +90,13 @@ struct json_emitter {
 
 void json_event_buf_reset(json_event_buf *buf) {
   memset(&buf->ev, 0, sizeof(buf->ev));
-  buf->n_args = 0;
+  buf->args.len = 0;
   buf->text.len = 0;
 }
 
 void json_event_buf_free(json_event_buf *buf) {
-  json_buf_free(&buf->text);
-  free(buf->args);
-  buf->args = NULL;
-  buf->n_args = buf->cap_args = 0;
+  tm_vec_free(&buf->text);
+  tm_vec_free(&buf->args);
 }
 
 bool json_event_buf_store(json_event_buf *buf, const void *bytes, size_t len,
@@ -105,16 +105,12 @@ bool json_event_buf_store(json_event_buf *buf, const void *bytes, size_t len,
     return false;
   out->off = (uint32_t)buf->text.len;
   out->len = (uint32_t)len;
-  return json_buf_append(&buf->text, bytes, len);
+  json_text_append(&buf->text, bytes, len);
+  return true;
 }
 
 json_arg *json_event_buf_add_arg(json_event_buf *buf) {
-  if (!json_grow((void **)&buf->args, &buf->cap_args, buf->n_args + 1,
-                 sizeof(*buf->args)))
-    return NULL;
-  json_arg *arg = &buf->args[buf->n_args++];
-  memset(arg, 0, sizeof(*arg));
-  return arg;
+  return tm_vec_push_zero(&buf->args);
 }
 
 /* --- hashing -------------------------------------------------------------- */
@@ -146,9 +142,7 @@ static uint64_t hash_combine(uint64_t a, uint64_t b) {
 json_emitter *json_emitter_new(const tm_host_services *services,
                                tm_host *host, json_failure_fn on_failure,
                                void *failure_ctx) {
-  json_emitter *em = calloc(1, sizeof(*em));
-  if (!em)
-    return NULL;
+  json_emitter *em = g_new0(json_emitter, 1);
   em->svc = services;
   em->host = host;
   em->on_failure = on_failure;
@@ -160,9 +154,9 @@ void json_emitter_free(json_emitter *em) {
   if (!em)
     return;
   json_cookie_map_clear(&em->async_tracks);
-  json_buf_free(&em->scratch);
+  tm_vec_free(&em->scratch);
   json_v8_profiles_free(em->v8_profiles);
-  free(em);
+  g_free(em);
 }
 
 /* --- host lookups, cached -------------------------------------------------- */
@@ -299,8 +293,8 @@ static void parser_failure(json_emitter *em, const json_event_buf *buf) {
 /* Adds the flattened "args" to the host's arg set and commits it. */
 static tm_args_ref emit_args(json_emitter *em, const json_event_buf *buf) {
   bool any = false;
-  for (size_t i = 0; i < buf->n_args; i++) {
-    const json_arg *arg = &buf->args[i];
+  for (size_t i = 0; i < buf->args.len; i++) {
+    const json_arg *arg = &buf->args.data[i];
     tm_arg_value value;
     switch (arg->kind) {
     case JSON_ARG_KIND_INT:
@@ -334,8 +328,8 @@ static tm_args_ref emit_args(json_emitter *em, const json_event_buf *buf) {
 static const json_arg *find_top_arg(const json_event_buf *buf,
                                     const char *member, uint8_t kind) {
   size_t member_len = strlen(member);
-  for (size_t i = 0; i < buf->n_args; i++) {
-    const json_arg *arg = &buf->args[i];
+  for (size_t i = 0; i < buf->args.len; i++) {
+    const json_arg *arg = &buf->args.data[i];
     if (!arg->top_level || arg->kind != kind ||
         arg->key.len != 5 + member_len)
       continue;
@@ -504,28 +498,26 @@ static void emit_instant(json_emitter *em, const json_event_buf *buf,
   em->svc->slice_complete(em->host, &f, 0);
 }
 
-static bool emit_counter(json_emitter *em, const json_event_buf *buf,
+static void emit_counter(json_emitter *em, const json_event_buf *buf,
                          int64_t pid) {
   const json_event *ev = &buf->ev;
   if (!ev->has_args) {
     parser_failure(em, buf);
-    return true;
+    return;
   }
   process_slot *process = get_process(em, pid, 0);
-  json_buf *name = &em->scratch;
+  json_text *name = &em->scratch;
   name->len = 0;
-  bool ok = json_buf_append(name, json_event_buf_text(buf, ev->name),
-                            ev->name.len);
-  if (ev->id.kind == JSON_ID_STRING)
-    ok = ok && json_buf_append_str(name, " id: ") &&
-         json_buf_append(name, json_event_buf_text(buf, ev->id.text),
-                         ev->id.text.len);
-  ok = ok && json_buf_append_char(name, ' ');
-  if (!ok)
-    return false;
+  json_text_append(name, json_event_buf_text(buf, ev->name), ev->name.len);
+  if (ev->id.kind == JSON_ID_STRING) {
+    json_text_append_str(name, " id: ");
+    json_text_append(name, json_event_buf_text(buf, ev->id.text),
+                     ev->id.text.len);
+  }
+  json_text_append_char(name, ' ');
   size_t prefix_len = name->len;
-  for (size_t i = 0; i < buf->n_args; i++) {
-    const json_arg *arg = &buf->args[i];
+  for (size_t i = 0; i < buf->args.len; i++) {
+    const json_arg *arg = &buf->args.data[i];
     if (!arg->top_level)
       continue;
     double value;
@@ -542,11 +534,10 @@ static bool emit_counter(json_emitter *em, const json_event_buf *buf,
       parser_failure(em, buf);
       continue;
     }
-    json_buf_truncate(name, prefix_len);
+    json_text_truncate(name, prefix_len);
     /* Skip "args." : the counter is named after the member itself. */
-    if (!json_buf_append(name, json_event_buf_text(buf, arg->key) + 5,
-                         arg->key.len - 5))
-      return false;
+    json_text_append(name, json_event_buf_text(buf, arg->key) + 5,
+                     arg->key.len - 5);
     tm_track_desc desc = {
         TM_TRACK_DESC_INIT,
         .type = "json_counter",
@@ -558,15 +549,14 @@ static bool emit_counter(json_emitter *em, const json_event_buf *buf,
     em->svc->counter(em->host, track, event_clock(em), ev->ts.ns, value,
                      TM_NO_ARGS);
   }
-  return true;
 }
 
-static bool emit_async(json_emitter *em, const json_event_buf *buf,
+static void emit_async(json_emitter *em, const json_event_buf *buf,
                        int64_t pid) {
   const json_event *ev = &buf->ev;
   if (!ev->has_pid) {
     parser_failure(em, buf);
-    return true;
+    return;
   }
   /* Cookie sources in upstream order: id, else id2.global, else
    * id2.local; only id2.local is process-scoped. */
@@ -590,7 +580,7 @@ static bool emit_async(json_emitter *em, const json_event_buf *buf,
     process_scoped = true;
   } else {
     parser_failure(em, buf);
-    return true;
+    return;
   }
 
   tm_process_ref process = 0;
@@ -618,8 +608,7 @@ static bool emit_async(json_emitter *em, const json_event_buf *buf,
       track = em->svc->track_async(em->host, &desc, cookie, 0);
     else
       track = em->svc->track_intern(em->host, &desc);
-    if (!json_cookie_map_put(&em->async_tracks, map_key, track))
-      return false;
+    json_cookie_map_put(&em->async_tracks, map_key, track);
   }
   f.track = track;
   f.args = emit_args(em, buf);
@@ -632,7 +621,6 @@ static bool emit_async(json_emitter *em, const json_event_buf *buf,
     em->svc->slice_complete(em->host, &f, 0);
     maybe_flow_v2(em, buf, track, f.ts);
   }
-  return true;
 }
 
 static bool span_equals(const json_event_buf *buf, json_span span,
@@ -702,24 +690,19 @@ static tm_thread_ref v8_thread(void *ctx) {
 
 /* Legacy V8 CPU profiles (json_v8_profile.h): the state is made on the
  * first P event so that traces without them pay nothing. */
-static bool emit_v8_profile(json_emitter *em, const json_event_buf *buf,
+static void emit_v8_profile(json_emitter *em, const json_event_buf *buf,
                             int64_t pid, int64_t tid, tm_str_id tid_name) {
-  const tm_host_services *svc = em->svc;
-  if (!em->v8_profiles) {
-    em->v8_profiles = json_v8_profiles_new(svc, em->host);
-    if (!em->v8_profiles)
-      return false;
-  }
+  if (!em->v8_profiles)
+    em->v8_profiles = json_v8_profiles_new(em->svc, em->host);
   v8_thread_ctx ctx = {.em = em, .pid = pid, .tid = tid, .tid_name = tid_name};
   json_v8_thread thread = {.resolve = v8_thread, .ctx = &ctx};
-  return json_v8_profiles_event(em->v8_profiles, buf, pid, &thread,
-                                event_clock(em));
+  json_v8_profiles_event(em->v8_profiles, buf, pid, &thread, event_clock(em));
 }
 
-bool json_emitter_emit(json_emitter *em, const json_event_buf *buf) {
+void json_emitter_emit(json_emitter *em, const json_event_buf *buf) {
   const json_event *ev = &buf->ev;
   if (ev->n_keys == 0)
-    return true; /* `{}` */
+    return; /* `{}` */
   if (!ev->phase || ev->id2_bad || ev->ts.state == JSON_FIELD_BAD ||
       ev->dur.state == JSON_FIELD_BAD || ev->tts.state == JSON_FIELD_BAD ||
       ev->tdur.state == JSON_FIELD_BAD ||
@@ -733,7 +716,7 @@ bool json_emitter_emit(json_emitter *em, const json_event_buf *buf) {
                       : ev->tts.state == JSON_FIELD_BAD ? "bad tts"
                       : ev->tdur.state == JSON_FIELD_BAD ? "bad tdur"
                                                          : "missing ts");
-    return true;
+    return;
   }
   int64_t pid = 0, tid = 0;
   tm_str_id pid_name = 0, tid_name = 0;
@@ -754,8 +737,10 @@ bool json_emitter_emit(json_emitter *em, const json_event_buf *buf) {
 
   /* P events never reach upstream's event parser: their samples resolve
    * the thread when they are added (json_v8_profile.h). */
-  if (ev->phase == 'P')
-    return emit_v8_profile(em, buf, pid, tid, tid_name);
+  if (ev->phase == 'P') {
+    emit_v8_profile(em, buf, pid, tid, tid_name);
+    return;
+  }
 
   /* Every other accepted event resolves its thread (creating the process
    * and thread rows), as upstream does before looking at the phase. */
@@ -775,11 +760,13 @@ bool json_emitter_emit(json_emitter *em, const json_event_buf *buf) {
     emit_instant(em, buf, thread, pid);
     break;
   case 'C':
-    return emit_counter(em, buf, pid);
+    emit_counter(em, buf, pid);
+    break;
   case 'b':
   case 'e':
   case 'n':
-    return emit_async(em, buf, pid);
+    emit_async(em, buf, pid);
+    break;
   case 's':
   case 't':
   case 'f':
@@ -791,5 +778,4 @@ bool json_emitter_emit(json_emitter *em, const json_event_buf *buf) {
   default:
     break; /* S T F p O N D c ( ) V v and unknown phases: ignored */
   }
-  return true;
 }

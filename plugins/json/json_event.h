@@ -19,7 +19,7 @@
 
 #include <tracemerge/plugin.h>
 
-#include "json_buf.h"
+#include "json_text.h"
 
 typedef struct json_span {
   uint32_t off;
@@ -88,18 +88,18 @@ typedef struct json_event {
 
 typedef struct json_event_buf {
   json_event ev;
-  json_buf text; /* arena the spans point into */
-  json_arg *args;
-  size_t n_args;
-  size_t cap_args;
+  json_text text; /* arena the spans point into */
+  TM_VEC(json_arg) args;
 } json_event_buf;
 
 void json_event_buf_reset(json_event_buf *buf);
 void json_event_buf_free(json_event_buf *buf);
-/* Copies bytes into the arena; false on out of memory. */
+/* Copies bytes into the arena; false when the arena would pass 4 GiB,
+ * which a span cannot address (out of memory aborts, as for every
+ * TM_VEC). */
 bool json_event_buf_store(json_event_buf *buf, const void *bytes, size_t len,
                           json_span *out);
-/* Appends an arg slot (key and kind to be filled); NULL on out of memory. */
+/* Appends an arg slot, zeroed (key and kind to be filled). */
 json_arg *json_event_buf_add_arg(json_event_buf *buf);
 
 /* The bytes of `span` (not terminated); "" for an empty arena. */
@@ -123,7 +123,7 @@ json_emitter *json_emitter_new(const tm_host_services *services, tm_host *host,
 void json_emitter_free(json_emitter *emitter);
 
 /* Turns one complete event into host calls (or a stat when it has to be
- * dropped). False only on out of memory. */
-bool json_emitter_emit(json_emitter *emitter, const json_event_buf *buf);
+ * dropped). */
+void json_emitter_emit(json_emitter *emitter, const json_event_buf *buf);
 
 #endif /* TM_JSON_EVENT_H */

@@ -9,7 +9,7 @@
 
 json_fast_status json_fast_element(const yajl_callbacks *cb,
                                    const yajl_callbacks *members, void *ctx,
-                                   json_buf *decoded, const uint8_t *data,
+                                   json_text *decoded, const uint8_t *data,
                                    size_t len, size_t *consumed) {
   return json_fast_element_inline(cb, members, ctx, decoded, data, len,
                                   consumed);

@@ -32,12 +32,13 @@
 #ifndef TM_JSON_FAST_H
 #define TM_JSON_FAST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <yajl/yajl_parse.h>
 
-#include "json_buf.h"
+#include "json_text.h"
 
 /* Containers open at once, the element included; deeper ones go to yajl. */
 #define JSON_FAST_MAX_DEPTH 32
@@ -58,7 +59,7 @@ typedef enum json_fast_status {
  * its callback runs. */
 json_fast_status json_fast_element(const yajl_callbacks *cb,
                                    const yajl_callbacks *members, void *ctx,
-                                   json_buf *decoded, const uint8_t *data,
+                                   json_text *decoded, const uint8_t *data,
                                    size_t len, size_t *consumed);
 
 #endif /* TM_JSON_FAST_H */

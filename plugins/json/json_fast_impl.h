@@ -122,7 +122,7 @@ static inline int32_t hex4(const uint8_t *p) {
 }
 
 /* UTF-8 of a code point below 0x200000, as yajl writes it. */
-static bool append_utf8(json_buf *out, uint32_t cp) {
+static void append_utf8(json_text *out, uint32_t cp) {
   char b[4];
   size_t n;
   if (cp < 0x80) {
@@ -144,14 +144,14 @@ static bool append_utf8(json_buf *out, uint32_t cp) {
     b[3] = (char)((cp & 0x3f) | 0x80);
     n = 4;
   }
-  return json_buf_append(out, b, n);
+  json_text_append(out, b, n);
 }
 
 /* Decodes the escape at p ('\\'); returns the byte after it, NULL to
  * decline (an escape yajl rejects or decodes its own way, the buffer's
- * end, out of memory). */
+ * end). */
 static const uint8_t *decode_escape(const uint8_t *p, const uint8_t *end,
-                                    json_buf *out) {
+                                    json_text *out) {
   if (end - p < 2)
     return NULL;
   char c;
@@ -195,27 +195,28 @@ static const uint8_t *decode_escape(const uint8_t *p, const uint8_t *end,
            (low & 0x3ff);
       p += 6;
     }
-    return append_utf8(out, (uint32_t)cp) ? p : NULL;
+    append_utf8(out, (uint32_t)cp);
+    return p;
   }
   default:
     return NULL;
   }
-  return json_buf_append_char(out, c) ? p + 2 : NULL;
+  json_text_append_char(out, c);
+  return p + 2;
 }
 
 /* The rest of a string whose plain run ended at p on something else than
  * its closing quote: decoded into `decoded`. Returns the byte after the
  * closing quote; NULL to decline. */
 static const uint8_t *scan_string_slow(const uint8_t *start, const uint8_t *p,
-                                       const uint8_t *end, json_buf *decoded,
+                                       const uint8_t *end, json_text *decoded,
                                        const uint8_t **text,
                                        size_t *text_len) {
   decoded->len = 0;
   for (;;) {
     if (p == end || *p < 0x20)
       return NULL;
-    if (!json_buf_append(decoded, start, (size_t)(p - start)))
-      return NULL;
+    json_text_append(decoded, start, (size_t)(p - start));
     if (*p == '"')
       break;
     p = decode_escape(p, end, decoded);
@@ -235,7 +236,7 @@ static const uint8_t *scan_string_slow(const uint8_t *start, const uint8_t *p,
  * mask of their own, so that a closing quote is known without reading
  * its byte again (that load sat on the critical path). */
 static inline const uint8_t *scan_string(const uint8_t *p, const uint8_t *end,
-                                         json_buf *decoded,
+                                         json_text *decoded,
                                          const uint8_t **text,
                                          size_t *text_len) {
   const uint8_t *start = ++p;
@@ -317,7 +318,7 @@ static bool has_literal(const uint8_t *p, const uint8_t *end, const char *word,
 static JSON_FAST_ALWAYS_INLINE json_fast_status
 json_fast_element_inline(const yajl_callbacks *cb,
                                    const yajl_callbacks *members, void *ctx,
-                                   json_buf *decoded, const uint8_t *data,
+                                   json_text *decoded, const uint8_t *data,
                                    size_t len, size_t *consumed) {
   const uint8_t *p = data;
   const uint8_t *end = data + len;

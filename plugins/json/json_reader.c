@@ -70,11 +70,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib.h>
 #include <tracemerge/plugin.h>
 #include <yajl/yajl_parse.h>
 
 #include "base/json_string.h"
-#include "json_buf.h"
+#include "json_text.h"
 #include "json_event.h"
 #include "json_fast.h"
 #include "json_fast_impl.h"
@@ -173,14 +174,15 @@ typedef struct json_reader {
   /* yajl's last byte was the event array's '[' or a ',' between its
    * elements, with nothing skipped or pending: the fast path may run. */
   bool at_element;
-  json_buf decoded; /* the fast path's string with escapes */
+  json_text decoded; /* the fast path's string with escapes */
 #ifdef TM_JSON_TEST_KNOBS
   /* Words of the config, for the tests only. */
   bool yajl_only;  /* "yajl-only": yajl reads whole segments, as before
                     * the fast path; the reference it is compared with */
   bool count_fast; /* "count-fast": stat json_test_fast_elements */
   bool cancel_third_event; /* "cancel-third-event": the third event's end
-                            * fails as if out of memory */
+                            * stops the parser, as a failing callback
+                            * would */
   int events_ended;
 #endif
 
@@ -190,11 +192,10 @@ typedef struct json_reader {
   uint8_t root_key;
   uint8_t event_key;
 
-  json_frame *frames;
-  size_t n_frames, cap_frames;
-  json_buf path;          /* "args.a.b[2]" under construction */
-  json_buf metadata_name; /* "json_metadata.<key>" */
-  json_buf raw;           /* a metadata object/array as JSON text */
+  TM_VEC(json_frame) frames;
+  json_text path;          /* "args.a.b[2]" under construction */
+  json_text metadata_name; /* "json_metadata.<key>" */
+  json_text raw;           /* a metadata object/array as JSON text */
 
   json_event_buf event;
   json_emitter *emitter;
@@ -213,9 +214,9 @@ typedef struct json_reader {
    * element noted last, so fast_element is never used stale. */
   const uint8_t *fast_element;
   int64_t element_offset;
-  json_buf kept;          /* its first bytes from earlier segments */
+  json_text kept;          /* its first bytes from earlier segments */
   int64_t kept_from;      /* file offset of kept.data[0]; -1: none */
-  json_buf failure_text;  /* scratch for raw_event */
+  json_text failure_text;  /* scratch for raw_event */
   bool skipping_element;  /* a non-object element is being skipped */
 
   /* systemTraceEvents: created with the first string body. */
@@ -229,7 +230,7 @@ typedef struct json_reader {
   int record_key; /* 0 other, 1 ph, 2 pid, 3 tid, 4 name */
   bool record_has_pid, record_has_tid;
   int64_t record_pid, record_tid;
-  json_buf record_name;
+  json_text record_name;
 } json_reader;
 
 /* --- errors ---------------------------------------------------------------- */
@@ -269,8 +270,10 @@ static int cancel(json_reader *r, const char *message) {
   return 0;
 }
 
-static int out_of_memory(json_reader *r) {
-  return cancel(r, "out of memory while reading the JSON trace");
+/* json_event_buf_store's one failure: spans address 4 GiB of an event's
+ * text (a record budget above that lets an event reach it). */
+static int event_too_long(json_reader *r) {
+  return cancel(r, "a JSON event's strings are longer than 4 GiB");
 }
 
 /* --- structure helpers ------------------------------------------------------ */
@@ -292,13 +295,9 @@ static int skip_value(json_reader *r, const json_value *v) {
   return 1;
 }
 
-static bool push_frame(json_reader *r, bool is_array, size_t base_len) {
-  if (!json_grow((void **)&r->frames, &r->cap_frames, r->n_frames + 1,
-                 sizeof(*r->frames)))
-    return false;
-  r->frames[r->n_frames++] =
-      (json_frame){.base_len = (uint32_t)base_len, .is_array = is_array};
-  return true;
+static void push_frame(json_reader *r, bool is_array, size_t base_len) {
+  tm_vec_push(&r->frames,
+              ((json_frame){.base_len = (uint32_t)base_len, .is_array = is_array}));
 }
 
 /* --- event fields ------------------------------------------------------------ */
@@ -466,8 +465,8 @@ static int event_value(json_reader *r, const json_value *v) {
       return skip_value(r, v);
     ev->has_args = true;
     r->path.len = 0;
-    if (!json_buf_append(&r->path, "args", 4) || !push_frame(r, false, 4))
-      return out_of_memory(r);
+    json_text_append(&r->path, "args", 4);
+    push_frame(r, false, 4);
     push_where(r, WHERE_ARGS);
     return 1;
   case KEY_ID2:
@@ -483,7 +482,7 @@ static int event_value(json_reader *r, const json_value *v) {
     break;
   }
   if (!ok)
-    return out_of_memory(r);
+    return event_too_long(r);
   return skip_value(r, v);
 }
 
@@ -494,7 +493,7 @@ static int id2_value(json_reader *r, const json_value *v) {
     bool local = r->event_key == KEY_ID2_LOCAL;
     json_span *span = local ? &ev->id2_local : &ev->id2_global;
     if (!json_event_buf_store(&r->event, v->text, v->len, span))
-      return out_of_memory(r);
+      return event_too_long(r);
     if (local)
       ev->has_id2_local = true;
     else
@@ -506,7 +505,7 @@ static int id2_value(json_reader *r, const json_value *v) {
 
 /* One value inside "args": flattened to its full key path. */
 static int args_value(json_reader *r, const json_value *v) {
-  json_frame *top = &r->frames[r->n_frames - 1];
+  json_frame *top = &r->frames.data[r->frames.len - 1];
   if (top->is_array) {
     /* "[<count>]", written backwards: snprintf was a tenth of the args. */
     char index[16];
@@ -517,20 +516,18 @@ static int args_value(json_reader *r, const json_value *v) {
       *--p = (char)('0' + k % 10u);
     while ((k /= 10u) != 0);
     *--p = '[';
-    json_buf_truncate(&r->path, top->base_len);
-    if (!json_buf_append(&r->path, p, (size_t)(index + sizeof(index) - p)))
-      return out_of_memory(r);
+    json_text_truncate(&r->path, top->base_len);
+    json_text_append(&r->path, p, (size_t)(index + sizeof(index) - p));
   }
-  bool top_level = r->n_frames == 1;
-  if (is_container(v) && !top_level)
-    return push_frame(r, v->type == VALUE_ARRAY, r->path.len)
-               ? 1
-               : out_of_memory(r);
+  bool top_level = r->frames.len == 1;
+  if (is_container(v) && !top_level) {
+    push_frame(r, v->type == VALUE_ARRAY, r->path.len);
+    return 1;
+  }
 
   json_arg *arg = json_event_buf_add_arg(&r->event);
-  if (!arg ||
-      !json_event_buf_store(&r->event, r->path.data, r->path.len, &arg->key))
-    return out_of_memory(r);
+  if (!json_event_buf_store(&r->event, r->path.data, r->path.len, &arg->key))
+    return event_too_long(r);
   arg->top_level = top_level;
   json_number n;
   switch (v->type) {
@@ -555,12 +552,11 @@ static int args_value(json_reader *r, const json_value *v) {
   case VALUE_STRING:
     arg->kind = JSON_ARG_KIND_STRING;
     if (!json_event_buf_store(&r->event, v->text, v->len, &arg->u.text))
-      return out_of_memory(r);
+      return event_too_long(r);
     break;
   default: /* a container directly under "args": marked for counters */
     arg->kind = JSON_ARG_KIND_CONTAINER;
-    if (!push_frame(r, v->type == VALUE_ARRAY, r->path.len))
-      return out_of_memory(r);
+    push_frame(r, v->type == VALUE_ARRAY, r->path.len);
     break;
   }
   return 1;
@@ -570,23 +566,20 @@ static int args_value(json_reader *r, const json_value *v) {
 
 /* The JSON text of a nested metadata value: its strings as the one JSON
  * string escaper writes them (core/base/json_string.h). */
-static bool raw_append_string(json_buf *b, const char *s, size_t len) {
-  if (!json_buf_append_char(b, '"'))
-    return false;
+static void raw_append_string(json_text *b, const char *s, size_t len) {
+  json_text_append_char(b, '"');
   while (len) {
     char escape[TM_JSON_ESCAPE_MAX];
     size_t consumed = 0;
     size_t plain = tm_json_plain_prefix(s, len, escape, &consumed);
-    if (!json_buf_append(b, s, plain))
-      return false;
+    json_text_append(b, s, plain);
     if (plain == len)
       break;
-    if (!json_buf_append_str(b, escape))
-      return false;
+    json_text_append_str(b, escape);
     s += plain + consumed;
     len -= plain + consumed;
   }
-  return json_buf_append_char(b, '"');
+  json_text_append_char(b, '"');
 }
 
 static void set_metadata_number(json_reader *r, const json_number *n) {
@@ -627,9 +620,8 @@ static int metadata_value(json_reader *r, const json_value *v) {
     return 1;
   default:
     r->raw.len = 0;
-    if (!json_buf_append_char(&r->raw, v->type == VALUE_MAP ? '{' : '[') ||
-        !push_frame(r, v->type == VALUE_ARRAY, 0))
-      return out_of_memory(r);
+    json_text_append_char(&r->raw, v->type == VALUE_MAP ? '{' : '[');
+    push_frame(r, v->type == VALUE_ARRAY, 0);
     push_where(r, WHERE_RAW);
     return 1;
   }
@@ -637,30 +629,28 @@ static int metadata_value(json_reader *r, const json_value *v) {
 
 /* One value inside a metadata object/array, re-serialised compactly. */
 static int raw_value(json_reader *r, const json_value *v) {
-  json_frame *top = &r->frames[r->n_frames - 1];
-  bool ok = true;
+  json_frame *top = &r->frames.data[r->frames.len - 1];
   if (top->is_array && top->count++ > 0)
-    ok = json_buf_append_char(&r->raw, ',');
+    json_text_append_char(&r->raw, ',');
   switch (v->type) {
   case VALUE_NULL:
-    ok = ok && json_buf_append_str(&r->raw, "null");
+    json_text_append_str(&r->raw, "null");
     break;
   case VALUE_BOOL:
-    ok = ok && json_buf_append_str(&r->raw, v->boolean ? "true" : "false");
+    json_text_append_str(&r->raw, v->boolean ? "true" : "false");
     break;
   case VALUE_NUMBER:
-    ok = ok && json_buf_append(&r->raw, v->text, v->len);
+    json_text_append(&r->raw, v->text, v->len);
     break;
   case VALUE_STRING:
-    ok = ok && raw_append_string(&r->raw, v->text, v->len);
+    raw_append_string(&r->raw, v->text, v->len);
     break;
   default:
-    ok = ok &&
-         json_buf_append_char(&r->raw, v->type == VALUE_MAP ? '{' : '[') &&
-         push_frame(r, v->type == VALUE_ARRAY, 0);
+    json_text_append_char(&r->raw, v->type == VALUE_MAP ? '{' : '[');
+    push_frame(r, v->type == VALUE_ARRAY, 0);
     break;
   }
-  return ok ? 1 : out_of_memory(r);
+  return 1;
 }
 
 /* --- systemTraceEvents ----------------------------------------------------------- */
@@ -750,8 +740,7 @@ static int system_record_value(json_reader *r, const json_value *v) {
   case 4:
     if (v->type == VALUE_STRING) {
       r->record_name.len = 0;
-      if (!json_buf_append(&r->record_name, v->text, v->len))
-        return out_of_memory(r);
+      json_text_append(&r->record_name, v->text, v->len);
     }
     break;
   default:
@@ -806,11 +795,11 @@ static bool element_open(const json_reader *r) {
  * of its first RAW_EVENT_MAX bytes, since the segment's bytes go away.
  * Runs once per segment; copies only for an element cut by the segment's
  * end (or by yajl reading one after a decline), at most RAW_EVENT_MAX
- * bytes in all per element. False on out of memory. */
-static bool keep_element_bytes(json_reader *r) {
+ * bytes in all per element. */
+static void keep_element_bytes(json_reader *r) {
   /* An element still open was declined by the fast path: yajl noted it. */
   if (r->element_offset < 0 || !element_open(r))
-    return true;
+    return;
   if (r->kept_from != r->element_offset) {
     r->kept.len = 0;
     r->kept_from = r->element_offset;
@@ -821,15 +810,15 @@ static bool keep_element_bytes(json_reader *r) {
   if (to > seg_end)
     to = seg_end;
   if (from < r->seg_offset || to <= from)
-    return true;
-  return json_buf_append(&r->kept, r->seg_data + (from - r->seg_offset),
-                         (size_t)(to - from));
+    return;
+  json_text_append(&r->kept, r->seg_data + (from - r->seg_offset),
+                   (size_t)(to - from));
 }
 
 /* Appends `len` bytes to `out`, dropping leading whitespace until the
  * first significant byte (`*started`), up to RAW_EVENT_MAX in all.
  * Returns how many whitespace bytes it dropped. */
-static size_t append_element_bytes(json_buf *out, const uint8_t *bytes,
+static size_t append_element_bytes(json_text *out, const uint8_t *bytes,
                                    size_t len, bool *started) {
   size_t i = 0;
   if (!*started) {
@@ -840,8 +829,7 @@ static size_t append_element_bytes(json_buf *out, const uint8_t *bytes,
   size_t n = len - i;
   if (n > RAW_EVENT_MAX - out->len)
     n = RAW_EVENT_MAX - out->len;
-  /* Out of memory only shortens the quote: the event is logged anyway. */
-  (void)json_buf_append(out, bytes + i, n);
+  json_text_append(out, bytes + i, n);
   return i;
 }
 
@@ -905,7 +893,7 @@ static size_t element_end(const char *s, size_t len) {
  * comma the segmenter blanked reads as a space. Returns the file offset
  * of that first byte, -1 if unknown. */
 static int64_t element_text(json_reader *r) {
-  json_buf *out = &r->failure_text;
+  json_text *out = &r->failure_text;
   out->len = 0;
   int64_t start = r->element_offset;
   if (r->fast_element) /* in seg_data: failures happen while it is parsed */
@@ -929,7 +917,7 @@ static int64_t element_text(json_reader *r) {
                                     r->seg_len - from, &started);
   }
   if (out->data)
-    json_buf_truncate(out, element_end(out->data, out->len));
+    json_text_truncate(out, element_end(out->data, out->len));
   return start + (int64_t)skipped;
 }
 
@@ -1097,14 +1085,13 @@ static int on_end(void *ctx) {
   }
   switch ((json_where)r->where[r->depth - 1]) {
   case WHERE_ARGS:
-    if (--r->n_frames == 0)
+    if (--r->frames.len == 0)
       r->depth--;
     return 1;
   case WHERE_RAW: {
-    bool was_array = r->frames[--r->n_frames].is_array;
-    if (!json_buf_append_char(&r->raw, was_array ? ']' : '}'))
-      return out_of_memory(r);
-    if (r->n_frames == 0) {
+    bool was_array = r->frames.data[--r->frames.len].is_array;
+    json_text_append_char(&r->raw, was_array ? ']' : '}');
+    if (r->frames.len == 0) {
       r->svc->metadata_set_string(
           r->host, r->metadata_name.data,
           r->svc->intern_string(r->host, r->raw.data, r->raw.len));
@@ -1116,9 +1103,10 @@ static int on_end(void *ctx) {
     r->depth--;
 #ifdef TM_JSON_TEST_KNOBS
     if (r->cancel_third_event && ++r->events_ended == 3)
-      return out_of_memory(r);
+      return cancel(r, "test knob: the third event's end stops the parser");
 #endif
-    return json_emitter_emit(r->emitter, &r->event) ? 1 : out_of_memory(r);
+    json_emitter_emit(r->emitter, &r->event);
+    return 1;
   case WHERE_EVENTS:
   case WHERE_ROOT:
     r->depth--;
@@ -1170,19 +1158,17 @@ static int on_map_key(void *ctx, const unsigned char *key, size_t len) {
                                                              : KEY_OTHER;
     return 1;
   case WHERE_ARGS: {
-    json_frame *top = &r->frames[r->n_frames - 1];
+    json_frame *top = &r->frames.data[r->frames.len - 1];
     top->count++;
-    json_buf_truncate(&r->path, top->base_len);
-    if (!json_buf_append_char(&r->path, '.') ||
-        !json_buf_append(&r->path, s, len))
-      return out_of_memory(r);
+    json_text_truncate(&r->path, top->base_len);
+    json_text_append_char(&r->path, '.');
+    json_text_append(&r->path, s, len);
     return 1;
   }
   case WHERE_METADATA:
     r->metadata_name.len = 0;
-    if (!json_buf_append_str(&r->metadata_name, "json_metadata.") ||
-        !json_buf_append(&r->metadata_name, s, len))
-      return out_of_memory(r);
+    json_text_append_str(&r->metadata_name, "json_metadata.");
+    json_text_append(&r->metadata_name, s, len);
     return 1;
   case WHERE_SYSTEM_OBJECT:
     r->system_key_is_type = len == 4 && memcmp(s, "type", 4) == 0;
@@ -1196,11 +1182,12 @@ static int on_map_key(void *ctx, const unsigned char *key, size_t len) {
                                                             : 0;
     return 1;
   case WHERE_RAW: {
-    json_frame *top = &r->frames[r->n_frames - 1];
-    bool ok = (top->count++ == 0 || json_buf_append_char(&r->raw, ',')) &&
-              raw_append_string(&r->raw, s, len) &&
-              json_buf_append_char(&r->raw, ':');
-    return ok ? 1 : out_of_memory(r);
+    json_frame *top = &r->frames.data[r->frames.len - 1];
+    if (top->count++ > 0)
+      json_text_append_char(&r->raw, ',');
+    raw_append_string(&r->raw, s, len);
+    json_text_append_char(&r->raw, ':');
+    return 1;
   }
   default:
     return 1;
@@ -1378,13 +1365,13 @@ static bool yajl_feed(json_reader *r, const uint8_t *data, size_t len,
 static json_fast_status fast_element(json_reader *r, const uint8_t *data,
                                      size_t len, size_t *consumed) {
   unsigned depth = r->depth;
-  size_t n_frames = r->n_frames;
+  size_t n_frames = r->frames.len;
   json_fast_status status =
       json_fast_element_inline(&callbacks, &event_member_callbacks, r,
                                &r->decoded, data, len, consumed);
   if (status == JSON_FAST_DECLINED) {
     r->depth = depth;
-    r->n_frames = n_frames;
+    r->frames.len = n_frames;
     r->skip_depth = 0;
     r->cancel_message = NULL;
   }
@@ -1446,11 +1433,8 @@ static bool parse_segment(void *ctx, const uint8_t *data, size_t len,
     fail_budget(r, r->element_offset, "a JSON event");
     ok = false;
   }
-  if (ok && !keep_element_bytes(r)) {
-    fail(r, file_offset + (int64_t)len,
-         "out of memory while reading the JSON trace");
-    ok = false;
-  }
+  if (ok)
+    keep_element_bytes(r);
   r->seg_data = NULL; /* the bytes are the segmenter's again */
   return ok;
 }
@@ -1509,11 +1493,7 @@ static bool config_has(const uint8_t *config, size_t len, const char *word) {
 
 static void *json_open(const tm_host_services *services, tm_host *host,
                        const uint8_t *config, size_t config_len) {
-  json_reader *r = calloc(1, sizeof(*r));
-  if (!r) {
-    services->report_error(host, -1, "out of memory opening the JSON reader");
-    return NULL;
-  }
+  json_reader *r = g_new0(json_reader, 1);
   r->svc = services;
   r->host = host;
 #ifdef TM_JSON_TEST_KNOBS
@@ -1536,7 +1516,7 @@ static void *json_open(const tm_host_services *services, tm_host *host,
   r->kept_from = -1;
   r->emitter = json_emitter_new(services, host, event_failure, r);
   r->yajl = yajl_alloc(&parser_callbacks, NULL, r);
-  if (!r->emitter || !r->yajl) {
+  if (!r->yajl) { /* yajl's own allocator failed */
     services->report_error(host, -1, "out of memory opening the JSON reader");
     json_close(r);
     return NULL;
@@ -1570,13 +1550,9 @@ static tm_status json_feed(void *state, const uint8_t *data, size_t len) {
   }
   int64_t offset = r->bytes_received + (int64_t)i;
   r->bytes_received += (int64_t)len;
-  bool out_of_memory = false;
   if (!json_segmenter_feed(&r->segmenter, data + i, len - i, offset,
-                           parse_segment, r, &out_of_memory)) {
-    if (out_of_memory)
-      fail(r, offset, "out of memory while reading the JSON trace");
+                           parse_segment, r))
     return TM_ERROR;
-  }
   /* A token (a string, a number) not yet whole is carried. */
   if (r->segmenter.carry.len > r->max_record) {
     fail_budget(r, r->segmenter.carry_offset, "a JSON token");
@@ -1619,15 +1595,15 @@ static void json_close(void *state) {
   systrace_emitter_free(r->system_trace);
   json_segmenter_free(&r->segmenter);
   json_event_buf_free(&r->event);
-  json_buf_free(&r->path);
-  json_buf_free(&r->metadata_name);
-  json_buf_free(&r->record_name);
-  json_buf_free(&r->raw);
-  json_buf_free(&r->decoded);
-  json_buf_free(&r->kept);
-  json_buf_free(&r->failure_text);
-  free(r->frames);
-  free(r);
+  tm_vec_free(&r->path);
+  tm_vec_free(&r->metadata_name);
+  tm_vec_free(&r->record_name);
+  tm_vec_free(&r->raw);
+  tm_vec_free(&r->decoded);
+  tm_vec_free(&r->kept);
+  tm_vec_free(&r->failure_text);
+  tm_vec_free(&r->frames);
+  g_free(r);
 }
 
 static const tm_reader_stat json_stats[] = {

@@ -189,47 +189,38 @@ static void settle_cuts(cuts *c, const size_t base[2],
   c->last = base[0] + top + 1;
 }
 
-static bool add_blank(json_segmenter *s, int64_t file_offset) {
-  if (!json_grow((void **)&s->blanks, &s->cap_blanks, s->n_blanks + 1,
-                 sizeof(*s->blanks)))
-    return false;
-  s->blanks[s->n_blanks++] = file_offset;
-  return true;
-}
 
 /* Blanks the commas of this chunk that lie in [begin, begin + len) of a
  * buffer we own. */
 static void apply_blanks(const json_segmenter *s, char *bytes, size_t len,
                          int64_t begin) {
-  for (size_t i = 0; i < s->n_blanks; i++) {
-    int64_t at = s->blanks[i];
+  for (size_t i = 0; i < s->blanks.len; i++) {
+    int64_t at = s->blanks.data[i];
     if (at >= begin && at < begin + (int64_t)len)
       bytes[at - begin] = ' ';
   }
 }
 
 static bool has_blank_in(const json_segmenter *s, int64_t begin, size_t len) {
-  for (size_t i = 0; i < s->n_blanks; i++)
-    if (s->blanks[i] >= begin && s->blanks[i] < begin + (int64_t)len)
+  for (size_t i = 0; i < s->blanks.len; i++)
+    if (s->blanks.data[i] >= begin && s->blanks.data[i] < begin + (int64_t)len)
       return true;
   return false;
 }
 
-static bool carry_append(json_segmenter *s, const uint8_t *data, size_t len,
+static void carry_append(json_segmenter *s, const uint8_t *data, size_t len,
                          int64_t file_offset) {
   if (s->carry.len == 0)
     s->carry_offset = file_offset;
   size_t before = s->carry.len;
-  if (!json_buf_append(&s->carry, data, len))
-    return false;
+  json_text_append(&s->carry, data, len);
   apply_blanks(s, s->carry.data + before, len, file_offset);
-  return true;
 }
 
 /* Closers outside strings whose previous significant byte, in this chunk,
  * is a comma: that comma is a trailing one. (A previous significant byte
  * before the chunk is the pending comma, resolved by the caller.) */
-static bool note_trailing_commas(json_segmenter *s, const uint8_t *data,
+static void note_trailing_commas(json_segmenter *s, const uint8_t *data,
                                  size_t base, uint64_t closers,
                                  int64_t file_offset) {
   while (closers) {
@@ -238,24 +229,21 @@ static bool note_trailing_commas(json_segmenter *s, const uint8_t *data,
     size_t j = base + k;
     while (j > 0 && is_json_space(data[j - 1]))
       j--;
-    if (j > 0 && data[j - 1] == ',' &&
-        !add_blank(s, file_offset + (int64_t)(j - 1)))
-      return false;
+    if (j > 0 && data[j - 1] == ',')
+      tm_vec_push(&s->blanks, file_offset + (int64_t)(j - 1));
   }
-  return true;
 }
 
 /* Scans the chunk, updating the string state, and finds its cut points
- * and the commas to blank. False on out of memory. This loop sees every
- * byte of the file. */
-static bool scan(json_segmenter *s, const uint8_t *data, size_t len,
+ * and the commas to blank. This loop sees every byte of the file. */
+static void scan(json_segmenter *s, const uint8_t *data, size_t len,
                  int64_t file_offset, cuts *c) {
   if (s->comma_pending) {
     size_t i = 0;
     while (i < len && is_json_space(data[i]))
       i++;
     if (i == len)
-      return true; /* still undecided */
+      return; /* still undecided */
     s->comma_pending = false;
     /* The pending comma was carried, so it is blanked there. */
     if (is_closer(data[i]) && s->comma_offset >= s->carry_offset &&
@@ -293,9 +281,8 @@ static bool scan(json_segmenter *s, const uint8_t *data, size_t len,
       cut_mask[0] = candidates;
     }
     uint64_t closers = b.closer & outside;
-    if (closers &&
-        !note_trailing_commas(s, data, base, closers, file_offset))
-      return false;
+    if (closers)
+      note_trailing_commas(s, data, base, closers, file_offset);
   }
   s->in_string = in_string;
   s->after_backslash = after_backslash;
@@ -316,7 +303,6 @@ static bool scan(json_segmenter *s, const uint8_t *data, size_t len,
         c->last = c->second;
     }
   }
-  return true;
 }
 
 /* Whitespace carried past this is cut before or squeezed. */
@@ -369,11 +355,9 @@ static bool all_space(const uint8_t *data, size_t len) {
 }
 
 bool json_segmenter_feed(json_segmenter *s, const uint8_t *data, size_t len,
-                         int64_t file_offset, json_segment_fn sink, void *ctx,
-                         bool *out_of_memory) {
+                         int64_t file_offset, json_segment_fn sink, void *ctx) {
   cuts c = {NO_CUT, NO_CUT, NO_CUT};
-  s->n_blanks = 0;
-  *out_of_memory = false;
+  s->blanks.len = 0;
   bool was_pending = s->comma_pending;
   /* Only a long run of whitespace is cut or squeezed: a cut there could
    * move a later error's reported offset with the chunking, which no
@@ -391,23 +375,20 @@ bool json_segmenter_feed(json_segmenter *s, const uint8_t *data, size_t len,
       return sink(ctx, data, len, file_offset);
     }
   }
-  if (!scan(s, data, len, file_offset, &c))
-    goto oom;
+  scan(s, data, len, file_offset, &c);
   /* The pending comma resolved (a chunk of only whitespace was squeezed
    * above): it and the spaces counted after it go first, then this chunk
    * as if the carry were empty. */
   if (was_pending && s->pending_spaces > 0 && !pass_pending_spaces(s, sink, ctx))
     return false;
   if (c.last == NO_CUT) {
-    if (!carry_append(s, data, len, file_offset))
-      goto oom;
+    carry_append(s, data, len, file_offset);
     return true;
   }
 
   size_t direct = 0; /* start of the bytes passed on from `data` itself */
   if (s->carry.len) {
-    if (!carry_append(s, data, c.first, file_offset))
-      goto oom;
+    carry_append(s, data, c.first, file_offset);
     if (!sink(ctx, (const uint8_t *)s->carry.data, s->carry.len,
               s->carry_offset))
       return false;
@@ -420,23 +401,16 @@ bool json_segmenter_feed(json_segmenter *s, const uint8_t *data, size_t len,
     const uint8_t *bytes = data + direct;
     if (has_blank_in(s, begin, n)) {
       s->scratch.len = 0;
-      if (!json_buf_append(&s->scratch, bytes, n))
-        goto oom;
+      json_text_append(&s->scratch, bytes, n);
       apply_blanks(s, s->scratch.data, n, begin);
       bytes = (const uint8_t *)s->scratch.data;
     }
     if (!sink(ctx, bytes, n, begin))
       return false;
   }
-  if (c.last < len &&
-      !carry_append(s, data + c.last, len - c.last,
-                    file_offset + (int64_t)c.last))
-    goto oom;
+  if (c.last < len)
+    carry_append(s, data + c.last, len - c.last, file_offset + (int64_t)c.last);
   return true;
-
-oom:
-  *out_of_memory = true;
-  return false;
 }
 
 bool json_segmenter_flush(json_segmenter *s, json_segment_fn sink, void *ctx) {
@@ -451,9 +425,7 @@ bool json_segmenter_flush(json_segmenter *s, json_segment_fn sink, void *ctx) {
 }
 
 void json_segmenter_free(json_segmenter *s) {
-  json_buf_free(&s->carry);
-  json_buf_free(&s->scratch);
-  free(s->blanks);
-  s->blanks = NULL;
-  s->n_blanks = s->cap_blanks = 0;
+  tm_vec_free(&s->carry);
+  tm_vec_free(&s->scratch);
+  tm_vec_free(&s->blanks);
 }

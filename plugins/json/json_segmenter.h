@@ -36,7 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "json_buf.h"
+#include "json_text.h"
 
 /* Receives one segment; returns false to stop. */
 typedef bool (*json_segment_fn)(void *ctx, const uint8_t *data, size_t len,
@@ -47,7 +47,7 @@ typedef struct json_segmenter {
   bool after_backslash;
   bool comma_pending;   /* a comma whose next significant byte is unseen */
   int64_t comma_offset; /* its file offset (it waits in `carry`) */
-  json_buf carry;       /* scanned, not yet passed on */
+  json_text carry;       /* scanned, not yet passed on */
   int64_t carry_offset; /* file offset of carry.data[0] */
   /* Whitespace after the pending comma that is counted, not carried: once
    * more than 64 KiB would be carried, a chunk of nothing but whitespace
@@ -57,17 +57,14 @@ typedef struct json_segmenter {
    * whitespace costs no memory, however long (the offset of an error
    * after such a run may then depend on the chunking). */
   uint64_t pending_spaces;
-  json_buf scratch;     /* a copy of a chunk region with a comma blanked */
-  int64_t *blanks;      /* file offsets of commas to blank, this chunk */
-  size_t n_blanks, cap_blanks;
+  json_text scratch;     /* a copy of a chunk region with a comma blanked */
+  TM_VEC(int64_t) blanks; /* file offsets of commas to blank, this chunk */
 } json_segmenter;
 
 /* Scans `len` bytes found at `file_offset` and passes on every complete
- * segment. False if the sink stopped, or on out of memory (then
- * `*out_of_memory` is set). */
+ * segment. False if the sink stopped. */
 bool json_segmenter_feed(json_segmenter *s, const uint8_t *data, size_t len,
-                         int64_t file_offset, json_segment_fn sink, void *ctx,
-                         bool *out_of_memory);
+                         int64_t file_offset, json_segment_fn sink, void *ctx);
 
 /* End of input: passes on what is still carried. */
 bool json_segmenter_flush(json_segmenter *s, json_segment_fn sink, void *ctx);

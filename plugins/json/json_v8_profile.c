@@ -34,7 +34,7 @@
 
 #include <glib.h>
 
-#include "json_buf.h"
+#include "base/vec.h"
 #include "json_cookie_map.h"
 
 typedef struct v8_node {
@@ -47,8 +47,7 @@ typedef struct v8_node {
 typedef struct v8_profile {
   int64_t ts_ns;          /* startTime + the deltas so far */
   json_cookie_map index;  /* node id -> position in `nodes` + 1 */
-  v8_node *nodes;
-  size_t n_nodes, cap_nodes;
+  TM_VEC(v8_node) nodes;
 } v8_profile;
 
 /* A node as one chunk lists it, before it joins its profile. */
@@ -72,16 +71,14 @@ typedef struct chunk_int {
   bool valid;
 } chunk_int;
 
+typedef TM_VEC(chunk_int) chunk_int_vec;
+
 /* What one ProfileChunk lists, as read from its args. */
 typedef struct v8_chunk {
-  chunk_node *nodes;
-  size_t n_nodes, cap_nodes;
-  chunk_edge *edges;
-  size_t n_edges, cap_edges;
-  chunk_int *samples;
-  size_t n_samples, cap_samples;
-  chunk_int *deltas;
-  size_t n_deltas, cap_deltas;
+  TM_VEC(chunk_node) nodes;
+  TM_VEC(chunk_edge) edges;
+  chunk_int_vec samples;
+  chunk_int_vec deltas;
   bool bad_entry; /* a samples/timeDeltas entry of the wrong shape */
 } v8_chunk;
 
@@ -90,29 +87,26 @@ struct json_v8_profiles {
   tm_host *host;
   GHashTable *by_key;   /* "pid/kind/id" -> v8_profile */
   v8_chunk scratch;     /* one chunk, reused: bounded by the largest */
-  uint32_t *chain; /* positions being resolved, leaf first */
-  size_t cap_chain;
+  TM_VEC(uint32_t) chain; /* positions being resolved, leaf first */
 };
 
 static void profile_free(void *p) {
   v8_profile *profile = p;
   json_cookie_map_clear(&profile->index);
-  free(profile->nodes);
-  free(profile);
+  tm_vec_free(&profile->nodes);
+  g_free(profile);
 }
 
 static void chunk_free(v8_chunk *c) {
-  free(c->nodes);
-  free(c->edges);
-  free(c->samples);
-  free(c->deltas);
+  tm_vec_free(&c->nodes);
+  tm_vec_free(&c->edges);
+  tm_vec_free(&c->samples);
+  tm_vec_free(&c->deltas);
 }
 
 json_v8_profiles *json_v8_profiles_new(const tm_host_services *services,
                                        tm_host *host) {
-  json_v8_profiles *p = calloc(1, sizeof(*p));
-  if (!p)
-    return NULL;
+  json_v8_profiles *p = g_new0(json_v8_profiles, 1);
   p->svc = services;
   p->host = host;
   p->by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
@@ -125,8 +119,8 @@ void json_v8_profiles_free(json_v8_profiles *p) {
     return;
   g_hash_table_destroy(p->by_key);
   chunk_free(&p->scratch);
-  free(p->chain);
-  free(p);
+  tm_vec_free(&p->chain);
+  g_free(p);
 }
 
 static void stat(json_v8_profiles *p, const char *name) {
@@ -166,42 +160,40 @@ static bool take_index(const char **s, size_t *len, size_t *index) {
   return true;
 }
 
-/* Grows `*items` (of `*n` used, `*cap` allocated) to hold `index`, zeroing
- * what it adds. */
-static bool reach(void **items, size_t *n, size_t *cap, size_t index,
+/* Grows a TM_VEC (its data, len and cap) to hold `index`, zeroing what
+ * it adds. */
+static void reach(void **items, size_t *n, size_t *cap, size_t index,
                   size_t elem_size) {
   if (index < *n)
-    return true;
-  if (!json_grow(items, cap, index + 1, elem_size))
-    return false;
+    return;
+  tm_vec_reserve_(items, cap, index + 1, elem_size);
   memset((char *)*items + *n * elem_size, 0, (index + 1 - *n) * elem_size);
   *n = index + 1;
-  return true;
 }
 
+#define TM_VEC_REACH(v, index)                                              \
+  reach((void **)&(v)->data, &(v)->len, &(v)->cap, (index),                 \
+        sizeof(*(v)->data))
+
 /* An entry of samples[] or timeDeltas[]: `rest` is what follows "]". */
-static bool read_int_entry(json_v8_profiles *p, chunk_int **items, size_t *n,
-                           size_t *cap, size_t index, size_t rest_len,
+static void read_int_entry(json_v8_profiles *p, chunk_int_vec *items,
+                           size_t index, size_t rest_len,
                            const json_arg *arg) {
-  if (!reach((void **)items, n, cap, index, sizeof(chunk_int)))
-    return false;
+  TM_VEC_REACH(items, index);
   if (rest_len == 0 && arg->kind == JSON_ARG_KIND_INT) {
-    (*items)[index].value = arg->u.int_value;
-    (*items)[index].valid = true;
+    items->data[index].value = arg->u.int_value;
+    items->data[index].valid = true;
   } else {
     /* null, real, string, or a container's member */
     p->scratch.bad_entry = true;
   }
-  return true;
 }
 
-static bool read_node_field(json_v8_profiles *p, size_t index,
+static void read_node_field(json_v8_profiles *p, size_t index,
                             const char *rest, size_t rest_len,
                             const json_arg *arg) {
-  if (!reach((void **)&p->scratch.nodes, &p->scratch.n_nodes,
-             &p->scratch.cap_nodes, index, sizeof(chunk_node)))
-    return false;
-  chunk_node *node = &p->scratch.nodes[index];
+  TM_VEC_REACH(&p->scratch.nodes, index);
+  chunk_node *node = &p->scratch.nodes.data[index];
   if (arg->kind == JSON_ARG_KIND_INT && equals(rest, rest_len, ".id")) {
     node->id = arg->u.int_value;
     node->has_id = true;
@@ -219,25 +211,21 @@ static bool read_node_field(json_v8_profiles *p, size_t index,
     node->has_url = true;
   } else if (arg->kind == JSON_ARG_KIND_INT &&
              has_prefix(&rest, &rest_len, ".children[")) {
-    if (!json_grow((void **)&p->scratch.edges, &p->scratch.cap_edges,
-                   p->scratch.n_edges + 1, sizeof(chunk_edge)))
-      return false;
-    p->scratch.edges[p->scratch.n_edges++] =
-        (chunk_edge){index, arg->u.int_value};
+    tm_vec_push(&p->scratch.edges, ((chunk_edge){index, arg->u.int_value}));
   }
-  return true; /* other fields (scriptId, lineNumber, ...) are not kept */
+  /* other fields (scriptId, lineNumber, ...) are not kept */
 }
 
 /* Fills the chunk scratch from the event's args; `start_ns` gets
- * args.data.startTime when present. False on out of memory. */
-static bool read_chunk(json_v8_profiles *p, const json_event_buf *buf,
+ * args.data.startTime when present. */
+static void read_chunk(json_v8_profiles *p, const json_event_buf *buf,
                        bool *has_start, int64_t *start_ns) {
-  p->scratch.n_nodes = p->scratch.n_edges = p->scratch.n_samples =
-      p->scratch.n_deltas = 0;
+  p->scratch.nodes.len = p->scratch.edges.len = p->scratch.samples.len =
+      p->scratch.deltas.len = 0;
   p->scratch.bad_entry = false;
   *has_start = false;
-  for (size_t i = 0; i < buf->n_args; i++) {
-    const json_arg *arg = &buf->args[i];
+  for (size_t i = 0; i < buf->args.len; i++) {
+    const json_arg *arg = &buf->args.data[i];
     const char *s = json_event_buf_text(buf, arg->key);
     size_t len = arg->key.len;
     size_t index;
@@ -255,24 +243,16 @@ static bool read_chunk(json_v8_profiles *p, const json_event_buf *buf,
         *has_start = true;
       }
     } else if (has_prefix(&s, &len, "cpuProfile.nodes[")) {
-      if (take_index(&s, &len, &index) &&
-          !read_node_field(p, index, s, len, arg))
-        return false;
+      if (take_index(&s, &len, &index))
+        read_node_field(p, index, s, len, arg);
     } else if (has_prefix(&s, &len, "cpuProfile.samples[")) {
-      if (!take_index(&s, &len, &index))
-        continue;
-      if (!read_int_entry(p, &p->scratch.samples, &p->scratch.n_samples,
-                          &p->scratch.cap_samples, index, len, arg))
-        return false;
+      if (take_index(&s, &len, &index))
+        read_int_entry(p, &p->scratch.samples, index, len, arg);
     } else if (has_prefix(&s, &len, "timeDeltas[")) {
-      if (!take_index(&s, &len, &index))
-        continue;
-      if (!read_int_entry(p, &p->scratch.deltas, &p->scratch.n_deltas,
-                          &p->scratch.cap_deltas, index, len, arg))
-        return false;
+      if (take_index(&s, &len, &index))
+        read_int_entry(p, &p->scratch.deltas, index, len, arg);
     }
   }
-  return true;
 }
 
 /* --- building stacks --------------------------------------------------------- */
@@ -298,24 +278,21 @@ static tm_frame_ref node_frame(json_v8_profiles *p, const json_event_buf *buf,
 /* The callsite of the node at `pos`, building what its chain lacks; 0 when
  * a node on the chain is unknown or the chain loops. */
 static tm_callsite_ref resolve(json_v8_profiles *p, v8_profile *profile,
-                               uint32_t pos, bool *oom) {
+                               uint32_t pos) {
   size_t depth = 0;
   tm_callsite_ref base = 0;
   for (;;) {
-    v8_node *node = &profile->nodes[pos];
+    v8_node *node = &profile->nodes.data[pos];
     if (node->callsite) {
       base = node->callsite;
       break;
     }
     /* A chain longer than the node set revisits a node: a loop. */
-    if (depth >= profile->n_nodes)
+    if (depth >= profile->nodes.len)
       return 0;
-    if (!json_grow((void **)&p->chain, &p->cap_chain, depth + 1,
-                   sizeof(*p->chain))) {
-      *oom = true;
-      return 0;
-    }
-    p->chain[depth++] = pos;
+    p->chain.len = depth;
+    tm_vec_push(&p->chain, pos);
+    depth++;
     if (!node->has_parent)
       break;
     uint32_t parent = json_cookie_map_get(&profile->index,
@@ -325,7 +302,7 @@ static tm_callsite_ref resolve(json_v8_profiles *p, v8_profile *profile,
     pos = parent - 1;
   }
   while (depth > 0) {
-    v8_node *node = &profile->nodes[p->chain[--depth]];
+    v8_node *node = &profile->nodes.data[p->chain.data[--depth]];
     base = p->svc->callsite(p->host, base, node->frame);
     node->callsite = base;
   }
@@ -334,67 +311,62 @@ static tm_callsite_ref resolve(json_v8_profiles *p, v8_profile *profile,
 
 /* Adds the chunk's nodes with ids not seen yet (the first listing of an id
  * wins), then builds the callsites of those whose chains are complete. */
-static bool add_nodes(json_v8_profiles *p, v8_profile *profile,
+static void add_nodes(json_v8_profiles *p, v8_profile *profile,
                       const v8_chunk *c, const json_event_buf *buf) {
-  size_t first_new = profile->n_nodes;
-  for (size_t i = 0; i < c->n_nodes; i++) {
-    const chunk_node *n = &c->nodes[i];
+  size_t first_new = profile->nodes.len;
+  for (size_t i = 0; i < c->nodes.len; i++) {
+    const chunk_node *n = &c->nodes.data[i];
     if (!n->has_id ||
         json_cookie_map_get(&profile->index, (uint64_t)n->id) != 0)
       continue;
-    if (profile->n_nodes >= UINT32_MAX - 1 ||
-        !json_grow((void **)&profile->nodes, &profile->cap_nodes,
-                   profile->n_nodes + 1, sizeof(v8_node)) ||
-        !json_cookie_map_put(&profile->index, (uint64_t)n->id,
-                             (uint32_t)profile->n_nodes + 1))
-      return false;
-    profile->nodes[profile->n_nodes++] = (v8_node){
-        .parent_id = n->parent,
-        .has_parent = n->has_parent,
-        .frame = node_frame(p, buf, n),
-    };
+    /* Positions are kept + 1 in 32 bits; the file's size bounds them
+     * far below that, so more nodes than that are not kept. */
+    if (profile->nodes.len >= UINT32_MAX - 1)
+      break;
+    json_cookie_map_put(&profile->index, (uint64_t)n->id,
+                        (uint32_t)profile->nodes.len + 1);
+    tm_vec_push(&profile->nodes, ((v8_node){
+                                     .parent_id = n->parent,
+                                     .has_parent = n->has_parent,
+                                     .frame = node_frame(p, buf, n),
+                                 }));
   }
   /* A child learns its parent from the parent's "children" unless it
    * named one itself; a node already on a built stack keeps it. */
-  for (size_t i = 0; i < c->n_edges; i++) {
-    const chunk_node *parent = &c->nodes[c->edges[i].node];
+  for (size_t i = 0; i < c->edges.len; i++) {
+    const chunk_node *parent = &c->nodes.data[c->edges.data[i].node];
     uint32_t child = json_cookie_map_get(&profile->index,
-                                         (uint64_t)c->edges[i].child);
+                                         (uint64_t)c->edges.data[i].child);
     if (!parent->has_id || !child)
       continue;
-    v8_node *node = &profile->nodes[child - 1];
+    v8_node *node = &profile->nodes.data[child - 1];
     if (!node->has_parent && !node->callsite) {
       node->parent_id = parent->id;
       node->has_parent = true;
     }
   }
-  bool oom = false;
-  for (size_t pos = first_new; pos < profile->n_nodes && !oom; pos++)
-    resolve(p, profile, (uint32_t)pos, &oom);
-  return !oom;
+  for (size_t pos = first_new; pos < profile->nodes.len; pos++)
+    resolve(p, profile, (uint32_t)pos);
 }
 
-static bool emit_samples(json_v8_profiles *p, v8_profile *profile,
+static void emit_samples(json_v8_profiles *p, v8_profile *profile,
                          const v8_chunk *c, const json_v8_thread *thread,
                          tm_clock_ref clock) {
-  if (c->bad_entry || c->n_samples != c->n_deltas) {
+  if (c->bad_entry || c->samples.len != c->deltas.len) {
     stat(p, "json_v8_profile_invalid_chunk");
-    return true;
+    return;
   }
   tm_thread_ref thread_ref = 0;
-  for (size_t i = 0; i < c->n_samples; i++) {
+  for (size_t i = 0; i < c->samples.len; i++) {
     int64_t delta_ns;
-    if (__builtin_mul_overflow(c->deltas[i].value, (int64_t)1000, &delta_ns) ||
+    if (__builtin_mul_overflow(c->deltas.data[i].value, (int64_t)1000, &delta_ns) ||
         __builtin_add_overflow(profile->ts_ns, delta_ns, &profile->ts_ns)) {
       stat(p, "json_v8_profile_invalid_chunk");
-      return true;
+      return;
     }
     uint32_t pos = json_cookie_map_get(&profile->index,
-                                       (uint64_t)c->samples[i].value);
-    bool oom = false;
-    tm_callsite_ref callsite = pos ? resolve(p, profile, pos - 1, &oom) : 0;
-    if (oom)
-      return false;
+                                       (uint64_t)c->samples.data[i].value);
+    tm_callsite_ref callsite = pos ? resolve(p, profile, pos - 1) : 0;
     if (!callsite) {
       stat(p, "json_v8_profile_unknown_node");
       continue;
@@ -403,7 +375,6 @@ static bool emit_samples(json_v8_profiles *p, v8_profile *profile,
       thread_ref = thread->resolve(thread->ctx);
     p->svc->sample(p->host, clock, profile->ts_ns, thread_ref, callsite, -1);
   }
-  return true;
 }
 
 /* --- events -------------------------------------------------------------------- */
@@ -422,30 +393,25 @@ static char *profile_key(const json_event_buf *buf, int64_t pid) {
   return g_strdup_printf("%" G_GINT64_FORMAT "/-", pid);
 }
 
-bool json_v8_profiles_event(json_v8_profiles *p, const json_event_buf *buf,
+void json_v8_profiles_event(json_v8_profiles *p, const json_event_buf *buf,
                             int64_t pid, const json_v8_thread *thread,
                             tm_clock_ref clock) {
   const json_event *ev = &buf->ev;
   const char *name = json_event_buf_text(buf, ev->name);
   bool is_start = equals(name, ev->name.len, "Profile");
   if (!is_start && !equals(name, ev->name.len, "ProfileChunk"))
-    return true;
+    return;
 
   bool has_start = false;
   int64_t start_ns = 0;
-  if (!read_chunk(p, buf, &has_start, &start_ns))
-    return false;
+  read_chunk(p, buf, &has_start, &start_ns);
 
   char *key = profile_key(buf, pid);
   v8_profile *profile;
   if (is_start) {
     /* A Profile again with the same key starts over: V8 numbers the nodes
      * of each profile from 1. Without startTime, the event's own ts. */
-    profile = calloc(1, sizeof(*profile));
-    if (!profile) {
-      g_free(key);
-      return false;
-    }
+    profile = g_new0(v8_profile, 1);
     profile->ts_ns = has_start ? start_ns : ev->ts.ns;
     g_hash_table_replace(p->by_key, key, profile);
   } else {
@@ -453,9 +419,9 @@ bool json_v8_profiles_event(json_v8_profiles *p, const json_event_buf *buf,
     g_free(key);
     if (!profile) {
       stat(p, "json_v8_profile_unknown_profile");
-      return true;
+      return;
     }
   }
-  return add_nodes(p, profile, &p->scratch, buf) &&
-         emit_samples(p, profile, &p->scratch, thread, clock);
+  add_nodes(p, profile, &p->scratch, buf);
+  emit_samples(p, profile, &p->scratch, thread, clock);
 }

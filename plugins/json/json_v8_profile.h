@@ -36,7 +36,6 @@
 
 typedef struct json_v8_profiles json_v8_profiles;
 
-/* NULL on out of memory. */
 json_v8_profiles *json_v8_profiles_new(const tm_host_services *services,
                                        tm_host *host);
 void json_v8_profiles_free(json_v8_profiles *profiles);
@@ -50,9 +49,8 @@ typedef struct json_v8_thread {
 
 /* One `P` event of process `pid`, whose samples go to `thread` on `clock`.
  * Names other than Profile and ProfileChunk are ignored. Malformed parts
- * are counted in the json_v8_profile_* stats. False only on out of
- * memory. */
-bool json_v8_profiles_event(json_v8_profiles *profiles,
+ * are counted in the json_v8_profile_* stats. */
+void json_v8_profiles_event(json_v8_profiles *profiles,
                             const json_event_buf *buf, int64_t pid,
                             const json_v8_thread *thread, tm_clock_ref clock);
 
