@@ -31,6 +31,8 @@
 #define RUN_ID_MAX 256
 /* Bytes of Native encoded at a time for libcurl to send. */
 #define BATCH_BYTES (1u << 20)
+/* Batches encoded ahead of the socket per INSERT (insert_stream). */
+#define PIPELINE_BATCHES 16
 /* Rows per Native block: each block the server receives becomes a part of
  * the staging table as it is (the INSERT asks the server not to squash
  * blocks of this size: min_insert_block_size_rows), so a table's rows of a
@@ -485,49 +487,150 @@ static bool run_statements(tm_clickhouse *ch, statement *st, size_t n,
   return ok;
 }
 
-/* One INSERT's body: a table's rows of a group of runs, encoded a batch at
- * a time as libcurl asks for bytes, in blocks of `block_rows` rows (a
- * block holds rows of one run). */
+/* One INSERT's body: a table's rows of a group of runs, in blocks of
+ * `block_rows` rows (a block holds rows of one run), encoded by a thread
+ * of its own (producer()) into batches of BATCH_BYTES while libcurl, on
+ * the loading thread, sends the batches before them (insert_body()): the
+ * client encodes the next block while the server stores the last one, on
+ * the machine's other core. At most PIPELINE_BATCHES batches are held per
+ * INSERT: the encoder runs that far ahead of the socket and then waits.
+ * The producer starts with the INSERT's first body bytes and is stopped
+ * (stream_stop()) however the request ended. */
+typedef struct batch {
+  ch_bytes bytes;
+  uint64_t rows; /* of the statement, in the blocks encoded whole */
+} batch;
+
 typedef struct insert_stream {
   tm_clickhouse *ch;
   const ch_table *table;
   const ch_run_source *runs;
   size_t n_runs;
   size_t block_rows;
-  size_t run_index;
-  ch_encoder *encoder;
-  ch_bytes batch;
-  size_t sent;          /* bytes of `batch` handed to libcurl */
-  uint64_t rows_before; /* rows of the runs before run_index */
-  uint64_t rows;        /* rows in the blocks encoded whole */
+  GThread *producer; /* NULL until the first body bytes are asked for */
+  GMutex lock;       /* guards the fields below it */
+  GCond changed;
+  GQueue filled;     /* batch *, in order */
+  GQueue spare;      /* batch *, sent and reusable */
+  size_t n_batches;  /* made so far, at most PIPELINE_BATCHES */
+  bool produced;     /* the producer has encoded every run */
+  uint64_t rows_produced; /* then: the rows of every run */
+  bool stop;         /* the request ended: the producer gives up */
+  batch *sending;    /* the loading thread's; NULL between batches */
+  size_t sent;       /* bytes of `sending` handed to libcurl */
+  uint64_t rows;     /* rows in the blocks sent whole */
 } insert_stream;
+
+static void batch_free(gpointer data) {
+  batch *b = data;
+  ch_bytes_clear(&b->bytes);
+  g_free(b);
+}
+
+/* A batch to fill: a spare one, a new one while fewer than
+ * PIPELINE_BATCHES exist, else the next one sent; NULL once stopped. */
+static batch *take_spare(insert_stream *s) {
+  g_mutex_lock(&s->lock);
+  while (!s->stop && g_queue_is_empty(&s->spare) &&
+         s->n_batches == PIPELINE_BATCHES)
+    g_cond_wait(&s->changed, &s->lock);
+  batch *b = NULL;
+  if (!s->stop) {
+    b = g_queue_pop_head(&s->spare);
+    if (!b) {
+      b = g_new0(batch, 1);
+      s->n_batches++;
+    }
+  }
+  g_mutex_unlock(&s->lock);
+  if (b)
+    b->bytes.len = 0;
+  return b;
+}
+
+static gpointer producer(gpointer data) {
+  insert_stream *s = data;
+  uint64_t rows_before = 0; /* rows of the runs before `r` */
+  for (size_t r = 0; r < s->n_runs; r++) {
+    ch_encoder *encoder = ch_encoder_new(s->table, &s->runs[r],
+                                         s->block_rows);
+    for (;;) {
+      batch *b = take_spare(s);
+      if (!b) {
+        ch_encoder_free(encoder);
+        return NULL;
+      }
+      bool more = ch_encoder_fill(encoder, &b->bytes, BATCH_BYTES);
+      b->rows = rows_before + ch_encoder_rows_done(encoder);
+      g_mutex_lock(&s->lock);
+      g_queue_push_tail(more ? &s->filled : &s->spare, b);
+      g_cond_broadcast(&s->changed);
+      g_mutex_unlock(&s->lock);
+      if (!more)
+        break;
+    }
+    rows_before += ch_encoder_rows_done(encoder);
+    ch_encoder_free(encoder);
+  }
+  g_mutex_lock(&s->lock);
+  s->produced = true;
+  s->rows_produced = rows_before;
+  g_cond_broadcast(&s->changed);
+  g_mutex_unlock(&s->lock);
+  return NULL;
+}
 
 static gssize insert_body(void *ctx, char *buf, size_t cap, GError **error) {
   (void)error;
   insert_stream *s = ctx;
-  while (s->sent == s->batch.len) {
-    s->batch.len = 0;
+  if (!s->producer)
+    s->producer = g_thread_new("tm-ch-encode", producer, s);
+  if (!s->sending || s->sent == s->sending->bytes.len) {
+    g_mutex_lock(&s->lock);
+    if (s->sending)
+      g_queue_push_tail(&s->spare, s->sending);
+    s->sending = NULL;
     s->sent = 0;
-    if (s->run_index == s->n_runs)
-      return 0;
-    if (!s->encoder)
-      s->encoder = ch_encoder_new(s->table, &s->runs[s->run_index],
-                                  s->block_rows);
-    if (!ch_encoder_fill(s->encoder, &s->batch, BATCH_BYTES)) {
-      s->rows_before += ch_encoder_rows_done(s->encoder);
-      ch_encoder_free(s->encoder);
-      s->encoder = NULL;
-      s->run_index++;
-      continue;
+    g_cond_broadcast(&s->changed);
+    while (g_queue_is_empty(&s->filled) && !s->produced)
+      g_cond_wait(&s->changed, &s->lock);
+    s->sending = g_queue_pop_head(&s->filled);
+    g_mutex_unlock(&s->lock);
+    if (!s->sending) {
+      s->rows = s->rows_produced;
+      return 0; /* every run encoded and sent */
     }
-    s->rows = s->rows_before + ch_encoder_rows_done(s->encoder);
+    s->rows = s->sending->rows;
     if (s->ch->hook)
       s->ch->hook(s->ch->hook_data, ch_table_name(s->table), s->rows);
   }
-  size_t n = MIN(cap, s->batch.len - s->sent);
-  memcpy(buf, s->batch.data + s->sent, n);
+  size_t n = MIN(cap, s->sending->bytes.len - s->sent);
+  memcpy(buf, s->sending->bytes.data + s->sent, n);
   s->sent += n;
   return (gssize)n;
+}
+
+static void stream_init(insert_stream *s) {
+  g_mutex_init(&s->lock);
+  g_cond_init(&s->changed);
+  g_queue_init(&s->filled);
+  g_queue_init(&s->spare);
+}
+
+/* Ends the producer (waiting for it) and frees the batches. */
+static void stream_stop(insert_stream *s) {
+  g_mutex_lock(&s->lock);
+  s->stop = true;
+  g_cond_broadcast(&s->changed);
+  g_mutex_unlock(&s->lock);
+  if (s->producer)
+    g_thread_join(s->producer);
+  if (s->sending)
+    batch_free(s->sending);
+  g_queue_clear_full(&s->filled, batch_free);
+  g_queue_clear_full(&s->spare, batch_free);
+  g_mutex_clear(&s->lock);
+  g_cond_clear(&s->changed);
 }
 
 /* Rows per block for `table` in a load of `runs` (see BLOCK_ROWS_MIN). */
@@ -638,6 +741,7 @@ static bool insert_runs(load *l, GError **error) {
     streams[n] = (insert_stream){.ch = l->ch, .table = table,
                                  .runs = l->runs, .n_runs = l->n_runs,
                                  .block_rows = block_rows};
+    stream_init(&streams[n]);
     st[n].query_string = g_strdup_printf(
         "query=%s&min_insert_block_size_rows=%zu", escaped, block_rows);
     st[n].request = (http_request){.query_string = st[n].query_string,
@@ -654,8 +758,7 @@ static bool insert_runs(load *l, GError **error) {
   bool ok = run_statements(l->ch, st, n, error);
   for (size_t i = 0; i < n; i++) {
     l->rows += streams[i].rows;
-    ch_encoder_free(streams[i].encoder);
-    ch_bytes_clear(&streams[i].batch);
+    stream_stop(&streams[i]);
   }
   g_free(streams);
   statements_free(st, n);
