@@ -399,6 +399,87 @@ static void test_unknown_event_ids_are_rows_with_fields_by_number(void) {
 /* A bundle whose bytes do not parse (an event cut inside a varint) is
  * damage of the file: the error names it and its byte offset, and every
  * packet before it is kept. */
+/* A FieldDescriptorProto {name 1, number 3, type 5}. */
+static void put_field_descriptor(GByteArray *out, const char *name, uint32_t number,
+                                 uint32_t type) {
+  GByteArray *field = g_byte_array_new();
+  put_bytes(field, 1, (const uint8_t *)name, strlen(name));
+  put_varint_field(field, 3, number);
+  put_varint_field(field, 5, type);
+  put_bytes(out, 2, field->data, field->len);
+  g_byte_array_free(field, TRUE);
+}
+
+/* Events without a message as recorders since Perfetto v50 write them:
+ * FtraceEvent field 65536, described by the bundle's
+ * generic_event_descriptors (field 11: {field_id 1, event_descriptor 2, a
+ * DescriptorProto {name 1, field 2}}), here after the event in the same
+ * bundle. The event {1: 7, 2: "hi", 3: 3, 4: 5} reads as the description
+ * says: "my_event" with count 7 (uint64, type 4), label "hi" (string, 9),
+ * delta -2 (sint64, 18: zigzag 3), and field 4, which it does not
+ * describe, by number. An event of id 65537, which nothing describes, is
+ * an unknown row (the one proto_ftrace_unknown_event). A second bundle's
+ * description that does not parse is counted; its event 65538 stays
+ * unknown. */
+static void test_bundle_described_events_are_named_rows(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  e2e_bytes base = e2e_proto_fixture("ftrace_damage");
+  GByteArray *file = g_byte_array_new();
+  g_byte_array_append(file, (const uint8_t *)base.data, (guint)base.len);
+  g_free(base.data);
+  GByteArray *payload = g_byte_array_new();
+  put_varint_field(payload, 1, 7);
+  put_bytes(payload, 2, (const uint8_t *)"hi", 2);
+  put_varint_field(payload, 3, 3);
+  put_varint_field(payload, 4, 5);
+  GByteArray *descriptor = g_byte_array_new();
+  put_bytes(descriptor, 1, (const uint8_t *)"my_event", 8);
+  put_field_descriptor(descriptor, "count", 1, 4);
+  put_field_descriptor(descriptor, "label", 2, 9);
+  put_field_descriptor(descriptor, "delta", 3, 18);
+  GByteArray *description = g_byte_array_new();
+  put_varint_field(description, 1, 65536);
+  put_bytes(description, 2, descriptor->data, descriptor->len);
+  GByteArray *body = g_byte_array_new();
+  put_event(body, 1200, 65536, payload->data, payload->len);
+  put_event(body, 1300, 65537, payload->data, payload->len);
+  put_bytes(body, 11, description->data, description->len);
+  put_bundle(file, body->data, body->len);
+  /* {field_id 65538, event_descriptor: a field cut inside} */
+  const uint8_t cut[] = {0x12, 0x02, 0x0a, 0x05};
+  g_byte_array_set_size(description, 0);
+  put_varint_field(description, 1, 65538);
+  put_bytes(description, 2, cut, sizeof cut);
+  g_byte_array_set_size(body, 0);
+  put_event(body, 1400, 65538, payload->data, 2);
+  put_bytes(body, 11, description->data, description->len);
+  put_bundle(file, body->data, body->len);
+  g_autofree char *path = e2e_write_file(dir, "described.pftrace", (const char *)file->data,
+                                         file->len);
+  const char *inputs[] = {"described.pftrace", NULL};
+  g_autofree char *rows = e2e_query_in(dir, inputs,
+      "SELECT e.ts, e.name, (SELECT group_concat(key || '=' || display_value, ' ') "
+      "FROM (SELECT key, display_value FROM args a WHERE a.arg_set_id = e.arg_set_id "
+      "ORDER BY a.id)) AS args FROM ftrace_event e ORDER BY e.ts");
+  e2e_assert_text(rows,
+      "\"ts\",\"name\",\"args\"\n"
+      "1200,\"my_event\",\"count=7 label=hi delta=-2 field_4=5\"\n"
+      "1300,\"unknown_ftrace_event_65537\",\"field_1=7 field_2=hi field_3=3 field_4=5\"\n"
+      "1400,\"unknown_ftrace_event_65538\",\"field_1=7\"\n");
+  g_autofree char *stats = e2e_query_in(dir, inputs,
+      "SELECT name, value FROM stats WHERE name IN ('proto_ftrace_unknown_event', "
+      "'ftrace_generic_descriptor_invalid') AND value > 0 ORDER BY name");
+  e2e_assert_text(stats, "\"name\",\"value\"\n"
+                         "\"ftrace_generic_descriptor_invalid\",1\n"
+                         "\"proto_ftrace_unknown_event\",2\n");
+  g_byte_array_free(body, TRUE);
+  g_byte_array_free(description, TRUE);
+  g_byte_array_free(descriptor, TRUE);
+  g_byte_array_free(payload, TRUE);
+  g_byte_array_free(file, TRUE);
+  e2e_cleanup(dir);
+}
+
 /* damaged_trace() and then a bundle of `body`, which does not parse: the
  * import fails naming the file and that packet's offset, and keeps the
  * slice before it. */
@@ -624,6 +705,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/e2e/system/ftrace/other-events-are-raw-rows", test_other_events_are_raw_rows);
   g_test_add_func("/e2e/system/ftrace/unknown-event-ids-are-rows-with-fields-by-number",
                   test_unknown_event_ids_are_rows_with_fields_by_number);
+  g_test_add_func("/e2e/system/ftrace/bundle-described-events-are-named-rows",
+                  test_bundle_described_events_are_named_rows);
   g_test_add_func("/e2e/system/ftrace/bundles-on-every-clock-and-machine",
                   test_bundles_on_every_clock_and_machine);
   g_test_add_func("/e2e/system/ftrace/damaged-bundles-are-counted-and-logged",

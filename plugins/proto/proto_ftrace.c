@@ -427,7 +427,7 @@ bool proto_ftrace_read_bundle(proto_ftrace *ft, proto_machine *machine, uint32_t
   ftrace_cpu *cpu = ftrace_cpu_of(&ft->kinds, m, b.cpu);
   if (!cpu)
     return true;
-  ftrace_event ev = {.m = m, .cpu = b.cpu, .seq = seq};
+  ftrace_event ev = {.m = m, .cpu = b.cpu, .seq = seq, .bundle = data, .bundle_len = len};
   if (!bundle_clock(ft, machine, sequence_id, b.clock, b.has_ftrace_ts && b.has_boot_ts,
                     b.ftrace_ts, b.boot_ts, &ev.clock))
     return true;

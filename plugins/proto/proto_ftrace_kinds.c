@@ -65,6 +65,10 @@ void ftrace_kinds_init(ftrace_kinds *k, proto_context *ctx) {
 }
 
 void ftrace_kinds_free(ftrace_kinds *k) {
+  for (size_t i = 0; i < k->generics.len; i++)
+    tm_vec_free(&k->generics.data[i].fields);
+  tm_vec_free(&k->generics);
+  proto_map_free(&k->generic_index);
   proto_map_free(&k->raw_keys);
   tm_vec_free(&k->raw_key_ids);
   tm_vec_free(&k->schemas);
@@ -786,6 +790,23 @@ static tm_str_id hex_string(ftrace_kinds *k, const uint8_t *p, size_t len) {
   return id;
 }
 
+/* Field `f` as an arg "field_<n>" holding its wire value (see
+ * read_unknown). */
+static void add_wire_arg(ftrace_kinds *k, const pw_field *f) {
+  proto_context *ctx = k->ctx;
+  char key[24];
+  int key_len = snprintf(key, sizeof key, "field_%" PRIu32, f->number);
+  tm_arg_value v = {.type = TM_ARG_INT, .u.int_value = (int64_t)f->value};
+  if (f->wire_type == PW_FIXED32)
+    v.u.int_value = (int64_t)(uint32_t)f->value;
+  if (f->wire_type == PW_LENGTH_DELIMITED) {
+    v.type = TM_ARG_STRING;
+    v.u.str_id = is_text(f->data, f->len) ? proto_intern(ctx, (const char *)f->data, f->len)
+                                          : hex_string(k, f->data, f->len);
+  }
+  ctx->s->args_add(ctx->host, proto_intern(ctx, key, (size_t)key_len), v);
+}
+
 /* An event whose id the schema does not name: still an ftrace_event row,
  * "unknown_ftrace_event_<id>", so that nothing in the file is invisible.
  * Without a schema the fields' types are unknown, so each is an arg
@@ -824,23 +845,246 @@ static bool read_unknown(ftrace_kinds *k, const ftrace_event *ev) {
                                     .u.str_id = hex_string(k, ev->data, ev->len)});
   } else {
     pw_cursor c = pw_cursor_of(ev->data, ev->len);
-    while (pw_next(&c, &f)) {
-      char key[24];
-      int key_len = snprintf(key, sizeof key, "field_%" PRIu32, f.number);
-      tm_arg_value v = {.type = TM_ARG_INT, .u.int_value = (int64_t)f.value};
-      if (f.wire_type == PW_FIXED32)
-        v.u.int_value = (int64_t)(uint32_t)f.value;
-      if (f.wire_type == PW_LENGTH_DELIMITED) {
-        v.type = TM_ARG_STRING;
-        v.u.str_id = is_text(f.data, f.len) ? proto_intern(ctx, (const char *)f.data, f.len)
-                                            : hex_string(k, f.data, f.len);
-      }
-      ctx->s->args_add(ctx->host, proto_intern(ctx, key, (size_t)key_len), v);
-    }
+    while (pw_next(&c, &f))
+      add_wire_arg(k, &f);
   }
   tm_args_ref args = ctx->s->args_commit(ctx->host);
   ctx->s->ftrace_event(ctx->host, ev->clock, ev->ts, ev->m->machine->ref, ev->cpu, thread,
                        proto_intern(ctx, name, (size_t)name_len), args);
+  return true;
+}
+
+/* --- events a bundle describes ------------------------------------------------ */
+
+enum {
+  GENERIC_FIRST_ID = 65536,        /* FtraceEvent ids of described events */
+  BUNDLE_GENERIC_DESCRIPTORS = 11, /* GenericEventDescriptor {field_id 1, event_descriptor 2} */
+  DESCRIPTOR_NAME = 1,             /* DescriptorProto {name 1, field 2} */
+  DESCRIPTOR_FIELD = 2,
+  FIELD_NAME = 1,                  /* FieldDescriptorProto {name 1, number 3, type 5} */
+  FIELD_NUMBER = 3,
+  FIELD_TYPE = 5,
+};
+
+/* FieldDescriptorProto.Type values, as protobuf's descriptor.proto
+ * numbers them. */
+enum {
+  FD_DOUBLE = 1, FD_FLOAT = 2, FD_INT64 = 3, FD_UINT64 = 4, FD_INT32 = 5, FD_FIXED64 = 6,
+  FD_FIXED32 = 7, FD_BOOL = 8, FD_STRING = 9, FD_BYTES = 12, FD_UINT32 = 13, FD_ENUM = 14,
+  FD_SFIXED32 = 15, FD_SFIXED64 = 16, FD_SINT32 = 17, FD_SINT64 = 18,
+};
+
+static uint64_t generic_key(const ftrace_event *ev, uint64_t id) {
+  return (uint64_t)ev->m->machine->ref << 32 | (id & 0xffffffffu);
+}
+
+/* One GenericEventDescriptor: the DescriptorProto of event `field_id`,
+ * kept for the machine (a later description of the same id is ignored).
+ * A description that does not parse, or names no field id, is counted
+ * (ftrace_generic_descriptor_invalid) and its events stay unknown. */
+static void add_description(ftrace_kinds *k, const ftrace_event *ev, const uint8_t *data,
+                            size_t len) {
+  proto_context *ctx = k->ctx;
+  uint64_t id = 0;
+  const uint8_t *descriptor = NULL;
+  size_t descriptor_len = 0;
+  pw_cursor c = pw_cursor_of(data, len);
+  pw_field f;
+  while (pw_next(&c, &f)) {
+    if (f.number == 1 && f.wire_type == PW_VARINT)
+      id = f.value;
+    else if (f.number == 2 && f.wire_type == PW_LENGTH_DELIMITED) {
+      descriptor = f.data;
+      descriptor_len = f.len;
+    }
+  }
+  ftrace_generic g = {0};
+  bool ok = c.error == PW_OK && id != 0 && id <= UINT32_MAX && descriptor;
+  pw_cursor d = pw_cursor_of(descriptor, descriptor_len);
+  while (ok && pw_next(&d, &f)) {
+    if (f.number == DESCRIPTOR_NAME && f.wire_type == PW_LENGTH_DELIMITED && f.len) {
+      g.name = proto_intern(ctx, (const char *)f.data, f.len);
+    } else if (f.number == DESCRIPTOR_FIELD && f.wire_type == PW_LENGTH_DELIMITED) {
+      ftrace_generic_field field = {0};
+      pw_cursor fc = pw_cursor_of(f.data, f.len);
+      pw_field ff;
+      while (pw_next(&fc, &ff)) {
+        if (ff.number == FIELD_NAME && ff.wire_type == PW_LENGTH_DELIMITED && ff.len)
+          field.key = proto_intern(ctx, (const char *)ff.data, ff.len);
+        else if (ff.number == FIELD_NUMBER && ff.wire_type == PW_VARINT)
+          field.number = (uint32_t)ff.value;
+        else if (ff.number == FIELD_TYPE && ff.wire_type == PW_VARINT)
+          field.type = (uint32_t)ff.value;
+      }
+      if (fc.error != PW_OK)
+        ok = false;
+      else if (field.number && field.key)
+        tm_vec_push(&g.fields, field);
+    }
+  }
+  if (!ok || d.error != PW_OK) {
+    tm_vec_free(&g.fields);
+    proto_count(ctx, "ftrace_generic_descriptor_invalid");
+    return;
+  }
+  uint32_t index;
+  if (proto_map_get(&k->generic_index, generic_key(ev, id), &index)) {
+    tm_vec_free(&g.fields);
+    return;
+  }
+  proto_map_put(&k->generic_index, generic_key(ev, id), (uint32_t)k->generics.len);
+  tm_vec_push(&k->generics, g);
+}
+
+/* The description of ev->id for its machine, or NULL. On the first
+ * event of an id not yet described, the descriptions of its bundle are
+ * read (once per bundle). */
+static const ftrace_generic *described(ftrace_kinds *k, const ftrace_event *ev) {
+  /* Only ids from 65536 are described (as trace_processor reads them):
+   * an id below that which the schema lacks costs no search. */
+  if (ev->id < GENERIC_FIRST_ID)
+    return NULL;
+  uint32_t index;
+  if (proto_map_get(&k->generic_index, generic_key(ev, ev->id), &index))
+    return &k->generics.data[index];
+  /* A bundle is searched once: known by its bytes' place and length and
+   * its packet's offset (buffers are reused, so a place alone could be
+   * another bundle's). */
+  if (!ev->bundle || (ev->bundle == k->described_bundle &&
+                      ev->bundle_len == k->described_len &&
+                      k->ctx->packet_offset == k->described_offset))
+    return NULL;
+  k->described_bundle = ev->bundle;
+  k->described_len = ev->bundle_len;
+  k->described_offset = k->ctx->packet_offset;
+  pw_cursor c = pw_cursor_of(ev->bundle, ev->bundle_len);
+  pw_field f;
+  while (pw_next(&c, &f))
+    if (f.number == BUNDLE_GENERIC_DESCRIPTORS && f.wire_type == PW_LENGTH_DELIMITED)
+      add_description(k, ev, f.data, f.len);
+  if (proto_map_get(&k->generic_index, generic_key(ev, ev->id), &index))
+    return &k->generics.data[index];
+  return NULL;
+}
+
+/* The value of field `f` as described type `type`; false if the wire
+ * type is not that type's (the wire value is kept then). */
+static bool described_value(ftrace_kinds *k, uint32_t type, const pw_field *f, tm_arg_value *v) {
+  uint64_t bits = f->value;
+  switch (type) {
+  case FD_STRING:
+  case FD_BYTES:
+    if (f->wire_type != PW_LENGTH_DELIMITED)
+      return false;
+    v->type = TM_ARG_STRING;
+    v->u.str_id = is_text(f->data, f->len) ? proto_intern(k->ctx, (const char *)f->data, f->len)
+                                           : hex_string(k, f->data, f->len);
+    return true;
+  case FD_INT64:
+  case FD_INT32:
+  case FD_ENUM:
+  case FD_UINT64:
+  case FD_UINT32:
+  case FD_BOOL:
+  case FD_SINT32:
+  case FD_SINT64:
+    if (f->wire_type != PW_VARINT)
+      return false;
+    break;
+  case FD_FIXED64:
+  case FD_SFIXED64:
+  case FD_DOUBLE:
+    if (f->wire_type != PW_FIXED64)
+      return false;
+    break;
+  case FD_FIXED32:
+  case FD_SFIXED32:
+  case FD_FLOAT:
+    if (f->wire_type != PW_FIXED32)
+      return false;
+    break;
+  default:
+    return false;
+  }
+  switch (type) {
+  case FD_INT32:
+  case FD_ENUM:
+  case FD_SFIXED32:
+    v->type = TM_ARG_INT;
+    v->u.int_value = (int32_t)(uint32_t)bits;
+    break;
+  case FD_UINT64:
+  case FD_UINT32:
+  case FD_FIXED64:
+  case FD_FIXED32:
+    v->type = TM_ARG_UINT;
+    v->u.int_value = (int64_t)bits;
+    break;
+  case FD_BOOL:
+    v->type = TM_ARG_BOOL;
+    v->u.int_value = bits != 0;
+    break;
+  case FD_SINT32:
+  case FD_SINT64:
+    v->type = TM_ARG_INT;
+    v->u.int_value = (int64_t)(bits >> 1) ^ -(int64_t)(bits & 1);
+    break;
+  case FD_DOUBLE: {
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    v->type = TM_ARG_REAL;
+    v->u.real_value = d;
+    break;
+  }
+  case FD_FLOAT: {
+    uint32_t b32 = (uint32_t)bits;
+    float x;
+    memcpy(&x, &b32, sizeof x);
+    v->type = TM_ARG_REAL;
+    v->u.real_value = x;
+    break;
+  }
+  default: /* int64, sfixed64 */
+    v->type = TM_ARG_INT;
+    v->u.int_value = (int64_t)bits;
+    break;
+  }
+  return true;
+}
+
+/* An event its machine's bundles described: an ftrace_event row named as
+ * the description names it, each field an arg named and typed by it (a
+ * field it does not describe, or of another wire type, "field_<n>" with
+ * its wire value as for unknown events). A payload that does not parse is
+ * damage of the bundle, as for events of the schema. */
+static bool read_described(ftrace_kinds *k, const ftrace_event *ev, const ftrace_generic *g) {
+  proto_context *ctx = k->ctx;
+  pw_cursor check = pw_cursor_of(ev->data, ev->len);
+  pw_field f;
+  while (pw_next(&check, &f)) {
+  }
+  if (check.error != PW_OK)
+    return false;
+  tm_thread_ref thread = ftrace_thread_of(k, ev->m, ev->pid);
+  if (!k->has_system)
+    return true;
+  pw_cursor c = pw_cursor_of(ev->data, ev->len);
+  while (pw_next(&c, &f)) {
+    const ftrace_generic_field *field = NULL;
+    for (size_t i = 0; i < g->fields.len && !field; i++)
+      if (g->fields.data[i].number == f.number)
+        field = &g->fields.data[i];
+    tm_arg_value v = {.type = TM_ARG_INT};
+    if (field && described_value(k, field->type, &f, &v))
+      ctx->s->args_add(ctx->host, field->key, v);
+    else
+      add_wire_arg(k, &f);
+  }
+  tm_args_ref args = ctx->s->args_commit(ctx->host);
+  char name[48];
+  int name_len = snprintf(name, sizeof name, "unknown_ftrace_event_%" PRIu32, ev->id);
+  ctx->s->ftrace_event(ctx->host, ev->clock, ev->ts, ev->m->machine->ref, ev->cpu, thread,
+                       g->name ? g->name : proto_intern(ctx, name, (size_t)name_len), args);
   return true;
 }
 
@@ -849,8 +1093,10 @@ static bool read_unknown(ftrace_kinds *k, const ftrace_event *ev) {
 bool ftrace_kinds_read(ftrace_kinds *k, const ftrace_event *ev) {
   ftrace_schema scratch;
   const ftrace_schema *sc = payload_schema(k, ev->id, &scratch);
-  if (!sc->d)
-    return read_unknown(k, ev);
+  if (!sc->d) {
+    const ftrace_generic *g = described(k, ev);
+    return g ? read_described(k, ev, g) : read_unknown(k, ev);
+  }
   /* Every event but a switch makes its pid's thread known (the switch
    * names its own two). */
   if (ev->id != EV_SCHED_SWITCH)

@@ -35,13 +35,17 @@
  * ftrace_event row with its fields as args, named as the schema names
  * them (a workqueue event's function by its kernel_symbols name when the
  * sequence interned one). An event id the schema does not name is an
- * ftrace_event row too, "unknown_ftrace_event_<id>" with its fields as
- * args "field_<n>" holding their wire values (counted as
- * proto_ftrace_unknown_event), so nothing in the file is invisible. Not
- * read yet: the dense encoding of events without a message (ids from
- * 65536, described by descriptors the bundle carries), whose events are
- * therefore such unknown rows, unnamed. Like trace_processor, every
- * event but sched_switch makes the thread of its pid known.
+ * ftrace_event row too: if a bundle of its machine described the id
+ * (FtraceEventBundle.generic_event_descriptors, field 11: how recorders
+ * since Perfetto v50 write events that have no message, with ids from
+ * 65536), named and with args as the description says; else
+ * "unknown_ftrace_event_<id>" with its fields as args "field_<n>"
+ * holding their wire values (counted as proto_ftrace_unknown_event). So
+ * nothing in the file is invisible. A description is looked for in the
+ * bundle of the first event of an id not yet described, so it may come
+ * after its events in that bundle, not in a later one. Like
+ * trace_processor, every event but sched_switch makes the thread of its
+ * pid known.
  *
  * Deviations, all because the reader does not see the host's thread to
  * process map: counters trace_processor puts on a process (mm_event,
@@ -97,6 +101,8 @@ typedef struct ftrace_machine {
 typedef struct ftrace_event {
   ftrace_machine *m;
   const struct proto_sequence *seq; /* the bundle's packet sequence */
+  const uint8_t *bundle;            /* the bundle's bytes (its descriptions) */
+  size_t bundle_len;
   uint32_t cpu;
   tm_clock_ref clock;
   int64_t ts;
@@ -124,6 +130,19 @@ typedef struct ftrace_schema {
 /* Task states cached by their bits (prev_state values up to 2048). */
 #define FTRACE_STATE_CACHE 2049
 
+/* How a bundle described an event id that has no message: its name and
+ * its fields (number, FieldDescriptorProto type, arg key). */
+typedef struct ftrace_generic_field {
+  uint32_t number;
+  uint32_t type;
+  tm_str_id key;
+} ftrace_generic_field;
+
+typedef struct ftrace_generic {
+  tm_str_id name;
+  TM_VEC(ftrace_generic_field) fields;
+} ftrace_generic;
+
 typedef struct ftrace_kinds {
   proto_context *ctx;
   TM_VEC(ftrace_schema) schemas; /* by event id */
@@ -133,6 +152,13 @@ typedef struct ftrace_kinds {
   TM_VEC(tm_str_id) raw_key_ids;
   tm_str_id irq_category;
   bool has_system; /* the host has the system trace services */
+  /* Described ids: (machine ref << 32 | id) -> generics index; the last
+   * bundle searched for descriptions. */
+  proto_map generic_index;
+  TM_VEC(ftrace_generic) generics;
+  const uint8_t *described_bundle;
+  size_t described_len;
+  uint64_t described_offset;
 } ftrace_kinds;
 
 void ftrace_kinds_init(ftrace_kinds *k, proto_context *ctx);

@@ -715,6 +715,9 @@ static const tm_reader_stat proto_stats[] = {
     TM_READER_STAT("proto_ftrace_unknown_event", TM_STAT_INFO, TM_STAT_SOURCE_ANALYSIS,
         "ftrace_event rows made from an event whose id the reader's schema (proto/ftrace.proto) "
         "does not name: named unknown_ftrace_event_<id>, its fields as args field_<n> with their wire values."),
+    TM_READER_STAT("ftrace_generic_descriptor_invalid", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
+        "A bundle's description of an event without a message did not parse or named no id; "
+        "its events are unknown_ftrace_event_<id> rows."),
     TM_READER_STAT("ftrace_bundle_unsupported_clock", TM_STAT_ERROR, TM_STAT_SOURCE_ANALYSIS,
         "An ftrace bundle on the LOCAL or an unknown ftrace clock cannot be placed and was dropped."),
     TM_READER_STAT("ftrace_bundle_missing_cpu", TM_STAT_ERROR, TM_STAT_SOURCE_TRACE,
