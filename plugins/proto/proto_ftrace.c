@@ -57,6 +57,7 @@ struct proto_ftrace {
   proto_u64_vec arrays[CS_ARRAYS];
   TM_VEC(proto_bytes) comms;
   TM_VEC(tm_str_id) comm_ids; /* by comm index: interned, 0 until used */
+  TM_VEC(proto_bytes) events; /* the expanded events of the bundle being read */
   tm_clock_ref clock_of_bundle; /* of the bundle being read */
 };
 
@@ -77,6 +78,7 @@ void proto_ftrace_free(proto_ftrace *ft) {
       continue;
     tm_vec_free(&m->cpus);
     proto_map_free(&m->thread_index);
+    free(m->direct);
     tm_vec_free(&m->threads);
     systrace_emitter_free(m->emitter);
     free(m);
@@ -86,6 +88,7 @@ void proto_ftrace_free(proto_ftrace *ft) {
     tm_vec_free(&ft->arrays[i]);
   tm_vec_free(&ft->comms);
   tm_vec_free(&ft->comm_ids);
+  tm_vec_free(&ft->events);
   ftrace_kinds_free(&ft->kinds);
   free(ft);
 }
@@ -289,6 +292,25 @@ static bool read_compact_arrays(proto_ftrace *ft, const uint8_t *data, size_t le
     }
     if (f.number >= CS_ARRAYS)
       continue;
+    if (f.wire_type == PW_LENGTH_DELIMITED) {
+      /* Packed, as traced writes them: one value per byte at most, so
+       * the room is reserved once and the values decoded straight in. */
+      proto_u64_vec *a = &ft->arrays[f.number];
+      tm_vec_reserve(a, a->len + f.len);
+      const uint8_t *p = f.data, *end = f.data + f.len;
+      while (p < end) {
+        size_t used = *p < 0x80 ? 1 : pw_read_varint(p, end, &a->data[a->len]);
+        if (used == 0) {
+          truncated = true; /* the values before the cut are kept */
+          break;
+        }
+        if (used == 1)
+          a->data[a->len] = *p;
+        a->len++;
+        p += used;
+      }
+      continue;
+    }
     pw_repeated r = pw_repeated_of(&f, false);
     uint64_t v;
     while (pw_repeated_next(&r, &v))
@@ -315,8 +337,11 @@ typedef struct bundle {
   bool wrong_wire;  /* counted: the bundle is dropped */
 } bundle;
 
+/* Reads the bundle's own fields into `b` and its expanded events into
+ * ft->events, in one walk. */
 static bool read_bundle_header(proto_ftrace *ft, const uint8_t *data, size_t len, bundle *b) {
   memset(b, 0, sizeof *b);
+  ft->events.len = 0;
   pw_cursor c = pw_cursor_of(data, len);
   pw_field f;
   while (pw_next(&c, &f)) {
@@ -349,8 +374,13 @@ static bool read_bundle_header(proto_ftrace *ft, const uint8_t *data, size_t len
     case BUNDLE_EVENT:
       if (f.wire_type != PW_LENGTH_DELIMITED)
         goto wrong;
-      if (f.number == BUNDLE_COMPACT_SCHED)
+      if (f.number == BUNDLE_COMPACT_SCHED) {
         b->compact = f;
+      } else {
+        /* Kept, so that the events are not framed a second time. */
+        proto_bytes event = {f.data, f.len};
+        tm_vec_push(&ft->events, event);
+      }
       break;
     default:
       break;
@@ -374,7 +404,26 @@ static bool read_event(proto_ftrace *ft, ftrace_event *ev, const uint8_t *data, 
   ev->id = 0;
   pw_cursor c = pw_cursor_of(data, len);
   pw_field f;
-  while (pw_next(&c, &f)) {
+  for (;;) {
+    /* timestamp, pid and common_flags as every event has them (one-byte
+     * tags, varints) without pw_next's general path; anything else, and
+     * damage, goes through it. */
+    uint64_t v;
+    size_t used;
+    if (c.p < c.end && (*c.p == (1 << 3) || *c.p == (2 << 3) || *c.p == (5 << 3)) &&
+        (used = pw_read_varint(c.p + 1, c.end, &v)) != 0) {
+      if (*c.p == (1 << 3)) {
+        has_ts = true;
+        ev->ts = (int64_t)v;
+      } else if (*c.p == (2 << 3)) {
+        has_pid = true;
+        ev->pid = (uint32_t)v;
+      }
+      c.p += 1 + used;
+      continue;
+    }
+    if (!pw_next(&c, &f))
+      break;
     if (f.number == 1 || f.number == 2 || f.number == 5) {
       if (f.wire_type != PW_VARINT) {
         proto_count_wrong_wire_type(ft->ctx, "FtraceEvent", f.number, f.wire_type, PW_VARINT);
@@ -431,12 +480,8 @@ bool proto_ftrace_read_bundle(proto_ftrace *ft, proto_machine *machine, uint32_t
   if (!bundle_clock(ft, machine, sequence_id, b.clock, b.has_ftrace_ts && b.has_boot_ts,
                     b.ftrace_ts, b.boot_ts, &ev.clock))
     return true;
-  pw_cursor c = pw_cursor_of(data, len);
-  pw_field f;
-  while (pw_next(&c, &f)) {
-    if (f.number != BUNDLE_EVENT || f.wire_type != PW_LENGTH_DELIMITED)
-      continue;
-    if (!read_event(ft, &ev, f.data, f.len))
+  for (size_t i = 0; i < ft->events.len; i++) {
+    if (!read_event(ft, &ev, ft->events.data[i].data, ft->events.data[i].len))
       return false;
     /* An event may have changed the cpu vector (another cpu's counter). */
     cpu = &m->cpus.data[b.cpu];

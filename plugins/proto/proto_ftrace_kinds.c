@@ -44,6 +44,9 @@ enum {
 
 #define CLONE_THREAD 0x00010000u
 #define MAX_FIELD 15
+/* decode's fast path takes one-byte tags: fields up to 15, all kept. */
+_Static_assert(MAX_FIELD == FTRACE_SCHEMA_FIELDS && MAX_FIELD == 15,
+               "a one-byte tag's field number must index payload and schema");
 
 /* The fields of one payload, by number (1..MAX_FIELD). */
 typedef struct payload {
@@ -77,17 +80,38 @@ void ftrace_kinds_free(ftrace_kinds *k) {
 
 /* --- threads and cpus -------------------------------------------------- */
 
+/* Slot of `tid` in the machine's direct table, grown to cover it (a
+ * power of two, at most FTRACE_DIRECT_TIDS slots). */
+static uint32_t *direct_slot(ftrace_machine *m, uint64_t tid) {
+  if (tid >= m->direct_len) {
+    size_t len = m->direct_len ? m->direct_len : 1024;
+    while (len <= tid)
+      len *= 2;
+    m->direct = proto_xrealloc(m->direct, len * sizeof *m->direct);
+    memset(m->direct + m->direct_len, 0, (len - m->direct_len) * sizeof *m->direct);
+    m->direct_len = len;
+  }
+  return &m->direct[tid];
+}
+
 static ftrace_thread *thread_entry(ftrace_kinds *k, ftrace_machine *m, int64_t tid) {
   uint64_t key = (uint64_t)tid;
   uint32_t index;
-  if (proto_map_get(&m->thread_index, key, &index))
+  /* Most tids are small: their index is one load away (a hash probe was
+   * 4% of the import's instructions). */
+  if (key < m->direct_len && m->direct[key])
+    return &m->threads.data[m->direct[key] - 1];
+  if (key >= FTRACE_DIRECT_TIDS && proto_map_get(&m->thread_index, key, &index))
     return &m->threads.data[index];
   ftrace_thread fresh = {
       .ref = k->ctx->s->thread(k->ctx->host, m->machine->ref, -1, tid),
   };
   index = (uint32_t)m->threads.len;
   tm_vec_push(&m->threads, fresh);
-  proto_map_put(&m->thread_index, key, index);
+  if (key < FTRACE_DIRECT_TIDS)
+    *direct_slot(m, key) = index + 1;
+  else
+    proto_map_put(&m->thread_index, key, index);
   return &m->threads.data[index];
 }
 
@@ -213,7 +237,39 @@ static decode_status decode(ftrace_kinds *k, const ftrace_event *ev, const ftrac
   out->present = 0;
   pw_cursor c = pw_cursor_of(ev->data, ev->len);
   pw_field f;
-  while (pw_next(&c, &f)) {
+  for (;;) {
+    /* Nearly every field is the common case: a one-byte tag (fields
+     * 1..15) with the wire type the schema gives, a varint or bytes. It is
+     * read here without pw_next's general path; anything else (and any
+     * damage, which pw_next then reports) takes the general path below. */
+    if (c.p < c.end && *c.p < 0x80) {
+      unsigned n = *c.p >> 3, wire = *c.p & 7u;
+      uint64_t v;
+      size_t used;
+      if (n >= 1 && sc->wire[n] == (int8_t)wire &&
+          (wire == PW_VARINT || wire == PW_LENGTH_DELIMITED) &&
+          (used = pw_read_varint(c.p + 1, c.end, &v)) != 0) {
+        const uint8_t *after = c.p + 1 + used;
+        if (wire == PW_VARINT) {
+          out->present |= 1u << n;
+          out->value[n] = v;
+          out->text[n] = NULL;
+          out->text_len[n] = 0;
+          c.p = after;
+          continue;
+        }
+        if (v <= (uint64_t)(c.end - after)) {
+          out->present |= 1u << n;
+          out->value[n] = v;
+          out->text[n] = after;
+          out->text_len[n] = (size_t)v;
+          c.p = after + v;
+          continue;
+        }
+      }
+    }
+    if (!pw_next(&c, &f))
+      break;
     int expected;
     bool repeated;
     if (f.number >= 1 && f.number <= FTRACE_SCHEMA_FIELDS) {

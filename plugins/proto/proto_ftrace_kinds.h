@@ -88,11 +88,20 @@ typedef struct ftrace_thread {
   char name_bytes[FTRACE_NAME_BYTES];
 } ftrace_thread;
 
+/* Tids read through a direct table (256 KiB at most per machine):
+ * Android's and many Linux systems' pid_max is 32768. */
+#define FTRACE_DIRECT_TIDS 65536u
+
 typedef struct ftrace_machine {
   proto_machine *machine;
   uint32_t num_cpus; /* 0: unknown */
   TM_VEC(ftrace_cpu) cpus;
-  proto_map thread_index; /* tid -> threads index */
+  /* tid -> threads index: tids below FTRACE_DIRECT_TIDS in `direct`
+   * (index + 1, 0: not seen; grown to the largest such tid seen), the
+   * others in thread_index. */
+  uint32_t *direct;
+  size_t direct_len;
+  proto_map thread_index;
   TM_VEC(ftrace_thread) threads;
   systrace_emitter *emitter; /* print events; NULL until the first */
 } ftrace_machine;
