@@ -10,7 +10,8 @@
  * - no two modules (a file pair x.c/x.h) of core/ or plugins/proto/
  *   include each other, directly or through others: the proto reader's
  *   modules receive its context and never reach back into what calls
- *   them, and within a core folder the same holds.
+ *   them, and within a core folder the same holds; nor do two modules of
+ *   the other readers and plugins/common.
  *
  * Read from the sources under $G_TEST_SRCDIR/.. (core/, plugins/, tools/,
  * tests/); only #include lines count, so comments may name any header.
@@ -222,6 +223,15 @@ static void test_no_two_core_folders_include_each_other(void) {
 
 /* --- the modules' include graph ---------------------------------------- */
 
+/* The module a source path (without .c/.h) belongs to: itself, but for a
+ * header "x_impl" that holds module x's code for inlining (the JSON
+ * reader's json_fast_impl.h), which is x. */
+static char *module_of(const char *path, size_t len) {
+  if (len > 5 && strncmp(path + len - 5, "_impl", 5) == 0)
+    len -= 5;
+  return g_strndup(path, len);
+}
+
 /* The module (path without .c/.h) that `include_line` of the file `path`
  * names, if it is one of `g`'s: a header beside the file, or one under
  * core/ (core's includes name "folder/header.h"). NULL otherwise. */
@@ -244,7 +254,7 @@ static char *included_module(const folder_graph *g, const char *path,
   const char *end = strchr(p, '"');
   if (!end || end - p < 2 || strncmp(end - 2, ".h", 2) != 0)
     return NULL;
-  g_autofree char *header = g_strndup(p, (size_t)(end - 2 - p));
+  g_autofree char *header = module_of(p, (size_t)(end - 2 - p));
   g_autofree char *dir = g_path_get_dirname(path);
   char *beside = g_build_filename(dir, header, NULL);
   if (folder_index(g, beside) >= 0)
@@ -260,14 +270,14 @@ static char *included_module(const folder_graph *g, const char *path,
 static void add_module(const char *path, const char *text, void *ctx) {
   (void)text;
   folder_graph *g = ctx;
-  g_autofree char *module = g_strndup(path, strlen(path) - 2);
+  g_autofree char *module = module_of(path, strlen(path) - 2);
   if (folder_index(g, module) < 0)
     g_ptr_array_add(g->folders, g_steal_pointer(&module));
 }
 
 static void add_module_edges(const char *path, const char *text, void *ctx) {
   folder_graph *g = ctx;
-  g_autofree char *from = g_strndup(path, strlen(path) - 2);
+  g_autofree char *from = module_of(path, strlen(path) - 2);
   g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
   for (size_t i = 0; lines[i]; i++) {
     g_autofree char *to = included_module(g, path, lines[i]);
@@ -298,6 +308,35 @@ static void test_no_two_modules_of_core_or_the_proto_reader_include_each_other(v
       g.edges, "plugins/proto/proto_reader>plugins/proto/proto_context"));
   g_assert_true(g_hash_table_contains(
       g.edges, "core/model/profile_builder>core/model/model"));
+  g_autofree char *circles = folder_circles(&g);
+  if (*circles)
+    g_error("modules include each other:\n%s", circles);
+  folder_graph_clear(&g);
+}
+
+/* The other readers and their shared code (plugins/common) keep the same
+ * rule: no two modules of one include each other, so what one module
+ * needs of another flows one way (the JSON reader's event buffer is read
+ * by the emitter and the V8 profiles, which include it; neither includes
+ * the other back). */
+static void test_no_two_modules_of_the_other_readers_include_each_other(void) {
+  g_autofree char *root = source_root();
+  folder_graph g;
+  folder_graph_init(&g);
+  g.label = "%s";
+  const char *const trees[] = {"plugins/json",        "plugins/systrace",
+                               "plugins/gecko",       "plugins/instruments",
+                               "plugins/common",      "plugins/example"};
+  for (size_t i = 0; i < G_N_ELEMENTS(trees); i++)
+    for_each_source(root, trees[i], add_module, &g);
+  for (size_t i = 0; i < G_N_ELEMENTS(trees); i++)
+    for_each_source(root, trees[i], add_module_edges, &g);
+  /* The trees were read and their includes resolved: the JSON reader
+   * includes its emitter, and the emitter the event buffer. */
+  g_assert_true(g_hash_table_contains(
+      g.edges, "plugins/json/json_reader>plugins/json/json_event"));
+  g_assert_true(g_hash_table_contains(
+      g.edges, "plugins/json/json_event>plugins/json/json_event_buf"));
   g_autofree char *circles = folder_circles(&g);
   if (*circles)
     g_error("modules include each other:\n%s", circles);
@@ -366,6 +405,8 @@ int main(int argc, char **argv) {
                   test_no_two_core_folders_include_each_other);
   g_test_add_func("/core-layout/no-two-modules-of-core-or-the-proto-reader-include-each-other",
                   test_no_two_modules_of_core_or_the_proto_reader_include_each_other);
+  g_test_add_func("/core-layout/no-two-modules-of-the-other-readers-include-each-other",
+                  test_no_two_modules_of_the_other_readers_include_each_other);
   g_test_add_func("/core-layout/a-circle-of-modules-is-found-through-a-header-beside-it",
                   test_a_circle_of_modules_is_found_through_a_header_beside_it);
   g_test_add_func("/core-layout/an-include-line-names-its-folder",

@@ -1,15 +1,8 @@
 /*
- * One Trace Event Format event, as collected from the parser's callbacks,
- * and the emitter that turns it into host calls.
- *
- * Keys of an event come in any order (Chrome writes "args" before "ph"),
- * so nothing is emitted until the event's closing brace: the walker fills
- * a json_event_buf, the emitter reads it whole. Strings the event refers
- * to live in the buffer's text arena as spans (offset, length), because
- * the parser's pointers die with each callback.
- *
- * Invariant: a json_event_buf is reset, not freed, between events, so
- * steady-state parsing allocates nothing per event.
+ * The emitter: one complete Trace Event Format event (a json_event_buf,
+ * json_event_buf.h) into host calls, with the lookups it caches (clock,
+ * machine, processes, threads, interned strings, async tracks); its P
+ * events go to the legacy V8 profiles (json_v8_profile.h).
  */
 #ifndef TM_JSON_EVENT_H
 #define TM_JSON_EVENT_H
@@ -19,94 +12,7 @@
 
 #include <tracemerge/plugin.h>
 
-#include "json_text.h"
-
-typedef struct json_span {
-  uint32_t off;
-  uint32_t len;
-} json_span;
-
-typedef enum json_field_state {
-  JSON_FIELD_ABSENT = 0,
-  JSON_FIELD_OK = 1,
-  JSON_FIELD_BAD = 2, /* present but not usable: the event is dropped */
-} json_field_state;
-
-typedef struct json_time_field {
-  uint8_t state; /* json_field_state */
-  int64_t ns;
-} json_time_field;
-
-typedef enum json_id_kind {
-  JSON_ID_NONE = 0,
-  JSON_ID_NUMBER = 1, /* `number` holds it (pid/tid: already coerced) */
-  JSON_ID_STRING = 2, /* `text` holds it */
-} json_id_kind;
-
-typedef struct json_id_field {
-  uint8_t kind; /* json_id_kind */
-  uint64_t number;
-  json_span text;
-} json_id_field;
-
-typedef enum json_arg_kind {
-  JSON_ARG_KIND_INT = 0,
-  JSON_ARG_KIND_REAL = 1,
-  JSON_ARG_KIND_STRING = 2,
-  JSON_ARG_KIND_BOOL = 3,
-  JSON_ARG_KIND_NULL = 4,      /* kept for counters, skipped in args */
-  JSON_ARG_KIND_CONTAINER = 5, /* a nested object/array, for counters */
-} json_arg_kind;
-
-/* One flattened member of "args": key "args.a.b[2]" and its value. */
-typedef struct json_arg {
-  json_span key;
-  uint8_t kind;      /* json_arg_kind */
-  bool top_level;    /* a direct member of "args" (counter values) */
-  union {
-    int64_t int_value; /* INT, BOOL */
-    double real_value;
-    json_span text;    /* STRING */
-  } u;
-} json_arg;
-
-typedef struct json_event {
-  uint32_t n_keys;   /* 0 at the closing brace: `{}`, skipped silently */
-  char phase;        /* first byte of "ph"; 0 if missing or not a string */
-  json_time_field ts, dur, tts, tdur;
-  json_id_field pid, tid, id, bind_id;
-  bool has_pid, has_tid; /* the keys were present (with a usable type) */
-  json_span name, cat;   /* len 0: absent or empty (both mean NULL) */
-  json_span id2_local, id2_global;
-  bool has_id2_local, has_id2_global;
-  bool id2_bad;          /* "id2" present but not an object */
-  bool flow_in, flow_out;
-  bool bind_enclosing;   /* "bp": "e" */
-  char scope;            /* "s": 'g', 'p', 't' or 0 */
-  bool has_args;         /* "args" was an object */
-} json_event;
-
-typedef struct json_event_buf {
-  json_event ev;
-  json_text text; /* arena the spans point into */
-  TM_VEC(json_arg) args;
-} json_event_buf;
-
-void json_event_buf_reset(json_event_buf *buf);
-void json_event_buf_free(json_event_buf *buf);
-/* Copies bytes into the arena; false when the arena would pass 4 GiB,
- * which a span cannot address (out of memory aborts, as for every
- * TM_VEC). */
-bool json_event_buf_store(json_event_buf *buf, const void *bytes, size_t len,
-                          json_span *out);
-/* Appends an arg slot, zeroed (key and kind to be filled). */
-json_arg *json_event_buf_add_arg(json_event_buf *buf);
-
-/* The bytes of `span` (not terminated); "" for an empty arena. */
-static inline const char *json_event_buf_text(const json_event_buf *buf,
-                                              json_span span) {
-  return buf->text.data ? buf->text.data + span.off : "";
-}
+#include "json_event_buf.h"
 
 typedef struct json_emitter json_emitter;
 

@@ -32,7 +32,7 @@
 
 #include <tracemerge/plugin.h>
 
-#include "json_event.h"
+#include "json_event_buf.h"
 
 typedef struct json_v8_profiles json_v8_profiles;
 
