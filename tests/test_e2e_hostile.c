@@ -13,7 +13,7 @@
 #include <zlib.h>
 
 #include "e2e_support.h"
-#include "proto_wire.h"
+#include "proto_wire_encode.h"
 
 /* ---- arithmetic ---------------------------------------------------------- */
 

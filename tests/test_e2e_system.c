@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "e2e_support.h"
-#include "proto_wire.h"
+#include "proto_wire_encode.h"
 
 /* The CSV text of `sql` on the built fixture tests/data/proto/NAME. */
 static char *query(const char *name, const char *sql) {

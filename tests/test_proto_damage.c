@@ -17,7 +17,7 @@
 #include "fake_host.h"
 #include "proto_framing.h"
 #include "proto_run.h"
-#include "proto_wire.h"
+#include "proto_wire_encode.h"
 
 /* --- damage ------------------------------------------------------------------ */
 

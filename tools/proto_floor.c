@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "proto_framing.h"
-#include "proto_wire.h"
+#include "proto_wire_decode.h"
 
 typedef struct floor_counts {
   uint64_t packets;

@@ -8,7 +8,7 @@
  * to the module that reads each payload; modules never call the
  * dispatcher. Layers, each using only those below it:
  *
- *   proto_map, proto_vec, proto_wire, proto_framing,
+ *   proto_map, proto_vec, proto_wire_decode, proto_framing,
  *   proto_sequence_state, proto_machine                 plain data
  *   proto_context                                       this file
  *   proto_clock, proto_tracks, proto_track_event, ...   payload modules

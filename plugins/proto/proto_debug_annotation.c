@@ -10,7 +10,7 @@
 
 #include "proto_context.h"
 #include "proto_sequence_state.h"
-#include "proto_wire.h"
+#include "proto_wire_decode.h"
 
 static void text_append(proto_text *text, const void *data, size_t len) {
   tm_vec_reserve(text, text->len + len);

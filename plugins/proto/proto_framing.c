@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto_wire.h"
+#include "proto_wire_decode.h"
 
 void proto_framer_init(proto_framer *framer, size_t max_packet,
                        proto_packet_fn on_packet, void *ctx) {

@@ -9,7 +9,7 @@
 #include "proto_clock.h"
 #include "proto_context.h"
 #include "proto_ftrace_kinds.h"
-#include "proto_wire.h"
+#include "proto_wire_decode.h"
 
 enum bundle_field {
   BUNDLE_CPU = 1,

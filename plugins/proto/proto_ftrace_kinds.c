@@ -7,7 +7,7 @@
 
 #include "ftrace.pb-c.h"
 #include "proto_sequence_state.h"
-#include "proto_wire.h"
+#include "proto_wire_decode.h"
 
 /* FtraceEvent payload field numbers the reader models. */
 enum {

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "proto_wire.h"
+#include "proto_wire_decode.h"
 
 bool proto_legacy_event_decode(const uint8_t *data, size_t len, proto_legacy_event *out) {
   memset(out, 0, sizeof *out);

@@ -4,7 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "proto_wire.h"
+#include "proto_wire_decode.h"
 
 static void indent(GString *out, int depth) {
   for (int i = 0; i < depth; i++)

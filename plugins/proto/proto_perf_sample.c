@@ -5,7 +5,7 @@
 #include "proto_context.h"
 #include "proto_sequence_state.h"
 #include "proto_stack_profile.h"
-#include "proto_wire.h"
+#include "proto_wire_decode.h"
 
 bool proto_perf_sample_read(proto_context *ctx, proto_machine *machine, proto_sequence *seq,
                             const proto_timestamp *ts, const uint8_t *data, size_t len) {

@@ -43,7 +43,7 @@
 #include "proto_trigger.h"
 #include "proto_track_event.h"
 #include "proto_tracks.h"
-#include "proto_wire.h"
+#include "proto_wire_decode.h"
 #include "trace.pb-c.h"
 
 /* One file being read: the context the modules share, the framing of the

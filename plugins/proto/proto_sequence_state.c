@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "proto_wire.h"
+#include "proto_wire_decode.h"
 
 proto_sequence *proto_sequence_get_slow_(proto_sequence_table *table, uint32_t id) {
   uint32_t index;

@@ -9,7 +9,7 @@
 #include "ftrace.pb-c.h"
 #include "proto_context.h"
 #include "proto_pbtxt.h"
-#include "proto_wire.h"
+#include "proto_wire_decode.h"
 #include "service_packets.pb-c.h"
 #include "system.pb-c.h"
 #include "trace_config.pb-c.h"

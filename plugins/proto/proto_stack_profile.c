@@ -6,7 +6,7 @@
 
 #include "proto_context.h"
 #include "proto_sequence_state.h"
-#include "proto_wire.h"
+#include "proto_wire_decode.h"
 
 static const proto_interned *lookup_string(proto_context *ctx, proto_sequence *seq,
                                            proto_intern_kind kind, uint64_t iid) {

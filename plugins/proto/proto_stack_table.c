@@ -1,7 +1,7 @@
 /* Stack profile interning tables (see proto_stack_table.h). */
 #include "proto_stack_table.h"
 
-#include "proto_wire.h"
+#include "proto_wire_decode.h"
 
 void proto_stack_table_clear(proto_stack_table *table) {
   proto_map_clear(&table->mapping_index);

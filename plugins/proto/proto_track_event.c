@@ -12,7 +12,7 @@
 #include "proto_sequence_state.h"
 #include "proto_stack_profile.h"
 #include "proto_tracks.h"
-#include "proto_wire.h"
+#include "proto_wire_decode.h"
 
 enum track_event_type {
   TYPE_UNSPECIFIED = 0,

@@ -3,7 +3,7 @@
 
 #include "proto_context.h"
 #include "proto_tracks.h"
-#include "proto_wire.h"
+#include "proto_wire_decode.h"
 
 bool proto_trigger_read(proto_context *ctx, proto_machine *machine, const proto_timestamp *ts,
                         const uint8_t *data, size_t len) {

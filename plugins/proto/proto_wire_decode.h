@@ -7,8 +7,8 @@
  * reads outside [p, end); every failure leaves the cursor's `error` set
  * and makes pw_next() return false from then on.
  */
-#ifndef TM_PROTO_WIRE_H
-#define TM_PROTO_WIRE_H
+#ifndef TM_PROTO_WIRE_DECODE_H
+#define TM_PROTO_WIRE_DECODE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -242,4 +242,4 @@ static inline bool pw_repeated_next(pw_repeated *r, uint64_t *out) {
   return true;
 }
 
-#endif /* TM_PROTO_WIRE_H */
+#endif /* TM_PROTO_WIRE_DECODE_H */

@@ -2,8 +2,8 @@
  * Protobuf wire encoding for tests that build Perfetto traces byte by byte
  * (damage, bombs, limits the text fixtures cannot express).
  */
-#ifndef TM_TEST_PROTO_WIRE_H
-#define TM_TEST_PROTO_WIRE_H
+#ifndef TM_TEST_PROTO_WIRE_ENCODE_H
+#define TM_TEST_PROTO_WIRE_ENCODE_H
 
 #include <glib.h>
 #include <stdint.h>
@@ -19,4 +19,4 @@ static inline void wire_put_varint(GByteArray *out, uint64_t v) {
   } while (v);
 }
 
-#endif /* TM_TEST_PROTO_WIRE_H */
+#endif /* TM_TEST_PROTO_WIRE_ENCODE_H */
