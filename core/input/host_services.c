@@ -1282,13 +1282,6 @@ const tm_host_services host_services_v2 = {
     .machine_metadata_set_string = svc_machine_metadata_set_string,
 };
 
-void *host_open_reader(tm_host *host, const uint8_t *config, size_t config_len) {
-  const tm_reader *reader = host->reader;
-  if (reader->abi == TM_READER_ABI_V1)
-    return reader->open_v1(host_services_v1(), host, config, config_len);
-  return reader->descriptor.open(&host_services_v2, host, config, config_len);
-}
-
 void import_finish_tracks(tm_import_state *state) {
   tm_model *model = state->model;
   async_tracks_finish_parents(state->async_tracks, model);

@@ -22,10 +22,6 @@ extern const tm_host_services host_services_v2;
 /* The services of version 1, adapting to version 2's. */
 const tm_v1_host_services *host_services_v1(void);
 
-/* Calls `host->reader`'s open() with the services of the version it
- * speaks; `config` is borrowed until its close(). */
-void *host_open_reader(tm_host *host, const uint8_t *config, size_t config_len);
-
 /* What sample() and import_log() do, for the version-1 adapters: a sample
  * into PROFILE_TABLE_* `table`, an import log with args of the current
  * layout. */

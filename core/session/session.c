@@ -21,6 +21,7 @@
 
 #include "input/container.h"
 #include "input/host_services.h"
+#include "input/reader_open.h"
 #include "input/reader_worker.h"
 #include "model/model_builder.h"
 #include "model/async_tracks.h"
@@ -160,14 +161,6 @@ void tm_session_free(tm_session *session) {
   g_clear_error(&session->first_error);
   g_clear_error(&session->fatal_error);
   g_free(session);
-}
-
-uint32_t session_host_machine(tm_session *session) {
-  if (session->host_machine == TM_NULL_ID) {
-    session->host_machine = model_add_machine(session->import.model, 0);
-    import_open_machine(&session->import, session->host_machine);
-  }
-  return session->host_machine;
 }
 
 /* --- container sink ----------------------------------------------------- */

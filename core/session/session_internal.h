@@ -35,7 +35,8 @@ struct tm_session {
   char **sql_packages; /* tm_session_options.sql_packages, owned */
   sql_connection_options sql_options; /* from tm_session_options */
   double query_timeout_seconds;
-  uint32_t host_machine; /* TM_NULL_ID until the first trace file */
+  uint32_t host_machine; /* TM_NULL_ID until a manifest file without a
+                          * machine needs it (session_manifest.c) */
   /* Machine row + 1 -> tm_host* of its primary file (docs/clock-model.md §2):
    * the first file in processing order to have data or clocks on that
    * machine. Decided once every input is read. */
@@ -53,9 +54,6 @@ struct tm_session {
 static inline tm_session *host_session(const tm_host *host) {
   return host->state->owner;
 }
-
-/* The host machine row, created with its placeholders on first use. */
-uint32_t session_host_machine(tm_session *session);
 
 /* GCompareDataFunc over tm_host* elements (data: the tm_model): the order
  * files are bridged in, trace_file.processing_order. */

@@ -148,9 +148,19 @@ bool session_manifest_feed(tm_session *session, const uint8_t *data,
   return true;
 }
 
+/* The host machine row, created with its placeholders on first use: the
+ * machine of a manifest's files that name none. */
+static uint32_t host_machine_row(tm_session *session) {
+  if (session->host_machine == TM_NULL_ID) {
+    session->host_machine = model_add_machine(session->import.model, 0);
+    import_open_machine(&session->import, session->host_machine);
+  }
+  return session->host_machine;
+}
+
 static uint32_t machine_row(tm_session *session, uint32_t index) {
   if (index == TM_MANIFEST_NO_MACHINE)
-    return session_host_machine(session);
+    return host_machine_row(session);
   return session->manifest->machine_rows[index];
 }
 
@@ -442,7 +452,7 @@ bool session_manifest_file_begins(tm_session *session, uint32_t file_id,
   }
   *machine_id = *entry && (*entry)->machine != TM_MANIFEST_NO_MACHINE
                     ? st->machine_rows[(*entry)->machine]
-                    : session_host_machine(session);
+                    : host_machine_row(session);
   return true;
 }
 
