@@ -1,6 +1,8 @@
 /*
  * The Perfetto protobuf export: the driver, identity, tracks, slices,
- * flows and counters (see perfetto_export.h for what the trace holds).
+ * flows and counters (see perfetto_export.h for what the trace holds);
+ * sequences and the process and thread descriptors, which the system and
+ * service sources write too, are perfetto_export_packets.c.
  *
  * The driver merges its event sources by timestamp (slice begins, slice
  * ends, counters, and the system sources of perfetto_export_system.c), so
@@ -22,9 +24,6 @@
 #include "export/perfetto_export_internal.h"
 #include "record/encoder.h"
 
-#define PROCESS_UUID(upid) ((UINT64_C(1) << 48) | (uint64_t)(upid))
-#define THREAD_UUID(utid) ((UINT64_C(2) << 48) | (uint64_t)(utid))
-#define TRACK_UUID(track) ((UINT64_C(3) << 48) | (uint64_t)(track))
 #define MAX_TRACK_NESTING 64
 
 enum {
@@ -37,103 +36,21 @@ enum {
   LEGACY_SCOPE_PROCESS = 2,
 };
 
-static inline bool bit_get(const uint8_t *bits, size_t i) {
-  return (bits[i / 8] >> (i % 8)) & 1;
-}
-
-static inline void bit_set(uint8_t *bits, size_t i) {
-  bits[i / 8] |= (uint8_t)(1u << (i % 8));
-}
-
-/* --- sequences ------------------------------------------------------------------ */
-
-tmr_sequence *pe_sequence(pe_state *pe, uint32_t machine_id, uint32_t trace_id) {
-  uint64_t key = (uint64_t)machine_id << 32 | (uint32_t)(trace_id + 1);
-  tmr_sequence *seq = g_hash_table_lookup(pe->sequences, &key);
-  if (!seq) {
-    seq = tmr_packet_writer_new_sequence(pe->writer, pe->machine_export_id[machine_id]);
-    g_hash_table_insert(pe->sequences, g_memdup2(&key, sizeof key), seq);
-  }
-  return seq;
-}
-
-tmr_sequence *pe_machine_sequence(pe_state *pe, uint32_t machine_id) {
-  return pe_sequence(pe, machine_id, TM_NULL_ID);
-}
-
-void pe_emit(pe_state *pe, tmr_sequence *seq, int64_t ts, uint32_t flags, tmr_packet_build build,
-                 void *ctx) {
-  if (!tmr_sequence_emit(seq, ts, flags, build, ctx) && tmr_packet_writer_ok(pe->writer))
-    pe->packets_dropped++;
-}
-
 /* --- descriptors ------------------------------------------------------------------ */
-
-int64_t pe_thread_pid(const pe_state *pe, uint32_t utid) {
-  uint32_t upid = pe->model->threads.data[utid].upid;
-  return upid == TM_NULL_ID ? -1 : pe->model->processes.data[upid].pid;
-}
-
-static void put_string(tmr_enc *e, uint32_t field, const pe_state *pe, tm_str_id id) {
-  const char *s = pe_str(pe, id);
-  if (s)
-    tmr_enc_bytes(e, field, s, string_pool_length(pe->model->strings, id));
-}
-
-typedef struct descriptor_ctx {
-  pe_state *pe;
-  uint32_t id;          /* upid, utid or track id */
-  uint64_t uuid;
-  uint64_t parent_uuid; /* 0: none */
-} descriptor_ctx;
-
-static void build_process(tmr_sequence *seq, tmr_enc *e, tmr_enc *in, void *p) {
-  (void)seq;
-  (void)in;
-  const descriptor_ctx *c = p;
-  const tm_process_row *row = &c->pe->model->processes.data[c->id];
-  uint8_t *td = tmr_enc_nest_begin(e, PACKET_TRACK_DESCRIPTOR);
-  tmr_enc_uint(e, 1, c->uuid);
-  uint8_t *pd = tmr_enc_nest_begin(e, 3);
-  tmr_enc_int(e, 1, row->pid);
-  /* The command line as one element: readers join elements with spaces,
-   * so it reads back as it was. */
-  put_string(e, 2, c->pe, row->cmdline);
-  put_string(e, 6, c->pe, row->name);
-  tmr_enc_nest_end(e, pd);
-  tmr_enc_nest_end(e, td);
-}
-
-static void build_thread(tmr_sequence *seq, tmr_enc *e, tmr_enc *in, void *p) {
-  (void)seq;
-  (void)in;
-  const descriptor_ctx *c = p;
-  const tm_thread_row *row = &c->pe->model->threads.data[c->id];
-  uint8_t *td = tmr_enc_nest_begin(e, PACKET_TRACK_DESCRIPTOR);
-  tmr_enc_uint(e, 1, c->uuid);
-  if (c->parent_uuid)
-    tmr_enc_uint(e, 5, c->parent_uuid);
-  uint8_t *thd = tmr_enc_nest_begin(e, 4);
-  tmr_enc_int(e, 1, pe_thread_pid(c->pe, c->id));
-  tmr_enc_int(e, 2, row->tid);
-  put_string(e, 5, c->pe, row->name);
-  tmr_enc_nest_end(e, thd);
-  tmr_enc_nest_end(e, td);
-}
 
 static void build_track(tmr_sequence *seq, tmr_enc *e, tmr_enc *in, void *p) {
   (void)seq;
   (void)in;
-  const descriptor_ctx *c = p;
+  const pe_descriptor_ctx *c = p;
   const tm_track_row *row = &c->pe->model->tracks.data[c->id];
   uint8_t *td = tmr_enc_nest_begin(e, PACKET_TRACK_DESCRIPTOR);
   tmr_enc_uint(e, 1, c->uuid);
   if (c->parent_uuid)
     tmr_enc_uint(e, 5, c->parent_uuid);
-  put_string(e, 2, c->pe, row->name);
+  pe_put_string(e, 2, c->pe, row->name);
   if (row->event_type == TM_TRACK_COUNTER) {
     uint8_t *cd = tmr_enc_nest_begin(e, 8);
-    put_string(e, 6, c->pe, row->counter_unit);
+    pe_put_string(e, 6, c->pe, row->counter_unit);
     tmr_enc_nest_end(e, cd);
   } else {
     /* sibling_merge_behavior NONE: the model's tracks are merged already,
@@ -143,33 +60,14 @@ static void build_track(tmr_sequence *seq, tmr_enc *e, tmr_enc *in, void *p) {
   tmr_enc_nest_end(e, td);
 }
 
-void pe_ensure_process(pe_state *pe, tmr_sequence *seq, uint32_t upid) {
-  if (upid == TM_NULL_ID || bit_get(pe->process_written, upid))
-    return;
-  bit_set(pe->process_written, upid);
-  descriptor_ctx c = {pe, upid, PROCESS_UUID(upid), 0};
-  pe_emit(pe, seq, TMR_NO_TIMESTAMP, 0, build_process, &c);
-}
-
-void pe_ensure_thread(pe_state *pe, tmr_sequence *seq, uint32_t utid) {
-  if (utid == TM_NULL_ID || bit_get(pe->thread_written, utid))
-    return;
-  bit_set(pe->thread_written, utid);
-  uint32_t upid = pe->model->threads.data[utid].upid;
-  pe_ensure_process(pe, seq, upid);
-  descriptor_ctx c = {pe, utid, THREAD_UUID(utid),
-                      upid == TM_NULL_ID ? 0 : PROCESS_UUID(upid)};
-  pe_emit(pe, seq, TMR_NO_TIMESTAMP, 0, build_thread, &c);
-}
-
 static bool is_thread_track(const pe_state *pe, uint32_t track_id) {
   const tm_track_row *row = &pe->model->tracks.data[track_id];
   return row->utid != TM_NULL_ID && pe->thread_track[row->utid] == track_id;
 }
 
 static uint64_t track_uuid(const pe_state *pe, uint32_t track_id) {
-  return is_thread_track(pe, track_id) ? THREAD_UUID(pe->model->tracks.data[track_id].utid)
-                                       : TRACK_UUID(track_id);
+  return is_thread_track(pe, track_id) ? PE_THREAD_UUID(pe->model->tracks.data[track_id].utid)
+                                       : PE_TRACK_UUID(track_id);
 }
 
 /* Writes the descriptor of `track_id` (after its parents') once; returns
@@ -178,24 +76,24 @@ static uint64_t ensure_track(pe_state *pe, tmr_sequence *seq, uint32_t track_id,
   const tm_track_row *row = &pe->model->tracks.data[track_id];
   if (is_thread_track(pe, track_id)) {
     pe_ensure_thread(pe, seq, row->utid);
-    return THREAD_UUID(row->utid);
+    return PE_THREAD_UUID(row->utid);
   }
-  uint64_t uuid = TRACK_UUID(track_id);
-  if (bit_get(pe->track_written, track_id))
+  uint64_t uuid = PE_TRACK_UUID(track_id);
+  if (pe_bit_get(pe->track_written, track_id))
     return uuid;
-  bit_set(pe->track_written, track_id);
+  pe_bit_set(pe->track_written, track_id);
   uint64_t parent = 0;
   if (row->parent_id != TM_NULL_ID && row->parent_id < pe->model->tracks.len &&
       depth < MAX_TRACK_NESTING) {
     parent = ensure_track(pe, seq, row->parent_id, depth + 1);
   } else if (row->utid != TM_NULL_ID) {
     pe_ensure_thread(pe, seq, row->utid);
-    parent = THREAD_UUID(row->utid);
+    parent = PE_THREAD_UUID(row->utid);
   } else if (row->upid != TM_NULL_ID) {
     pe_ensure_process(pe, seq, row->upid);
-    parent = PROCESS_UUID(row->upid);
+    parent = PE_PROCESS_UUID(row->upid);
   }
-  descriptor_ctx c = {pe, track_id, uuid, parent};
+  pe_descriptor_ctx c = {pe, track_id, uuid, parent};
   pe_emit(pe, seq, TMR_NO_TIMESTAMP, 0, build_track, &c);
   return uuid;
 }
@@ -306,12 +204,12 @@ static void put_annotations(pe_state *pe, tmr_sequence *seq, tmr_enc *e, tmr_enc
       tmr_enc_uint(e, 7, (uint64_t)a->u.int_value);
       break;
     case TM_ARG_JSON:
-      put_string(e, 9, pe, a->u.str_id);
+      pe_put_string(e, 9, pe, a->u.str_id);
       break;
     case TM_ARG_STRING:
     default:
       if (a->u.str_id)
-        put_string(e, 6, pe, a->u.str_id);
+        pe_put_string(e, 6, pe, a->u.str_id);
       else
         tmr_enc_bytes(e, 6, "", 0);
       break;
@@ -425,7 +323,7 @@ static slice_source *slice_source_new(pe_state *pe) {
   for (size_t s = 0; s < n; s++) {
     uint32_t parent = model->slices.data[s].parent_id;
     if (parent < n && export_slice_on(pe->sel, (uint32_t)s))
-      bit_set(src->has_children, parent);
+      pe_bit_set(src->has_children, parent);
   }
   src->stacks = g_new0(GArray *, model->tracks.len + 1);
   src->heap = g_array_new(FALSE, FALSE, sizeof(pending_end));
@@ -539,14 +437,14 @@ static void close_above(pe_state *pe, slice_source *src, uint32_t track_id, uint
   GArray *stack = src->stacks[track_id];
   if (!stack)
     return;
-  bool keep_open = keep != TM_NULL_ID && bit_get(src->open, keep);
+  bool keep_open = keep != TM_NULL_ID && pe_bit_get(src->open, keep);
   while (stack->len > 0) {
     uint32_t top = g_array_index(stack, uint32_t, stack->len - 1);
     if (keep_open && top == keep)
       break;
     g_array_set_size(stack, stack->len - 1);
     /* Unfinished slices (dur -1) stay open in the trace too. */
-    if (bit_get(src->open, top) && pe->model->slices.data[top].dur >= 0)
+    if (pe_bit_get(src->open, top) && pe->model->slices.data[top].dur >= 0)
       write_end(pe, src, top);
   }
 }
@@ -568,7 +466,7 @@ static void begins_emit(pe_state *pe, void *self) {
     return;
   close_above(pe, src, track, s->parent_id);
   tmr_sequence *seq = track_sequence(pe, track);
-  bool instant = s->dur == 0 && !bit_get(src->has_children, id);
+  bool instant = s->dur == 0 && !pe_bit_get(src->has_children, id);
   int64_t pid = 0;
   int scope = instant ? legacy_instant_scope(pe, track, &pid) : 0;
   if (scope) {
@@ -584,7 +482,7 @@ static void begins_emit(pe_state *pe, void *self) {
   if (!src->stacks[track])
     src->stacks[track] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   g_array_append_val(src->stacks[track], id);
-  bit_set(src->open, id);
+  pe_bit_set(src->open, id);
   if (s->dur >= 0)
     heap_push(src->heap, (pending_end){s->ts + s->dur, s->depth, id});
 }
@@ -594,7 +492,7 @@ static int64_t ends_next_ts(pe_state *pe, void *self) {
   slice_source *src = self;
   while (src->heap->len > 0) {
     const pending_end *top = &g_array_index(src->heap, pending_end, 0);
-    if (bit_get(src->open, top->slice_id))
+    if (pe_bit_get(src->open, top->slice_id))
       return top->ts;
     heap_pop(src->heap); /* ended already, by a later begin on its track */
   }

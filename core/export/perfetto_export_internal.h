@@ -2,7 +2,10 @@
  * What the Perfetto export's modules share: the export's state, its
  * sequences and interning kinds, and the event sources the driver merges
  * by timestamp (perfetto_export.c: tracks, slices, counters;
- * perfetto_export_system.c: scheduling, samples, logs).
+ * perfetto_export_system.c: scheduling, samples, logs). The calls run one
+ * way: the driver calls the sources and perfetto_export_service.c, the
+ * system source calls the service one, and all of them call
+ * perfetto_export_packets.c, which calls none of them.
  */
 #ifndef TM_PERFETTO_EXPORT_INTERNAL_H
 #define TM_PERFETTO_EXPORT_INTERNAL_H
@@ -89,6 +92,33 @@ typedef struct pe_state {
   pe_system *system;
   uint64_t packets_dropped; /* larger than a packet may be */
 } pe_state;
+
+/* --- packets (perfetto_export_packets.c) ------------------------------- */
+
+/* Track uuids: a process's, a thread's, another track's. */
+#define PE_PROCESS_UUID(upid) ((UINT64_C(1) << 48) | (uint64_t)(upid))
+#define PE_THREAD_UUID(utid) ((UINT64_C(2) << 48) | (uint64_t)(utid))
+#define PE_TRACK_UUID(track) ((UINT64_C(3) << 48) | (uint64_t)(track))
+
+/* Bit `i` of a bit set (descriptors written, slices open, ...). */
+static inline bool pe_bit_get(const uint8_t *bits, size_t i) {
+  return (bits[i / 8] >> (i % 8)) & 1;
+}
+
+static inline void pe_bit_set(uint8_t *bits, size_t i) {
+  bits[i / 8] |= (uint8_t)(1u << (i % 8));
+}
+
+/* What a TrackDescriptor packet is built from. */
+typedef struct pe_descriptor_ctx {
+  pe_state *pe;
+  uint32_t id;          /* upid, utid or track id */
+  uint64_t uuid;
+  uint64_t parent_uuid; /* 0: none */
+} pe_descriptor_ctx;
+
+/* Writes string `id` as bytes field `field`, unless it is NULL. */
+void pe_put_string(tmr_enc *e, uint32_t field, const pe_state *pe, tm_str_id id);
 
 /* The machine's own sequence (identity, clocks, system data). */
 tmr_sequence *pe_machine_sequence(pe_state *pe, uint32_t machine_id);
