@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib.h>
+
 /* Where the parts of a decimal text are. */
 typedef struct decimal_parts {
   bool negative;
@@ -245,16 +247,14 @@ bool json_number_parse(const char *text, size_t len, json_number *out) {
   /* strtod wants a terminated string; number texts are short, so the
    * stack copy is the rule and the heap copy the rare exception. */
   char local[128];
-  char *copy = len < sizeof(local) ? local : malloc(len + 1);
-  if (!copy)
-    return false;
+  char *copy = len < sizeof(local) ? local : g_malloc(len + 1);
   memcpy(copy, text, len);
   copy[len] = '\0';
   out->kind = JSON_NUMBER_REAL;
   out->real_value = strtod(copy, NULL);
   out->int_value = 0;
   if (copy != local)
-    free(copy);
+    g_free(copy);
   return true;
 }
 
