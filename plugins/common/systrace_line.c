@@ -23,6 +23,13 @@ static size_t skip_spaces(const char *s, size_t i, size_t len) {
 static size_t read_uint(const char *s, size_t i, size_t len, int64_t *value) {
   int64_t v = 0;
   size_t start = i;
+  /* Eighteen digits cannot overflow: no check for them (the numbers of
+   * an atrace mark or a timestamp are all shorter). */
+  size_t unchecked = len - i > 18 ? i + 18 : len;
+  while (i < unchecked && is_digit(s[i])) {
+    v = v * 10 + (s[i] - '0');
+    i++;
+  }
   while (i < len && is_digit(s[i])) {
     if (v > (INT64_MAX - 9) / 10)
       return start;
