@@ -1,7 +1,11 @@
 /*
- * End-to-end: the CLI on Perfetto protobuf traces. Fixtures are the text
+ * End-to-end: the CLI on Perfetto protobuf traces: TrackEvents, interning,
+ * clocks and machines, process trees, system info, stack profiles, system
+ * traces, compressed packets and the real traces. Fixtures are the text
  * protobuf files of tests/data/proto/, encoded at build time; expected
- * values are worked out in the fixtures' comments and below.
+ * values are worked out in the fixtures' comments and below. Beside it:
+ * test_e2e_proto_legacy.c (legacy TrackEvents and their flows) and
+ * test_e2e_proto_tracks.c (how descriptor tracks merge and are named).
  */
 #include <glib.h>
 #include <stdint.h>
@@ -498,195 +502,6 @@ static void test_real_system_traces_hide_no_ftrace_event(void) {
   }
 }
 
-/* --- legacy TrackEvents ------------------------------------------------------ */
-
-/* Every legacy phase of legacy_events.textproto (expected values worked
- * out there): thread slices, Chrome's instant tracks, async tracks by id,
- * flows by bind_id, threads made by the pid/tid overrides. */
-static void test_legacy_events_reach_every_table(void) {
-  g_autofree char *slices = query("legacy_events",
-      "SELECT s.id, s.ts, s.dur, s.depth, s.category, s.name, t.type, t.name AS track, "
-      "s.thread_ts, s.thread_dur FROM slice s JOIN track t ON s.track_id = t.id ORDER BY s.id");
-  e2e_assert_text(slices,
-      "\"id\",\"ts\",\"dur\",\"depth\",\"category\",\"name\",\"type\",\"track\",\"thread_ts\","
-      "\"thread_dur\"\n"
-      "0,1000,2000,0,\"cat\",\"outer\",\"thread_execution\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
-      "1,1100,1000,1,\"[NULL]\",\"inner\",\"thread_execution\",\"[NULL]\",3000,2000\n"
-      "2,1200,0,2,\"[NULL]\",\"mark\",\"thread_execution\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
-      "3,3100,0,0,\"[NULL]\",\"global mark\",\"legacy_chrome_global_instants\",\"[NULL]\","
-      "\"[NULL]\",\"[NULL]\"\n"
-      "4,3200,0,0,\"[NULL]\",\"process mark\",\"chrome_process_instant\",\"[NULL]\",\"[NULL]\","
-      "\"[NULL]\"\n"
-      "5,4000,1000,0,\"net\",\"req\",\"legacy_async_global_slice\",\"req\",\"[NULL]\",\"[NULL]\"\n"
-      "6,4500,0,1,\"[NULL]\",\"req step\",\"legacy_async_global_slice\",\"req\",\"[NULL]\","
-      "\"[NULL]\"\n"
-      "7,5100,200,0,\"[NULL]\",\"local\",\"legacy_async_process_slice\",\"local\",60000,"
-      "1000\n"
-      "8,5400,100,0,\"[NULL]\",\"scoped\",\"legacy_async_global_slice\",\"scoped\",\"[NULL]\","
-      "\"[NULL]\"\n"
-      "9,6000,1000,0,\"[NULL]\",\"elsewhere\",\"thread_execution\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
-      "10,6100,1000,0,\"[NULL]\",\"sibling\",\"thread_execution\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
-      "11,9000,0,0,\"[NULL]\",\"interned legacy\",\"thread_execution\",\"[NULL]\",\"[NULL]\","
-      "\"[NULL]\"\n"
-      "12,9500,0,0,\"[NULL]\",\"undirected\",\"thread_execution\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
-      "13,9600,2000,0,\"[NULL]\",\"waits\",\"global_merged_track_event\",\"Later\",\"[NULL]\",\"[NULL]\"\n");
-
-  /* Thread slices by thread: the overrides made tid 21 of pid 20 and tid
-   * 12 of pid 10. */
-  g_autofree char *threads = query("legacy_events",
-      "SELECT s.name, th.tid, th.name AS thread, p.pid FROM slice s JOIN thread_track tt ON "
-      "s.track_id = tt.id JOIN thread th USING (utid) LEFT JOIN process p USING (upid) "
-      "ORDER BY s.id");
-  e2e_assert_text(threads,
-      "\"name\",\"tid\",\"thread\",\"pid\"\n"
-      "\"outer\",11,\"main\",10\n\"inner\",11,\"main\",10\n\"mark\",11,\"main\",10\n"
-      "\"elsewhere\",21,\"[NULL]\",20\n\"sibling\",12,\"[NULL]\",10\n"
-      "\"interned legacy\",11,\"main\",10\n\"undirected\",11,\"main\",10\n");
-  g_autofree char *process_tracks = query("legacy_events",
-      "SELECT s.name, pt.type, p.pid FROM slice s JOIN process_track pt ON s.track_id = pt.id "
-      "JOIN process p USING (upid) ORDER BY s.id");
-  e2e_assert_text(process_tracks,
-      "\"name\",\"type\",\"pid\"\n"
-      "\"process mark\",\"chrome_process_instant\",10\n"
-      "\"local\",\"legacy_async_process_slice\",10\n");
-
-  g_autofree char *flows = query("legacy_events",
-      "SELECT f.trace_id, o.name, i.name FROM flow f JOIN slice o ON o.id = f.slice_out "
-      "JOIN slice i ON i.id = f.slice_in");
-  e2e_assert_text(flows, "\"trace_id\",\"name\",\"name\"\n5,\"outer\",\"req\"\n");
-
-  g_autofree char *stats = query("legacy_events",
-      "SELECT name, value FROM stats WHERE value > 0 ORDER BY name");
-  e2e_assert_text(stats, "\"name\",\"value\"\n"
-                         "\"flow_without_direction\",1\n"
-                         "\"misplaced_end_event\",1\n"
-                         "\"proto_track_event_unsupported_type\",3\n"
-                         "\"track_event_parser_errors\",1\n");
-}
-
-/* Flow v1 of legacy_flows.textproto (expected values worked out there):
- * s/t/f chain slices, bind_to_enclosing ends in the enclosing slice,
- * flows carry name and cat, a waiting flow keeps its binding; bad ids and
- * pid/tid 0 are counted. The same events as Chrome JSON give the same
- * thread flows: the proto reader reads flow v1 as the JSON reader does. */
-#define FLOWS_SQL                                                                      \
-  "SELECT o.name AS slice_out, i.name AS slice_in, "                                   \
-  "(SELECT display_value FROM args a WHERE a.arg_set_id = f.arg_set_id AND a.key = "   \
-  "'name') AS flow_name, "                                                             \
-  "(SELECT display_value FROM args a WHERE a.arg_set_id = f.arg_set_id AND a.key = "   \
-  "'cat') AS flow_cat FROM flow f JOIN slice o ON o.id = f.slice_out "                 \
-  "JOIN slice i ON i.id = f.slice_in JOIN track t ON o.track_id = t.id "               \
-  "WHERE t.type GLOB ?TYPE? ORDER BY f.id"
-
-static char *flows_sql(const char *track_type) {
-  g_autofree char *quoted = g_strdup_printf("'%s'", track_type);
-  g_auto(GStrv) parts = g_strsplit(FLOWS_SQL, "?TYPE?", 2);
-  return g_strjoin(quoted, parts[0], parts[1], NULL);
-}
-
-static void test_legacy_flows_chain_slices_like_json(void) {
-  g_autofree char *all_sql = flows_sql("*");
-  g_autofree char *flows = query("legacy_flows", all_sql);
-  e2e_assert_text(flows,
-      "\"slice_out\",\"slice_in\",\"flow_name\",\"flow_cat\"\n"
-      "\"A\",\"B\",\"io\",\"c\"\n"
-      "\"B\",\"C\",\"io\",\"c\"\n"
-      "\"D\",\"E\",\"ipc\",\"[NULL]\"\n"
-      "\"D\",\"E\",\"other\",\"[NULL]\"\n"
-      "\"G1\",\"G2\",\"late\",\"[NULL]\"\n");
-
-  /* No slice for a flow event, none for the pid/tid 0 events. */
-  g_autofree char *slices = query("legacy_flows",
-      "SELECT s.ts, s.dur, s.depth, s.name, t.type FROM slice s "
-      "JOIN track t ON s.track_id = t.id ORDER BY s.id");
-  e2e_assert_text(slices,
-      "\"ts\",\"dur\",\"depth\",\"name\",\"type\"\n"
-      "1000,500,0,\"A\",\"thread_execution\"\n"
-      "2000,500,0,\"B\",\"thread_execution\"\n"
-      "3000,1000,0,\"C\",\"thread_execution\"\n"
-      "5000,200,0,\"D\",\"thread_execution\"\n"
-      "6000,200,0,\"E\",\"thread_execution\"\n"
-      "7000,1000,0,\"F\",\"thread_execution\"\n"
-      "9000,1000,0,\"G1\",\"global_merged_track_event\"\n"
-      "10000,1000,0,\"G2\",\"global_merged_track_event\"\n");
-
-  g_autofree char *stats = query("legacy_flows",
-      "SELECT name, value FROM stats WHERE value > 0 ORDER BY name");
-  e2e_assert_text(stats, "\"name\",\"value\"\n"
-                         "\"flow_invalid_id\",3\n"
-                         "\"track_event_parser_errors\",3\n");
-
-  /* The thread part as Chrome JSON (µs), with an id2 as its bad id. */
-  g_autofree char *dir = e2e_tmpdir();
-#define EV(ph, name, ts, more) \
-  "{\"ph\":\"" ph "\",\"name\":\"" name "\",\"pid\":10,\"tid\":11,\"ts\":" ts more "},"
-  g_autofree char *json_path = e2e_write_file(dir, "flows.json",
-      "[" EV("B", "A", "1", "") EV("s", "io", "1.1", ",\"cat\":\"c\",\"id\":1")
-      EV("E", "A", "1.5", "") EV("B", "B", "2", "")
-      EV("t", "io", "2.1", ",\"cat\":\"c\",\"id\":1") EV("E", "B", "2.5", "")
-      EV("f", "io", "2.6", ",\"cat\":\"c\",\"id\":1") EV("X", "C", "3", ",\"dur\":1")
-      EV("B", "D", "5", "") EV("s", "ipc", "5.1", ",\"id\":2")
-      EV("s", "other", "5.15", ",\"id\":1") EV("E", "D", "5.2", "") EV("B", "E", "6", "")
-      EV("f", "ipc", "6.1", ",\"id\":2,\"bp\":\"e\"")
-      EV("f", "other", "6.15", ",\"id\":1,\"bp\":\"e\"") EV("E", "E", "6.2", "")
-      EV("X", "F", "7", ",\"dur\":1") EV("s", "bad", "8", ",\"id2\":{\"local\":3}")
-      "{}]",
-      0);
-#undef EV
-  const char *json_inputs[] = {json_path, NULL};
-  g_autofree char *thread_sql = flows_sql("thread_execution");
-  g_autofree char *json_flows = e2e_query(json_inputs, thread_sql);
-  g_autofree char *proto_flows = query("legacy_flows", thread_sql);
-  g_assert_true(g_str_has_prefix(flows, proto_flows));
-  e2e_assert_text(json_flows, proto_flows);
-  g_autofree char *json_invalid = e2e_query(json_inputs,
-      "SELECT value FROM stats WHERE name = 'flow_invalid_id'");
-  e2e_assert_text(json_invalid, "\"value\"\n1\n");
-  e2e_cleanup(dir);
-}
-
-/* The byte offset of packet `index` (0-based)'s payload in a framed file. */
-static size_t packet_payload_offset(const e2e_bytes *file, size_t index) {
-  const uint8_t *data = (const uint8_t *)file->data;
-  size_t at = 0;
-  for (size_t i = 0;; i++) {
-    g_assert_cmpuint(at, <, file->len);
-    g_assert_cmpuint(data[at], ==, 0x0a);
-    at++;
-    uint64_t len = 0;
-    for (int shift = 0;; shift += 7) {
-      g_assert_cmpuint(at, <, file->len);
-      len |= (uint64_t)(data[at] & 0x7f) << shift;
-      if (!(data[at++] & 0x80))
-        break;
-    }
-    if (i == index)
-      return at;
-    at += len;
-  }
-}
-
-/* The proto reader's drops reach _trace_import_logs at their packet's
- * byte offset: legacy_events packets 19-21 (C, S, no legacy_event), 22
- * (b without an id), 23 (bind_id without a direction). */
-static void test_drops_reach_import_logs(void) {
-  e2e_bytes file = e2e_proto_fixture("legacy_events");
-  g_autofree char *logs = query("legacy_events",
-      "SELECT trace_id, byte_offset, severity, name FROM _trace_import_logs ORDER BY id");
-  g_autofree char *expected = g_strdup_printf(
-      "\"trace_id\",\"byte_offset\",\"severity\",\"name\"\n"
-      "0,%zu,\"info\",\"proto_track_event_unsupported_type\"\n"
-      "0,%zu,\"info\",\"proto_track_event_unsupported_type\"\n"
-      "0,%zu,\"info\",\"proto_track_event_unsupported_type\"\n"
-      "0,%zu,\"error\",\"track_event_parser_errors\"\n"
-      "0,%zu,\"error\",\"flow_without_direction\"\n",
-      packet_payload_offset(&file, 19), packet_payload_offset(&file, 20),
-      packet_payload_offset(&file, 21), packet_payload_offset(&file, 22),
-      packet_payload_offset(&file, 23));
-  e2e_assert_text(logs, expected);
-  g_free(file.data);
-}
-
 /* --- zstd_compressed_packets ------------------------------------------------ */
 
 static void append_varint(GByteArray *bytes, uint64_t v) {
@@ -823,143 +638,6 @@ static void test_build_ids_are_the_hex_of_their_bytes(void) {
                             "\"61316232633364346535663637383930\"\n"
                             "\"0123456789ABCDEF0123456789ABCDEF0\"\n\"[NULL]\"\n");
 }
-
-/* A legacy flow end (bind_id FLOW_IN, flow v1 f) keeps its flow in flight,
- * as trace_processor does: a second end of the id links from the same
- * out-slice (worked out in legacy_flow_ends.textproto). Before, the first
- * end closed the flow: 2 flows instead of 4, and 2 flow_end_without_start. */
-static void test_legacy_flow_ends_keep_the_flow(void) {
-  g_autofree char *all_sql = flows_sql("*");
-  g_autofree char *flows = query("legacy_flow_ends", all_sql);
-  e2e_assert_text(flows,
-      "\"slice_out\",\"slice_in\",\"flow_name\",\"flow_cat\"\n"
-      "\"send\",\"recv1\",\"[NULL]\",\"[NULL]\"\n"
-      "\"send\",\"recv2\",\"[NULL]\",\"[NULL]\"\n"
-      "\"A\",\"B\",\"io\",\"[NULL]\"\n"
-      "\"A\",\"C\",\"io\",\"[NULL]\"\n");
-  g_autofree char *stats = query("legacy_flow_ends",
-      "SELECT name, value FROM stats WHERE value > 0 AND name GLOB 'flow*'");
-  e2e_assert_text(stats, "\"name\",\"value\"\n");
-}
-
-/* Process children without a name (unnamed_child_track.textproto,
- * docs/formats.md §1.9): issue 10 §3 says a process's child track without
- * a name has a NULL name, which is what trace_processor's track table
- * stores for it (a viewer may show a label taken from its slices). The
- * process's own track (uuid 1, made with its first child, no event, no
- * name) is made as the file is read; the merged children after, in event
- * order. At 1000 "work" needs uuid 2: its track holds the slice, its name
- * stays NULL. At 3000 "step" needs uuid 4 "leaf", whose parent uuid 3 is
- * first needed as a parent (no event, NULL, no slice) and is made before
- * it; leaf's parent_id is uuid 3's track. A process parent scopes a child
- * without being its parent_id. */
-static void test_unnamed_process_child_tracks_have_a_null_name(void) {
-  g_autofree char *tracks = query("unnamed_child_track",
-      "SELECT t.id, t.type, t.name, p.pid, t.parent_id, (SELECT count(*) FROM slice s "
-      "WHERE s.track_id = t.id) AS slices FROM process_track t JOIN process p USING (upid) "
-      "ORDER BY t.id");
-  e2e_assert_text(tracks, "\"id\",\"type\",\"name\",\"pid\",\"parent_id\",\"slices\"\n"
-                          "0,\"process_track_event\",\"[NULL]\",10,\"[NULL]\",0\n"
-                          "1,\"process_merged_track_event\",\"[NULL]\",10,\"[NULL]\",1\n"
-                          "2,\"process_merged_track_event\",\"[NULL]\",10,\"[NULL]\",0\n"
-                          "3,\"process_merged_track_event\",\"leaf\",10,2,1\n");
-}
-
-/* Unnamed siblings (unnamed_siblings.textproto works out every row): the
- * rule we follow is trace_processor's merge key with issue 10 §3's name.
- * An unnamed child merges by the name of the event that first needs it,
- * with unnamed and named siblings alike, so the sets and their tracks are
- * the ones the reference makes; a track an unnamed uuid made has a NULL
- * name, one a named uuid made its name. Made as the file is read: the
- * process's own track (0), the thread's (1), the NONE child (2); then the
- * merged ones in event order: "job" 1000 (3, later 3's slice too), "other"
- * 1500 (4), "job" 3500 (5), "named" 3600 on the named uuid (6, "job"),
- * the thread's child at 5000 (7), the global "Group" made as the parent
- * of "g" (8) before it (9, parent_id 8), the parentless "top" (10, named
- * after its event), the key set "k" (11 by the unnamed uuid, 12 "Keyed"). */
-static void test_unnamed_siblings_merge_by_their_first_event_with_null_names(void) {
-  g_autofree char *tracks = query("unnamed_siblings",
-      "SELECT t.id, t.type, t.name, t.parent_id, t.track_group_id, (SELECT group_concat(name) "
-      "FROM (SELECT name FROM slice s WHERE s.track_id = t.id ORDER BY ts)) AS slices "
-      "FROM track t ORDER BY t.id");
-  e2e_assert_text(tracks,
-      "\"id\",\"type\",\"name\",\"parent_id\",\"track_group_id\",\"slices\"\n"
-      "0,\"process_track_event\",\"[NULL]\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
-      "1,\"thread_execution\",\"[NULL]\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
-      "2,\"process_track_event\",\"[NULL]\",\"[NULL]\",\"[NULL]\",\"solo\"\n"
-      "3,\"process_merged_track_event\",\"[NULL]\",\"[NULL]\",0,\"job,job\"\n"
-      "4,\"process_merged_track_event\",\"[NULL]\",\"[NULL]\",1,\"other\"\n"
-      "5,\"process_merged_track_event\",\"[NULL]\",\"[NULL]\",0,\"job\"\n"
-      "6,\"process_merged_track_event\",\"job\",\"[NULL]\",0,\"named\"\n"
-      "7,\"thread_merged_track_event\",\"[NULL]\",\"[NULL]\",2,\"t\"\n"
-      "8,\"global_merged_track_event\",\"Group\",\"[NULL]\",3,\"[NULL]\"\n"
-      "9,\"global_merged_track_event\",\"[NULL]\",8,4,\"g\"\n"
-      "10,\"global_merged_track_event\",\"top\",\"[NULL]\",5,\"top\"\n"
-      "11,\"process_merged_track_event\",\"[NULL]\",\"[NULL]\",6,\"kk\"\n"
-      "12,\"process_merged_track_event\",\"Keyed\",\"[NULL]\",6,\"kn\"\n");
-}
-
-/* Sibling merging (sibling_merge.textproto works out every row): the
- * process's own track and the NONE track "Req" are made as the file is
- * read; the merged ones in event order. The three "Req" siblings merged by
- * name need two tracks (3 overlaps 2; 4 takes 2's once both ended); the
- * global "Req", the key-merged "Req" and the process's name-merged "Req"
- * stay apart; siblings of one key (string or int) share a track named
- * after the one whose event made it. Each set has its own group id. */
-static void test_siblings_merge_by_name_or_key_unless_none(void) {
-  g_autofree char *tracks = query("sibling_merge",
-      "SELECT t.id, t.type, t.name, t.track_group_id, (SELECT group_concat(name) FROM "
-      "(SELECT name FROM slice s WHERE s.track_id = t.id ORDER BY ts)) AS slices "
-      "FROM track t ORDER BY t.id");
-  e2e_assert_text(tracks,
-      "\"id\",\"type\",\"name\",\"track_group_id\",\"slices\"\n"
-      "0,\"process_track_event\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n"
-      "1,\"process_track_event\",\"Req\",\"[NULL]\",\"r5\"\n"
-      "2,\"process_merged_track_event\",\"Req\",0,\"r2,r4\"\n"
-      "3,\"global_merged_track_event\",\"Req\",1,\"g9\"\n"
-      "4,\"process_merged_track_event\",\"Req\",0,\"r3\"\n"
-      "5,\"process_merged_track_event\",\"GET /a\",2,\"get,post\"\n"
-      "6,\"process_merged_track_event\",\"Req\",3,\"k8\"\n"
-      "7,\"process_merged_track_event\",\"A\",4,\"a,b\"\n");
-  /* Nothing dropped or counted: 10 slices, no stat. */
-  g_autofree char *stats = query("sibling_merge",
-      "SELECT (SELECT count(*) FROM slice) AS slices, (SELECT count(*) FROM stats "
-      "WHERE value > 0) AS stats");
-  e2e_assert_text(stats, "\"slices\",\"stats\"\n10,0\n");
-}
-
-/* A later descriptor of a uuid that merges otherwise than the first is
- * refused and counted, as trace_processor's IsForSameTrack refuses it
- * (merge_conflict.textproto): uuid 2 keeps NONE, its own track. */
-static void test_descriptor_changing_the_merge_is_refused(void) {
-  g_autofree char *out = query("merge_conflict",
-      "SELECT (SELECT type FROM track t JOIN slice s ON s.track_id = t.id) AS type, "
-      "(SELECT value FROM stats WHERE name = 'track_descriptor_conflicting_reservation') "
-      "AS refused");
-  e2e_assert_text(out, "\"type\",\"refused\"\n\"process_track_event\",1\n");
-}
-
-/* The real traces with TrackDescriptors have no track that merges: in
- * tokio's (protoc --decode) every TrackEvent names one of the 9 thread
- * descriptors, whose tracks are the threads' own (227 begins and 8
- * instants: 235 slices, all on thread tracks); systing's 219 descriptors
- * have no TrackEvent at all. So neither makes a merged track. */
-static void test_real_traces_with_descriptors_make_no_merged_track(void) {
-  static const char sql[] =
-      "SELECT (SELECT count(*) FROM track WHERE type GLOB '*merged_track_event') AS merged, "
-      "(SELECT count(*) FROM slice s JOIN thread_track t ON s.track_id = t.id) AS on_threads, "
-      "(SELECT count(*) FROM slice) AS slices";
-  g_autofree char *tokio_path = corpus_real_path("proto", "tokio-flight-recorder.pftrace");
-  const char *tokio_inputs[] = {tokio_path, NULL};
-  g_autofree char *tokio = e2e_query(tokio_inputs, sql);
-  e2e_assert_text(tokio, "\"merged\",\"on_threads\",\"slices\"\n0,235,235\n");
-  g_autofree char *systing_path = corpus_real_path("proto", "systing-trace.pb");
-  const char *systing_inputs[] = {systing_path, NULL};
-  g_autofree char *systing = e2e_query(systing_inputs,
-      "SELECT count(*) FROM track WHERE type GLOB '*track_event'");
-  e2e_assert_text(systing, "\"count(*)\"\n0\n");
-}
-
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/e2e/proto/system/real-traces-count-as-trace-processor",
@@ -984,30 +662,12 @@ int main(int argc, char **argv) {
   g_test_add_func("/e2e/proto/system-info/fills-machine-rows", test_system_info_fills_machine_rows);
   g_test_add_func("/e2e/proto/stacks/interned-stacks-reach-samples-and-slices",
                   test_stack_profiles);
-  g_test_add_func("/e2e/proto/legacy-events/phases-reach-slices-tracks-flows-threads",
-                  test_legacy_events_reach_every_table);
-  g_test_add_func("/e2e/proto/legacy-events/flow-v1-chains-slices-like-json",
-                  test_legacy_flows_chain_slices_like_json);
-  g_test_add_func("/e2e/proto/import-logs/drops-name-their-packet-offset",
-                  test_drops_reach_import_logs);
   g_test_add_func("/e2e/proto/zstd/wrapper-reads-like-plain-packets",
                   test_zstd_wrapper_reads_like_plain_packets);
   g_test_add_func("/e2e/proto/zstd/damaged-wrapper-keeps-earlier-packets",
                   test_damaged_zstd_wrapper_keeps_earlier_packets);
   g_test_add_func("/e2e/proto/stacks/build-ids-are-the-hex-of-their-bytes",
                   test_build_ids_are_the_hex_of_their_bytes);
-  g_test_add_func("/e2e/proto/legacy-events/flow-ends-keep-the-flow-in-flight",
-                  test_legacy_flow_ends_keep_the_flow);
-  g_test_add_func("/e2e/proto/track-events/unnamed-process-child-tracks-have-a-null-name",
-                  test_unnamed_process_child_tracks_have_a_null_name);
-  g_test_add_func("/e2e/proto/track-events/unnamed-siblings-merge-by-their-first-event-with-null-names",
-                  test_unnamed_siblings_merge_by_their_first_event_with_null_names);
-  g_test_add_func("/e2e/proto/track-events/siblings-merge-by-name-or-key-unless-none",
-                  test_siblings_merge_by_name_or_key_unless_none);
-  g_test_add_func("/e2e/proto/track-events/descriptor-changing-the-merge-is-refused",
-                  test_descriptor_changing_the_merge_is_refused);
-  g_test_add_func("/e2e/proto/real-traces/descriptors-make-no-merged-track",
-                  test_real_traces_with_descriptors_make_no_merged_track);
   g_test_add_func("/e2e/proto/real-traces/import-without-errors", test_real_traces_import);
   g_test_add_func("/e2e/proto/real-traces/tokio-main-threads-are-tid-equal-pid",
                   test_real_tokio_main_threads);
