@@ -858,9 +858,7 @@ static void stream_rest(merge_cursor *c, tm_sorter_emit emit, void *ctx) {
   cursor_finish(c);
 }
 
-/* --- streaming a lone interleaved run ------------------------------------------ */
-
-#define CHAIN_END UINT32_MAX
+/* --- helpers of the streams below ------------------------------------------------ */
 
 /* Hands back the whole pages of ev[0, floor) (see release_merged). */
 static void release_below(const tm_event *ev, size_t floor, size_t *released) {
@@ -946,23 +944,24 @@ static const merge_head UNBOUNDED = {INT64_MAX, UINT32_MAX, UINT32_MAX};
 /* --- a run merged by track, without sorting it ------------------------------
  *
  * For a run that interleaves many tracks each in ts order (a JSON file
- * written thread block by thread block): every track is a chain through
- * the run (next[]), the chains are merged with a heap, ties broken by
+ * written thread block by thread block): the positions of each track's
+ * events are gathered in one pass over the run (side[], grouped by track,
+ * in run order), and the tracks are merged with a heap, ties broken by
  * position in the run. A track out of order on its own (a counter that
- * several threads write; in a realistic TrackEvent trace most tracks) is
- * merged through its keys (ts, position) sorted aside, the events read
- * where they are in the run. A chunk of the run goes back to the kernel
- * once all its events are merged. Nothing of the run is copied: this
- * replaces the sort by track (a 40-byte spare per event and a 4-byte
- * position) both for a lone run and for each such run of a k-way merge. */
+ * several threads write; in a realistic TrackEvent trace most tracks) has
+ * its positions sorted by (ts, position) first, through keys that live
+ * only while it is sorted. The events are read where they lie in the run;
+ * a chunk of the run goes back to the kernel once all its events are
+ * merged. Nothing of the run is copied: 4 bytes per event beside it (the
+ * sort by track this replaces took a 40-byte spare and a 4-byte position),
+ * both for a lone run and for each such run of a k-way merge. */
 typedef struct track_stream {
   tm_event_run *run;
   const tm_event *ev;
   size_t n;
-  uint32_t *head;     /* per track: its next event, CHAIN_END when done */
-  uint32_t *next;     /* chain links; an index >= n names side[index - n] */
+  uint32_t *head;     /* per track: the index in side[] of its next event */
   uint32_t *side_end; /* per track: the end of its positions in side[] */
-  uint32_t *side;     /* the out-of-order tracks' positions, in (ts, position) order */
+  uint32_t *side;     /* positions, grouped by track, each in (ts, position) order */
   uint32_t *left; /* chunks_left_new */
   merge_head *heap;
   size_t heap_len;
@@ -970,26 +969,21 @@ typedef struct track_stream {
 } track_stream;
 
 /* False, having changed nothing, when the track ids are too sparse for a
- * table (or the run too long for 32-bit links): the run is sorted instead. */
+ * table (or the run too long for 32-bit positions): the run is sorted
+ * instead. */
 static bool track_stream_fits(const tm_event_run *run) {
-  return run->len < CHAIN_END / 2 && run->max_track < run->len;
+  return run->len < UINT32_MAX / 2 && run->max_track < run->len;
 }
 
 static void track_stream_open(track_stream *s, tm_event_run *run) {
   const tm_event *ev = run->events;
   size_t n = run->len;
   size_t k = (size_t)run->max_track + 1;
-  uint32_t *head = g_new(uint32_t, k), *tail = g_new(uint32_t, k);
   int64_t *last_ts = g_new(int64_t, k);
   bool *unsorted = g_new0(bool, k);
-  uint32_t *next = g_new(uint32_t, n);
-  tm_memory_advise_huge(next, n * sizeof *next);
-  for (size_t t = 0; t < k; t++) {
-    head[t] = tail[t] = CHAIN_END;
-    last_ts[t] = INT64_MIN;
-  }
-  size_t n_side = 0;
   uint32_t *count = g_new0(uint32_t, k);
+  for (size_t t = 0; t < k; t++)
+    last_ts[t] = INT64_MIN;
   for (size_t i = 0; i < n; i++) {
     uint32_t t = ev[i].track_id;
     count[t]++;
@@ -997,80 +991,56 @@ static void track_stream_open(track_stream *s, tm_event_run *run) {
       unsorted[t] = true;
     else
       last_ts[t] = ev[i].ts;
-    if (tail[t] == CHAIN_END)
-      head[t] = (uint32_t)i;
-    else
-      next[tail[t]] = (uint32_t)i;
-    tail[t] = (uint32_t)i;
   }
-  for (size_t t = 0; t < k; t++)
-    if (tail[t] != CHAIN_END)
-      next[tail[t]] = CHAIN_END;
+  g_free(last_ts);
 
-  /* Out-of-order tracks: their keys, gathered in one pass over the run in
-   * order (a chain of a track spread over the run is a cache miss per
-   * event) and sorted per track by (ts, position). Only the keys: copying
-   * the events aside too cost 40 more bytes for most events of a realistic
-   * TrackEvent trace, at the import's peak. side_end[t] ends track t's
-   * keys. */
-  size_t *start = g_new(size_t, k);
-  size_t longest = 0;
+  /* Track t's positions: side[head[t], side_end[t]). */
+  uint32_t *head = g_new(uint32_t, k), *side_end = g_new(uint32_t, k);
+  size_t at = 0, longest = 0;
   for (size_t t = 0; t < k; t++) {
-    start[t] = n_side;
-    if (unsorted[t]) {
-      n_side += count[t];
+    head[t] = side_end[t] = (uint32_t)at;
+    at += count[t];
+    if (unsorted[t])
       longest = MAX(longest, (size_t)count[t]);
-    }
   }
-  partition_key *keys = g_new(partition_key, n_side ? n_side : 1);
-  uint32_t *side_end = g_new(uint32_t, k);
-  if (n_side) {
-    tm_memory_advise_huge(keys, n_side * sizeof *keys);
-    size_t *fill = g_memdup2(start, k * sizeof *start);
-    for (size_t i = 0; i < n; i++) {
-      uint32_t t = ev[i].track_id;
-      if (!unsorted[t])
-        continue;
-      size_t q = fill[t]++;
-      keys[q] = (partition_key){ev[i].ts, (uint32_t)i, (uint32_t)q};
-    }
-    g_free(fill);
+  g_free(count);
+  uint32_t *side = g_new(uint32_t, n ? n : 1);
+  tm_memory_advise_huge(side, n * sizeof *side);
+  for (size_t i = 0; i < n; i++)
+    side[side_end[ev[i].track_id]++] = (uint32_t)i;
+
+  /* Out-of-order tracks, one at a time: (ts, position) keys, sorted, and
+   * the positions written back in that order. */
+  if (longest) {
+    partition_key *keys = g_new(partition_key, longest);
     partition_key *tmp = g_new(partition_key, longest / 2 + 1);
     for (size_t t = 0; t < k; t++) {
       if (!unsorted[t])
         continue;
-      sort_keys_by_ts(keys + start[t], count[t], tmp);
-      head[t] = (uint32_t)(n + start[t]);
-      side_end[t] = (uint32_t)(start[t] + count[t]);
+      size_t len = side_end[t] - head[t];
+      uint32_t *p = side + head[t];
+      for (size_t q = 0; q < len; q++)
+        keys[q] = (partition_key){ev[p[q]].ts, p[q], (uint32_t)q};
+      sort_keys_by_ts(keys, len, tmp);
+      for (size_t q = 0; q < len; q++)
+        p[q] = keys[q].pos;
     }
     g_free(tmp);
+    g_free(keys);
   }
-  /* Once sorted, only the positions are kept (4 bytes instead of 16 for
-   * most events of a realistic TrackEvent trace while the merge feeds the
-   * model): written over the front of the keys, the rest given back. */
-  for (size_t q = 0; q < n_side; q++) {
-    uint32_t at = keys[q].pos;
-    memcpy((char *)keys + q * sizeof at, &at, sizeof at);
-  }
-  uint32_t *side = g_realloc(keys, (n_side ? n_side : 1) * sizeof *side);
-  g_free(start);
-  g_free(count);
   g_free(unsorted);
-  g_free(last_ts);
-  g_free(tail);
 
   merge_head *heap = g_new(merge_head, k);
   size_t heap_len = 0;
   for (size_t t = 0; t < k; t++) {
-    uint32_t j = head[t];
-    if (j == CHAIN_END)
+    if (head[t] == side_end[t])
       continue;
-    uint32_t pos = j < n ? j : side[j - n];
+    uint32_t pos = side[head[t]];
     heap[heap_len++] = (merge_head){ev[pos].ts, pos, (uint32_t)t};
   }
   for (size_t i = heap_len / 2; i-- > 0;)
     head_sift_down(heap, heap_len, i);
-  *s = (track_stream){run, ev, n, head, next, side_end, side, chunks_left_new(n),
+  *s = (track_stream){run, ev, n, head, side_end, side, chunks_left_new(n),
                       heap, heap_len, 0};
 }
 
@@ -1080,8 +1050,8 @@ static void track_stream_until(track_stream *s, uint32_t self, merge_head bound,
                                tm_sorter_emit emit, void *ctx) {
   const tm_event *ev = s->ev;
   size_t n = s->n;
-  uint32_t *head = s->head, *next = s->next, *side_end = s->side_end;
-  const uint32_t *side = s->side;
+  uint32_t *head = s->head;
+  const uint32_t *side = s->side, *side_end = s->side_end;
   merge_head *heap = s->heap;
   size_t heap_len = s->heap_len;
   uint32_t machine_id = s->run->machine_id, trace_id = s->run->trace_id;
@@ -1092,37 +1062,23 @@ static void track_stream_until(track_stream *s, uint32_t self, merge_head bound,
       inner = heap[1];
     if (heap_len > 2 && head_before(heap[2], inner))
       inner = heap[2];
-    uint32_t j = head[t];
+    uint32_t j = head[t], end = side_end[t];
     uint32_t pos = heap[0].order;
     for (;;) {
-      if (j < n) {
-        /* Tracks are written in blocks, so a chain mostly walks forward
-         * through the run; with dozens of chains in turn the hardware
-         * prefetcher loses them, and every line of events would be a
-         * miss to memory. */
-        size_t ahead = MIN((size_t)j + PREFETCH_EVENTS, n - 1);
-        __builtin_prefetch(&ev[ahead]);
-        __builtin_prefetch(&next[ahead]);
-      } else {
-        /* A sorted track's events are anywhere in the run. */
-        size_t ahead = MIN((size_t)(j - n) + PREFETCH_EVENTS, (size_t)side_end[t] - 1);
-        __builtin_prefetch(&ev[side[ahead]]);
-      }
+      /* With dozens of tracks in turn the hardware prefetcher loses
+       * them, and every line of events would be a miss to memory. */
+      __builtin_prefetch(&ev[side[MIN(j + PREFETCH_EVENTS, end - 1)]]);
       emit(ctx, &ev[pos], machine_id, trace_id);
       chunk_merged(ev, n, s->left, pos);
-      if (j < n)
-        j = next[j];
-      else
-        j = j - n + 1 < side_end[t] ? j + 1 : CHAIN_END;
-      if (j == CHAIN_END)
+      if (++j == end)
         break;
-      pos = j < n ? j : side[j - n];
+      pos = side[j];
       if (!(ev[pos].ts < inner.ts || (ev[pos].ts == inner.ts && pos < inner.order)) ||
           !before_bound(ev[pos].ts, self, bound))
         break;
     }
     head[t] = j;
-    if (j == CHAIN_END) {
+    if (j == end) {
       heap_len--;
       head_replace_top(heap, heap_len, heap[heap_len], &s->sink);
     } else {
@@ -1138,7 +1094,6 @@ static void track_stream_close(track_stream *s) {
   g_free(s->heap);
   g_free(s->side_end);
   g_free(s->side);
-  g_free(s->next);
   g_free(s->head);
   g_free(s->run->events);
   s->run->events = NULL;
