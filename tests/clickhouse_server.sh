@@ -9,6 +9,8 @@
 # script's: stop it with SIGTERM, remove DIR afterwards. The server is
 # $TRACEMERGE_CLICKHOUSE_SERVER, else clickhouse-server from PATH or
 # /usr/sbin (Debian's clickhouse-server package; tools/install-deps.sh).
+# TRACEMERGE_CLICKHOUSE_LOG_QUERIES=1: every query goes to system.query_log
+# (tools/bench_clickhouse.sh reads the INSERTs' CPU time there).
 # Exits 77 if there is none.
 set -eu
 if [ $# -ne 3 ]; then
@@ -55,6 +57,7 @@ cat >"$dir/users.xml" <<EOF
     <default>
       <max_threads>2</max_threads>
       <background_pool_size>2</background_pool_size>
+      <log_queries>${TRACEMERGE_CLICKHOUSE_LOG_QUERIES:-0}</log_queries>
     </default>
   </profiles>
   <users>

@@ -759,6 +759,104 @@ static void test_run_ids_with_quotes(void) {
   tm_clickhouse_free(ch);
 }
 
+/* ---- LowCardinality columns ---------------------------------------------- */
+
+/* `n` slices named "n<i % names>" (distinct names: min(n, names)), their
+ * category cycling through "c<i / 3 % 300>", "" and none at all (the
+ * JSON reader stores "" as NULL too), each with an arg "k<i % 3>":
+ * repeated strings of every dictionary size the encoder writes
+ * (clickhouse_tables.c, put_dictionary()). */
+static char *write_repeated_strings_run(const char *name, int n, int names) {
+  GString *json = g_string_new("[");
+  for (int i = 0; i < n; i++) {
+    g_string_append_printf(json,
+                           "%s{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":%d,"
+                           "\"dur\":1,\"name\":\"n%d\"",
+                           i ? ",\n" : "", i * 2, i % names);
+    if (i % 3 == 0)
+      g_string_append_printf(json, ",\"cat\":\"c%d\"", i / 3 % 300);
+    else if (i % 3 == 1)
+      g_string_append(json, ",\"cat\":\"\"");
+    g_string_append_printf(json, ",\"args\":{\"k%d\":%d}}", i % 3, i);
+  }
+  g_string_append(json, "]\n");
+  char *path = e2e_write_file(work_dir, name, json->str, json->len);
+  g_string_free(json, TRUE);
+  return path;
+}
+
+/* The repeated strings of slice and args go as LowCardinality columns
+ * (docs/clickhouse.md, "Tables"): the server's types are those, and every
+ * value reads back as the local query prints it, NULL apart from ""
+ * (JSON). Three runs cover the dictionary's index widths: 70 000 distinct
+ * names in one block (more than 65 536: 4-byte indexes), 300 categories
+ * (2-byte), three arg keys (1-byte); and 2 000 distinct names in blocks of
+ * 254 rows, whose 254 names and the two places before them (NULL, "")
+ * are exactly the 256 a 1-byte index holds, and of 255 rows (one more:
+ * 2-byte indexes). */
+static void test_repeated_strings_read_back(void) {
+  tm_clickhouse *ch = open_database("repeated");
+  create_schema(ch);
+  g_autofree char *types = ch_query(
+      ch, "SELECT table, name, type FROM system.columns WHERE database = "
+          "'repeated' AND type LIKE 'LowCardinality%' ORDER BY table, name",
+      TM_FORMAT_TSV);
+  e2e_assert_text(types,
+                  "table\tname\ttype\n"
+                  "args\tflat_key\tLowCardinality(Nullable(String))\n"
+                  "args\tkey\tLowCardinality(Nullable(String))\n"
+                  "args\tvalue_type\tLowCardinality(Nullable(String))\n"
+                  "slice\tcat\tLowCardinality(Nullable(String))\n"
+                  "slice\tcategory\tLowCardinality(Nullable(String))\n"
+                  "slice\tname\tLowCardinality(Nullable(String))\n");
+  g_autofree char *wide = write_repeated_strings_run("wide.json", 70000,
+                                                     70000);
+  g_autofree char *narrow = write_repeated_strings_run("narrow.json", 2000,
+                                                       2000);
+  tm_session *sessions[] = {import_path(wide), import_path(narrow),
+                            import_path(narrow)};
+  static const struct {
+    const char *run_id;
+    size_t block_rows; /* 0: the sink's choice */
+  } runs[] = {{"wide", 0}, {"blocks_of_254", 254}, {"blocks_of_255", 255}};
+  static const char *const queries[] = {
+      /* NULL sorts first in SQLite, last in ClickHouse: "IS NULL" first. */
+      "SELECT name, category, category IS NULL AS no_category, count(*) AS n "
+      "FROM slice GROUP BY name, category "
+      "ORDER BY name, category IS NULL, category",
+      "SELECT flat_key, key, value_type, count(*) AS n FROM args "
+      "GROUP BY flat_key, key, value_type "
+      "ORDER BY flat_key IS NULL, flat_key, key IS NULL, key, value_type",
+  };
+  for (size_t r = 0; r < G_N_ELEMENTS(runs); r++) {
+    clickhouse_set_block_rows(ch, runs[r].block_rows);
+    load(ch, runs[r].run_id, sessions[r], TM_CLICKHOUSE_REFUSE_EXISTING);
+    /* Not an empty comparison: NULL categories are there too. */
+    g_autofree char *null_sql = g_strdup_printf(
+        "SELECT count() FROM slice WHERE run_id = '%s' AND category IS NULL",
+        runs[r].run_id);
+    g_assert_cmpint(ch_count(ch, null_sql), >, 0);
+    for (size_t q = 0; q < G_N_ELEMENTS(queries); q++) {
+      g_autofree char *expected =
+          local_query(sessions[r], queries[q], TM_FORMAT_JSON);
+      /* The same query over the run's rows alone. */
+      g_autofree char *from = g_strdup_printf(
+          "FROM (SELECT * FROM %s WHERE run_id = '%s')",
+          q == 0 ? "slice" : "args", runs[r].run_id);
+      g_autofree char *ch_sql = replace_once(
+          queries[q], q == 0 ? "FROM slice" : "FROM args", from);
+      g_autofree char *actual = ch_query(ch, ch_sql, TM_FORMAT_JSON);
+      if (g_strcmp0(actual, expected) != 0)
+        g_error("run %s, query %zu: ClickHouse differs from the local "
+                "query", runs[r].run_id, q);
+    }
+  }
+  clickhouse_set_block_rows(ch, 0);
+  for (size_t r = 0; r < G_N_ELEMENTS(sessions); r++)
+    tm_session_free(sessions[r]);
+  tm_clickhouse_free(ch);
+}
+
 int main(int argc, char **argv) {
   char *skip_reason = NULL;
   if (!ch_fixture_start(&server, &skip_reason)) {
@@ -788,6 +886,8 @@ int main(int argc, char **argv) {
                   test_query_errors_name_server_and_cause);
   g_test_add_func("/clickhouse/import/errors-name-what-failed",
                   test_import_errors);
+  g_test_add_func("/clickhouse/load/repeated-strings-read-back-whatever-their-dictionary-size",
+                  test_repeated_strings_read_back);
   g_test_add_func("/clickhouse/schema/version-1-database-is-refused-and-left-unchanged",
                   test_older_schema_version_is_refused_untouched);
   int status = g_test_run();

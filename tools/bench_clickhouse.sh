@@ -42,6 +42,9 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 bench=$build/tools/bench
 [ -x "$bench" ] && [ -x "$build/tools/gen_chrome_json" ] ||
   { echo "$build: tools/bench and tools/gen_chrome_json not built" >&2; exit 2; }
+# The JSON reader of this build, wherever the build directory now is.
+TRACEMERGE_PLUGIN_PATH=$build/plugins/json
+export TRACEMERGE_PLUGIN_PATH
 command -v curl >/dev/null || { echo "curl not found" >&2; exit 2; }
 base=/tmp
 [ -d /dev/shm ] && [ -w /dev/shm ] && base=/dev/shm
@@ -60,7 +63,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-"$src/tests/clickhouse_server.sh" "$dir/server" "$http_port" "$tcp_port" \
+TRACEMERGE_CLICKHOUSE_LOG_QUERIES=1 \
+  "$src/tests/clickhouse_server.sh" "$dir/server" "$http_port" "$tcp_port" \
   >"$dir/server.out" 2>&1 &
 server_pid=$!
 
@@ -105,6 +109,7 @@ while [ "$r" -le "$rounds" ]; do
   q "DROP DATABASE IF EXISTS bench"
   wait_merges
   t0=$(ticks)
+  s_load=$(date +%s)
   "$bench" --input "$input" --workdir "$dir/work" \
     --to-clickhouse "clickhouse://127.0.0.1:$http_port/bench" \
     >"$dir/bench.out" 2>&1 || { cat "$dir/bench.out" >&2; exit 1; }
@@ -140,6 +145,16 @@ while [ "$r" -le "$rounds" ]; do
   wait_merges
   f1=$(ticks)
   rm -f "$dir"/*.native
+  # The server's CPU in each INSERT of the load, per table.
+  q "SYSTEM FLUSH LOGS"
+  q "SELECT extract(query, '_tm_stage_[0-9a-f]+_([a-z_]+)') AS t,
+       sum(written_rows),
+       sum(ProfileEvents.Values[indexOf(ProfileEvents.Names, 'UserTimeMicroseconds')]
+         + ProfileEvents.Values[indexOf(ProfileEvents.Names, 'SystemTimeMicroseconds')])
+     FROM system.query_log
+     WHERE type = 2 AND query LIKE 'INSERT INTO \`bench\`.\`_tm_stage_%FORMAT Native%'
+       AND event_time >= toDateTime($(printf %.0f "$s_load"))
+     GROUP BY t FORMAT TSV" >"$dir/tables.$r"
   floor_rows=$(q "SELECT $(for t in $tables; do printf '(SELECT count() FROM bench.floor_%s) + ' $t; done) 0" 2>/dev/null || echo 0)
   [ "$floor_rows" = "$rows" ] || {
     echo "round $r: curl posted $floor_rows rows, the load $rows" >&2; exit 1; }
@@ -174,3 +189,16 @@ and the curl posts' over theirs; client us: the bench's CPU microseconds per row
 the load; server us / curl srv: the server's, per row, for the load and for the curl
 posts of the same rows, merges included; load/curl: the load's wall time over the
 curl posts'; input: $events events, $(basename "$input"))"
+echo "server CPU of each table's INSERT (system.query_log; staging tables, publishing
+and merges not included), medians of the rounds:"
+printf "%-13s %9s %12s\n" table rows "server us/row"
+cat "$dir"/tables.* | awk -F'\t' '{ rows[$1] = $2; v[$1] = v[$1] " " $3 / $2 }
+  END {
+    for (t in rows) {
+      n = split(substr(v[t], 2), a, " ")
+      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+        if (a[j] + 0 < a[i] + 0) { x = a[i]; a[i] = a[j]; a[j] = x }
+      m = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+      printf "%-13s %9d %12.3f\n", t, rows[t], m
+    }
+  }' | sort -k2,2nr

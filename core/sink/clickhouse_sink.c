@@ -47,6 +47,11 @@
 #define BLOCK_ROWS_MIN ((size_t)1 << 18)
 #define BLOCK_ROWS_MAX ((size_t)1 << 20)
 #define BLOCKS_PER_TABLE 64
+/* Settings of every statement of ours, and of pass-through queries (so
+ * that `CREATE TABLE x AS slice` works there too): the 18.16 server
+ * creates LowCardinality columns (clickhouse_tables.c) only when asked
+ * to; later servers accept the setting and ignore it. */
+#define STATEMENT_SETTINGS "allow_experimental_low_cardinality_type=1"
 /* Answers of our own SELECTs are small; more than this is a fault. */
 #define SMALL_ANSWER_MAX (16u << 20)
 
@@ -176,6 +181,7 @@ static bool collect_answer(void *ctx, const char *data, size_t len,
 static bool run_sql(tm_clickhouse *ch, const char *sql, GString *answer,
                     const char *what, GError **error) {
   http_request request = {
+      .query_string = STATEMENT_SETTINGS,
       .body = sql,
       .body_len = strlen(sql),
       .on_data = answer ? collect_answer : NULL,
@@ -466,6 +472,7 @@ static bool run_statements(tm_clickhouse *ch, statement *st, size_t n,
   for (size_t i = 0; i < n; i++) {
     requests[i] = st[i].request;
     if (!requests[i].body_fn) {
+      requests[i].query_string = STATEMENT_SETTINGS;
       requests[i].body = st[i].sql;
       requests[i].body_len = strlen(st[i].sql);
     }
@@ -743,7 +750,8 @@ static bool insert_runs(load *l, GError **error) {
                                  .block_rows = block_rows};
     stream_init(&streams[n]);
     st[n].query_string = g_strdup_printf(
-        "query=%s&min_insert_block_size_rows=%zu", escaped, block_rows);
+        "query=%s&min_insert_block_size_rows=%zu&" STATEMENT_SETTINGS,
+        escaped, block_rows);
     st[n].request = (http_request){.query_string = st[n].query_string,
                                    .body_fn = insert_body,
                                    .body_ctx = &streams[n]};
@@ -1011,7 +1019,7 @@ bool tm_clickhouse_query(tm_clickhouse *ch, const char *sql,
   GString *query_string = g_string_new(NULL);
   g_string_append_printf(query_string,
                          "database=%s&default_format="
-                         "TabSeparatedWithNamesAndTypes",
+                         "TabSeparatedWithNamesAndTypes&" STATEMENT_SETTINGS,
                          ch->database);
   if (timeout_seconds > 0)
     /* Whole seconds on 18.x servers; the server's own message wins over

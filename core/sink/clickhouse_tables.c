@@ -8,7 +8,8 @@
  * integer or float as an array of little-endian values of its width, a
  * String as a LEB128 length and the bytes per row, a Nullable(T) as one
  * byte per row (1 = NULL) followed by T's values for all rows (a default
- * value, 0 or "", in the NULL rows). Over plain HTTP (no protocol
+ * value, 0 or "", in the NULL rows), a LowCardinality(T) as its
+ * dictionary and indexes (put_dictionary()). Over plain HTTP (no protocol
  * version asked for) there is no block-info header; ClickHouse's current
  * documentation of the format gives the same layout for these types as
  * the 18.16 server writes and reads. The 18.16 server spends about half
@@ -167,7 +168,8 @@ typedef struct ch_wire_column {
   const char *name;
   const char *type;
   ch_wire_type wire;
-  bool nullable;
+  bool nullable;        /* Nullable(T), or LowCardinality(Nullable(T)) */
+  bool low_cardinality; /* LowCardinality(...): a String's dictionary */
   ch_leading leading;
   const ch_column *column; /* CH_LEAD_NONE */
 } ch_wire_column;
@@ -177,7 +179,25 @@ typedef enum ch_phase {
   CH_PHASE_HEAD,   /* the column's name and type are next */
   CH_PHASE_NULLS,  /* its null map */
   CH_PHASE_VALUES, /* its values */
+  CH_PHASE_DICTIONARY, /* LowCardinality: its block's dictionary */
+  CH_PHASE_INDEXES,    /* LowCardinality: each row's place in it */
 } ch_phase;
+
+/* A LowCardinality column's dictionary for one block: the distinct
+ * strings of its rows, keyed by their address. Equal strings have one
+ * address: the model's strings are interned (string pool), computed ones
+ * are constants, so the key is cheap to hash and never compares bytes. */
+typedef struct ch_dictionary {
+  const char **keys; /* in index order, after the reserved ones */
+  size_t *key_lens;
+  size_t n_keys;
+  size_t keys_cap;
+  const char **slot_key; /* open addressing; NULL: empty */
+  uint32_t *slot_index;
+  size_t mask; /* slots - 1 */
+  uint32_t reserved; /* indexes before keys[0]: NULL's, the default's */
+  uint8_t index_width; /* bytes per index: 1, 2 or 4 */
+} ch_dictionary;
 
 #define CH_LEADING_COLUMNS 4
 
@@ -201,6 +221,7 @@ struct ch_encoder {
   ch_phase phase;
   size_t row;
   uint64_t rows_done; /* rows of the blocks written whole */
+  ch_dictionary dictionary; /* CH_PHASE_DICTIONARY, CH_PHASE_INDEXES */
   size_t thread_time_cursor; /* slice thread times: first entry not passed */
 };
 
@@ -212,6 +233,10 @@ struct ch_encoder {
 #define REF(T, f) F(T, f, CH_REF, "Nullable(UInt32)")
 #define ARG_SET(T, f) F(T, f, CH_ARG_SET, "Nullable(UInt32)")
 #define STRING(T, f) F(T, f, CH_STRING, "Nullable(String)")
+/* Few distinct values: the server stores each block's dictionary once
+ * (docs/clickhouse.md, "Wire format"). */
+#define LC_STRING_TYPE "LowCardinality(Nullable(String))"
+#define LC_STRING(T, f) F(T, f, CH_STRING, LC_STRING_TYPE)
 #define DOUBLE(T, f) F(T, f, CH_DOUBLE, "Float64")
 #define BOOL(T, f) F(T, f, CH_BOOL, "UInt8")
 #define INT8_OR_NULL(T, f) F(T, f, CH_INT8_OR_NULL, "Nullable(UInt8)")
@@ -475,10 +500,14 @@ static void arg_value_type(ch_encoder *e, const void *row, uint32_t id,
 }
 
 static void arg_string_of(ch_encoder *e, tm_str_id id, ch_value *v) {
-  if (id == 0)
+  const char *text = id ? string_pool_borrow(e->model->strings, id) : NULL;
+  if (!text) {
     set_null(v);
-  else
-    set_text(v, string_pool_borrow(e->model->strings, id));
+    return;
+  }
+  v->null = false;
+  v->s = text;
+  v->len = string_pool_length(e->model->strings, id);
 }
 
 static void arg_flat_key(ch_encoder *e, const void *row, uint32_t id,
@@ -597,9 +626,9 @@ static const ch_column slice_columns[] = {
     INT64(tm_slice_row, ts),
     INT64(tm_slice_row, dur),
     UINT32(tm_slice_row, track_id),
-    STRING(tm_slice_row, category),
-    ALIAS("cat", "Nullable(String)", "category"),
-    STRING(tm_slice_row, name),
+    LC_STRING(tm_slice_row, category),
+    ALIAS("cat", LC_STRING_TYPE, "category"),
+    LC_STRING(tm_slice_row, name),
     UINT32(tm_slice_row, depth),
     REF(tm_slice_row, parent_id),
     ARG_SET(tm_slice_row, arg_set_id),
@@ -650,12 +679,12 @@ static const ch_column flow_columns[] = {
 static const ch_column args_columns[] = {
     ID_COL("id"),
     UINT32(tm_arg_row, arg_set_id),
-    COMPUTED("flat_key", "Nullable(String)", arg_flat_key),
-    COMPUTED("key", "Nullable(String)", arg_key),
+    COMPUTED("flat_key", LC_STRING_TYPE, arg_flat_key),
+    COMPUTED("key", LC_STRING_TYPE, arg_key),
     COMPUTED("int_value", "Nullable(Int64)", arg_int_value),
     COMPUTED("string_value", "Nullable(String)", arg_string_value),
     COMPUTED("real_value", "Nullable(Float64)", arg_real_value),
-    COMPUTED("value_type", "Nullable(String)", arg_value_type),
+    COMPUTED("value_type", LC_STRING_TYPE, arg_value_type),
 };
 
 #define ROWS_FN(field)                                                      \
@@ -751,7 +780,8 @@ char *ch_table_create_sql(const ch_table *table, const char *qualified_name) {
 /* ---- encoding ------------------------------------------------------------ */
 
 /* The way `type` (a descriptor's DDL type) is written. */
-static ch_wire_type wire_type_of(const char *type, bool *nullable) {
+static ch_wire_type wire_type_of(const char *type, bool *nullable,
+                                 bool *low_cardinality) {
   static const struct {
     const char *name;
     ch_wire_type wire;
@@ -761,12 +791,20 @@ static ch_wire_type wire_type_of(const char *type, bool *nullable) {
       {"String", CH_WIRE_STRING},
   };
   size_t len = strlen(type);
+  *low_cardinality = g_str_has_prefix(type, "LowCardinality(") &&
+                     type[len - 1] == ')';
+  if (*low_cardinality) {
+    type += strlen("LowCardinality(");
+    len -= strlen("LowCardinality()");
+  }
   *nullable = g_str_has_prefix(type, "Nullable(") && type[len - 1] == ')';
   const char *base = *nullable ? type + strlen("Nullable(") : type;
   size_t base_len = *nullable ? len - strlen("Nullable()") : len;
+  /* LowCardinality only of String: the dictionary holds strings. */
   for (size_t i = 0; i < G_N_ELEMENTS(known); i++)
     if (strlen(known[i].name) == base_len &&
-        strncmp(known[i].name, base, base_len) == 0)
+        strncmp(known[i].name, base, base_len) == 0 &&
+        (!*low_cardinality || known[i].wire == CH_WIRE_STRING))
       return known[i].wire;
   g_error("clickhouse_tables: no Native encoding for column type %s", type);
 }
@@ -774,11 +812,15 @@ static ch_wire_type wire_type_of(const char *type, bool *nullable) {
 ch_encoder *ch_encoder_new(const ch_table *table, const ch_run_source *run,
                            size_t block_rows) {
   static const ch_wire_column leading[CH_LEADING_COLUMNS] = {
-      {"run_id", "String", CH_WIRE_STRING, false, CH_LEAD_RUN_ID, NULL},
-      {"load_id", "String", CH_WIRE_STRING, false, CH_LEAD_LOAD_ID, NULL},
-      {"machine", "String", CH_WIRE_STRING, false, CH_LEAD_MACHINE, NULL},
-      {"machine_id", "Nullable(UInt32)", CH_WIRE_UINT32, true,
-       CH_LEAD_MACHINE_ID, NULL},
+      {.name = "run_id", .type = "String", .wire = CH_WIRE_STRING,
+       .leading = CH_LEAD_RUN_ID},
+      {.name = "load_id", .type = "String", .wire = CH_WIRE_STRING,
+       .leading = CH_LEAD_LOAD_ID},
+      {.name = "machine", .type = "String", .wire = CH_WIRE_STRING,
+       .leading = CH_LEAD_MACHINE},
+      {.name = "machine_id", .type = "Nullable(UInt32)",
+       .wire = CH_WIRE_UINT32, .nullable = true,
+       .leading = CH_LEAD_MACHINE_ID},
   };
   ch_encoder *e = g_new0(ch_encoder, 1);
   e->table = table;
@@ -798,7 +840,7 @@ ch_encoder *ch_encoder_new(const ch_table *table, const ch_run_source *run,
     ch_wire_column *w = &e->wire[e->n_wire++];
     w->name = col->name;
     w->type = col->type;
-    w->wire = wire_type_of(col->type, &w->nullable);
+    w->wire = wire_type_of(col->type, &w->nullable, &w->low_cardinality);
     w->leading = CH_LEAD_NONE;
     w->column = col;
   }
@@ -808,6 +850,10 @@ ch_encoder *ch_encoder_new(const ch_table *table, const ch_run_source *run,
 void ch_encoder_free(ch_encoder *encoder) {
   if (!encoder)
     return;
+  g_free(encoder->dictionary.keys);
+  g_free(encoder->dictionary.key_lens);
+  g_free(encoder->dictionary.slot_key);
+  g_free(encoder->dictionary.slot_index);
   g_free(encoder->wire);
   g_free(encoder);
 }
@@ -970,6 +1016,127 @@ static void put_value(ch_bytes *out, ch_wire_type wire, const ch_value *v) {
   }
 }
 
+/* ---- LowCardinality ---- */
+
+/* The serialization of LowCardinality in Native, as the 18.16 server
+ * writes and reads it with no shared dictionary: once per block and
+ * column, a UInt64 version (1: "shared dictionaries with additional
+ * keys"), then a UInt64 saying the index width (0..2: UInt8, UInt16,
+ * UInt32) with the bits "has additional keys" (1 << 9) and "needs a
+ * dictionary update" (1 << 10), the UInt64 number of keys and the keys
+ * (as String, no null map), the UInt64 number of rows and one index per
+ * row. Index 0 is NULL for LowCardinality(Nullable(String)), then comes
+ * the default value "" (index 0 without Nullable): the server gives
+ * these places that meaning whatever the keys there hold. */
+#define LC_VERSION 1
+#define LC_HAS_ADDITIONAL_KEYS (1u << 9)
+#define LC_NEEDS_UPDATE (1u << 10)
+
+static inline size_t pointer_hash(const char *key) {
+  uint64_t h = (uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull;
+  return (size_t)(h >> 32);
+}
+
+/* The index of a value in the dictionary being built or written. */
+static uint32_t dictionary_index(const ch_dictionary *d, const ch_value *v) {
+  if (v->null)
+    return 0; /* only in Nullable columns: set_null() gives no other */
+  if (v->len == 0)
+    return d->reserved - 1; /* the default value */
+  for (size_t slot = pointer_hash(v->s) & d->mask;;
+       slot = (slot + 1) & d->mask)
+    if (d->slot_key[slot] == v->s)
+      return d->slot_index[slot];
+    else if (!d->slot_key[slot])
+      g_error("clickhouse_tables: a value not in its block's dictionary");
+}
+
+static void dictionary_reset(ch_dictionary *d, bool nullable, size_t rows) {
+  size_t slots = 64;
+  while (slots < 2 * MIN(rows, (size_t)1 << 20))
+    slots *= 2;
+  if (slots - 1 != d->mask) {
+    g_free(d->slot_key);
+    g_free(d->slot_index);
+    d->slot_key = g_new(const char *, slots);
+    d->slot_index = g_new(uint32_t, slots);
+    d->mask = slots - 1;
+  }
+  memset(d->slot_key, 0, slots * sizeof *d->slot_key);
+  d->n_keys = 0;
+  d->reserved = nullable ? 2 : 1;
+}
+
+static void dictionary_grow(ch_dictionary *d) {
+  size_t slots = (d->mask + 1) * 2;
+  const char **keys = g_new0(const char *, slots);
+  uint32_t *indexes = g_new(uint32_t, slots);
+  for (size_t i = 0; i <= d->mask; i++) {
+    if (!d->slot_key[i])
+      continue;
+    size_t slot = pointer_hash(d->slot_key[i]) & (slots - 1);
+    while (keys[slot])
+      slot = (slot + 1) & (slots - 1);
+    keys[slot] = d->slot_key[i];
+    indexes[slot] = d->slot_index[i];
+  }
+  g_free(d->slot_key);
+  g_free(d->slot_index);
+  d->slot_key = keys;
+  d->slot_index = indexes;
+  d->mask = slots - 1;
+}
+
+static void dictionary_add(ch_dictionary *d, const ch_value *v) {
+  if (v->null || v->len == 0)
+    return;
+  size_t slot = pointer_hash(v->s) & d->mask;
+  for (; d->slot_key[slot]; slot = (slot + 1) & d->mask)
+    if (d->slot_key[slot] == v->s)
+      return;
+  if (d->n_keys == d->keys_cap) {
+    d->keys_cap = MAX(d->keys_cap * 2, (size_t)256);
+    d->keys = g_renew(const char *, d->keys, d->keys_cap);
+    d->key_lens = g_renew(size_t, d->key_lens, d->keys_cap);
+  }
+  d->keys[d->n_keys] = v->s;
+  d->key_lens[d->n_keys] = v->len;
+  d->slot_key[slot] = v->s;
+  d->slot_index[slot] = d->reserved + (uint32_t)d->n_keys;
+  d->n_keys++;
+  if (2 * d->n_keys > d->mask)
+    dictionary_grow(d);
+}
+
+static void put_u64(ch_bytes *out, uint64_t n) {
+  ch_bytes_reserve(out, 8);
+  put_fixed(out, &n, 8);
+}
+
+/* Builds the dictionary of the block's rows in column `w` and writes
+ * everything before the indexes. */
+static void put_dictionary(ch_encoder *e, const ch_wire_column *w,
+                           ch_bytes *out) {
+  ch_dictionary *d = &e->dictionary;
+  ch_value v = {0};
+  dictionary_reset(d, w->nullable, e->block_end - e->block_start);
+  for (size_t row = e->block_start; row < e->block_end; row++) {
+    column_value(e, w, row, &v);
+    dictionary_add(d, &v);
+  }
+  uint64_t keys = d->reserved + d->n_keys;
+  uint64_t width_code = keys <= 0x100 ? 0 : keys <= 0x10000 ? 1 : 2;
+  d->index_width = (uint8_t)(1u << width_code);
+  put_u64(out, LC_VERSION);
+  put_u64(out, width_code | LC_HAS_ADDITIONAL_KEYS | LC_NEEDS_UPDATE);
+  put_u64(out, keys);
+  for (uint32_t i = 0; i < d->reserved; i++)
+    put_string(out, "", 0);
+  for (size_t i = 0; i < d->n_keys; i++)
+    put_string(out, d->keys[i], d->key_lens[i]);
+  put_u64(out, e->block_end - e->block_start);
+}
+
 bool ch_encoder_fill(ch_encoder *e, ch_bytes *out, size_t target) {
   size_t start_len = out->len;
   ch_value v = {0};
@@ -996,8 +1163,26 @@ bool ch_encoder_fill(ch_encoder *e, ch_bytes *out, size_t target) {
     case CH_PHASE_HEAD:
       put_string(out, w->name, strlen(w->name));
       put_string(out, w->type, strlen(w->type));
-      e->phase = w->nullable ? CH_PHASE_NULLS : CH_PHASE_VALUES;
+      e->phase = w->low_cardinality ? CH_PHASE_DICTIONARY
+                 : w->nullable      ? CH_PHASE_NULLS
+                                    : CH_PHASE_VALUES;
       e->row = e->block_start;
+      break;
+    case CH_PHASE_DICTIONARY:
+      put_dictionary(e, w, out);
+      e->phase = CH_PHASE_INDEXES;
+      break;
+    case CH_PHASE_INDEXES:
+      for (; e->row < e->block_end && out->len < target; e->row++) {
+        column_value(e, w, e->row, &v);
+        uint32_t index = dictionary_index(&e->dictionary, &v);
+        ch_bytes_reserve(out, 4);
+        put_fixed(out, &index, e->dictionary.index_width);
+      }
+      if (e->row == e->block_end) {
+        e->column++;
+        e->phase = CH_PHASE_HEAD;
+      }
       break;
     case CH_PHASE_NULLS:
       for (; e->row < e->block_end && out->len < target; e->row++) {

@@ -32,7 +32,7 @@
 
 /* Bumped whenever a table or column changes; the `schema_version` table
  * holds the version a database was created with. */
-#define CLICKHOUSE_SCHEMA_VERSION 2
+#define CLICKHOUSE_SCHEMA_VERSION 3
 
 typedef struct ch_table ch_table;
 
