@@ -22,8 +22,9 @@
 #     tracemerge in them. Each table's rows are read back from the server
 #     as Native in the sink's block size (untimed), then posted into fresh
 #     tables of the same structure, four tables at a time as the sink
-#     does, with the sink's min_insert_block_size_rows: the same bytes but
-#     for row order and block boundaries. Wall time and server CPU as above.
+#     does, with the sink's min_insert_block_size_rows: in id order and in
+#     blocks of the sink's size, so the same bytes as the load sent (a
+#     single run). Wall time and server CPU as above.
 #
 # Prints per round: rows, rows/s (ClickHouse, SQLite, curl), client and
 # server microseconds of CPU per row, the load's wall time over the curl
@@ -68,9 +69,11 @@ TRACEMERGE_CLICKHOUSE_LOG_QUERIES=1 \
   >"$dir/server.out" 2>&1 &
 server_pid=$!
 
-# q SQL [QUERY_STRING]: one statement, its answer on stdout.
+# q SQL [QUERY_STRING]: one statement, its answer on stdout. The setting
+# lets the 18.16 server create the LowCardinality columns (docs/clickhouse.md).
 q() {
-  curl -sS --fail-with-body "$url?${2:-}" --data-binary "$1"
+  curl -sS --fail-with-body \
+    "$url?allow_experimental_low_cardinality_type=1&${2:-}" --data-binary "$1"
 }
 i=0
 until q "SELECT 1" >/dev/null 2>&1; do
@@ -129,7 +132,10 @@ while [ "$r" -le "$rounds" ]; do
     b=$(( (n + 63) / 64 ))
     [ $b -lt 262144 ] && b=262144
     [ $b -gt 1048576 ] && b=1048576
-    q "SELECT * FROM bench.$t FORMAT Native" "max_block_size=$b" >"$dir/$t.native"
+    # In id order, as the sink sends them: sorted, the server answers in
+    # blocks of exactly max_block_size rows (the last one fewer).
+    q "SELECT * FROM bench.$t ORDER BY id FORMAT Native" "max_block_size=$b" \
+      >"$dir/$t.native"
     q "CREATE TABLE bench.floor_$t AS bench.$t"
     posts="$posts $t:$b"
   done
