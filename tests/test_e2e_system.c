@@ -396,6 +396,45 @@ static void test_unknown_event_ids_are_rows_with_fields_by_number(void) {
   e2e_cleanup(dir);
 }
 
+/* A modelled event whose known field comes with another wire type than
+ * the schema's is dropped and counted (proto_packet_wrong_wire_type), and
+ * the next event is read: a print at 1200 whose buf (field 2, a string)
+ * is a varint, then a print at 1300 "B|10|ok", which opens the slice "ok"
+ * on thread 10 inside the base file's "before" (1000); the base's "E|10"
+ * at 2000 closes the deepest open slice, "ok": dur 700. The reader's fast
+ * path for common fields must leave such a field to the checked path. The
+ * base file (ftrace_damage) has no other slice at or after 1200 and no
+ * field of a wrong wire type. */
+static void test_a_field_of_the_wrong_wire_type_drops_its_event(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  e2e_bytes base = e2e_proto_fixture("ftrace_damage");
+  GByteArray *file = g_byte_array_new();
+  g_byte_array_append(file, (const uint8_t *)base.data, (guint)base.len);
+  g_free(base.data);
+  GByteArray *payload = g_byte_array_new();
+  put_varint_field(payload, 2, 5);
+  GByteArray *body = g_byte_array_new();
+  put_event(body, 1200, 3, payload->data, payload->len);
+  g_byte_array_set_size(payload, 0);
+  put_bytes(payload, 2, (const uint8_t *)"B|10|ok", 7);
+  put_event(body, 1300, 3, payload->data, payload->len);
+  put_bundle(file, body->data, body->len);
+  g_autofree char *path = e2e_write_file(dir, "wrong_wire.pftrace", (const char *)file->data,
+                                         file->len);
+  const char *inputs[] = {"wrong_wire.pftrace", NULL};
+  g_autofree char *rows = e2e_query_in(dir, inputs,
+      "SELECT (SELECT group_concat(name || ' ' || ts || ' ' || dur) FROM slice WHERE ts >= 1200), "
+      "(SELECT value FROM stats WHERE name = 'proto_packet_wrong_wire_type')");
+  e2e_assert_text(rows,
+      "\"(SELECT group_concat(name || ' ' || ts || ' ' || dur) FROM slice WHERE ts >= 1200)\","
+      "\"(SELECT value FROM stats WHERE name = 'proto_packet_wrong_wire_type')\"\n"
+      "\"ok 1300 700\",1\n");
+  g_byte_array_free(body, TRUE);
+  g_byte_array_free(payload, TRUE);
+  g_byte_array_free(file, TRUE);
+  e2e_cleanup(dir);
+}
+
 /* A bundle whose bytes do not parse (an event cut inside a varint) is
  * damage of the file: the error names it and its byte offset, and every
  * packet before it is kept. */
@@ -709,6 +748,8 @@ int main(int argc, char **argv) {
                   test_bundle_described_events_are_named_rows);
   g_test_add_func("/e2e/system/ftrace/bundles-on-every-clock-and-machine",
                   test_bundles_on_every_clock_and_machine);
+  g_test_add_func("/e2e/system/ftrace/a-field-of-the-wrong-wire-type-drops-its-event",
+                  test_a_field_of_the_wrong_wire_type_drops_its_event);
   g_test_add_func("/e2e/system/ftrace/damaged-bundles-are-counted-and-logged",
                   test_damaged_bundles_are_counted_and_logged);
   g_test_add_func("/e2e/system/ftrace/an-unparseable-bundle-stops-the-file-there",
