@@ -31,6 +31,9 @@
 #define RUN_ID_MAX 256
 /* Bytes of Native encoded at a time for libcurl to send. */
 #define BATCH_BYTES (1u << 20)
+/* INSERTs a table of more than two blocks goes in (insert_runs()): the
+ * machine's two cores. */
+#define INSERTS_PER_TABLE 2
 /* Batches encoded ahead of the socket per INSERT (insert_stream). */
 #define PIPELINE_BATCHES 16
 /* Rows per Native block: each block the server receives becomes a part of
@@ -514,6 +517,7 @@ typedef struct insert_stream {
   const ch_run_source *runs;
   size_t n_runs;
   size_t block_rows;
+  size_t part, parts; /* this INSERT's share of each run's rows */
   GThread *producer; /* NULL until the first body bytes are asked for */
   GMutex lock;       /* guards the fields below it */
   GCond changed;
@@ -561,6 +565,9 @@ static gpointer producer(gpointer data) {
   for (size_t r = 0; r < s->n_runs; r++) {
     ch_encoder *encoder = ch_encoder_new(s->table, &s->runs[r],
                                          s->block_rows);
+    size_t rows = ch_table_row_count(s->table, s->runs[r].model);
+    ch_encoder_limit(encoder, rows * s->part / s->parts,
+                     rows * (s->part + 1) / s->parts);
     for (;;) {
       batch *b = take_spare(s);
       if (!b) {
@@ -731,37 +738,48 @@ static bool create_stages(load *l, GError **error) {
   return ok;
 }
 
-/* Every table's rows of every run into its stage, one INSERT per table
- * (all in the load's one partition). */
+/* Every table's rows of every run into its stage (all in the load's one
+ * partition): one INSERT per table, or INSERTS_PER_TABLE for a table of
+ * more than two blocks, each a share of every run's rows, so that the
+ * largest table (args) is encoded and stored on both cores instead of
+ * being the load's one long stream. */
 static bool insert_runs(load *l, GError **error) {
   size_t n_tables = ch_table_count(), n = 0;
-  statement *st = g_new0(statement, n_tables + 1);
-  insert_stream *streams = g_new0(insert_stream, n_tables + 1);
+  statement *st = g_new0(statement, INSERTS_PER_TABLE * n_tables + 1);
+  insert_stream *streams = g_new0(insert_stream,
+                                  INSERTS_PER_TABLE * n_tables + 1);
   for (size_t t = 0; t < n_tables; t++) {
     if (!l->has_rows[t])
       continue;
     const ch_table *table = ch_table_at(t);
-    char *sql = g_strdup_printf("INSERT INTO `%s`.`%s` FORMAT Native",
-                                l->ch->database, l->stages[t]);
-    char *escaped = http_escape(sql);
     size_t block_rows = block_rows_for(l->ch, table, l->runs, l->n_runs);
-    streams[n] = (insert_stream){.ch = l->ch, .table = table,
-                                 .runs = l->runs, .n_runs = l->n_runs,
-                                 .block_rows = block_rows};
-    stream_init(&streams[n]);
-    st[n].query_string = g_strdup_printf(
-        "query=%s&min_insert_block_size_rows=%zu&" STATEMENT_SETTINGS,
-        escaped, block_rows);
-    st[n].request = (http_request){.query_string = st[n].query_string,
-                                   .body_fn = insert_body,
-                                   .body_ctx = &streams[n]};
-    st[n].what = g_strdup_printf("loading %s into %s (staging table %s)",
-                                 l->runs_text, ch_table_name(table),
-                                 l->stages[t]);
-    st[n].table = t;
-    n++;
-    g_free(escaped);
-    g_free(sql);
+    size_t total = 0;
+    for (size_t r = 0; r < l->n_runs; r++)
+      total += ch_table_row_count(table, l->runs[r].model);
+    size_t parts = total > 2 * block_rows ? INSERTS_PER_TABLE : 1;
+    for (size_t part = 0; part < parts; part++) {
+      char *sql = g_strdup_printf("INSERT INTO `%s`.`%s` FORMAT Native",
+                                  l->ch->database, l->stages[t]);
+      char *escaped = http_escape(sql);
+      streams[n] = (insert_stream){.ch = l->ch, .table = table,
+                                   .runs = l->runs, .n_runs = l->n_runs,
+                                   .block_rows = block_rows, .part = part,
+                                   .parts = parts};
+      stream_init(&streams[n]);
+      st[n].query_string = g_strdup_printf(
+          "query=%s&min_insert_block_size_rows=%zu&" STATEMENT_SETTINGS,
+          escaped, block_rows);
+      st[n].request = (http_request){.query_string = st[n].query_string,
+                                     .body_fn = insert_body,
+                                     .body_ctx = &streams[n]};
+      st[n].what = g_strdup_printf("loading %s into %s (staging table %s)",
+                                   l->runs_text, ch_table_name(table),
+                                   l->stages[t]);
+      st[n].table = t;
+      n++;
+      g_free(escaped);
+      g_free(sql);
+    }
   }
   bool ok = run_statements(l->ch, st, n, error);
   for (size_t i = 0; i < n; i++) {

@@ -8,7 +8,8 @@
  *   1. the schema check (and, refusing existing runs, a look for them;
  *      replacing, a look for the earlier loads that hold them);
  *   2. CREATE TABLE _tm_stage_<token>_<table> AS <table>, per table;
- *   3. INSERT INTO _tm_stage_... FORMAT Native, per table, streamed
+ *   3. INSERT INTO _tm_stage_... FORMAT Native, per table (two for a
+ *      table of more than two blocks), streamed
  *      from the model; replacing, also INSERT INTO _tm_stage_... SELECT
  *      the other runs of those earlier loads;
  *   4. ALTER TABLE <table> REPLACE PARTITION '<earlier load>' FROM ...,

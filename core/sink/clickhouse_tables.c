@@ -858,6 +858,11 @@ void ch_encoder_free(ch_encoder *encoder) {
   g_free(encoder);
 }
 
+void ch_encoder_limit(ch_encoder *encoder, size_t first, size_t end) {
+  encoder->n_rows = MIN(end, encoder->n_rows);
+  encoder->block_start = encoder->block_end = MIN(first, encoder->n_rows);
+}
+
 uint64_t ch_encoder_rows_done(const ch_encoder *encoder) {
   return encoder->rows_done;
 }

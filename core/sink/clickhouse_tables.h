@@ -76,6 +76,9 @@ typedef struct ch_encoder ch_encoder;
 ch_encoder *ch_encoder_new(const ch_table *table, const ch_run_source *run,
                            size_t block_rows);
 void ch_encoder_free(ch_encoder *encoder);
+/* Encodes only rows [first, end) of the table (blocks count from
+ * `first`); before the first ch_encoder_fill(). */
+void ch_encoder_limit(ch_encoder *encoder, size_t first, size_t end);
 /* Appends to `out` until it holds at least `target` bytes or the table is
  * done, stopping anywhere (inside a block, a column); false if there was
  * nothing left to append. */
