@@ -62,7 +62,8 @@ cleanup() {
   rm -rf "$dir"
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM
+# A signal (Ctrl-C, or a closed pipe: `... | head`) still stops the server.
+trap 'exit 1' HUP INT PIPE TERM
 
 TRACEMERGE_CLICKHOUSE_LOG_QUERIES=1 \
   "$src/tests/clickhouse_server.sh" "$dir/server" "$http_port" "$tcp_port" \
