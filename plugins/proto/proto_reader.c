@@ -14,14 +14,15 @@
  * Read: clock_snapshot, remote_clock_sync, track_descriptor,
  * thread/process_descriptor, track_event (typed: slices, instants,
  * counters; legacy: the JSON-era phases B/E/X/I/i/b/e/n), process_tree,
- * system_info, perf_sample, trigger (proto_trigger.c), the metadata of
- * chrome_events (proto_service.c), compressed_packets
- * (zlib) and zstd_compressed_packets. Not read, and skipped like unknown fields
- * (payloads this reader does not model yet): ftrace events, frame
- * timelines, logs, trace_config, trace_stats, service events,
- * trace_uuid. Counted in stats
- * when skipped: state TrackEvents and other legacy phases
- * (proto_track_event_unsupported_type).
+ * system_info, perf_sample, trigger (proto_trigger.c), ftrace_events
+ * (proto_ftrace.c), android_log, packages_list and frame_timeline_event
+ * (proto_android.c), trace_config, trace_stats, ftrace_stats,
+ * service_event, trace_uuid, sys_stats, process_stats and the metadata of
+ * chrome_events (proto_service.c), compressed_packets (zlib) and
+ * zstd_compressed_packets. Any other payload is skipped like an unknown
+ * field and counted per field number (proto_unmodelled_payload, listed by
+ * `tracemerge info`). Counted in stats when skipped: state TrackEvents and
+ * other legacy phases (proto_track_event_unsupported_type).
  */
 #include <inttypes.h>
 #include <stdarg.h>
