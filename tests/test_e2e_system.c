@@ -247,6 +247,16 @@ static void put_bundle(GByteArray *file, const uint8_t *body, size_t len) {
   g_byte_array_free(bundle, TRUE);
 }
 
+/* The fixture ftrace_damage as a growable byte array, for tests that
+ * append bundles to it. */
+static GByteArray *ftrace_damage_file(void) {
+  e2e_bytes base = e2e_proto_fixture("ftrace_damage");
+  GByteArray *file = g_byte_array_new();
+  g_byte_array_append(file, (const uint8_t *)base.data, (guint)base.len);
+  g_free(base.data);
+  return file;
+}
+
 /* ftrace_damage (its comments say what each bundle holds) and, appended,
  * an event whose id (999) the schema does not name and a compact_sched
  * whose packed switch_timestamp ends inside a varint. Each is a stat with
@@ -254,10 +264,7 @@ static void put_bundle(GByteArray *file, const uint8_t *body, size_t len) {
  * what comes before and after is: the slice "before" (1000-2000) spans
  * the damage, the 10 -> 11 switch at 1100 is the one sched row. */
 static GByteArray *damaged_trace(void) {
-  e2e_bytes base = e2e_proto_fixture("ftrace_damage");
-  GByteArray *file = g_byte_array_new();
-  g_byte_array_append(file, (const uint8_t *)base.data, (guint)base.len);
-  g_free(base.data);
+  GByteArray *file = ftrace_damage_file();
   /* event {timestamp 1600, pid 10, 999: "x"} */
   GByteArray *event = g_byte_array_new();
   const uint8_t header[] = {0x08, 0xc0, 0x0c, 0x10, 0x0a};
@@ -345,10 +352,7 @@ static void put_event(GByteArray *body, uint64_t ts, uint32_t id, const uint8_t 
  * knows every id it holds. */
 static void test_unknown_event_ids_are_rows_with_fields_by_number(void) {
   g_autofree char *dir = e2e_tmpdir();
-  e2e_bytes base = e2e_proto_fixture("ftrace_damage");
-  GByteArray *file = g_byte_array_new();
-  g_byte_array_append(file, (const uint8_t *)base.data, (guint)base.len);
-  g_free(base.data);
+  GByteArray *file = ftrace_damage_file();
   GByteArray *payload = g_byte_array_new();
   put_varint_field(payload, 1, 5);
   put_varint_field(payload, 2, (uint64_t)-3);
@@ -407,10 +411,7 @@ static void test_unknown_event_ids_are_rows_with_fields_by_number(void) {
  * field of a wrong wire type. */
 static void test_a_field_of_the_wrong_wire_type_drops_its_event(void) {
   g_autofree char *dir = e2e_tmpdir();
-  e2e_bytes base = e2e_proto_fixture("ftrace_damage");
-  GByteArray *file = g_byte_array_new();
-  g_byte_array_append(file, (const uint8_t *)base.data, (guint)base.len);
-  g_free(base.data);
+  GByteArray *file = ftrace_damage_file();
   GByteArray *payload = g_byte_array_new();
   put_varint_field(payload, 2, 5);
   GByteArray *body = g_byte_array_new();
@@ -462,10 +463,7 @@ static void put_field_descriptor(GByteArray *out, const char *name, uint32_t num
  * unknown. */
 static void test_bundle_described_events_are_named_rows(void) {
   g_autofree char *dir = e2e_tmpdir();
-  e2e_bytes base = e2e_proto_fixture("ftrace_damage");
-  GByteArray *file = g_byte_array_new();
-  g_byte_array_append(file, (const uint8_t *)base.data, (guint)base.len);
-  g_free(base.data);
+  GByteArray *file = ftrace_damage_file();
   GByteArray *payload = g_byte_array_new();
   put_varint_field(payload, 1, 7);
   put_bytes(payload, 2, (const uint8_t *)"hi", 2);
