@@ -559,6 +559,35 @@ static void test_main_thread_is_known_once_the_process_is(void) {
                        "200,200,1\n201,200,0\n300,\"[NULL]\",\"[NULL]\"\n");
 }
 
+/* The emitter finds a thread by tid through a direct table below 65536
+ * and a hash table above: marks of a small tid (7) and of large ones
+ * (70000, 4194303) interleaved, each thread coming back after the others,
+ * must each land on their own thread's track, named by its own task.
+ * Expected: one slice per B/E pair, on the thread that wrote it. */
+static void test_small_and_large_tids_keep_their_own_threads(void) {
+  g_autofree char *out = e2e_query_text("a.systrace",
+      "# tracer: nop\n"
+      "small-7 [000] ...1 1.000000: tracing_mark_write: B|7|s1\n"
+      "big-70000 [001] ...1 1.000001: tracing_mark_write: B|70000|b1\n"
+      "max-4194303 [002] ...1 1.000002: tracing_mark_write: B|4194303|m1\n"
+      "small-7 [000] ...1 1.000003: tracing_mark_write: E|7\n"
+      "big-70000 [001] ...1 1.000004: tracing_mark_write: E|70000\n"
+      "small-7 [000] ...1 1.000005: tracing_mark_write: B|7|s2\n"
+      "max-4194303 [002] ...1 1.000006: tracing_mark_write: E|4194303\n"
+      "big-70000 [001] ...1 1.000007: tracing_mark_write: B|70000|b2\n"
+      "small-7 [000] ...1 1.000008: tracing_mark_write: E|7\n"
+      "big-70000 [001] ...1 1.000009: tracing_mark_write: E|70000\n",
+      "SELECT s.name, s.dur, t.tid, t.name AS thread FROM slice s "
+      "JOIN thread_track tt ON s.track_id = tt.id JOIN thread t USING (utid) "
+      "ORDER BY s.ts");
+  e2e_assert_text(out, "\"name\",\"dur\",\"tid\",\"thread\"\n"
+                       "\"s1\",3000,7,\"small\"\n"
+                       "\"b1\",3000,70000,\"big\"\n"
+                       "\"m1\",4000,4194303,\"max\"\n"
+                       "\"s2\",3000,7,\"small\"\n"
+                       "\"b2\",2000,70000,\"big\"\n");
+}
+
 /* --- the real files ------------------------------------------------------------- */
 
 typedef struct real_file {
@@ -706,6 +735,8 @@ int main(int argc, char **argv) {
                   test_damage_overlong_line_is_skipped_and_counted);
   g_test_add_func("/e2e-systrace/identity/main-thread-is-known-once-the-process-is",
                   test_main_thread_is_known_once_the_process_is);
+  g_test_add_func("/e2e-systrace/identity/small-and-large-tids-keep-their-own-threads",
+                  test_small_and_large_tids_keep_their_own_threads);
   for (size_t i = 0; i < G_N_ELEMENTS(real_files); i++) {
     g_autofree char *name =
         g_strdup_printf("/e2e-systrace/real-files/%s", real_files[i].name);
