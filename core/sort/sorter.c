@@ -1209,7 +1209,11 @@ static void stretch_stream_until(stretch_stream *s, uint32_t self, merge_head bo
     } else {
       head_replace_top(heap, s->heap_len, (merge_head){ev[p].ts, i, i}, &s->sink);
     }
-    stretch_stream_settle(s);
+    /* Settle's own first test, here: once per event, a stretch joining
+     * about once per bundle (the call was 2.8% of an ftrace import). */
+    if (s->next_waiting < s->k &&
+        (s->heap_len == 0 || head_before(s->waiting[s->next_waiting], heap[0])))
+      stretch_stream_settle(s);
   }
 }
 
