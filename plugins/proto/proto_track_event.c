@@ -2,6 +2,7 @@
 #include "proto_track_event.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -299,36 +300,42 @@ void proto_track_event_flush_all(proto_track_events *te) {
 
 /* --- decoding ------------------------------------------------------------- */
 
+/* One TrackEvent's fields as decoded. Only the fields before `uuid` are
+ * cleared per event (decode): every field from `uuid` on is read only when
+ * a flag or pointer before it says it was present. Clearing the whole
+ * struct was a `rep stos` that took a tenth of proto_track_event_read's
+ * time (perf, realistic 1M-packet file). */
 typedef struct decoded {
   uint8_t type;
   bool has_uuid;
-  uint64_t uuid;
   bool has_name_iid;
-  uint64_t name_iid;
-  const uint8_t *name;
-  size_t name_len;
   bool has_name;
   bool has_counter;
   bool counter_is_double;
-  int64_t counter_int;
-  double counter_double;
-  int correlation; /* 0 none, 1 integer, 2 string, 3 interned */
-  uint64_t correlation_value;
-  const uint8_t *correlation_str;
-  size_t correlation_len;
   bool has_ts_delta_us, has_ts_absolute_us;
-  int64_t ts_us;
   bool has_tt_delta_us, has_tt_absolute_us;
-  int64_t tt_us;
   bool extra_uuids_set, extra_double_uuids_set;
+  int correlation; /* 0 none, 1 integer, 2 string, 3 interned */
   const uint8_t *source_location; /* inline SourceLocation, or NULL */
-  size_t source_location_len;
-  uint64_t source_location_iid; /* interned SourceLocation, 0: none */
-  const uint8_t *callstack; /* InlineCallstack, or NULL */
-  size_t callstack_len;
-  uint64_t callstack_iid; /* 0: none */
-  const uint8_t *legacy; /* LegacyEvent, or NULL */
-  size_t legacy_len;
+  uint64_t source_location_iid;   /* interned SourceLocation, 0: none */
+  const uint8_t *callstack;       /* InlineCallstack, or NULL */
+  uint64_t callstack_iid;         /* 0: none */
+  const uint8_t *legacy;          /* LegacyEvent, or NULL */
+  /* Read only when a field above says so. */
+  uint64_t uuid;                  /* has_uuid */
+  uint64_t name_iid;              /* has_name_iid */
+  const uint8_t *name;            /* has_name */
+  size_t name_len;
+  int64_t counter_int;            /* has_counter && !counter_is_double */
+  double counter_double;          /* has_counter && counter_is_double */
+  uint64_t correlation_value;     /* correlation 1 or 3 */
+  const uint8_t *correlation_str; /* correlation 2 */
+  size_t correlation_len;
+  int64_t ts_us;                  /* has_ts_delta_us || has_ts_absolute_us */
+  int64_t tt_us;                  /* has_tt_delta_us || has_tt_absolute_us */
+  size_t source_location_len;     /* source_location */
+  size_t callstack_len;           /* callstack */
+  size_t legacy_len;              /* legacy */
 } decoded;
 
 /* An event's callstack (inline or interned) becomes its innermost
@@ -374,7 +381,7 @@ static void add_flows(proto_track_events *te, const pw_field *f, bool fixed64,
 }
 
 static bool decode(proto_track_events *te, const uint8_t *data, size_t len, decoded *d) {
-  memset(d, 0, sizeof *d);
+  memset(d, 0, offsetof(decoded, uuid));
   te->category_iids.len = 0;
   te->categories.len = 0;
   te->annotations.len = 0;
@@ -878,12 +885,24 @@ bool proto_track_event_read(proto_track_events *te, proto_machine *machine,
   if (!decode(te, data, len, &d))
     return false;
 
-  proto_event ev = {
-      .machine_index = machine->index,
-      .sequence_id = seq->id,
-      .type = d.type,
-      .thread_ts = TM_UNKNOWN_TIME,
-  };
+  /* Field by field: an initializer of the whole struct was a `rep stos`
+   * (see decoded). clock and ts are set below before any use. */
+  proto_event ev;
+  ev.uuid = 0;
+  ev.machine_index = machine->index;
+  ev.sequence_id = seq->id;
+  ev.type = d.type;
+  ev.thread_ts = TM_UNKNOWN_TIME;
+  ev.name = 0;
+  ev.category = 0;
+  ev.args = TM_NO_ARGS;
+  ev.counter_value = 0;
+  ev.dur = 0;
+  ev.thread_dur = TM_UNKNOWN_TIME;
+  ev.flows_start = 0;
+  ev.flows_len = 0;
+  ev.extras_start = 0;
+  ev.extras_len = 0;
   proto_legacy_event legacy;
   bool is_legacy = false;
   if (__builtin_expect(d.type == TYPE_UNSPECIFIED || d.type > TYPE_COUNTER, 0)) {
