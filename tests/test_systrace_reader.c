@@ -87,6 +87,46 @@ static void test_lines_off_the_grammar_fail(void) {
   }
 }
 
+/* The line's fields are read eight bytes at a time where they are long
+ * enough (systrace_line.c): every padding of the task and the tgid column
+ * and every length of pid, tgid and fraction must give the fields the
+ * text spells. The expected numbers are the digit strings read back by
+ * g_ascii_strtoll; the fraction is padded or cut to nine digits first. */
+static void test_fields_parse_at_every_length_and_padding(void) {
+  static const char digits[] = "918273645546372819";
+  for (int pad = 0; pad <= 17; pad++) {
+    for (int n = 1; n <= 18; n++) {
+      for (int frac_len = 1; frac_len <= 12; frac_len++) {
+        g_autofree char *number = g_strndup(digits, (gsize)n);
+        g_autofree char *frac = g_strndup("123456789012", (gsize)frac_len);
+        g_autofree char *text = g_strdup_printf(
+            "%*st-a-sk-%s (%*s%s) [%s] d..2 %*s%s.%s: event_%d: %*sk=v%*s", pad, "", number,
+            pad % 9, "", number, number + (n > 5 ? n - 5 : 0), pad % 3, "", number + (n > 6 ? n - 6 : 0),
+            frac, n, pad, "", pad % 4, "");
+        systrace_line l = parse_ok(text);
+        int64_t want = g_ascii_strtoll(number, NULL, 10);
+        int64_t want_cpu = g_ascii_strtoll(number + (n > 5 ? n - 5 : 0), NULL, 10);
+        int64_t want_secs = g_ascii_strtoll(number + (n > 6 ? n - 6 : 0), NULL, 10);
+        char ns[10] = "000000000";
+        memcpy(ns, frac, (size_t)MIN(frac_len, 9));
+        assert_text(l.task, "t-a-sk");
+        g_assert_cmpint(l.pid, ==, want);
+        g_assert_cmpint(l.tgid, ==, want);
+        g_assert_cmpuint(l.cpu, ==, (uint64_t)want_cpu);
+        g_assert_cmpint(l.ts_ns, ==, want_secs * 1000000000 + g_ascii_strtoll(ns, NULL, 10));
+        g_autofree char *event = g_strdup_printf("event_%d", n);
+        assert_text(l.event, event);
+        assert_text(l.payload, "k=v");
+      }
+    }
+  }
+  /* Eighteen digits always read (no overflow check for them); twenty
+   * overflow int64 and the line fails. */
+  g_assert_cmpint(parse_ok("a-999999999999999999 [000] 1.5: e: x").pid, ==, 999999999999999999);
+  systrace_line l;
+  g_assert_false(systrace_line_parse("a-99999999999999999999 [000] 1.5: e: x", 38, &l));
+}
+
 static void test_int64_parse(void) {
   int64_t v = 0;
   g_assert_true(systrace_parse_int64((systrace_text){"-42", 3}, &v));
@@ -181,6 +221,56 @@ static void test_any_chunking_reads_the_same_events(void) {
   }
 }
 
+/* Whole lines of plain text are read where they lie in the chunk, lines
+ * cut by a chunk's end through the reader's buffer: both give the same
+ * calls, in the same order. */
+static void test_lines_in_place_or_copied_make_the_same_calls(void) {
+  gsize len = 0;
+  g_autofree char *data = corpus_real_read("systrace", "lisa-trace-cmd-report.txt", &len);
+  fake_host *copied = run_reader(data, len, 1, TM_OK);
+  static const size_t chunks[] = {100, 4096, 1 << 30};
+  for (size_t i = 0; i < G_N_ELEMENTS(chunks); i++) {
+    fake_host *fake = run_reader(data, len, chunks[i], TM_OK);
+    g_assert_cmpstr(fake_host_borrow_transcript(fake), ==,
+                    fake_host_borrow_transcript(copied));
+    fake_host_free(fake);
+  }
+  fake_host_free(copied);
+}
+
+/* A line longer than the reader's limit is skipped and counted also when
+ * it lies whole in one chunk; the lines around it are read. */
+static void test_overlong_line_in_one_chunk_is_counted(void) {
+  GString *data = g_string_new("# tracer: nop\na-1 [000] 1.0: tracing_mark_write: B|1|");
+  for (size_t i = 0; i < 70000; i++)
+    g_string_append_c(data, 'x');
+  g_string_append(data, "\na-1 [000] 1.0: tracing_mark_write: B|1|ok\n"
+                        "a-1 [000] 2.0: tracing_mark_write: E|1\n");
+  fake_host *fake = run_reader(data->str, data->len, data->len, TM_OK);
+  g_assert_cmpint(fake_host_stat(fake, "systrace_line_too_long"), ==, 1);
+  g_assert_cmpuint(fake_host_count_lines(fake, "slice_begin "), ==, 1);
+  g_assert_cmpuint(fake_host_count_lines(fake, "slice_end "), ==, 1);
+  fake_host_free(fake);
+  g_string_free(data, TRUE);
+}
+
+/* A kernel event's payload is read token by token: keys in any order,
+ * runs of blanks, a longer key that ends like a wanted one ("xpid"), a
+ * value holding '=' and a comm holding blanks up to the next "key=". */
+static void test_kernel_event_keys_in_any_order(void) {
+  static const char data[] =
+      "# tracer: nop\n"
+      "a-1 [000] 1.0: sched_waking:   xpid=9  target_cpu=003 comm=Signal Catcher  pid=7 prio=1=2\n"
+      "a-1 [000] 2.0: sched_waking: comm=c=d pid=8 target_cpu=1\n";
+  fake_host *fake = run_reader(data, sizeof data - 1, sizeof data - 1, TM_OK);
+  g_assert_cmpint(fake_host_stat(fake, "systrace_parse_failure"), ==, 0);
+  fake_host_assert_lines(fake, "thread_name t7 = Signal Catcher\n"
+                               "sched_waking MONOTONIC@host ts=1000000000 cpu=3 t7 by t1\n"
+                               "thread_name t8 = c=d\n"
+                               "sched_waking MONOTONIC@host ts=2000000000 cpu=1 t8 by t1\n");
+  fake_host_free(fake);
+}
+
 static void test_binary_input_reports_the_first_bad_offset(void) {
   static const char data[] = "# tracer: nop\n\x01\x02\x03\n\xff\xfe\n";
   fake_host *fake = run_reader(data, sizeof data - 1, 5, TM_ERROR);
@@ -263,6 +353,8 @@ int main(int argc, char **argv) {
                   test_fraction_digits_beyond_ns_are_truncated);
   g_test_add_func("/systrace/line/lines-off-the-grammar-fail", test_lines_off_the_grammar_fail);
   g_test_add_func("/systrace/line/int64-parse", test_int64_parse);
+  g_test_add_func("/systrace/line/fields-parse-at-every-length-and-padding",
+                  test_fields_parse_at_every_length_and_padding);
   g_test_add_func("/systrace/wrapper/plain-headers-are-skipped",
                   test_wrapper_plain_headers_are_skipped);
   g_test_add_func("/systrace/wrapper/html-reads-the-first-ftrace-block",
@@ -271,6 +363,12 @@ int main(int argc, char **argv) {
                   test_wrapper_legacy_string_unescapes);
   g_test_add_func("/systrace/reader/any-chunking-reads-the-same-events",
                   test_any_chunking_reads_the_same_events);
+  g_test_add_func("/systrace/reader/lines-in-place-or-copied-make-the-same-calls",
+                  test_lines_in_place_or_copied_make_the_same_calls);
+  g_test_add_func("/systrace/reader/overlong-line-in-one-chunk-is-counted",
+                  test_overlong_line_in_one_chunk_is_counted);
+  g_test_add_func("/systrace/reader/kernel-event-keys-in-any-order",
+                  test_kernel_event_keys_in_any_order);
   g_test_add_func("/systrace/reader/binary-input-reports-the-first-bad-offset",
                   test_binary_input_reports_the_first_bad_offset);
   g_test_add_func("/systrace/reader/malformed-kernel-events-are-counted",

@@ -449,14 +449,20 @@ static const char *comm_end(const char *value_end, const char *end) {
       token++;
     if (token == end)
       return value_end;
-    const char *token_end = memchr(token, ' ', (size_t)(end - token));
-    if (!token_end)
-      token_end = end;
-    if (memchr(token, '=', (size_t)(token_end - token)))
+    /* The token holds '=' if one comes before its end. */
+    const char *stop = systrace_find_either(token, end, ' ', '=');
+    if (stop < end && *stop == '=')
       return value_end;
-    value_end = token_end;
+    value_end = stop;
   }
 }
+
+/* A key kv_scan looks for, with its length. */
+typedef struct kv_key {
+  const char *name;
+  size_t len;
+} kv_key;
+#define KV_KEY(literal) {literal, sizeof(literal) - 1}
 
 /* kv_find for several keys in one pass over the payload (a sched_switch
  * names six): values[k] is the value of the first token "keys[k]=...",
@@ -466,36 +472,38 @@ static const char *comm_end(const char *value_end, const char *end) {
  * so it names "Signal Catcher" "Signal" from a switch; this reader keeps
  * the whole name. Returns the mask of the keys found (bit k: keys[k]); at
  * most 8 keys. */
-static unsigned kv_scan(systrace_text payload, const char *const *keys, size_t n_keys,
+static unsigned kv_scan(systrace_text payload, const kv_key *keys, size_t n_keys,
                         unsigned comm_keys, systrace_text *values) {
-  /* Token by token, each found from its '=' (memchr) and the blank before
-   * it: the first '=' of a token ends its key, the token's end its value;
-   * tokens without '=' are passed over by the search. */
+  /* Token by token from the front: a token's key ends at its first '=',
+   * its value at the blank after that; a token without '=' is passed
+   * over. The scans take eight bytes at a time (this was 15% of a
+   * systrace import as memchr calls and a walk back to each key). */
   unsigned found = 0, all = (1u << n_keys) - 1;
   const char *p = payload.p, *end = payload.p + payload.len;
   while (p < end && found != all) {
-    const char *eq = memchr(p, '=', (size_t)(end - p));
-    if (!eq)
+    const char *eq = systrace_find_either(p, end, ' ', '=');
+    if (eq == end)
       break;
-    const char *key = eq;
-    while (key > p && key[-1] != ' ')
-      key--;
-    const char *value_end = memchr(eq + 1, ' ', (size_t)(end - eq - 1));
-    if (!value_end)
-      value_end = end;
+    if (*eq == ' ') {
+      p = eq + 1;
+      continue;
+    }
+    const char *key = p;
+    const char *value_end = systrace_find_either(eq + 1, end, ' ', ' ');
     size_t key_len = (size_t)(eq - key);
     for (size_t k = 0; key_len && k < n_keys; k++) {
-      if (found & (1u << k) || keys[k][0] != key[0])
+      /* Length, first and last byte first: the keys of one event differ
+       * in one of them, so memcmp runs only on the key that matches. The
+       * token may hold a NUL byte: lengths, not strncmp (fuzz_systrace). */
+      if (found & (1u << k) || keys[k].len != key_len || keys[k].name[0] != key[0] ||
+          keys[k].name[key_len - 1] != key[key_len - 1] ||
+          memcmp(keys[k].name, key, key_len) != 0)
         continue;
-      /* Lengths first: the token may hold a NUL byte, which strncmp would
-       * take for the key's end and then read past the key (fuzz_systrace). */
-      if (strlen(keys[k]) == key_len && memcmp(keys[k], key, key_len) == 0) {
-        if (comm_keys & (1u << k))
-          value_end = comm_end(value_end, end);
-        values[k] = (systrace_text){eq + 1, (size_t)(value_end - eq - 1)};
-        found |= 1u << k;
-        break;
-      }
+      if (comm_keys & (1u << k))
+        value_end = comm_end(value_end, end);
+      values[k] = (systrace_text){eq + 1, (size_t)(value_end - eq - 1)};
+      found |= 1u << k;
+      break;
     }
     p = value_end;
   }
@@ -542,8 +550,9 @@ static tm_str_id prev_state_id(systrace_emitter *em, systrace_text state) {
 
 static bool sched_switch(systrace_emitter *em, const systrace_line *l) {
   enum { PREV_PID, NEXT_PID, NEXT_PRIO, PREV_STATE, PREV_COMM, NEXT_COMM };
-  static const char *const keys[] = {"prev_pid",   "next_pid",  "next_prio",
-                                     "prev_state", "prev_comm", "next_comm"};
+  static const kv_key keys[] = {KV_KEY("prev_pid"),   KV_KEY("next_pid"),
+                                KV_KEY("next_prio"),  KV_KEY("prev_state"),
+                                KV_KEY("prev_comm"),  KV_KEY("next_comm")};
   systrace_text v[6] = {{0}};
   unsigned found =
       kv_scan(l->payload, keys, 6, 1u << PREV_COMM | 1u << NEXT_COMM, v);
@@ -563,7 +572,7 @@ static bool sched_switch(systrace_emitter *em, const systrace_line *l) {
 
 static bool sched_waking(systrace_emitter *em, const systrace_line *l) {
   enum { PID, TARGET_CPU, COMM };
-  static const char *const keys[] = {"pid", "target_cpu", "comm"};
+  static const kv_key keys[] = {KV_KEY("pid"), KV_KEY("target_cpu"), KV_KEY("comm")};
   systrace_text v[3] = {{0}};
   unsigned found = kv_scan(l->payload, keys, 3, 1u << COMM, v);
   int64_t pid, target_cpu;
@@ -581,7 +590,7 @@ static bool sched_waking(systrace_emitter *em, const systrace_line *l) {
 
 static bool cpu_counter(systrace_emitter *em, const systrace_line *l,
                         bool frequency) {
-  static const char *const keys[] = {"state", "cpu_id"};
+  static const kv_key keys[] = {KV_KEY("state"), KV_KEY("cpu_id")};
   systrace_text v[2];
   unsigned found = kv_scan(l->payload, keys, 2, 0, v);
   int64_t state, cpu;

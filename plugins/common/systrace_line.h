@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct systrace_text {
   const char *p; /* borrowed, not NUL-terminated */
@@ -47,5 +48,46 @@ static inline bool systrace_text_is(systrace_text t, const char *s, size_t n) {
   return true;
 }
 #define SYSTRACE_TEXT_IS(t, lit) systrace_text_is((t), (lit), sizeof(lit) - 1)
+
+/* Scans eight bytes at a time where the byte order allows it: the fields
+ * of a line are short, so a call to memchr costs more than the search. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && \
+    defined(__GNUC__)
+#define SYSTRACE_WORD_SCANS 1
+#define SYSTRACE_ONES 0x0101010101010101ull
+#define SYSTRACE_HIGHS 0x8080808080808080ull
+
+static inline uint64_t systrace_load_word(const char *p) {
+  uint64_t w;
+  memcpy(&w, p, sizeof w);
+  return w;
+}
+
+/* The high bit of each byte of `w` that equals `c` (exact for the lowest
+ * such byte, which is all the scans use: a borrow only moves upward). */
+static inline uint64_t systrace_bytes_equal(uint64_t w, char c) {
+  uint64_t x = w ^ (SYSTRACE_ONES * (unsigned char)c);
+  return (x - SYSTRACE_ONES) & ~x & SYSTRACE_HIGHS;
+}
+#else
+#define SYSTRACE_WORD_SCANS 0
+#endif
+
+/* The first byte at or after p that is `a` or `b`, or end. */
+static inline const char *systrace_find_either(const char *p, const char *end, char a,
+                                               char b) {
+#if SYSTRACE_WORD_SCANS
+  while (end - p >= 8) {
+    uint64_t w = systrace_load_word(p);
+    uint64_t hit = systrace_bytes_equal(w, a) | systrace_bytes_equal(w, b);
+    if (hit)
+      return p + (__builtin_ctzll(hit) >> 3);
+    p += 8;
+  }
+#endif
+  while (p < end && *p != a && *p != b)
+    p++;
+  return p;
+}
 
 #endif /* TM_SYSTRACE_LINE_H */

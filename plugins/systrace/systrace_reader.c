@@ -18,6 +18,11 @@
  * Clock: the timestamps are the machine's MONOTONIC clock, which the
  * reader claims as trace time when the file starts (docs/clock-model.md §5).
  *
+ * Lines of plain text that lie whole in a chunk are read where they lie;
+ * only a line cut by a chunk's end, and every line of the HTML and
+ * JavaScript forms (whose wrapper may change it), is copied into the
+ * reader's buffer first.
+ *
  * Limits: a line is held in one buffer of at most MAX_LINE bytes; a longer
  * data line is skipped and counted (systrace_line_too_long), so memory
  * does not grow with the file. A data line that does not parse is counted
@@ -117,6 +122,14 @@ static void end_of_line(systrace_reader *r) {
   r->line_len = 0;
 }
 
+/* A whole line of plain text, read in the chunk: end_of_line() without
+ * the copy. */
+static void whole_plain_line(systrace_reader *r, const char *text, size_t len) {
+  systrace_emitter_set_line_offset(r->emitter, r->offset);
+  if (systrace_wrapper_plain_line(&r->wrapper, text, len) == LINE_DATA)
+    data_line(r, text, len);
+}
+
 static void append(systrace_reader *r, const uint8_t *data, size_t n) {
   if (r->line_overlong)
     return;
@@ -152,10 +165,15 @@ static tm_status systrace_feed(void *state, const uint8_t *data, size_t len) {
   while (start < len) {
     const uint8_t *nl = memchr(data + start, '\n', len - start);
     size_t end = nl ? (size_t)(nl - data) : len;
-    append(r, data + start, end - start);
-    if (!nl)
-      break;
-    end_of_line(r);
+    if (nl && r->line_len == 0 && !r->line_overlong && end - start <= MAX_LINE &&
+        systrace_wrapper_is_plain(&r->wrapper)) {
+      whole_plain_line(r, (const char *)data + start, end - start);
+    } else {
+      append(r, data + start, end - start);
+      if (!nl)
+        break;
+      end_of_line(r);
+    }
     r->offset = r->consumed + (int64_t)end + 1;
     start = end + 1;
   }

@@ -177,6 +177,15 @@ systrace_line_kind systrace_wrapper_line(systrace_wrapper *w, char *line,
   }
 }
 
+bool systrace_wrapper_is_plain(const systrace_wrapper *w) {
+  return w->state == WRAP_PLAIN;
+}
+
+systrace_line_kind systrace_wrapper_plain_line(systrace_wrapper *w, const char *line,
+                                               size_t len) {
+  return plain_line(w, line, len);
+}
+
 bool systrace_wrapper_in_data(const systrace_wrapper *w) {
   return w->state == WRAP_PLAIN || w->state == WRAP_HTML_DATA ||
          w->state == WRAP_LEGACY;

@@ -58,6 +58,16 @@ typedef struct systrace_wrapper {
 systrace_line_kind systrace_wrapper_line(systrace_wrapper *w, char *line,
                                          size_t *len);
 
+/* True while the wrapper reads plain text (no HTML, no JavaScript
+ * string): its lines are then classified without being changed, and the
+ * caller may pass them where they lie to systrace_wrapper_plain_line(). */
+bool systrace_wrapper_is_plain(const systrace_wrapper *w);
+
+/* systrace_wrapper_line() for a wrapper that systrace_wrapper_is_plain(),
+ * on bytes it does not write. */
+systrace_line_kind systrace_wrapper_plain_line(systrace_wrapper *w, const char *line,
+                                               size_t len);
+
 /* True while the lines being read are trace data (so an overlong line is
  * damage, not viewer code). False before the first line decides the form:
  * the caller shows that line to systrace_wrapper_line() first. */
