@@ -271,6 +271,36 @@ static void test_kernel_event_keys_in_any_order(void) {
   fake_host_free(fake);
 }
 
+/* sched_switch and sched_waking in the kernel's own layout are read field
+ * by field, anything else by the key search (systrace_emitter.c): a
+ * payload in that layout and the same payload with a field appended must
+ * make the same calls, comms with blanks (and blanks after them) too. */
+static void test_switch_and_waking_read_alike_in_any_layout(void) {
+  static const char *const payloads[][2] = {
+      {"sched_switch: prev_comm=Signal Catcher  prev_pid=5 prev_prio=120 prev_state=R+ ==> "
+       "next_comm=Jit thread pool next_pid=6 next_prio=98",
+       "sched_switch: prev_comm=Signal Catcher  prev_pid=5 prev_prio=120 prev_state=R+ ==> "
+       "next_comm=Jit thread pool next_pid=6 next_prio=98 extra=1"},
+      {"sched_waking: comm=Jit thread pool pid=6 prio=120 target_cpu=003",
+       "sched_waking: comm=Jit thread pool pid=6 prio=120 success=1 target_cpu=003"},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(payloads); i++) {
+    char *transcripts[2];
+    for (size_t k = 0; k < 2; k++) {
+      g_autofree char *data =
+          g_strdup_printf("# tracer: nop\na-1 [001] 1.0: %s\n", payloads[i][k]);
+      fake_host *fake = run_reader(data, strlen(data), strlen(data), TM_OK);
+      g_assert_cmpint(fake_host_stat(fake, "systrace_parse_failure"), ==, 0);
+      transcripts[k] = g_strdup(fake_host_borrow_transcript(fake));
+      fake_host_free(fake);
+    }
+    g_assert_cmpstr(transcripts[0], ==, transcripts[1]);
+    g_assert_nonnull(strstr(transcripts[0], "= Jit thread pool\n"));
+    g_free(transcripts[0]);
+    g_free(transcripts[1]);
+  }
+}
+
 static void test_binary_input_reports_the_first_bad_offset(void) {
   static const char data[] = "# tracer: nop\n\x01\x02\x03\n\xff\xfe\n";
   fake_host *fake = run_reader(data, sizeof data - 1, 5, TM_ERROR);
@@ -369,6 +399,8 @@ int main(int argc, char **argv) {
                   test_overlong_line_in_one_chunk_is_counted);
   g_test_add_func("/systrace/reader/kernel-event-keys-in-any-order",
                   test_kernel_event_keys_in_any_order);
+  g_test_add_func("/systrace/reader/switch-and-waking-read-alike-in-any-layout",
+                  test_switch_and_waking_read_alike_in_any_layout);
   g_test_add_func("/systrace/reader/binary-input-reports-the-first-bad-offset",
                   test_binary_input_reports_the_first_bad_offset);
   g_test_add_func("/systrace/reader/malformed-kernel-events-are-counted",

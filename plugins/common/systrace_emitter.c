@@ -510,6 +510,80 @@ static unsigned kv_scan(systrace_text payload, const kv_key *keys, size_t n_keys
   return found;
 }
 
+/* --- the kernel's own layouts ------------------------------------------- */
+
+/* The kernel prints sched_switch and sched_waking in one layout, and a
+ * payload in exactly that layout is read field after field below instead
+ * of by kv_scan (whose key search was 15% of a systrace import). Each
+ * reader accepts only text on which kv_scan finds every one of its keys
+ * and the same values; anything else (other keys, extra blanks or
+ * fields, a '=' in a value or comm) returns false and goes to kv_scan. */
+
+/* Takes `lit` at *p. */
+static bool take(const char **p, const char *end, const char *lit, size_t n) {
+  if ((size_t)(end - *p) < n || memcmp(*p, lit, n) != 0)
+    return false;
+  *p += n;
+  return true;
+}
+#define TAKE(p, end, lit) take((p), (end), (lit), sizeof(lit) - 1)
+
+/* A value without blanks or '=' from *p to the next blank or the end. */
+static bool take_value(const char **p, const char *end, systrace_text *value) {
+  const char *stop = systrace_find_either(*p, end, ' ', '=');
+  if (stop < end && *stop == '=')
+    return false;
+  *value = (systrace_text){*p, (size_t)(stop - *p)};
+  *p = stop;
+  return true;
+}
+
+/* A comm from *p up to " `next_key`=": as comm_end reads it when the comm
+ * holds no '=', without its trailing blanks. */
+static bool take_comm(const char **p, const char *end, const char *next_key, size_t n,
+                      systrace_text *comm) {
+  const char *eq = systrace_find_either(*p, end, '=', '=');
+  if (eq == end || (size_t)(eq - *p) < n + 1 || eq[-(ptrdiff_t)n - 1] != ' ' ||
+      memcmp(eq - n, next_key, n) != 0)
+    return false;
+  const char *comm_end = eq - n - 1;
+  while (comm_end > *p && comm_end[-1] == ' ')
+    comm_end--;
+  *comm = (systrace_text){*p, (size_t)(comm_end - *p)};
+  *p = eq + 1;
+  return true;
+}
+#define TAKE_COMM(p, end, key, comm) take_comm((p), (end), (key), sizeof(key) - 1, (comm))
+
+/* The order of sched_switch's and sched_waking's keys (and values). */
+enum { PREV_PID, NEXT_PID, NEXT_PRIO, PREV_STATE, PREV_COMM, NEXT_COMM, SWITCH_KEYS };
+enum { WAKING_PID, WAKING_TARGET_CPU, WAKING_COMM, WAKING_KEYS };
+
+/* "prev_comm=C prev_pid=N prev_prio=N prev_state=S ==> next_comm=C
+ * next_pid=N next_prio=N": values in the order of sched_switch's keys. */
+static bool switch_in_kernel_layout(systrace_text payload, systrace_text *v) {
+  const char *p = payload.p, *end = payload.p + payload.len;
+  systrace_text prev_prio;
+  return TAKE(&p, end, "prev_comm=") && TAKE_COMM(&p, end, "prev_pid", &v[PREV_COMM]) &&
+         take_value(&p, end, &v[PREV_PID]) && TAKE(&p, end, " prev_prio=") &&
+         take_value(&p, end, &prev_prio) && TAKE(&p, end, " prev_state=") &&
+         take_value(&p, end, &v[PREV_STATE]) && TAKE(&p, end, " ==> next_comm=") &&
+         TAKE_COMM(&p, end, "next_pid", &v[NEXT_COMM]) &&
+         take_value(&p, end, &v[NEXT_PID]) && TAKE(&p, end, " next_prio=") &&
+         take_value(&p, end, &v[NEXT_PRIO]) && p == end;
+}
+
+/* "comm=C pid=N prio=N target_cpu=N": values in the order of
+ * sched_waking's keys. */
+static bool waking_in_kernel_layout(systrace_text payload, systrace_text *v) {
+  const char *p = payload.p, *end = payload.p + payload.len;
+  systrace_text prio;
+  return TAKE(&p, end, "comm=") && TAKE_COMM(&p, end, "pid", &v[WAKING_COMM]) &&
+         take_value(&p, end, &v[WAKING_PID]) && TAKE(&p, end, " prio=") &&
+         take_value(&p, end, &prio) && TAKE(&p, end, " target_cpu=") &&
+         take_value(&p, end, &v[WAKING_TARGET_CPU]) && p == end;
+}
+
 static bool kv_value_int(unsigned found, unsigned k, const systrace_text *values,
                          int64_t *out) {
   return (found & (1u << k)) && systrace_parse_int64(values[k], out);
@@ -549,13 +623,15 @@ static tm_str_id prev_state_id(systrace_emitter *em, systrace_text state) {
 }
 
 static bool sched_switch(systrace_emitter *em, const systrace_line *l) {
-  enum { PREV_PID, NEXT_PID, NEXT_PRIO, PREV_STATE, PREV_COMM, NEXT_COMM };
-  static const kv_key keys[] = {KV_KEY("prev_pid"),   KV_KEY("next_pid"),
-                                KV_KEY("next_prio"),  KV_KEY("prev_state"),
-                                KV_KEY("prev_comm"),  KV_KEY("next_comm")};
-  systrace_text v[6] = {{0}};
-  unsigned found =
-      kv_scan(l->payload, keys, 6, 1u << PREV_COMM | 1u << NEXT_COMM, v);
+  static const kv_key keys[SWITCH_KEYS] = {KV_KEY("prev_pid"),   KV_KEY("next_pid"),
+                                           KV_KEY("next_prio"),  KV_KEY("prev_state"),
+                                           KV_KEY("prev_comm"),  KV_KEY("next_comm")};
+  systrace_text v[SWITCH_KEYS] = {{0}};
+  unsigned found = (1u << SWITCH_KEYS) - 1;
+  if (!switch_in_kernel_layout(l->payload, v)) {
+    memset(v, 0, sizeof v);
+    found = kv_scan(l->payload, keys, SWITCH_KEYS, 1u << PREV_COMM | 1u << NEXT_COMM, v);
+  }
   int64_t prev_pid, next_pid, next_prio;
   if (!kv_value_int(found, PREV_PID, v, &prev_pid) ||
       !kv_value_int(found, NEXT_PID, v, &next_pid) ||
@@ -571,16 +647,20 @@ static bool sched_switch(systrace_emitter *em, const systrace_line *l) {
 }
 
 static bool sched_waking(systrace_emitter *em, const systrace_line *l) {
-  enum { PID, TARGET_CPU, COMM };
-  static const kv_key keys[] = {KV_KEY("pid"), KV_KEY("target_cpu"), KV_KEY("comm")};
-  systrace_text v[3] = {{0}};
-  unsigned found = kv_scan(l->payload, keys, 3, 1u << COMM, v);
+  static const kv_key keys[WAKING_KEYS] = {KV_KEY("pid"), KV_KEY("target_cpu"),
+                                           KV_KEY("comm")};
+  systrace_text v[WAKING_KEYS] = {{0}};
+  unsigned found = (1u << WAKING_KEYS) - 1;
+  if (!waking_in_kernel_layout(l->payload, v)) {
+    memset(v, 0, sizeof v);
+    found = kv_scan(l->payload, keys, WAKING_KEYS, 1u << WAKING_COMM, v);
+  }
   int64_t pid, target_cpu;
-  if (!kv_value_int(found, PID, v, &pid) ||
-      !kv_value_int(found, TARGET_CPU, v, &target_cpu) || target_cpu < 0 ||
+  if (!kv_value_int(found, WAKING_PID, v, &pid) ||
+      !kv_value_int(found, WAKING_TARGET_CPU, v, &target_cpu) || target_cpu < 0 ||
       target_cpu > MAX_CPU)
     return false;
-  systrace_text comm = v[COMM];
+  systrace_text comm = v[WAKING_COMM];
   tm_thread_ref waker = thread_for(em, l->tgid, l->pid, l->task);
   tm_thread_ref woken = thread_for(em, -1, pid, comm);
   em->s->sched_waking(em->host, em->clock, l->ts_ns, em->machine,
