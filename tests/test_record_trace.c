@@ -681,6 +681,168 @@ static void test_sequence_scoped_clock(void) {
   e2e_cleanup(dir);
 }
 
+/* --- TMR_NOW's clock ------------------------------------------------------------------------- */
+
+/* What TMR_NOW's timestamps may be off BOOTTIME by, read back: on the
+ * clock_gettime path none (the read lies between the test's two reads);
+ * on the TSC path, the error measured by bench_record --clock-error
+ * (docs/performance.md, "The TSC clock": none seen outside brackets of
+ * ~1 us) with a wide margin for a loaded CI machine. */
+#define TSC_ERROR_BOUND_NS 20000
+#define NOW_ROUNDS 12
+
+typedef struct now_run {
+  int64_t before[NOW_ROUNDS], after[NOW_ROUNDS]; /* BOOTTIME around each "at" */
+  int64_t pair_before, pair_after;               /* around the TMR_NOW slice pair */
+  tmr_now_clock clock;                           /* what the session read */
+} now_run;
+
+/* An instant with TMR_NOW between two BOOTTIME reads, 12 times 25 ms
+ * apart (300 ms: TSC anchors every 100 ms, and a flush in the middle
+ * re-anchors too); a TMR_NOW slice pair; an instant at explicit
+ * BOOTTIME 5000 on the same writer. */
+static void write_now_events(tmr_session *s, void *user) {
+  now_run *run = user;
+  run->clock = tmr_session_now_clock(s);
+  tmr_writer *w = tmr_this_thread();
+  g_assert_false(tmr_writer_use_clock(w, TMR_TSC_CLOCK_ID, 1, 0)); /* reserved */
+  for (int i = 0; i < NOW_ROUNDS; i++) {
+    run->before[i] = record_boottime();
+    tmr_instant(w, TMR_THREAD_TRACK, &cat_app, "at", TMR_NOW);
+    run->after[i] = record_boottime();
+    if (i == NOW_ROUNDS / 2)
+      tmr_session_flush(s);
+    g_usleep(25000);
+  }
+  run->pair_before = record_boottime();
+  tmr_slice_begin(w, TMR_THREAD_TRACK, &cat_app, "pair", TMR_NOW);
+  tmr_slice_end(w, TMR_THREAD_TRACK, &cat_app, TMR_NOW);
+  run->pair_after = record_boottime();
+  tmr_instant(w, TMR_THREAD_TRACK, &cat_app, "explicit", 5000);
+}
+
+/* Whether this machine should read the TSC, derived apart from the
+ * library: x86-64, /proc/cpuinfo's constant_tsc and nonstop_tsc (the
+ * kernel's names for CPUID 0x80000007 EDX bit 8), clocksource "tsc". */
+static bool machine_has_usable_tsc(void) {
+#if defined(__x86_64__)
+  g_autofree char *cpuinfo = NULL, *source = NULL;
+  if (!g_file_get_contents("/proc/cpuinfo", &cpuinfo, NULL, NULL) ||
+      !g_file_get_contents("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+                           &source, NULL, NULL))
+    return false;
+  return strstr(cpuinfo, " constant_tsc") && strstr(cpuinfo, " nonstop_tsc") &&
+         strcmp(g_strchomp(source), "tsc") == 0;
+#else
+  return false;
+#endif
+}
+
+/* The timestamps of clock `clock_id` in the decoded text's clock
+ * snapshots, in order. */
+static GArray *snapshot_values(const char *decoded, uint32_t clock_id) {
+  GArray *values = g_array_new(FALSE, FALSE, sizeof(int64_t));
+  g_autofree char *needle = g_strdup_printf("clocks {\n      clock_id: %u\n", clock_id);
+  for (const char *p = strstr(decoded, needle); p; p = strstr(p + 1, needle)) {
+    const char *t = strstr(p, "timestamp: ");
+    g_assert_nonnull(t);
+    int64_t v = g_ascii_strtoll(t + strlen("timestamp: "), NULL, 10);
+    g_array_append_val(values, v);
+  }
+  return values;
+}
+
+/* Reads back what write_now_events recorded on clock `clock` and checks
+ * that every TMR_NOW timestamp lands on BOOTTIME between the reads around
+ * it (within `bound`), the pair too, and that the explicit 5000 stays
+ * 5000. Returns the protoc decoding. */
+static char *check_now_run(const char *dir, const char *name, tmr_now_clock clock,
+                           int64_t *bound_out) {
+  now_run run;
+  g_autofree char *path =
+      record_trace_on_clock(dir, name, track_event_config, clock, write_now_events, &run);
+  bool tsc = clock == TMR_NOW_CLOCK_AUTO && machine_has_usable_tsc();
+  g_assert_cmpint(run.clock, ==, tsc ? TMR_NOW_CLOCK_TSC : TMR_NOW_CLOCK_BOOTTIME);
+  int64_t bound = tsc ? TSC_ERROR_BOUND_NS : 0;
+  *bound_out = bound;
+  g_autofree char *rows =
+      record_query(path, "SELECT ts, dur, name FROM slice WHERE name != 'explicit' ORDER BY ts");
+  char *line = strchr(rows, '\n') + 1;
+  int64_t worst = 0;
+  for (int i = 0; i < NOW_ROUNDS; i++) {
+    int64_t ts = 0, dur = -1;
+    g_assert_cmpint(sscanf(line, "%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",\"at\"", &ts, &dur),
+                    ==, 2);
+    g_assert_cmpint(ts, >=, run.before[i] - bound);
+    g_assert_cmpint(ts, <=, run.after[i] + bound);
+    worst = MAX(worst, MAX(run.before[i] - ts, ts - run.after[i]));
+    line = strchr(line, '\n') + 1;
+  }
+  int64_t ts = 0, dur = -1;
+  g_assert_cmpint(sscanf(line, "%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",\"pair\"", &ts, &dur),
+                  ==, 2);
+  g_assert_cmpint(ts, >=, run.pair_before - bound);
+  g_assert_cmpint(dur, >=, 0);
+  g_assert_cmpint(ts + dur, <=, run.pair_after + bound);
+  g_test_message("%s: TMR_NOW timestamps at most %" G_GINT64_FORMAT
+                 " ns outside the BOOTTIME reads around them",
+                 name, MAX(worst, (int64_t)0));
+  g_autofree char *exp = record_query(path, "SELECT ts FROM slice WHERE name = 'explicit'");
+  g_assert_cmpstr(e2e_csv_rows(exp), ==, "5000\n");
+  return record_decode(path);
+}
+
+/* With the TSC (where this machine has a usable one): the writer's
+ * generation sets its default clock to TMR_TSC_CLOCK_ID, events on it
+ * carry no clock id, the explicit BOOTTIME instant names clock 6, and the
+ * sequence carries a snapshot {BOOTTIME, 127} per anchor: the first
+ * TMR_NOW, the flush, and at least one 100 ms period after the flush
+ * (5 x 25 ms later), both clocks increasing from one to the next. The
+ * session's own snapshots (start, flush, stop) relate BOOTTIME to
+ * REALTIME as before. Forced onto clock_gettime: no clock 127 anywhere,
+ * BOOTTIME by default, the timestamps exact. */
+static void test_tmr_now_lands_on_boottime_within_the_bound_on_either_clock(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  int64_t bound = 0;
+  g_autofree char *decoded = check_now_run(dir, "now.pftrace", TMR_NOW_CLOCK_AUTO, &bound);
+  if (machine_has_usable_tsc()) {
+    g_assert_cmpuint(record_count(decoded, "timestamp_clock_id: 127\n"), ==, 1); /* defaults */
+    g_assert_cmpuint(record_count(decoded, "timestamp_clock_id: 6\n"), >=, 2); /* explicit + */
+    g_autoptr(GArray) tsc = snapshot_values(decoded, TMR_TSC_CLOCK_ID);
+    g_autoptr(GArray) realtime = snapshot_values(decoded, 1);
+    g_assert_cmpuint(tsc->len, >=, 3);
+    g_assert_cmpuint(realtime->len, ==, 3);
+    for (guint i = 1; i < tsc->len; i++)
+      g_assert_cmpint(g_array_index(tsc, int64_t, i), >, g_array_index(tsc, int64_t, i - 1));
+    /* Each {BOOTTIME, 127} snapshot: BOOTTIME first, the clock after it. */
+    g_assert_cmpuint(record_count(decoded, "clocks {\n      clock_id: 6\n"), ==,
+                     tsc->len + realtime->len);
+  } else {
+    g_assert_cmpuint(record_count(decoded, "clock_id: 127"), ==, 0);
+  }
+  g_autofree char *forced = check_now_run(dir, "forced.pftrace", TMR_NOW_CLOCK_BOOTTIME, &bound);
+  g_assert_cmpint(bound, ==, 0);
+  g_assert_cmpuint(record_count(forced, "127"), ==, 0);
+  g_assert_cmpuint(record_count(forced, "timestamp_clock_id: 6\n"), ==, 1); /* defaults only */
+  g_assert_cmpuint(record_count(forced, "clock_snapshot {"), ==, 3); /* the session's */
+  e2e_cleanup(dir);
+}
+
+/* TRACEMERGE_RECORD_CLOCK=boottime forces the clock_gettime path on any
+ * machine, whatever the options ask. */
+static void test_the_environment_forces_clock_gettime(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  g_setenv("TRACEMERGE_RECORD_CLOCK", "boottime", TRUE);
+  now_run run;
+  g_autofree char *path =
+      record_trace(dir, "env.pftrace", track_event_config, write_now_events, &run);
+  g_unsetenv("TRACEMERGE_RECORD_CLOCK");
+  g_assert_cmpint(run.clock, ==, TMR_NOW_CLOCK_BOOTTIME);
+  g_autofree char *decoded = record_decode(path);
+  g_assert_cmpuint(record_count(decoded, "127"), ==, 0);
+  e2e_cleanup(dir);
+}
+
 /* Snapshots of the service sequence: one at the start, one per flush
  * (two explicit ones and the final one), each with REALTIME beside
  * BOOTTIME, the trace's primary clock. */
@@ -903,6 +1065,10 @@ int main(int argc, char **argv) {
   g_test_add_func("/record/trace/a-packet-too-large-is-counted-as-lost",
                   test_a_packet_too_large_is_counted_as_lost);
   g_test_add_func("/record/trace/sequence-scoped-clock", test_sequence_scoped_clock);
+  g_test_add_func("/record/trace/tmr-now-lands-on-boottime-within-the-bound-on-either-clock",
+                  test_tmr_now_lands_on_boottime_within_the_bound_on_either_clock);
+  g_test_add_func("/record/trace/the-environment-forces-clock-gettime",
+                  test_the_environment_forces_clock_gettime);
   g_test_add_func("/record/trace/clock-snapshot-at-start-and-every-flush",
                   test_clock_snapshot_at_start_and_every_flush);
   g_test_add_func("/record/trace/clock-snapshots-waiting-in-memory-are-bounded",

@@ -6,7 +6,9 @@
  * timestamps and with explicit ones, of an instant with two debug
  * annotations, and of an event in a disabled category; beside them the
  * floor measured in the same run: the two clock_gettime(CLOCK_BOOTTIME)
- * calls a TMR_NOW pair cannot avoid. Each figure is the median of
+ * calls a TMR_NOW pair would make on BOOTTIME, and two TSC reads (what
+ * it makes when the session reads the TSC, tmr_session_now_clock: the
+ * line "TMR_NOW reads" says which). Each figure is the median of
  * --rounds rounds of --pairs iterations, in the thread's CPU time (so a
  * busy machine's other processes do not count). Heap allocations made during the
  * measured loops are counted by wrapping malloc (not under ASan, whose
@@ -18,13 +20,23 @@
  * file is not (it happens on the service thread at stop).
  *
  *   build-release/tools/bench_record [--pairs N] [--rounds R] [--case K | --clocks]
+ *   build-release/tools/bench_record --clock-error SECONDS OUT.pftrace
+ *
+ * TRACEMERGE_RECORD_CLOCK=boottime in the environment measures the
+ * clock_gettime path of TMR_NOW instead of the TSC.
  *
  * --clocks prints instead what one read of each clock costs here (the
  * median of --rounds rounds of --pairs reads) and its resolution: why
  * TMR_NOW costs what it costs, and what a cheaper clock would give up.
  *
+ * --clock-error records, for SECONDS, an instant every ~millisecond with
+ * TMR_NOW between two clock_gettime(CLOCK_BOOTTIME) reads (kept as its
+ * debug annotations "before" and "after"), reads the trace back through
+ * tracemerge's proto reader and prints how far the timestamps it places
+ * on BOOTTIME fall outside [before, after]: the error of TMR_NOW's clock.
+ *
  * --case K measures only case K (0 floor, 1 TMR_NOW pair, 2 explicit
- * pair, 3 instant with annotations, 4 disabled pair) after the same
+ * pair, 3 instant with annotations, 4 disabled pair, 5 TSC floor) after the same
  * warm-up, for instruction counts of one case under
  * `valgrind --tool=callgrind` (which is steady on a loaded machine,
  * unlike time; under valgrind clock_gettime is a system call, so count
@@ -36,6 +48,13 @@
 #include <string.h>
 #include <time.h>
 #include <tracemerge/record.h>
+#include <tracemerge/tracemerge.h>
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <x86intrin.h>
+#define READ_TSC() __rdtsc()
+#else
+#define READ_TSC() 0
+#endif
 
 /* --- counting allocations ----------------------------------------------------- */
 
@@ -94,7 +113,7 @@ static double median(double *v, int n) {
 static tmr_category cat_bench = TMR_CATEGORY("bench", NULL);
 static tmr_category cat_off = TMR_CATEGORY("off", NULL);
 
-typedef enum workload { FLOOR, PAIR_NOW, PAIR_EXPLICIT, INSTANT_ARGS, DISABLED } workload;
+typedef enum workload { FLOOR, PAIR_NOW, PAIR_EXPLICIT, INSTANT_ARGS, DISABLED, TSC_FLOOR } workload;
 
 static volatile int64_t sink;
 
@@ -160,9 +179,84 @@ static double run(tmr_writer *w, workload what, long pairs) {
       tmr_slice_begin(w, TMR_THREAD_TRACK, &cat_off, "never", TMR_NOW);
       tmr_slice_end(w, TMR_THREAD_TRACK, &cat_off, TMR_NOW);
       break;
+    case TSC_FLOOR:
+      sink += (int64_t)READ_TSC();
+      sink += (int64_t)READ_TSC();
+      break;
     }
   }
   return (double)(now_ns() - start) / (double)pairs;
+}
+
+static int64_t boottime_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_BOOTTIME, &t);
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* --clock-error: see the top. */
+static int measure_clock_error(double seconds, const char *path) {
+  static const char config_text[] =
+      "buffers { size_kb: 65536 fill_policy: DISCARD }\n"
+      "data_sources { config { name: \"track_event\" } }\n";
+  GError *error = NULL;
+  tmr_config *config = tmr_config_parse_text(config_text, sizeof config_text - 1, "bench", &error);
+  tmr_session_options options = {.output_path = path};
+  tmr_session *session = config ? tmr_session_new(config, &options, &error) : NULL;
+  if (!session || !tmr_session_start(session, &error)) {
+    fprintf(stderr, "bench_record: %s\n", error->message);
+    return 1;
+  }
+  tmr_writer *w = tmr_this_thread();
+  int64_t end = boottime_ns() + (int64_t)(seconds * 1e9);
+  long events = 0;
+  for (;;) {
+    /* Warm the path (after the sleep) so that the bracket is tight. */
+    tmr_instant(w, TMR_THREAD_TRACK, &cat_bench, "warm", TMR_NOW);
+    int64_t before = boottime_ns();
+    if (before >= end)
+      break;
+    tmr_instant(w, TMR_THREAD_TRACK, &cat_bench, "at", TMR_NOW);
+    int64_t after = boottime_ns();
+    /* The readings go in an instant of explicit ts (BOOTTIME), right after. */
+    tmr_arg args[2] = {TMR_ARG_INT("before", before), TMR_ARG_INT("after", after)};
+    tmr_event_extras x = {.args = args, .n_args = 2};
+    tmr_event(w, TMR_INSTANT, TMR_THREAD_TRACK, &cat_bench, "bracket", after, &x);
+    events++;
+    g_usleep(1000);
+  }
+  bool tsc = tmr_session_now_clock(session) == TMR_NOW_CLOCK_TSC;
+  if (!tmr_session_stop(session, &error)) {
+    fprintf(stderr, "bench_record: %s\n", error->message);
+    return 1;
+  }
+  tmr_session_free(session);
+  tmr_config_free(config);
+  printf("bench_record --clock-error: TMR_NOW reads %s; %ld instants over %.1f s\n",
+         tsc ? "the TSC" : "clock_gettime(CLOCK_BOOTTIME)", events, seconds);
+  tm_session *tm = tm_session_new(NULL);
+  const char *paths[] = {path};
+  /* The k-th "at" instant with the k-th "bracket" (1 ms apart, so their
+   * orders are the recording's); error = how far "at" lies outside
+   * [before, after]. */
+  static const char sql[] =
+      "WITH b AS (SELECT row_number() OVER (ORDER BY s.ts) AS k, "
+      "  (SELECT int_value FROM args a WHERE a.arg_set_id = s.arg_set_id AND a.key = 'debug.before') AS before, "
+      "  (SELECT int_value FROM args a WHERE a.arg_set_id = s.arg_set_id AND a.key = 'debug.after') AS after "
+      "  FROM slice s WHERE s.name = 'bracket'), "
+      "t AS (SELECT row_number() OVER (ORDER BY ts) AS k, ts FROM slice WHERE name = 'at'), "
+      "p AS (SELECT t.ts, b.before, b.after FROM t JOIN b USING (k)) "
+      "SELECT count(*) AS instants, sum(ts < before OR ts > after) AS outside, "
+      "max(max(before - ts, ts - after, 0)) AS max_error_ns, "
+      "min(ts - before) AS min_after_before_ns, min(after - ts) AS min_before_after_ns, "
+      "max(after - before) AS max_bracket_ns, "
+      "CAST(avg(after - before) AS INT) AS mean_bracket_ns FROM p";
+  bool ok = tm_session_import(tm, paths, 1, &error) &&
+            tm_session_query(tm, sql, TM_FORMAT_CSV, stdout, &error);
+  if (!ok)
+    fprintf(stderr, "bench_record: %s\n", error->message);
+  tm_session_free(tm);
+  return ok ? 0 : 1;
 }
 
 int main(int argc, char **argv) {
@@ -170,6 +264,8 @@ int main(int argc, char **argv) {
   int rounds = 5;
   int only = -1;
   bool clocks = false;
+  if (argc == 4 && !strcmp(argv[1], "--clock-error"))
+    return measure_clock_error(atof(argv[2]), argv[3]);
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--pairs") && i + 1 < argc)
       pairs = atol(argv[++i]);
@@ -180,11 +276,14 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--case") && i + 1 < argc)
       only = atoi(argv[++i]);
     else {
-      fprintf(stderr, "usage: %s [--pairs N] [--rounds R] [--case K | --clocks]\n", argv[0]);
+      fprintf(stderr,
+              "usage: %s [--pairs N] [--rounds R] [--case K | --clocks]\n"
+              "       %s --clock-error SECONDS OUT.pftrace\n",
+              argv[0], argv[0]);
       return 2;
     }
   }
-  if (pairs < 1 || rounds < 1 || rounds > 99 || only < -1 || only > DISABLED)
+  if (pairs < 1 || rounds < 1 || rounds > 99 || only < -1 || only > TSC_FLOOR)
     return 2;
   if (clocks)
     return print_clock_costs(pairs, rounds);
@@ -215,7 +314,8 @@ int main(int argc, char **argv) {
                {PAIR_NOW, "slice begin/end pair, TMR_NOW"},
                {PAIR_EXPLICIT, "slice begin/end pair, explicit ts"},
                {INSTANT_ARGS, "instant with 2 debug annotations"},
-               {DISABLED, "pair in a disabled category"}};
+               {DISABLED, "pair in a disabled category"},
+               {TSC_FLOOR, "two TSC reads (rdtsc)"}};
   double result[G_N_ELEMENTS(cases)];
   long allocated[G_N_ELEMENTS(cases)];
   for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
@@ -236,7 +336,10 @@ int main(int argc, char **argv) {
   }
   tmr_buffer_stats stats;
   tmr_session_buffer_stats(session, 0, &stats);
-  printf("bench_record: %ld iterations x %d rounds, median ns per iteration\n", pairs, rounds);
+  printf("bench_record: %ld iterations x %d rounds, median ns per iteration; TMR_NOW reads %s\n",
+         pairs, rounds,
+         tmr_session_now_clock(session) == TMR_NOW_CLOCK_TSC ? "the TSC"
+                                                             : "clock_gettime(CLOCK_BOOTTIME)");
   for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
     if (only >= 0 && (int)cases[c].what != only && cases[c].what != FLOOR)
       continue;

@@ -22,6 +22,7 @@
 
 #include "record/registry.h"
 #include "record/session_internal.h"
+#include "record/tsc_clock.h"
 
 G_DEFINE_QUARK(tmr-error-quark, tmr_error)
 
@@ -108,6 +109,12 @@ tmr_session *tmr_session_new(const tmr_config *config, const tmr_session_options
     }
     g_ptr_array_add(s->buffers, buffer);
   }
+  /* TMR_NOW's clock: the environment can only turn the TSC off (a
+   * program that cannot be rebuilt), never force it where it is unsound. */
+  const char *env_clock = g_getenv("TRACEMERGE_RECORD_CLOCK");
+  bool boottime_asked = (options && options->now_clock == TMR_NOW_CLOCK_BOOTTIME) ||
+                        (env_clock && g_ascii_strcasecmp(env_clock, "boottime") == 0);
+  s->use_tsc = !boottime_asked && tmr_tsc_usable();
   s->write_into_file = m->write_into_file;
   if (m->has_max_file_size_bytes)
     s->max_file_size = m->max_file_size_bytes;
@@ -547,6 +554,10 @@ const char *tmr_session_borrow_stop_reason(const tmr_session *s) {
   const char *reason = s->stop_reason;
   pthread_mutex_unlock((pthread_mutex_t *)&s->lock);
   return reason;
+}
+
+tmr_now_clock tmr_session_now_clock(const tmr_session *s) {
+  return s && s->use_tsc ? TMR_NOW_CLOCK_TSC : TMR_NOW_CLOCK_BOOTTIME;
 }
 
 uint64_t tmr_session_bytes_written(const tmr_session *s) {

@@ -71,8 +71,9 @@ struct tmr_data_source_instance {
 /* --- writers ---------------------------------------------------------------- */
 
 enum {
-  TMR_PENDING_RESET = 1u, /* start a new incremental-state generation */
-  TMR_PENDING_LOST = 2u,  /* packets were lost: mark the next one */
+  TMR_PENDING_RESET = 1u,  /* start a new incremental-state generation */
+  TMR_PENDING_LOST = 2u,   /* packets were lost: mark the next one */
+  TMR_PENDING_ANCHOR = 4u, /* a flush: re-anchor the TSC clock at the next TMR_NOW */
 };
 
 typedef struct tmr_custom_clock {
@@ -81,6 +82,19 @@ typedef struct tmr_custom_clock {
   int64_t boottime_ns; /* a reading of BOOTTIME ... */
   int64_t value;       /* ... and of the clock, at the same instant */
 } tmr_custom_clock;
+
+/* A writer's TSC clock (TMR_TSC_CLOCK_ID) is piecewise linear in the
+ * TSC: from anchor k on it reads value + (tsc - tsc_at) × mult >> 32.
+ * Each anchor starts where the previous segment had got to, so the clock
+ * never jumps or runs backwards on one writer; `boottime_ns` is BOOTTIME
+ * read with `tsc_at`, and the pair is the anchor's clock snapshot. */
+typedef struct tmr_tsc_anchor {
+  uint64_t tsc_at;
+  uint64_t limit;      /* re-anchor once tsc - tsc_at >= limit (0: at once) */
+  uint64_t mult;       /* ns per tick × 2^32; 0: not anchored yet */
+  int64_t value;
+  int64_t boottime_ns;
+} tmr_tsc_anchor;
 
 typedef struct tmr_gen_array {
   uint32_t *gen; /* indexed by registry index: generation last emitted in */
@@ -122,7 +136,18 @@ struct tmr_writer {
   uint32_t thread_track; /* registry index of the writer's thread */
   uint64_t thread_uuid;
   uint32_t thread_track_version;
+  /* Clocks: explicit timestamps are on `explicit_clock` (BOOTTIME or a
+   * custom clock of tmr_writer_use_clock), TMR_NOW ones on `now_clock`
+   * (BOOTTIME, or the TSC clock when `use_tsc`); `default_clock` is the
+   * generation's TracePacketDefaults.timestamp_clock_id: the custom
+   * clock if one is chosen, else the clock of the event that started the
+   * generation, so packets on it carry no clock id. */
   uint32_t default_clock;
+  uint32_t explicit_clock;
+  uint32_t now_clock;
+  bool use_tsc;
+  uint32_t tsc_snapshot_generation; /* generation the anchor's snapshot is in; 0: none */
+  tmr_tsc_anchor anchor;
   tmr_custom_clock clocks[TMR_MAX_CUSTOM_CLOCKS];
   uint32_t n_clocks;
 
@@ -226,6 +251,7 @@ struct tmr_session {
   int unique_lock_fd;
 
   uint64_t flushes_requested, flushes_succeeded;
+  bool use_tsc; /* writers' TMR_NOW reads the TSC (tsc_clock.h) */
 };
 
 /* session_output.c: the service packets and the output file. */

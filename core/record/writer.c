@@ -31,6 +31,7 @@
 #include "record/encoder.h"
 #include "record/registry.h"
 #include "record/session_internal.h"
+#include "record/tsc_clock.h"
 
 #define FRAME_ROOM 8u /* tag + 5-byte length in front of a packet */
 #define INITIAL_SCRATCH 4096u
@@ -243,7 +244,11 @@ static const tmr_blob *track_descriptor(uint32_t index, uint32_t *version) {
 
 static void build_generation_start(tmr_writer *w, tmr_enc *e, const void *ctx) {
   const stamp *s = ctx;
-  put_header(e, w, s->ts, s->clock, s->clock != BUILTIN_BOOTTIME, SEQ_INCREMENTAL_STATE_CLEARED);
+  /* The packet sets the defaults: its own clock is always named unless
+   * everything is BOOTTIME, whichever way a reader applies them. */
+  put_header(e, w, s->ts, s->clock,
+             s->clock != BUILTIN_BOOTTIME || w->default_clock != BUILTIN_BOOTTIME,
+             SEQ_INCREMENTAL_STATE_CLEARED);
   if (w->first_packet)
     tmr_enc_uint(e, 87, 1);
   if (w->dropped)
@@ -264,7 +269,7 @@ static void build_descriptor(tmr_writer *w, tmr_enc *e, const void *ctx) {
   const void *const *args = ctx;
   const stamp *s = args[0];
   const tmr_blob *d = args[1];
-  put_header(e, w, s->ts, s->clock, s->clock != BUILTIN_BOOTTIME, 0);
+  put_header(e, w, s->ts, s->clock, s->clock != w->default_clock, 0);
   tmr_enc_bytes(e, 60, d->data, d->len);
 }
 
@@ -285,14 +290,28 @@ static void build_clock_snapshot(tmr_writer *w, tmr_enc *e, const void *ctx) {
   tmr_enc_nest_end(e, snap);
 }
 
+/* The stamp of the packets an event brings along (a generation's start,
+ * track descriptors): the event's own, except that a TSC-clock event's
+ * are on BOOTTIME, read at the writer's last anchor (no later than the
+ * event): they may come before the TSC clock's snapshot in the
+ * generation, and a reader must be able to place every packet it reads. */
+static inline stamp service_stamp(const tmr_writer *w, const stamp *s) {
+  if (s->clock == TMR_TSC_CLOCK_ID)
+    return (stamp){w->anchor.boottime_ns, BUILTIN_BOOTTIME};
+  return *s;
+}
+
 /* Starts a new generation if one is due: the clear packet (with the
  * defaults and the thread's descriptor), the process descriptor, the
- * custom clocks. */
-static emit_result start_generation(tmr_writer *w, const stamp *s) {
+ * custom clocks. `event` is the stamp of the event that starts it. */
+static emit_result start_generation(tmr_writer *w, const stamp *event) {
   if (!w->needs_clear)
     return EMIT_OK;
   w->generation = w->generation + 1 ? w->generation + 1 : 1;
   w->needs_clear = false;
+  w->default_clock = w->explicit_clock != BUILTIN_BOOTTIME ? w->explicit_clock : event->clock;
+  stamp service = service_stamp(w, event);
+  const stamp *s = &service;
   emit_result r = emit_built(w, build_generation_start, s);
   if (r != EMIT_OK)
     return r;
@@ -324,6 +343,29 @@ static emit_result start_generation(tmr_writer *w, const stamp *s) {
       return r;
   }
   return EMIT_OK;
+}
+
+/* Emits the TSC clock's snapshot (the current anchor's pair) unless this
+ * generation has it: before the first packet timestamped on that clock
+ * in the generation, so every chunk that holds such a packet, or the
+ * generation before it, relates the clock to BOOTTIME. */
+static emit_result ensure_tsc_snapshot(tmr_writer *w) {
+  if (w->tsc_snapshot_generation == w->generation)
+    return EMIT_OK;
+  tmr_custom_clock c = {TMR_TSC_CLOCK_ID, 1, w->anchor.boottime_ns, w->anchor.value};
+  emit_result r = emit_built(w, build_clock_snapshot, &c);
+  if (r == EMIT_OK)
+    w->tsc_snapshot_generation = w->generation;
+  return r;
+}
+
+/* What an event needs written before it: a new generation if one is due,
+ * the TSC clock's snapshot if the event is on that clock. */
+static emit_result prepare_sequence(tmr_writer *w, const stamp *s) {
+  emit_result r = G_UNLIKELY(w->needs_clear) ? start_generation(w, s) : EMIT_OK;
+  if (r == EMIT_OK && s->clock == TMR_TSC_CLOCK_ID)
+    r = ensure_tsc_snapshot(w);
+  return r;
 }
 
 /* Emits the descriptor of track `index` (and its parents) unless done in
@@ -727,19 +769,63 @@ static inline bool writer_ready(tmr_writer *w) {
     uint32_t p = atomic_exchange_explicit(&w->pending, 0, memory_order_acquire);
     if (p & TMR_PENDING_LOST)
       w->dropped = true;
-    w->needs_clear = true;
+    if (p & (TMR_PENDING_LOST | TMR_PENDING_RESET))
+      w->needs_clear = true;
+    if (p & TMR_PENDING_ANCHOR)
+      w->anchor.limit = 0;
   }
   return true;
 }
 
-static inline stamp resolve_time(const tmr_writer *w, int64_t ts) {
+/* A new anchor for the writer's TSC clock, and the clock's reading now.
+ * The clock continues from where the last segment got to (so it is
+ * continuous and monotonic on the writer), at a multiplier re-measured
+ * over the last period when that was long enough and plausible. If the
+ * TSC went backwards (reset by a suspend), the clock advances by what
+ * BOOTTIME did instead. The new pair is written as a snapshot before the
+ * next packet on the clock. */
+static G_GNUC_NO_INLINE stamp tsc_reanchor(tmr_writer *w) {
+  tmr_tsc_anchor *a = &w->anchor;
+  tmr_tsc_pair now = tmr_tsc_read_pair();
+  int64_t value;
+  uint64_t mult = a->mult;
+  if (!a->mult) {
+    value = now.boottime_ns;
+    mult = tmr_tsc_mult();
+  } else if (now.tsc >= a->tsc_at) {
+    uint64_t ticks = now.tsc - a->tsc_at;
+    value = a->value + tmr_tsc_ticks_to_ns(ticks, a->mult);
+    int64_t boot_ns = now.boottime_ns - a->boottime_ns;
+    if (ticks >= tmr_tsc_recalibrate_ticks() && boot_ns > 0) {
+      double measured = (double)boot_ns * 4294967296.0 / (double)ticks;
+      double base = (double)tmr_tsc_mult();
+      if (measured > base * (1.0 - TMR_TSC_MAX_RATE_CHANGE_PPM * 1e-6) &&
+          measured < base * (1.0 + TMR_TSC_MAX_RATE_CHANGE_PPM * 1e-6))
+        mult = (uint64_t)(measured + 0.5);
+    }
+  } else {
+    value = a->value + MAX(now.boottime_ns - a->boottime_ns, (int64_t)0);
+  }
+  *a = (tmr_tsc_anchor){.tsc_at = now.tsc, .limit = tmr_tsc_period_ticks(), .mult = mult,
+                        .value = value, .boottime_ns = now.boottime_ns};
+  w->tsc_snapshot_generation = 0;
+  return (stamp){value, TMR_TSC_CLOCK_ID};
+}
+
+static inline stamp resolve_time(tmr_writer *w, int64_t ts) {
   stamp s;
-  if (ts == TMR_NOW) {
+  if (ts != TMR_NOW) {
+    s.ts = ts;
+    s.clock = w->explicit_clock;
+  } else if (w->use_tsc) {
+    uint64_t ticks = tmr_tsc_read() - w->anchor.tsc_at;
+    if (G_UNLIKELY(ticks >= w->anchor.limit))
+      return tsc_reanchor(w);
+    s.ts = w->anchor.value + tmr_tsc_ticks_to_ns(ticks, w->anchor.mult);
+    s.clock = TMR_TSC_CLOCK_ID;
+  } else {
     s.ts = boottime_now();
     s.clock = BUILTIN_BOOTTIME;
-  } else {
-    s.ts = ts;
-    s.clock = w->default_clock;
   }
   return s;
 }
@@ -764,6 +850,8 @@ static inline TMR_ALWAYS_INLINE bool fast_event(tmr_writer *w, int type, tmr_tra
                                                 const stamp *s) {
   if (w->needs_clear || w->chunk_cap - w->used < 64)
     return false;
+  if (s->clock == TMR_TSC_CLOCK_ID && w->tsc_snapshot_generation != w->generation)
+    return false; /* the TSC clock's snapshot comes first */
   uint32_t category = 0;
   if (cat) {
     category = cat->index_;
@@ -834,12 +922,13 @@ static inline TMR_ALWAYS_INLINE bool fast_event(tmr_writer *w, int type, tmr_tra
  * inlines its callers stays small (no spills, no large frame). */
 static G_GNUC_NO_INLINE void write_event_slow(tmr_writer *w, const event_args *a, const stamp *s) {
   for (int attempt = 0; attempt < 4; attempt++) {
-    emit_result r = G_UNLIKELY(w->needs_clear) ? start_generation(w, s) : EMIT_OK;
+    emit_result r = prepare_sequence(w, s);
+    stamp service = service_stamp(w, s);
     if (r == EMIT_OK && a->track.uuid && a->track.index_ != w->thread_track)
-      r = ensure_track(w, a->track.index_, s, 0);
+      r = ensure_track(w, a->track.index_, &service, 0);
     if (r == EMIT_OK && a->extras && a->extras->extra_counters)
       for (size_t i = 0; r == EMIT_OK && i < a->extras->n_extra_counters; i++)
-        r = ensure_track(w, a->extras->extra_counters[i].track.index_, s, 0);
+        r = ensure_track(w, a->extras->extra_counters[i].track.index_, &service, 0);
     if (r == EMIT_OK)
       r = emit_event(w, a, s);
     if (r != EMIT_RESTART)
@@ -969,7 +1058,7 @@ void tmr_write_packet(tmr_writer *w, int64_t ts, const uint8_t *fields, size_t l
   stamp s = resolve_time(w, ts);
   raw_packet r = {&s, fields, len};
   for (int attempt = 0; attempt < 4; attempt++) {
-    emit_result e = start_generation(w, &s);
+    emit_result e = prepare_sequence(w, &s);
     if (e == EMIT_OK)
       e = emit_built(w, build_raw, &r);
     if (e != EMIT_RESTART)
@@ -985,7 +1074,7 @@ void tmr_writer_set_thread_name(tmr_writer *w, const char *name) {
 }
 
 bool tmr_writer_use_clock(tmr_writer *w, uint32_t clock_id, uint64_t unit_ns, int64_t now_value) {
-  if (!w || clock_id < 64 || clock_id > 127 || unit_ns == 0)
+  if (!w || clock_id < 64 || clock_id >= TMR_TSC_CLOCK_ID || unit_ns == 0)
     return false;
   tmr_custom_clock c = {clock_id, unit_ns, boottime_now(), now_value};
   uint32_t i = 0;
@@ -997,15 +1086,15 @@ bool tmr_writer_use_clock(tmr_writer *w, uint32_t clock_id, uint64_t unit_ns, in
     w->n_clocks++;
   }
   w->clocks[i] = c;
-  w->default_clock = clock_id;
+  w->explicit_clock = clock_id;
   w->needs_clear = true;
   return true;
 }
 
 void tmr_writer_use_boottime(tmr_writer *w) {
-  if (!w || w->default_clock == BUILTIN_BOOTTIME)
+  if (!w || w->explicit_clock == BUILTIN_BOOTTIME)
     return;
-  w->default_clock = BUILTIN_BOOTTIME;
+  w->explicit_clock = BUILTIN_BOOTTIME;
   w->needs_clear = true;
 }
 
@@ -1026,6 +1115,10 @@ tmr_writer *tmr_writer_new(tmr_data_source_instance *instance) {
   w->thread_track = tmr_reg_thread_track();
   w->thread_uuid = tmr_reg_track(w->thread_track)->uuid;
   w->default_clock = BUILTIN_BOOTTIME;
+  w->explicit_clock = BUILTIN_BOOTTIME;
+  w->use_tsc = instance->session->use_tsc;
+  w->now_clock = w->use_tsc ? TMR_TSC_CLOCK_ID : BUILTIN_BOOTTIME;
+  w->anchor.limit = 0; /* anchored at its first TMR_NOW */
   w->needs_clear = true;
   w->first_packet = true;
   w->chunk_cap = instance->chunk_size;
@@ -1078,6 +1171,10 @@ void tmr_writer_scrape(tmr_writer *w) {
       atomic_fetch_or(&w->pending, TMR_PENDING_RESET);
   }
   pthread_mutex_unlock(&b->lock);
+  /* Every flush re-anchors the TSC clock (at the writer's next TMR_NOW),
+   * as every flush takes a snapshot of the session's clocks. */
+  if (w->use_tsc)
+    atomic_fetch_or(&w->pending, TMR_PENDING_ANCHOR);
 }
 
 void tmr_writer_request_reset(tmr_writer *w) {

@@ -7,11 +7,17 @@
 
 char *record_trace(const char *dir, const char *name, const char *config_text, record_body body,
                    void *user) {
+  return record_trace_on_clock(dir, name, config_text, TMR_NOW_CLOCK_AUTO, body, user);
+}
+
+char *record_trace_on_clock(const char *dir, const char *name, const char *config_text,
+                            tmr_now_clock now_clock, record_body body, void *user) {
   char *path = g_build_filename(dir, name, NULL);
   GError *error = NULL;
   tmr_config *config = tmr_config_parse_text(config_text, strlen(config_text), name, &error);
   g_assert_no_error(error);
-  tmr_session_options options = {.output_path = path, .producer_name = "record-test"};
+  tmr_session_options options = {.output_path = path, .producer_name = "record-test",
+                                 .now_clock = now_clock};
   tmr_session *session = tmr_session_new(config, &options, &error);
   g_assert_no_error(error);
   g_assert_true(tmr_session_start(session, &error));

@@ -18,6 +18,10 @@ typedef void (*record_body)(tmr_session *s, void *user);
 char *record_trace(const char *dir, const char *name, const char *config_text, record_body body,
                    void *user);
 
+/* record_trace with tmr_session_options.now_clock `now_clock`. */
+char *record_trace_on_clock(const char *dir, const char *name, const char *config_text,
+                            tmr_now_clock now_clock, record_body body, void *user);
+
 /* `protoc --decode=tracemerge.record.Trace` of the file (asserts success). */
 char *record_decode(const char *path);
 
