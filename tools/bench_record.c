@@ -251,8 +251,23 @@ static int measure_clock_error(double seconds, const char *path) {
       "min(ts - before) AS min_after_before_ns, min(after - ts) AS min_before_after_ns, "
       "max(after - before) AS max_bracket_ns, "
       "CAST(avg(after - before) AS INT) AS mean_bracket_ns FROM p";
+  /* The TSC clock's own error, segment by segment: between two anchors
+   * a reader converts with the first one's offset, so at the second one
+   * it is off by (Δ clock − Δ BOOTTIME), the most it is off in that
+   * segment (the error grows linearly in it); each anchor pair's own
+   * reading error (~15 ns) included. */
+  static const char drift_sql[] =
+      "WITH s AS (SELECT t.snapshot_id AS id, b.clock_value AS b, t.clock_value AS c "
+      "  FROM clock_snapshot t JOIN clock_snapshot b USING (snapshot_id) "
+      "  WHERE t.clock_id = 127 AND b.clock_id = 6), "
+      "d AS (SELECT (c - lag(c) OVER w) - (b - lag(b) OVER w) AS err, b - lag(b) OVER w AS span "
+      "  FROM s WINDOW w AS (ORDER BY id)) "
+      "SELECT count(*) AS segments, min(err) AS min_segment_error_ns, "
+      "max(err) AS max_segment_error_ns, CAST(avg(abs(err)) AS INT) AS mean_abs_error_ns, "
+      "min(span) AS min_segment_ns, max(span) AS max_segment_ns FROM d WHERE err IS NOT NULL";
   bool ok = tm_session_import(tm, paths, 1, &error) &&
-            tm_session_query(tm, sql, TM_FORMAT_CSV, stdout, &error);
+            tm_session_query(tm, sql, TM_FORMAT_CSV, stdout, &error) &&
+            (!tsc || tm_session_query(tm, drift_sql, TM_FORMAT_CSV, stdout, &error));
   if (!ok)
     fprintf(stderr, "bench_record: %s\n", error->message);
   tm_session_free(tm);

@@ -69,14 +69,16 @@
  * per writer) an event allocates nothing.
  *
  * Cost (tools/bench_record, release build, thread CPU time, medians of 3
- * on the project's shared 2-core VM under load, 26 Nov; figures vary by
- * up to 1.5x from run to run there): an interned slice begin/end pair
- * costs 34 ns with explicit timestamps and 84 ns with TMR_NOW, of which
- * the two clock_gettime(CLOCK_BOOTTIME) calls (vDSO) are ~56 ns there; an
- * instant with two debug annotations 118 ns; a pair in a disabled
- * category 10 ns (two calls and two atomic loads). No heap allocation in
- * the measured loops. Committing a full chunk (every 16 KiB) copies it
- * under the buffer's lock. docs/performance.md has the runs.
+ * on the project's shared 2-core VM at load average 10-11, 26 Nov; single
+ * runs vary by up to 1.5x there): an interned slice begin/end pair costs
+ * 52-70 ns with TMR_NOW on the TSC (two rdtsc ~25 ns of it; 97 ns the
+ * worst of six runs), 84-123 ns with TMR_NOW on clock_gettime (two
+ * vDSO reads ~60 ns of it), 37-66 ns with explicit timestamps (main's
+ * code before the TSC change: 33-39 ns in the same runs, with as many
+ * instructions); an instant with two debug annotations 110-149 ns; a
+ * pair in a disabled category 9-15 ns (two calls and two atomic loads). No heap allocation in the
+ * measured loops. Committing a full chunk (every 16 KiB) copies it under
+ * the buffer's lock. docs/performance.md has the runs.
  *
  * Ownership and lifetimes
  * -----------------------
@@ -170,12 +172,17 @@ typedef struct tmr_session tmr_session;
  *   re-anchoring: every 100 ms of the writer's events, at every flush,
  *   and whenever the TSC went backwards. Readers (tracemerge,
  *   trace_processor) convert those timestamps to BOOTTIME, and through
- *   the session's snapshots to REALTIME. Precision: 1 ns steps; measured
- *   error against clock_gettime(CLOCK_BOOTTIME) on the project's VM in
- *   docs/performance.md ("The TSC clock"), at most a few hundred ns
- *   there; tests hold it to 20 us. After a suspend or a VM pause that
- *   stops the TSC, events up to the next re-anchoring (100 ms of TSC
- *   time, or a flush) are placed early by up to the pause's length.
+ *   the session's snapshots to REALTIME. Precision: 1 ns steps (the TSC
+ *   ticks every ~0.4 ns here). Error of the converted timestamps against
+ *   clock_gettime(CLOCK_BOOTTIME), measured on the project's VM
+ *   (bench_record --clock-error, 10 s; docs/performance.md, "The TSC
+ *   clock"): within +-30 ns at the end of every 100 ms segment, where it
+ *   is largest; the tests hold it to 20 us. Between two anchors a reader
+ *   converts with the earlier one's offset, so on one writer a converted
+ *   time can step back by that error at an anchor. After a suspend or a
+ *   VM pause that stops the TSC, events up to the next re-anchoring
+ *   (100 ms of TSC time, or a flush) are placed early by up to the
+ *   pause's length.
  * - TMR_NOW_CLOCK_BOOTTIME: clock_gettime(CLOCK_BOOTTIME), the trace's
  *   default clock (~30 ns more per read on the project's VM). */
 typedef enum tmr_now_clock {
