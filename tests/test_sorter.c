@@ -613,6 +613,19 @@ static void test_interleaved_tracks_merge_like_the_reference(void) {
   check_interleaved_tracks(15, 2, 2, 5000, 1, false);          /* few tracks */
 }
 
+/* The natural merge sort (a run whose track ids are too sparse for the
+ * merge by track) touches at most an eighth of the run's events as scratch
+ * (never under 4096): the largest merges of these runs do not fit that
+ * buffer and are cut, rotated and merged in pieces. Each track ascends
+ * with repeated timestamps, so ties cross the cuts (the reference keeps
+ * them in run position order); the second case adds tracks in random
+ * order, the third has few tracks and so long ascending stretches. */
+static void test_long_stretches_merged_through_a_small_buffer_match_the_reference(void) {
+  check_interleaved_tracks(16, 1, 64, 100000, 1000003, true);
+  check_interleaved_tracks(17, 1, 64, 150000, 1000003, true);
+  check_interleaved_tracks(18, 1, 16, 100000, 1000003, true);
+}
+
 /* Packet sequences as a proto file writes them: `tracks` sequences taking
  * turns in blocks of `block` events, all advancing together so their
  * events interleave one by one on the timeline, with ties across
@@ -813,6 +826,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/sorter/merge/random-runs-match-the-reference", test_random_runs_match_the_reference);
   g_test_add_func("/sorter/merge/random-runs-sorted-on-two-threads-match-the-reference",
                   test_random_runs_sorted_on_two_threads_match_the_reference);
+  g_test_add_func("/sorter/merge/long-stretches-merged-through-a-small-buffer-match-the-reference",
+                  test_long_stretches_merged_through_a_small_buffer_match_the_reference);
   g_test_add_func("/sorter/merge/stretches-that-begin-in-any-order-merge-stably",
                   test_stretches_that_begin_in_any_order_merge_stably);
   g_test_add_func("/sorter/merge/interleaved-tracks-merge-like-the-reference",

@@ -392,19 +392,57 @@ static size_t first_at_or_above(const tm_event *ev, size_t lo, size_t hi, int64_
   return lo;
 }
 
+/* Reverses ev[lo, hi). */
+static void reverse_events(tm_event *ev, size_t lo, size_t hi) {
+  while (hi - lo > 1) {
+    tm_event t = ev[lo];
+    ev[lo++] = ev[--hi];
+    ev[hi] = t;
+  }
+}
+
+/* Moves ev[mid, hi) before ev[lo, mid), each keeping its order: through
+ * `buf` (room for `buf_cap` events) when the smaller part fits, else by
+ * three reversals. */
+static void rotate_events(tm_event *ev, size_t lo, size_t mid, size_t hi,
+                          tm_event *buf, size_t buf_cap) {
+  size_t left = mid - lo, right = hi - mid;
+  if (left == 0 || right == 0)
+    return;
+  if (left <= right && left <= buf_cap) {
+    memcpy(buf, &ev[lo], left * sizeof *ev);
+    memmove(&ev[lo], &ev[mid], right * sizeof *ev);
+    memcpy(&ev[lo + right], buf, left * sizeof *ev);
+  } else if (right < left && right <= buf_cap) {
+    memcpy(buf, &ev[mid], right * sizeof *ev);
+    memmove(&ev[lo + right], &ev[lo], left * sizeof *ev);
+    memcpy(&ev[lo], buf, right * sizeof *ev);
+  } else {
+    reverse_events(ev, lo, mid);
+    reverse_events(ev, mid, hi);
+    reverse_events(ev, lo, hi);
+  }
+}
+
 /* Merges the ascending ev[lo, mid) and ev[mid, hi) in place, left first on
- * ties, through `buf`, which needs room for the smaller of the two parts
- * only. The events of the left part already at or below the right part's
- * first, and those of the right part above the left part's last, stay where
- * they are: complete events come in nearly ordered stretches, so most of
- * each part is never copied. */
-static void merge_in_place(tm_event *ev, size_t lo, size_t mid, size_t hi, tm_event *buf) {
-  if (ev[mid - 1].ts <= ev[mid].ts)
+ * ties, through `buf`, which holds `buf_cap` events. The events of the left
+ * part already at or below the right part's first, and those of the right
+ * part above the left part's last, stay where they are: complete events
+ * come in nearly ordered stretches, so most of each part is never copied.
+ * When the smaller of what remains does not fit the buffer, the larger part
+ * is cut in half, the other cut where the half's first event belongs, the
+ * two middle pieces swapped (a rotation) and the two halves merged on their
+ * own, as libstdc++'s adaptive merge does: a small buffer costs a few
+ * rotations of the largest merges instead of a spare of half the run,
+ * which was the import's memory peak. */
+static void merge_in_place(tm_event *ev, size_t lo, size_t mid, size_t hi, tm_event *buf,
+                           size_t buf_cap) {
+  if (lo == mid || mid == hi || ev[mid - 1].ts <= ev[mid].ts)
     return;
   lo = first_above(ev, lo, mid, ev[mid].ts);
   hi = first_at_or_above(ev, mid, hi, ev[mid - 1].ts);
   size_t left = mid - lo, right = hi - mid;
-  if (left <= right) {
+  if (left <= right && left <= buf_cap) {
     /* The left part goes aside; the merge fills ev from lo upwards and
      * never overtakes the right part's next unread event. */
     memcpy(buf, &ev[lo], left * sizeof *ev);
@@ -412,13 +450,27 @@ static void merge_in_place(tm_event *ev, size_t lo, size_t mid, size_t hi, tm_ev
     while (i < left && j < hi)
       ev[k++] = ev[j].ts < buf[i].ts ? ev[j++] : buf[i++];
     memcpy(&ev[k], &buf[i], (left - i) * sizeof *ev);
-  } else {
+  } else if (right < left && right <= buf_cap) {
     /* The right part goes aside; the merge fills ev from hi downwards. */
     memcpy(buf, &ev[mid], right * sizeof *ev);
     size_t i = mid, j = right, k = hi;
     while (i > lo && j > 0)
       ev[--k] = ev[i - 1].ts > buf[j - 1].ts ? ev[--i] : buf[--j];
     memcpy(&ev[k - j], buf, j * sizeof *ev);
+  } else {
+    /* Stable cuts: a left event goes before right events of equal ts. */
+    size_t cut_left, cut_right;
+    if (left >= right) {
+      cut_left = lo + left / 2;
+      cut_right = first_at_or_above(ev, mid, hi, ev[cut_left].ts);
+    } else {
+      cut_right = mid + right / 2;
+      cut_left = first_above(ev, lo, mid, ev[cut_right].ts);
+    }
+    rotate_events(ev, cut_left, mid, cut_right, buf, buf_cap);
+    size_t new_mid = cut_left + (cut_right - mid);
+    merge_in_place(ev, lo, cut_left, new_mid, buf, buf_cap);
+    merge_in_place(ev, new_mid, cut_right, hi, buf, buf_cap);
   }
 }
 
@@ -446,18 +498,26 @@ static size_bounds find_stretches(tm_event *ev, size_t n) {
   return bounds;
 }
 
+/* The events of scratch a natural merge sort of n events touches at most:
+ * an eighth of them (but never under MIN_SPARE). */
+#define MIN_SPARE ((size_t)4096)
+#define SPARE_SHARE 8
+
 /* A natural merge sort of ev[0, n) with spare[0, n / 2 + 1) as scratch: the
  * ascending stretches the reader produced are kept as they are and merged
- * pairwise in place, bottom up. Merging in place through a buffer the size
- * of the smaller part (not ping-ponging between ev and a second array of n
- * events) touches at most half the spare's pages, which the import's peak
- * memory counts (40 bytes an event of the 1M-event realistic JSON file). */
+ * pairwise in place, bottom up. Merging in place (not ping-ponging between
+ * ev and a second array of n events) through a buffer of an eighth of the
+ * run touches only that much of the spare, whose pages the import's peak
+ * memory counts (40 bytes an event of the 1M-event realistic JSON file;
+ * docs/performance.md measures the rotations this costs). */
 static void natural_merge_sort(tm_event *ev, size_t n, tm_event *spare) {
+  size_t spare_cap = MIN(n / 2 + 1, MAX(n / SPARE_SHARE, MIN_SPARE));
   size_bounds bounds = find_stretches(ev, n);
   while (bounds.len > 2) {
     size_t out = 1, k = 0;
     for (; k + 2 < bounds.len; k += 2) {
-      merge_in_place(ev, bounds.data[k], bounds.data[k + 1], bounds.data[k + 2], spare);
+      merge_in_place(ev, bounds.data[k], bounds.data[k + 1], bounds.data[k + 2], spare,
+                     spare_cap);
       bounds.data[out++] = bounds.data[k + 2];
     }
     if (k + 1 < bounds.len)
