@@ -15,6 +15,7 @@
 #include "fake_host.h"
 #include "proto_map.h"
 #include "proto_run.h"
+#include "proto_wire_encode.h"
 
 /* --- clocks ----------------------------------------------------------------- */
 
@@ -76,6 +77,77 @@ static void test_interned_annotation_keys_follow_the_entry(void) {
       "slice_complete T1 private ts=130 name=replaced dur=0 args={debug.weight=4}\n"
       "slice_complete T1 private ts=140 name=nested dur=0 "
       "args={debug.weight.x=5, debug.weight=6}\n");
+  fake_host_free(fake);
+}
+
+/* Appends field `number` as a length-delimited `bytes` to `out`. */
+static void wire_put_bytes(GByteArray *out, uint32_t number, const void *data, size_t len) {
+  wire_put_varint(out, (uint64_t)number << 3 | 2);
+  wire_put_varint(out, len);
+  g_byte_array_append(out, data, (guint)len);
+}
+
+static void wire_put_uint(GByteArray *out, uint32_t number, uint64_t value) {
+  wire_put_varint(out, (uint64_t)number << 3);
+  wire_put_varint(out, value);
+}
+
+/* Appends a packet at `ts` holding an instant TrackEvent named `name`
+ * with the DebugAnnotation `annotation` (encoded). */
+static void put_instant_with_annotation(GByteArray *trace, uint64_t ts, const char *name,
+                                        const GByteArray *annotation) {
+  g_autoptr(GByteArray) event = g_byte_array_new();
+  wire_put_uint(event, 9, 3); /* TYPE_INSTANT */
+  wire_put_bytes(event, 23, name, strlen(name));
+  wire_put_bytes(event, 4, annotation->data, annotation->len);
+  g_autoptr(GByteArray) packet = g_byte_array_new();
+  wire_put_uint(packet, 8, ts);
+  wire_put_uint(packet, 10, 1);
+  wire_put_bytes(packet, 11, event->data, event->len);
+  wire_put_bytes(trace, 1, packet->data, packet->len);
+}
+
+/* Keys built from parts (array elements, dict entries) go through a cache
+ * of 512 slots by their text (proto_debug_annotation.c): an array of
+ * more elements than slots, read twice, must give every element its own
+ * key both times, whichever slots they shared; index 10 and up print
+ * every digit; a key longer than the cache holds goes to the pool. The
+ * expected args are written from the same loop that encodes them. */
+static void test_built_annotation_keys_survive_the_key_cache(void) {
+  enum { ELEMENTS = 700 };
+  static const char long_name[] = "a_member_name_long_enough_for_the_key_to_skip_the_cache";
+  g_autoptr(GByteArray) trace = g_byte_array_new();
+  g_autoptr(GByteArray) list = g_byte_array_new();
+  wire_put_bytes(list, 10, "list", 4);
+  GString *list_args = g_string_new("args={");
+  for (uint32_t i = 0; i < ELEMENTS; i++) {
+    g_autoptr(GByteArray) element = g_byte_array_new();
+    wire_put_uint(element, 4, i * 3);
+    wire_put_bytes(list, 12, element->data, element->len);
+    g_string_append_printf(list_args, "%sdebug.list[%u]=%u", i ? ", " : "", i, i * 3);
+  }
+  g_string_append(list_args, "}");
+  g_autoptr(GByteArray) dict = g_byte_array_new();
+  wire_put_bytes(dict, 10, "outer", 5);
+  g_autoptr(GByteArray) entry = g_byte_array_new();
+  wire_put_bytes(entry, 10, long_name, strlen(long_name));
+  wire_put_uint(entry, 4, 7);
+  wire_put_bytes(dict, 11, entry->data, entry->len);
+  for (uint64_t round = 0; round < 2; round++) {
+    put_instant_with_annotation(trace, 100 + 20 * round, "list", list);
+    put_instant_with_annotation(trace, 110 + 20 * round, "dict", dict);
+  }
+  fake_host *fake = run_bytes(trace->data, trace->len, trace->len, TM_OK);
+  g_autofree char *dict_line =
+      g_strdup_printf("name=dict dur=0 args={debug.outer.%s=7}\n", long_name);
+  g_autofree char *expected = g_strdup_printf(
+      "slice_complete T1 private ts=100 name=list dur=0 %s\n"
+      "slice_complete T1 private ts=110 %s"
+      "slice_complete T1 private ts=120 name=list dur=0 %s\n"
+      "slice_complete T1 private ts=130 %s",
+      list_args->str, dict_line, list_args->str, dict_line);
+  fake_host_assert_lines(fake, expected);
+  g_string_free(list_args, TRUE);
   fake_host_free(fake);
 }
 
@@ -671,6 +743,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/proto/reader/clocks/default-clock-sequence-clocks-and-units", test_clocks);
   g_test_add_func("/proto/reader/interning/annotation-keys-follow-the-entry",
                   test_interned_annotation_keys_follow_the_entry);
+  g_test_add_func("/proto/reader/interning/built-annotation-keys-survive-the-key-cache",
+                  test_built_annotation_keys_survive_the_key_cache);
   g_test_add_func("/proto/reader/map/clear-and-growth", test_map_clear_and_growth);
   g_test_add_func("/proto/reader/interning/small-and-large-iids",
                   test_interning_small_and_large_iids);

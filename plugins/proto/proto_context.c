@@ -29,6 +29,7 @@ void proto_context_free(proto_context *ctx) {
   proto_map_free(&ctx->machine_index);
   proto_map_free(&ctx->unmodelled);
   tm_vec_free(&ctx->text);
+  free(ctx->arg_keys);
 }
 
 proto_machine *proto_context_machine_slow_(proto_context *ctx, uint32_t raw_id) {

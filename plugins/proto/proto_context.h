@@ -71,6 +71,10 @@ typedef struct proto_context {
   /* Text scratch for one module call at a time (joined categories, arg
    * keys, build ids): a module that calls another must be done with it. */
   proto_text text;
+  /* Recent debug annotation keys built from parts (nested dict entries,
+   * array elements) and their host ids (proto_debug_annotation.c); NULL
+   * until the first one. */
+  struct proto_arg_key_cache *arg_keys;
 } proto_context;
 
 /* Sets up `ctx` for one file read through `s`/`host`, with its default
