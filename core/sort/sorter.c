@@ -1173,11 +1173,19 @@ static int merge_head_cmp(const void *a, const void *b) {
  * k-way merge of its ascending stretches (shorter ones extended to MIN_RUN
  * by insertion in place). No spare copy of the run (40 bytes an event, each
  * page zeroed by the kernel) and no pass per level: each event is read
- * once. Stretches join the heap in the order of their first event, so it
- * holds about as many as overlap in time (a cpu's bundles each), and the
- * top's stretch runs on until the next best head. Ties go to the earlier
- * stretch: stable. The pages of the merged prefix go back to the kernel
- * while the model grows. */
+ * once. Stretches join the merge in the order of their first event, so it
+ * holds about as many as overlap in time (a cpu's bundles each). Ties go
+ * to the earlier stretch: stable. The pages of the merged prefix go back
+ * to the kernel while the model grows.
+ *
+ * The stretches being merged sit in the leaves of a tournament tree
+ * (each inner node holds the leaf that wins its subtree), not in a heap:
+ * when cpus interleave event by event (an ftrace trace of 32 cpus), every
+ * event changes the best head, and the tree replays one path, a comparison
+ * a level, where the heap moved a 16-byte head a level and compared twice
+ * (the heap merge was 20% of an ftrace import's instructions). Leaves are
+ * reused as stretches end; the tree doubles when more overlap. The keys
+ * (ts, stretch) are unique, so the merged order is the heap's. */
 typedef struct stretch_stream {
   tm_event_run *run;
   tm_event *ev;
@@ -1187,34 +1195,93 @@ typedef struct stretch_stream {
   merge_head *waiting; /* the stretches by (first ts, index) */
   size_t next_waiting;
   size_t *pos; /* per stretch: its next event */
-  merge_head *heap;
-  size_t heap_len;
+  /* The tournament: `width` leaves (a power of two), leaf[slot] the head
+   * of the stretch in that slot or NO_HEAD; win[node] for nodes 1 ..
+   * width - 1 the slot that wins the node's subtree (node width + slot is
+   * the slot's leaf); free_slots[0, n_free) the slots holding no stretch. */
+  merge_head *leaf;
+  uint32_t *win;
+  uint32_t *free_slots;
+  size_t width, n_free;
+  size_t heap_len; /* stretches in the tree */
   /* Every stretch before `unfinished` is merged, and so is
    * ev[0, pos[unfinished]). */
   size_t unfinished, released;
-  int sink;
 } stretch_stream;
 
-/* The heads of the stretches that begin before the heap's top join it, so
- * that heap[0] is the run's next event (none left: heap_len 0). */
-static void stretch_stream_settle(stretch_stream *s) {
-  merge_head *heap = s->heap;
-  while (s->next_waiting < s->k &&
-         (s->heap_len == 0 || head_before(s->waiting[s->next_waiting], heap[0]))) {
-    size_t at = s->heap_len++;
-    heap[at] = s->waiting[s->next_waiting++];
-    while (at > 0 && head_before(heap[at], heap[(at - 1) / 2])) {
-      merge_head t = heap[at];
-      heap[at] = heap[(at - 1) / 2];
-      heap[(at - 1) / 2] = t;
-      at = (at - 1) / 2;
-    }
+static const merge_head NO_HEAD = {INT64_MAX, UINT32_MAX, UINT32_MAX};
+
+static inline uint32_t node_winner(const stretch_stream *s, size_t node) {
+  return node >= s->width ? (uint32_t)(node - s->width) : s->win[node];
+}
+
+/* The slot that wins the whole tree. */
+static inline uint32_t stretch_best(const stretch_stream *s) { return s->win[1]; }
+
+/* Replays the matches on the path of `slot`, whose head changed: one
+ * comparison a level, the best head so far kept in registers. */
+static inline void stretch_replay(stretch_stream *s, uint32_t slot) {
+  const merge_head *leaf = s->leaf;
+  uint32_t *win = s->win;
+  uint32_t cur = slot;
+  merge_head best = leaf[slot];
+  /* The leaf's own match first: its opponent is the sibling leaf. */
+  uint32_t other = slot ^ 1;
+  size_t node = s->width + slot;
+  for (;;) {
+    merge_head theirs = leaf[other];
+    bool lost = head_before(theirs, best);
+    cur = lost ? other : cur;
+    best = lost ? theirs : best;
+    node >>= 1;
+    win[node] = cur;
+    if (node == 1)
+      break;
+    other = win[node ^ 1];
   }
 }
 
-/* False when the run has more stretches than the heap indexes (beyond
+static void stretch_rebuild(stretch_stream *s) {
+  for (size_t node = s->width; node-- > 1;) {
+    uint32_t a = node_winner(s, 2 * node), b = node_winner(s, 2 * node + 1);
+    s->win[node] = head_before(s->leaf[b], s->leaf[a]) ? b : a;
+  }
+}
+
+/* Puts `head` in a free slot (doubling the tree when there is none). */
+static void stretch_join(stretch_stream *s, merge_head head) {
+  if (s->n_free == 0) {
+    size_t old = s->width, width = 2 * old;
+    s->leaf = g_renew(merge_head, s->leaf, width);
+    s->win = g_renew(uint32_t, s->win, width);
+    s->free_slots = g_renew(uint32_t, s->free_slots, width);
+    for (size_t slot = width; slot-- > old;) {
+      s->leaf[slot] = NO_HEAD;
+      s->free_slots[s->n_free++] = (uint32_t)slot;
+    }
+    s->width = width;
+    stretch_rebuild(s);
+  }
+  uint32_t slot = s->free_slots[--s->n_free];
+  s->leaf[slot] = head;
+  s->heap_len++;
+  stretch_replay(s, slot);
+}
+
+/* The heads of the stretches that begin before the tree's best join it,
+ * so that the best is the run's next event (none left: heap_len 0). */
+static void stretch_stream_settle(stretch_stream *s) {
+  while (s->next_waiting < s->k &&
+         (s->heap_len == 0 ||
+          head_before(s->waiting[s->next_waiting], s->leaf[stretch_best(s)])))
+    stretch_join(s, s->waiting[s->next_waiting++]);
+}
+
+/* False when the run has more stretches than the heads index (beyond
  * 2^37 events, never in practice): it is sorted instead. */
 static bool stretch_stream_fits(const tm_event_run *run) { return run->len <= UINT32_MAX; }
+
+#define STRETCH_TREE_WIDTH 16
 
 static void stretch_stream_open(stretch_stream *s, tm_event_run *run) {
   tm_event *ev = run->events;
@@ -1232,53 +1299,61 @@ static void stretch_stream_open(stretch_stream *s, tm_event_run *run) {
   size_t *pos = g_new(size_t, k ? k : 1);
   for (size_t i = 0; i < k; i++)
     pos[i] = bounds.data[i];
-  *s = (stretch_stream){run, ev, n, bounds, k, waiting, 0, pos,
-                        g_new(merge_head, k ? k : 1), 0, 0, 0, 0};
+  *s = (stretch_stream){.run = run, .ev = ev, .n = n, .bounds = bounds, .k = k,
+                        .waiting = waiting, .pos = pos, .width = STRETCH_TREE_WIDTH};
+  s->leaf = g_new(merge_head, s->width);
+  s->win = g_new(uint32_t, s->width);
+  s->free_slots = g_new(uint32_t, s->width);
+  for (size_t slot = s->width; slot-- > 0;) {
+    s->leaf[slot] = NO_HEAD;
+    s->free_slots[s->n_free++] = (uint32_t)slot;
+  }
+  stretch_rebuild(s);
   stretch_stream_settle(s);
 }
 
+/* One event a round: after each, the tree decides again. (Running the
+ * best stretch on up to the next best head, as the heap did, needs that
+ * head, a second pass up the tree; in ftrace and systrace runs the best
+ * stretch changes at nearly every event.) */
 static void stretch_stream_until(stretch_stream *s, uint32_t self, merge_head bound,
                                  tm_sorter_emit emit, void *ctx) {
   const tm_event *ev = s->ev;
-  merge_head *heap = s->heap;
   uint32_t machine_id = s->run->machine_id, trace_id = s->run->trace_id;
-  while (s->heap_len > 0 && before_bound(heap[0].ts, self, bound)) {
-    uint32_t i = heap[0].source;
-    /* The best of the others: the heap's and the next waiting stretch's. */
-    merge_head inner = {INT64_MAX, UINT32_MAX, UINT32_MAX};
-    if (s->heap_len > 1)
-      inner = heap[1];
-    if (s->heap_len > 2 && head_before(heap[2], inner))
-      inner = heap[2];
-    if (s->next_waiting < s->k && head_before(s->waiting[s->next_waiting], inner))
-      inner = s->waiting[s->next_waiting];
+  while (s->heap_len > 0) {
+    uint32_t slot = stretch_best(s);
+    merge_head top = s->leaf[slot];
+    if (!before_bound(top.ts, self, bound))
+      break;
+    uint32_t i = top.order;
     size_t p = s->pos[i], end = s->bounds.data[i + 1];
-    do {
-      __builtin_prefetch(end - p > PREFETCH_EVENTS ? &ev[p + PREFETCH_EVENTS] : &ev[p]);
-      emit(ctx, &ev[p++], machine_id, trace_id);
-    } while (p < end && (ev[p].ts < inner.ts || (ev[p].ts == inner.ts && i < inner.order)) &&
-             before_bound(ev[p].ts, self, bound));
+    __builtin_prefetch(end - p > PREFETCH_EVENTS ? &ev[p + PREFETCH_EVENTS] : &ev[p]);
+    emit(ctx, &ev[p++], machine_id, trace_id);
     s->pos[i] = p;
     while (s->unfinished < s->k && s->pos[s->unfinished] == s->bounds.data[s->unfinished + 1])
       s->unfinished++;
     release_below(ev, s->unfinished < s->k ? s->pos[s->unfinished] : s->n, &s->released);
     if (p == end) {
+      s->leaf[slot] = NO_HEAD;
+      s->free_slots[s->n_free++] = slot;
       s->heap_len--;
-      if (s->heap_len)
-        head_replace_top(heap, s->heap_len, heap[s->heap_len], &s->sink);
     } else {
-      head_replace_top(heap, s->heap_len, (merge_head){ev[p].ts, i, i}, &s->sink);
+      s->leaf[slot] = (merge_head){ev[p].ts, i, i};
     }
+    stretch_replay(s, slot);
     /* Settle's own first test, here: once per event, a stretch joining
-     * about once per bundle (the call was 2.8% of an ftrace import). */
+     * about once per bundle. */
     if (s->next_waiting < s->k &&
-        (s->heap_len == 0 || head_before(s->waiting[s->next_waiting], heap[0])))
+        (s->heap_len == 0 ||
+         head_before(s->waiting[s->next_waiting], s->leaf[stretch_best(s)])))
       stretch_stream_settle(s);
   }
 }
 
 static void stretch_stream_close(stretch_stream *s) {
-  g_free(s->heap);
+  g_free(s->leaf);
+  g_free(s->win);
+  g_free(s->free_slots);
   g_free(s->pos);
   g_free(s->waiting);
   tm_vec_free(&s->bounds);
@@ -1353,7 +1428,7 @@ static bool run_stream_head(const run_stream *s, int64_t *ts) {
   case STREAM_STRETCHES:
     if (!s->u.stretches.heap_len)
       return false;
-    *ts = s->u.stretches.heap[0].ts;
+    *ts = s->u.stretches.leaf[stretch_best(&s->u.stretches)].ts;
     return true;
   case STREAM_SORTED:
   default:
