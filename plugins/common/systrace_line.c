@@ -120,9 +120,20 @@ bool systrace_parse_int64(systrace_text t, int64_t *out) {
   if (p < end && (*p == '-' || *p == '+'))
     negative = *p++ == '-';
   int64_t v = 0;
-  const char *digits_end = read_uint(p, end, &v);
-  if (digits_end == p || digits_end != end)
-    return false;
+  if (p < end && end - p <= 18) {
+    /* The values of marks and kernel events: short, and nothing may
+     * follow the digits, so one loop checks and reads them. */
+    for (const char *q = p; q < end; q++) {
+      unsigned digit = (unsigned char)(*q - '0');
+      if (digit > 9)
+        return false;
+      v = v * 10 + digit;
+    }
+  } else {
+    const char *digits_end = read_uint(p, end, &v);
+    if (digits_end == p || digits_end != end)
+      return false;
+  }
   *out = negative ? -v : v;
   return true;
 }
