@@ -69,13 +69,13 @@
  * per writer) an event allocates nothing.
  *
  * Cost (tools/bench_record, release build, thread CPU time, medians of 3
- * on the project's shared 2-core VM at load average 10-11, 26 Nov; single
- * runs vary by up to 1.5x there): an interned slice begin/end pair costs
- * 52-70 ns with TMR_NOW on the TSC (two rdtsc ~25 ns of it; 97 ns the
- * worst of six runs), 84-123 ns with TMR_NOW on clock_gettime (two
- * vDSO reads ~60 ns of it), 37-66 ns with explicit timestamps (main's
- * code before the TSC change: 33-39 ns in the same runs, with as many
- * instructions); an instant with two debug annotations 110-149 ns; a
+ * in three sets on the project's shared 2-core VM at load average 5-11,
+ * 26 Nov; single runs vary by up to 1.5x there): an interned slice
+ * begin/end pair costs 50-70 ns with TMR_NOW on the TSC (two rdtsc ~25 ns
+ * of it; 97 ns the worst of nine runs), 82-123 ns with TMR_NOW on
+ * clock_gettime (two vDSO reads ~60 ns of it), 35-66 ns with explicit
+ * timestamps (main's code before the TSC change: 33-48 ns in the same
+ * sets, with as many instructions); an instant with two debug annotations 110-149 ns; a
  * pair in a disabled category 9-15 ns (two calls and two atomic loads). No heap allocation in the
  * measured loops. Committing a full chunk (every 16 KiB) copies it under
  * the buffer's lock. docs/performance.md has the runs.
