@@ -165,7 +165,7 @@ typedef struct tmr_session tmr_session;
  *   0x80000007 EDX bit 8) and the kernel's clocksource is "tsc", unless
  *   the environment variable TRACEMERGE_RECORD_CLOCK is "boottime". Each
  *   writer converts ticks to ns (calibrated against BOOTTIME once per
- *   process, in ~10 ms at the first session's start, and refined by
+ *   process, in ~10 ms by the first tmr_session_new(), and refined by
  *   every writer as it runs) and writes them on its own clock
  *   TMR_TSC_CLOCK_ID, unit 1 ns, with a clock_snapshot relating that
  *   clock to BOOTTIME in every incremental-state generation and at every
