@@ -597,6 +597,35 @@ static void test_system_info(void) {
 
 /* --- stack profiles ----------------------------------------------------------- */
 
+/* Callstack iids in the direct slots (below 65536) and in the map (above),
+ * replaced after being resolved, forgotten by a clear; category and debug
+ * string iids small and huge (see the fixture). Callsites are created on
+ * first use and the fake host gives one ref per (parent, frame): main's
+ * is S2, work's S4, main > work's S5. */
+static void test_stacks_and_strings_by_iid_small_and_huge(void) {
+  fake_host *fake = run_fixture("stacks_iids");
+  fake_host_assert_lines(fake,
+      "frame S1 name=main mapping=S0 rel_pc=0\n"
+      "callsite S2 parent=S0 frame=S1\n"
+      "sample t11 private ts=100 callsite=S2 cpu=0\n"
+      "sample t11 private ts=110 callsite=S2 cpu=0\n"
+      "frame S3 name=work mapping=S0 rel_pc=0\n"
+      "callsite S4 parent=S0 frame=S3\n"
+      "sample t11 private ts=120 callsite=S4 cpu=0\n"
+      "callsite S5 parent=S2 frame=S3\n"
+      "sample t11 private ts=130 callsite=S5 cpu=0\n"
+      "sample t11 private ts=140 callsite=S5 cpu=0\n"
+      "sample t11 private ts=150 callsite=S4 cpu=0\n"
+      "slice_complete T1 private ts=160 cat=huge category name=huge category dur=0 "
+      "args={debug.state=\"mapped string\"}\n"
+      "slice_complete T1 private ts=170 cat=small category name=small category dur=0 "
+      "args={debug.state=\"direct string\"}\n"
+      "sample t11 private ts=180 callsite=S0 cpu=0\n");
+  g_assert_cmpuint(fake_host_count_lines(fake, "callsite "), ==, 3);
+  g_assert_cmpint(fake_host_stat(fake, "stackprofile_invalid_callstack_id"), ==, 1);
+  fake_host_free(fake);
+}
+
 /* Stack rows are created when a sample or event first uses them, each once
  * per generation (callstack 2 and the event's callstack 1 reuse them), and
  * frames that arrived before their strings still resolve. Sequence 2's
@@ -772,6 +801,8 @@ int main(int argc, char **argv) {
                   test_system_info);
   g_test_add_func("/proto/reader/stacks/resolve-when-first-used-once-per-generation",
                   test_stacks_resolve_when_first_used);
+  g_test_add_func("/proto/reader/stacks/callstack-and-string-iids-small-huge-replaced-cleared",
+                  test_stacks_and_strings_by_iid_small_and_huge);
   g_test_add_func("/proto/reader/legacy-events/phases-ids-scopes-flows-overrides",
                   test_legacy_events);
   g_test_add_func("/proto/reader/legacy-events/flow-v1-binds-and-zero-pid-tid-are-errors",

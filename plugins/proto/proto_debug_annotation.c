@@ -160,10 +160,11 @@ static bool add_annotation(proto_context *ctx, proto_sequence *seq, proto_text *
       value.u.str_id = proto_intern(ctx, (const char *)f.data, f.len);
       break;
     case 17: {
-      const proto_interned *e =
-          proto_sequence_lookup(seq, PROTO_INTERN_DEBUG_STRING, f.value);
+      tm_str_id str;
       value.type = TM_ARG_STRING;
-      value.u.str_id = e ? e->str : proto_intern(ctx, "", 0);
+      value.u.str_id = proto_sequence_lookup_str(seq, PROTO_INTERN_DEBUG_STRING, f.value, &str)
+                           ? str
+                           : proto_intern(ctx, "", 0);
       break;
     }
     case 11: { /* dict entry: key.<name> */

@@ -97,7 +97,7 @@ static void intern(proto_sequence *seq, proto_intern_kind kind, uint64_t iid,
              (need - table->dense.len) * sizeof *table->dense.data);
       table->dense.len = need;
     }
-    table->dense.data[iid] = index + 1;
+    table->dense.data[iid] = (proto_dense_slot){index + 1, entry.str};
   } else {
     proto_map_put(&table->index, iid, index);
   }

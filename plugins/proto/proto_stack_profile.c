@@ -129,17 +129,36 @@ static bool resolve_frame(proto_context *ctx, proto_sequence *seq, uint64_t iid,
   return true;
 }
 
+/* Remembers the resolved callsite of callstack `iid` in its direct slot. */
+static void remember_callsite(proto_stack_table *table, uint64_t iid, tm_callsite_ref ref) {
+  if (iid >= PROTO_STACK_DIRECT_IIDS)
+    return;
+  size_t len = table->callsite_by_iid.len;
+  if (iid >= len) {
+    /* Slots from len on hold nothing of this generation: zero them. */
+    tm_vec_reserve(&table->callsite_by_iid, (size_t)iid + 1);
+    memset(table->callsite_by_iid.data + len, 0,
+           ((size_t)iid + 1 - len) * sizeof *table->callsite_by_iid.data);
+    table->callsite_by_iid.len = (size_t)iid + 1;
+  }
+  table->callsite_by_iid.data[iid] = ref;
+}
+
 tm_callsite_ref proto_stack_callsite(proto_context *ctx, proto_sequence *seq,
                                      uint64_t iid) {
   proto_stack_table *table = &seq->stacks;
+  if (iid < table->callsite_by_iid.len && table->callsite_by_iid.data[iid])
+    return table->callsite_by_iid.data[iid];
   uint32_t index;
   if (!proto_map_get(&table->callstack_index, iid, &index)) {
     proto_count(ctx, "stackprofile_invalid_callstack_id");
     return 0;
   }
   proto_stack_callstack *cs = &table->callstacks.data[index];
-  if (cs->ref)
+  if (cs->ref) {
+    remember_callsite(table, iid, cs->ref);
     return cs->ref;
+  }
   tm_callsite_ref callsite = 0;
   for (uint32_t i = 0; i < cs->frames_len; i++) {
     tm_frame_ref frame;
@@ -148,6 +167,7 @@ tm_callsite_ref proto_stack_callsite(proto_context *ctx, proto_sequence *seq,
     callsite = ctx->s->callsite(ctx->host, callsite, frame);
   }
   cs->ref = callsite;
+  remember_callsite(table, iid, callsite);
   return callsite;
 }
 

@@ -1,12 +1,18 @@
 /* Stack profile interning tables (see proto_stack_table.h). */
 #include "proto_stack_table.h"
 
+#include <string.h>
+
 #include "proto_wire_decode.h"
 
 void proto_stack_table_clear(proto_stack_table *table) {
   proto_map_clear(&table->mapping_index);
   proto_map_clear(&table->frame_index);
   proto_map_clear(&table->callstack_index);
+  if (table->callsite_by_iid.len)
+    memset(table->callsite_by_iid.data, 0,
+           table->callsite_by_iid.len * sizeof *table->callsite_by_iid.data);
+  table->callsite_by_iid.len = 0;
   table->mappings.len = 0;
   table->frames.len = 0;
   table->callstacks.len = 0;
@@ -21,6 +27,7 @@ void proto_stack_table_free(proto_stack_table *table) {
   tm_vec_free(&table->frames);
   tm_vec_free(&table->callstacks);
   tm_vec_free(&table->ids);
+  tm_vec_free(&table->callsite_by_iid);
 }
 
 /* Appends the ids of a repeated uint64 field to `ids`; false if malformed. */
@@ -130,6 +137,8 @@ static bool add_callstack(proto_stack_table *table, pw_cursor *c, uint64_t *iid)
   cs.frames_len = (uint32_t)(table->ids.len - cs.frames_start);
   proto_map_put(&table->callstack_index, *iid, (uint32_t)table->callstacks.len);
   tm_vec_push(&table->callstacks, cs);
+  if (*iid < table->callsite_by_iid.len)
+    table->callsite_by_iid.data[*iid] = 0; /* the new entry is not resolved */
   return true;
 }
 

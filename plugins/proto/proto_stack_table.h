@@ -51,7 +51,15 @@ typedef struct proto_stack_table {
   TM_VEC(proto_stack_frame) frames;
   TM_VEC(proto_stack_callstack) callstacks;
   proto_u64_vec ids;
+  /* callsite_by_iid.data[iid]: the resolved callsite of callstack `iid`
+   * (a copy of its entry's ref; 0 until resolved) for iids below
+   * PROTO_STACK_DIRECT_IIDS, so a sample's lookup reads one slot instead
+   * of the map and the entry, both cache misses with many callstacks. A
+   * new entry for the iid zeroes its slot; a clear, every slot. */
+  TM_VEC(tm_callsite_ref) callsite_by_iid;
 } proto_stack_table;
+
+#define PROTO_STACK_DIRECT_IIDS 65536u
 
 void proto_stack_table_clear(proto_stack_table *table);
 void proto_stack_table_free(proto_stack_table *table);

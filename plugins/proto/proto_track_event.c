@@ -61,9 +61,9 @@ static void text_append(proto_text *text, const void *data, size_t len) {
 static tm_str_id resolve_category(proto_track_events *te, proto_sequence *seq) {
   if (te->category_iids.len == 1 && te->categories.len == 0) {
     uint64_t iid = te->category_iids.data[0];
-    const proto_interned *e = proto_sequence_lookup(seq, PROTO_INTERN_CATEGORY, iid);
-    if (e)
-      return e->str;
+    tm_str_id str;
+    if (proto_sequence_lookup_str(seq, PROTO_INTERN_CATEGORY, iid, &str))
+      return str;
     char unknown[40];
     int n = snprintf(unknown, sizeof unknown, "unknown(%" PRIu64 ")", iid);
     return proto_intern(te->ctx, unknown, (size_t)n);
@@ -577,8 +577,9 @@ static bool pair_extra_counters(proto_track_events *te, proto_sequence *seq,
 static inline tm_str_id event_name(proto_track_events *te, proto_sequence *seq,
                                    const decoded *d) {
   if (d->has_name_iid) {
-    const proto_interned *e = proto_sequence_lookup(seq, PROTO_INTERN_EVENT_NAME, d->name_iid);
-    return e ? e->str : 0;
+    tm_str_id str;
+    return proto_sequence_lookup_str(seq, PROTO_INTERN_EVENT_NAME, d->name_iid, &str) ? str
+                                                                                   : 0;
   }
   if (d->has_name)
     return proto_intern(te->ctx, (const char *)d->name, d->name_len);
