@@ -520,7 +520,7 @@ static unsigned kv_scan(systrace_text payload, const kv_key *keys, size_t n_keys
  * fields, a '=' in a value or comm) returns false and goes to kv_scan. */
 
 /* Takes `lit` at *p. */
-static bool take(const char **p, const char *end, const char *lit, size_t n) {
+static inline bool take(const char **p, const char *end, const char *lit, size_t n) {
   if ((size_t)(end - *p) < n || memcmp(*p, lit, n) != 0)
     return false;
   *p += n;
@@ -529,7 +529,7 @@ static bool take(const char **p, const char *end, const char *lit, size_t n) {
 #define TAKE(p, end, lit) take((p), (end), (lit), sizeof(lit) - 1)
 
 /* A value without blanks or '=' from *p to the next blank or the end. */
-static bool take_value(const char **p, const char *end, systrace_text *value) {
+static inline bool take_value(const char **p, const char *end, systrace_text *value) {
   const char *stop = systrace_find_either(*p, end, ' ', '=');
   if (stop < end && *stop == '=')
     return false;
@@ -540,7 +540,7 @@ static bool take_value(const char **p, const char *end, systrace_text *value) {
 
 /* A comm from *p up to " `next_key`=": as comm_end reads it when the comm
  * holds no '=', without its trailing blanks. */
-static bool take_comm(const char **p, const char *end, const char *next_key, size_t n,
+static inline bool take_comm(const char **p, const char *end, const char *next_key, size_t n,
                       systrace_text *comm) {
   const char *eq = systrace_find_either(*p, end, '=', '=');
   if (eq == end || (size_t)(eq - *p) < n + 1 || eq[-(ptrdiff_t)n - 1] != ' ' ||

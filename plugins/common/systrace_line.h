@@ -39,13 +39,10 @@ bool systrace_line_parse(const char *line, size_t len, systrace_line *out);
 /* Parses a decimal int64 filling the whole text (optional sign). */
 bool systrace_parse_int64(systrace_text t, int64_t *out);
 
+/* memcmp, not a byte loop: with the literal's length known (the macro
+ * below) the compiler compares whole words. */
 static inline bool systrace_text_is(systrace_text t, const char *s, size_t n) {
-  if (t.len != n)
-    return false;
-  for (size_t i = 0; i < n; i++)
-    if (t.p[i] != s[i])
-      return false;
-  return true;
+  return t.len == n && memcmp(t.p, s, n) == 0;
 }
 #define SYSTRACE_TEXT_IS(t, lit) systrace_text_is((t), (lit), sizeof(lit) - 1)
 
