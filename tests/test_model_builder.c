@@ -295,25 +295,26 @@ static void test_thread_time_beside_the_rows(fixture *f, gconstpointer d) {
   model_builder_push(f->builder, &complete, 0, 0);
   model_builder_push(f->builder, &end, 0, 0);
   g_assert_cmpuint(m->slices.len, ==, 3);
-  const tm_slice_thread_time *tt = model_slice_thread_time(m, 0);
-  g_assert_nonnull(tt);
-  g_assert_cmpint(tt->thread_ts, ==, 100);
-  g_assert_cmpint(tt->thread_dur, ==, 30);
-  g_assert_null(model_slice_thread_time(m, 1));
-  tt = model_slice_thread_time(m, 2);
-  g_assert_nonnull(tt);
-  g_assert_cmpint(tt->thread_ts, ==, 110);
-  g_assert_cmpint(tt->thread_dur, ==, 7);
-  g_assert_null(model_slice_thread_time(m, 3));
+  int64_t thread_ts, thread_dur;
+  g_assert_true(model_slice_thread_time(m, 0, &thread_ts, &thread_dur));
+  g_assert_cmpint(thread_ts, ==, 100);
+  g_assert_cmpint(thread_dur, ==, 30); /* 130 - 100, from the end's extra */
+  g_assert_false(model_slice_thread_time(m, 1, &thread_ts, &thread_dur));
+  g_assert_true(model_slice_thread_time(m, 2, &thread_ts, &thread_dur));
+  g_assert_cmpint(thread_ts, ==, 110);
+  g_assert_cmpint(thread_dur, ==, 7);
+  g_assert_false(model_slice_thread_time(m, 3, &thread_ts, &thread_dur));
   /* Out of order: inserted in place, an existing entry replaced. */
   model_slice_set_thread_time(m, 1, 5, TM_NULL_INT64);
   model_slice_set_thread_time(m, 2, 6, 1);
-  g_assert_cmpuint(m->slice_thread_times.len, ==, 3);
-  for (uint32_t id = 0; id < 3; id++)
-    g_assert_cmpuint(m->slice_thread_times.data[id].slice_id, ==, id);
-  g_assert_cmpint(model_slice_thread_time(m, 1)->thread_ts, ==, 5);
-  g_assert_cmpint(model_slice_thread_time(m, 2)->thread_dur, ==, 1);
-  g_assert_cmpint(model_slice_thread_time(m, 0)->thread_dur, ==, 30);
+  g_assert_cmpuint(m->slice_thread_times.count, ==, 3);
+  g_assert_true(model_slice_thread_time(m, 1, &thread_ts, &thread_dur));
+  g_assert_cmpint(thread_ts, ==, 5);
+  g_assert_cmpint(thread_dur, ==, TM_NULL_INT64);
+  g_assert_true(model_slice_thread_time(m, 2, &thread_ts, &thread_dur));
+  g_assert_cmpint(thread_dur, ==, 1);
+  g_assert_true(model_slice_thread_time(m, 0, &thread_ts, &thread_dur));
+  g_assert_cmpint(thread_dur, ==, 30);
 }
 
 /* --- async track sets with a parent or a merge key (model/async_tracks.h) --- */

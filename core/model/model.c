@@ -32,7 +32,7 @@ void model_free(tm_model *model) {
   tm_vec_free(&model->threads);
   tm_vec_free(&model->tracks);
   tm_vec_free(&model->slices);
-  tm_vec_free(&model->slice_thread_times);
+  thread_times_free(&model->slice_thread_times);
   tm_vec_free(&model->counters);
   tm_vec_free(&model->flows);
   tm_vec_free(&model->args);
@@ -283,46 +283,15 @@ uint32_t model_add_arg(tm_model *model, uint32_t arg_set_id, tm_str_id key,
   return arg_set_id;
 }
 
-/* The index of the first entry whose slice_id >= slice_id. */
-static size_t thread_time_lower_bound(const tm_model *model, uint32_t slice_id) {
-  size_t lo = 0, hi = model->slice_thread_times.len;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (model->slice_thread_times.data[mid].slice_id < slice_id)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
-tm_slice_thread_time *model_slice_thread_time(const tm_model *model,
-                                              uint32_t slice_id) {
-  size_t n = model->slice_thread_times.len;
-  if (n == 0 || model->slice_thread_times.data[n - 1].slice_id < slice_id)
-    return NULL;
-  size_t at = thread_time_lower_bound(model, slice_id);
-  tm_slice_thread_time *entry = &model->slice_thread_times.data[at];
-  return entry->slice_id == slice_id ? entry : NULL;
+bool model_slice_thread_time(const tm_model *model, uint32_t slice_id,
+                             int64_t *thread_ts, int64_t *thread_dur) {
+  return thread_times_get(&model->slice_thread_times, slice_id, thread_ts,
+                          thread_dur);
 }
 
 void model_slice_set_thread_time(tm_model *model, uint32_t slice_id,
                                  int64_t thread_ts, int64_t thread_dur) {
-  tm_slice_thread_time entry = {slice_id, thread_ts, thread_dur};
-  size_t n = model->slice_thread_times.len;
-  if (n == 0 || model->slice_thread_times.data[n - 1].slice_id < slice_id) {
-    tm_vec_push(&model->slice_thread_times, entry);
-    return;
-  }
-  size_t at = thread_time_lower_bound(model, slice_id);
-  if (model->slice_thread_times.data[at].slice_id == slice_id) {
-    model->slice_thread_times.data[at] = entry;
-    return;
-  }
-  tm_vec_push(&model->slice_thread_times, entry); /* grows by one */
-  memmove(&model->slice_thread_times.data[at + 1], &model->slice_thread_times.data[at],
-          (n - at) * sizeof entry);
-  model->slice_thread_times.data[at] = entry;
+  thread_times_set(&model->slice_thread_times, slice_id, thread_ts, thread_dur);
 }
 
 void model_finalize(tm_model *model) {

@@ -25,6 +25,7 @@
 
 #include "base/string_pool.h"
 #include "base/vec.h"
+#include "model/thread_times.h"
 
 #define TM_NULL_INT64 INT64_MIN
 
@@ -143,7 +144,7 @@ typedef struct tm_track_row {
 } tm_track_row;
 
 /* 40 bytes: the slice table is the largest the model builds. Thread time
- * (few slices have it) lives in tm_model.slice_thread_times. */
+ * (not every slice has it) lives in tm_model.slice_thread_times. */
 typedef struct tm_slice_row {
   int64_t ts;
   int64_t dur;        /* -1 while (or if never) ended */
@@ -156,14 +157,6 @@ typedef struct tm_slice_row {
 } tm_slice_row;
 
 _Static_assert(sizeof(tm_slice_row) == 40, "tm_slice_row must stay 40 bytes");
-
-/* The thread time of one slice that has any (slice.thread_ts/thread_dur
- * are NULL for every slice without an entry). */
-typedef struct tm_slice_thread_time {
-  uint32_t slice_id;
-  int64_t thread_ts;  /* TM_NULL_INT64 */
-  int64_t thread_dur; /* TM_NULL_INT64 */
-} tm_slice_thread_time;
 
 typedef struct tm_counter_row {
   int64_t ts;
@@ -333,8 +326,9 @@ typedef struct tm_model {
   TM_VEC(tm_thread_row) threads;
   TM_VEC(tm_track_row) tracks;
   TM_VEC(tm_slice_row) slices;
-  /* Sorted by slice_id, at most one entry per slice. */
-  TM_VEC(tm_slice_thread_time) slice_thread_times;
+  /* Thread time by slice id (model/thread_times.h): slice.thread_ts and
+   * thread_dur are NULL for every slice without an entry. */
+  tm_thread_times slice_thread_times;
   TM_VEC(tm_counter_row) counters;
   TM_VEC(tm_flow_row) flows;
   TM_VEC(tm_arg_row) args;
@@ -420,12 +414,14 @@ static inline const tm_arg_key *model_arg_key(const tm_model *model,
   return &model->arg_keys.data[row->key_id];
 }
 
-/* The thread-time entry of slice `slice_id`, or NULL if it has none. The
- * pointer is valid until the next model_slice_set_thread_time(). */
-tm_slice_thread_time *model_slice_thread_time(const tm_model *model,
-                                              uint32_t slice_id);
+/* Whether slice `slice_id` has thread time; if so its thread_ts and
+ * thread_dur (each TM_NULL_INT64 if unknown) are stored through the
+ * pointers. */
+bool model_slice_thread_time(const tm_model *model, uint32_t slice_id,
+                             int64_t *thread_ts, int64_t *thread_dur);
 /* Sets the thread time of slice `slice_id` (TM_NULL_INT64 for unknown).
- * Appending for the newest slice, as the model builder does, is O(1). */
+ * Setting it for the newest slice or replacing it, as the model builder
+ * does, is O(1). */
 void model_slice_set_thread_time(tm_model *model, uint32_t slice_id,
                                  int64_t thread_ts, int64_t thread_dur);
 

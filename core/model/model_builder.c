@@ -312,15 +312,14 @@ static void on_end(tm_model_builder *builder, const tm_event *ev,
       continue;
     slice->dur = ev->ts - slice->ts;
     const tm_event_extra *extra = extra_of(builder, ev);
-    if (extra && extra->thread_ts != TM_NULL_INT64) {
-      tm_slice_thread_time *tt = model_slice_thread_time(model, entry->slice_id);
-      int64_t thread_dur;
-      /* Thread times are the reader's raw values: a difference that does
-       * not fit leaves thread_dur unknown. */
-      if (tt && tt->thread_ts != TM_NULL_INT64 &&
-          tm_checked_sub(extra->thread_ts, tt->thread_ts, &thread_dur))
-        tt->thread_dur = thread_dur;
-    }
+    int64_t begin_ts, begin_dur, thread_dur;
+    /* Thread times are the reader's raw values: a difference that does
+     * not fit leaves thread_dur unknown. */
+    if (extra && extra->thread_ts != TM_NULL_INT64 &&
+        model_slice_thread_time(model, entry->slice_id, &begin_ts, &begin_dur) &&
+        begin_ts != TM_NULL_INT64 &&
+        tm_checked_sub(extra->thread_ts, begin_ts, &thread_dur))
+      model_slice_set_thread_time(model, entry->slice_id, begin_ts, thread_dur);
     merge_end_args(model, slice, ev->arg_set_id);
     /* Slices opened above the matched one and still open never end. */
     state->stack.len = i;

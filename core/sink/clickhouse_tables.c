@@ -222,7 +222,6 @@ struct ch_encoder {
   size_t row;
   uint64_t rows_done; /* rows of the blocks written whole */
   ch_dictionary dictionary; /* CH_PHASE_DICTIONARY, CH_PHASE_INDEXES */
-  size_t thread_time_cursor; /* slice thread times: first entry not passed */
 };
 
 #define ID_COL(name) {name, "UInt32", CH_ROW_ID, 0, NULL, NULL}
@@ -395,39 +394,14 @@ static void track_ucpu(ch_encoder *e, const void *row, uint32_t id,
     set_int(v, cpu - 1);
 }
 
-/* Thread times are sorted by slice id and each pass over a block's rows
- * goes in id order: one cursor walks both, and goes back (by bisection)
- * when the next pass starts over at the block's first row. */
-static const tm_slice_thread_time *slice_thread_time(ch_encoder *e,
-                                                     uint32_t id) {
-  const tm_model *model = e->model;
-  const tm_slice_thread_time *times = model->slice_thread_times.data;
-  size_t n = model->slice_thread_times.len;
-  size_t *cursor = &e->thread_time_cursor;
-  if (*cursor > 0 && times[*cursor - 1].slice_id >= id) {
-    size_t lo = 0, hi = *cursor; /* first entry with slice_id >= id */
-    while (lo < hi) {
-      size_t mid = lo + (hi - lo) / 2;
-      if (times[mid].slice_id < id)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    *cursor = lo;
-  }
-  while (*cursor < n && times[*cursor].slice_id < id)
-    (*cursor)++;
-  if (*cursor < n && times[*cursor].slice_id == id)
-    return &times[*cursor];
-  return NULL;
-}
-
+/* Thread time is found by slice id in O(1) (model/thread_times.h). */
 static void slice_thread_ts(ch_encoder *e, const void *row, uint32_t id,
                             ch_value *v) {
   (void)row;
-  const tm_slice_thread_time *tt = slice_thread_time(e, id);
-  if (tt && tt->thread_ts != TM_NULL_INT64)
-    set_int(v, tt->thread_ts);
+  int64_t thread_ts, thread_dur;
+  if (model_slice_thread_time(e->model, id, &thread_ts, &thread_dur) &&
+      thread_ts != TM_NULL_INT64)
+    set_int(v, thread_ts);
   else
     set_null(v);
 }
@@ -435,9 +409,10 @@ static void slice_thread_ts(ch_encoder *e, const void *row, uint32_t id,
 static void slice_thread_dur(ch_encoder *e, const void *row, uint32_t id,
                              ch_value *v) {
   (void)row;
-  const tm_slice_thread_time *tt = slice_thread_time(e, id);
-  if (tt && tt->thread_dur != TM_NULL_INT64)
-    set_int(v, tt->thread_dur);
+  int64_t thread_ts, thread_dur;
+  if (model_slice_thread_time(e->model, id, &thread_ts, &thread_dur) &&
+      thread_dur != TM_NULL_INT64)
+    set_int(v, thread_dur);
   else
     set_null(v);
 }

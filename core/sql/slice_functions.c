@@ -336,7 +336,7 @@ static int walk_column(sqlite3_vtab_cursor *base, sqlite3_context *ctx,
     return SQLITE_OK;
   }
   const tm_slice_row *s = &model->slices.data[id];
-  const tm_slice_thread_time *tt;
+  int64_t thread_ts, thread_dur;
   switch (column) {
   case S_ID:
   case S_SLICE_ID:
@@ -370,9 +370,8 @@ static int walk_column(sqlite3_vtab_cursor *base, sqlite3_context *ctx,
     break;
   case S_THREAD_TS:
   case S_THREAD_DUR:
-    tt = model_slice_thread_time(model, id);
-    if (tt)
-      result_int64(ctx, column == S_THREAD_TS ? tt->thread_ts : tt->thread_dur);
+    if (model_slice_thread_time(model, id, &thread_ts, &thread_dur))
+      result_int64(ctx, column == S_THREAD_TS ? thread_ts : thread_dur);
     break;
   case S_THREAD_INSTRUCTION_COUNT:
   case S_THREAD_INSTRUCTION_DELTA:

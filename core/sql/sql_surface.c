@@ -355,11 +355,14 @@ static const column_def track_columns[] = {
     COMPUTED("ucpu", "INTEGER", track_ucpu),
 };
 
-/* Thread time lives beside the slice rows (model.h): found by slice id. */
-static const tm_slice_thread_time *slice_thread_time(const tm_model *model,
-                                                     const void *row) {
+/* Thread time lives beside the slice rows (model.h): found by slice id.
+ * `which` 0: thread_ts, 1: thread_dur; TM_NULL_INT64 if the slice has none. */
+static int64_t slice_thread_time(const tm_model *model, const void *row, int which) {
   uint32_t id = (uint32_t)((const tm_slice_row *)row - model->slices.data);
-  return model_slice_thread_time(model, id);
+  int64_t thread_ts, thread_dur;
+  if (!model_slice_thread_time(model, id, &thread_ts, &thread_dur))
+    return TM_NULL_INT64;
+  return which ? thread_dur : thread_ts;
 }
 
 static void result_int64_or_null(int64_t v, sqlite3_context *ctx) {
@@ -371,14 +374,12 @@ static void result_int64_or_null(int64_t v, sqlite3_context *ctx) {
 
 static void slice_thread_ts(const tm_model *model, const void *row,
                             sqlite3_context *ctx) {
-  const tm_slice_thread_time *tt = slice_thread_time(model, row);
-  result_int64_or_null(tt ? tt->thread_ts : TM_NULL_INT64, ctx);
+  result_int64_or_null(slice_thread_time(model, row, 0), ctx);
 }
 
 static void slice_thread_dur(const tm_model *model, const void *row,
                              sqlite3_context *ctx) {
-  const tm_slice_thread_time *tt = slice_thread_time(model, row);
-  result_int64_or_null(tt ? tt->thread_dur : TM_NULL_INT64, ctx);
+  result_int64_or_null(slice_thread_time(model, row, 1), ctx);
 }
 
 static const column_def slice_columns[] = {
