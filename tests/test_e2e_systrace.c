@@ -588,6 +588,38 @@ static void test_small_and_large_tids_keep_their_own_threads(void) {
                        "\"b2\",2000,70000,\"big\"\n");
 }
 
+/* A mark's pid field is read as plain digits on a fast path and as
+ * systrace_parse_int64 reads it otherwise: "+300" and "0300" are pid 300
+ * (a sign and leading zeros are allowed), a 19-digit pid is a number too
+ * (it still fits int64), "30x" and "" are no pid (the B mark is a parse
+ * failure, counted). Expected: four slices, all in processes 300 and
+ * 1000000000000000000, and one failure. */
+static void test_mark_pid_spellings_read_like_the_number_parser(void) {
+  static const char trace[] =
+      "# tracer: nop\n"
+      "app-301 [000] ...1 1.000000: tracing_mark_write: B|+300|a\n"
+      "app-301 [000] ...1 1.000001: tracing_mark_write: E|0300\n"
+      "app-301 [000] ...1 1.000002: tracing_mark_write: B|0300|b\n"
+      "app-301 [000] ...1 1.000003: tracing_mark_write: E|300\n"
+      "app-301 [000] ...1 1.000004: tracing_mark_write: B|30x|bad\n"
+      "app-301 [000] ...1 1.000005: tracing_mark_write: B||empty\n"
+      "big-302 [000] ...1 1.000006: tracing_mark_write: B|1000000000000000000|c\n"
+      "big-302 [000] ...1 1.000007: tracing_mark_write: E|1000000000000000000\n"
+      "app-301 [000] ...1 1.000008: tracing_mark_write: B|300|d\n"
+      "app-301 [000] ...1 1.000009: tracing_mark_write: E\n";
+  g_autofree char *slices = e2e_query_text("a.systrace", trace,
+      "SELECT s.name, s.dur, p.pid FROM slice s JOIN thread_track tt ON s.track_id = tt.id "
+      "JOIN thread t USING (utid) JOIN process p USING (upid) ORDER BY s.ts");
+  e2e_assert_text(slices, "\"name\",\"dur\",\"pid\"\n"
+                          "\"a\",1000,300\n"
+                          "\"b\",1000,300\n"
+                          "\"c\",1000,1000000000000000000\n"
+                          "\"d\",1000,300\n");
+  g_autofree char *stats = e2e_query_text("a.systrace", trace,
+      "SELECT value FROM stats WHERE name = 'systrace_parse_failure'");
+  e2e_assert_text(stats, "\"value\"\n2\n");
+}
+
 /* --- the real files ------------------------------------------------------------- */
 
 typedef struct real_file {
@@ -737,6 +769,8 @@ int main(int argc, char **argv) {
                   test_main_thread_is_known_once_the_process_is);
   g_test_add_func("/e2e-systrace/identity/small-and-large-tids-keep-their-own-threads",
                   test_small_and_large_tids_keep_their_own_threads);
+  g_test_add_func("/e2e-systrace/mark-write/pid-spellings-read-like-the-number-parser",
+                  test_mark_pid_spellings_read_like_the_number_parser);
   for (size_t i = 0; i < G_N_ELEMENTS(real_files); i++) {
     g_autofree char *name =
         g_strdup_printf("/e2e-systrace/real-files/%s", real_files[i].name);
