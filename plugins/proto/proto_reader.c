@@ -102,11 +102,14 @@ enum packet_field {
 /* The control fields of one packet and where its payload is. */
 typedef struct packet {
   bool has_timestamp;
+  /* Apart from `flags`: with the two side by side GCC tested both with one
+   * 8-byte load of the two stores just made, a store-forwarding stall that
+   * took a fifth of on_packet's time (perf). */
+  bool cleared;
   uint64_t timestamp;
   uint32_t clock_id;
   uint32_t sequence_id;
   uint32_t flags;
-  bool cleared;
   uint32_t dropped;
   bool first_on_sequence;
   uint32_t machine_id;
