@@ -21,7 +21,7 @@
 #include "json_number.h"
 #include "json_segmenter.h"
 
-#include "json_host.h"
+#include "json_run.h"
 
 /* --- fast path ------------------------------------------------------------------
  *
@@ -412,10 +412,10 @@ static void assert_same_with_config(const char *config, const char *bytes,
                                     size_t n_chunks) {
   g_autofree char *reference_config =
       g_strjoin(" ", "yajl-only", config, NULL);
-  json_host *reference = read_bytes_with(test_reader, reference_config, bytes,
+  json_run *reference = read_bytes_with(test_reader, reference_config, bytes,
                                          len, MAX(len, 1));
   for (size_t i = 0; i < n_chunks; i++) {
-    json_host *h =
+    json_run *h =
         config ? read_bytes_with(test_reader, config, bytes, len, chunks[i])
                : read_bytes_with(reader, NULL, bytes, len, chunks[i]);
     if (strcmp(h->log->str, reference->log->str) != 0) {
@@ -423,9 +423,9 @@ static void assert_same_with_config(const char *config, const char *bytes,
                  (int)len, bytes);
       g_assert_cmpstr(h->log->str, ==, reference->log->str);
     }
-    json_host_free(h);
+    json_run_free(h);
   }
-  json_host_free(reference);
+  json_run_free(reference);
 }
 
 static void assert_same_as_yajl_alone(const char *bytes, size_t len,
@@ -442,10 +442,10 @@ static void assert_same_in_every_chunking(const char *bytes, size_t len) {
 }
 
 static int64_t fast_elements(const char *bytes, size_t len) {
-  json_host *h = read_bytes_with(test_reader, "count-fast", bytes, len,
+  json_run *h = read_bytes_with(test_reader, "count-fast", bytes, len,
                                  MAX(len, 1));
   int64_t n = stat_total(h, "json_test_fast_elements");
-  json_host_free(h);
+  json_run_free(h);
   return n;
 }
 
@@ -495,10 +495,10 @@ static void test_fast_reader_stops_where_yajl_would(void) {
     g_autofree char *trace = random_trace(g_test_rand_int_range(3, 8), &len);
     assert_same_with_config("cancel-third-event", trace, len, chunks,
                             G_N_ELEMENTS(chunks));
-    json_host *h = read_bytes_with(test_reader, "cancel-third-event", trace,
+    json_run *h = read_bytes_with(test_reader, "cancel-third-event", trace,
                                    len, len);
     stopped += strstr(h->log->str, "the third event's end stops") != NULL;
-    json_host_free(h);
+    json_run_free(h);
   }
   g_assert_cmpint(stopped, >, 0);
   /* And by the fast path itself, in a trace it reads whole. */
@@ -508,14 +508,14 @@ static void test_fast_reader_stops_where_yajl_would(void) {
                        "{\"ph\":\"i\",\"ts\":4,\"pid\":1,\"tid\":1}]";
   size_t third_end = (size_t)(strstr(events, "\"ts\":3") - events) + 23;
   g_assert_cmpint(events[third_end - 1], ==, '}');
-  json_host *h = read_bytes_with(test_reader, "cancel-third-event count-fast",
+  json_run *h = read_bytes_with(test_reader, "cancel-third-event count-fast",
                                  events, strlen(events), strlen(events));
   g_autofree char *expected = g_strdup_printf(
-      "error @%zu test knob: the third event's end stops the parser\n",
+      "error at %zu: test knob: the third event's end stops the parser\n",
       third_end);
   g_assert_nonnull(strstr(h->log->str, expected));
   g_assert_cmpint(stat_total(h, "json_test_fast_elements"), ==, 2);
-  json_host_free(h);
+  json_run_free(h);
 }
 
 static void test_fast_reader_agrees_with_yajl_on_damaged_traces(void) {
@@ -630,37 +630,38 @@ static size_t offset_of(const char *input, const char *needle) {
   return (size_t)(at - input);
 }
 
-/* "log json_tokenizer_failure @<offset of raw> raw_event=<raw>; error=..." */
+/* "import_log json_tokenizer_failure at=<offset of raw> raw_event=<raw>;
+ * error=..." */
 static void expect_tokenizer_log(GString *expected, const char *input,
                                  const char *raw, const char *error) {
   g_string_append_printf(expected,
-                         "log json_tokenizer_failure @%zu raw_event=%s; "
+                         "import_log json_tokenizer_failure at=%zu raw_event=%s; "
                          "error=%s\n",
                          offset_of(input, raw), raw, error);
 }
 
 static void expect_parser_log(GString *expected, const char *input,
                               const char *event, const char *args) {
-  g_string_append_printf(expected, "log json_parser_failure @%zu %s\n",
+  g_string_append_printf(expected, "import_log json_parser_failure at=%zu %s\n",
                          offset_of(input, event), args);
 }
 
 /* Every chunk size from 1 byte to the whole input gives the same log. */
-static json_host *read_in_every_chunk_size(const char *bytes, size_t len) {
-  json_host *whole = read_bytes(bytes, len, len);
+static json_run *read_in_every_chunk_size(const char *bytes, size_t len) {
+  json_run *whole = read_bytes(bytes, len, len);
   for (size_t chunk = 1; chunk < len; chunk++) {
-    json_host *other = read_bytes(bytes, len, chunk);
+    json_run *other = read_bytes(bytes, len, chunk);
     if (strcmp(other->log->str, whole->log->str) != 0) {
       g_printerr("chunks of %zu:\n", chunk);
       g_assert_cmpstr(other->log->str, ==, whole->log->str);
     }
-    json_host_free(other);
+    json_run_free(other);
   }
   return whole;
 }
 
 static void test_import_logs_quote_each_dropped_event(void) {
-  active_services = &logging_services;
+  import_logs_in_transcript = true;
   g_autofree char *input = import_log_input();
   size_t len = strlen(input);
 
@@ -677,7 +678,7 @@ static void test_import_logs_quote_each_dropped_event(void) {
                        "{\"ph\":\"X\",\"name\":\"bad ts\",\"ts\":\"soon\","
                        "\"dur\":1,\"pid\":1,\"tid\":1}",
                        "bad ts");
-  g_string_append(expected, "thread 1/1\n");
+  g_string_append(expected, "thread t1 of p1\n");
   expect_parser_log(expected, input,
                     "{\"ph\":\"X\",\"name\":\"no dur\"",
                     "event_name=no dur; event_phase=X");
@@ -686,7 +687,7 @@ static void test_import_logs_quote_each_dropped_event(void) {
                     "{\"ph\":\"X\",\"name\":\"dur null\"",
                     "event_name=dur null; event_phase=X");
   g_string_append_printf(expected,
-                         "log json_tokenizer_failure @%zu raw_event=42; "
+                         "import_log json_tokenizer_failure at=%zu raw_event=42; "
                          "error=event is not an object\n",
                          offset_of(input, "42,"));
   expect_tokenizer_log(expected, input, "\"a \\\"quoted\\\" [string],\"",
@@ -698,18 +699,18 @@ static void test_import_logs_quote_each_dropped_event(void) {
   /* No name: the arg is left out rather than given as "". */
   expect_parser_log(expected, input, "{\"ph\":\"b\",\"cat\":\"c\"",
                     "event_phase=b");
-  g_string_append(expected, "process pid=1\n");
+  g_string_append(expected, "process p1\n");
   /* A counter's non-numeric member: the rest still counts. */
   expect_parser_log(expected, input, "{\"ph\":\"C\",\"name\":\"mem\"",
                     "event_name=mem; event_phase=C");
   g_string_append(expected,
-                  "C json_counter[name=mem b;pid=1;counter] ts=1000 value=1 "
-                  "args=-\n");
+                  "track T1 = json_counter counter name=\"mem b\" p1 key=0\n"
+                  "counter T1 private ts=1000 value=1\n");
   /* The trailing comma the reader tolerates is quoted as the space it
    * reads. */
   g_string_append_printf(
       expected,
-      "log json_tokenizer_failure @%zu raw_event={\"ph\":\"X\",\"ts\":1,"
+      "import_log json_tokenizer_failure at=%zu raw_event={\"ph\":\"X\",\"ts\":1,"
       "\"dur\":1,\"tdur\":\"x\",\"pid\":1,\"tid\":1 }; error=bad tdur\n",
       offset_of(input, "{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"tdur\""));
   expect_tokenizer_log(expected, input,
@@ -717,81 +718,81 @@ static void test_import_logs_quote_each_dropped_event(void) {
                        "\"dur\":1,\"pid\":1,\"tid\":1}",
                        "id2 is not an object");
   g_string_append_printf(expected,
-                         "log json_tokenizer_failure @%zu raw_event=%s; "
+                         "import_log json_tokenizer_failure at=%zu raw_event=%s; "
                          "error=bad ts\n",
                          (size_t)(long_start - input), long_raw);
   expect_parser_log(expected, input, "{\"ph\":\"M\",\"name\":\"process_name\"",
                     "event_name=process_name; event_phase=M");
   g_string_append(expected,
-                  "X thread[1/1] ts=2000 dur=1000 name=ok cat=- tts=- "
-                  "tdur=- args=-\n"
+                  "track T2 = thread_execution t1\n"
+                  "slice_complete T2 private ts=2000 name=ok dur=1000\n"
                   "status=ok\n");
 
-  json_host *h = read_in_every_chunk_size(input, len);
+  json_run *h = read_in_every_chunk_size(input, len);
   g_assert_cmpstr(h->log->str, ==, expected->str);
   /* Logging counts too, as the host's stats_log does. */
   g_assert_cmpint(stat_total(h, "json_tokenizer_failure"), ==, 8);
   g_assert_cmpint(stat_total(h, "json_parser_failure"), ==, 6);
-  json_host_free(h);
-  active_services = &services;
+  json_run_free(h);
+  import_logs_in_transcript = false;
 }
 
 /* Offsets in an object form, where the first event follows the array's
  * '[' directly and events come after other keys. */
 static void test_import_logs_offsets_in_the_object_form(void) {
-  active_services = &logging_services;
+  import_logs_in_transcript = true;
   const char *input =
       "{\"metadata\":{\"k\":[1,2]},\"traceEvents\":[{\"ph\":\"X\",\"ts\":1,"
       "\"pid\":2,\"tid\":3},{\"ts\":5}],\"displayTimeUnit\":\"ns\"}";
-  g_autoptr(GString) expected = g_string_new("meta json_metadata.k=str:[1,2]\n"
-                                             "thread 2/3\n");
+  g_autoptr(GString) expected = g_string_new("metadata json_metadata.k = \"[1,2]\"\n"
+                                             "thread t3 of p2\n");
   expect_parser_log(expected, input, "{\"ph\":\"X\",\"ts\":1",
                     "event_phase=X");
   expect_tokenizer_log(expected, input, "{\"ts\":5}", "bad or missing ph");
   g_string_append(expected, "stat json_display_time_unit +1\nstatus=ok\n");
-  json_host *h = read_in_every_chunk_size(input, strlen(input));
+  json_run *h = read_in_every_chunk_size(input, strlen(input));
   g_assert_cmpstr(h->log->str, ==, expected->str);
-  json_host_free(h);
-  active_services = &services;
+  json_run_free(h);
+  import_logs_in_transcript = false;
 }
 
 /* A scalar element is quoted as yajl lexed it, even when garbage follows
  * it before the next comma (the parse error comes after the log). */
 static void test_import_logs_quote_scalars_as_lexed(void) {
-  active_services = &logging_services;
+  import_logs_in_transcript = true;
   const char *input = "[3.5e2,\"s\\\\\",null{\"ts\":1,\"x\":[1]}]";
   g_autoptr(GString) expected = g_string_new(NULL);
   g_string_append_printf(expected,
-                         "log json_tokenizer_failure @1 raw_event=3.5e2; "
+                         "import_log json_tokenizer_failure at=1 raw_event=3.5e2; "
                          "error=event is not an object\n"
-                         "log json_tokenizer_failure @7 raw_event=\"s\\\\\"; "
+                         "import_log json_tokenizer_failure at=7 raw_event=\"s\\\\\"; "
                          "error=event is not an object\n"
-                         "log json_tokenizer_failure @13 raw_event=null; "
+                         "import_log json_tokenizer_failure at=13 raw_event=null; "
                          "error=event is not an object\n"
-                         "error @18 Failed to parse JSON: parse error: after "
+                         "error at 18: Failed to parse JSON: parse error: after "
                          "array element, I expect ',' or ']'\n"
                          "status=error\n");
   g_assert_cmpint(offset_of(input, "null"), ==, 13);
-  json_host *h = read_in_every_chunk_size(input, strlen(input));
+  json_run *h = read_in_every_chunk_size(input, strlen(input));
   g_assert_cmpstr(h->log->str, ==, expected->str);
-  json_host_free(h);
+  json_run_free(h);
   assert_same_in_every_chunking(input, strlen(input));
-  active_services = &services;
+  import_logs_in_transcript = false;
 }
 
 /* With logging on, the fast path and yajl alone must still agree in every
  * chunking: the same offsets and quotes whichever read the element. */
 static void test_import_logs_fast_path_agrees_with_yajl(void) {
-  active_services = &logging_services;
+  import_logs_in_transcript = true;
   int logged = 0;
   for (int round = 0; round < 40; round++) {
     size_t len;
     g_autofree char *trace = random_trace(g_test_rand_int_range(1, 8), &len);
     assert_same_in_every_chunking(trace, len);
-    json_host *h = read_bytes_with(reader, NULL, trace, len, len);
-    logged += strstr(h->log->str, "\nlog json_") != NULL ||
-              g_str_has_prefix(h->log->str, "log json_");
-    json_host_free(h);
+    json_run *h = read_bytes_with(reader, NULL, trace, len, len);
+    logged += strstr(h->log->str, "\nimport_log json_") != NULL ||
+              g_str_has_prefix(h->log->str, "import_log json_");
+    json_run_free(h);
   }
   g_autofree char *input = import_log_input();
   assert_same_in_every_chunking(input, strlen(input));
@@ -805,12 +806,12 @@ static void test_import_logs_fast_path_agrees_with_yajl(void) {
   /* Truncated and damaged traces too, where elements end early. */
   test_fast_reader_agrees_with_yajl_on_truncated_traces();
   test_fast_reader_agrees_with_yajl_on_damaged_traces();
-  active_services = &services;
+  import_logs_in_transcript = false;
 }
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-  if (!json_host_load_readers(true))
+  if (!json_run_load_readers(true))
     return 1;
 
   g_test_add_func("/json-reader/fast-path/tokenizer-takes-common-events",
@@ -837,6 +838,6 @@ int main(int argc, char **argv) {
                   test_fast_reader_agrees_with_yajl_on_damaged_traces);
 
   int result = g_test_run();
-  json_host_unload_readers();
+  json_run_unload_readers();
   return result;
 }

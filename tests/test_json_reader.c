@@ -2,8 +2,8 @@
  * Unit tests of the Chrome JSON reader plugin (plugins/json): its
  * descriptor and probe, what each event becomes, the shapes of a file and
  * its errors, and two real traces. The reader is loaded with dlopen, as
- * the host loads it, and driven through the fake host of
- * tests/support/json_host.h; every fixture is read whole, in 7-byte chunks
+ * the host loads it, and driven through the fake host
+ * (tests/support/json_run.h); every fixture is read whole, in 7-byte chunks
  * and byte by byte, and the three logs must be identical before the log
  * is compared with the expected one.
  *
@@ -20,7 +20,7 @@
 
 #include "corpus.h"
 
-#include "json_host.h"
+#include "json_run.h"
 
 /* --- descriptor and probe ---------------------------------------------------- */
 
@@ -83,26 +83,26 @@ static void test_probe_looks_only_at_the_first_128_bytes(void) {
 static void test_slices_instants_and_names_from_an_array(void) {
   assert_fixture_log(
       "slices.json",
-      "thread 10/10\n"
-      "process pid=10\n"
-      "process_name pid=10 name=Browser\n"
-      "thread 10/11\n"
-      "thread_name 10/11 name=Main\n"
-      "B thread[10/11] ts=1000 name=outer cat=a tts=500 args={args.x=int:1}\n"
-      "B thread[10/11] ts=2500 name=inner cat=b tts=- args=-\n"
-      "E thread[10/11] ts=3000 name=- cat=- tts=2000 args={args.y=str:z}\n"
-      "E thread[10/11] ts=4000 name=outer cat=a tts=- args=-\n"
-      "X thread[10/11] ts=5000 dur=1250 name=work cat=- tts=4000 tdur=750 "
-      "args=-\n"
-      "X legacy_chrome_global_instants[] ts=6000 dur=0 name=global cat=- "
-      "tts=- tdur=- args=-\n"
-      "X chrome_process_instant[pid=10] ts=7000 dur=0 name=proc cat=- tts=- "
-      "tdur=- args=-\n"
-      "X thread[10/11] ts=8000 dur=0 name=mark cat=- tts=7000 tdur=- args=-\n"
-      "X thread[10/11] ts=9000 dur=0 name=thr cat=- tts=- tdur=- args=-\n"
-      "X thread[10/11] ts=10000 dur=0 name=- cat=- tts=- tdur=- args=-\n"
-      "process_arg pid=10 process_sort_index_hint=int:-5\n"
-      "thread_arg 10/11 thread_sort_index_hint=int:2\n"
+      "thread t10 of p10\n"
+      "process p10\n"
+      "process_name p10 = Browser\n"
+      "thread t11 of p10\n"
+      "thread_name t11 = Main\n"
+      "track T1 = thread_execution t11\n"
+      "slice_begin T1 private ts=1000 cat=a name=outer thread_ts=500 args={args.x=1}\n"
+      "slice_begin T1 private ts=2500 cat=b name=inner\n"
+      "slice_end T1 private ts=3000 thread_ts=2000 args={args.y=\"z\"}\n"
+      "slice_end T1 private ts=4000 cat=a name=outer\n"
+      "slice_complete T1 private ts=5000 name=work thread_ts=4000 thread_dur=750 dur=1250\n"
+      "track T2 = legacy_chrome_global_instants key=0 on host\n"
+      "slice_complete T2 private ts=6000 name=global dur=0\n"
+      "track T3 = chrome_process_instant p10 key=0\n"
+      "slice_complete T3 private ts=7000 name=proc dur=0\n"
+      "slice_complete T1 private ts=8000 name=mark thread_ts=7000 dur=0\n"
+      "slice_complete T1 private ts=9000 name=thr dur=0\n"
+      "slice_complete T1 private ts=10000 dur=0\n"
+      "process_arg p10 process_sort_index_hint=-5\n"
+      "thread_arg t11 thread_sort_index_hint=2\n"
       "status=ok\n");
 }
 
@@ -110,23 +110,22 @@ static void test_object_form_reads_metadata_and_skips_the_rest(void) {
   assert_fixture_log(
       "object_form.json",
       "stat json_display_time_unit +1\n"
-      "meta json_metadata.source=str:DevTools\n"
-      "meta json_metadata.cpuThrottling=int:1\n"
-      "meta json_metadata.ratio=str:2.5\n"
-      "meta json_metadata.integral=int:3\n"
-      "meta json_metadata.big=str:1e+300\n"
-      "meta json_metadata.flag=int:1\n"
-      "meta json_metadata.off=int:0\n"
-      "meta json_metadata.nested=str:{\"a\":[1,\"two\",{\"b\":null}],"
-      "\"c\":\"q\\\"uote\\n\"}\n"
-      "meta json_metadata.list=str:[]\n"
-      "meta json_metadata.clock-domain=str:LINUX_CLOCK_MONOTONIC\n"
-      "thread 1/2\n"
-      "X thread[1/2] ts=1000 dur=2000 name=a cat=- tts=- tdur=- "
-      "args={args.s=str:v, args.n=int:-3, args.r=real:0.25, args.b=bool:true, "
-      "args.o.p.q=int:1, args.l[0]=int:10, args.l[1][0]=int:20, "
-      "args.l[2].k=str:v}\n"
-      "X thread[1/2] ts=3000 dur=1000 name=b cat=- tts=- tdur=- args=-\n"
+      "metadata json_metadata.source = \"DevTools\"\n"
+      "metadata json_metadata.cpuThrottling = 1\n"
+      "metadata json_metadata.ratio = \"2.5\"\n"
+      "metadata json_metadata.integral = 3\n"
+      "metadata json_metadata.big = \"1e+300\"\n"
+      "metadata json_metadata.flag = 1\n"
+      "metadata json_metadata.off = 0\n"
+      "metadata json_metadata.nested = "
+      "\"{\"a\":[1,\"two\",{\"b\":null}],\"c\":\"q\\\"uote\\n\"}\"\n"
+      "metadata json_metadata.list = \"[]\"\n"
+      "metadata json_metadata.clock-domain = \"LINUX_CLOCK_MONOTONIC\"\n"
+      "thread t2 of p1\n"
+      "track T1 = thread_execution t2\n"
+      "slice_complete T1 private ts=1000 name=a dur=2000 args={args.s=\"v\", args.n=-3, "
+      "args.r=0.25, args.b=true, args.o.p.q=1, args.l[0]=10, args.l[1][0]=20, args.l[2].k=\"v\"}\n"
+      "slice_complete T1 private ts=3000 name=b dur=1000\n"
       /* systemTraceEvents in Fuchsia's object form: skipped, counted. */
       "stat json_system_trace_events_skipped +1\n"
       "status=ok\n");
@@ -135,19 +134,17 @@ static void test_object_form_reads_metadata_and_skips_the_rest(void) {
 static void test_args_arrays_are_indexed_past_nine(void) {
   assert_text_log("[{\"ph\":\"i\",\"ts\":1,\"pid\":1,\"tid\":1,\"args\":"
                   "{\"l\":[0,1,2,3,4,5,6,7,8,9,10,[11,{\"k\":12}]]}},{}]",
-                  "thread 1/1\n"
-                  "X thread[1/1] ts=1000 dur=0 name=- cat=- tts=- tdur=- "
-                  "args={args.l[0]=int:0, args.l[1]=int:1, args.l[2]=int:2, "
-                  "args.l[3]=int:3, args.l[4]=int:4, args.l[5]=int:5, "
-                  "args.l[6]=int:6, args.l[7]=int:7, args.l[8]=int:8, "
-                  "args.l[9]=int:9, args.l[10]=int:10, args.l[11][0]=int:11, "
-                  "args.l[11][1].k=int:12}\n"
+                  "thread t1 of p1\n"
+                  "track T1 = thread_execution t1\n"
+                  "slice_complete T1 private ts=1000 dur=0 args={args.l[0]=0, args.l[1]=1, "
+                  "args.l[2]=2, args.l[3]=3, args.l[4]=4, args.l[5]=5, args.l[6]=6, args.l[7]=7, "
+                  "args.l[8]=8, args.l[9]=9, args.l[10]=10, args.l[11][0]=11, args.l[11][1].k=12}\n"
                   "status=ok\n");
 }
 
 /* A systemTraceEvents string is systrace text: its lines become the
- * systrace reader's events, on the JSON file's private clock (check_event
- * asserts every event's clock is FAKE_CLOCK), seconds -> ns. Comment and
+ * systrace reader's events, on the JSON file's private clock (each event's
+ * line names it: "private"), seconds -> ns. Comment and
  * empty lines are skipped; a line off the grammar is counted; a "\r\n"
  * ending is accepted. */
 static void test_system_trace_string_is_systrace_on_the_private_clock(void) {
@@ -159,13 +156,13 @@ static void test_system_trace_string_is_systrace_on_the_private_clock(void) {
       "not an ftrace line\\n"
       "  app-8  ( 7) [001] ...1  1.000250: tracing_mark_write: E|7\"}",
       /* X at 1000000 µs and B at 1.000000 s: both 1e9 ns, one thread. */
-      "thread 7/8\n"
-      "X thread[7/8] ts=1000000000 dur=5000 name=json cat=- tts=- tdur=- "
-      "args=-\n"
-      "thread_name 7/8 name=app\n"
-      "B thread[7/8] ts=1000000000 name=draw cat=- tts=- args=-\n"
+      "thread t8 of p7\n"
+      "track T1 = thread_execution t8\n"
+      "slice_complete T1 private ts=1000000000 name=json dur=5000\n"
+      "thread_name t8 = app\n"
+      "slice_begin T1 private ts=1000000000 name=draw\n"
       "stat systrace_parse_failure +1\n"
-      "E thread[7/8] ts=1000250000 name=- cat=- tts=- args=-\n"
+      "slice_end T1 private ts=1000250000\n"
       "status=ok\n");
 }
 
@@ -175,9 +172,9 @@ static void test_system_trace_string_is_systrace_on_the_private_clock(void) {
 static void test_system_trace_of_another_type_is_skipped_and_counted(void) {
   const char *events = "\"traceEvents\":[{\"ph\":\"i\",\"pid\":1,\"tid\":1,"
                        "\"ts\":2,\"name\":\"kept\"}]";
-  const char *expected_after = "thread 1/1\n"
-                               "X thread[1/1] ts=2000 dur=0 name=kept cat=- "
-                               "tts=- tdur=- args=-\n";
+  const char *expected_after = "thread t1 of p1\n"
+                               "track T1 = thread_execution t1\n"
+                               "slice_complete T1 private ts=2000 name=kept dur=0\n";
   const char *values[] = {"42", "[\"a\\n\", 1]", "null",
                           "{\"type\":\"other\",\"events\":[]}"};
   for (size_t i = 0; i < G_N_ELEMENTS(values); i++) {
@@ -201,51 +198,47 @@ static void test_system_trace_of_another_type_is_skipped_and_counted(void) {
 static void test_async_slices_are_keyed_by_cookie(void) {
   assert_fixture_log(
       "async.json",
-      "thread 5/6\n"
-      "B legacy_async_global_slice[name=Load;key=k1] ts=1000 name=Load "
-      "cat=net tts=- args={args.url=str:a}\n"
-      "thread 5/7\n"
-      "B legacy_async_global_slice[name=Load;key=k1] ts=2000 name=Sub "
-      "cat=net tts=- args=-\n"
-      "E legacy_async_global_slice[name=Load;key=k1] ts=3000 name=Sub "
-      "cat=net tts=- args=-\n"
-      "E legacy_async_global_slice[name=Load;key=k1] ts=4000 name=Load "
-      "cat=net tts=- args=-\n"
-      "X legacy_async_global_slice[name=Load;key=k1] ts=5000 dur=0 "
-      "name=Ping cat=net tts=- tdur=- args=-\n"
-      "B legacy_async_global_slice[name=Load;key=k2] ts=6000 name=Load "
-      "cat=other tts=- args=-\n"
-      "process pid=5\n"
-      "B legacy_async_process_slice[name=Frame;pid=5;key=k3] ts=7000 "
-      "name=Frame cat=cc tts=- args=-\n"
-      "thread 8/8\n"
-      "process pid=8\n"
-      "B legacy_async_process_slice[name=Frame;pid=8;key=k3] ts=8000 "
-      "name=Frame cat=cc tts=- args=-\n"
-      "B legacy_async_global_slice[name=Job;key=k4] ts=9000 name=Job cat=cc "
-      "tts=- args=-\n"
-      "B legacy_async_global_slice[name=Num;key=k5] ts=10000 name=Num cat=cc "
-      "tts=- args=-\n"
-      "E legacy_async_global_slice[name=Num;key=k5] ts=11000 name=Num cat=cc "
-      "tts=- args=-\n"
+      "thread t6 of p5\n"
+      "track T1 = legacy_async_global_slice name=\"Load\" key=k1 on host\n"
+      "slice_begin T1 private ts=1000 cat=net name=Load args={args.url=\"a\"}\n"
+      "thread t7 of p5\n"
+      "slice_begin T1 private ts=2000 cat=net name=Sub\n"
+      "slice_end T1 private ts=3000 cat=net name=Sub\n"
+      "slice_end T1 private ts=4000 cat=net name=Load\n"
+      "slice_complete T1 private ts=5000 cat=net name=Ping dur=0\n"
+      "track T2 = legacy_async_global_slice name=\"Load\" key=k2 on host\n"
+      "slice_begin T2 private ts=6000 cat=other name=Load\n"
+      "process p5\n"
+      "track T3 = legacy_async_process_slice name=\"Frame\" p5 key=k3\n"
+      "slice_begin T3 private ts=7000 cat=cc name=Frame\n"
+      "thread t8 of p8\n"
+      "process p8\n"
+      "track T4 = legacy_async_process_slice name=\"Frame\" p8 key=k3\n"
+      "slice_begin T4 private ts=8000 cat=cc name=Frame\n"
+      "track T5 = legacy_async_global_slice name=\"Job\" key=k4 on host\n"
+      "slice_begin T5 private ts=9000 cat=cc name=Job\n"
+      "track T6 = legacy_async_global_slice name=\"Num\" key=k5 on host\n"
+      "slice_begin T6 private ts=10000 cat=cc name=Num\n"
+      "slice_end T6 private ts=11000 cat=cc name=Num\n"
       "status=ok\n");
 }
 
 static void test_counters_name_tracks_after_members_and_string_ids(void) {
   assert_fixture_log(
       "counters.json",
-      "thread 3/3\n"
-      "process pid=3\n"
-      "C json_counter[name=mem heap;pid=3;counter] ts=1000 value=10 args=-\n"
-      "C json_counter[name=mem gpu;pid=3;counter] ts=1000 value=2.5 args=-\n"
+      "thread t3 of p3\n"
+      "process p3\n"
+      "track T1 = json_counter counter name=\"mem heap\" p3 key=0\n"
+      "counter T1 private ts=1000 value=10\n"
+      "track T2 = json_counter counter name=\"mem gpu\" p3 key=0\n"
+      "counter T2 private ts=1000 value=2.5\n"
       "stat json_parser_failure +1\n"
       "stat json_parser_failure +1\n"
       "stat json_parser_failure +1\n"
       "stat json_parser_failure +1\n"
-      "C json_counter[name=mem id: 0xA heap;pid=3;counter] ts=2000 value=11 "
-      "args=-\n"
-      "C json_counter[name=mem heap;pid=3;counter] ts=3000 value=12.5 "
-      "args=-\n"
+      "track T3 = json_counter counter name=\"mem id: 0xA heap\" p3 key=0\n"
+      "counter T3 private ts=2000 value=11\n"
+      "counter T1 private ts=3000 value=12.5\n"
       "stat json_parser_failure +1\n"
       "status=ok\n");
 }
@@ -253,67 +246,65 @@ static void test_counters_name_tracks_after_members_and_string_ids(void) {
 static void test_flows_v1_and_v2(void) {
   assert_fixture_log(
       "flows.json",
-      "thread 1/1\n"
-      "X thread[1/1] ts=1000 dur=5000 name=send cat=ipc tts=- tdur=- args=-\n"
-      "F thread[1/1] ts=2000 id=f1 dir=out bind=enclosing "
-      "args={name=str:msg, cat=str:ipc}\n"
-      "thread 1/2\n"
-      "F thread[1/2] ts=3000 id=f1 dir=step bind=enclosing "
-      "args={name=str:msg, cat=str:ipc}\n"
-      "thread 1/3\n"
-      "F thread[1/3] ts=4000 id=f1 dir=in bind=next "
-      "args={name=str:msg, cat=str:ipc}\n"
-      "F thread[1/3] ts=5000 id=f1 dir=in bind=enclosing "
-      "args={name=str:msg, cat=str:ipc}\n"
-      "F thread[1/1] ts=6000 id=f2 dir=out bind=enclosing "
-      "args={name=str:other, cat=str:ipc}\n"
+      "thread t1 of p1\n"
+      "track T1 = thread_execution t1\n"
+      "slice_complete T1 private ts=1000 cat=ipc name=send dur=5000\n"
+      "flow T1 private ts=2000 id=f1 OUT enclosing{name=\"msg\", cat=\"ipc\"}\n"
+      "thread t2 of p1\n"
+      "track T2 = thread_execution t2\n"
+      "flow T2 private ts=3000 id=f1 STEP enclosing{name=\"msg\", cat=\"ipc\"}\n"
+      "thread t3 of p1\n"
+      "track T3 = thread_execution t3\n"
+      "flow T3 private ts=4000 id=f1 IN_KEEP next{name=\"msg\", cat=\"ipc\"}\n"
+      "flow T3 private ts=5000 id=f1 IN_KEEP enclosing{name=\"msg\", cat=\"ipc\"}\n"
+      "flow T1 private ts=6000 id=f2 OUT enclosing{name=\"other\", cat=\"ipc\"}\n"
       "stat flow_invalid_id +1\n"
       "stat flow_invalid_id +1\n"
-      "X thread[1/1] ts=10000 dur=1000 name=v2out cat=- tts=- tdur=- args=-\n"
-      "F thread[1/1] ts=10000 id=f3 dir=out bind=enclosing args=-\n"
-      "B thread[1/2] ts=12000 name=v2step cat=- tts=- args=-\n"
-      "F thread[1/2] ts=12000 id=f3 dir=step bind=enclosing args=-\n"
-      "E thread[1/2] ts=13000 name=- cat=- tts=- args=-\n"
-      "X thread[1/3] ts=14000 dur=1000 name=v2in cat=- tts=- tdur=- args=-\n"
-      "F thread[1/3] ts=14000 id=f3 dir=in bind=enclosing args=-\n"
-      "X thread[1/3] ts=15000 dur=1000 name=v2none cat=- tts=- tdur=- "
-      "args=-\n"
+      "slice_complete T1 private ts=10000 name=v2out dur=1000\n"
+      "flow T1 private ts=10000 id=f3 OUT enclosing\n"
+      "slice_begin T2 private ts=12000 name=v2step\n"
+      "flow T2 private ts=12000 id=f3 STEP enclosing\n"
+      "slice_end T2 private ts=13000\n"
+      "slice_complete T3 private ts=14000 name=v2in dur=1000\n"
+      "flow T3 private ts=14000 id=f3 IN_KEEP enclosing\n"
+      "slice_complete T3 private ts=15000 name=v2none dur=1000\n"
       "stat flow_without_direction +1\n"
-      "X thread[1/3] ts=16000 dur=1000 name=v2bad cat=- tts=- tdur=- args=-\n"
+      "slice_complete T3 private ts=16000 name=v2bad dur=1000\n"
       "stat flow_invalid_id +1\n"
-      "B legacy_async_global_slice[name=v2async;key=k1] ts=17000 "
-      "name=v2async cat=c tts=- args=-\n"
-      "F legacy_async_global_slice[name=v2async;key=k1] ts=17000 id=f4 "
-      "dir=out bind=enclosing args=-\n"
-      "X legacy_async_global_slice[name=v2async;key=k1] ts=18000 dur=0 "
-      "name=v2n cat=c tts=- tdur=- args=-\n"
-      "F legacy_async_global_slice[name=v2async;key=k1] ts=18000 id=f4 "
-      "dir=in bind=enclosing args=-\n"
+      "track T4 = legacy_async_global_slice name=\"v2async\" key=k1 on host\n"
+      "slice_begin T4 private ts=17000 cat=c name=v2async\n"
+      "flow T4 private ts=17000 id=f4 OUT enclosing\n"
+      "slice_complete T4 private ts=18000 cat=c name=v2n dur=0\n"
+      "flow T4 private ts=18000 id=f4 IN_KEEP enclosing\n"
       "status=ok\n");
 }
 
 static void test_pids_and_tids_follow_the_coercion_rules(void) {
   assert_fixture_log(
       "pid_tid.json",
-      "process pid=$Renderer\n"
-      "process_name pid=$Renderer name=Renderer\n"
-      "thread $Renderer/$Compositor\n"
-      "thread_name $Renderer/$Compositor name=Compositor\n"
-      "X thread[$Renderer/$Compositor] ts=1000 dur=1000 name=a cat=- tts=- "
-      "tdur=- args=-\n"
-      "thread $Renderer/$Renderer\n"
-      "X thread[$Renderer/$Renderer] ts=2000 dur=1000 name=b cat=- tts=- "
-      "tdur=- args=-\n"
-      "thread 7/7\n"
-      "X thread[7/7] ts=3000 dur=1000 name=c cat=- tts=- tdur=- args=-\n"
-      "X thread[7/7] ts=4000 dur=1000 name=d cat=- tts=- tdur=- args=-\n"
-      "thread 7/8\n"
-      "X thread[7/8] ts=5000 dur=1000 name=e cat=- tts=- tdur=- args=-\n"
-      "thread 0/0\n"
-      "X thread[0/0] ts=6000 dur=1000 name=f cat=- tts=- tdur=- args=-\n"
-      "X thread[0/0] ts=7000 dur=1000 name=g cat=- tts=- tdur=- args=-\n"
-      "thread 0/5\n"
-      "X thread[0/5] ts=8000 dur=1000 name=h cat=- tts=- tdur=- args=-\n"
+      "process p$Renderer\n"
+      "process_name p$Renderer = Renderer\n"
+      "thread t$Compositor of p$Renderer\n"
+      "thread_name t$Compositor = Compositor\n"
+      "track T1 = thread_execution t$Compositor\n"
+      "slice_complete T1 private ts=1000 name=a dur=1000\n"
+      "thread t$Renderer of p$Renderer\n"
+      "track T2 = thread_execution t$Renderer\n"
+      "slice_complete T2 private ts=2000 name=b dur=1000\n"
+      "thread t7 of p7\n"
+      "track T3 = thread_execution t7\n"
+      "slice_complete T3 private ts=3000 name=c dur=1000\n"
+      "slice_complete T3 private ts=4000 name=d dur=1000\n"
+      "thread t8 of p7\n"
+      "track T4 = thread_execution t8\n"
+      "slice_complete T4 private ts=5000 name=e dur=1000\n"
+      "thread t0 of p0\n"
+      "track T5 = thread_execution t0\n"
+      "slice_complete T5 private ts=6000 name=f dur=1000\n"
+      "slice_complete T5 private ts=7000 name=g dur=1000\n"
+      "thread t5 of p0\n"
+      "track T6 = thread_execution t5\n"
+      "slice_complete T6 private ts=8000 name=h dur=1000\n"
       "status=ok\n");
 }
 
@@ -327,10 +318,10 @@ static void test_bad_events_are_counted_and_dropped(void) {
                      "stat json_tokenizer_failure +1\n"
                      "stat json_tokenizer_failure +1\n"
                      "stat json_tokenizer_failure +1\n"
-                     "thread 1/1\n"
+                     "thread t1 of p1\n"
                      "stat json_parser_failure +1\n" /* X without dur */
                      "stat json_parser_failure +1\n" /* b without id */
-                     "thread 0/0\n"
+                     "thread t0 of p0\n"
                      "stat json_parser_failure +1\n"    /* b without pid */
                      "stat json_tokenizer_failure +1\n" /* id2 not object */
                      "stat json_parser_failure +1\n"    /* double id */
@@ -346,38 +337,37 @@ static void test_bad_events_are_counted_and_dropped(void) {
                      "stat json_parser_failure +1\n" /* sort_index "x" */
                      /* the ProfileChunk no Profile opened */
                      "stat json_v8_profile_unknown_profile +1\n"
-                     "X thread[1/1] ts=2000 dur=1000 name=ok cat=- tts=- "
-                     "tdur=- args=-\n"
+                     "track T1 = thread_execution t1\n"
+                     "slice_complete T1 private ts=2000 name=ok dur=1000\n"
                      "status=ok\n");
 }
 
 static void test_times_keep_every_digit(void) {
   assert_fixture_log(
       "times.json",
-      "thread 1/1\n"
-      "X thread[1/1] ts=1001 dur=0 name=t1 cat=- tts=- tdur=- args=-\n"
-      "X thread[1/1] ts=123456789 dur=1 name=t2 cat=- tts=- tdur=- args=-\n"
-      "X thread[1/1] ts=2000000 dur=1500 name=t3 cat=- tts=- tdur=- args=-\n"
-      "X thread[1/1] ts=1500000 dur=2 name=t4 cat=- tts=- tdur=- args=-\n"
-      "X thread[1/1] ts=-1500 dur=1000 name=t5 cat=- tts=- tdur=- args=-\n"
-      "X thread[1/1] ts=-1 dur=0 name=t6 cat=- tts=- tdur=- args=-\n"
-      "X thread[1/1] ts=433087829325000 dur=10000 name=t7 cat=- tts=- "
-      "tdur=- args=-\n"
-      "X thread[1/1] ts=9223372036854775000 dur=2 name=t8 cat=- tts=- "
-      "tdur=- args=-\n"
+      "thread t1 of p1\n"
+      "track T1 = thread_execution t1\n"
+      "slice_complete T1 private ts=1001 name=t1 dur=0\n"
+      "slice_complete T1 private ts=123456789 name=t2 dur=1\n"
+      "slice_complete T1 private ts=2000000 name=t3 dur=1500\n"
+      "slice_complete T1 private ts=1500000 name=t4 dur=2\n"
+      "slice_complete T1 private ts=-1500 name=t5 dur=1000\n"
+      "slice_complete T1 private ts=-1 name=t6 dur=0\n"
+      "slice_complete T1 private ts=433087829325000 name=t7 dur=10000\n"
+      "slice_complete T1 private ts=9223372036854775000 name=t8 dur=2\n"
       "stat json_tokenizer_failure +1\n"
-      "X thread[1/1] ts=1000 dur=123 name=t10 cat=- tts=- tdur=- args=-\n"
+      "slice_complete T1 private ts=1000 name=t10 dur=123\n"
       "status=ok\n");
 }
 
 static void test_commas_and_brackets_inside_strings_are_text(void) {
   assert_fixture_log(
       "strings.json",
-      "thread 1/1\n"
-      "X thread[1/1] ts=1000 dur=1000 name=a,] cat=c,} tts=- tdur=- "
-      "args={args.s=str:x,}\",], args.u=str:caf\xc3\xa9, args.k,]=str:\\}\n"
-      "X thread[1/1] ts=2000 dur=0 name=[,{ cat=- tts=- tdur=- "
-      "args={args.list[0]=int:1, args.list[1]=int:2}\n"
+      "thread t1 of p1\n"
+      "track T1 = thread_execution t1\n"
+      "slice_complete T1 private ts=1000 cat=c,} name=a,] dur=1000 args={args.s=\"x,}\",]\", "
+      "args.u=\"caf\xc3\xa9\", args.k,]=\"\\\"}\n"
+      "slice_complete T1 private ts=2000 name=[,{ dur=0 args={args.list[0]=1, args.list[1]=2}\n"
       "status=ok\n");
 }
 
@@ -385,41 +375,43 @@ static void test_commas_and_brackets_inside_strings_are_text(void) {
 
 static void test_unterminated_array_is_legal(void) {
   const char *expected =
-      "thread 1/1\n"
-      "B thread[1/1] ts=1000 name=open cat=- tts=- args=-\n"
-      "E thread[1/1] ts=2000 name=- cat=- tts=- args=-\n"
+      "thread t1 of p1\n"
+      "track T1 = thread_execution t1\n"
+      "slice_begin T1 private ts=1000 name=open\n"
+      "slice_end T1 private ts=2000\n"
       "status=ok\n";
   assert_fixture_log("unterminated.json", expected);
   assert_fixture_log("unterminated_after_comma.json", expected);
   assert_text_log("[", "status=ok\n");
   assert_text_log(" [ {\"ph\":\"X\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1}",
-                  "thread 1/1\n"
-                  "X thread[1/1] ts=1000 dur=1000 name=- cat=- tts=- "
-                  "tdur=- args=-\n"
+                  "thread t1 of p1\n"
+                  "track T1 = thread_execution t1\n"
+                  "slice_complete T1 private ts=1000 dur=1000\n"
                   "status=ok\n");
 }
 
 static void test_array_truncated_mid_string_keeps_earlier_events(void) {
   assert_text_log("[{\"ph\":\"i\",\"ts\":1,\"pid\":1,\"tid\":1},"
                   "{\"ph\":\"X\",\"name\":\"trunc",
-                  "thread 1/1\n"
-                  "X thread[1/1] ts=1000 dur=0 name=- cat=- tts=- tdur=- "
-                  "args=-\n"
+                  "thread t1 of p1\n"
+                  "track T1 = thread_execution t1\n"
+                  "slice_complete T1 private ts=1000 dur=0\n"
                   "status=ok\n");
 }
 
 static void test_incomplete_object_is_an_error_after_its_events(void) {
   assert_fixture_log("incomplete_object.json",
-                     "thread 1/1\n"
-                     "X thread[1/1] ts=1000 dur=1000 name=kept cat=- tts=- "
-                     "tdur=- args=-\n"
-                     "error @93 JSON trace file is incomplete\n"
+                     "thread t1 of p1\n"
+                     "track T1 = thread_execution t1\n"
+                     "slice_complete T1 private ts=1000 name=kept dur=1000\n"
+                     "error at 93: JSON trace file is incomplete\n"
                      "status=error\n");
-  assert_text_log("{\"traceEvents\":[]", "error @17 JSON trace file is "
-                                         "incomplete\nstatus=error\n");
+  assert_text_log("{\"traceEvents\":[]", "error at 17: JSON trace file is incomplete\n"
+                                         "status=error\n");
   assert_text_log("{\"traceEvents\":[],\"metadata\":{\"a\":\"b",
-                  "error @36 JSON trace file is incomplete\nstatus=error\n");
-  assert_text_log("{", "error @1 JSON trace file is incomplete\n"
+                  "error at 36: JSON trace file is incomplete\n"
+                  "status=error\n");
+  assert_text_log("{", "error at 1: JSON trace file is incomplete\n"
                        "status=error\n");
 }
 
@@ -429,17 +421,18 @@ static void test_malformed_json_reports_its_offset(void) {
   gsize len = 0;
   g_assert_true(g_file_get_contents(path, &bytes, &len, NULL));
   /* Every chunking reports the same offset (read_all_chunkings). */
-  json_host *h = read_all_chunkings(bytes, len);
+  json_run *h = read_all_chunkings(bytes, len);
   const char *prefix =
-      "thread 1/1\n"
-      "X thread[1/1] ts=1000 dur=1000 name=kept cat=- tts=- tdur=- args=-\n"
-      "error @";
+      "thread t1 of p1\n"
+      "track T1 = thread_execution t1\n"
+      "slice_complete T1 private ts=1000 name=kept dur=1000\n"
+      "error at ";
   g_assert_true(g_str_has_prefix(h->log->str, prefix));
   const char *error = h->log->str + strlen(prefix);
   char *after = NULL;
   gint64 offset = g_ascii_strtoll(error, &after, 10);
   g_assert_cmpstr(after, ==,
-                  " Failed to parse JSON: parse error: after key and value, "
+                  ": Failed to parse JSON: parse error: after key and value, "
                   "inside map, I expect ',' or '}'\n"
                   "status=error\n");
   /* A comma is missing after "X": yajl points into the offending token,
@@ -447,7 +440,7 @@ static void test_malformed_json_reports_its_offset(void) {
   gint64 token = strstr(bytes, "\"X\" \"ts\"") + 4 - bytes;
   g_assert_cmpint(offset, >=, token);
   g_assert_cmpint(offset, <, token + 4);
-  json_host_free(h);
+  json_run_free(h);
 }
 
 /* A trailing comma is blanked, not removed: an error after it is reported
@@ -456,12 +449,12 @@ static void assert_same_log_as_with_space(const char *text, size_t comma) {
   g_assert_cmpint(text[comma], ==, ',');
   g_autofree char *spaced = g_strdup(text);
   spaced[comma] = ' ';
-  json_host *with_comma = read_all_chunkings(text, strlen(text));
-  json_host *with_space = read_all_chunkings(spaced, strlen(spaced));
+  json_run *with_comma = read_all_chunkings(text, strlen(text));
+  json_run *with_space = read_all_chunkings(spaced, strlen(spaced));
   g_assert_cmpstr(with_comma->log->str, ==, with_space->log->str);
   g_assert_true(g_str_has_suffix(with_comma->log->str, "status=error\n"));
-  json_host_free(with_comma);
-  json_host_free(with_space);
+  json_run_free(with_comma);
+  json_run_free(with_space);
 }
 
 static void test_error_offsets_are_not_moved_by_trailing_commas(void) {
@@ -471,39 +464,38 @@ static void test_error_offsets_are_not_moved_by_trailing_commas(void) {
       "[{\"ph\":\"i\",\"ts\":1,\"pid\":1,\"tid\":1,}, ] \n x", 33);
   assert_same_log_as_with_space("{\"a\":[1,2,],\"b\":tru}", 9);
   /* And the offsets are the stray token's: "]" at 7 ends at 8. */
-  assert_text_log("[{},\n]\n]", "error @8 Failed to parse JSON: parse error: "
-                                  "trailing garbage\nstatus=error\n");
+  assert_text_log("[{},\n]\n]", "error at 8: Failed to parse JSON: parse error: trailing garbage\n"
+                                "status=error\n");
 }
 
 static void test_empty_and_non_json_inputs_are_errors(void) {
-  assert_text_log("", "error @0 JSON trace file is empty\nstatus=error\n");
-  assert_text_log(" \n\t ", "error @4 JSON trace file is empty\n"
+  assert_text_log("", "error at 0: JSON trace file is empty\n"
+                      "status=error\n");
+  assert_text_log(" \n\t ", "error at 4: JSON trace file is empty\n"
                             "status=error\n");
-  assert_text_log("hello", "error @0 not a JSON trace: the first "
-                           "non-whitespace byte is neither '{' nor '['\n"
+  assert_text_log("hello", "error at 0: not a JSON trace: the first non-whitespace byte is neither "
+                           "'{' nor '['\n"
                            "status=error\n");
-  assert_text_log("\n\n# tracer: nop", "error @2 not a JSON trace: the first "
-                                       "non-whitespace byte is neither '{' "
-                                       "nor '['\n"
+  assert_text_log("\n\n# tracer: nop", "error at 2: not a JSON trace: the first non-whitespace "
+                                       "byte is neither '{' nor '['\n"
                                        "status=error\n");
 }
 
 static void test_structural_errors_are_reported(void) {
   assert_text_log("{\"traceEvents\":{}}",
-                  "error @16 Failed to parse JSON: traceEvents is not an "
-                  "array\nstatus=error\n");
-  assert_text_log("[{\"ph\":\"i\",\"ts\":1,\"pid\":1,\"tid\":1}] x",
-                  "thread 1/1\n"
-                  "X thread[1/1] ts=1000 dur=0 name=- cat=- tts=- tdur=- "
-                  "args=-\n"
-                  "error @37 Failed to parse JSON: parse error: trailing "
-                  "garbage\n"
+                  "error at 16: Failed to parse JSON: traceEvents is not an array\n"
                   "status=error\n");
-  assert_text_log("[] tru", "error @6 Failed to parse JSON: parse error: "
-                            "trailing garbage\nstatus=error\n");
-  assert_text_log("[{\"ph\":\"X\"\x01}]", "error @11 Failed to parse JSON: "
-                                         "lexical error: invalid char in json "
-                                         "text.\nstatus=error\n");
+  assert_text_log("[{\"ph\":\"i\",\"ts\":1,\"pid\":1,\"tid\":1}] x",
+                  "thread t1 of p1\n"
+                  "track T1 = thread_execution t1\n"
+                  "slice_complete T1 private ts=1000 dur=0\n"
+                  "error at 37: Failed to parse JSON: parse error: trailing garbage\n"
+                  "status=error\n");
+  assert_text_log("[] tru", "error at 6: Failed to parse JSON: parse error: trailing garbage\n"
+                            "status=error\n");
+  assert_text_log("[{\"ph\":\"X\"\x01}]", "error at 11: Failed to parse JSON: lexical error: "
+                                          "invalid char in json text.\n"
+                                          "status=error\n");
 }
 
 static void test_documents_without_events_are_fine(void) {
@@ -516,35 +508,36 @@ static void test_documents_without_events_are_fine(void) {
 }
 
 static void test_feed_after_an_error_keeps_failing(void) {
-  json_host *h = json_host_new();
-  void *state = reader->open(&services, (tm_host *)h, NULL, 0);
+  fake_host *fake = json_fake_host_new();
+  void *state = fake_host_open(fake, reader);
   g_assert_cmpint(reader->feed(state, (const uint8_t *)"x", 1), ==, TM_ERROR);
   g_assert_cmpint(reader->feed(state, (const uint8_t *)"[]", 2), ==, TM_ERROR);
   g_assert_cmpint(reader->finish(state), ==, TM_ERROR);
   reader->close(state);
-  g_assert_cmpint(h->errors, ==, 1);
-  json_host_free(h);
+  g_assert_cmpuint(fake_host_count_lines(fake, "error at "), ==, 1);
+  fake_host_free(fake);
 }
 
 /* --- real traces ---------------------------------------------------------------------- */
 
-static json_host *read_real_trace(const char *name, size_t chunk) {
+static json_run *read_real_trace(const char *name, size_t chunk) {
   gsize len = 0;
   g_autofree char *bytes = corpus_real_read("json", name, &len);
-  json_host *whole = read_bytes(bytes, len, len);
-  json_host *chunked = read_bytes(bytes, len, chunk);
+  json_run *whole = read_bytes(bytes, len, len);
+  json_run *chunked = read_bytes(bytes, len, chunk);
   g_assert_cmpstr(chunked->log->str, ==, whole->log->str);
-  json_host_free(chunked);
+  json_run_free(chunked);
   return whole;
 }
 
-static void assert_process_names(json_host *h, const char *const *names,
+static void assert_process_names(json_run *h, const char *const *names,
                                  guint n) {
-  g_assert_cmpuint(h->process_names->len, ==, n);
+  g_autoptr(GPtrArray) given = process_names(h);
+  g_assert_cmpuint(given->len, ==, n);
   for (guint i = 0; i < n; i++) {
     gboolean found = FALSE;
-    for (guint j = 0; j < h->process_names->len; j++)
-      found |= g_str_equal(names[i], g_ptr_array_index(h->process_names, j));
+    for (guint j = 0; j < given->len; j++)
+      found |= g_str_equal(names[i], g_ptr_array_index(given, j));
     g_assert_true(found);
   }
 }
@@ -552,48 +545,54 @@ static void assert_process_names(json_host *h, const char *const *names,
 /* README: object form, 3108 events: X 2456, b/e 234/234, I 97, M 28,
  * P 17, R 13, s/f 13/13, O 2; processes Browser, GPU Process, Renderer. */
 static void test_chrome116_devtools_trace_matches_its_description(void) {
-  json_host *h = read_real_trace("speedscope-chrome116-devtools-trace.json",
-                                   4093);
+  json_run *h = read_real_trace("speedscope-chrome116-devtools-trace.json",
+                                 4093);
   g_assert_true(g_str_has_suffix(h->log->str, "status=ok\n"));
-  g_assert_cmpint(h->completes + stat_total(h, "json_parser_failure"), ==,
+  g_assert_cmpint(count_lines(h, "slice_complete ", NULL) +
+                      stat_total(h, "json_parser_failure"),
+                  ==,
                   2456 + 97 + 13);
-  g_assert_cmpint(h->async_begins, ==, 234);
-  g_assert_cmpint(h->async_ends, ==, 234);
-  g_assert_cmpint(h->begins, ==, 234); /* no B events in this file */
-  g_assert_cmpint(h->flows_out, ==, 13);
-  g_assert_cmpint(h->flows_in, ==, 13);
-  g_assert_cmpint(h->flows_step, ==, 0);
-  g_assert_cmpint(h->counters, ==, 0);
+  g_assert_cmpint(count_on_tracks(h, "slice_begin", "legacy_async_"), ==, 234);
+  g_assert_cmpint(count_on_tracks(h, "slice_end", "legacy_async_"), ==, 234);
+  g_assert_cmpint(count_lines(h, "slice_begin ", NULL), ==, 234); /* no B events in this file */
+  g_assert_cmpint(count_lines(h, "flow ", " OUT "), ==, 13);
+  g_assert_cmpint(count_lines(h, "flow ", " IN_KEEP "), ==, 13);
+  g_assert_cmpint(count_lines(h, "flow ", " STEP "), ==, 0);
+  g_assert_cmpint(count_lines(h, "counter ", NULL), ==, 0);
   g_assert_cmpint(stat_total(h, "json_tokenizer_failure"), ==, 0);
   const char *const names[] = {"Browser", "GPU Process", "Renderer"};
   assert_process_names(h, names, G_N_ELEMENTS(names));
-  g_assert_nonnull(strstr(h->log->str, "meta json_metadata.source=str:"
-                                       "DevTools\n"));
-  g_assert_nonnull(strstr(h->log->str, "meta json_metadata.hardware"
-                                       "Concurrency=int:16\n"));
-  json_host_free(h);
+  g_assert_nonnull(strstr(h->log->str, "metadata json_metadata.source = "
+                                       "\"DevTools\"\n"));
+  g_assert_nonnull(strstr(h->log->str, "metadata json_metadata.hardware"
+                                       "Concurrency = 16\n"));
+  json_run_free(h);
 }
 
 /* README: bare array, 2613 events: X 1988, B/E 190/190, I 87, M 70,
  * P 43, R 15, 5 flow-v2 events; processes Browser, GPU Process, Renderer. */
 static void test_chrome70_worker_trace_matches_its_description(void) {
-  json_host *h = read_real_trace("speedscope-chrome70-worker.json", 1);
+  json_run *h = read_real_trace("speedscope-chrome70-worker.json", 1);
   g_assert_true(g_str_has_suffix(h->log->str, "status=ok\n"));
-  g_assert_cmpint(h->completes + stat_total(h, "json_parser_failure"), ==,
+  g_assert_cmpint(count_lines(h, "slice_complete ", NULL) +
+                      stat_total(h, "json_parser_failure"),
+                  ==,
                   1988 + 87 + 15);
-  g_assert_cmpint(h->begins, ==, 190);
-  g_assert_cmpint(h->ends, ==, 190);
-  g_assert_cmpint(h->async_begins, ==, 0);
-  g_assert_cmpint(h->flows_out + h->flows_step + h->flows_in, ==, 5);
+  g_assert_cmpint(count_lines(h, "slice_begin ", NULL), ==, 190);
+  g_assert_cmpint(count_lines(h, "slice_end ", NULL), ==, 190);
+  g_assert_cmpint(count_on_tracks(h, "slice_begin", "legacy_async_"), ==, 0);
+  g_assert_cmpint(count_lines(h, "flow ", " OUT ") + count_lines(h, "flow ", " STEP ") +
+                      count_lines(h, "flow ", " IN_KEEP "),
+                  ==, 5);
   g_assert_cmpint(stat_total(h, "json_tokenizer_failure"), ==, 0);
   const char *const names[] = {"Browser", "GPU Process", "Renderer"};
   assert_process_names(h, names, G_N_ELEMENTS(names));
-  json_host_free(h);
+  json_run_free(h);
 }
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-  if (!json_host_load_readers(false))
+  if (!json_run_load_readers(false))
     return 1;
 
   g_test_add_func("/json-reader/descriptor/is-a-clockless-json-reader",
@@ -651,6 +650,6 @@ int main(int argc, char **argv) {
                   test_chrome70_worker_trace_matches_its_description);
 
   int result = g_test_run();
-  json_host_unload_readers();
+  json_run_unload_readers();
   return result;
 }

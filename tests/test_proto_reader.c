@@ -286,7 +286,9 @@ static void test_legacy_events(void) {
       "track T1 = thread_execution t11\n"
       "slice_begin T1 BOOTTIME@host ts=1000 cat=cat name=outer\n"
       "flow T1 BOOTTIME@host ts=1000 id=5 OUT enclosing\n"
-      "slice_complete T1 BOOTTIME@host ts=1100 name=inner thread_ts=3000 dur=1000\n"
+      /* thread_duration_us 2: thread_dur 2000 ns. */
+      "slice_complete T1 BOOTTIME@host ts=1100 name=inner thread_ts=3000 thread_dur=2000 "
+      "dur=1000\n"
       "slice_complete T1 BOOTTIME@host ts=1200 name=mark dur=0\n"
       "slice_end T1 BOOTTIME@host ts=2900 name=other\n"
       "slice_end T1 BOOTTIME@host ts=3000 cat=cat name=outer\n"

@@ -1,4 +1,4 @@
-/* A transcript-writing fake host (see proto_fake_host.h). */
+/* The tests' one fake host: it writes a transcript (see fake_host.h). */
 #include "fake_host.h"
 
 #include <inttypes.h>
@@ -29,6 +29,9 @@ struct tm_host {
   char *error;
   int64_t error_offset;
   int64_t record_budget; /* TM_BUDGET_RECORD_BYTES; -1: none */
+  unsigned flags;        /* FAKE_HOST_* */
+  GHashTable *key_names;  /* FAKE_HOST_IDS_BY_ORDER: track key -> "kN" */
+  GHashTable *flow_names; /* and flow id -> "fN" */
 };
 
 struct fake_host {
@@ -36,14 +39,25 @@ struct fake_host {
   /* The table passed to open(): fake_services, or a copy cut short by
    * fake_host_set_services_size(). */
   tm_host_services services;
+  char *config; /* the config text open() gets, or NULL */
 };
 
 static void line(tm_host *host, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+/* Formats into a stack buffer first: g_string_append_vprintf allocates
+ * at each call, which under ASan is most of a long read's cost. */
 static void line(tm_host *host, const char *fmt, ...) {
+  char buf[512];
   va_list ap;
   va_start(ap, fmt);
-  g_string_append_vprintf(host->transcript, fmt, ap);
+  int n = g_vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
+  if (n >= 0 && (size_t)n < sizeof buf) {
+    g_string_append_len(host->transcript, buf, n);
+  } else {
+    va_start(ap, fmt);
+    g_string_append_vprintf(host->transcript, fmt, ap);
+    va_end(ap);
+  }
   g_string_append_c(host->transcript, '\n');
 }
 
@@ -72,6 +86,35 @@ static const char *label_of(GPtrArray *array, uint32_t ref) {
 
 static const char *str(tm_host *host, tm_str_id id) {
   return id ? label_of(host->strings, id) : "-";
+}
+
+/* An event arrives: the arg set it names is committed, none is half built. */
+static void check_no_pending_args(tm_host *host) {
+  g_assert_cmpuint(host->pending_args->len, ==, 0);
+}
+
+/* `value` written as "k1", "f2", ... by order of first appearance under
+ * FAKE_HOST_IDS_BY_ORDER (0 stays 0), else as its number. */
+static char *id_text(tm_host *host, GHashTable *names, const char *prefix, uint64_t value) {
+  if (!(host->flags & FAKE_HOST_IDS_BY_ORDER) || value == 0)
+    return g_strdup_printf("%" PRIu64, value);
+  const char *name = g_hash_table_lookup(names, &value);
+  if (!name) {
+    char *made = g_strdup_printf("%s%u", prefix, g_hash_table_size(names) + 1);
+    g_hash_table_insert(names, g_memdup2(&value, sizeof value), made);
+    name = made;
+  }
+  return g_strdup(name);
+}
+
+/* A real number as the shortest text that reads back as the same double. */
+static char *real_text(double value) {
+  char *text = g_strdup_printf("%.15g", value);
+  if (g_ascii_strtod(text, NULL) != value) {
+    g_free(text);
+    text = g_strdup_printf("%.17g", value);
+  }
+  return text;
 }
 
 static tm_str_id svc_intern_string(tm_host *host, const char *s, size_t len) {
@@ -143,12 +186,21 @@ static tm_machine_ref svc_machine_embedded(tm_host *host, uint32_t raw_id) {
   return ref;
 }
 
+/* "p10", "t11@raw2": the kind, the id, and the machine unless it is the
+ * default one. An id of 2^32 + a string id is a name standing in for a
+ * number (the JSON reader's string pids and tids): written "$name". */
 static char *entity_label(tm_host *host, char kind, tm_machine_ref machine,
                           int64_t id) {
-  const char *m = label_of(host->machines, machine ? machine : svc_machine_default(host));
+  const int64_t named_base = (int64_t)1 << 32;
+  g_autofree char *number = NULL;
+  if (id > named_base && id - named_base <= (int64_t)host->strings->len)
+    number = g_strdup_printf("$%s", str(host, (tm_str_id)(id - named_base)));
+  else
+    number = g_strdup_printf("%" PRId64, id);
+  const char *m = label_of(host->machines, machine);
   if (strcmp(m, "host") == 0)
-    return g_strdup_printf("%c%" PRId64, kind, id);
-  return g_strdup_printf("%c%" PRId64 "@%s", kind, id, m);
+    return g_strdup_printf("%c%s", kind, number);
+  return g_strdup_printf("%c%s@%s", kind, number, m);
 }
 
 static tm_process_ref svc_process(tm_host *host, tm_machine_ref machine,
@@ -161,14 +213,18 @@ static tm_process_ref svc_process(tm_host *host, tm_machine_ref machine,
   return ref;
 }
 
+/* A thread makes its process, as the host does, unless
+ * FAKE_HOST_PROCESS_CALLS: then it only names it. */
 static tm_thread_ref svc_thread(tm_host *host, tm_machine_ref machine,
                                 int64_t pid, int64_t tid) {
-  tm_process_ref process = svc_process(host, machine, pid);
+  g_autofree char *process = entity_label(host, 'p', machine, pid);
+  if (!(host->flags & FAKE_HOST_PROCESS_CALLS))
+    svc_process(host, machine, pid);
   g_autofree char *label = entity_label(host, 't', machine, tid);
   bool created;
   tm_thread_ref ref = ref_of(host->threads, host->thread_ids, label, &created);
   if (created)
-    line(host, "thread %s of %s", label, label_of(host->processes, process));
+    line(host, "thread %s of %s", label, process);
   return ref;
 }
 
@@ -190,7 +246,7 @@ static char *value_text(tm_host *host, tm_arg_value v) {
   case TM_ARG_STRING:
     return g_strdup_printf("\"%s\"", str(host, v.u.str_id));
   case TM_ARG_REAL:
-    return g_strdup_printf("%g", v.u.real_value);
+    return real_text(v.u.real_value);
   case TM_ARG_POINTER:
     return g_strdup_printf("0x%" PRIx64, (uint64_t)v.u.int_value);
   case TM_ARG_BOOL:
@@ -248,7 +304,8 @@ static tm_track_ref svc_track_intern(tm_host *host, const tm_track_desc *desc) {
     g_string_append_printf(d, " %s", label_of(host->processes, desc->process));
   if (desc->scope)
     g_string_append_printf(d, " scope=%s", str(host, desc->scope));
-  g_string_append_printf(d, " key=%" PRIu64, desc->key);
+  g_autofree char *key = id_text(host, host->key_names, "k", desc->key);
+  g_string_append_printf(d, " key=%s", key);
   if (desc->unit)
     g_string_append_printf(d, " unit=%s", str(host, desc->unit));
   if (desc->has_cpu)
@@ -316,6 +373,7 @@ static tm_args_ref svc_args_commit(tm_host *host) {
 static void slice_line(tm_host *host, const char *what, const tm_slice_fields *f,
                        const char *extra) {
   char t[16];
+  check_no_pending_args(host);
   GString *text = g_string_new(NULL);
   g_string_append_printf(text, "%s %s %s ts=%" PRId64, what, track(host, f->track, t, sizeof t),
                          label_of(host->clocks, f->clock), f->ts);
@@ -325,6 +383,8 @@ static void slice_line(tm_host *host, const char *what, const tm_slice_fields *f
     g_string_append_printf(text, " name=%s", str(host, f->name));
   if (f->thread_ts != TM_UNKNOWN_TIME)
     g_string_append_printf(text, " thread_ts=%" PRId64, f->thread_ts);
+  if (f->thread_dur != TM_UNKNOWN_TIME)
+    g_string_append_printf(text, " thread_dur=%" PRId64, f->thread_dur);
   if (extra)
     g_string_append_printf(text, " %s", extra);
   if (f->args)
@@ -349,8 +409,10 @@ static void svc_slice_complete(tm_host *host, const tm_slice_fields *f, int64_t 
 static void svc_counter(tm_host *host, tm_track_ref t, tm_clock_ref clock, int64_t ts,
                         double value, tm_args_ref args) {
   char a[16];
-  line(host, "counter %s %s ts=%" PRId64 " value=%g%s%s", track(host, t, a, sizeof a),
-       label_of(host->clocks, clock), ts, value, args ? " args=" : "",
+  check_no_pending_args(host);
+  g_autofree char *number = real_text(value);
+  line(host, "counter %s %s ts=%" PRId64 " value=%s%s%s", track(host, t, a, sizeof a),
+       label_of(host->clocks, clock), ts, number, args ? " args=" : "",
        args ? label_of(host->arg_sets, args) : "");
 }
 
@@ -359,8 +421,10 @@ static void svc_flow(tm_host *host, tm_track_ref t, tm_clock_ref clock, int64_t 
                      tm_flow_binding binding, tm_args_ref args) {
   static const char *const directions[] = {"OUT", "STEP", "IN", "CONTINUE", "IN_KEEP"};
   char a[16];
-  line(host, "flow %s %s ts=%" PRId64 " id=%" PRIu64 " %s %s%s", track(host, t, a, sizeof a),
-       label_of(host->clocks, clock), ts, flow_id,
+  check_no_pending_args(host);
+  g_autofree char *id = id_text(host, host->flow_names, "f", flow_id);
+  line(host, "flow %s %s ts=%" PRId64 " id=%s %s %s%s", track(host, t, a, sizeof a),
+       label_of(host->clocks, clock), ts, id,
        direction <= TM_FLOW_IN_KEEP ? directions[direction] : "?",
        binding == TM_FLOW_BIND_ENCLOSING ? "enclosing" : "next",
        args ? label_of(host->arg_sets, args) : "");
@@ -404,6 +468,7 @@ static tm_callsite_ref svc_callsite(tm_host *host, tm_callsite_ref parent,
 
 static void svc_sample(tm_host *host, tm_clock_ref clock, int64_t ts, tm_thread_ref thread,
                        tm_callsite_ref callsite, int32_t cpu) {
+  check_no_pending_args(host);
   line(host, "sample %s %s ts=%" PRId64 " callsite=S%u cpu=%d",
        label_of(host->threads, thread), label_of(host->clocks, clock), ts, callsite,
        cpu);
@@ -419,10 +484,18 @@ static void svc_metadata_set_string(tm_host *host, const char *name, tm_str_id v
   line(host, "metadata %s = \"%s\"", name, str(host, value));
 }
 
+static void count_stat(tm_host *host, const char *name, int64_t delta) {
+  int64_t *found = g_hash_table_lookup(host->stats, name);
+  if (found)
+    *found += delta;
+  else
+    g_hash_table_insert(host->stats, g_strdup(name), g_memdup2(&delta, sizeof delta));
+}
+
 static void svc_stat_add(tm_host *host, const char *name, int64_t delta) {
-  gpointer found = g_hash_table_lookup(host->stats, name);
-  int64_t value = (found ? *(int64_t *)found : 0) + delta;
-  g_hash_table_replace(host->stats, g_strdup(name), g_memdup2(&value, sizeof value));
+  count_stat(host, name, delta);
+  if (host->flags & FAKE_HOST_STATS)
+    line(host, "stat %s %+" PRId64, name, delta);
 }
 
 static void svc_report_error(tm_host *host, int64_t byte_offset, const char *message) {
@@ -440,21 +513,46 @@ static bool svc_remote_clock_sync(tm_host *host) {
 
 /* Counts like stat_add and records the call: every call, where the real
  * host keeps the first few per stat, so a test sees each occurrence. */
+/* Appends " key=value" (the value as import_log_values shows it). Plain
+ * appends, not printf: the JSON tests log thousands of 1 KiB quotes, and
+ * under ASan each printf is an allocation. */
+static void append_import_arg(GString *out, const tm_import_log_arg *arg, const char *sep,
+                              bool typed) {
+  g_string_append(out, sep);
+  g_string_append(out, arg->key);
+  g_string_append_c(out, '=');
+  if (arg->type == TM_ARG_STRING || arg->type == TM_ARG_JSON)
+    g_string_append_len(out, arg->string, (gssize)arg->string_len);
+  else if (arg->type == TM_ARG_REAL)
+    g_string_append_printf(out, typed ? "real:%.17g" : "%g", arg->real_value);
+  else
+    g_string_append_printf(out, typed ? "int:%" PRId64 : "%" PRId64, arg->int_value);
+}
+
 static void svc_import_log(tm_host *host, const char *name, int64_t byte_offset,
                            const tm_import_log_arg *args, size_t n_args) {
-  svc_stat_add(host, name, 1);
-  g_string_append_printf(host->import_logs, "%s at=%" PRId64, name, byte_offset);
-  g_string_append_printf(host->import_log_values, "%s at=%" PRId64, name, byte_offset);
+  count_stat(host, name, 1);
+  char at[32];
+  g_snprintf(at, sizeof at, " at=%" PRId64, byte_offset);
+  GString *t = host->transcript;
+  if (host->flags & FAKE_HOST_IMPORT_LOGS) {
+    g_string_append(t, "import_log ");
+    g_string_append(t, name);
+    g_string_append(t, at);
+    for (size_t i = 0; i < n_args; i++)
+      append_import_arg(t, &args[i], i ? "; " : " ", true);
+    g_string_append_c(t, '\n');
+  } else if (host->flags & FAKE_HOST_STATS) {
+    line(host, "stat %s +1", name);
+  }
+  g_string_append(host->import_logs, name);
+  g_string_append(host->import_logs, at);
+  g_string_append(host->import_log_values, name);
+  g_string_append(host->import_log_values, at);
   for (size_t i = 0; i < n_args; i++) {
-    g_string_append_printf(host->import_logs, " %s", args[i].key);
-    g_string_append_printf(host->import_log_values, " %s=", args[i].key);
-    if (args[i].type == TM_ARG_STRING || args[i].type == TM_ARG_JSON)
-      g_string_append_len(host->import_log_values, args[i].string,
-                          (gssize)args[i].string_len);
-    else if (args[i].type == TM_ARG_REAL)
-      g_string_append_printf(host->import_log_values, "%g", args[i].real_value);
-    else
-      g_string_append_printf(host->import_log_values, "%" PRId64, args[i].int_value);
+    g_string_append_c(host->import_logs, ' ');
+    g_string_append(host->import_logs, args[i].key);
+    append_import_arg(host->import_log_values, &args[i], " ", false);
   }
   g_string_append_c(host->import_logs, '\n');
   g_string_append_c(host->import_log_values, '\n');
@@ -690,6 +788,8 @@ fake_host *fake_host_new(void) {
   h->import_logs = g_string_new(NULL);
   h->import_log_values = g_string_new(NULL);
   h->error_offset = -1;
+  h->key_names = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+  h->flow_names = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
   fake->services = fake_services;
   return fake;
 }
@@ -713,12 +813,21 @@ void fake_host_free(fake_host *fake) {
   g_string_free(h->import_logs, TRUE);
   g_string_free(h->import_log_values, TRUE);
   g_free(h->error);
+  g_hash_table_destroy(h->key_names);
+  g_hash_table_destroy(h->flow_names);
+  g_free(fake->config);
   g_free(fake);
+}
+
+void *fake_host_open(fake_host *fake, const tm_reader_descriptor *reader) {
+  const char *config = fake->config;
+  return reader->open(&fake->services, &fake->host, (const uint8_t *)config,
+                      config ? strlen(config) : 0);
 }
 
 tm_status fake_host_run(fake_host *fake, const tm_reader_descriptor *reader,
                         const uint8_t *data, size_t len, size_t chunk) {
-  void *state = reader->open(&fake->services, &fake->host, NULL, 0);
+  void *state = fake_host_open(fake, reader);
   if (!state)
     return TM_ERROR;
   tm_status status = TM_OK;
@@ -730,21 +839,27 @@ tm_status fake_host_run(fake_host *fake, const tm_reader_descriptor *reader,
   return status;
 }
 
+bool fake_host_has_pending_args(const fake_host *fake) {
+  return fake->host.pending_args->len > 0;
+}
+
 const char *fake_host_borrow_transcript(const fake_host *fake) {
   return fake->host.transcript->str;
 }
 
+/* Lines are found with memchr over the known length: under ASan, strchr
+ * on a transcript measures all the rest of it at each call. */
 size_t fake_host_count_lines(const fake_host *fake, const char *prefix) {
   size_t count = 0;
-  const char *p = fake->host.transcript->str;
+  const GString *t = fake->host.transcript;
+  const char *p = t->str, *end = t->str + t->len;
   size_t n = strlen(prefix);
-  while (*p) {
-    if (strncmp(p, prefix, n) == 0)
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+    if (len >= n && memcmp(p, prefix, n) == 0)
       count++;
-    const char *nl = strchr(p, '\n');
-    if (!nl)
-      break;
-    p = nl + 1;
+    p += len + 1;
   }
   return count;
 }
@@ -799,3 +914,12 @@ void fake_host_assert_lines(const fake_host *fake, const char *expected) {
 void fake_host_set_record_budget(fake_host *fake, int64_t bytes) {
   fake->host.record_budget = bytes;
 }
+
+void fake_host_set_transcript(fake_host *fake, unsigned flags) { fake->host.flags = flags; }
+
+void fake_host_set_config(fake_host *fake, const char *config) {
+  g_free(fake->config);
+  fake->config = g_strdup(config);
+}
+
+const tm_host_services *fake_host_table(const fake_host *fake) { return &fake->services; }
