@@ -950,6 +950,15 @@ static bool session_import(tm_session *session, const char *const *paths,
     sorter_convert(session->import.sorter, session->import.clocks, session->import.stats);
     count_placed_events(session);
   }
+  /* Nothing adds extras after this: give back the doubling's unused tail
+   * (the last huge page of it is resident until the merge ends, beside
+   * the model's tables at the import's peak). */
+  if (session->import.extras.len < session->import.extras.cap) {
+    size_t len = session->import.extras.len;
+    session->import.extras.data =
+        g_realloc_n(session->import.extras.data, len, sizeof *session->import.extras.data);
+    session->import.extras.cap = len;
+  }
   /* Size the event tables once: doubling growth would leave up to half of
    * the largest tables unused at the memory peak. */
   tm_vec_reserve(&session->import.model->slices, session->import.slice_events);
