@@ -249,6 +249,34 @@ static void test_declared_stats_carry_their_catalog_entry(fixture *f,
   tm_session_free(session);
 }
 
+/* Import-log args cross the boundary as an array: the host steps through
+ * it by the reader's struct_size, so a later reader's wider args (abi_reader
+ * "widelog": 8 bytes more each) keep their keys and values, and args too
+ * short to hold a key ("shortlog") are left out while the entry is kept
+ * and counted. */
+static void test_import_log_args_are_read_at_the_readers_stride(fixture *f,
+                                                                 gconstpointer data) {
+  (void)data;
+  g_autofree char *path = write_input(f, "trace.abi", "#tm-abi\nwidelog 5\nshortlog 9\n");
+  tm_session *session = session_new(NULL, 0);
+  const char *paths[] = {path};
+  import_ok(session, paths, 1);
+  g_autofree char *logs = session_query_csv(
+      session, "SELECT l.byte_offset, (SELECT group_concat(key || '=' || display_value, ' ') "
+               "FROM (SELECT a.key, a.display_value FROM args a "
+               "WHERE a.arg_set_id = l.arg_set_id ORDER BY a.key)) AS args "
+               "FROM _trace_import_logs l WHERE l.name = 'abi_test_noted' "
+               "ORDER BY l.byte_offset");
+  g_assert_cmpstr(logs, ==,
+                  "\"byte_offset\",\"args\"\n"
+                  "5,\"first=one second=2\"\n"
+                  "9,\"[NULL]\"\n");
+  g_autofree char *count = session_query_csv(
+      session, "SELECT value FROM stats WHERE name = 'abi_test_noted'");
+  g_assert_cmpstr(count, ==, "\"value\"\n2\n");
+  tm_session_free(session);
+}
+
 /* abi_reader.c declares abi_test_per_index indexed: the file that sets
  * indices 3 and 0 has exactly those two rows (the later value of index 3
  * wins: set, not add), the file that sets none has no row, not a zero one. */
@@ -325,6 +353,8 @@ int main(int argc, char **argv) {
       test_declared_stats_carry_their_catalog_entry);
   ADD("/reader-abi/declarations/an-indexed-stat-has-rows-only-for-its-indices",
       test_an_indexed_stat_has_rows_only_for_its_indices);
+  ADD("/reader-abi/sizes/import-log-args-are-read-at-the-readers-stride",
+      test_import_log_args_are_read_at_the_readers_stride);
   ADD("/reader-abi/declarations/samples-go-to-the-declared-table",
       test_samples_go_to_the_declared_table);
   ADD("/reader-abi/declarations/processing-priority-orders-siblings",

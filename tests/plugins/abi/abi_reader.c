@@ -11,6 +11,11 @@
  *   sample <ts>         a sample without a stack
  *   noted               stat_add("abi_test_noted", 1)
  *   indexed <idx> <v>   stat_set_indexed("abi_test_per_index", idx, v)
+ *   widelog <offset>    import_log("abi_test_noted") with two args
+ *                       {first: "one", second: 2} in a struct wider than
+ *                       tm_import_log_arg, as a later reader's would be
+ *   shortlog <offset>   import_log("abi_test_noted") with one arg whose
+ *                       struct_size is too small to hold a key
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +64,12 @@ static void *abi_open(const tm_host_services *s, tm_host *host,
   return r;
 }
 
+/* A later reader's tm_import_log_arg: this one's fields, then one more. */
+typedef struct wide_import_log_arg {
+  tm_import_log_arg arg;
+  uint64_t added_later;
+} wide_import_log_arg;
+
 static void abi_command(abi_reader *r) {
   const tm_host_services *s = r->s;
   tm_host *h = r->host;
@@ -75,6 +86,19 @@ static void abi_command(abi_reader *r) {
     s->sample(h, s->clock_private(h), ts, thread, 0, -1);
   } else if (strcmp(r->line, "noted") == 0) {
     s->stat_add(h, "abi_test_noted", 1);
+  } else if (sscanf(r->line, "widelog %lld", &ts) == 1) {
+    wide_import_log_arg args[2] = {
+        {{.struct_size = sizeof(wide_import_log_arg), .type = TM_ARG_STRING, .key = "first",
+          .string = "one", .string_len = 3},
+         0xdeadbeefu},
+        {{.struct_size = sizeof(wide_import_log_arg), .type = TM_ARG_INT, .key = "second",
+          .int_value = 2},
+         0xdeadbeefu},
+    };
+    s->import_log(h, "abi_test_noted", ts, &args[0].arg, 2);
+  } else if (sscanf(r->line, "shortlog %lld", &ts) == 1) {
+    tm_import_log_arg arg = {.struct_size = sizeof(uint32_t), .type = TM_ARG_INT, .key = "x"};
+    s->import_log(h, "abi_test_noted", ts, &arg, 1);
   } else if (sscanf(r->line, "indexed %lld %63s", &ts, name) == 2) {
     s->stat_set_indexed(h, "abi_test_per_index", ts, strtoll(name, NULL, 10));
   }
