@@ -1333,9 +1333,13 @@ static void stretch_stream_until(stretch_stream *s, uint32_t self, merge_head bo
     __builtin_prefetch(end - p > PREFETCH_EVENTS ? &ev[p + PREFETCH_EVENTS] : &ev[p]);
     emit(ctx, &ev[p++], machine_id, trace_id);
     s->pos[i] = p;
-    while (s->unfinished < s->k && s->pos[s->unfinished] == s->bounds.data[s->unfinished + 1])
-      s->unfinished++;
-    release_below(ev, s->unfinished < s->k ? s->pos[s->unfinished] : s->n, &s->released);
+    /* The merged prefix ends in stretch `unfinished`: only its events
+     * move it. */
+    if (i == s->unfinished) {
+      while (s->unfinished < s->k && s->pos[s->unfinished] == s->bounds.data[s->unfinished + 1])
+        s->unfinished++;
+      release_below(ev, s->unfinished < s->k ? s->pos[s->unfinished] : s->n, &s->released);
+    }
     if (p == end) {
       s->leaf[slot] = NO_HEAD;
       s->free_slots[s->n_free++] = slot;
