@@ -380,7 +380,8 @@ static void add_flows(proto_track_events *te, const pw_field *f, bool fixed64,
     *ok = false;
 }
 
-static bool decode(proto_track_events *te, const uint8_t *data, size_t len, decoded *d) {
+static bool decode(proto_track_events *te, const proto_sequence *seq, const uint8_t *data,
+                   size_t len, decoded *d) {
   memset(d, 0, offsetof(decoded, uuid));
   te->category_iids.len = 0;
   te->categories.len = 0;
@@ -412,6 +413,7 @@ static bool decode(proto_track_events *te, const uint8_t *data, size_t len, deco
       d->name_iid = f.value;
       d->has_name_iid = true;
       d->has_name = false;
+      proto_sequence_prefetch(seq, PROTO_INTERN_EVENT_NAME, f.value);
       break;
     case 23:
       ok = is_bytes;
@@ -422,6 +424,9 @@ static bool decode(proto_track_events *te, const uint8_t *data, size_t len, deco
       break;
     case 3:
       ok = push_repeated(&f, false, &te->category_iids);
+      if (ok && te->category_iids.len)
+        proto_sequence_prefetch(seq, PROTO_INTERN_CATEGORY,
+                                te->category_iids.data[te->category_iids.len - 1]);
       break;
     case 22: {
       ok = is_bytes;
@@ -883,7 +888,7 @@ bool proto_track_event_read(proto_track_events *te, proto_machine *machine,
                             proto_sequence *seq, const proto_timestamp *packet_ts,
                             const uint8_t *data, size_t len) {
   decoded d;
-  if (!decode(te, data, len, &d))
+  if (!decode(te, seq, data, len, &d))
     return false;
 
   /* Field by field: an initializer of the whole struct was a `rep stos`
