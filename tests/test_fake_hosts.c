@@ -5,13 +5,15 @@
  * size (as the JSON reader's tests use it), so a reader tested against it
  * may call any service without checking for NULL, as it may on the real
  * host. A fake host that left one out would let a reader's test pass
- * while hiding a call it makes.
+ * while hiding a call it makes. The real host's version-2 table is
+ * checked the same way.
  */
 #include <glib.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "fake_host.h"
+#include "input/host_services.h"
 
 /* The names of the unset services of `services`, by their offset (the
  * fields after abi_version are all function pointers). */
@@ -66,6 +68,12 @@ static void test_the_host_opens_readers_with_the_table_it_offers(void) {
   fake_host_free(fake);
 }
 
+/* The promise is the real host's first (core/input/host_services.c): the
+ * fake only mirrors it. */
+static void test_the_real_host_sets_every_service(void) {
+  assert_every_service_set(&host_services_v2, sizeof(tm_host_services));
+}
+
 /* The check itself: a table with a service left out is caught. */
 static void test_a_table_without_one_service_is_caught(void) {
   tm_host_services missing = *fake_host_services();
@@ -87,6 +95,8 @@ int main(int argc, char **argv) {
                   test_the_host_cut_to_an_older_table_sets_every_service_in_it);
   g_test_add_func("/fake-hosts/the-host-opens-readers-with-the-table-it-offers",
                   test_the_host_opens_readers_with_the_table_it_offers);
+  g_test_add_func("/fake-hosts/the-real-host-sets-every-service",
+                  test_the_real_host_sets_every_service);
   g_test_add_func("/fake-hosts/a-table-without-one-service-is-caught",
                   test_a_table_without_one_service_is_caught);
   return g_test_run();
