@@ -843,6 +843,143 @@ static void test_the_environment_forces_clock_gettime(void) {
   e2e_cleanup(dir);
 }
 
+/* --- packets on sequence-scoped clocks ------------------------------------------------------- */
+
+/* Fails the test with the walk's first unrelated packet, if any. */
+static void assert_every_scoped_timestamp_related(const record_clock_order *order) {
+  if (order->unrelated)
+    g_error("%u packet(s) on a sequence-scoped clock before their generation's snapshot of it; "
+            "the first: %s", order->unrelated, order->first_unrelated);
+}
+
+/* The reader placed every event: no clock-conversion failure, nothing
+ * skipped or dropped, and one slice per event packet but `ends` (the
+ * slice ends among them). */
+static void assert_reader_placed_every_event(const char *path, const record_clock_order *order,
+                                             guint ends) {
+  g_autofree char *failures = record_query(path,
+      "SELECT name, value FROM stats WHERE value > 0 AND (name LIKE 'clock_sync_failure%' OR "
+      "name LIKE 'invalid_clock%' OR name LIKE '%skipped%' OR name LIKE '%dropped%' OR "
+      "name LIKE '%incremental_state%')");
+  e2e_assert_text(failures, "\"name\",\"value\"\n");
+  g_autofree char *slices = record_query(path, "SELECT count(*) FROM slice");
+  g_autofree char *expected = g_strdup_printf("%u\n", order->events - ends);
+  g_assert_cmpstr(e2e_csv_rows(slices), ==, expected);
+}
+
+#define SIDE_CLOCK 70u
+
+/* On clock 70 (µs, reading 500 at tmr_writer_use_clock): 3 instants on
+ * the thread track and one on a custom track (whose descriptor the event
+ * brings along), a flush, 2 more; one back on BOOTTIME; then clock 70
+ * again, reading 600 (a new generation), for 2 more: 8 events on clock 70. */
+static void write_custom_clock_generations(tmr_session *s, void *user) {
+  (void)user;
+  tmr_writer *w = tmr_this_thread();
+  tmr_track side = tmr_track_create(&(tmr_track_desc){.name = "side"});
+  g_assert_true(tmr_writer_use_clock(w, SIDE_CLOCK, 1000, 500));
+  for (int64_t i = 0; i < 3; i++)
+    tmr_instant(w, TMR_THREAD_TRACK, &cat_app, "custom", 500 + i);
+  tmr_instant(w, side, &cat_app, "custom side", 503);
+  tmr_session_flush(s);
+  tmr_instant(w, TMR_THREAD_TRACK, &cat_app, "custom", 504);
+  tmr_instant(w, side, &cat_app, "custom side", 505);
+  tmr_writer_use_boottime(w);
+  tmr_instant(w, TMR_THREAD_TRACK, &cat_app, "boottime", 7);
+  g_assert_true(tmr_writer_use_clock(w, SIDE_CLOCK, 1000, 600));
+  tmr_instant(w, TMR_THREAD_TRACK, &cat_app, "custom", 600);
+  tmr_instant(w, side, &cat_app, "custom side", 601);
+}
+
+/* A reader converts a packet's timestamp with the snapshots it has read
+ * on the sequence so far, so every packet on the user's clock 70 comes
+ * after a snapshot of it in its generation: the 8 events, and nothing
+ * else (the packets the writer adds for them are on BOOTTIME). The reader
+ * places all 9 events. */
+static void test_custom_clock_packets_follow_their_snapshot(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  g_autofree char *path = record_trace(dir, "custom.pftrace", track_event_config,
+                                       write_custom_clock_generations, NULL);
+  record_clock_order order;
+  record_check_clock_order(path, &order);
+  assert_every_scoped_timestamp_related(&order);
+  g_assert_cmpuint(order.scoped[SIDE_CLOCK - 64], ==, 8); /* the writer's own: BOOTTIME */
+  g_assert_cmpuint(order.events, ==, 9);
+  assert_reader_placed_every_event(path, &order, 0);
+  e2e_cleanup(dir);
+}
+
+/* TMR_NOW on the TSC (where this machine has one): the 12 instants and
+ * the slice pair of write_now_events are on clock 127, across a flush
+ * that re-anchors it, each after a snapshot of 127 in its generation;
+ * the explicit BOOTTIME instant is not. Without a usable TSC nothing is
+ * on 127. */
+static void test_tsc_clock_packets_follow_their_snapshot(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  now_run run;
+  g_autofree char *path = record_trace_on_clock(dir, "tsc.pftrace", track_event_config,
+                                                TMR_NOW_CLOCK_AUTO, write_now_events, &run);
+  record_clock_order order;
+  record_check_clock_order(path, &order);
+  assert_every_scoped_timestamp_related(&order);
+  bool tsc = machine_has_usable_tsc();
+  g_assert_cmpint(run.clock, ==, tsc ? TMR_NOW_CLOCK_TSC : TMR_NOW_CLOCK_BOOTTIME);
+  g_assert_cmpuint(order.scoped[TMR_TSC_CLOCK_ID - 64], ==, tsc ? NOW_ROUNDS + 2 : 0);
+  g_assert_cmpuint(order.events, ==, NOW_ROUNDS + 3);
+  assert_reader_placed_every_event(path, &order, 1);
+  e2e_cleanup(dir);
+}
+
+#define RING_TICKS 3000
+
+/* Ticks on clock 64 (ns, reading 0 now) with an argument (so chunks fill
+ * fast), every 50th followed by a TMR_NOW instant (the TSC where there is
+ * one), a flush half way. */
+static void write_ring_on_scoped_clocks(tmr_session *s, void *user) {
+  buffer_run *run = user;
+  tmr_writer *w = tmr_this_thread();
+  g_assert_true(tmr_writer_use_clock(w, 64, 1, 0));
+  for (int64_t i = 0; i < RING_TICKS; i++) {
+    tmr_arg arg = TMR_ARG_INT("i", i);
+    tmr_event_extras x = {.args = &arg, .n_args = 1};
+    tmr_event(w, TMR_INSTANT, TMR_THREAD_TRACK, &cat_app, "tick", 1000 + i, &x);
+    if (i % 50 == 0)
+      tmr_instant(w, TMR_THREAD_TRACK, &cat_app, "now", TMR_NOW);
+    if (i == RING_TICKS / 2)
+      tmr_session_flush(s);
+  }
+  tmr_session_flush(s);
+  g_assert_true(tmr_session_buffer_stats(s, 0, &run->stats));
+}
+
+/* A 16 KiB RING_BUFFER that wrapped: every surviving chunk starts a
+ * generation, and in each the packets on clock 64 (and on 127 where the
+ * TSC is used) come after that generation's snapshot of their clock, so
+ * whichever chunks survive, a reader places every event in them. */
+static void test_ring_buffer_chunks_relate_their_scoped_clocks(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  const char *config = "buffers { size_kb: 16 fill_policy: RING_BUFFER }\n"
+                       "data_sources { config { name: \"track_event\" } }\n";
+  buffer_run run;
+  g_autofree char *path =
+      record_trace(dir, "ring-clocks.pftrace", config, write_ring_on_scoped_clocks, &run);
+  g_assert_cmpuint(run.stats.chunks_overwritten, >, 0);
+  record_clock_order order;
+  record_check_clock_order(path, &order);
+  assert_every_scoped_timestamp_related(&order);
+  g_assert_cmpuint(order.generations, >=, 2);
+  g_assert_cmpuint(order.scoped[0], >, 0);
+  if (machine_has_usable_tsc())
+    g_assert_cmpuint(order.scoped[TMR_TSC_CLOCK_ID - 64], >, 0);
+  else
+    g_assert_cmpuint(order.scoped[TMR_TSC_CLOCK_ID - 64], ==, 0);
+  g_assert_cmpuint(order.events, <, RING_TICKS + RING_TICKS / 50);
+  g_test_message("%u generations, %u events on clock 64 and %u on 127 survived the ring",
+                 order.generations, order.scoped[0], order.scoped[TMR_TSC_CLOCK_ID - 64]);
+  assert_reader_placed_every_event(path, &order, 0);
+  e2e_cleanup(dir);
+}
+
 /* Snapshots of the service sequence: one at the start, one per flush
  * (two explicit ones and the final one), each with REALTIME beside
  * BOOTTIME, the trace's primary clock. */
@@ -1069,6 +1206,12 @@ int main(int argc, char **argv) {
                   test_tmr_now_lands_on_boottime_within_the_bound_on_either_clock);
   g_test_add_func("/record/trace/the-environment-forces-clock-gettime",
                   test_the_environment_forces_clock_gettime);
+  g_test_add_func("/record/trace/custom-clock-packets-follow-their-snapshot",
+                  test_custom_clock_packets_follow_their_snapshot);
+  g_test_add_func("/record/trace/tsc-clock-packets-follow-their-snapshot",
+                  test_tsc_clock_packets_follow_their_snapshot);
+  g_test_add_func("/record/trace/ring-buffer-chunks-relate-their-scoped-clocks",
+                  test_ring_buffer_chunks_relate_their_scoped_clocks);
   g_test_add_func("/record/trace/clock-snapshot-at-start-and-every-flush",
                   test_clock_snapshot_at_start_and_every_flush);
   g_test_add_func("/record/trace/clock-snapshots-waiting-in-memory-are-bounded",

@@ -14,6 +14,12 @@
  *   the TracePacketDefaults (clock, the thread's track), the thread and
  *   process descriptors and the custom clocks' snapshots. Every TrackEvent
  *   packet carries SEQ_NEEDS_INCREMENTAL_STATE.
+ * - A packet on a sequence-scoped clock (a custom one, or the TSC clock
+ *   127) comes after a snapshot of that clock in its generation: the
+ *   custom clocks' snapshots close the generation's first packets, the
+ *   TSC clock's comes before its first packet in the generation, and the
+ *   packets the writer adds for an event (the generation's first ones,
+ *   track descriptors) are stamped on BOOTTIME (service_stamp()).
  * - An interned entry, a track descriptor or a callstack is emitted at most
  *   once per generation, before (or in) the first packet that uses it;
  *   marks made for a packet that is not written are taken back.
@@ -291,19 +297,35 @@ static void build_clock_snapshot(tmr_writer *w, tmr_enc *e, const void *ctx) {
 }
 
 /* The stamp of the packets an event brings along (a generation's start,
- * track descriptors): the event's own, except that a TSC-clock event's
- * are on BOOTTIME, read at the writer's last anchor (no later than the
- * event): they may come before the TSC clock's snapshot in the
- * generation, and a reader must be able to place every packet it reads. */
+ * track descriptors): the event's own, but on BOOTTIME when the event is
+ * on a sequence-scoped clock. They may come before that clock's snapshot
+ * in the generation (a generation's first packets always do), and a
+ * reader converts a timestamp with the snapshots it has read so far on
+ * the sequence (trace_processor may drop a packet it cannot place). A
+ * TSC-clock event's are at the writer's last anchor (no later than the
+ * event); a custom clock's at the event's own time, converted through the
+ * clock's snapshot pair as a reader converts it (wrapping, like the
+ * reader's arithmetic). */
 static inline stamp service_stamp(const tmr_writer *w, const stamp *s) {
   if (s->clock == TMR_TSC_CLOCK_ID)
     return (stamp){w->anchor.boottime_ns, BUILTIN_BOOTTIME};
+  if (s->clock != BUILTIN_BOOTTIME) {
+    for (uint32_t i = 0; i < w->n_clocks; i++) {
+      const tmr_custom_clock *c = &w->clocks[i];
+      if (c->id == s->clock) {
+        uint64_t since = ((uint64_t)s->ts - (uint64_t)c->value) * c->unit_ns;
+        return (stamp){(int64_t)((uint64_t)c->boottime_ns + since), BUILTIN_BOOTTIME};
+      }
+    }
+  }
   return *s;
 }
 
 /* Starts a new generation if one is due: the clear packet (with the
  * defaults and the thread's descriptor), the process descriptor, the
- * custom clocks. `event` is the stamp of the event that starts it. */
+ * custom clocks' snapshots. `event` is the stamp of the event that starts
+ * it; the first two are on BOOTTIME at its service_stamp(), since they
+ * come before the snapshots. */
 static emit_result start_generation(tmr_writer *w, const stamp *event) {
   if (!w->needs_clear)
     return EMIT_OK;
