@@ -54,6 +54,16 @@
  * per writer, with its track descriptors, interned data
  * (SEQ_INCREMENTAL_STATE_CLEARED / SEQ_NEEDS_INCREMENTAL_STATE,
  * TracePacketDefaults) and events; `trigger` packets; trace_stats.
+ * A writer's sequence is a series of incremental-state generations, each
+ * in this order: the packet that clears the state (defaults, the
+ * thread's descriptor), the process' descriptor, a clock_snapshot per
+ * custom clock (tmr_writer_use_clock), then events, each after what it
+ * needs (track descriptors, interned data, the TSC clock's snapshot). The
+ * packets the writer adds itself are on BOOTTIME whenever the event they
+ * come with is on a sequence-scoped clock, so a packet on such a clock
+ * always follows a snapshot of it in its own generation: a reader that
+ * converts timestamps with the snapshots read so far (trace_processor)
+ * places every packet, also in a ring buffer whose older chunks are gone.
  *
  * Writers and threads
  * -------------------
@@ -517,8 +527,10 @@ TM_API void tmr_writer_set_thread_name(tmr_writer *w, const char *name);
  * timestamps of this writer are readings of clock `clock_id`, in units of
  * `unit_ns` ns, and at this instant the clock reads `now_value`. The
  * writer records that reading as a clock_snapshot of its sequence (and
- * again after every incremental-state reset), so readers convert it to
- * BOOTTIME. TMR_NOW timestamps stay on the session's TMR_NOW clock
+ * again after every incremental-state reset, before the generation's
+ * first event), so readers convert it to BOOTTIME; the packets the writer
+ * adds for an event on it (a generation's first ones, track descriptors)
+ * are written on BOOTTIME at the event's time, converted. TMR_NOW timestamps stay on the session's TMR_NOW clock
  * (tmr_now_clock). False for an id outside 64..126 (127 is
  * TMR_TSC_CLOCK_ID) or unit_ns 0. */
 TM_API bool tmr_writer_use_clock(tmr_writer *w, uint32_t clock_id, uint64_t unit_ns, int64_t now_value);
