@@ -32,6 +32,7 @@ static void start_builder(fixture *f) {
       .stats = f->state.stats,
       .async_tracks = f->state.async_tracks,
       .extras = f->state.extras.data,
+      .n_extras = f->state.extras.len,
       .events_placed = &f->state.events_placed,
       .overflow_track = overflow_track,
       .overflow_ctx = &f->state,
@@ -317,6 +318,70 @@ static void test_thread_time_beside_the_rows(fixture *f, gconstpointer d) {
   g_assert_cmpint(thread_dur, ==, 30);
 }
 
+/* The extras go back to the kernel region by region (64 KiB, 4096
+ * extras) once every announced event naming one has been pushed. 20,000
+ * complete slices, each with its own extra (thread_ts 1000 + i, thread_dur
+ * i + 1: never zero, which a released page reads as), are announced and
+ * pushed in ts order while their extras were written in another order
+ * (the i-th slice in ts order names extra perm[i], regions interleaved),
+ * as a JSON file's complete events come. One announced event is never
+ * pushed (dropped): its region keeps its pages. Every slice must read the
+ * thread time of its own extra (none released early), the dropped event's
+ * extra must still read as written, and a region fully pushed must read
+ * as zero pages (released). */
+static void test_extras_released_once_every_announced_event_is_pushed(fixture *f,
+                                                                       gconstpointer d) {
+  (void)d;
+  enum { N = 20000, DROPPED = 12345 };
+  uint32_t *perm = g_new(uint32_t, N);
+  for (uint32_t i = 0; i < N; i++) /* a permutation: 7919 is prime to N */
+    perm[i] = (uint32_t)(((uint64_t)i * 7919) % N);
+  for (uint32_t e = 0; e < N; e++)
+    tm_vec_push(&f->state.extras, ((tm_event_extra){1000 + (int64_t)e, (int64_t)e + 1}));
+  start_builder(f);
+  tm_event *events = g_new(tm_event, N);
+  for (uint32_t i = 0; i < N; i++) {
+    events[i] = (tm_event){.ts = 10 * (int64_t)i, .u.dur_ns = 1, .track_id = f->track,
+                           .kind = TM_EVENT_SLICE_COMPLETE,
+                           .flags = TM_EVENT_HAS_EXTRA, .extra = perm[i]};
+    model_builder_expect(f->builder, &events[i]);
+  }
+  uint32_t dropped_extra = perm[DROPPED];
+  for (uint32_t i = 0; i < N; i++)
+    if (i != DROPPED)
+      model_builder_push(f->builder, &events[i], 0, 0);
+  tm_model *m = f->state.model;
+  g_assert_cmpuint(m->slices.len, ==, N - 1);
+  for (uint32_t id = 0; id < N - 1; id++) {
+    uint32_t i = id < DROPPED ? id : id + 1; /* the event this slice came from */
+    int64_t thread_ts, thread_dur;
+    g_assert_true(model_slice_thread_time(m, id, &thread_ts, &thread_dur));
+    g_assert_cmpint(thread_ts, ==, 1000 + (int64_t)perm[i]);
+    g_assert_cmpint(thread_dur, ==, (int64_t)perm[i] + 1);
+  }
+  g_assert_cmpint(f->state.extras.data[dropped_extra].thread_ts, ==, 1000 + (int64_t)dropped_extra);
+  /* A page-aligned extra of the third region (counted from the page of
+   * extras[0]), which the dropped extra (perm[12345] = 55) is not in: all
+   * of that region's events were pushed, and its pages lie wholly inside
+   * the block. */
+  size_t region_start = ((uintptr_t)&f->state.extras.data[0] & ~(uintptr_t)4095);
+  size_t probe = 0;
+  for (size_t e = 0; e < N; e++) {
+    uintptr_t at = (uintptr_t)&f->state.extras.data[e];
+    size_t region = (at - region_start) / (64 << 10);
+    size_t dropped_region = ((uintptr_t)&f->state.extras.data[dropped_extra] - region_start) / (64 << 10);
+    if (region == 2 && region != dropped_region && at % 4096 == 0) {
+      probe = e;
+      break;
+    }
+  }
+  g_assert_cmpuint(probe, >, 0);
+  g_assert_cmpint(f->state.extras.data[probe].thread_ts, ==, 0);
+  g_assert_cmpint(f->state.extras.data[probe].thread_dur, ==, 0);
+  g_free(events);
+  g_free(perm);
+}
+
 /* --- async track sets with a parent or a merge key (model/async_tracks.h) --- */
 
 /* A slot of a process-merged set: `name` the slot's name, `key` a merge
@@ -437,6 +502,8 @@ int main(int argc, char **argv) {
   ADD("/model-builder/end-args-merge-into-the-slice", test_end_args_merge_into_the_slice);
   ADD("/model-builder/counters-become-rows", test_counters_become_rows);
   ADD("/model-builder/thread-time-beside-the-rows", test_thread_time_beside_the_rows);
+  ADD("/model-builder/extras/released-once-every-announced-event-is-pushed",
+      test_extras_released_once_every_announced_event_is_pushed);
   ADD("/model-builder/async/merge-key-sets-name-tracks-after-their-maker",
       test_merge_key_sets_name_tracks_after_their_maker);
   ADD("/model-builder/async/nameless-slots-share-the-set-and-make-unnamed-tracks",

@@ -13,6 +13,8 @@
 #include "model/model_builder.h"
 
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "base/checked_math.h"
 #include "model/async_tracks.h"
@@ -54,7 +56,14 @@ struct tm_model_builder {
   GHashTable *flows;            /* flow_key -> last slice id + 1 */
   tm_sched_builder *sched;      /* sched and thread_state rows */
   tm_system_builder *system;    /* raw, logs, lifetimes, frame timeline */
+  /* Announced events not yet pushed, per EXTRA_REGION bytes of the extras
+   * counted from extras_origin (the page holding extras[0]); NULL until an
+   * event with an extra is announced. */
+  uint32_t *extra_refs;
+  uintptr_t extras_origin;
 };
+
+#define EXTRA_REGION ((uintptr_t)64 << 10)
 
 static guint flow_key_hash(gconstpointer p) {
   const flow_key *k = p;
@@ -89,6 +98,7 @@ void model_builder_free(tm_model_builder *builder) {
     g_free(state);
   }
   tm_vec_free(&builder->tracks);
+  g_free(builder->extra_refs);
   g_hash_table_destroy(builder->flows);
   sched_builder_free(builder->sched);
   system_builder_free(builder->system);
@@ -354,9 +364,62 @@ static void on_flow(tm_model_builder *builder, const tm_event *ev,
             ev->arg_set_id, machine_id);
 }
 
+static uintptr_t page_size(void) {
+  static uintptr_t page;
+  if (!page)
+    page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  return page;
+}
+
+static size_t extra_region(const tm_model_builder *builder, uint32_t extra) {
+  return ((uintptr_t)&builder->in.extras[extra] - builder->extras_origin) / EXTRA_REGION;
+}
+
+void model_builder_expect(tm_model_builder *builder, const tm_event *ev) {
+  if (!(ev->flags & TM_EVENT_HAS_EXTRA) || ev->extra >= builder->in.n_extras)
+    return;
+  if (!builder->extra_refs) {
+    builder->extras_origin = (uintptr_t)builder->in.extras & ~(page_size() - 1);
+    builder->extra_refs =
+        g_new0(uint32_t, extra_region(builder, (uint32_t)(builder->in.n_extras - 1)) + 1);
+  }
+  builder->extra_refs[extra_region(builder, ev->extra)]++;
+}
+
+/* The event naming `extra` was pushed: the last of its region gives the
+ * region's whole pages back, except the block's first page (the
+ * allocator's bookkeeping is before the block and, once it is freed, at
+ * its start) and any page the block shares with its neighbours. */
+static void extra_pushed(tm_model_builder *builder, uint32_t extra) {
+  if (!builder->extra_refs || extra >= builder->in.n_extras)
+    return;
+  uint32_t *refs = &builder->extra_refs[extra_region(builder, extra)];
+  if (*refs == 0 || --*refs > 0)
+    return;
+  uintptr_t page = page_size();
+  uintptr_t block = (uintptr_t)builder->in.extras;
+  uintptr_t block_end = block + builder->in.n_extras * sizeof *builder->in.extras;
+  uintptr_t from = builder->extras_origin + extra_region(builder, extra) * EXTRA_REGION;
+  uintptr_t to = MIN(from + EXTRA_REGION, block_end) & ~(page - 1);
+  from = MAX(from, block + page);
+  from = (from + page - 1) & ~(page - 1);
+  if (to > from)
+    madvise((void *)from, to - from, MADV_DONTNEED);
+}
+
+static void push_event(tm_model_builder *builder, const tm_event *ev,
+                       uint32_t machine_id, uint32_t trace_id);
+
 void model_builder_push(void *opaque, const tm_event *ev, uint32_t machine_id,
                         uint32_t trace_id) {
   tm_model_builder *builder = opaque;
+  push_event(builder, ev, machine_id, trace_id);
+  if (ev->flags & TM_EVENT_HAS_EXTRA)
+    extra_pushed(builder, ev->extra);
+}
+
+static void push_event(tm_model_builder *builder, const tm_event *ev,
+                       uint32_t machine_id, uint32_t trace_id) {
   (*builder->in.events_placed)++;
   uint32_t track_id = ev->track_id;
   switch (ev->kind) {

@@ -968,11 +968,22 @@ static bool session_import(tm_session *session, const char *const *paths,
       .stats = session->import.stats,
       .async_tracks = session->import.async_tracks,
       .extras = session->import.extras.data,
+      .n_extras = session->import.extras.len,
       .events_placed = &session->import.events_placed,
       .overflow_track = overflow_track,
       .overflow_ctx = &session->import,
   };
   tm_model_builder *builder = model_builder_new(&inputs);
+  if (whole && session->import.extras.len) {
+    /* Every event of the runs is announced, so that the extras go back to
+     * the kernel region by region as the merge passes them. */
+    for (size_t r = 0; r < sorter_run_count(session->import.sorter); r++) {
+      const tm_event_run *run = sorter_borrow_run(session->import.sorter, r);
+      for (size_t i = 0; i < run->len; i++)
+        if (run->events[i].flags & TM_EVENT_HAS_EXTRA)
+          model_builder_expect(builder, &run->events[i]);
+    }
+  }
   if (whole) {
     void *emit_ctx;
     tm_sorter_emit emit = session_config_window(session, builder, &emit_ctx);
