@@ -857,15 +857,9 @@ static void test_repeated_strings_read_back(void) {
   tm_clickhouse_free(ch);
 }
 
-int main(int argc, char **argv) {
-  char *skip_reason = NULL;
-  if (!ch_fixture_start(&server, &skip_reason)) {
-    printf("SKIP: %s\n", skip_reason);
-    g_free(skip_reason);
-    return 77;
-  }
-  g_test_init(&argc, &argv, NULL);
-  work_dir = e2e_tmpdir();
+static void free_fleet(void) { tm_clickhouse_free(fleet); }
+
+static void add_tests(void) {
   g_test_add_func("/clickhouse/fleet/slice-counts-per-machine-sum-over-runs",
                   test_fleet_slice_counts_per_machine);
   g_test_add_func("/clickhouse/fleet/p95-of-dur-by-name",
@@ -890,10 +884,8 @@ int main(int argc, char **argv) {
                   test_repeated_strings_read_back);
   g_test_add_func("/clickhouse/schema/version-1-database-is-refused-and-left-unchanged",
                   test_older_schema_version_is_refused_untouched);
-  int status = g_test_run();
-  tm_clickhouse_free(fleet);
-  e2e_cleanup(work_dir);
-  g_free(work_dir);
-  ch_fixture_stop(&server);
-  return status;
+}
+
+int main(int argc, char **argv) {
+  return ch_tests_main(&argc, &argv, add_tests, free_fleet);
 }

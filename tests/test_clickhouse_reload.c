@@ -310,15 +310,7 @@ static void test_partly_published_run(void) {
   tm_clickhouse_free(ch);
 }
 
-int main(int argc, char **argv) {
-  char *skip_reason = NULL;
-  if (!ch_fixture_start(&server, &skip_reason)) {
-    printf("SKIP: %s\n", skip_reason);
-    g_free(skip_reason);
-    return 77;
-  }
-  g_test_init(&argc, &argv, NULL);
-  work_dir = e2e_tmpdir();
+static void add_tests(void) {
   g_test_add_func("/clickhouse/reload/refused-or-replaced-never-duplicated",
                   test_reload_refuse_or_replace);
   g_test_add_func("/clickhouse/reload/replacing-runs-of-a-load-keeps-the-others",
@@ -331,9 +323,8 @@ int main(int argc, char **argv) {
                   test_server_killed_while_replacing);
   g_test_add_func("/clickhouse/failure/partly-published-run-is-named-and-not-in-machine",
                   test_partly_published_run);
-  int status = g_test_run();
-  e2e_cleanup(work_dir);
-  g_free(work_dir);
-  ch_fixture_stop(&server);
-  return status;
+}
+
+int main(int argc, char **argv) {
+  return ch_tests_main(&argc, &argv, add_tests, NULL);
 }

@@ -9,6 +9,25 @@ const char *const machine_names[N_MACHINES] = {"phone", "server", "watch"};
 ch_fixture server;
 char *work_dir;
 
+int ch_tests_main(int *argc, char ***argv, void (*add_tests)(void), void (*cleanup)(void)) {
+  char *skip_reason = NULL;
+  if (!ch_fixture_start(&server, &skip_reason)) {
+    printf("SKIP: %s\n", skip_reason);
+    g_free(skip_reason);
+    return 77;
+  }
+  g_test_init(argc, argv, NULL);
+  work_dir = e2e_tmpdir();
+  add_tests();
+  int status = g_test_run();
+  if (cleanup)
+    cleanup();
+  e2e_cleanup(work_dir);
+  g_free(work_dir);
+  ch_fixture_stop(&server);
+  return status;
+}
+
 /* ---- the generator ------------------------------------------------------- */
 
 int n_frames(int r, int m) { return 1 + (r * 3 + m * 5) % 7; }

@@ -39,6 +39,15 @@ extern const char *const machine_names[N_MACHINES];
 extern ch_fixture server;
 extern char *work_dir;
 
+/* --- the program --- */
+
+/* What each ClickHouse test program's main() does around its tests: start
+ * `server` (without a clickhouse-server binary, print why and return 77,
+ * meson's SKIP), g_test_init, make `work_dir`, add the tests, run them;
+ * then `cleanup` (may be NULL), remove work_dir and stop the server.
+ * Returns g_test_run's status. */
+int ch_tests_main(int *argc, char ***argv, void (*add_tests)(void), void (*cleanup)(void));
+
 /* --- the generator --- */
 int n_frames(int r, int m);
 int frame_dur_us(int r, int m, int k);
