@@ -465,6 +465,32 @@ static void test_import_logs_name_the_dropping_packet(void) {
   assert_fixture_logs("legacy_flows", flows, G_N_ELEMENTS(flows));
 }
 
+/* A packet on a sequence-scoped clock no snapshot has related yet is logged
+ * at its own packet with the clock, the sequence and a sentence. Fixture
+ * clocks_before_snapshot: packets 1 (clock 64 of sequence 1), 2 (clock 65
+ * of sequence 1) and 5 (clock 64 of sequence 2), as its text says. */
+static void test_import_logs_of_packets_before_their_clock_snapshot(void) {
+  g_autoptr(GBytes) bytes = read_fixture("clocks_before_snapshot");
+  gsize len;
+  const uint8_t *data = g_bytes_get_data(bytes, &len);
+  const struct {
+    size_t packet;
+    unsigned clock, sequence;
+  } drops[] = {{1, 64, 1}, {2, 65, 1}, {5, 64, 2}};
+  g_autoptr(GString) expected = g_string_new(NULL);
+  for (size_t i = 0; i < G_N_ELEMENTS(drops); i++)
+    g_string_append_printf(
+        expected,
+        "clock_sync_failure_unknown_source_clock at=%" G_GINT64_FORMAT
+        " clock_id=%u sequence_id=%u message=packet on sequence-scoped clock %u of"
+        " sequence %u before any clock snapshot of it on that sequence; not placed\n",
+        packet_payload_offset(data, len, drops[i].packet), drops[i].clock, drops[i].sequence,
+        drops[i].clock, drops[i].sequence);
+  fake_host *fake = run_bytes(data, len, len, TM_OK);
+  g_assert_cmpstr(fake_host_borrow_import_log_values(fake), ==, expected->str);
+  fake_host_free(fake);
+}
+
 /* An event that waited for its descriptor is logged at its own packet,
  * not the descriptor's: an instant on uuid 9 (good_packet, payload at 2),
  * then uuid 9 described as a counter track (payload at 16), where a slice
@@ -630,6 +656,8 @@ int main(int argc, char **argv) {
                   test_import_logs_name_the_dropping_packet);
   g_test_add_func("/proto/reader/import-logs/waiting-and-compressed-packets",
                   test_import_logs_of_waiting_and_compressed_packets);
+  g_test_add_func("/proto/reader/import-logs/packets-before-their-clock-snapshot",
+                  test_import_logs_of_packets_before_their_clock_snapshot);
   g_test_add_func("/proto/reader/zstd/packets-read-like-plain-ones",
                   test_zstd_compressed_packets_read_like_plain_ones);
   g_test_add_func("/proto/reader/zstd/damage-names-the-wrapper",

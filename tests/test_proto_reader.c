@@ -46,6 +46,26 @@ static void test_clocks(void) {
   fake_host_free(fake);
 }
 
+/* Fixture clocks_before_snapshot.textproto (packet numbers from its text).
+ * Expected values: the snapshot (packet 3) reads BOOTTIME 1000 ns and clock
+ * 64 at 10 units of unit_multiplier_ns 1000, i.e. 10 * 1000 = 10000 ns;
+ * packets 4 and 6 carry 12 and 20 units, 12000 and 20000 ns on clock 64.
+ * Packets 1 (clock 64 by the sequence default) and 2 (its own clock 65)
+ * precede any snapshot of their clock, and 5 is on sequence 2, whose clock
+ * 64 no snapshot relates: three drops, no slice, nothing read as 1 ns units
+ * (before the check, all five instants reached the host: 5 slice lines). */
+static void test_sequence_clock_before_its_snapshot_is_not_placed(void) {
+  fake_host *fake = run_fixture("clocks_before_snapshot");
+  fake_host_assert_lines(fake,
+      "claim BOOTTIME@host\n"
+      "snapshot BOOTTIME@host=1000 clock64/seq1@host=10000\n"
+      "slice_complete T1 clock64/seq1@host ts=12000 name=12 us on clock 64 dur=0\n"
+      "slice_complete T1 clock64/seq1@host ts=20000 name=20 us on clock 64 dur=0\n");
+  g_assert_cmpuint(fake_host_count_lines(fake, "slice"), ==, 2);
+  g_assert_cmpint(fake_host_stat(fake, "clock_sync_failure_unknown_source_clock"), ==, 3);
+  fake_host_free(fake);
+}
+
 /* --- interning ---------------------------------------------------------------- */
 
 static void test_interning_two_sequences_one_loses_state(void) {
@@ -772,6 +792,8 @@ static void test_real_traces_import_without_errors(void) {
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/proto/reader/clocks/default-clock-sequence-clocks-and-units", test_clocks);
+  g_test_add_func("/proto/reader/clocks/a-sequence-clock-before-its-snapshot-is-not-placed",
+                  test_sequence_clock_before_its_snapshot_is_not_placed);
   g_test_add_func("/proto/reader/interning/annotation-keys-follow-the-entry",
                   test_interned_annotation_keys_follow_the_entry);
   g_test_add_func("/proto/reader/interning/built-annotation-keys-survive-the-key-cache",

@@ -1,6 +1,8 @@
 /* Clocks of a proto trace (see proto_clock.h). */
 #include "proto_clock.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -234,6 +236,29 @@ bool proto_clock_resolve(proto_context *ctx, proto_machine *machine, uint32_t se
     return false;
   }
   proto_clock *clock = proto_clock_get(ctx, machine, scoped ? sequence_id : 0, clock_id);
+  if (scoped && !clock->registered) {
+    /* No snapshot on this sequence has related the clock yet, so neither its
+     * unit nor its place on any other clock is known: a later snapshot may
+     * declare unit_multiplier_ns != 1, and reading the raw value as ns now
+     * would place the packet wrongly with no trace of it. Not placed, as
+     * trace_processor does not place it (no path at that point). */
+    char text[160];
+    int n = snprintf(text, sizeof text,
+                     "packet on sequence-scoped clock %" PRIu32 " of sequence %" PRIu32
+                     " before any clock snapshot of it on that sequence; not placed",
+                     clock_id, sequence_id);
+    if (n < 0 || (size_t)n >= sizeof text) /* cannot happen: 32-bit ids fit */
+      n = 0;
+    tm_import_log_arg args[] = {
+        {TM_IMPORT_LOG_ARG_INIT, .key = "clock_id", .type = TM_ARG_UINT, .int_value = clock_id},
+        {TM_IMPORT_LOG_ARG_INIT, .key = "sequence_id", .type = TM_ARG_UINT,
+         .int_value = sequence_id},
+        {TM_IMPORT_LOG_ARG_INIT, .key = "message", .type = TM_ARG_STRING, .string = text,
+         .string_len = (size_t)n},
+    };
+    proto_count_with(ctx, "clock_sync_failure_unknown_source_clock", args, 3);
+    return false;
+  }
   out->clock = clock->ref;
   if (clock->incremental) {
     clock->running_ns = (int64_t)((uint64_t)clock->running_ns +

@@ -53,8 +53,11 @@ typedef struct proto_timestamp {
 /* Turns a packet's raw timestamp into (clock, ns): `clock_id` is the first
  * non-zero of the packet's timestamp_clock_id, the sequence default and the
  * file default; 0 means the raw value is trace time (the file's private
- * timeline). Returns false, counting the reason, if the clock cannot be
- * named (a sequence-scoped clock on sequence 0). */
+ * timeline). Returns false, counting the reason in
+ * clock_sync_failure_unknown_source_clock with a log row at the packet, if
+ * the clock cannot be named (a sequence-scoped clock on sequence 0) or is a
+ * sequence-scoped clock no accepted snapshot on its sequence has related
+ * yet (its unit and offset are unknown until then). */
 bool proto_clock_resolve(struct proto_context *ctx, struct proto_machine *machine,
                          uint32_t sequence_id, uint32_t clock_id, uint64_t raw,
                          proto_timestamp *out);
