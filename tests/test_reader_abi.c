@@ -277,6 +277,47 @@ static void test_import_log_args_are_read_at_the_readers_stride(fixture *f,
   tm_session_free(session);
 }
 
+/* The host reads a tm_track_desc only as far as its struct_size: the
+ * same description of a set, whose merge fields say "nameless, merged by
+ * key abi_key", makes an unnamed track when the reader's struct holds
+ * those fields, and a track named after the set (the fields unread) when
+ * the reader's struct ends at version 2's cpu. Expected from plugin.h's
+ * track_async contract: a slot's tracks are named after the set unless
+ * the description says nameless. */
+static void test_track_descriptions_are_read_as_far_as_their_size(
+    fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *path = write_input(
+      f, "trace.abi", "#tm-abi\nasync full 10 wide\nasync v2 20 short\n");
+  tm_session *session = session_new(NULL, 0);
+  const char *paths[] = {path};
+  import_ok(session, paths, 1);
+  g_autofree char *tracks = session_query_csv(
+      session, "SELECT s.name AS slice, t.name AS track FROM slice s "
+               "JOIN track t ON t.id = s.track_id ORDER BY s.ts");
+  g_assert_cmpstr(tracks, ==,
+                  "\"slice\",\"track\"\n"
+                  "\"wide\",\"[NULL]\"\n"
+                  "\"short\",\"short\"\n");
+  tm_session_free(session);
+}
+
+/* A tm_slice_fields shorter than any version's layout is refused: its
+ * event is not imported, the events around it are. */
+static void test_slice_fields_shorter_than_any_version_are_refused(
+    fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *path = write_input(
+      f, "trace.abi", "#tm-abi\nslice 10 before\ntinyslice 20 tiny\nslice 30 after\n");
+  tm_session *session = session_new(NULL, 0);
+  const char *paths[] = {path};
+  import_ok(session, paths, 1);
+  g_autofree char *names = session_query_csv(
+      session, "SELECT group_concat(name, ' ') AS names FROM (SELECT name FROM slice ORDER BY ts)");
+  g_assert_cmpstr(names, ==, "\"names\"\n\"before after\"\n");
+  tm_session_free(session);
+}
+
 /* abi_reader.c declares abi_test_per_index indexed: the file that sets
  * indices 3 and 0 has exactly those two rows (the later value of index 3
  * wins: set, not add), the file that sets none has no row, not a zero one. */
@@ -355,6 +396,10 @@ int main(int argc, char **argv) {
       test_an_indexed_stat_has_rows_only_for_its_indices);
   ADD("/reader-abi/sizes/import-log-args-are-read-at-the-readers-stride",
       test_import_log_args_are_read_at_the_readers_stride);
+  ADD("/reader-abi/sizes/track-descriptions-are-read-as-far-as-their-size",
+      test_track_descriptions_are_read_as_far_as_their_size);
+  ADD("/reader-abi/sizes/slice-fields-shorter-than-any-version-are-refused",
+      test_slice_fields_shorter_than_any_version_are_refused);
   ADD("/reader-abi/declarations/samples-go-to-the-declared-table",
       test_samples_go_to_the_declared_table);
   ADD("/reader-abi/declarations/processing-priority-orders-siblings",

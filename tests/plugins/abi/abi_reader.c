@@ -16,7 +16,17 @@
  *                       tm_import_log_arg, as a later reader's would be
  *   shortlog <offset>   import_log("abi_test_noted") with one arg whose
  *                       struct_size is too small to hold a key
+ *   async <size> <ts> <name>
+ *                       an instant on track_async's slot of a set named
+ *                       <name>, described by a tm_track_desc whose
+ *                       struct_size is "full" (sizeof) or "v2" (version
+ *                       2's first layout, up to cpu); the merge fields past
+ *                       v2 always say "nameless, merged by key abi_key"
+ *   tinyslice <ts> <name>
+ *                       an instant whose tm_slice_fields is too short to
+ *                       hold thread_dur (smaller than any version's)
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +85,7 @@ static void abi_command(abi_reader *r) {
   tm_host *h = r->host;
   tm_thread_ref thread = s->thread(h, 0, 1, 1);
   char name[64];
+  char size[8];
   long long ts;
   if (sscanf(r->line, "slice %lld %63s", &ts, name) == 2) {
     tm_slice_fields f = {TM_SLICE_FIELDS_INIT, .ts = ts,
@@ -99,6 +110,29 @@ static void abi_command(abi_reader *r) {
   } else if (sscanf(r->line, "shortlog %lld", &ts) == 1) {
     tm_import_log_arg arg = {.struct_size = sizeof(uint32_t), .type = TM_ARG_INT, .key = "x"};
     s->import_log(h, "abi_test_noted", ts, &arg, 1);
+  } else if (sscanf(r->line, "async %7s %lld %63s", size, &ts, name) == 3) {
+    tm_track_desc set = {
+        TM_TRACK_DESC_INIT,
+        .type = "abi_test_async",
+        .name = s->intern_string(h, name, strlen(name)),
+        .process = s->process(h, 0, 1),
+        .merge_key = s->intern_string(h, "abi_key", 7),
+        .nameless = 1,
+    };
+    if (strcmp(size, "v2") == 0)
+      set.struct_size = offsetof(tm_track_desc, cpu) + sizeof(uint32_t);
+    tm_slice_fields f = {TM_SLICE_FIELDS_INIT, .ts = ts,
+                         .clock = s->clock_private(h),
+                         .track = s->track_async(h, &set, 1, 0),
+                         .name = set.name};
+    s->slice_complete(h, &f, 0);
+  } else if (sscanf(r->line, "tinyslice %lld %63s", &ts, name) == 2) {
+    tm_slice_fields f = {TM_SLICE_FIELDS_INIT, .ts = ts,
+                         .clock = s->clock_private(h),
+                         .track = s->track_thread(h, thread),
+                         .name = s->intern_string(h, name, strlen(name))};
+    f.struct_size = offsetof(tm_slice_fields, thread_dur);
+    s->slice_complete(h, &f, 0);
   } else if (sscanf(r->line, "indexed %lld %63s", &ts, name) == 2) {
     s->stat_set_indexed(h, "abi_test_per_index", ts, strtoll(name, NULL, 10));
   }
