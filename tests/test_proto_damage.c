@@ -133,6 +133,57 @@ static void test_wrong_wire_type_drops_the_packet(void) {
   g_byte_array_free(bytes, TRUE);
 }
 
+/* Every TracePacket field the reader reads, with its type in Perfetto's
+ * trace_packet.proto (protos/perfetto/trace/trace_packet.proto): each one
+ * of the other wire type drops its packet, counted once, whatever field
+ * it is, and the packet after them all is read. The reader checks each
+ * field's type where it reads the field, so every field is tried. */
+static void test_every_known_field_checks_its_wire_type(void) {
+  static const struct {
+    uint32_t number;
+    bool varint; /* else length-delimited */
+  } fields[] = {
+      {8, true},   /* timestamp */
+      {58, true},  /* timestamp_clock_id */
+      {10, true},  /* trusted_packet_sequence_id */
+      {13, true},  /* sequence_flags */
+      {41, true},  /* incremental_state_cleared */
+      {42, true},  /* previous_packet_dropped */
+      {87, true},  /* first_packet_on_sequence */
+      {98, true},  /* machine_id */
+      {59, false}, /* trace_packet_defaults */
+      {12, false}, /* interned_data */
+      {1, false},  {2, false},  {5, false},  {6, false},  {7, false},  {9, false},
+      {11, false}, {33, false}, {34, false}, {35, false}, {39, false}, {43, false},
+      {44, false}, {45, false}, {46, false}, {47, false}, {50, false}, {60, false},
+      {66, false}, {69, false}, {76, false}, {89, false}, {107, false}, {133, false},
+  };
+  const size_t n = sizeof fields / sizeof fields[0];
+  GByteArray *file = g_byte_array_new();
+  for (size_t i = 0; i < n; i++) {
+    GByteArray *packet = g_byte_array_new();
+    if (fields[i].varint) { /* as a one-byte string */
+      wire_put_varint(packet, (uint64_t)fields[i].number << 3 | 2);
+      wire_put_varint(packet, 1);
+      g_byte_array_append(packet, (const uint8_t *)"x", 1);
+    } else { /* as the varint 1 */
+      wire_put_varint(packet, (uint64_t)fields[i].number << 3 | 0);
+      wire_put_varint(packet, 1);
+    }
+    wire_put_varint(file, 0x0a);
+    wire_put_varint(file, packet->len);
+    g_byte_array_append(file, packet->data, packet->len);
+    g_byte_array_free(packet, TRUE);
+  }
+  g_byte_array_append(file, good_packet, sizeof good_packet);
+  fake_host *fake = run_bytes(file->data, file->len, file->len, TM_OK);
+  g_assert_cmpint(fake_host_stat(fake, "proto_packet_wrong_wire_type"), ==, (int64_t)n);
+  fake_host_assert_lines(fake, "slot T1 = global_merged_track_event name=\"a\" on host cookie=9\n"
+                               "slice_complete T1 private ts=5 name=a dur=0\n");
+  fake_host_free(fake);
+  g_byte_array_free(file, TRUE);
+}
+
 static void test_damage_in_framing(void) {
   const uint8_t oversized[] = {0x0a, 0x80, 0x80, 0x80, 0x80, 0x10};
   assert_damage(oversized, sizeof oversized, 14,
@@ -644,6 +695,8 @@ int main(int argc, char **argv) {
                   test_damage_inside_packets);
   g_test_add_func("/proto/reader/errors/a-known-field-of-the-wrong-wire-type-drops-its-packet",
                   test_wrong_wire_type_drops_the_packet);
+  g_test_add_func("/proto/reader/errors/every-known-packet-field-of-the-wrong-wire-type-drops-its-packet",
+                  test_every_known_field_checks_its_wire_type);
   g_test_add_func("/proto/reader/errors/damage-in-framing-names-the-offset",
                   test_damage_in_framing);
   g_test_add_func("/proto/reader/track-events/waiting-for-descriptors-is-bounded",

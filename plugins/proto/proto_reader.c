@@ -122,7 +122,9 @@ typedef struct packet {
 /* --- one packet ------------------------------------------------------------ */
 
 /* The wire type field `number` of a TracePacket must have, for the fields
- * this reader reads; -1 for the others (skipped whatever their type). */
+ * this reader reads; -1 for the others (skipped whatever their type).
+ * read_control_fields() checks the same types case by case; this names
+ * the expected one in the report of a field that has another. */
 static int expected_wire_type(uint32_t number) {
   switch (number) {
   case PACKET_TIMESTAMP:
@@ -191,44 +193,61 @@ static control_status read_control_fields(proto_context *ctx, const uint8_t *dat
   pw_field f;
   bool wrong_wire = false;
   pw_field wrong = {0};
+  /* One switch: each field this reader knows checks its own wire type
+   * (those of expected_wire_type()) where it is read. A second switch
+   * before this one, for the check alone, was ~13% of on_packet's
+   * instructions (callgrind). */
   while (pw_next(&c, &f)) {
-    int expected = expected_wire_type(f.number);
-    if (expected >= 0 && f.wire_type != (uint32_t)expected) {
-      if (!wrong_wire)
-        wrong = f;
-      wrong_wire = true;
-      continue;
-    }
     switch (f.number) {
     case PACKET_TIMESTAMP:
+      if (f.wire_type != PW_VARINT)
+        goto wrong_wire_type;
       p->has_timestamp = true;
       p->timestamp = f.value;
       break;
     case PACKET_TIMESTAMP_CLOCK_ID:
+      if (f.wire_type != PW_VARINT)
+        goto wrong_wire_type;
       p->clock_id = (uint32_t)f.value;
       break;
     case PACKET_SEQUENCE_ID:
+      if (f.wire_type != PW_VARINT)
+        goto wrong_wire_type;
       p->sequence_id = (uint32_t)f.value;
       break;
     case PACKET_SEQUENCE_FLAGS:
+      if (f.wire_type != PW_VARINT)
+        goto wrong_wire_type;
       p->flags = (uint32_t)f.value;
       break;
     case PACKET_INCREMENTAL_STATE_CLEARED:
+      if (f.wire_type != PW_VARINT)
+        goto wrong_wire_type;
       p->cleared = p->cleared || f.value != 0;
       break;
     case PACKET_PREVIOUS_PACKET_DROPPED:
+      if (f.wire_type != PW_VARINT)
+        goto wrong_wire_type;
       p->dropped = (uint32_t)f.value;
       break;
     case PACKET_FIRST_PACKET_ON_SEQUENCE:
+      if (f.wire_type != PW_VARINT)
+        goto wrong_wire_type;
       p->first_on_sequence = f.value != 0;
       break;
     case PACKET_MACHINE_ID:
+      if (f.wire_type != PW_VARINT)
+        goto wrong_wire_type;
       p->machine_id = (uint32_t)f.value;
       break;
     case PACKET_DEFAULTS:
+      if (f.wire_type != PW_LENGTH_DELIMITED)
+        goto wrong_wire_type;
       p->defaults = f;
       break;
     case PACKET_INTERNED_DATA:
+      if (f.wire_type != PW_LENGTH_DELIMITED)
+        goto wrong_wire_type;
       p->interned = f;
       break;
     case PACKET_SYS_STATS:
@@ -255,6 +274,8 @@ static control_status read_control_fields(proto_context *ctx, const uint8_t *dat
     case PACKET_PERF_SAMPLE:
     case PACKET_REMOTE_CLOCK_SYNC:
     case PACKET_ZSTD_COMPRESSED_PACKETS:
+      if (f.wire_type != PW_LENGTH_DELIMITED)
+        goto wrong_wire_type;
       p->payload = f;
       break;
     case PACKET_SYNCHRONIZATION_MARKER:
@@ -266,6 +287,13 @@ static control_status read_control_fields(proto_context *ctx, const uint8_t *dat
         p->unmodelled = f.number;
       break;
     }
+    continue;
+  wrong_wire_type:
+    /* Not read: the first such field is reported once the packet is
+     * known to decode. */
+    if (!wrong_wire)
+      wrong = f;
+    wrong_wire = true;
   }
   if (c.error != PW_OK) {
     proto_fail(ctx, ctx->packet_offset + (uint64_t)(c.p - data), "packet %" PRIu64 ": %s",
