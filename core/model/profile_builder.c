@@ -20,12 +20,23 @@ typedef struct profile_key {
   uint64_t c, d, e, f;
 } profile_key;
 
+_Static_assert(sizeof(profile_key) % sizeof(uint64_t) == 0,
+               "profile_key is hashed a 64-bit word at a time");
+
+/* A word at a time, each mixed by a multiply and a shift: hashing the 48
+ * bytes one by one (FNV-1a) was 3.9% of a realistic TrackEvent import's
+ * instructions (callgrind, 200k packets, one lookup per callsite and
+ * frame). Keys are built from a memset, so `pad` hashes as zero. */
 static guint profile_key_hash(gconstpointer p) {
   const uint8_t *b = p;
-  guint h = 2166136261u;
-  for (size_t i = 0; i < sizeof(profile_key); i++)
-    h = (h ^ b[i]) * 16777619u;
-  return h;
+  uint64_t h = 0x9e3779b97f4a7c15u;
+  for (size_t i = 0; i < sizeof(profile_key); i += sizeof(uint64_t)) {
+    uint64_t w;
+    memcpy(&w, b + i, sizeof w);
+    h = (h ^ w) * 0xff51afd7ed558ccdu;
+    h ^= h >> 32;
+  }
+  return (guint)(h ^ (h >> 29));
 }
 
 static gboolean profile_key_equal(gconstpointer a, gconstpointer b) {
