@@ -11,7 +11,6 @@
  * test profile_readers_jmh, which exits 77 (SKIP) when they are absent,
  * and skips them (--skip-prefix) in the test profile_readers.
  */
-#include <dlfcn.h>
 #include <glib.h>
 #include <string.h>
 
@@ -19,17 +18,15 @@
 
 #include "corpus.h"
 #include "fake_host.h"
+#include "reader_load.h"
 
+/* The handle stays open for the process' life. */
 static const tm_reader_descriptor *load_reader(const char *env) {
-  const char *path = g_getenv(env);
-  if (!path)
-    g_error("%s must name the built plugin", env);
-  void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!handle)
-    g_error("dlopen %s: %s", path, dlerror());
-  tm_reader_entry_fn entry = (tm_reader_entry_fn)dlsym(handle, TM_READER_ENTRY_SYMBOL);
-  g_assert_nonnull(entry);
-  return entry(); /* the handle stays open for the process' life */
+  void *handle;
+  const tm_reader_descriptor *reader = reader_load_from_env(env, &handle);
+  if (!reader)
+    g_error("%s could not be loaded", env);
+  return reader;
 }
 
 /* Feeds `data` in chunks of `chunk` bytes (0: whole); returns the host's

@@ -1,5 +1,6 @@
 /* Running the JSON reader on the fake host (json_run.h). */
 #include "json_run.h"
+#include "reader_load.h"
 
 #include <dlfcn.h>
 #include <stddef.h>
@@ -151,29 +152,10 @@ const tm_reader_descriptor *reader;
 const tm_reader_descriptor *test_reader;
 static void *reader_handle, *test_reader_handle;
 
-static const tm_reader_descriptor *load(const char *variable, void **handle) {
-  const char *path = g_getenv(variable);
-  if (!path) {
-    g_printerr("%s must name a built JSON reader\n", variable);
-    return NULL;
-  }
-  *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!*handle) {
-    g_printerr("dlopen %s: %s\n", path, dlerror());
-    return NULL;
-  }
-  tm_reader_entry_fn entry = (tm_reader_entry_fn)dlsym(*handle, TM_READER_ENTRY_SYMBOL);
-  if (!entry) {
-    g_printerr("%s has no %s\n", path, TM_READER_ENTRY_SYMBOL);
-    return NULL;
-  }
-  return entry();
-}
-
 bool json_run_load_readers(bool with_test_build) {
-  reader = load("TM_JSON_PLUGIN", &reader_handle);
+  reader = reader_load_from_env("TM_JSON_PLUGIN", &reader_handle);
   if (with_test_build)
-    test_reader = load("TM_JSON_TEST_PLUGIN", &test_reader_handle);
+    test_reader = reader_load_from_env("TM_JSON_TEST_PLUGIN", &test_reader_handle);
   return reader && (!with_test_build || test_reader);
 }
 
