@@ -74,6 +74,15 @@ static void import_ok(tm_session *session, const char *const *paths,
   g_assert_no_error(error);
 }
 
+/* A session that imported one file, trace.abi, holding `text`. */
+static tm_session *session_of_abi_text(fixture *f, const char *text) {
+  g_autofree char *path = write_input(f, "trace.abi", text);
+  tm_session *session = session_new(NULL, 0);
+  const char *paths[] = {path};
+  import_ok(session, paths, 1);
+  return session;
+}
+
 static const tm_reader_descriptor *find_reader(tm_session *session,
                                                const char *name) {
   for (size_t i = 0; i < tm_session_reader_count(session); i++) {
@@ -199,10 +208,7 @@ static void test_config_bytes_reach_open_unchanged(fixture *f,
 static void test_without_a_config_open_gets_none(fixture *f,
                                                  gconstpointer data) {
   (void)data;
-  g_autofree char *path = write_input(f, "trace.abi", "#tm-abi\n");
-  tm_session *session = session_new(NULL, 0);
-  const char *paths[] = {path};
-  import_ok(session, paths, 1);
+  tm_session *session = session_of_abi_text(f, "#tm-abi\n");
   g_autofree char *metadata = config_metadata(session);
   g_assert_cmpstr(metadata, ==, "\"str_value\"\n");
   tm_session_free(session);
@@ -257,10 +263,7 @@ static void test_declared_stats_carry_their_catalog_entry(fixture *f,
 static void test_import_log_args_are_read_at_the_readers_stride(fixture *f,
                                                                  gconstpointer data) {
   (void)data;
-  g_autofree char *path = write_input(f, "trace.abi", "#tm-abi\nwidelog 5\nshortlog 9\n");
-  tm_session *session = session_new(NULL, 0);
-  const char *paths[] = {path};
-  import_ok(session, paths, 1);
+  tm_session *session = session_of_abi_text(f, "#tm-abi\nwidelog 5\nshortlog 9\n");
   g_autofree char *logs = session_query_csv(
       session, "SELECT l.byte_offset, (SELECT group_concat(key || '=' || display_value, ' ') "
                "FROM (SELECT a.key, a.display_value FROM args a "
@@ -287,11 +290,8 @@ static void test_import_log_args_are_read_at_the_readers_stride(fixture *f,
 static void test_track_descriptions_are_read_as_far_as_their_size(
     fixture *f, gconstpointer data) {
   (void)data;
-  g_autofree char *path = write_input(
-      f, "trace.abi", "#tm-abi\nasync full 10 wide\nasync v2 20 short\n");
-  tm_session *session = session_new(NULL, 0);
-  const char *paths[] = {path};
-  import_ok(session, paths, 1);
+  tm_session *session =
+      session_of_abi_text(f, "#tm-abi\nasync full 10 wide\nasync v2 20 short\n");
   g_autofree char *tracks = session_query_csv(
       session, "SELECT s.name AS slice, t.name AS track FROM slice s "
                "JOIN track t ON t.id = s.track_id ORDER BY s.ts");
@@ -307,11 +307,8 @@ static void test_track_descriptions_are_read_as_far_as_their_size(
 static void test_slice_fields_shorter_than_any_version_are_refused(
     fixture *f, gconstpointer data) {
   (void)data;
-  g_autofree char *path = write_input(
-      f, "trace.abi", "#tm-abi\nslice 10 before\ntinyslice 20 tiny\nslice 30 after\n");
-  tm_session *session = session_new(NULL, 0);
-  const char *paths[] = {path};
-  import_ok(session, paths, 1);
+  tm_session *session =
+      session_of_abi_text(f, "#tm-abi\nslice 10 before\ntinyslice 20 tiny\nslice 30 after\n");
   g_autofree char *names = session_query_csv(
       session, "SELECT group_concat(name, ' ') AS names FROM (SELECT name FROM slice ORDER BY ts)");
   g_assert_cmpstr(names, ==, "\"names\"\n\"before after\"\n");
@@ -346,11 +343,7 @@ static void test_an_indexed_stat_has_rows_only_for_its_indices(
 static void test_samples_go_to_the_declared_table(fixture *f,
                                                   gconstpointer data) {
   (void)data;
-  g_autofree char *path =
-      write_input(f, "trace.abi", "#tm-abi\nsample 10\nsample 20\n");
-  tm_session *session = session_new(NULL, 0);
-  const char *paths[] = {path};
-  import_ok(session, paths, 1);
+  tm_session *session = session_of_abi_text(f, "#tm-abi\nsample 10\nsample 20\n");
   g_autofree char *samples = session_query_csv(
       session, "SELECT (SELECT group_concat(ts) FROM instruments_sample) AS i, "
                "(SELECT count(*) FROM cpu_profile_stack_sample) AS c");
