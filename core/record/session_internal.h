@@ -137,14 +137,13 @@ struct tmr_writer {
   uint64_t thread_uuid;
   uint32_t thread_track_version;
   /* Clocks: explicit timestamps are on `explicit_clock` (BOOTTIME or a
-   * custom clock of tmr_writer_use_clock), TMR_NOW ones on `now_clock`
-   * (BOOTTIME, or the TSC clock when `use_tsc`); `default_clock` is the
+   * custom clock of tmr_writer_use_clock), TMR_NOW ones on BOOTTIME, or
+   * on the TSC clock (TMR_TSC_CLOCK_ID) when `use_tsc`; `default_clock` is the
    * generation's TracePacketDefaults.timestamp_clock_id: the custom
    * clock if one is chosen, else the clock of the event that started the
    * generation, so packets on it carry no clock id. */
   uint32_t default_clock;
   uint32_t explicit_clock;
-  uint32_t now_clock;
   bool use_tsc;
   uint32_t tsc_snapshot_generation; /* generation the anchor's snapshot is in; 0: none */
   tmr_tsc_anchor anchor;

@@ -1139,7 +1139,6 @@ tmr_writer *tmr_writer_new(tmr_data_source_instance *instance) {
   w->default_clock = BUILTIN_BOOTTIME;
   w->explicit_clock = BUILTIN_BOOTTIME;
   w->use_tsc = instance->session->use_tsc;
-  w->now_clock = w->use_tsc ? TMR_TSC_CLOCK_ID : BUILTIN_BOOTTIME;
   w->anchor.limit = 0; /* anchored at its first TMR_NOW */
   w->needs_clear = true;
   w->first_packet = true;
