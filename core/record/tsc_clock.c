@@ -1,10 +1,11 @@
 /* The TSC as the writers' TMR_NOW clock (see tsc_clock.h). */
 #include "record/tsc_clock.h"
 
+#include "record/session_internal.h"
+
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #if TMR_HAVE_TSC
 #include <cpuid.h>
@@ -16,18 +17,12 @@
 static bool usable;
 static uint64_t mult, period_ticks, recalibrate_ticks;
 
-static int64_t boottime_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_BOOTTIME, &t);
-  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 tmr_tsc_pair tmr_tsc_read_pair(void) {
   tmr_tsc_pair best = {0, 0};
   uint64_t best_bracket = UINT64_MAX;
   for (int i = 0; i < 3; i++) {
     uint64_t before = tmr_tsc_read();
-    int64_t boot = boottime_ns();
+    int64_t boot = tmr_boottime_ns();
     uint64_t after = tmr_tsc_read();
     if (after - before < best_bracket) {
       best_bracket = after - before;
