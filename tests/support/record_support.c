@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "e2e_support.h"
+#include "proto_wire_decode.h"
 
 char *record_trace(const char *dir, const char *name, const char *config_text, record_body body,
                    void *user) {
@@ -69,52 +70,13 @@ int64_t record_boottime(void) {
 
 /* --- packet walk -------------------------------------------------------------- */
 
-typedef struct wire {
-  const uint8_t *p, *end;
-} wire;
-
-static uint64_t wire_varint(wire *w) {
-  uint64_t v = 0;
-  for (int shift = 0; shift < 64; shift += 7) {
-    g_assert_true(w->p < w->end);
-    uint8_t b = *w->p++;
-    v |= (uint64_t)(b & 0x7f) << shift;
-    if (!(b & 0x80))
-      return v;
-  }
-  g_assert_not_reached();
-}
-
-/* Reads the next field's tag; for a length-delimited field sets `body` to
- * its bytes, for a varint `value`; skips the fixed-width ones. False at
- * the end. */
-static gboolean wire_next(wire *w, uint32_t *field, uint64_t *value, wire *body) {
-  if (w->p == w->end)
-    return FALSE;
-  uint64_t tag = wire_varint(w);
-  *field = (uint32_t)(tag >> 3);
-  switch (tag & 7) {
-  case 0:
-    *value = wire_varint(w);
-    break;
-  case 1:
-  case 5: {
-    size_t n = (tag & 7) == 1 ? 8 : 4;
-    g_assert_cmpuint((size_t)(w->end - w->p), >=, n);
-    w->p += n;
-    break;
-  }
-  case 2: {
-    uint64_t len = wire_varint(w);
-    g_assert_cmpuint(len, <=, (uint64_t)(w->end - w->p));
-    *body = (wire){w->p, w->p + len};
-    w->p += len;
-    break;
-  }
-  default:
-    g_error("record_check_clock_order: wire type %u", (unsigned)(tag & 7));
-  }
-  return TRUE;
+/* The walk reads fields with the proto reader's own cursor
+ * (plugins/proto/proto_wire_decode.h); `msg` names the message in the
+ * failure when the file is not well-formed protobuf. */
+static void assert_walked_whole(const pw_cursor *c, const char *msg) {
+  if (c->error != PW_OK)
+    g_error("record_check_clock_order: %s at byte %zu: %s", msg, (size_t)(c->p - c->start),
+            pw_error_message(c->error));
 }
 
 /* A sequence's state as the walk goes: its default clock (0: none) and
@@ -130,50 +92,54 @@ void record_check_clock_order(const char *path, record_clock_order *out) {
   gsize len = 0;
   g_assert_true(g_file_get_contents(path, &data, &len, NULL));
   g_autoptr(GHashTable) sequences = g_hash_table_new_full(NULL, NULL, NULL, g_free);
-  wire trace = {(const uint8_t *)data, (const uint8_t *)data + len};
-  uint32_t field;
-  uint64_t value = 0;
-  wire packet = {0};
-  while (wire_next(&trace, &field, &value, &packet)) {
-    if (field != 1)
+  pw_cursor trace = pw_cursor_of((const uint8_t *)data, len);
+  pw_field f;
+  while (pw_next(&trace, &f)) {
+    if (f.number != 1 || f.wire_type != PW_LENGTH_DELIMITED)
       continue;
     out->packets++;
     gboolean has_ts = FALSE, has_clock = FALSE, has_defaults = FALSE, clears = FALSE;
     uint32_t clock = 0, sequence = 0, defaults_clock = 0;
     uint64_t snapshot_clocks = 0;
-    wire body = {0};
-    while (wire_next(&packet, &field, &value, &body)) {
-      if (field == 8) {
+    pw_cursor packet = pw_cursor_of(f.data, f.len);
+    pw_field p;
+    while (pw_next(&packet, &p)) {
+      if (p.number == 8) {
         has_ts = TRUE;
-      } else if (field == 58) {
+      } else if (p.number == 58) {
         has_clock = TRUE;
-        clock = (uint32_t)value;
-      } else if (field == 10) {
-        sequence = (uint32_t)value;
-      } else if ((field == 13 && (value & 1)) || (field == 41 && value)) {
+        clock = (uint32_t)p.value;
+      } else if (p.number == 10) {
+        sequence = (uint32_t)p.value;
+      } else if ((p.number == 13 && (p.value & 1)) || (p.number == 41 && p.value)) {
         clears = TRUE; /* SEQ_INCREMENTAL_STATE_CLEARED, or the old bool */
-      } else if (field == 11) {
+      } else if (p.number == 11) {
         out->events++;
-      } else if (field == 59) {
+      } else if (p.number == 59) {
         has_defaults = TRUE;
-        wire d = body, unused;
-        uint64_t v = 0;
-        while (wire_next(&d, &field, &v, &unused))
-          if (field == 58)
-            defaults_clock = (uint32_t)v;
-      } else if (field == 6) {
-        wire snap = body, c;
-        uint64_t v = 0;
-        while (wire_next(&snap, &field, &v, &c)) {
-          if (field != 1)
+        pw_cursor d = pw_cursor_of(p.data, p.len);
+        pw_field df;
+        while (pw_next(&d, &df))
+          if (df.number == 58)
+            defaults_clock = (uint32_t)df.value;
+        assert_walked_whole(&d, "TracePacketDefaults");
+      } else if (p.number == 6) {
+        pw_cursor snap = pw_cursor_of(p.data, p.len);
+        pw_field sf;
+        while (pw_next(&snap, &sf)) {
+          if (sf.number != 1 || sf.wire_type != PW_LENGTH_DELIMITED)
             continue;
-          wire unused;
-          while (wire_next(&c, &field, &v, &unused))
-            if (field == 1 && v >= 64 && v <= 127)
-              snapshot_clocks |= (uint64_t)1 << (v - 64);
+          pw_cursor c = pw_cursor_of(sf.data, sf.len);
+          pw_field cf;
+          while (pw_next(&c, &cf))
+            if (cf.number == 1 && cf.value >= 64 && cf.value <= 127)
+              snapshot_clocks |= (uint64_t)1 << (cf.value - 64);
+          assert_walked_whole(&c, "ClockSnapshot.Clock");
         }
+        assert_walked_whole(&snap, "ClockSnapshot");
       }
     }
+    assert_walked_whole(&packet, "TracePacket");
     sequence_clocks *seq = g_hash_table_lookup(sequences, GUINT_TO_POINTER(sequence));
     if (!seq) {
       seq = g_new0(sequence_clocks, 1);
@@ -197,4 +163,5 @@ void record_check_clock_order(const char *path, record_clock_order *out) {
     }
     seq->related |= snapshot_clocks;
   }
+  assert_walked_whole(&trace, "Trace");
 }
