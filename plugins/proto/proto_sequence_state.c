@@ -54,9 +54,7 @@ void proto_sequence_clear(proto_sequence *seq) {
   for (int k = 0; k < PROTO_INTERN_KINDS; k++) {
     proto_intern_table *table = &seq->tables[k];
     proto_map_clear(&table->index);
-    if (table->dense.len)
-      memset(table->dense.data, 0, table->dense.len * sizeof *table->dense.data);
-    table->dense.len = 0;
+    table->dense.len = 0; /* intern() zeroes the slots it grows into */
     table->entries.len = 0;
   }
   seq->arena.len = 0;

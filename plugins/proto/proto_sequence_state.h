@@ -71,7 +71,7 @@ typedef struct proto_dense_slot {
 typedef struct proto_intern_table {
   proto_map index; /* iid -> entry, for iids >= PROTO_INTERN_DENSE_IIDS */
   /* dense.data[iid] for iids < dense.len, all in the current generation;
-   * a clear zeroes dense.len slots. */
+   * a clear sets dense.len to 0 and growth zeroes the slots it adds. */
   TM_VEC(proto_dense_slot) dense;
   TM_VEC(proto_interned) entries;
 } proto_intern_table;

@@ -1,17 +1,14 @@
 /* Stack profile interning tables (see proto_stack_table.h). */
 #include "proto_stack_table.h"
 
-#include <string.h>
-
 #include "proto_wire_decode.h"
 
 void proto_stack_table_clear(proto_stack_table *table) {
   proto_map_clear(&table->mapping_index);
   proto_map_clear(&table->frame_index);
   proto_map_clear(&table->callstack_index);
-  if (table->callsite_by_iid.len)
-    memset(table->callsite_by_iid.data, 0,
-           table->callsite_by_iid.len * sizeof *table->callsite_by_iid.data);
+  /* No slot is read at or beyond len, and remember_callsite() zeroes the
+   * slots it grows into: dropping the length forgets them all. */
   table->callsite_by_iid.len = 0;
   table->mappings.len = 0;
   table->frames.len = 0;

@@ -55,7 +55,8 @@ typedef struct proto_stack_table {
    * (a copy of its entry's ref; 0 until resolved) for iids below
    * PROTO_STACK_DIRECT_IIDS, so a sample's lookup reads one slot instead
    * of the map and the entry, both cache misses with many callstacks. A
-   * new entry for the iid zeroes its slot; a clear, every slot. */
+   * new entry for the iid zeroes its slot; a clear drops them all (len 0:
+   * slots are zeroed as the table grows into them again). */
   TM_VEC(tm_callsite_ref) callsite_by_iid;
 } proto_stack_table;
 
