@@ -259,24 +259,6 @@ static size_t split_bars(systrace_text t, systrace_text *fields, size_t max) {
 
 /* --- tracing_mark_write --------------------------------------------------- */
 
-/* The pid field of a mark: a few plain digits, read here without the
- * call; anything else (a sign, 19 digits or more, no digit, another
- * byte) as systrace_parse_int64 reads it, so the result is its result.
- * The call was 3% of an ftrace import's instructions (two per B/E pair). */
-static inline bool parse_pid(systrace_text t, int64_t *out) {
-  if (t.len == 0 || t.len > 18)
-    return systrace_parse_int64(t, out);
-  int64_t v = 0;
-  for (size_t i = 0; i < t.len; i++) {
-    unsigned d = (unsigned char)t.p[i] - (unsigned)'0';
-    if (d > 9)
-      return systrace_parse_int64(t, out);
-    v = v * 10 + (int64_t)d;
-  }
-  *out = v;
-  return true;
-}
-
 static tm_track_ref process_track(systrace_emitter *em, const char *type,
                                   int is_counter, int64_t pid, tm_str_id name,
                                   uint64_t key) {
@@ -332,7 +314,7 @@ static bool mark_write(systrace_emitter *em, const systrace_line *l,
   case 'B':
   case 'I':
     n = split_bars(payload, f, 3);
-    if (n < 2 || !parse_pid(f[1], &pid))
+    if (n < 2 || !systrace_parse_int64(f[1], &pid))
       return false;
     sf.track = thread_track_for(em, pid, l->pid, l->task);
     sf.name = n == 3 && f[2].len ? intern_name(em, f[2])
@@ -344,7 +326,7 @@ static bool mark_write(systrace_emitter *em, const systrace_line *l,
     return true;
   case 'E':
     n = split_bars(payload, f, 3);
-    if (n >= 2 && f[1].len && !parse_pid(f[1], &pid))
+    if (n >= 2 && f[1].len && !systrace_parse_int64(f[1], &pid))
       return false;
     sf.track = thread_track_for(em, pid, l->pid, l->task);
     em->s->slice_end(em->host, &sf);
@@ -352,7 +334,7 @@ static bool mark_write(systrace_emitter *em, const systrace_line *l,
   case 'C': {
     n = split_bars(payload, f, 5);
     int64_t value = 0;
-    if (n < 4 || !parse_pid(f[1], &pid) ||
+    if (n < 4 || !systrace_parse_int64(f[1], &pid) ||
         !systrace_parse_int64(f[3], &value))
       return false;
     thread_for(em, pid, l->pid, l->task);
@@ -365,7 +347,7 @@ static bool mark_write(systrace_emitter *em, const systrace_line *l,
   case 'F': {
     n = split_bars(payload, f, 4);
     int64_t cookie = 0;
-    if (n < 4 || !parse_pid(f[1], &pid) ||
+    if (n < 4 || !systrace_parse_int64(f[1], &pid) ||
         !systrace_parse_int64(f[3], &cookie))
       return false;
     thread_for(em, pid, l->pid, l->task);
@@ -394,7 +376,7 @@ static bool mark_write(systrace_emitter *em, const systrace_line *l,
   }
   case 'N':
     n = split_bars(payload, f, 4);
-    if (n < 4 || !parse_pid(f[1], &pid))
+    if (n < 4 || !systrace_parse_int64(f[1], &pid))
       return false;
     thread_for(em, pid, l->pid, l->task);
     sf.track = process_track(em, "atrace_async_slice_for_track", 0, pid,
@@ -409,7 +391,7 @@ static bool mark_write(systrace_emitter *em, const systrace_line *l,
     int64_t cookie = 0;
     bool begin = payload.p[0] == 'G';
     if ((begin && n != 5) || (!begin && n < 4) ||
-        !parse_pid(f[1], &pid) ||
+        !systrace_parse_int64(f[1], &pid) ||
         !systrace_parse_int64(f[n - 1], &cookie))
       return false;
     thread_for(em, pid, l->pid, l->task);

@@ -114,7 +114,7 @@ static inline const char *read_uint(const char *p, const char *end, int64_t *val
   return p;
 }
 
-bool systrace_parse_int64(systrace_text t, int64_t *out) {
+bool systrace_parse_int64_slow(systrace_text t, int64_t *out) {
   const char *p = t.p, *end = t.p + t.len;
   bool negative = false;
   if (p < end && (*p == '-' || *p == '+'))

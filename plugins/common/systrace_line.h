@@ -36,8 +36,27 @@ typedef struct systrace_line {
  * the grammar. */
 bool systrace_line_parse(const char *line, size_t len, systrace_line *out);
 
-/* Parses a decimal int64 filling the whole text (optional sign). */
-bool systrace_parse_int64(systrace_text t, int64_t *out);
+/* systrace_parse_int64 for what its inline part does not read: a sign,
+ * no digit, more than 18 digits, or a byte that is not a digit. */
+bool systrace_parse_int64_slow(systrace_text t, int64_t *out);
+
+/* Parses a decimal int64 filling the whole text (optional sign). The
+ * values of marks and kernel events (pids, counters: up to 18 plain
+ * digits, which cannot overflow) are read here, without a call; anything
+ * else goes to systrace_parse_int64_slow, whose result is the result. */
+static inline bool systrace_parse_int64(systrace_text t, int64_t *out) {
+  if (t.len == 0 || t.len > 18)
+    return systrace_parse_int64_slow(t, out);
+  int64_t v = 0;
+  for (size_t i = 0; i < t.len; i++) {
+    unsigned digit = (unsigned char)t.p[i] - (unsigned)'0';
+    if (digit > 9)
+      return systrace_parse_int64_slow(t, out);
+    v = v * 10 + (int64_t)digit;
+  }
+  *out = v;
+  return true;
+}
 
 /* memcmp, not a byte loop: with the literal's length known (the macro
  * below) the compiler compares whole words. */
