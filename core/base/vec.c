@@ -2,6 +2,7 @@
 
 #include <glib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define HUGE_PAGE ((size_t)2 << 20)
 
@@ -20,6 +21,15 @@ void tm_memory_advise_huge(void *block, size_t bytes) {
   (void)block;
   (void)bytes;
 #endif
+}
+
+void tm_memory_release(const void *block, uintptr_t from, uintptr_t to) {
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  from = MAX(from, (uintptr_t)block + page);
+  from = (from + page - 1) & ~(page - 1);
+  to &= ~(page - 1);
+  if (to > from)
+    madvise((void *)from, to - from, MADV_DONTNEED);
 }
 
 void tm_vec_reserve_(void **data, size_t *cap, size_t need, size_t elem_size) {

@@ -35,6 +35,14 @@
  * A no-op for blocks under 4 MiB or where the kernel says no. */
 void tm_memory_advise_huge(void *block, size_t bytes);
 
+/* Hands the whole pages of the bytes [from, to) of the g_malloc'd `block`
+ * back to the kernel (they read as zeros afterwards); pages only partly in
+ * the range stay, and so does the block's first page: the allocator's
+ * bookkeeping lives before the block and, once it is freed, at its start.
+ * `from` may lie before the block. For a block whose front is read for the
+ * last time while the import's tables still grow. */
+void tm_memory_release(const void *block, uintptr_t from, uintptr_t to);
+
 /* Grows *data so that it holds at least `need` elements of `elem_size`. */
 void tm_vec_reserve_(void **data, size_t *cap, size_t need, size_t elem_size);
 

@@ -13,7 +13,6 @@
 #include "model/model_builder.h"
 
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "base/checked_math.h"
@@ -387,24 +386,18 @@ void model_builder_expect(tm_model_builder *builder, const tm_event *ev) {
 }
 
 /* The event naming `extra` was pushed: the last of its region gives the
- * region's whole pages back, except the block's first page (the
- * allocator's bookkeeping is before the block and, once it is freed, at
- * its start) and any page the block shares with its neighbours. */
+ * region's whole pages back (tm_memory_release keeps the block's first
+ * page and any page the region shares with its neighbours). */
 static void extra_pushed(tm_model_builder *builder, uint32_t extra) {
   if (!builder->extra_refs || extra >= builder->in.n_extras)
     return;
   uint32_t *refs = &builder->extra_refs[extra_region(builder, extra)];
   if (*refs == 0 || --*refs > 0)
     return;
-  uintptr_t page = page_size();
-  uintptr_t block = (uintptr_t)builder->in.extras;
-  uintptr_t block_end = block + builder->in.n_extras * sizeof *builder->in.extras;
+  uintptr_t block_end =
+      (uintptr_t)builder->in.extras + builder->in.n_extras * sizeof *builder->in.extras;
   uintptr_t from = builder->extras_origin + extra_region(builder, extra) * EXTRA_REGION;
-  uintptr_t to = MIN(from + EXTRA_REGION, block_end) & ~(page - 1);
-  from = MAX(from, block + page);
-  from = (from + page - 1) & ~(page - 1);
-  if (to > from)
-    madvise((void *)from, to - from, MADV_DONTNEED);
+  tm_memory_release(builder->in.extras, from, MIN(from + EXTRA_REGION, block_end));
 }
 
 static void push_event(tm_model_builder *builder, const tm_event *ev,

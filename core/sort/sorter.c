@@ -34,8 +34,6 @@
 
 #include <string.h>
 #include <stdlib.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <glib.h>
 
@@ -882,22 +880,12 @@ typedef struct merge_cursor {
   tm_event_run *run;
 } merge_cursor;
 
-/* Hands the whole pages of already merged events back to the kernel. Only
- * pages strictly after the block's first page are touched: the allocator's
- * bookkeeping lives before the block and, once it is freed, at its start;
- * nothing ever reads merged events again. */
+/* Hands the whole pages of already merged events back to the kernel
+ * (tm_memory_release); nothing ever reads merged events again. */
 static void release_merged(merge_cursor *c) {
   if ((size_t)((const char *)c->pos - (const char *)c->released) < RELEASE_BYTES)
     return;
-  static size_t page;
-  if (!page)
-    page = (size_t)sysconf(_SC_PAGESIZE);
-  uintptr_t base = (uintptr_t)c->run->events;
-  uintptr_t from = MAX((uintptr_t)c->released, base + page);
-  from = (from + page - 1) & ~(uintptr_t)(page - 1);
-  uintptr_t to = (uintptr_t)c->pos & ~(uintptr_t)(page - 1);
-  if (to > from)
-    madvise((void *)from, to - from, MADV_DONTNEED);
+  tm_memory_release(c->run->events, (uintptr_t)c->released, (uintptr_t)c->pos);
   c->released = c->pos;
 }
 
@@ -923,17 +911,11 @@ static void stream_rest(merge_cursor *c, tm_sorter_emit emit, void *ctx) {
 
 /* --- helpers of the streams below ------------------------------------------------ */
 
-/* Hands back the whole pages of ev[0, floor) (see release_merged). */
+/* Hands back the whole pages of ev[0, floor) (see tm_memory_release). */
 static void release_below(const tm_event *ev, size_t floor, size_t *released) {
   if ((floor - *released) * sizeof *ev < RELEASE_BYTES)
     return;
-  size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  uintptr_t base = (uintptr_t)ev;
-  uintptr_t from = MAX((uintptr_t)(ev + *released), base + page);
-  from = (from + page - 1) & ~(uintptr_t)(page - 1);
-  uintptr_t to = (uintptr_t)(ev + floor) & ~(uintptr_t)(page - 1);
-  if (to > from)
-    madvise((void *)from, to - from, MADV_DONTNEED);
+  tm_memory_release(ev, (uintptr_t)(ev + *released), (uintptr_t)(ev + floor));
   *released = floor;
 }
 
@@ -981,18 +963,13 @@ static uint32_t *chunks_left_new(size_t n) {
 
 /* Counts ev[i] of a run of n as merged; once its chunk is all merged, hands
  * back the chunk's whole pages (pages shared with a neighbouring chunk
- * stay; see release_merged for the block's first page). */
+ * stay; see tm_memory_release for the block's first page). */
 static inline void chunk_merged(const tm_event *ev, size_t n, uint32_t *left, size_t i) {
   size_t c = i >> CHUNK_SHIFT;
   if (--left[c])
     return;
-  size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  uintptr_t base = (uintptr_t)ev;
-  uintptr_t from = MAX(base + (c << CHUNK_SHIFT) * sizeof *ev, base + page);
-  from = (from + page - 1) & ~(uintptr_t)(page - 1);
-  uintptr_t to = (base + MIN(n, (c + 1) << CHUNK_SHIFT) * sizeof *ev) & ~(uintptr_t)(page - 1);
-  if (to > from)
-    madvise((void *)from, to - from, MADV_DONTNEED);
+  tm_memory_release(ev, (uintptr_t)(ev + (c << CHUNK_SHIFT)),
+                    (uintptr_t)(ev + MIN(n, (c + 1) << CHUNK_SHIFT)));
 }
 
 /* Whether an event of run `self` at `ts` comes before `bound`, the best
