@@ -1228,32 +1228,42 @@ static void stretch_rebuild(stretch_stream *s) {
   }
 }
 
+/* Grows the tree to `width` leaves (a power of two), the new slots free
+ * and the lowest of them taken first. */
+static void stretch_widen(stretch_stream *s, size_t width) {
+  size_t old = s->width;
+  s->leaf = g_renew(merge_head, s->leaf, width);
+  s->win = g_renew(uint32_t, s->win, width);
+  s->free_slots = g_renew(uint32_t, s->free_slots, width);
+  for (size_t slot = width; slot-- > old;) {
+    s->leaf[slot] = NO_HEAD;
+    s->free_slots[s->n_free++] = (uint32_t)slot;
+  }
+  s->width = width;
+  stretch_rebuild(s);
+}
+
 /* Puts `head` in a free slot (doubling the tree when there is none). */
 static void stretch_join(stretch_stream *s, merge_head head) {
-  if (s->n_free == 0) {
-    size_t old = s->width, width = 2 * old;
-    s->leaf = g_renew(merge_head, s->leaf, width);
-    s->win = g_renew(uint32_t, s->win, width);
-    s->free_slots = g_renew(uint32_t, s->free_slots, width);
-    for (size_t slot = width; slot-- > old;) {
-      s->leaf[slot] = NO_HEAD;
-      s->free_slots[s->n_free++] = (uint32_t)slot;
-    }
-    s->width = width;
-    stretch_rebuild(s);
-  }
+  if (s->n_free == 0)
+    stretch_widen(s, 2 * s->width);
   uint32_t slot = s->free_slots[--s->n_free];
   s->leaf[slot] = head;
   s->heap_len++;
   stretch_replay(s, slot);
 }
 
+/* Whether the next waiting stretch begins before the tree's best. */
+static inline bool stretch_next_joins(const stretch_stream *s) {
+  return s->next_waiting < s->k &&
+         (s->heap_len == 0 ||
+          head_before(s->waiting[s->next_waiting], s->leaf[stretch_best(s)]));
+}
+
 /* The heads of the stretches that begin before the tree's best join it,
  * so that the best is the run's next event (none left: heap_len 0). */
 static void stretch_stream_settle(stretch_stream *s) {
-  while (s->next_waiting < s->k &&
-         (s->heap_len == 0 ||
-          head_before(s->waiting[s->next_waiting], s->leaf[stretch_best(s)])))
+  while (stretch_next_joins(s))
     stretch_join(s, s->waiting[s->next_waiting++]);
 }
 
@@ -1280,15 +1290,8 @@ static void stretch_stream_open(stretch_stream *s, tm_event_run *run) {
   for (size_t i = 0; i < k; i++)
     pos[i] = bounds.data[i];
   *s = (stretch_stream){.run = run, .ev = ev, .n = n, .bounds = bounds, .k = k,
-                        .waiting = waiting, .pos = pos, .width = STRETCH_TREE_WIDTH};
-  s->leaf = g_new(merge_head, s->width);
-  s->win = g_new(uint32_t, s->width);
-  s->free_slots = g_new(uint32_t, s->width);
-  for (size_t slot = s->width; slot-- > 0;) {
-    s->leaf[slot] = NO_HEAD;
-    s->free_slots[s->n_free++] = (uint32_t)slot;
-  }
-  stretch_rebuild(s);
+                        .waiting = waiting, .pos = pos};
+  stretch_widen(s, STRETCH_TREE_WIDTH);
   stretch_stream_settle(s);
 }
 
@@ -1327,9 +1330,7 @@ static void stretch_stream_until(stretch_stream *s, uint32_t self, merge_head bo
     stretch_replay(s, slot);
     /* Settle's own first test, here: once per event, a stretch joining
      * about once per bundle. */
-    if (s->next_waiting < s->k &&
-        (s->heap_len == 0 ||
-         head_before(s->waiting[s->next_waiting], s->leaf[stretch_best(s)])))
+    if (stretch_next_joins(s))
       stretch_stream_settle(s);
   }
 }
