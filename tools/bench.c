@@ -841,8 +841,8 @@ static void print_row(const stage_result *r, const stage_result *baseline,
 /* Issue 15 asks the systrace text and the mixed archive to import 1.3x
  * faster than before its system-trace round: the import's time over the
  * floor of the same run, the medians of three runs of the code before that
- * round on the same generated inputs (docs/performance.md, "System
- * traces", runs of "the unchanged code", 2026-11-25). A ratio to the floor
+ * round on the same generated inputs (docs/performance-log.md, "Rounds
+ * of 25-26 Nov", runs of "the unchanged code", 2026-11-25). A ratio to the floor
  * of the same run carries across a machine whose load changes; the
  * absolute times do not. */
 typedef struct recorded_baseline {

@@ -510,7 +510,8 @@ static size_bounds find_stretches(tm_event *ev, size_t n) {
  * ev and a second array of n events) through a buffer of an eighth of the
  * run touches only that much of the spare, whose pages the import's peak
  * memory counts (40 bytes an event of the 1M-event realistic JSON file;
- * docs/performance.md measures the rotations this costs). */
+ * docs/performance-log.md, "Third round of 26 Nov", measures the
+ * rotations this costs). */
 static void natural_merge_sort(tm_event *ev, size_t n, tm_event *spare) {
   size_t spare_cap = MIN(n / 2 + 1, MAX(n / SPARE_SHARE, MIN_SPARE));
   size_bounds bounds = find_stretches(ev, n);
