@@ -1184,7 +1184,7 @@ typedef struct stretch_stream {
   uint32_t *win;
   uint32_t *free_slots;
   size_t width, n_free;
-  size_t heap_len; /* stretches in the tree */
+  size_t n_occupied; /* slots holding a stretch (width - n_free) */
   /* Every stretch before `unfinished` is merged, and so is
    * ev[0, pos[unfinished]). */
   size_t unfinished, released;
@@ -1250,19 +1250,19 @@ static void stretch_join(stretch_stream *s, merge_head head) {
     stretch_widen(s, 2 * s->width);
   uint32_t slot = s->free_slots[--s->n_free];
   s->leaf[slot] = head;
-  s->heap_len++;
+  s->n_occupied++;
   stretch_replay(s, slot);
 }
 
 /* Whether the next waiting stretch begins before the tree's best. */
 static inline bool stretch_next_joins(const stretch_stream *s) {
   return s->next_waiting < s->k &&
-         (s->heap_len == 0 ||
+         (s->n_occupied == 0 ||
           head_before(s->waiting[s->next_waiting], s->leaf[stretch_best(s)]));
 }
 
 /* The heads of the stretches that begin before the tree's best join it,
- * so that the best is the run's next event (none left: heap_len 0). */
+ * so that the best is the run's next event (none left: n_occupied 0). */
 static void stretch_stream_settle(stretch_stream *s) {
   while (stretch_next_joins(s))
     stretch_join(s, s->waiting[s->next_waiting++]);
@@ -1304,7 +1304,7 @@ static void stretch_stream_until(stretch_stream *s, uint32_t self, merge_head bo
                                  tm_sorter_emit emit, void *ctx) {
   const tm_event *ev = s->ev;
   uint32_t machine_id = s->run->machine_id, trace_id = s->run->trace_id;
-  while (s->heap_len > 0) {
+  while (s->n_occupied > 0) {
     uint32_t slot = stretch_best(s);
     merge_head top = s->leaf[slot];
     if (!before_bound(top.ts, self, bound))
@@ -1324,7 +1324,7 @@ static void stretch_stream_until(stretch_stream *s, uint32_t self, merge_head bo
     if (p == end) {
       s->leaf[slot] = NO_HEAD;
       s->free_slots[s->n_free++] = slot;
-      s->heap_len--;
+      s->n_occupied--;
     } else {
       s->leaf[slot] = (merge_head){ev[p].ts, i, i};
     }
@@ -1412,7 +1412,7 @@ static bool run_stream_head(const run_stream *s, int64_t *ts) {
     *ts = s->u.tracks.heap[0].ts;
     return true;
   case STREAM_STRETCHES:
-    if (!s->u.stretches.heap_len)
+    if (!s->u.stretches.n_occupied)
       return false;
     *ts = s->u.stretches.leaf[stretch_best(&s->u.stretches)].ts;
     return true;
