@@ -332,6 +332,49 @@ static void test_malformed_kernel_events_are_counted(void) {
   fake_host_free(fake);
 }
 
+static size_t occurrences(const char *text, const char *needle) {
+  size_t n = 0;
+  for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+    n++;
+  return n;
+}
+
+/* B and E marks of the common shapes are read by a shortcut in the
+ * emitter and all others by the general split on '|': both give what
+ * docs/formats.md §3.4 says. Expected counts, line by line: begins are
+ * B|1|name, B|1 and B|1| (the last two "[empty slice name]"), B|-5|neg
+ * (a sign: general path) and the 19-digit pid (general path): 5; ends
+ * are E, E|, E||x (no pid), E|7 and E|7|rest: 5; failures are B (no
+ * pid field), B| (empty pid), B|12a|x and E|y (not numbers): 4. */
+static void test_begin_end_marks_of_every_shape(void) {
+  static const char data[] =
+      "# tracer: nop\n"
+      "a-1 [000] 1.0: tracing_mark_write: B|1|name\n"
+      "a-1 [000] 1.0: tracing_mark_write: B|1\n"
+      "a-1 [000] 1.0: tracing_mark_write: B|1|\n"
+      "a-1 [000] 1.0: tracing_mark_write: B|-5|neg\n"
+      "a-1 [000] 1.0: tracing_mark_write: B|1234567890123456789|long\n"
+      "a-1 [000] 1.0: tracing_mark_write: E\n"
+      "a-1 [000] 1.0: tracing_mark_write: E|\n"
+      "a-1 [000] 1.0: tracing_mark_write: E||x\n"
+      "a-1 [000] 1.0: tracing_mark_write: E|7\n"
+      "a-1 [000] 1.0: tracing_mark_write: E|7|rest\n"
+      "a-1 [000] 1.0: tracing_mark_write: B\n"
+      "a-1 [000] 1.0: tracing_mark_write: B|\n"
+      "a-1 [000] 1.0: tracing_mark_write: B|12a|x\n"
+      "a-1 [000] 1.0: tracing_mark_write: E|y\n";
+  fake_host *fake = run_reader(data, sizeof data - 1, 64, TM_OK);
+  g_assert_cmpuint(fake_host_count_lines(fake, "slice_begin "), ==, 5);
+  g_assert_cmpuint(fake_host_count_lines(fake, "slice_end "), ==, 5);
+  g_assert_cmpint(fake_host_stat(fake, "systrace_parse_failure"), ==, 4);
+  const char *transcript = fake_host_borrow_transcript(fake);
+  g_assert_cmpuint(occurrences(transcript, " name=[empty slice name]\n"), ==, 2);
+  g_assert_cmpuint(occurrences(transcript, " name=name\n"), ==, 1);
+  g_assert_cmpuint(occurrences(transcript, " name=neg\n"), ==, 1);
+  g_assert_cmpuint(occurrences(transcript, " name=long\n"), ==, 1);
+  fake_host_free(fake);
+}
+
 /* A line that is not read is logged with the offset of its first byte
  * and its text, however the chunks cut it; lines that parse are not. */
 static void test_bad_lines_are_logged_with_offset_and_text(void) {
@@ -405,6 +448,8 @@ int main(int argc, char **argv) {
                   test_binary_input_reports_the_first_bad_offset);
   g_test_add_func("/systrace/reader/malformed-kernel-events-are-counted",
                   test_malformed_kernel_events_are_counted);
+  g_test_add_func("/systrace/reader/begin-end-marks-of-every-shape",
+                  test_begin_end_marks_of_every_shape);
   g_test_add_func("/systrace/reader/bad-lines-are-logged-with-offset-and-text",
                   test_bad_lines_are_logged_with_offset_and_text);
   g_test_add_func("/systrace/reader/probe", test_probe);

@@ -104,6 +104,9 @@ typedef struct ftrace_machine {
   proto_map thread_index;
   TM_VEC(ftrace_thread) threads;
   systrace_emitter *emitter; /* print events; NULL until the first */
+  /* The clock and line offset the emitter was last told. */
+  tm_clock_ref emitter_clock;
+  int64_t emitter_offset;
 } ftrace_machine;
 
 /* The event being read. */
