@@ -9,18 +9,32 @@
 
 #define CPU_SLOTS ((size_t)TM_SCHED_MAX_CPU + 1)
 
-typedef TM_VEC(uint32_t) id_vec;
+/* What the builder keeps of a thread: its open thread_state row with that
+ * row's ts and state (so that closing it or testing it on a wakeup does
+ * not load the row, a cache miss in a long trace), and its latest
+ * sleeping row. */
+typedef struct sched_thread {
+  int64_t open_ts;
+  uint32_t open;         /* thread_state row id or TM_NULL_ID */
+  tm_str_id open_state;  /* the open row's state */
+  uint32_t last_blocked; /* latest sleeping row or TM_NULL_ID */
+} sched_thread;
+
+/* A cpu's open sched row and its ts. */
+typedef struct sched_cpu {
+  int64_t open_ts;
+  uint32_t open; /* sched row id or TM_NULL_ID */
+} sched_cpu;
 
 struct tm_sched_builder {
   tm_model *model;
-  id_vec open_sched; /* by ucpu: sched row id or TM_NULL_ID */
-  id_vec open_state; /* by utid: thread_state row or TM_NULL_ID */
-  id_vec last_blocked; /* by utid: its latest sleeping thread_state row */
+  TM_VEC(sched_cpu) cpus;       /* by ucpu */
+  TM_VEC(sched_thread) threads; /* by utid, as many as the model's threads */
   tm_str_id running;            /* "Running" */
   tm_str_id runnable;           /* "R" */
 };
 
-uint32_t sched_cpu_intern(tm_model *model, uint32_t machine_id, uint32_t cpu) {
+uint32_t sched_cpu_intern_new(tm_model *model, uint32_t machine_id, uint32_t cpu) {
   if (cpu > TM_SCHED_MAX_CPU || machine_id == TM_NULL_ID)
     return TM_NULL_ID;
   size_t base = (size_t)machine_id * CPU_SLOTS;
@@ -55,22 +69,32 @@ tm_sched_builder *sched_builder_new(tm_model *model) {
 void sched_builder_free(tm_sched_builder *builder) {
   if (!builder)
     return;
-  tm_vec_free(&builder->open_sched);
-  tm_vec_free(&builder->open_state);
-  tm_vec_free(&builder->last_blocked);
+  tm_vec_free(&builder->cpus);
+  tm_vec_free(&builder->threads);
   g_free(builder);
 }
 
-/* The slot for `index` in a by-id vector, grown with TM_NULL_ID. */
-static uint32_t *slot_of(id_vec *v, uint32_t index) {
-  if (index >= v->len) {
-    size_t old = v->len;
-    tm_vec_reserve(v, (size_t)index + 1);
-    for (size_t i = old; i <= index; i++)
-      v->data[i] = TM_NULL_ID;
-    v->len = (size_t)index + 1;
+/* Grows the per-thread state to cover every thread of the model: after
+ * this, any utid that thread_known() accepts has its slot. */
+static void threads_cover(tm_sched_builder *builder) {
+  size_t n = builder->model->threads.len;
+  if (builder->threads.len >= n)
+    return;
+  tm_vec_reserve(&builder->threads, n);
+  for (size_t i = builder->threads.len; i < n; i++)
+    builder->threads.data[i] = (sched_thread){0, TM_NULL_ID, 0, TM_NULL_ID};
+  builder->threads.len = n;
+}
+
+static sched_cpu *cpu_slot(tm_sched_builder *builder, uint32_t ucpu) {
+  if (ucpu >= builder->cpus.len) {
+    size_t old = builder->cpus.len;
+    tm_vec_reserve(&builder->cpus, (size_t)ucpu + 1);
+    for (size_t i = old; i <= ucpu; i++)
+      builder->cpus.data[i] = (sched_cpu){0, TM_NULL_ID};
+    builder->cpus.len = (size_t)ucpu + 1;
   }
-  return &v->data[index];
+  return &builder->cpus.data[ucpu];
 }
 
 static bool thread_known(const tm_model *model, uint32_t utid) {
@@ -83,16 +107,13 @@ static bool thread_is_idle(const tm_model *model, uint32_t utid) {
 
 /* Ends the thread's open state at ts and opens `state` (0: a state the
  * trace did not say, NULL in thread_state, as trace_processor keeps it). */
-static uint32_t change_state(tm_sched_builder *builder, int64_t ts,
-                             uint32_t utid, tm_str_id state, uint32_t ucpu,
-                             uint32_t waker_utid, uint32_t waker_id) {
+static void change_state(tm_sched_builder *builder, int64_t ts, uint32_t utid,
+                         tm_str_id state, uint32_t ucpu, uint32_t waker_utid,
+                         uint32_t waker_id) {
   tm_model *model = builder->model;
-  uint32_t *open = slot_of(&builder->open_state, utid);
-  if (*open != TM_NULL_ID) {
-    tm_thread_state_row *row = &model->thread_states.data[*open];
-    row->dur = ts - row->ts;
-    *open = TM_NULL_ID;
-  }
+  sched_thread *t = &builder->threads.data[utid];
+  if (t->open != TM_NULL_ID)
+    model->thread_states.data[t->open].dur = ts - t->open_ts;
   tm_thread_state_row row = {
       .ts = ts,
       .dur = -1,
@@ -104,12 +125,14 @@ static uint32_t change_state(tm_sched_builder *builder, int64_t ts,
       .io_wait = -1,
   };
   tm_vec_push(&model->thread_states, row);
-  *open = (uint32_t)(model->thread_states.len - 1);
+  uint32_t id = (uint32_t)(model->thread_states.len - 1);
+  t->open = id;
+  t->open_ts = ts;
+  t->open_state = state;
   if (state != builder->running && state != builder->runnable)
-    *slot_of(&builder->last_blocked, utid) = *open;
+    t->last_blocked = id;
   else if (state == builder->running)
-    *slot_of(&builder->last_blocked, utid) = TM_NULL_ID;
-  return *open;
+    t->last_blocked = TM_NULL_ID;
 }
 
 static void on_switch(tm_sched_builder *builder, const tm_event *ev) {
@@ -119,10 +142,10 @@ static void on_switch(tm_sched_builder *builder, const tm_event *ev) {
   if (ucpu >= model->cpus.len || !thread_known(model, prev) ||
       !thread_known(model, next))
     return;
-  uint32_t *open = slot_of(&builder->open_sched, ucpu);
-  if (*open != TM_NULL_ID) {
-    tm_sched_row *row = &model->sched_slices.data[*open];
-    row->dur = ev->ts - row->ts;
+  sched_cpu *cpu = cpu_slot(builder, ucpu);
+  if (cpu->open != TM_NULL_ID) {
+    tm_sched_row *row = &model->sched_slices.data[cpu->open];
+    row->dur = ev->ts - cpu->open_ts;
     row->end_state = ev->name_id;
   }
   tm_sched_row row = {
@@ -133,8 +156,10 @@ static void on_switch(tm_sched_builder *builder, const tm_event *ev) {
       .priority = (int32_t)(uint32_t)ev->u.dur_ns,
   };
   tm_vec_push(&model->sched_slices, row);
-  *open = (uint32_t)(model->sched_slices.len - 1);
+  cpu->open = (uint32_t)(model->sched_slices.len - 1);
+  cpu->open_ts = ev->ts;
 
+  threads_cover(builder);
   if (!thread_is_idle(model, prev))
     change_state(builder, ev->ts, prev, ev->name_id, TM_NULL_ID, TM_NULL_ID,
                  TM_NULL_ID);
@@ -150,18 +175,15 @@ static void on_waking(tm_sched_builder *builder, const tm_event *ev) {
     return;
   if (waker != TM_NULL_ID && !thread_known(model, waker))
     waker = TM_NULL_ID;
-  uint32_t open = *slot_of(&builder->open_state, utid);
-  if (open != TM_NULL_ID) {
-    /* A thread already running or runnable ("R") is not woken again;
-     * any other state, "R+" (preempted) and unknown ones included, is
-     * a sleep the wakeup ends (trace_processor's IsBlocked). */
-    const tm_thread_state_row *row = &model->thread_states.data[open];
-    if (row->state == builder->running || row->state == builder->runnable)
-      return;
-  }
-  uint32_t waker_id = TM_NULL_ID;
-  if (waker != TM_NULL_ID)
-    waker_id = *slot_of(&builder->open_state, waker);
+  threads_cover(builder);
+  const sched_thread *t = &builder->threads.data[utid];
+  /* A thread already running or runnable ("R") is not woken again; any
+   * other state, "R+" (preempted) and unknown ones included, is a sleep
+   * the wakeup ends (trace_processor's IsBlocked). */
+  if (t->open != TM_NULL_ID &&
+      (t->open_state == builder->running || t->open_state == builder->runnable))
+    return;
+  uint32_t waker_id = waker != TM_NULL_ID ? builder->threads.data[waker].open : TM_NULL_ID;
   change_state(builder, ev->ts, utid, builder->runnable, TM_NULL_ID, waker,
                waker_id);
 }
@@ -173,7 +195,8 @@ static void on_blocked_reason(tm_sched_builder *builder, const tm_event *ev) {
   uint32_t utid = ev->category_id;
   if (!thread_known(model, utid))
     return;
-  uint32_t row = *slot_of(&builder->last_blocked, utid);
+  threads_cover(builder);
+  uint32_t row = builder->threads.data[utid].last_blocked;
   if (row == TM_NULL_ID)
     return;
   tm_thread_state_row *state = &model->thread_states.data[row];

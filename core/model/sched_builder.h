@@ -40,10 +40,21 @@
 /* Largest cpu number accepted; cpu rows are created densely up to it. */
 #define TM_SCHED_MAX_CPU 4095u
 
+/* sched_cpu_intern for a cpu row not made yet (or an invalid cpu). */
+uint32_t sched_cpu_intern_new(tm_model *model, uint32_t machine_id, uint32_t cpu);
+
 /* The cpu row (ucpu) of `cpu` on `machine_id`, creating the rows of every
  * lower cpu number of that machine first, so that on one machine ucpu
- * equals cpu. Returns TM_NULL_ID if cpu > TM_SCHED_MAX_CPU. */
-uint32_t sched_cpu_intern(tm_model *model, uint32_t machine_id, uint32_t cpu);
+ * equals cpu. Returns TM_NULL_ID if cpu > TM_SCHED_MAX_CPU. Inline: every
+ * switch and wakeup asks, and nearly always the row exists. */
+static inline uint32_t sched_cpu_intern(tm_model *model, uint32_t machine_id, uint32_t cpu) {
+  if (cpu <= TM_SCHED_MAX_CPU && machine_id != TM_NULL_ID) {
+    size_t slot = (size_t)machine_id * ((size_t)TM_SCHED_MAX_CPU + 1) + cpu;
+    if (slot < model->cpu_lookup.len && model->cpu_lookup.data[slot])
+      return model->cpu_lookup.data[slot] - 1;
+  }
+  return sched_cpu_intern_new(model, machine_id, cpu);
+}
 
 typedef struct tm_sched_builder tm_sched_builder;
 
