@@ -16,6 +16,7 @@
 #include "proto_map.h"
 #include "proto_run.h"
 #include "proto_wire_encode.h"
+#include "proto_wire_fast.h"
 
 /* --- clocks ----------------------------------------------------------------- */
 
@@ -789,6 +790,42 @@ static void test_real_traces_import_without_errors(void) {
   }
 }
 
+/* pw_read_varint_fast gives pw_read_varint's length and value for every
+ * varint length 1..10, an 11-byte run of continuation bytes (malformed),
+ * and each of them cut at every length (truncated): the bytes are placed
+ * at the end of a buffer so that a cut leaves nothing after `end`. */
+static void test_fast_varint_reads_as_the_general_one(void) {
+  uint8_t buf[16];
+  for (size_t len = 1; len <= 11; len++) {
+    for (size_t cut = 0; cut <= len; cut++) {
+      for (int pattern = 0; pattern < 3; pattern++) {
+        uint8_t *p = buf + sizeof buf - cut;
+        uint8_t bytes[11];
+        for (size_t i = 0; i < len; i++) {
+          uint8_t low = (uint8_t)(pattern == 0 ? 0x7f : pattern == 1 ? 0 : (i * 37 + 11) & 0x7f);
+          bytes[i] = (uint8_t)(low | (i + 1 < len || len == 11 ? 0x80 : 0));
+        }
+        memcpy(p, bytes, cut);
+        uint64_t slow = 1, fast = 2;
+        size_t n_slow = pw_read_varint(p, p + cut, &slow);
+        size_t n_fast = pw_read_varint_fast(p, p + cut, &fast);
+        g_assert_cmpuint(n_fast, ==, n_slow);
+        if (n_slow)
+          g_assert_cmpuint(fast, ==, slow);
+        /* Room after it: the unrolled path. */
+        uint8_t room[24] = {0};
+        memcpy(room, bytes, len);
+        n_slow = pw_read_varint(room, room + sizeof room, &slow);
+        n_fast = pw_read_varint_fast(room, room + sizeof room, &fast);
+        g_assert_cmpuint(n_fast, ==, n_slow);
+        g_assert_cmpuint(n_fast, ==, len == 11 ? 0 : len);
+        if (n_slow)
+          g_assert_cmpuint(fast, ==, slow);
+      }
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/proto/reader/clocks/default-clock-sequence-clocks-and-units", test_clocks);
@@ -832,6 +869,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/proto/reader/legacy-events/flow-v1-binds-and-zero-pid-tid-are-errors",
                   test_legacy_flows);
   g_test_add_func("/proto/reader/probe/recognises-packets-and-rejects-text", test_probe);
+  g_test_add_func("/proto/reader/wire/fast-varint-reads-as-the-general-one",
+                  test_fast_varint_reads_as_the_general_one);
   g_test_add_func("/proto/reader/real-traces/import-without-errors",
                   test_real_traces_import_without_errors);
   return g_test_run();

@@ -10,6 +10,7 @@
 #include "proto_context.h"
 #include "proto_ftrace_kinds.h"
 #include "proto_wire_decode.h"
+#include "proto_wire_fast.h"
 
 enum bundle_field {
   BUNDLE_CPU = 1,
@@ -299,7 +300,7 @@ static bool read_compact_arrays(proto_ftrace *ft, const uint8_t *data, size_t le
       tm_vec_reserve(a, a->len + f.len);
       const uint8_t *p = f.data, *end = f.data + f.len;
       while (p < end) {
-        size_t used = *p < 0x80 ? 1 : pw_read_varint(p, end, &a->data[a->len]);
+        size_t used = *p < 0x80 ? 1 : pw_read_varint_fast(p, end, &a->data[a->len]);
         if (used == 0) {
           truncated = true; /* the values before the cut are kept */
           break;
@@ -411,7 +412,7 @@ static bool read_event(proto_ftrace *ft, ftrace_event *ev, const uint8_t *data, 
     uint64_t v;
     size_t used;
     if (c.p < c.end && (*c.p == (1 << 3) || *c.p == (2 << 3) || *c.p == (5 << 3)) &&
-        (used = pw_read_varint(c.p + 1, c.end, &v)) != 0) {
+        (used = pw_read_varint_fast(c.p + 1, c.end, &v)) != 0) {
       if (*c.p == (1 << 3)) {
         has_ts = true;
         ev->ts = (int64_t)v;
