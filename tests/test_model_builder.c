@@ -482,6 +482,27 @@ static void test_set_parents_resolve_to_first_tracks_and_loops_end(fixture *f, g
   g_assert_cmpuint(f->state.model->tracks.len, ==, 4);
 }
 
+/* The session sizes the slice table to the counted slice events, exactly:
+ * the rows asked for, no power of two; a smaller request keeps what is
+ * there; pushing past it grows as usual and keeps every row. */
+static void test_slice_table_reserved_exactly_grows_past_its_size(void) {
+  TM_VEC(tm_slice_row) slices = {0};
+  tm_vec_reserve_exact(&slices, 1000);
+  g_assert_cmpuint(slices.cap, ==, 1000);
+  for (uint32_t i = 0; i < 1000; i++)
+    tm_vec_push(&slices, ((tm_slice_row){.ts = i, .name = i}));
+  tm_vec_reserve_exact(&slices, 10);
+  g_assert_cmpuint(slices.cap, ==, 1000);
+  tm_vec_push(&slices, ((tm_slice_row){.ts = 1000, .name = 1000}));
+  g_assert_cmpuint(slices.cap, >, 1000);
+  g_assert_cmpuint(slices.len, ==, 1001);
+  for (uint32_t i = 0; i <= 1000; i++) {
+    g_assert_cmpint(slices.data[i].ts, ==, i);
+    g_assert_cmpuint(slices.data[i].name, ==, i);
+  }
+  tm_vec_free(&slices);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
 #define ADD(path, fn) g_test_add(path, fixture, NULL, fixture_set_up, fn, fixture_tear_down)
@@ -511,5 +532,7 @@ int main(int argc, char **argv) {
   ADD("/model-builder/async/set-parents-resolve-to-first-tracks-and-loops-end",
       test_set_parents_resolve_to_first_tracks_and_loops_end);
 #undef ADD
+  g_test_add_func("/model-builder/slice-table-reserved-exactly-grows-past-its-size",
+                  test_slice_table_reserved_exactly_grows_past_its_size);
   return g_test_run();
 }

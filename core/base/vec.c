@@ -50,4 +50,15 @@ void tm_vec_reserve_(void **data, size_t *cap, size_t need, size_t elem_size) {
   tm_memory_advise_huge(*data, new_cap * elem_size);
 }
 
+void tm_vec_reserve_exact_(void **data, size_t *cap, size_t need, size_t elem_size) {
+  if (need <= *cap)
+    return;
+  if (need > SIZE_MAX / elem_size)
+    g_error("tracemerge: vector of %zu elements of %zu bytes is too large", need,
+            elem_size);
+  *data = g_realloc(*data, need * elem_size);
+  *cap = need;
+  tm_memory_advise_huge(*data, need * elem_size);
+}
+
 void tm_vec_release_(void *data) { g_free(data); }

@@ -53,6 +53,15 @@ void tm_vec_release_(void *data);
 #define tm_vec_reserve(v, n)                                                \
   tm_vec_reserve_((void **)&(v)->data, &(v)->cap, (n), sizeof(*(v)->data))
 
+/* Grows *data to exactly `need` elements when it holds fewer: for a table
+ * whose final size is known (the model's slices once every event is read),
+ * where the doubling's power of two would map up to twice the rows. Later
+ * pushes double from there as usual. */
+void tm_vec_reserve_exact_(void **data, size_t *cap, size_t need, size_t elem_size);
+
+#define tm_vec_reserve_exact(v, n)                                          \
+  tm_vec_reserve_exact_((void **)&(v)->data, &(v)->cap, (n), sizeof(*(v)->data))
+
 #define tm_vec_push(v, x)                                                   \
   do {                                                                      \
     if ((v)->len == (v)->cap)                                               \

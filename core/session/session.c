@@ -959,10 +959,12 @@ static bool session_import(tm_session *session, const char *const *paths,
         g_realloc_n(session->import.extras.data, len, sizeof *session->import.extras.data);
     session->import.extras.cap = len;
   }
-  /* Size the event tables once: doubling growth would leave up to half of
-   * the largest tables unused at the memory peak. */
-  tm_vec_reserve(&session->import.model->slices, session->import.slice_events);
-  tm_vec_reserve(&session->import.model->counters, session->import.counter_events);
+  /* Size the event tables once, exactly: doubling growth would leave up to
+   * half of the largest tables unused at the memory peak, and a power of
+   * two maps up to twice the rows (21 MB for 17.9 MB of slices of the
+   * 1M-event TrackEvent file). */
+  tm_vec_reserve_exact(&session->import.model->slices, session->import.slice_events);
+  tm_vec_reserve_exact(&session->import.model->counters, session->import.counter_events);
   tm_model_builder_inputs inputs = {
       .model = session->import.model,
       .stats = session->import.stats,

@@ -27,7 +27,7 @@
  * - Memory: a run's block is released as soon as the merge exhausts it, and
  *   the pages of a long run already merged are handed back to the kernel
  *   while the rest of it is still being merged (a run merged by track:
- *   each 5 MiB chunk once all its events are merged), so the event store
+ *   each 1.25 MiB chunk once all its events are merged), so the event store
  *   shrinks while the model grows.
  */
 #include "sort/sorter.h"
@@ -948,9 +948,12 @@ static void sort_keys_by_ts(partition_key *keys, size_t n, partition_key *tmp) {
   memcpy(keys + out, tmp + i, (mid - i) * sizeof *keys);
 }
 
-/* Events per chunk of a run whose merged events are counted down: 2^17
- * events, 5 MiB. */
-#define CHUNK_SHIFT 17
+/* Events per chunk of a run whose merged events are counted down: 2^15
+ * events, 1.25 MiB. The model's tables grow while the first chunk waits
+ * for its last event, on top of the whole run and its side table: that is
+ * the import's peak. 5 MiB chunks made the 1M-event realistic TrackEvent
+ * file's peak ~2 MB higher (docs/performance.md, "Where the memory goes"). */
+#define CHUNK_SHIFT 15
 #define CHUNK_EVENTS ((size_t)1 << CHUNK_SHIFT)
 
 /* How many events of each chunk of a run are still to merge. */
