@@ -313,9 +313,14 @@ static mark_fast begin_end_fast(systrace_text payload, int64_t *pid, systrace_te
   }
   /* payload.p[1] is '|' (checked by the caller) */
   const char *digits = p + 2, *q = digits;
+  const char *bound = end - digits > 18 ? digits + 18 : end;
   int64_t v = 0;
-  while (q < end && (unsigned)(*q - '0') <= 9 && q - digits < 18)
-    v = v * 10 + (*q++ - '0');
+  for (; q < bound; q++) {
+    unsigned digit = (unsigned char)*q - (unsigned)'0';
+    if (digit > 9)
+      break;
+    v = v * 10 + (int64_t)digit;
+  }
   if (q < end && *q != '|')
     return MARK_OTHER;
   if (q == digits) {
