@@ -891,24 +891,8 @@ bool proto_track_event_read(proto_track_events *te, proto_machine *machine,
   if (!decode(te, seq, data, len, &d))
     return false;
 
-  /* Field by field: an initializer of the whole struct was a `rep stos`
-   * (see decoded). clock and ts are set below before any use. */
   proto_event ev;
-  ev.uuid = 0;
-  ev.machine_index = machine->index;
-  ev.sequence_id = seq->id;
-  ev.type = d.type;
-  ev.thread_ts = TM_UNKNOWN_TIME;
-  ev.name = 0;
-  ev.category = 0;
-  ev.args = TM_NO_ARGS;
-  ev.counter_value = 0;
-  ev.dur = 0;
-  ev.thread_dur = TM_UNKNOWN_TIME;
-  ev.flows_start = 0;
-  ev.flows_len = 0;
-  ev.extras_start = 0;
-  ev.extras_len = 0;
+  proto_event_start(&ev, machine->index, seq->id, d.type);
   proto_legacy_event legacy;
   bool is_legacy = false;
   if (__builtin_expect(d.type == TYPE_UNSPECIFIED || d.type > TYPE_COUNTER, 0)) {

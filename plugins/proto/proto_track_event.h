@@ -77,6 +77,34 @@ typedef struct proto_event {
   uint32_t extras_start, extras_len;   /* into the extra counter array */
 } proto_event;
 
+/* Starts `ev` with every field set, one by one: an initializer of the
+ * whole struct was a `rep stos` that took a tenth of
+ * proto_track_event_read's time (perf). The caller sets `clock` and `ts`
+ * before any use; they are set here too (free: the compiler drops the
+ * stores), so that test_proto_reader's
+ * "/proto/reader/clearing/event-start-sets-every-field" can check that
+ * every field is set: a field added above fails it until it is set here. */
+static inline void proto_event_start(proto_event *ev, uint32_t machine_index,
+                                     uint32_t sequence_id, uint8_t type) {
+  ev->uuid = 0;
+  ev->machine_index = machine_index;
+  ev->sequence_id = sequence_id;
+  ev->type = type;
+  ev->clock = 0;
+  ev->ts = 0;
+  ev->thread_ts = TM_UNKNOWN_TIME;
+  ev->name = 0;
+  ev->category = 0;
+  ev->args = TM_NO_ARGS;
+  ev->counter_value = 0;
+  ev->dur = 0;
+  ev->thread_dur = TM_UNKNOWN_TIME;
+  ev->flows_start = 0;
+  ev->flows_len = 0;
+  ev->extras_start = 0;
+  ev->extras_len = 0;
+}
+
 /* The TrackEvent decoder of one file, bound to its context. */
 typedef struct proto_track_events {
   struct proto_context *ctx;
