@@ -99,7 +99,9 @@ static void test_interned_annotation_keys_follow_the_entry(void) {
       "slice_complete T1 private ts=120 name=after clear dur=0 args={debug.count=3}\n"
       "slice_complete T1 private ts=130 name=replaced dur=0 args={debug.weight=4}\n"
       "slice_complete T1 private ts=140 name=nested dur=0 "
-      "args={debug.weight.x=5, debug.weight=6}\n");
+      "args={debug.weight.x=5, debug.weight=6}\n"
+      "slice_complete T1 private ts=150 name=array dur=0 "
+      "args={debug.weight[0]=7, debug.weight[1].y=8, debug.weight=9}\n");
   fake_host_free(fake);
 }
 

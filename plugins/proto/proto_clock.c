@@ -11,12 +11,10 @@
 
 #define SYNC_ROUND_LIMIT_NS 30000000000ull /* entries further apart: other rounds */
 
-proto_clock *proto_clock_get(proto_context *ctx, proto_machine *machine,
-                             uint32_t sequence_id, uint32_t clock_id) {
+proto_clock *proto_clock_get_slow_(proto_context *ctx, proto_machine *machine,
+                                   uint32_t sequence_id, uint32_t clock_id) {
   proto_clock_table *table = &machine->clocks;
   uint64_t key = (uint64_t)sequence_id << 32 | clock_id;
-  if (table->last_index_plus_one && table->last_key == key)
-    return &table->items.data[table->last_index_plus_one - 1];
   uint32_t index;
   if (proto_map_get(&table->index, key, &index)) {
     table->last_key = key;
@@ -223,8 +221,9 @@ bool proto_clock_read_remote_sync(proto_context *ctx, proto_machine *client,
   return true;
 }
 
-bool proto_clock_resolve(proto_context *ctx, proto_machine *machine, uint32_t sequence_id,
-                         uint32_t clock_id, uint64_t raw, proto_timestamp *out) {
+bool proto_clock_resolve_slow_(proto_context *ctx, proto_machine *machine,
+                               uint32_t sequence_id, uint32_t clock_id, uint64_t raw,
+                               proto_timestamp *out) {
   if (clock_id == 0) {
     out->clock = ctx->s->clock_private(ctx->host);
     out->ns = (int64_t)raw;

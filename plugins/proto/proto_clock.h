@@ -27,10 +27,23 @@ static inline bool proto_clock_is_sequence_scoped(uint32_t clock_id) {
   return clock_id >= 64 && clock_id <= 127;
 }
 
+proto_clock *proto_clock_get_slow_(struct proto_context *ctx, struct proto_machine *machine,
+                                   uint32_t sequence_id, uint32_t clock_id);
+
 /* The clock `clock_id` of `machine` (scoped to `sequence_id` when
- * sequence-scoped), created on first use. */
-proto_clock *proto_clock_get(struct proto_context *ctx, struct proto_machine *machine,
-                             uint32_t sequence_id, uint32_t clock_id);
+ * sequence-scoped), created on first use. The last clock found is
+ * checked inline: packets keep using one clock (the file's default, on
+ * every sequence), and the out-of-line call's register saves were most
+ * of its cost (callgrind). */
+static inline proto_clock *proto_clock_get(struct proto_context *ctx,
+                                           struct proto_machine *machine,
+                                           uint32_t sequence_id, uint32_t clock_id) {
+  proto_clock_table *table = &machine->clocks;
+  uint64_t key = (uint64_t)sequence_id << 32 | clock_id;
+  if (table->last_index_plus_one && table->last_key == key)
+    return &table->items.data[table->last_index_plus_one - 1];
+  return proto_clock_get_slow_(ctx, machine, sequence_id, clock_id);
+}
 
 /* A ClockSnapshot packet (field 6) of `machine` on `sequence_id`: adds it
  * to the host's clock graph, sets the file's default clock and claims
@@ -58,8 +71,28 @@ typedef struct proto_timestamp {
  * the clock cannot be named (a sequence-scoped clock on sequence 0) or is a
  * sequence-scoped clock no accepted snapshot on its sequence has related
  * yet (its unit and offset are unknown until then). */
-bool proto_clock_resolve(struct proto_context *ctx, struct proto_machine *machine,
-                         uint32_t sequence_id, uint32_t clock_id, uint64_t raw,
-                         proto_timestamp *out);
+bool proto_clock_resolve_slow_(struct proto_context *ctx, struct proto_machine *machine,
+                               uint32_t sequence_id, uint32_t clock_id, uint64_t raw,
+                               proto_timestamp *out);
+
+/* The common case inline (one call per timestamped packet): a clock the
+ * last lookup found that needs no check, placed as the slow path places
+ * it. */
+static inline bool proto_clock_resolve(struct proto_context *ctx,
+                                       struct proto_machine *machine, uint32_t sequence_id,
+                                       uint32_t clock_id, uint64_t raw, proto_timestamp *out) {
+  proto_clock_table *table = &machine->clocks;
+  bool scoped = proto_clock_is_sequence_scoped(clock_id);
+  uint64_t key = (uint64_t)(scoped ? sequence_id : 0) << 32 | clock_id;
+  if (clock_id != 0 && table->last_index_plus_one && table->last_key == key) {
+    proto_clock *clock = &table->items.data[table->last_index_plus_one - 1];
+    if (!clock->incremental && (clock->registered || !scoped)) {
+      out->clock = clock->ref;
+      out->ns = (int64_t)(raw * (uint64_t)clock->unit_ns);
+      return true;
+    }
+  }
+  return proto_clock_resolve_slow_(ctx, machine, sequence_id, clock_id, raw, out);
+}
 
 #endif /* TM_PROTO_CLOCK_H */
