@@ -54,8 +54,8 @@ void model_free(tm_model *model) {
   tm_vec_free(&model->packages);
   tm_vec_free(&model->frame_timeline);
   tm_vec_free(&model->perf_samples);
-  if (model->profile_rows)
-    g_hash_table_destroy(model->profile_rows);
+  for (size_t i = 0; i < G_N_ELEMENTS(model->profile_rows); i++)
+    g_free(model->profile_rows[i].slots);
   string_pool_free(model->strings);
   g_free(model);
 }

@@ -250,6 +250,15 @@ typedef struct tm_frame_timeline_row {
 } tm_frame_timeline_row;
 
 /* Profiling rows (docs/sql-surface.md §15; core/model/profile_builder.h). */
+
+/* An interning index of one kind of profiling row: open addressing over
+ * row id + 1 (0: empty), the keys read back from the rows. */
+typedef struct tm_profile_index {
+  uint32_t *slots;
+  size_t cap; /* 0 or a power of two */
+  size_t len;
+} tm_profile_index;
+
 typedef struct tm_stack_profile_mapping_row {
   tm_str_id build_id;
   int64_t exact_offset, start_offset, start, end, load_bias;
@@ -340,15 +349,14 @@ typedef struct tm_model {
   TM_VEC(tm_thread_state_row) thread_states;
   TM_VEC(uint32_t) cpu_lookup;
   /* Profiling (core/model/profile_builder.h); profile_rows interns the
-   * identity rows (keys only profile_builder.c reads), owned, NULL until
-   * the first one. */
+   * identity rows (indexes only profile_builder.c reads and writes). */
   TM_VEC(tm_stack_profile_mapping_row) stack_profile_mappings;
   TM_VEC(tm_stack_profile_frame_row) stack_profile_frames;
   TM_VEC(tm_stack_profile_callsite_row) stack_profile_callsites;
   TM_VEC(tm_cpu_profile_sample_row) cpu_profile_samples;
   TM_VEC(tm_instruments_sample_row) instruments_samples;
   TM_VEC(tm_perf_sample_row) perf_samples;
-  GHashTable *profile_rows;
+  tm_profile_index profile_rows[3]; /* mappings, frames, callsites */
   /* System traces (core/model/system_builder.h). */
   TM_VEC(tm_ftrace_event_row) ftrace_events;
   TM_VEC(tm_android_log_row) android_logs;

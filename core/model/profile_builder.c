@@ -1,7 +1,7 @@
 /*
  * Profiling rows of the model: interning of mappings, frames and callsites
- * (one hash table keyed by a tagged fixed-size key) and the sample rows the
- * merged stream produces.
+ * (an index of row ids per kind, the keys read from the rows) and the
+ * sample rows the merged stream produces.
  *
  * Invariant: the index maps every key to the id of the one row holding
  * exactly those fields, so a row is never created twice; rows are only
@@ -12,36 +12,85 @@
 #include <glib.h>
 #include <string.h>
 
-enum { KEY_MAPPING = 1, KEY_FRAME = 2, KEY_CALLSITE = 3 };
+/* One interning index per kind of row (tm_profile_index, model.h): at
+ * most half full, each key read back from its row. A GHashTable of
+ * 48-byte keys, each copied to the heap, took ~560 instructions a new
+ * callsite (callgrind, realistic TrackEvent trace); this allocates
+ * nothing per row. */
+typedef tm_profile_index profile_index;
+enum { INDEX_MAPPINGS, INDEX_FRAMES, INDEX_CALLSITES };
 
-typedef struct profile_key {
-  uint32_t kind;
-  uint32_t a, b, pad;
-  uint64_t c, d, e, f;
-} profile_key;
-
-_Static_assert(sizeof(profile_key) % sizeof(uint64_t) == 0,
-               "profile_key is hashed a 64-bit word at a time");
-
-/* A word at a time, each mixed by a multiply and a shift: hashing the 48
- * bytes one by one (FNV-1a) was 3.9% of a realistic TrackEvent import's
- * instructions (callgrind, 200k packets, one lookup per callsite and
- * frame). Keys are built from a memset, so `pad` hashes as zero. */
-static guint profile_key_hash(gconstpointer p) {
-  const uint8_t *b = p;
-  uint64_t h = 0x9e3779b97f4a7c15u;
-  for (size_t i = 0; i < sizeof(profile_key); i += sizeof(uint64_t)) {
-    uint64_t w;
-    memcpy(&w, b + i, sizeof w);
-    h = (h ^ w) * 0xff51afd7ed558ccdu;
-    h ^= h >> 32;
-  }
-  return (guint)(h ^ (h >> 29));
+static uint64_t mix(uint64_t h, uint64_t w) {
+  h = (h ^ w) * 0xff51afd7ed558ccdu;
+  return h ^ (h >> 32);
 }
 
-static gboolean profile_key_equal(gconstpointer a, gconstpointer b) {
-  return memcmp(a, b, sizeof(profile_key)) == 0;
+static uint64_t mapping_hash(const tm_stack_profile_mapping_row *r) {
+  uint64_t h = mix(0x9e3779b97f4a7c15u, (uint64_t)r->name << 32 | r->build_id);
+  h = mix(h, (uint64_t)r->start);
+  h = mix(h, (uint64_t)r->end);
+  h = mix(h, (uint64_t)r->exact_offset);
+  return mix(h, (uint64_t)r->load_bias);
 }
+
+static bool mapping_equal(const tm_stack_profile_mapping_row *a,
+                          const tm_stack_profile_mapping_row *b) {
+  return a->name == b->name && a->build_id == b->build_id && a->start == b->start &&
+         a->end == b->end && a->exact_offset == b->exact_offset &&
+         a->load_bias == b->load_bias;
+}
+
+static uint64_t frame_hash(const tm_stack_profile_frame_row *r) {
+  return mix(mix(0x9e3779b97f4a7c15u, (uint64_t)r->name << 32 | r->mapping),
+             (uint64_t)r->rel_pc);
+}
+
+static bool frame_equal(const tm_stack_profile_frame_row *a,
+                        const tm_stack_profile_frame_row *b) {
+  return a->name == b->name && a->mapping == b->mapping && a->rel_pc == b->rel_pc;
+}
+
+static uint64_t callsite_hash(const tm_stack_profile_callsite_row *r) {
+  return mix(0x9e3779b97f4a7c15u, (uint64_t)r->parent_id << 32 | r->frame_id);
+}
+
+static bool callsite_equal(const tm_stack_profile_callsite_row *a,
+                           const tm_stack_profile_callsite_row *b) {
+  return a->parent_id == b->parent_id && a->frame_id == b->frame_id;
+}
+
+/* The id of the row of `vec` equal to `key`, or else TM_NULL_ID with
+ * *slot_out the empty slot it would take; grows the index first so that
+ * one more row keeps it at most half full. `vec` holds the model's rows of
+ * the kind, `hash` and `equal` read the key from a row. Written as a
+ * macro so that each kind's hash and comparison are inlined. */
+#define PROFILE_FIND(index, vec, key, hash, equal, slot_out)                        \
+  do {                                                                             \
+    if (((index)->len + 1) * 2 > (index)->cap) {                                   \
+      size_t cap_ = (index)->cap ? (index)->cap * 2 : 64;                          \
+      uint32_t *slots_ = g_new0(uint32_t, cap_);                                   \
+      for (size_t r_ = 0; r_ < (vec)->len; r_++) {                                 \
+        size_t i_ = (size_t)hash(&(vec)->data[r_]) & (cap_ - 1);                   \
+        while (slots_[i_])                                                         \
+          i_ = (i_ + 1) & (cap_ - 1);                                              \
+        slots_[i_] = (uint32_t)r_ + 1;                                             \
+      }                                                                            \
+      g_free((index)->slots);                                                      \
+      (index)->slots = slots_;                                                     \
+      (index)->cap = cap_;                                                         \
+    }                                                                              \
+    size_t mask_ = (index)->cap - 1;                                               \
+    size_t i_ = (size_t)hash(key) & mask_;                                         \
+    found = TM_NULL_ID;                                                            \
+    for (; (index)->slots[i_]; i_ = (i_ + 1) & mask_) {                            \
+      uint32_t id_ = (index)->slots[i_] - 1;                                       \
+      if (equal(&(vec)->data[id_], key)) {                                         \
+        found = id_;                                                               \
+        break;                                                                     \
+      }                                                                            \
+    }                                                                              \
+    *(slot_out) = &(index)->slots[i_];                                             \
+  } while (0)
 
 int profile_table_by_name(const char *table) {
   if (table && strcmp(table, "cpu_profile_stack_sample") == 0)
@@ -53,42 +102,10 @@ int profile_table_by_name(const char *table) {
   return -1;
 }
 
-/* The model's interning index of profiling rows (profile_key -> row id +
- * 1), created here on first use; the model frees it as any hash table. */
-static GHashTable *index_of(tm_model *model) {
-  if (!model->profile_rows)
-    model->profile_rows = g_hash_table_new_full(profile_key_hash,
-                                                profile_key_equal, g_free, NULL);
-  return model->profile_rows;
-}
-
-/* The id stored for `key`, or TM_NULL_ID. */
-static uint32_t lookup(tm_model *model, const profile_key *key) {
-  gpointer found = g_hash_table_lookup(index_of(model), key);
-  return found ? GPOINTER_TO_UINT(found) - 1 : TM_NULL_ID;
-}
-
-static void remember(tm_model *model, const profile_key *key, uint32_t id) {
-  g_hash_table_insert(index_of(model), g_memdup2(key, sizeof *key),
-                      GUINT_TO_POINTER(id + 1));
-}
-
 uint32_t profile_intern_mapping(tm_model *model, tm_str_id name,
                                 tm_str_id build_id, uint64_t start,
                                 uint64_t end, uint64_t exact_offset,
                                 uint64_t load_bias) {
-  profile_key key;
-  memset(&key, 0, sizeof key);
-  key.kind = KEY_MAPPING;
-  key.a = name;
-  key.b = build_id;
-  key.c = start;
-  key.d = end;
-  key.e = exact_offset;
-  key.f = load_bias;
-  uint32_t id = lookup(model, &key);
-  if (id != TM_NULL_ID)
-    return id;
   tm_stack_profile_mapping_row row = {
       .build_id = build_id,
       .exact_offset = (int64_t)exact_offset,
@@ -98,9 +115,16 @@ uint32_t profile_intern_mapping(tm_model *model, tm_str_id name,
       .load_bias = (int64_t)load_bias,
       .name = name,
   };
+  profile_index *index = &model->profile_rows[INDEX_MAPPINGS];
+  uint32_t found, *slot;
+  PROFILE_FIND(index, &model->stack_profile_mappings, &row, mapping_hash, mapping_equal,
+               &slot);
+  if (found != TM_NULL_ID)
+    return found;
   tm_vec_push(&model->stack_profile_mappings, row);
-  id = (uint32_t)(model->stack_profile_mappings.len - 1);
-  remember(model, &key, id);
+  uint32_t id = (uint32_t)(model->stack_profile_mappings.len - 1);
+  *slot = id + 1;
+  index->len++;
   return id;
 }
 
@@ -109,23 +133,20 @@ uint32_t profile_intern_frame(tm_model *model, tm_str_id name,
   if (mapping_id != TM_NULL_ID &&
       mapping_id >= model->stack_profile_mappings.len)
     mapping_id = TM_NULL_ID;
-  profile_key key;
-  memset(&key, 0, sizeof key);
-  key.kind = KEY_FRAME;
-  key.a = name;
-  key.b = mapping_id;
-  key.c = rel_pc;
-  uint32_t id = lookup(model, &key);
-  if (id != TM_NULL_ID)
-    return id;
   tm_stack_profile_frame_row row = {
       .name = name,
       .mapping = mapping_id,
       .rel_pc = (int64_t)rel_pc,
   };
+  profile_index *index = &model->profile_rows[INDEX_FRAMES];
+  uint32_t found, *slot;
+  PROFILE_FIND(index, &model->stack_profile_frames, &row, frame_hash, frame_equal, &slot);
+  if (found != TM_NULL_ID)
+    return found;
   tm_vec_push(&model->stack_profile_frames, row);
-  id = (uint32_t)(model->stack_profile_frames.len - 1);
-  remember(model, &key, id);
+  uint32_t id = (uint32_t)(model->stack_profile_frames.len - 1);
+  *slot = id + 1;
+  index->len++;
   return id;
 }
 
@@ -136,14 +157,6 @@ uint32_t profile_intern_callsite(tm_model *model, uint32_t parent_id,
   if (parent_id != TM_NULL_ID &&
       parent_id >= model->stack_profile_callsites.len)
     return TM_NULL_ID;
-  profile_key key;
-  memset(&key, 0, sizeof key);
-  key.kind = KEY_CALLSITE;
-  key.a = parent_id;
-  key.b = frame_id;
-  uint32_t id = lookup(model, &key);
-  if (id != TM_NULL_ID)
-    return id;
   tm_stack_profile_callsite_row row = {
       .depth = parent_id == TM_NULL_ID
                    ? 0
@@ -151,9 +164,16 @@ uint32_t profile_intern_callsite(tm_model *model, uint32_t parent_id,
       .parent_id = parent_id,
       .frame_id = frame_id,
   };
+  profile_index *index = &model->profile_rows[INDEX_CALLSITES];
+  uint32_t found, *slot;
+  PROFILE_FIND(index, &model->stack_profile_callsites, &row, callsite_hash, callsite_equal,
+               &slot);
+  if (found != TM_NULL_ID)
+    return found;
   tm_vec_push(&model->stack_profile_callsites, row);
-  id = (uint32_t)(model->stack_profile_callsites.len - 1);
-  remember(model, &key, id);
+  uint32_t id = (uint32_t)(model->stack_profile_callsites.len - 1);
+  *slot = id + 1;
+  index->len++;
   return id;
 }
 
