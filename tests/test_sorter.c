@@ -633,8 +633,9 @@ static void test_long_stretches_merged_through_a_small_buffer_match_the_referenc
  * when `backwards` is set, one sequence that jumps back in time half-way
  * and one in random order. Split over `runs` runs (one clock each) so both
  * the lone-run merge by track and the k-way merge are exercised; the
- * order must be the reference's (ts, run, position). */
-static void check_sequences(guint32 seed, uint32_t runs, uint32_t tracks, uint32_t block,
+ * order must be the reference's (ts, run, position). Returns how many
+ * windows the merge cut the runs into (sorter_merged_windows). */
+static size_t check_sequences(guint32 seed, uint32_t runs, uint32_t tracks, uint32_t block,
                             uint32_t total, int64_t max_step, bool backwards) {
   GRand *rand = g_rand_new_with_seed(seed);
   tm_sorter *sorter = sorter_new();
@@ -663,10 +664,12 @@ static void check_sequences(guint32 seed, uint32_t runs, uint32_t tracks, uint32
     }
   }
   assert_merges_like_the_reference(sorter, reference);
+  size_t windows = sorter_merged_windows(sorter);
   g_free(pos);
   g_free(track_ts);
   sorter_free(sorter);
   g_rand_free(rand);
+  return windows;
 }
 
 static void test_sequences_merge_like_the_reference(void) {
@@ -676,6 +679,20 @@ static void test_sequences_merge_like_the_reference(void) {
   check_sequences(24, 4, 64, 64, 200000, 3, true);    /* several runs: the k-way merge */
   check_sequences(25, 64, 64, 16, 100000, 2, false);  /* a run per sequence */
   check_sequences(26, 1, 3, 5, 300, 0, true);         /* few sequences, all ts equal */
+}
+
+/* A long run of sequences advancing together is merged in windows of
+ * 2^16 events (WINDOW_EVENTS in sorter.c), each opened when its first
+ * event is due and closed when its last is merged: the sequences' ties
+ * straddle the windows' edges, and with two such runs the windows of both
+ * take turns in the k-way merge. The order must be the reference's, in as
+ * many windows as 2^16 goes into each run (rounded up: 300000 events make
+ * 5; two runs of 200000, 4 each). A run with a sequence in random order
+ * spans the whole trace in every window: it is merged whole. */
+static void test_long_sequence_runs_merge_in_windows_like_the_reference(void) {
+  g_assert_cmpuint(check_sequences(27, 1, 64, 64, 300000, 3, false), ==, 5);
+  g_assert_cmpuint(check_sequences(28, 2, 64, 64, 400000, 3, false), ==, 8);
+  g_assert_cmpuint(check_sequences(29, 1, 64, 64, 300000, 400, true), ==, 0);
 }
 
 /* A system trace as ftrace bundles write it: each CPU's bundle ascends in
@@ -834,6 +851,8 @@ int main(int argc, char **argv) {
                   test_interleaved_tracks_merge_like_the_reference);
   g_test_add_func("/sorter/merge/sequences-merge-like-the-reference",
                   test_sequences_merge_like_the_reference);
+  g_test_add_func("/sorter/merge/long-sequence-runs-merge-in-windows-like-the-reference",
+                  test_long_sequence_runs_merge_in_windows_like_the_reference);
   g_test_add_func("/sorter/merge/runs-of-every-kind-merge-like-the-reference",
                   test_runs_of_every_kind_merge_like_the_reference);
   g_test_add_func("/sorter/merge/long-runs-release-memory-while-merging",

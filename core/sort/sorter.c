@@ -70,6 +70,7 @@ struct tm_sorter {
   size_t slot_cap;
   tm_event_run *last; /* the run sorter_run() returned last */
   unsigned threads;   /* sorter_set_threads(); 1 by default */
+  size_t windows;     /* sorter_merged_windows() */
 };
 
 /* --- runs ---------------------------------------------------------------- */
@@ -965,14 +966,16 @@ static uint32_t *chunks_left_new(size_t n) {
   return left;
 }
 
-/* Counts ev[i] of a run of n as merged; once its chunk is all merged, hands
- * back the chunk's whole pages (pages shared with a neighbouring chunk
- * stay; see tm_memory_release for the block's first page). */
-static inline void chunk_merged(const tm_event *ev, size_t n, uint32_t *left, size_t i) {
+/* Counts ev[i] of n events (a run, or a window of the run whose events
+ * are the g_malloc'd `block`) as merged; once its chunk is all merged,
+ * hands back the chunk's whole pages (pages shared with a neighbouring
+ * chunk stay; see tm_memory_release for the block's first page). */
+static inline void chunk_merged(const tm_event *block, const tm_event *ev, size_t n,
+                                uint32_t *left, size_t i) {
   size_t c = i >> CHUNK_SHIFT;
   if (--left[c])
     return;
-  tm_memory_release(ev, (uintptr_t)(ev + (c << CHUNK_SHIFT)),
+  tm_memory_release(block, (uintptr_t)(ev + (c << CHUNK_SHIFT)),
                     (uintptr_t)(ev + MIN(n, (c + 1) << CHUNK_SHIFT)));
 }
 
@@ -1001,8 +1004,9 @@ static const merge_head UNBOUNDED = {INT64_MAX, UINT32_MAX, UINT32_MAX};
  * both for a lone run and for each such run of a k-way merge. */
 typedef struct track_stream {
   tm_event_run *run;
-  const tm_event *ev;
+  const tm_event *ev; /* the run's events, or one window of them */
   size_t n;
+  bool window; /* ev is a window: closing leaves the run's block alone */
   uint32_t *head;     /* per track: the index in side[] of its next event */
   uint32_t *side_end; /* per track: the end of its positions in side[] */
   uint32_t *side;     /* positions, grouped by track, each in (ts, position) order */
@@ -1019,24 +1023,51 @@ static bool track_stream_fits(const tm_event_run *run) {
   return run->len < UINT32_MAX / 2 && run->max_track < run->len;
 }
 
-static void track_stream_open(track_stream *s, tm_event_run *run) {
-  const tm_event *ev = run->events;
-  size_t n = run->len;
-  size_t k = (size_t)run->max_track + 1;
-  int64_t *last_ts = g_new(int64_t, k);
-  bool *unsorted = g_new0(bool, k);
-  uint32_t *count = g_new0(uint32_t, k);
+/* Counts the events of ev[0, n) on each track t < k in count[t] (zeroed
+ * by the caller) and flags in unsorted[t] (false on entry) the tracks out
+ * of order on their own; last_ts (k entries, any content) is scratch, left
+ * with each track's largest ts. Returns the smallest ts (INT64_MAX if n is
+ * 0). */
+static int64_t count_tracks(const tm_event *ev, size_t n, size_t k, uint32_t *count,
+                            bool *unsorted, int64_t *last_ts) {
+  int64_t min = INT64_MAX;
   for (size_t t = 0; t < k; t++)
     last_ts[t] = INT64_MIN;
   for (size_t i = 0; i < n; i++) {
     uint32_t t = ev[i].track_id;
+    int64_t ts = ev[i].ts;
     count[t]++;
-    if (ev[i].ts < last_ts[t])
+    min = MIN(min, ts);
+    if (ts < last_ts[t])
       unsorted[t] = true;
     else
-      last_ts[t] = ev[i].ts;
+      last_ts[t] = ts;
   }
-  g_free(last_ts);
+  return min;
+}
+
+/* Opens the stream over the run's events [first, first + n), ordered by
+ * (ts, position); `window` unless that is the whole run. `counted` and
+ * `counted_unsorted` are count_tracks()'s tables of these events when the
+ * caller has them (borrowed), else NULL. */
+static void track_stream_open(track_stream *s, tm_event_run *run, size_t first, size_t n,
+                              bool window, const uint32_t *counted,
+                              const bool *counted_unsorted) {
+  const tm_event *ev = run->events + first;
+  size_t k = (size_t)run->max_track + 1;
+  uint32_t *own_count = NULL;
+  bool *own_unsorted = NULL;
+  if (!counted) {
+    int64_t *last_ts = g_new(int64_t, k);
+    own_count = g_new0(uint32_t, k);
+    own_unsorted = g_new0(bool, k);
+    count_tracks(ev, n, k, own_count, own_unsorted, last_ts);
+    g_free(last_ts);
+    counted = own_count;
+    counted_unsorted = own_unsorted;
+  }
+  const uint32_t *count = counted;
+  const bool *unsorted = counted_unsorted;
 
   /* Track t's positions: side[head[t], side_end[t]). */
   uint32_t *head = g_new(uint32_t, k), *side_end = g_new(uint32_t, k);
@@ -1047,7 +1078,6 @@ static void track_stream_open(track_stream *s, tm_event_run *run) {
     if (unsorted[t])
       longest = MAX(longest, (size_t)count[t]);
   }
-  g_free(count);
   uint32_t *side = g_new(uint32_t, n ? n : 1);
   tm_memory_advise_huge(side, n * sizeof *side);
   for (size_t i = 0; i < n; i++)
@@ -1072,7 +1102,8 @@ static void track_stream_open(track_stream *s, tm_event_run *run) {
     g_free(tmp);
     g_free(keys);
   }
-  g_free(unsorted);
+  g_free(own_count);
+  g_free(own_unsorted);
 
   merge_head *heap = g_new(merge_head, k);
   size_t heap_len = 0;
@@ -1084,7 +1115,7 @@ static void track_stream_open(track_stream *s, tm_event_run *run) {
   }
   for (size_t i = heap_len / 2; i-- > 0;)
     head_sift_down(heap, heap_len, i);
-  *s = (track_stream){run, ev, n, head, side_end, side, chunks_left_new(n),
+  *s = (track_stream){run, ev, n, window, head, side_end, side, chunks_left_new(n),
                       heap, heap_len, 0};
 }
 
@@ -1113,7 +1144,7 @@ static void track_stream_until(track_stream *s, uint32_t self, merge_head bound,
        * them, and every line of events would be a miss to memory. */
       __builtin_prefetch(&ev[side[MIN(j + PREFETCH_EVENTS, end - 1)]]);
       emit(ctx, &ev[pos], machine_id, trace_id);
-      chunk_merged(ev, n, s->left, pos);
+      chunk_merged(s->run->events, ev, n, s->left, pos);
       if (++j == end)
         break;
       pos = side[j];
@@ -1132,13 +1163,18 @@ static void track_stream_until(track_stream *s, uint32_t self, merge_head bound,
   s->heap_len = heap_len;
 }
 
-/* Frees the stream's tables and the run's events. */
+/* Frees the stream's tables and the run's events (a window's pages only:
+ * the caller frees the run once its last window is closed). */
 static void track_stream_close(track_stream *s) {
   g_free(s->left);
   g_free(s->heap);
   g_free(s->side_end);
   g_free(s->side);
   g_free(s->head);
+  if (s->window) {
+    tm_memory_release(s->run->events, (uintptr_t)s->ev, (uintptr_t)(s->ev + s->n));
+    return;
+  }
   g_free(s->run->events);
   s->run->events = NULL;
   s->run->len = s->run->cap = 0;
@@ -1371,8 +1407,9 @@ static bool run_is_interleaved(const tm_event_run *run) {
 
 typedef enum stream_kind {
   STREAM_SORTED,    /* the run, sorted in place first if it was not */
-  STREAM_TRACKS,    /* track_stream */
+  STREAM_TRACKS,    /* track_stream (of the run, or of one of its windows) */
   STREAM_STRETCHES, /* stretch_stream */
+  STREAM_WINDOW,    /* a window of a run merged by track, not opened yet */
 } stream_kind;
 
 static stream_kind stream_kind_of(const tm_event_run *run) {
@@ -1394,12 +1431,170 @@ typedef struct run_stream {
     track_stream tracks;
     stretch_stream stretches;
   } u;
+  /* A window's: its run, its events [first, first + n) of the run, their
+   * smallest ts (its head until it is opened) and track counts (the
+   * run's window_plan's), and the count of the run's windows not closed
+   * yet (shared by them; the last one frees the run). */
+  tm_event_run *run;
+  size_t first, n;
+  int64_t window_min;
+  const uint32_t *window_count;
+  const bool *window_unsorted;
+  size_t *windows_left;
 } run_stream;
+
+/* --- a long run merged by track, window by window ----------------------------
+ *
+ * A realistic TrackEvent trace is one run (one clock) of dozens of packet
+ * sequences taking turns: merged by track as a whole, its side table (4
+ * bytes an event) is made while every event of the run is resident, which
+ * was the import's peak. Its sequences advance together, so consecutive
+ * slices of the run cover consecutive stretches of time that overlap only
+ * at their edges (at 1M events, windows of 2^16 overlap their neighbours
+ * and nothing else). Such a run is cut into windows of WINDOW_EVENTS
+ * events, each merged by track on its own: a window is opened (its side
+ * table made) when its smallest ts reaches the top of the merge, and
+ * closed, its pages handed back, once its last event is merged, so only
+ * the side tables of the few windows open at once exist. The k-way merge
+ * breaks ties between streams by their index, and the windows of a run
+ * are consecutive streams in position order, so the merged order is still
+ * (ts, run, position). A run whose windows overlap more (a JSON file
+ * written thread by thread spans the whole trace in every window) is
+ * merged whole, as before: windows would all be open at once and the
+ * k-way merge would switch between them at nearly every event. */
+#define WINDOW_SHIFT 16
+#define WINDOW_EVENTS ((size_t)1 << WINDOW_SHIFT)
+/* At most WINDOW_OVERLAP_MAX + 1 windows may be open at once. */
+#define WINDOW_OVERLAP_MAX 2
+/* Each open window has tables of ~24 bytes a track (heads, ends, heap):
+ * beyond this many tracks they would outweigh the side table saved. */
+#define WINDOW_TRACKS_MAX (WINDOW_EVENTS / 16)
+
+/* How a run merged by track is cut in windows (run_windows): per window
+ * w, its smallest ts min[w] and count_tracks()'s tables of its events at
+ * count[w * tracks], unsorted[w * tracks]. */
+typedef struct window_plan {
+  size_t windows, tracks;
+  int64_t *min;
+  uint32_t *count;
+  bool *unsorted;
+} window_plan;
+
+static void window_plan_free(window_plan *plan) {
+  g_free(plan->min);
+  g_free(plan->count);
+  g_free(plan->unsorted);
+  *plan = (window_plan){0};
+}
+
+/* One end of a window's span of ts, for windows_fit. */
+typedef struct window_end {
+  int64_t ts;
+  int step; /* +1: the window opens here, -1: it closes after ts */
+} window_end;
+
+static int window_end_cmp(const void *a, const void *b) {
+  const window_end *x = a, *y = b;
+  if (x->ts != y->ts)
+    return x->ts < y->ts ? -1 : 1;
+  return y->step - x->step; /* at one ts, windows open before others close */
+}
+
+/* Whether windows whose events span [min[w], max[w]] qualify: a window is
+ * open from its smallest ts to its largest, so at most as many are open at
+ * once as the spans overlap at one point, which must not exceed
+ * WINDOW_OVERLAP_MAX + 1. (A trace's last window, the producers' buffers
+ * flushed at its end, may begin well before the one before it.) */
+static bool windows_fit(const int64_t *min, const int64_t *max, size_t windows) {
+  window_end *ends = g_new(window_end, 2 * windows);
+  for (size_t w = 0; w < windows; w++) {
+    ends[2 * w] = (window_end){min[w], 1};
+    ends[2 * w + 1] = (window_end){max[w], -1};
+  }
+  qsort(ends, 2 * windows, sizeof *ends, window_end_cmp);
+  int open = 0;
+  bool fits = true;
+  for (size_t i = 0; i < 2 * windows && fits; i++)
+    fits = (open += ends[i].step) <= WINDOW_OVERLAP_MAX + 1;
+  g_free(ends);
+  return fits;
+}
+
+/* Events between the ts read by the sampled check of run_windows. */
+#define WINDOW_SAMPLE_STRIDE 32
+
+/* Plans the windows of `run` (merged by track) in *plan, or returns false
+ * to merge it whole: when it has fewer than two windows, too many tracks,
+ * or more than WINDOW_OVERLAP_MAX + 1 windows would be open at once. A
+ * sample of the ts first: overlaps seen in it are real ones (a sample's
+ * span lies inside its window's), so a
+ * run written thread by thread, every window spanning the trace, is
+ * turned down after reading 1 event in WINDOW_SAMPLE_STRIDE. Then one pass
+ * over the run counts each window's tracks as track_stream_open would,
+ * which then reads the run once less. */
+static bool run_windows(const tm_event_run *run, window_plan *plan) {
+  size_t n = run->len;
+  size_t k = (size_t)run->max_track + 1;
+  if (n < 2 * WINDOW_EVENTS || k > WINDOW_TRACKS_MAX)
+    return false;
+  size_t windows = ((n - 1) >> WINDOW_SHIFT) + 1;
+  const tm_event *ev = run->events;
+  int64_t *min = g_new(int64_t, windows), *max = g_new(int64_t, windows);
+  for (size_t w = 0; w < windows; w++) {
+    size_t end = MIN(n, (w + 1) << WINDOW_SHIFT);
+    min[w] = INT64_MAX;
+    max[w] = INT64_MIN;
+    for (size_t i = w << WINDOW_SHIFT; i < end; i += WINDOW_SAMPLE_STRIDE) {
+      min[w] = MIN(min[w], ev[i].ts);
+      max[w] = MAX(max[w], ev[i].ts);
+    }
+  }
+  if (!windows_fit(min, max, windows)) {
+    g_free(min);
+    g_free(max);
+    return false;
+  }
+  uint32_t *count = g_new0(uint32_t, windows * k);
+  bool *unsorted = g_new0(bool, windows * k);
+  int64_t *last_ts = g_new(int64_t, k);
+  for (size_t w = 0; w < windows; w++) {
+    size_t first = w << WINDOW_SHIFT;
+    min[w] = count_tracks(ev + first, MIN(n - first, WINDOW_EVENTS), k, count + w * k,
+                          unsorted + w * k, last_ts);
+    max[w] = INT64_MIN; /* the largest of the tracks' largest ts */
+    for (size_t t = 0; t < k; t++)
+      max[w] = MAX(max[w], last_ts[t]);
+  }
+  g_free(last_ts);
+  bool fits = windows_fit(min, max, windows);
+  g_free(max);
+  if (!fits) {
+    g_free(min);
+    g_free(count);
+    g_free(unsorted);
+    return false;
+  }
+  *plan = (window_plan){windows, k, min, count, unsorted};
+  return true;
+}
+
+/* Closes a window's stream; the last of its run's frees the run's events. */
+static void window_close(run_stream *s) {
+  if (s->kind == STREAM_TRACKS)
+    track_stream_close(&s->u.tracks);
+  if (--*s->windows_left)
+    return;
+  g_free(s->run->events);
+  s->run->events = NULL;
+  s->run->len = s->run->cap = 0;
+  s->run->sorted = true;
+}
 
 static void run_stream_open(run_stream *s, tm_event_run *run) {
   s->kind = stream_kind_of(run);
+  s->windows_left = NULL;
   if (s->kind == STREAM_TRACKS)
-    track_stream_open(&s->u.tracks, run);
+    track_stream_open(&s->u.tracks, run, 0, run->len, false, NULL, NULL);
   else if (s->kind == STREAM_STRETCHES)
     stretch_stream_open(&s->u.stretches, run);
   else
@@ -1419,6 +1614,9 @@ static bool run_stream_head(const run_stream *s, int64_t *ts) {
       return false;
     *ts = s->u.stretches.leaf[stretch_best(&s->u.stretches)].ts;
     return true;
+  case STREAM_WINDOW:
+    *ts = s->window_min; /* its first event in (ts, position) order */
+    return true;
   case STREAM_SORTED:
   default:
     if (s->u.cursor.pos == s->u.cursor.end)
@@ -1432,6 +1630,11 @@ static bool run_stream_head(const run_stream *s, int64_t *ts) {
  * when its head does. */
 static void run_stream_until(run_stream *s, uint32_t self, merge_head bound,
                              tm_sorter_emit emit, void *ctx) {
+  if (s->kind == STREAM_WINDOW) {
+    track_stream_open(&s->u.tracks, s->run, s->first, s->n, true, s->window_count,
+                      s->window_unsorted);
+    s->kind = STREAM_TRACKS;
+  }
   if (s->kind == STREAM_TRACKS) {
     track_stream_until(&s->u.tracks, self, bound, emit, ctx);
     return;
@@ -1456,7 +1659,9 @@ static void run_stream_until(run_stream *s, uint32_t self, merge_head bound,
 }
 
 static void run_stream_close(run_stream *s) {
-  if (s->kind == STREAM_TRACKS)
+  if (s->windows_left)
+    window_close(s);
+  else if (s->kind == STREAM_TRACKS)
     track_stream_close(&s->u.tracks);
   else if (s->kind == STREAM_STRETCHES)
     stretch_stream_close(&s->u.stretches);
@@ -1473,17 +1678,48 @@ static void run_stream_close(run_stream *s) {
 void sorter_merge(tm_sorter *sorter, tm_sorter_emit emit, void *ctx) {
   size_t k = sorter->runs.len;
   sort_runs(sorter);
-  run_stream *streams = g_new(run_stream, k ? k : 1);
-  merge_head *heap = g_new(merge_head, k ? k : 1);
-  size_t heap_len = 0;
+  /* A stream per run, or per window of a run cut in windows: stream
+   * indexes follow (run, window), and break the merge's ties. */
+  size_t *windows_left = g_new0(size_t, k ? k : 1);
+  window_plan *plans = g_new0(window_plan, k ? k : 1);
+  size_t n_streams = 0;
+  sorter->windows = 0;
   for (size_t i = 0; i < k; i++) {
-    run_stream_open(&streams[i], sorter->runs.data[i]);
-    int64_t ts;
-    if (run_stream_head(&streams[i], &ts))
-      heap[heap_len++] = (merge_head){ts, (uint32_t)i, (uint32_t)i};
-    else
-      run_stream_close(&streams[i]);
+    tm_event_run *run = sorter->runs.data[i];
+    if (stream_kind_of(run) == STREAM_TRACKS && run_windows(run, &plans[i]))
+      windows_left[i] = plans[i].windows;
+    n_streams += MAX(windows_left[i], (size_t)1);
+    sorter->windows += windows_left[i];
   }
+  if (n_streams >= UINT32_MAX)
+    g_error("tracemerge: more than %u streams to merge", UINT32_MAX - 1);
+  run_stream *streams = g_new(run_stream, n_streams ? n_streams : 1);
+  merge_head *heap = g_new(merge_head, n_streams ? n_streams : 1);
+  size_t heap_len = 0;
+  for (size_t i = 0, at = 0; i < k; i++) {
+    tm_event_run *run = sorter->runs.data[i];
+    const window_plan *plan = &plans[i];
+    for (size_t w = 0; w < windows_left[i]; w++, at++) {
+      size_t first = w << WINDOW_SHIFT;
+      streams[at] = (run_stream){.kind = STREAM_WINDOW, .run = run, .first = first,
+                                 .n = MIN(run->len - first, WINDOW_EVENTS),
+                                 .window_min = plan->min[w],
+                                 .window_count = plan->count + w * plan->tracks,
+                                 .window_unsorted = plan->unsorted + w * plan->tracks,
+                                 .windows_left = &windows_left[i]};
+      heap[heap_len++] = (merge_head){plan->min[w], (uint32_t)at, (uint32_t)at};
+    }
+    if (windows_left[i])
+      continue;
+    run_stream_open(&streams[at], run);
+    int64_t ts;
+    if (run_stream_head(&streams[at], &ts))
+      heap[heap_len++] = (merge_head){ts, (uint32_t)at, (uint32_t)at};
+    else
+      run_stream_close(&streams[at]);
+    at++;
+  }
+
   int sink = 0;
   for (size_t i = heap_len / 2; i-- > 0;)
     head_sift_down(heap, heap_len, i);
@@ -1517,5 +1753,11 @@ void sorter_merge(tm_sorter *sorter, tm_sorter_emit emit, void *ctx) {
 
   g_free(heap);
   g_free(streams);
+  for (size_t i = 0; i < k; i++)
+    window_plan_free(&plans[i]);
+  g_free(plans);
+  g_free(windows_left);
   sorter_clear(sorter);
 }
+
+size_t sorter_merged_windows(const tm_sorter *sorter) { return sorter->windows; }

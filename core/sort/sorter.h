@@ -108,4 +108,9 @@ typedef void (*tm_sorter_emit)(void *ctx, const tm_event *ev,
                                uint32_t machine_id, uint32_t trace_id);
 void sorter_merge(tm_sorter *sorter, tm_sorter_emit emit, void *ctx);
 
+/* How many windows the last sorter_merge() cut long runs merged by track
+ * into (0: every run merged whole; see WINDOW_EVENTS in sorter.c). For
+ * tests and the benchmark: the merged stream is the same either way. */
+size_t sorter_merged_windows(const tm_sorter *sorter);
+
 #endif /* TM_SORTER_H */
