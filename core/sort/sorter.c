@@ -27,8 +27,15 @@
  * - Memory: a run's block is released as soon as the merge exhausts it, and
  *   the pages of a long run already merged are handed back to the kernel
  *   while the rest of it is still being merged (a run merged by track:
- *   each 1.25 MiB chunk once all its events are merged), so the event store
- *   shrinks while the model grows.
+ *   each 1.25 MiB chunk once all its events are merged; a long one whose
+ *   windows overlap little, window by window), so the event store shrinks
+ *   while the model grows. Not done: every event of every run is still
+ *   resident, 40 bytes each, from the end of reading to the merge's start,
+ *   beside the args, strings and identity tables the readers built; that
+ *   is now the realistic TrackEvent import's peak (~77 B/event, against a
+ *   target of 35, docs/performance.md "Where the memory goes"). Lowering
+ *   it needs a smaller pending event (model/event.h) or runs merged into
+ *   the model while later files are still read.
  */
 #include "sort/sorter.h"
 
