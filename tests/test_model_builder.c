@@ -308,7 +308,7 @@ static void test_thread_time_beside_the_rows(fixture *f, gconstpointer d) {
   /* Out of order: inserted in place, an existing entry replaced. */
   model_slice_set_thread_time(m, 1, 5, TM_NULL_INT64);
   model_slice_set_thread_time(m, 2, 6, 1);
-  g_assert_cmpuint(m->slice_thread_times.count, ==, 3);
+  g_assert_cmpuint(thread_times_count(&m->slice_thread_times), ==, 3);
   g_assert_true(model_slice_thread_time(m, 1, &thread_ts, &thread_dur));
   g_assert_cmpint(thread_ts, ==, 5);
   g_assert_cmpint(thread_dur, ==, TM_NULL_INT64);

@@ -28,7 +28,7 @@ static void assert_matches(const tm_thread_times *times, const reference_entry *
     g_assert_cmpint(ts, ==, ref[id].ts);
     g_assert_cmpint(dur, ==, ref[id].dur);
   }
-  g_assert_cmpuint(times->count, ==, count);
+  g_assert_cmpuint(thread_times_count(times), ==, count);
 }
 
 /* Durations at and around the 32-bit column's edges and its two marks

@@ -63,20 +63,21 @@ void thread_times_set(tm_thread_times *times, uint32_t slice_id,
                       int64_t thread_ts, int64_t thread_dur) {
   size_t word = slice_id / 64;
   unsigned bit = slice_id % 64;
+  size_t count = thread_times_count(times);
   /* Words up to the slice's: the new ones have every entry before them. */
   if (word >= times->has.len) {
     tm_vec_reserve(&times->has, word + 1);
     tm_vec_reserve(&times->rank, word + 1);
     while (times->has.len <= word) {
       times->has.data[times->has.len++] = 0;
-      times->rank.data[times->rank.len++] = (uint32_t)times->count;
+      times->rank.data[times->rank.len++] = (uint32_t)count;
     }
   }
   size_t at;
   if (word + 1 == times->has.len && (times->has.data[word] >> bit) == 0) {
     /* The model builder's case: no entry at or after this slice, so it
      * goes last (no count of the bits below). */
-    at = times->count;
+    at = count;
   } else if ((times->has.data[word] >> bit) & 1) {
     at = rank_of(times, slice_id);
     times->ts.data[at] = thread_ts;
@@ -85,23 +86,22 @@ void thread_times_set(tm_thread_times *times, uint32_t slice_id,
   } else {
     at = rank_of(times, slice_id);
   }
-  if (times->count == times->ts.cap || times->count == times->dur.cap) {
-    tm_vec_reserve(&times->ts, times->count + 1);
-    tm_vec_reserve(&times->dur, times->count + 1);
+  if (count == times->ts.cap || count == times->dur.cap) {
+    tm_vec_reserve(&times->ts, count + 1);
+    tm_vec_reserve(&times->dur, count + 1);
   }
-  if (at < times->count) {
+  if (at < count) {
     /* An older slice: the later entries move up one, and the words after
      * this one count one more entry before them. */
     memmove(&times->ts.data[at + 1], &times->ts.data[at],
-            (times->count - at) * sizeof *times->ts.data);
+            (count - at) * sizeof *times->ts.data);
     memmove(&times->dur.data[at + 1], &times->dur.data[at],
-            (times->count - at) * sizeof *times->dur.data);
+            (count - at) * sizeof *times->dur.data);
     for (size_t w = word + 1; w < times->has.len; w++)
       times->rank.data[w]++;
   }
   times->has.data[word] |= UINT64_C(1) << bit;
-  times->count++;
-  times->ts.len = times->dur.len = times->count;
+  times->ts.len = times->dur.len = count + 1;
   times->ts.data[at] = thread_ts;
   times->dur.data[at] = DUR_NULL; /* not a wide one to remove */
   store_dur(times, at, slice_id, thread_dur);
@@ -122,5 +122,4 @@ void thread_times_free(tm_thread_times *times) {
   if (times->wide_dur)
     g_hash_table_destroy(times->wide_dur);
   times->wide_dur = NULL;
-  times->count = 0;
 }

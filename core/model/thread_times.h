@@ -33,8 +33,10 @@ typedef struct tm_thread_times {
   TM_VEC(int64_t) ts;    /* per entry, in slice id order; TM_NULL_INT64 */
   TM_VEC(int32_t) dur;   /* per entry: the value, or one of the two marks */
   GHashTable *wide_dur;  /* slice id -> int64_t* thread_dur, owned; NULL if none */
-  size_t count;          /* entries */
 } tm_thread_times;
+
+/* The entries held: the length of each per-entry column. */
+static inline size_t thread_times_count(const tm_thread_times *times) { return times->ts.len; }
 
 /* Whether slice `slice_id` has an entry; if so, its thread_ts and
  * thread_dur (either may be TM_NULL_INT64) are stored through the
