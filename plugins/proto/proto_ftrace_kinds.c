@@ -191,6 +191,44 @@ static int wire_type_of(ProtobufCType type) {
   }
 }
 
+enum { FAST_VARINT = 1, FAST_BYTES = 2 };
+
+/* Whether the reader models payload `id` (decode, then its own reading)
+ * rather than writing a raw ftrace_event row. */
+static bool is_modelled(uint32_t id) {
+  switch (id) {
+  case EV_PRINT:
+  case EV_SCHED_SWITCH:
+  case EV_CPU_FREQUENCY:
+  case EV_CPU_IDLE:
+  case EV_CLOCK_ENABLE:
+  case EV_CLOCK_DISABLE:
+  case EV_CLOCK_SET_RATE:
+  case EV_SCHED_WAKEUP:
+  case EV_SCHED_BLOCKED_REASON:
+  case EV_SCHED_WAKING:
+  case EV_SOFTIRQ_ENTRY:
+  case EV_SOFTIRQ_EXIT:
+  case EV_IRQ_HANDLER_ENTRY:
+  case EV_IRQ_HANDLER_EXIT:
+  case EV_SUSPEND_RESUME:
+  case EV_SCHED_WAKEUP_NEW:
+  case EV_TASK_NEWTASK:
+  case EV_TASK_RENAME:
+  case EV_SCHED_PROCESS_FREE:
+  case EV_RSS_STAT:
+  case EV_ION_HEAP_SHRINK:
+  case EV_ION_HEAP_GROW:
+  case EV_MM_EVENT_RECORD:
+  case EV_GPU_FREQUENCY:
+  case EV_ION_STAT:
+  case EV_DMA_HEAP_STAT:
+    return true;
+  default:
+    return false;
+  }
+}
+
 /* The schema of payload `id`, looked up on its first event. Ids beyond
  * the cache's bound are looked up every time (no such id is in the
  * schema today). */
@@ -219,7 +257,12 @@ static const ftrace_schema *payload_schema(ftrace_kinds *k, uint32_t id, ftrace_
     sc->wire[n] = fd ? (int8_t)wire_type_of(fd->type) : -1;
     if (fd && fd->label == PROTOBUF_C_LABEL_REPEATED)
       sc->repeated |= (uint16_t)(1u << n);
+    if (sc->wire[n] == PW_VARINT)
+      sc->fast[n << 3 | PW_VARINT] = FAST_VARINT;
+    else if (sc->wire[n] == PW_LENGTH_DELIMITED)
+      sc->fast[n << 3 | PW_LENGTH_DELIMITED] = FAST_BYTES;
   }
+  sc->modelled = is_modelled(id);
   return sc;
 }
 
@@ -243,15 +286,16 @@ static decode_status decode(ftrace_kinds *k, const ftrace_event *ev, const ftrac
      * 1..15) with the wire type the schema gives, a varint or bytes. It is
      * read here without pw_next's general path; anything else (and any
      * damage, which pw_next then reports) takes the general path below. */
-    if (c.p < c.end && *c.p < 0x80) {
-      unsigned n = *c.p >> 3, wire = *c.p & 7u;
+    if (c.p == c.end)
+      break;
+    uint8_t fast = *c.p < 0x80 ? sc->fast[*c.p] : 0;
+    if (fast) {
+      unsigned n = *c.p >> 3;
       uint64_t v;
       size_t used;
-      if (n >= 1 && sc->wire[n] == (int8_t)wire &&
-          (wire == PW_VARINT || wire == PW_LENGTH_DELIMITED) &&
-          (used = pw_read_varint_fast(c.p + 1, c.end, &v)) != 0) {
+      if ((used = pw_read_varint_fast(c.p + 1, c.end, &v)) != 0) {
         const uint8_t *after = c.p + 1 + used;
-        if (wire == PW_VARINT) {
+        if (fast == FAST_VARINT) {
           out->present |= 1u << n;
           out->value[n] = v;
           out->text[n] = NULL;
@@ -1172,42 +1216,12 @@ bool ftrace_kinds_read(ftrace_kinds *k, const ftrace_event *ev) {
     ftrace_thread_of(k, ev->m, ev->pid);
   if (ev->id == EV_GENERIC)
     return read_generic(k, ev);
-  payload p;
-  switch (ev->id) {
-  case EV_PRINT:
-  case EV_SCHED_SWITCH:
-  case EV_CPU_FREQUENCY:
-  case EV_CPU_IDLE:
-  case EV_CLOCK_ENABLE:
-  case EV_CLOCK_DISABLE:
-  case EV_CLOCK_SET_RATE:
-  case EV_SCHED_WAKEUP:
-  case EV_SCHED_BLOCKED_REASON:
-  case EV_SCHED_WAKING:
-  case EV_SOFTIRQ_ENTRY:
-  case EV_SOFTIRQ_EXIT:
-  case EV_IRQ_HANDLER_ENTRY:
-  case EV_IRQ_HANDLER_EXIT:
-  case EV_SUSPEND_RESUME:
-  case EV_SCHED_WAKEUP_NEW:
-  case EV_TASK_NEWTASK:
-  case EV_TASK_RENAME:
-  case EV_SCHED_PROCESS_FREE:
-  case EV_RSS_STAT:
-  case EV_ION_HEAP_SHRINK:
-  case EV_ION_HEAP_GROW:
-  case EV_MM_EVENT_RECORD:
-  case EV_GPU_FREQUENCY:
-  case EV_ION_STAT:
-  case EV_DMA_HEAP_STAT: {
-    decode_status status = decode(k, ev, sc, &p);
-    if (status != DECODE_OK)
-      return status == DECODE_SKIP;
-    break;
-  }
-  default:
+  if (!sc->modelled)
     return read_raw(k, ev, sc);
-  }
+  payload p;
+  decode_status status = decode(k, ev, sc, &p);
+  if (status != DECODE_OK)
+    return status == DECODE_SKIP;
   proto_context *ctx = k->ctx;
   switch (ev->id) {
   case EV_PRINT:
