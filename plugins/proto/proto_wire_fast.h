@@ -21,11 +21,14 @@ static inline size_t pw_read_varint_fast(const uint8_t *p, const uint8_t *end, u
     return 1;
   }
   if (end - p >= 10) {
-    /* No bound to test: unrolled, a byte a step. */
-    uint64_t v = 0;
-    for (unsigned i = 0; i < 10; i++) {
-      uint8_t b = p[i];
-      v |= (uint64_t)(b & 0x7f) << (7 * i);
+    /* No bound to test, and no mask: each byte is added whole, less the
+     * continuation bit of the byte before it (1 << 7i), which the byte's
+     * own value carries one place up: (b - 1) << 7i. Sums wrap as the
+     * masked ors do for a tenth byte. */
+    uint64_t v = p[0];
+    for (unsigned i = 1; i < 10; i++) {
+      uint64_t b = p[i];
+      v += (b - 1) << (7 * i);
       if (b < 0x80) {
         *out = v;
         return i + 1;
