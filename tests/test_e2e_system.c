@@ -436,6 +436,46 @@ static void test_a_field_of_the_wrong_wire_type_drops_its_event(void) {
   e2e_cleanup(dir);
 }
 
+/* A print is read the same whatever the order of its fields: the reader
+ * takes {ip 1, buf 2} by a shortcut and any other shape through the
+ * general decode. Here "B|10|late" comes as {buf, ip} (general), its end
+ * as {ip, buf} (shortcut), "B|10|bare" as {buf} alone (shortcut) and its
+ * end as {buf, buf} (general: the last one counts, as in protobuf):
+ * slices "late" 1200-1300 and "bare" 1400-1500. */
+static void test_prints_of_any_field_order_read_alike(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  GByteArray *file = ftrace_damage_file();
+  GByteArray *payload = g_byte_array_new();
+  GByteArray *body = g_byte_array_new();
+  put_bytes(payload, 2, (const uint8_t *)"B|10|late", 9);
+  put_varint_field(payload, 1, 77);
+  put_event(body, 1200, 3, payload->data, payload->len);
+  g_byte_array_set_size(payload, 0);
+  put_varint_field(payload, 1, 77);
+  put_bytes(payload, 2, (const uint8_t *)"E|10", 4);
+  put_event(body, 1300, 3, payload->data, payload->len);
+  g_byte_array_set_size(payload, 0);
+  put_bytes(payload, 2, (const uint8_t *)"B|10|bare", 9);
+  put_event(body, 1400, 3, payload->data, payload->len);
+  g_byte_array_set_size(payload, 0);
+  put_bytes(payload, 2, (const uint8_t *)"X|no", 4);
+  put_bytes(payload, 2, (const uint8_t *)"E|10", 4);
+  put_event(body, 1500, 3, payload->data, payload->len);
+  put_bundle(file, body->data, body->len);
+  g_autofree char *path = e2e_write_file(dir, "prints.pftrace", (const char *)file->data,
+                                         file->len);
+  const char *inputs[] = {"prints.pftrace", NULL};
+  g_autofree char *rows = e2e_query_in(dir, inputs,
+      "SELECT group_concat(name || ' ' || ts || ' ' || dur) FROM slice WHERE ts >= 1200");
+  e2e_assert_text(rows,
+      "\"group_concat(name || ' ' || ts || ' ' || dur)\"\n"
+      "\"late 1200 100,bare 1400 100\"\n");
+  g_byte_array_free(body, TRUE);
+  g_byte_array_free(payload, TRUE);
+  g_byte_array_free(file, TRUE);
+  e2e_cleanup(dir);
+}
+
 /* A bundle whose bytes do not parse (an event cut inside a varint) is
  * damage of the file: the error names it and its byte offset, and every
  * packet before it is kept. */
@@ -748,6 +788,8 @@ int main(int argc, char **argv) {
                   test_bundles_on_every_clock_and_machine);
   g_test_add_func("/e2e/system/ftrace/a-field-of-the-wrong-wire-type-drops-its-event",
                   test_a_field_of_the_wrong_wire_type_drops_its_event);
+  g_test_add_func("/e2e/system/ftrace/prints-of-any-field-order-read-alike",
+                  test_prints_of_any_field_order_read_alike);
   g_test_add_func("/e2e/system/ftrace/damaged-bundles-are-counted-and-logged",
                   test_damaged_bundles_are_counted_and_logged);
   g_test_add_func("/e2e/system/ftrace/an-unparseable-bundle-stops-the-file-there",

@@ -760,7 +760,28 @@ static void read_newtask(ftrace_kinds *k, const ftrace_event *ev, const payload 
 
 /* --- print ------------------------------------------------------------------- */
 
-static void read_print(ftrace_kinds *k, const ftrace_event *ev, const payload *p) {
+/* A print payload as the kernel writes it, {ip 1 (maybe absent), buf 2}
+ * and nothing else: its buf, read without decode (what decode would give
+ * it). False for any other shape, which decode then reads. */
+static bool print_canonical(const ftrace_event *ev, const uint8_t **buf, size_t *buf_len) {
+  const uint8_t *p = ev->data, *end = ev->data + ev->len;
+  uint64_t v;
+  size_t n;
+  if (p < end && *p == (1 << 3)) {
+    if (!(n = pw_read_varint_fast(p + 1, end, &v)))
+      return false;
+    p += 1 + n;
+  }
+  if (p >= end || *p != ((2 << 3) | PW_LENGTH_DELIMITED) ||
+      !(n = pw_read_varint_fast(p + 1, end, &v)) || v != (uint64_t)(end - p - 1 - n))
+    return false;
+  *buf = p + 1 + n;
+  *buf_len = (size_t)v;
+  return true;
+}
+
+static void read_print(ftrace_kinds *k, const ftrace_event *ev, const uint8_t *buf,
+                       size_t buf_len) {
   ftrace_machine *m = ev->m;
   int64_t offset = (int64_t)k->ctx->packet_offset;
   /* The clock and the offset are told the emitter when they change (a
@@ -779,8 +800,7 @@ static void read_print(ftrace_kinds *k, const ftrace_event *ev, const payload *p
     m->emitter_offset = offset;
     systrace_emitter_set_line_offset(m->emitter, offset);
   }
-  systrace_emitter_print(m->emitter, ev->ts, ev->cpu, ev->pid, (const char *)p->text[2],
-                         has(p, 2) ? p->text_len[2] : 0);
+  systrace_emitter_print(m->emitter, ev->ts, ev->cpu, ev->pid, (const char *)buf, buf_len);
 }
 
 /* --- generic events ---------------------------------------------------------- */
@@ -1218,6 +1238,12 @@ bool ftrace_kinds_read(ftrace_kinds *k, const ftrace_event *ev) {
     return read_generic(k, ev);
   if (!sc->modelled)
     return read_raw(k, ev, sc);
+  const uint8_t *buf;
+  size_t buf_len;
+  if (ev->id == EV_PRINT && print_canonical(ev, &buf, &buf_len)) {
+    read_print(k, ev, buf, buf_len);
+    return true;
+  }
   payload p;
   decode_status status = decode(k, ev, sc, &p);
   if (status != DECODE_OK)
@@ -1225,7 +1251,7 @@ bool ftrace_kinds_read(ftrace_kinds *k, const ftrace_event *ev) {
   proto_context *ctx = k->ctx;
   switch (ev->id) {
   case EV_PRINT:
-    read_print(k, ev, &p);
+    read_print(k, ev, p.text[2], has(&p, 2) ? p.text_len[2] : 0);
     break;
   case EV_SCHED_SWITCH:
     read_switch(k, ev, &p);
