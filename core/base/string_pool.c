@@ -54,6 +54,10 @@ static uint32_t hash_bytes(const char *s, size_t len) {
   return (uint32_t)mix64(h);
 }
 
+uint32_t string_pool_hash(const char *s, size_t len) {
+  return hash_bytes(s, len);
+}
+
 tm_string_pool *string_pool_new(void) {
   tm_string_pool *pool = g_new0(tm_string_pool, 1);
   tm_vec_push(&pool->strings, NULL);

@@ -30,6 +30,10 @@ tm_str_id string_pool_intern_cstr(tm_string_pool *pool, const char *s);
 const char *string_pool_borrow(const tm_string_pool *pool, tm_str_id id);
 size_t string_pool_length(const tm_string_pool *pool, tm_str_id id);
 
+/* The pool's hash of `len` bytes of `s`, for tables that keep strings
+ * beside the pool (core/model/arg_text.h). */
+uint32_t string_pool_hash(const char *s, size_t len);
+
 /* Number of ids handed out (including 0) and bytes held, for the benchmark. */
 size_t string_pool_count(const tm_string_pool *pool);
 size_t string_pool_memory(const tm_string_pool *pool);

@@ -361,9 +361,12 @@ static void put_arg_value(json_state *js, const tm_arg_row *a) {
     break;
   case TM_ARG_STRING:
   case TM_ARG_JSON:
-  default:
-    put_str_id(js, a->u.str_id);
+  default: {
+    size_t len;
+    const char *s = model_arg_string(js->model, a, &len);
+    tm_json_append_string(js->buf, s ? s : "", len);
     break;
+  }
   }
 }
 

@@ -203,16 +203,20 @@ static void put_annotations(pe_state *pe, tmr_sequence *seq, tmr_enc *e, tmr_enc
     case TM_ARG_POINTER:
       tmr_enc_uint(e, 7, (uint64_t)a->u.int_value);
       break;
-    case TM_ARG_JSON:
-      pe_put_string(e, 9, pe, a->u.str_id);
+    case TM_ARG_JSON: {
+      size_t len;
+      const char *s = model_arg_string(model, a, &len);
+      if (s)
+        tmr_enc_bytes(e, 9, s, len);
       break;
+    }
     case TM_ARG_STRING:
-    default:
-      if (a->u.str_id)
-        pe_put_string(e, 6, pe, a->u.str_id);
-      else
-        tmr_enc_bytes(e, 6, "", 0);
+    default: {
+      size_t len;
+      const char *s = model_arg_string(model, a, &len);
+      tmr_enc_bytes(e, 6, s ? s : "", len);
       break;
+    }
     }
     tmr_enc_nest_end(e, body);
   }

@@ -630,6 +630,32 @@ static void svc_args_add(tm_host *host, tm_str_id key, tm_arg_value value) {
   tm_vec_push(&host->pending_args, pending);
 }
 
+/* The value goes to the model's arg text (model/arg_text.h), not the
+ * string pool: a pending pair carries the stored copy's pointer, flagged
+ * TM_ARG_IN_TEXT, to model_add_arg at commit (or through a buffered
+ * file's staging, which copies pairs as they are). */
+static void svc_args_add_string(tm_host *host, tm_str_id key, tm_arg_type type,
+                                const char *s, size_t len) {
+  if (!key)
+    return;
+  if (type != TM_ARG_JSON)
+    type = TM_ARG_STRING;
+  if (!s) {
+    s = "";
+    len = 0;
+  }
+  tm_model *model = model_of(host);
+  tm_arg_value value = {.type = type};
+  if (memchr(s, 0, len)) {
+    value.u.str_id = intern_without_nul(model->strings, s, len);
+  } else {
+    value.type = (tm_arg_type)(type | TM_ARG_IN_TEXT);
+    value.u.int_value = (int64_t)(intptr_t)arg_text_add(&model->arg_text, s, len);
+  }
+  tm_host_pending_arg pending = {key, value};
+  tm_vec_push(&host->pending_args, pending);
+}
+
 static tm_args_ref svc_args_commit(tm_host *host) {
   if (host->pending_args.len == 0)
     return TM_NO_ARGS;
@@ -1252,6 +1278,7 @@ const tm_host_services host_services_v2 = {
     .track_add_source_arg = svc_track_add_source_arg,
     .args_add = svc_args_add,
     .args_commit = svc_args_commit,
+    .args_add_string = svc_args_add_string,
     .slice_begin = svc_slice_begin,
     .slice_end = svc_slice_end,
     .slice_complete = svc_slice_complete,

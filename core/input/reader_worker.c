@@ -418,6 +418,16 @@ static void rec_args_add(tm_host *host, tm_str_id key, tm_arg_value value) {
   done(rec, w, false);
 }
 
+/* Recorded as an interned value: the host's arg text (args_add_string)
+ * is not reached from the reader's thread, so a file read on the worker
+ * keeps its string arg values in the string pool, as before. */
+static void rec_args_add_string(tm_host *host, tm_str_id key, tm_arg_type type,
+                                const char *s, size_t len) {
+  tm_arg_value value = {.type = type == TM_ARG_JSON ? TM_ARG_JSON : TM_ARG_STRING};
+  value.u.str_id = rec_intern_string(host, s, len);
+  rec_args_add(host, key, value);
+}
+
 static tm_args_ref rec_args_commit(tm_host *host) {
   reader_recording *rec = rec_of(host);
   if (rec->pending_args == 0)
@@ -776,6 +786,7 @@ static const tm_host_services recording_services = {
     .track_add_source_arg = rec_track_add_source_arg,
     .args_add = rec_args_add,
     .args_commit = rec_args_commit,
+    .args_add_string = rec_args_add_string,
     .slice_begin = rec_slice_begin,
     .slice_end = rec_slice_end,
     .slice_complete = rec_slice_complete,

@@ -37,6 +37,7 @@ void model_free(tm_model *model) {
   tm_vec_free(&model->flows);
   tm_vec_free(&model->args);
   tm_vec_free(&model->arg_keys);
+  arg_text_free(&model->arg_text);
   if (model->arg_key_index)
     g_hash_table_destroy(model->arg_key_index);
   tm_vec_free(&model->arg_set_first_row);
@@ -223,13 +224,16 @@ static tm_str_id flat_key_of(tm_model *model, tm_str_id key) {
   return flat;
 }
 
-/* The id of the (key, type) pair in model->arg_keys, added on first use. */
+/* The id of the (key, type, storage) triple in model->arg_keys, added on
+ * first use; `type` is a tm_arg_type, maybe with TM_ARG_IN_TEXT. */
 static uint32_t arg_key_id(tm_model *model, tm_str_id key, uint8_t type) {
+  uint8_t value_type = type & (uint8_t)~TM_ARG_IN_TEXT;
+  bool in_text = (type & TM_ARG_IN_TEXT) != 0;
   uint32_t *memo =
-      &model->arg_key_memo[((key ^ (uint32_t)type << 29) * 0x9e3779b1u) >> 22];
+      &model->arg_key_memo[((key ^ (uint32_t)type << 24) * 0x9e3779b1u) >> 22];
   if (*memo) {
     const tm_arg_key *k = &model->arg_keys.data[*memo - 1];
-    if (k->key == key && k->value_type == type)
+    if (k->key == key && k->value_type == value_type && k->in_text == in_text)
       return *memo - 1;
   }
   if (!model->arg_key_index)
@@ -245,7 +249,7 @@ static uint32_t arg_key_id(tm_model *model, tm_str_id key, uint8_t type) {
       g_error("tracemerge: more than 2^32 distinct arg keys");
     id = (uint32_t)model->arg_keys.len;
     tm_arg_key entry = {.key = key, .flat_key = flat_key_of(model, key),
-                        .value_type = type};
+                        .value_type = value_type, .in_text = in_text};
     tm_vec_push(&model->arg_keys, entry);
     gint64 *stored = g_new(gint64, 1);
     *stored = probe;
@@ -263,9 +267,10 @@ uint32_t model_add_arg(tm_model *model, uint32_t arg_set_id, tm_str_id key,
     model->arg_set_first_row.data[arg_set_id] = (uint32_t)model->args.len;
     model->arg_set_first_row.len = (size_t)arg_set_id + 1;
   }
+  uint8_t type = (uint8_t)value.type;
   tm_arg_row row = {
       .arg_set_id = arg_set_id,
-      .key_id = arg_key_id(model, key, (uint8_t)value.type),
+      .key_id = arg_key_id(model, key, type),
   };
   switch (value.type) {
   case TM_ARG_REAL:
@@ -276,7 +281,10 @@ uint32_t model_add_arg(tm_model *model, uint32_t arg_set_id, tm_str_id key,
     row.u.str_id = value.u.str_id;
     break;
   default:
-    row.u.int_value = value.u.int_value;
+    if (type & TM_ARG_IN_TEXT)
+      row.u.text = (const char *)(intptr_t)value.u.int_value;
+    else
+      row.u.int_value = value.u.int_value;
     break;
   }
   tm_vec_push(&model->args, row);

@@ -25,6 +25,7 @@
 
 #include "base/string_pool.h"
 #include "base/vec.h"
+#include "model/arg_text.h"
 #include "model/thread_times.h"
 
 #define TM_NULL_INT64 INT64_MIN
@@ -299,15 +300,25 @@ typedef struct tm_instruments_sample_row {
   int64_t cpu;          /* TM_NULL_INT64 */
 } tm_instruments_sample_row;
 
-/* One distinct (key, value type) pair of the args table. Rows name theirs
- * by index (tm_arg_row.key_id): a trace repeats a few hundred keys over
- * millions of rows, so the key, its flat key and the type are stored once
- * per pair instead of in every row (model_arg_key()). */
+/* One distinct (key, value type, storage) triple of the args table. Rows
+ * name theirs by index (tm_arg_row.key_id): a trace repeats a few hundred
+ * keys over millions of rows, so the key, its flat key and the type are
+ * stored once per triple instead of in every row (model_arg_key()). */
 typedef struct tm_arg_key {
   tm_str_id key;
   tm_str_id flat_key; /* key without array indexes ("a[2].b" -> "a.b") */
   uint8_t value_type; /* tm_arg_type */
+  /* A string value is in model->arg_text (tm_arg_row.u.text), not in
+   * the string pool (u.str_id). Read it with model_arg_string(). */
+  bool in_text;
 } tm_arg_key;
+
+/* Or'ed into tm_arg_value.type for model_add_arg(): the value is a string
+ * (TM_ARG_STRING or TM_ARG_JSON) stored by arg_text_add(&model->arg_text),
+ * its pointer in u.int_value (as intptr_t). The host adds readers'
+ * args_add_string() values so, to keep values seen once out of the
+ * string pool. */
+#define TM_ARG_IN_TEXT 0x40
 
 /* 16 bytes: the args table is the model's largest after the slices (a
  * realistic Chrome JSON trace has ~2.2 rows an event). */
@@ -318,6 +329,7 @@ typedef struct tm_arg_row {
     int64_t int_value;
     double real_value;
     tm_str_id str_id;
+    const char *text; /* model_arg_key(...)->in_text: in model->arg_text */
   } u;
 } tm_arg_row;
 
@@ -342,6 +354,7 @@ typedef struct tm_model {
   TM_VEC(tm_flow_row) flows;
   TM_VEC(tm_arg_row) args;
   TM_VEC(tm_arg_key) arg_keys; /* by tm_arg_row.key_id */
+  tm_arg_text arg_text;        /* string values kept out of the pool */
   /* Scheduling (core/model/sched_builder.h). cpu_lookup maps machine_id *
    * (TM_SCHED_MAX_CPU + 1) + cpu to ucpu + 1 (0: no row yet). */
   TM_VEC(tm_cpu_row) cpus;
@@ -412,7 +425,7 @@ void model_metadata_set_string(tm_model *model, const char *name,
                                tm_str_id value);
 
 /* Appends one arg to set `arg_set_id` (0: a new set), deriving the flat key
- * from `key`; returns the set id. */
+ * from `key`; returns the set id. `value.type` may carry TM_ARG_IN_TEXT. */
 uint32_t model_add_arg(tm_model *model, uint32_t arg_set_id, tm_str_id key,
                        tm_arg_value value);
 
@@ -420,6 +433,20 @@ uint32_t model_add_arg(tm_model *model, uint32_t arg_set_id, tm_str_id key,
 static inline const tm_arg_key *model_arg_key(const tm_model *model,
                                               const tm_arg_row *row) {
   return &model->arg_keys.data[row->key_id];
+}
+
+/* The string value of arg row `row` (TM_ARG_STRING or TM_ARG_JSON) and its
+ * length, owned by the model; NULL (length 0) for a NULL string. */
+static inline const char *model_arg_string(const tm_model *model,
+                                           const tm_arg_row *row,
+                                           size_t *len) {
+  if (model_arg_key(model, row)->in_text) {
+    *len = arg_text_length(row->u.text);
+    return row->u.text;
+  }
+  const char *s = string_pool_borrow(model->strings, row->u.str_id);
+  *len = s ? string_pool_length(model->strings, row->u.str_id) : 0;
+  return s;
 }
 
 /* Whether slice `slice_id` has thread time; if so its thread_ts and

@@ -297,12 +297,16 @@ static void merge_end_args(tm_model *model, tm_slice_row *slice,
     tm_arg_row src = model->args.data[row];
     tm_arg_key src_key = *model_arg_key(model, &src);
     tm_arg_value value = {.type = (tm_arg_type)src_key.value_type};
-    if (value.type == TM_ARG_REAL)
+    if (src_key.in_text) {
+      value.type = (tm_arg_type)(value.type | TM_ARG_IN_TEXT);
+      value.u.int_value = (int64_t)(intptr_t)src.u.text;
+    } else if (value.type == TM_ARG_REAL) {
       value.u.real_value = src.u.real_value;
-    else if (value.type == TM_ARG_STRING || value.type == TM_ARG_JSON)
+    } else if (value.type == TM_ARG_STRING || value.type == TM_ARG_JSON) {
       value.u.str_id = src.u.str_id;
-    else
+    } else {
       value.u.int_value = src.u.int_value;
+    }
     model_add_arg(model, target, src_key.key, value);
   }
 }

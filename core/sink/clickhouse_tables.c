@@ -445,8 +445,8 @@ static void arg_string_value(ch_encoder *e, const void *row, uint32_t id,
   const tm_arg_row *a = row;
   uint8_t type = model_arg_key(e->model, a)->value_type;
   bool text = type == TM_ARG_STRING || type == TM_ARG_JSON;
-  set_text(v, text ? string_pool_borrow(e->model->strings, a->u.str_id)
-                   : NULL);
+  size_t len;
+  set_text(v, text ? model_arg_string(e->model, a, &len) : NULL);
 }
 
 static void arg_real_value(ch_encoder *e, const void *row, uint32_t id,

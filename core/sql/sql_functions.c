@@ -124,11 +124,10 @@ static void extract_arg_from_model(sqlite3_context *ctx, tm_model_index *index,
       sqlite3_result_double(ctx, a->u.real_value);
       return;
     default: {
-      const char *s = string_pool_borrow(model->strings, a->u.str_id);
+      size_t len;
+      const char *s = model_arg_string(model, a, &len);
       if (s)
-        sqlite3_result_text(ctx, s,
-                            (int)string_pool_length(model->strings, a->u.str_id),
-                            SQLITE_STATIC);
+        sqlite3_result_text(ctx, s, (int)len, SQLITE_STATIC);
       return;
     }
     }
@@ -249,9 +248,7 @@ static bool arg_set_json_from_model(sqlite3_context *ctx,
     if (v.type == ARG_JSON_REAL) {
       v.u.real_value = a->u.real_value;
     } else if (v.type == ARG_JSON_STRING) {
-      v.u.string.text = string_pool_borrow(model->strings, a->u.str_id);
-      v.u.string.len =
-          v.u.string.text ? string_pool_length(model->strings, a->u.str_id) : 0;
+      v.u.string.text = model_arg_string(model, a, &v.u.string.len);
     } else {
       v.u.int_value = a->u.int_value;
     }

@@ -184,10 +184,16 @@ static void arg_string_value(const tm_model *model, const void *row,
                              sqlite3_context *ctx) {
   const tm_arg_row *a = row;
   uint8_t type = model_arg_key(model, a)->value_type;
-  if (type == TM_ARG_STRING || type == TM_ARG_JSON)
-    result_string(model, a->u.str_id, ctx);
-  else
+  if (type == TM_ARG_STRING || type == TM_ARG_JSON) {
+    size_t len;
+    const char *s = model_arg_string(model, a, &len);
+    if (s)
+      sqlite3_result_text(ctx, s, (int)len, SQLITE_STATIC);
+    else
+      sqlite3_result_null(ctx);
+  } else {
     sqlite3_result_null(ctx);
+  }
 }
 
 static void arg_real_value(const tm_model *model, const void *row,

@@ -553,6 +553,16 @@ typedef struct tm_host_services {
                                    int64_t value);
   void (*machine_metadata_set_string)(tm_host *host, tm_machine_ref machine,
                                       const char *name, tm_str_id value);
+
+  /* --- args without interning (after version 2) ------------------------ */
+  /* As args_add with a string value (`type` TM_ARG_STRING or TM_ARG_JSON;
+   * any other is taken as TM_ARG_STRING) of `len` bytes of `s`, which need
+   * not be NUL-terminated (a NUL is kept as U+FFFD, as by intern_string;
+   * s NULL: ""). For values that may occur once (URLs, ids, long text):
+   * the host keeps them beside its string pool instead of interning them,
+   * and reads them back the same. Check with TM_HOST_HAS. */
+  void (*args_add_string)(tm_host *host, tm_str_id key, tm_arg_type type,
+                          const char *s, size_t len);
 } tm_host_services;
 
 /* Budgets a reader asks the host for (tm_host_services.budget). */

@@ -84,6 +84,9 @@ struct json_emitter {
   json_failure_fn on_failure;
   void *failure_ctx;
   intern_slot interned[INTERN_CACHE_SETS][2];
+  /* The host takes string arg values as bytes (args_add_string): most
+   * occur once (URLs, frame ids, long text), so they are not interned. */
+  bool add_string;
 };
 
 /* --- hashing -------------------------------------------------------------- */
@@ -120,6 +123,8 @@ json_emitter *json_emitter_new(const tm_host_services *services,
   em->host = host;
   em->on_failure = on_failure;
   em->failure_ctx = failure_ctx;
+  em->add_string =
+      TM_HOST_HAS(services, args_add_string) && services->args_add_string;
   return em;
 }
 
@@ -283,6 +288,14 @@ static tm_args_ref emit_args(json_emitter *em, const json_event_buf *buf) {
       value.u.real_value = arg->u.real_value;
       break;
     case JSON_ARG_KIND_STRING:
+      if (em->add_string) {
+        em->svc->args_add_string(em->host, intern_span(em, buf, arg->key),
+                                 TM_ARG_STRING,
+                                 json_event_buf_text(buf, arg->u.text),
+                                 arg->u.text.len);
+        any = true;
+        continue;
+      }
       value.type = TM_ARG_STRING;
       value.u.str_id =
           intern(em, json_event_buf_text(buf, arg->u.text), arg->u.text.len);

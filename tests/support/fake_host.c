@@ -360,6 +360,15 @@ static void svc_args_add(tm_host *host, tm_str_id key, tm_arg_value value) {
                          host->pending_args->len ? ", " : "", str(host, key), text);
 }
 
+/* The fake keeps no arg text beside its strings: the value is interned
+ * and printed as args_add prints it. */
+static void svc_args_add_string(tm_host *host, tm_str_id key, tm_arg_type type,
+                                const char *s, size_t len) {
+  tm_arg_value value = {.type = type == TM_ARG_JSON ? TM_ARG_JSON : TM_ARG_STRING};
+  value.u.str_id = svc_intern_string(host, s, len);
+  svc_args_add(host, key, value);
+}
+
 static tm_args_ref svc_args_commit(tm_host *host) {
   if (host->pending_args->len == 0)
     return TM_NO_ARGS;
@@ -716,6 +725,7 @@ static const tm_host_services fake_services = {
     .track_intern = svc_track_intern,
     .args_add = svc_args_add,
     .args_commit = svc_args_commit,
+    .args_add_string = svc_args_add_string,
     .slice_begin = svc_slice_begin,
     .slice_end = svc_slice_end,
     .slice_complete = svc_slice_complete,
