@@ -105,17 +105,24 @@ static void append_index(proto_text *key, uint32_t index) {
 }
 
 /* The annotation's name: inline, or interned on the sequence (then
- * `*entry` is its entry, else NULL). Returns false if it has none. */
+ * `*entry` is its entry, else NULL). Returns false if it has none. When
+ * the name is the first field, *values is where the fields after it
+ * start (the annotation's values are read from there, not walked past the
+ * name a second time); else it is `data`. */
 static bool annotation_name(proto_sequence *seq, const uint8_t *data, size_t len,
                             const char **name, size_t *name_len,
-                            proto_interned **entry) {
+                            proto_interned **entry, const uint8_t **values) {
   *entry = NULL;
+  *values = data;
   pw_cursor c = pw_cursor_of(data, len);
   pw_field f;
+  bool first = true;
   while (pw_next(&c, &f)) {
     if (f.number == 10 && f.wire_type == PW_LENGTH_DELIMITED) {
       *name = (const char *)f.data;
       *name_len = f.len;
+      if (first)
+        *values = c.p;
       return true;
     }
     if (f.number == 1 && f.wire_type == PW_VARINT) {
@@ -125,8 +132,11 @@ static bool annotation_name(proto_sequence *seq, const uint8_t *data, size_t len
       *name = proto_sequence_borrow_text(seq, e);
       *name_len = e->len;
       *entry = e;
+      if (first)
+        *values = c.p;
       return true;
     }
+    first = false;
   }
   return false;
 }
@@ -201,7 +211,8 @@ static bool add_annotation(proto_context *ctx, proto_sequence *seq, proto_text *
       const char *entry_name;
       size_t entry_name_len;
       proto_interned *entry;
-      if (!annotation_name(seq, f.data, f.len, &entry_name, &entry_name_len, &entry))
+      const uint8_t *values;
+      if (!annotation_name(seq, f.data, f.len, &entry_name, &entry_name_len, &entry, &values))
         break;
       if (name) {
         top_level_key(key, name, name_len);
@@ -210,7 +221,8 @@ static bool add_annotation(proto_context *ctx, proto_sequence *seq, proto_text *
       }
       text_append(key, ".", 1);
       text_append(key, entry_name, entry_name_len);
-      bool ok = add_annotation(ctx, seq, key, NULL, NULL, 0, f.data, f.len, depth + 1);
+      bool ok = add_annotation(ctx, seq, key, NULL, NULL, 0, values,
+                               f.len - (size_t)(values - f.data), depth + 1);
       key->len = key_len;
       if (!ok)
         return false;
@@ -251,7 +263,8 @@ bool proto_debug_annotations_add(proto_context *ctx, proto_sequence *seq,
     const char *name;
     size_t name_len;
     proto_interned *entry;
-    if (!annotation_name(seq, data, len, &name, &name_len, &entry))
+    const uint8_t *values;
+    if (!annotation_name(seq, data, len, &name, &name_len, &entry, &values))
       continue; /* an annotation without a (known) name has no key */
     /* The key of an interned name is the same every time: interned once,
      * and its text written only while its id is not known yet (or for
@@ -262,7 +275,8 @@ bool proto_debug_annotations_add(proto_context *ctx, proto_sequence *seq,
     else
       top_level_key(key, name, name_len);
     if (!add_annotation(ctx, seq, key, entry ? &entry->debug_key : NULL,
-                        cached ? name : NULL, name_len, data, len, 0))
+                        cached ? name : NULL, name_len, values,
+                        len - (size_t)(values - data), 0))
       return false;
   }
   return true;

@@ -360,12 +360,22 @@ static bool add_callsite(proto_track_events *te, proto_sequence *seq, const deco
   return true;
 }
 
-static bool push_repeated(const pw_field *f, bool fixed64, proto_u64_vec *out) {
+static bool push_repeated_slow(const pw_field *f, bool fixed64, proto_u64_vec *out) {
   pw_repeated r = pw_repeated_of(f, fixed64);
   uint64_t v;
   while (pw_repeated_next(&r, &v))
     tm_vec_push(out, v);
   return !r.error;
+}
+
+/* Appends the values of repeated field `f`. One unpacked varint (an
+ * event's one category iid) is pushed inline: the call was most of it. */
+static inline bool push_repeated(const pw_field *f, bool fixed64, proto_u64_vec *out) {
+  if (!fixed64 && f->wire_type == PW_VARINT && out->len < out->cap) {
+    out->data[out->len++] = f->value;
+    return true;
+  }
+  return push_repeated_slow(f, fixed64, out);
 }
 
 static void add_flows(proto_track_events *te, const pw_field *f, bool fixed64,

@@ -19,13 +19,6 @@ enum {
 };
 
 
-proto_track *proto_tracks_find(proto_machine *machine, uint64_t uuid) {
-  uint32_t index;
-  if (!proto_map_get(&machine->tracks.index, uuid, &index))
-    return NULL;
-  return &machine->tracks.items.data[index];
-}
-
 static proto_track *add_track(proto_machine *machine, uint64_t uuid) {
   proto_track fresh;
   memset(&fresh, 0, sizeof fresh);
@@ -327,8 +320,8 @@ static tm_track_ref merged_slot(proto_context *ctx, proto_machine *machine,
   return ctx->s->track_async(ctx->host, &on_machine, cookie, 0);
 }
 
-tm_track_ref proto_tracks_resolve(proto_context *ctx, proto_machine *machine,
-                                  proto_track *track, tm_str_id event_name) {
+tm_track_ref proto_tracks_resolve_slow_(proto_context *ctx, proto_machine *machine,
+                                        proto_track *track, tm_str_id event_name) {
   if (track->ref)
     return track->ref;
   if (track->resolving)

@@ -32,8 +32,15 @@ struct proto_context;
 struct proto_machine;
 struct proto_sequence;
 
-/* The described (or undescribed, once used) track `uuid`, or NULL. */
-proto_track *proto_tracks_find(struct proto_machine *machine, uint64_t uuid);
+/* The described (or undescribed, once used) track `uuid`, or NULL.
+ * Inline, as the resolved track's check below: one of each per event, and
+ * the calls were most of their cost (callgrind). */
+static inline proto_track *proto_tracks_find(struct proto_machine *machine, uint64_t uuid) {
+  uint32_t index;
+  if (!proto_map_get(&machine->tracks.index, uuid, &index))
+    return NULL;
+  return &machine->tracks.items.data[index];
+}
 
 /* A TrackDescriptor of `machine`, read on `seq` (may be the sequence 0).
  * Returns false if it does not decode; the uuid is stored in *uuid (0 if
@@ -54,8 +61,17 @@ bool proto_tracks_read_process_descriptor(struct proto_context *ctx,
  * below the root of its scope), created on first use; an unnamed track
  * takes `event_name`, the name of the event that first uses it (0 when a
  * child uses it as parent). 0 if the parent chain loops. */
-tm_track_ref proto_tracks_resolve(struct proto_context *ctx, struct proto_machine *machine,
-                                  proto_track *track, tm_str_id event_name);
+tm_track_ref proto_tracks_resolve_slow_(struct proto_context *ctx,
+                                        struct proto_machine *machine, proto_track *track,
+                                        tm_str_id event_name);
+static inline tm_track_ref proto_tracks_resolve(struct proto_context *ctx,
+                                                struct proto_machine *machine,
+                                                proto_track *track, tm_str_id event_name) {
+  if (track->ref)
+    return track->ref;
+  return proto_tracks_resolve_slow_(ctx, machine, track, event_name);
+}
+
 /* The track of a uuid events use but no descriptor describes: a global
  * (counter) track, remembered as PROTO_TRACK_UNDESCRIBED; resolved by the
  * event that uses it. */
