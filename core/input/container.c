@@ -85,7 +85,9 @@
 #include <unistd.h>
 
 #include "base/vec.h"
+#include "input/deflate_stream.h"
 #include "input/read_ahead.h"
+#include "input/zip_directory.h"
 
 /* clang-format off */
 /* clang-format on */
@@ -123,6 +125,10 @@ typedef struct tm_input {
   bool seekable; /* a regular file: a ZIP can be listed */
   struct archive *archive;
   struct tm_input *archive_source;
+  /* Set for a deflated member of a listed root ZIP: its bytes are
+   * inflated here from the root's fd (ISA-L), not by `archive`, which
+   * only listed it. Owned. */
+  struct zip_inflate *zip_inflate;
   /* A block libarchive returned that was not yet handed on, and where it
    * belongs in the member: the holes of a sparse member (before a block,
    * or before the end) are handed on as zeros. */
@@ -180,7 +186,10 @@ static void walk_mark_started(tm_walk *w, uint32_t id) {
   w->started->data[index] = 1;
 }
 
+static void zip_inflate_free(struct zip_inflate *z);
+
 static void input_clear(tm_input *in) {
+  zip_inflate_free(in->zip_inflate);
   g_free(in->display);
   g_free(in->fd_buf);
   g_free(in->deferred_damage);
@@ -325,10 +334,169 @@ static input_state pull_member(tm_input *in, const uint8_t **data,
   }
 }
 
+/* ---- a deflated member of a listed root ZIP, inflated by ISA-L ----
+ *
+ * The compressed bytes are read with pread() from the root's fd at the
+ * offset the member's local header gives (zip_directory.h), so neither
+ * libarchive's position in the file nor a read-ahead thread's pulls
+ * disturb each other. Blocks are TM_CONTAINER_CHUNK bytes of output,
+ * charged to the root like libarchive's. Damage is told after the bytes
+ * inflated before it, as libarchive's data errors are, and is never fatal
+ * for the archive: the next member is found through the directory.
+ * Causes start with "ZIP " as libarchive's do. */
+
+/* Compressed bytes read per pread(). */
+#define ZIP_INFLATE_READ (64 * 1024)
+
+typedef struct zip_inflate {
+  int fd;
+  uint64_t next_in;         /* file offset of the next compressed byte */
+  uint64_t compressed_size; /* the directory's */
+  uint64_t compressed_left;
+  uint64_t want_size;
+  uint32_t want_crc;
+  deflate_stream *stream;
+  uint8_t *in_buf;
+  const uint8_t *in_pos;
+  size_t in_len;
+  uint8_t *out_buf;
+  char *pending_damage; /* owned: told once the bytes before it are */
+  /* The last inflate stopped for want of input, not of room: ISA-L may
+   * hold output back when the room runs out, to give without input. */
+  bool needs_input;
+  bool done;
+} zip_inflate;
+
+static zip_inflate *zip_inflate_new(int fd, const zip_entry *entry) {
+  zip_inflate *z = g_new0(zip_inflate, 1);
+  z->fd = fd;
+  z->compressed_size = entry->compressed_size;
+  z->compressed_left = entry->compressed_size;
+  z->want_size = entry->uncompressed_size;
+  z->want_crc = entry->crc32;
+  if (!zip_entry_data_offset(fd, entry, &z->next_in, &z->pending_damage))
+    return z;
+  z->stream = deflate_stream_new();
+  z->in_buf = g_malloc(ZIP_INFLATE_READ);
+  z->out_buf = g_malloc(TM_CONTAINER_CHUNK);
+  z->needs_input = true;
+  return z;
+}
+
+static void zip_inflate_free(zip_inflate *z) {
+  if (z == NULL)
+    return;
+  if (z->stream != NULL)
+    deflate_stream_free(z->stream);
+  g_free(z->in_buf);
+  g_free(z->out_buf);
+  g_free(z->pending_damage);
+  g_free(z);
+}
+
+/* Reads the next compressed bytes; a damage cause (owned) if it cannot. */
+static char *zip_inflate_refill(zip_inflate *z) {
+  if (z->compressed_left == 0)
+    return g_strdup_printf("Truncated ZIP file data: the deflate stream goes on "
+                           "past the %" PRIu64 " compressed bytes of the member",
+                           z->compressed_size);
+  size_t want = (size_t)MIN(z->compressed_left, (uint64_t)ZIP_INFLATE_READ);
+  ssize_t n;
+  do {
+    n = pread(z->fd, z->in_buf, want, (off_t)z->next_in);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0)
+    return g_strdup_printf("read error: %s", g_strerror(errno));
+  if (n == 0)
+    return g_strdup_printf("Truncated ZIP file data: the file ends at byte %" PRIu64
+                           ", inside the member",
+                           z->next_in);
+  z->in_pos = z->in_buf;
+  z->in_len = (size_t)n;
+  z->next_in += (uint64_t)n;
+  z->compressed_left -= (uint64_t)n;
+  return NULL;
+}
+
+/* What the stream's end says against the directory, or NULL. */
+static char *zip_inflate_check_end(const zip_inflate *z) {
+  uint64_t got = deflate_stream_total_out(z->stream);
+  if (got != z->want_size)
+    return g_strdup_printf("ZIP member inflates to %" PRIu64
+                           " bytes, not the %" PRIu64 " of its directory entry",
+                           got, z->want_size);
+  uint32_t crc = deflate_stream_crc32(z->stream);
+  if (crc != z->want_crc)
+    return g_strdup_printf("ZIP bad CRC-32: 0x%08" PRIx32
+                           ", the directory says 0x%08" PRIx32,
+                           crc, z->want_crc);
+  return NULL;
+}
+
+static input_state pull_zip_inflate(tm_input *in, const uint8_t **data,
+                                    size_t *len) {
+  zip_inflate *z = in->zip_inflate;
+  if (z->pending_damage != NULL) {
+    input_set_damaged(in, z->pending_damage, false);
+    z->pending_damage = NULL;
+    return in->state;
+  }
+  if (z->done) {
+    in->state = INPUT_END;
+    return in->state;
+  }
+  size_t filled = 0;
+  char *damage = NULL;
+  while (filled < TM_CONTAINER_CHUNK && damage == NULL && !z->done) {
+    if (z->in_len == 0 && z->needs_input &&
+        (damage = zip_inflate_refill(z)) != NULL)
+      break;
+    size_t in_before = z->in_len, room = TM_CONTAINER_CHUNK - filled, made = 0;
+    deflate_stream_status status = deflate_stream_inflate(
+        z->stream, &z->in_pos, &z->in_len, z->out_buf + filled, room, &made);
+    filled += made;
+    z->needs_input = made < room;
+    uint64_t total = deflate_stream_total_out(z->stream);
+    if (total > z->want_size) {
+      /* Only the directory's size is handed on: a member that lies
+       * about it inflates no further. */
+      filled -= (size_t)(total - z->want_size) < filled
+                    ? (size_t)(total - z->want_size)
+                    : filled;
+      damage = g_strdup_printf("ZIP member inflates to more than the %" PRIu64
+                               " bytes of its directory entry",
+                               z->want_size);
+    } else if (status == DEFLATE_STREAM_ERROR) {
+      damage = g_strdup_printf("ZIP deflate data damaged: %s",
+                               deflate_stream_error(z->stream));
+    } else if (status == DEFLATE_STREAM_END) {
+      z->done = true;
+      damage = zip_inflate_check_end(z);
+    } else if (made == 0 && in_before > 0 && z->in_len == in_before) {
+      damage = g_strdup("ZIP inflate makes no progress");
+    }
+  }
+  if (filled == 0) {
+    if (damage != NULL) {
+      input_set_damaged(in, damage, false);
+      return in->state;
+    }
+    in->state = INPUT_END;
+    return in->state;
+  }
+  z->pending_damage = damage;
+  *data = z->out_buf;
+  *len = filled;
+  in->pulled += filled;
+  return charge_inflated(in, filled) ? INPUT_OPEN : in->state;
+}
+
 /* The next bytes taken from the source; INPUT_END / INPUT_DAMAGED stick. */
 static input_state input_pull(tm_input *in, const uint8_t **data, size_t *len) {
   if (in->state != INPUT_OPEN)
     return in->state;
+  if (in->zip_inflate != NULL)
+    return pull_zip_inflate(in, data, len);
   return in->archive == NULL ? pull_fd(in, data, len)
                              : pull_member(in, data, len);
 }
@@ -899,6 +1067,10 @@ typedef struct planned_member {
   uint32_t id;
   file_kind kind;
   bool deliver;
+  /* Its directory entry when we inflate it ourselves (deflated, not
+   * encrypted), else NULL: libarchive reads it. Borrowed from the
+   * zip_directory. */
+  const zip_entry *inflate_entry;
 } planned_member;
 
 typedef enum listing_result {
@@ -919,6 +1091,28 @@ static struct archive *open_zip_directory(int fd) {
   return a;
 }
 
+/* The entry of the member libarchive calls `name`, if we inflate it. */
+static const zip_entry *inflatable_entry(const zip_directory *dir,
+                                         size_t *cursor, const char *name) {
+  if (dir == NULL)
+    return NULL;
+  const zip_entry *e = zip_directory_find(dir, cursor, name);
+  if (e == NULL || e->method != ZIP_METHOD_DEFLATE ||
+      (e->flags & (ZIP_FLAG_ENCRYPTED | ZIP_FLAG_STRONG_ENCRYPTION)) != 0)
+    return NULL;
+  return e;
+}
+
+/* A member of the listed ZIP `zip`, read through `a` or, with `entry`,
+ * inflated from the ZIP's fd. */
+static tm_input listed_member_input(struct archive *a, tm_input *zip,
+                                    const char *name, const zip_entry *entry) {
+  tm_input member = member_input(a, zip, name);
+  if (entry != NULL)
+    member.zip_inflate = zip_inflate_new(zip->fd, entry);
+  return member;
+}
+
 static bool is_manifest(const planned_member *p) {
   return p->kind.trace_type != NULL &&
          strcmp(p->kind.trace_type, manifest_type) == 0;
@@ -931,6 +1125,8 @@ static listing_result read_listed_zip(tm_walk *w, tm_input *in, uint32_t id,
   bool damage_seen = false;
   bool has_manifest = false;
   char *damage = NULL;
+  zip_directory *directory = NULL;
+  size_t directory_cursor = 0;
   struct archive *a = open_zip_directory(in->fd);
   if (a == NULL) {
     /* Streaming goes on from where the head left the file. */
@@ -942,6 +1138,9 @@ static listing_result read_listed_zip(tm_walk *w, tm_input *in, uint32_t id,
     }
     return LISTING_UNAVAILABLE;
   }
+  struct stat zip_stat;
+  if (fstat(in->fd, &zip_stat) == 0)
+    directory = zip_directory_read(in->fd, (uint64_t)zip_stat.st_size);
 
   for (;;) {
     const char *name = NULL;
@@ -964,6 +1163,7 @@ static listing_result read_listed_zip(tm_walk *w, tm_input *in, uint32_t id,
     if (sniffed == SNIFF_FAILED)
       goto out;
     p.deliver = sniffed == SNIFF_READY;
+    p.inflate_entry = inflatable_entry(directory, &directory_cursor, name);
     has_manifest = has_manifest || (p.deliver && is_manifest(&p));
     tm_vec_push(&plan, p);
     if (fatal || w->all_cut || w->root_cut)
@@ -996,7 +1196,7 @@ static listing_result read_listed_zip(tm_walk *w, tm_input *in, uint32_t id,
       const planned_member *p = &plan.data[k];
       if (!p->deliver || is_manifest(p) != (sweep == 0))
         continue;
-      tm_input member = member_input(a, in, name);
+      tm_input member = listed_member_input(a, in, name, p->inflate_entry);
       input_read_head(&member);
       bool member_ok =
           deliver_file(w, &member, p->id, p->kind, depth + 1, error);
@@ -1020,6 +1220,7 @@ static listing_result read_listed_zip(tm_walk *w, tm_input *in, uint32_t id,
 out:
   if (a != NULL)
     archive_read_free(a);
+  zip_directory_free(directory);
   tm_vec_free(&plan);
   g_free(damage);
   return result;
