@@ -6,7 +6,8 @@
  * Several root paths behave exactly as if they were members of one archive.
  * ZIP, TAR (plain or compressed) and gzip (also concatenated members, one
  * continuous stream) are opened with libarchive, recursively (a gzip inside
- * a zip, a zip inside a tar, ...). Members whose path has a component
+ * a zip, a zip inside a tar, ...); the deflated members of a ZIP that is a
+ * root file are inflated with ISA-L instead (container.c). Members whose path has a component
  * starting with '.' are hidden and skipped (no row). Directories are
  * skipped.
  *

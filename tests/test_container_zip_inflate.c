@@ -1,0 +1,334 @@
+/* Unit tests of the deflated members of a root ZIP that container.c
+ * inflates itself (ISA-L, core/input/deflate_stream) from offsets it reads
+ * in the central directory (core/input/zip_directory): the bytes arrive as
+ * they went in, and each error of that path (bad CRC, deflate data cut
+ * short, sizes that disagree with the directory, a local header that
+ * disagrees with it) ends the member truncated after the bytes inflated
+ * before it, naming the file, while the next member is read.
+ *
+ * The ZIPs are built here byte by byte (APPNOTE 4.3) around zlib's raw
+ * deflate, so that a test can change one field of one record. */
+#include <glib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "container_fixture.h"
+
+typedef struct built_zip {
+  GByteArray *bytes;
+  size_t local_at[4];   /* each member's local header */
+  size_t central_at[4]; /* each member's central directory record */
+  size_t data_len[4];   /* its compressed bytes */
+} built_zip;
+
+static void put16(GByteArray *b, uint16_t v) {
+  uint8_t p[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
+  g_byte_array_append(b, p, 2);
+}
+
+static void put32(GByteArray *b, uint32_t v) {
+  uint8_t p[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+  g_byte_array_append(b, p, 4);
+}
+
+static void patch32(built_zip *z, size_t at, uint32_t v) {
+  for (int k = 0; k < 4; k++)
+    z->bytes->data[at + k] = (uint8_t)(v >> (8 * k));
+}
+
+static uint32_t read32(const built_zip *z, size_t at) {
+  const uint8_t *p = z->bytes->data + at;
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+         (uint32_t)p[3] << 24;
+}
+
+static GBytes *raw_deflate(GBytes *plain) {
+  size_t len;
+  const uint8_t *data = g_bytes_get_data(plain, &len);
+  z_stream z = {0};
+  g_assert_cmpint(deflateInit2(&z, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY),
+                  ==, Z_OK);
+  size_t cap = deflateBound(&z, len);
+  uint8_t *out = g_malloc(cap);
+  z.next_in = (Bytef *)data;
+  z.avail_in = (uInt)len;
+  z.next_out = out;
+  z.avail_out = (uInt)cap;
+  g_assert_cmpint(deflate(&z, Z_FINISH), ==, Z_STREAM_END);
+  size_t made = cap - z.avail_out;
+  deflateEnd(&z);
+  return g_bytes_new_take(out, made);
+}
+
+static uint32_t crc_of(GBytes *plain) {
+  size_t len;
+  const uint8_t *data = g_bytes_get_data(plain, &len);
+  return (uint32_t)crc32(0, data, (uInt)len);
+}
+
+/* Offsets of fields in a local header and a central directory record. */
+#define LOCAL_CRC 14
+#define CENTRAL_CRC 16
+#define CENTRAL_CSIZE 20
+#define CENTRAL_USIZE 24
+
+/* Deflated members; with `descriptor` the local headers say 0 for CRC
+ * and sizes and a data descriptor follows the data (as libarchive and
+ * streaming zippers write), else the local headers carry them. */
+static built_zip build_zip(const fixture_member *m, size_t n, bool descriptor) {
+  g_assert_cmpuint(n, <=, 4);
+  built_zip z = {.bytes = g_byte_array_new()};
+  GByteArray *b = z.bytes;
+  uint16_t flags = descriptor ? 0x0008 : 0;
+  uint32_t crcs[4];
+  for (size_t k = 0; k < n; k++) {
+    GBytes *data = raw_deflate(m[k].data);
+    crcs[k] = crc_of(m[k].data);
+    z.data_len[k] = g_bytes_get_size(data);
+    uint32_t usize = (uint32_t)g_bytes_get_size(m[k].data);
+    z.local_at[k] = b->len;
+    put32(b, 0x04034b50);
+    put16(b, 20);
+    put16(b, flags);
+    put16(b, 8);
+    put16(b, 0);
+    put16(b, 0x21); /* 1980-01-01 */
+    put32(b, descriptor ? 0 : crcs[k]);
+    put32(b, descriptor ? 0 : (uint32_t)z.data_len[k]);
+    put32(b, descriptor ? 0 : usize);
+    put16(b, (uint16_t)strlen(m[k].name));
+    put16(b, 0);
+    g_byte_array_append(b, (const uint8_t *)m[k].name, (guint)strlen(m[k].name));
+    g_byte_array_append(b, g_bytes_get_data(data, NULL), (guint)z.data_len[k]);
+    if (descriptor) {
+      put32(b, 0x08074b50);
+      put32(b, crcs[k]);
+      put32(b, (uint32_t)z.data_len[k]);
+      put32(b, usize);
+    }
+    g_bytes_unref(data);
+  }
+  size_t directory_at = b->len;
+  for (size_t k = 0; k < n; k++) {
+    z.central_at[k] = b->len;
+    put32(b, 0x02014b50);
+    put16(b, 0x031e); /* made by Unix */
+    put16(b, 20);
+    put16(b, flags);
+    put16(b, 8);
+    put16(b, 0);
+    put16(b, 0x21);
+    put32(b, crcs[k]);
+    put32(b, (uint32_t)z.data_len[k]);
+    put32(b, (uint32_t)g_bytes_get_size(m[k].data));
+    put16(b, (uint16_t)strlen(m[k].name));
+    put16(b, 0);
+    put16(b, 0);
+    put16(b, 0);
+    put16(b, 0);
+    put32(b, 0100644u << 16);
+    put32(b, (uint32_t)z.local_at[k]);
+    g_byte_array_append(b, (const uint8_t *)m[k].name, (guint)strlen(m[k].name));
+  }
+  size_t directory_len = b->len - directory_at;
+  put32(b, 0x06054b50);
+  put16(b, 0);
+  put16(b, 0);
+  put16(b, (uint16_t)n);
+  put16(b, (uint16_t)n);
+  put32(b, (uint32_t)directory_len);
+  put32(b, (uint32_t)directory_at);
+  put16(b, 0);
+  return z;
+}
+
+static const char *write_zip(fixture *f, const char *name, built_zip *z) {
+  return fixture_write(f, name, g_byte_array_free_to_bytes(z->bytes));
+}
+
+/* a.json (several chunks, so the error comes after whole chunks went on)
+ * and b.json, which must arrive whatever befell a.json. */
+typedef struct two_members {
+  GBytes *a, *b;
+  fixture_member m[2];
+} two_members;
+
+static void two_members_init(two_members *t) {
+  t->a = noisy_json(TM_CONTAINER_CHUNK * 2 + 5000, 21);
+  t->b = text("[\"b is intact\"]");
+  t->m[0] = (fixture_member){"a.json", t->a};
+  t->m[1] = (fixture_member){"b.json", t->b};
+}
+
+static void two_members_clear(two_members *t) {
+  g_bytes_unref(t->a);
+  g_bytes_unref(t->b);
+}
+
+/* a.json ended truncated after `delivered` (a prefix of a), its cause
+ * containing `cause_part`; b.json delivered whole. */
+static void assert_a_cut_and_b_read(const fixture *f, const char *path,
+                                    const two_members *t, size_t delivered,
+                                    const char *cause_part) {
+  assert_row_count(f, 3);
+  g_assert_cmpuint(f->rec.files->len, ==, 2);
+  GBytes *seen = prefix(t->a, delivered);
+  char *display = g_strdup_printf("%s/a.json", path);
+  assert_truncated(f, 0, 1, seen, display, cause_part);
+  g_assert_cmpint(f->model->trace_files.data[1].size, ==, (int64_t)delivered);
+  assert_delivered(f, 1, 2, "json", t->b);
+  g_assert_cmpuint(f->rec.container_damages->len, ==, 0);
+  g_free(display);
+  g_bytes_unref(seen);
+}
+
+static void test_deflated_members_arrive_whole_in_bounded_chunks(void) {
+  fixture f;
+  fixture_init(&f);
+  two_members t;
+  two_members_init(&t);
+  for (int descriptor = 0; descriptor < 2; descriptor++) {
+    built_zip z = build_zip(t.m, 2, descriptor);
+    const char *path = write_zip(&f, descriptor ? "dd.zip" : "plain.zip", &z);
+    fixture_read_ok(&f, &path, 1);
+    assert_row_count(&f, 3);
+    assert_row(&f, 1, 0, "a.json", size_of(t.a), "json", 1, false);
+    const recorded_file *a = assert_delivered(&f, 0, 1, "json", t.a);
+    /* The head, then whole chunks: 2 chunks and the rest of a.json. */
+    g_assert_cmpuint(a->n_chunks, >=, 3);
+    assert_delivered(&f, 1, 2, "json", t.b);
+    g_assert_cmpuint(f.rec.container_damages->len, ==, 0);
+    fixture_clear(&f);
+    fixture_init(&f);
+  }
+  two_members_clear(&t);
+  fixture_clear(&f);
+}
+
+/* The directory's CRC-32 of a.json is off by one: every byte arrives,
+ * then the damage. */
+static void test_a_bad_crc_keeps_every_byte_and_names_both_crcs(void) {
+  fixture f;
+  fixture_init(&f);
+  two_members t;
+  two_members_init(&t);
+  built_zip z = build_zip(t.m, 2, true);
+  uint32_t right = read32(&z, z.central_at[0] + CENTRAL_CRC);
+  patch32(&z, z.central_at[0] + CENTRAL_CRC, right + 1);
+  const char *path = write_zip(&f, "crc.zip", &z);
+  fixture_read_ok(&f, &path, 1);
+  char *cause = g_strdup_printf("ZIP bad CRC-32: 0x%08x, the directory says 0x%08x",
+                                right, right + 1);
+  assert_a_cut_and_b_read(&f, path, &t, g_bytes_get_size(t.a), cause);
+  g_free(cause);
+  two_members_clear(&t);
+  fixture_clear(&f);
+}
+
+/* The directory gives a.json half of its compressed bytes: the stream
+ * runs out inside them. What was inflated from the first half arrives. */
+static void test_deflate_data_cut_short_keeps_what_was_inflated(void) {
+  fixture f;
+  fixture_init(&f);
+  two_members t;
+  two_members_init(&t);
+  built_zip z = build_zip(t.m, 2, true);
+  uint32_t half = (uint32_t)(z.data_len[0] / 2);
+  patch32(&z, z.central_at[0] + CENTRAL_CSIZE, half);
+  const char *path = write_zip(&f, "short.zip", &z);
+  fixture_read_ok(&f, &path, 1);
+  g_assert_cmpuint(f.rec.files->len, ==, 2);
+  const recorded_file *a = f.rec.files->pdata[0];
+  g_assert_cmpuint(a->bytes->len, >, 0);
+  g_assert_cmpuint(a->bytes->len, <, g_bytes_get_size(t.a));
+  char *cause = g_strdup_printf("Truncated ZIP file data: the deflate stream goes "
+                                "on past the %u compressed bytes of the member",
+                                half);
+  assert_a_cut_and_b_read(&f, path, &t, a->bytes->len, cause);
+  g_free(cause);
+  two_members_clear(&t);
+  fixture_clear(&f);
+}
+
+/* The directory says a.json is 1000 bytes shorter than it inflates to:
+ * exactly the directory's size arrives. */
+static void test_a_member_longer_than_its_directory_entry_is_cut_at_that_size(void) {
+  fixture f;
+  fixture_init(&f);
+  two_members t;
+  two_members_init(&t);
+  built_zip z = build_zip(t.m, 2, true);
+  uint32_t said = (uint32_t)g_bytes_get_size(t.a) - 1000;
+  patch32(&z, z.central_at[0] + CENTRAL_USIZE, said);
+  const char *path = write_zip(&f, "long.zip", &z);
+  fixture_read_ok(&f, &path, 1);
+  char *cause = g_strdup_printf(
+      "ZIP member inflates to more than the %u bytes of its directory entry", said);
+  assert_a_cut_and_b_read(&f, path, &t, said, cause);
+  g_free(cause);
+  two_members_clear(&t);
+  fixture_clear(&f);
+}
+
+/* The directory says a.json is 1000 bytes longer: all of it arrives, then
+ * the damage names both sizes. */
+static void test_a_member_shorter_than_its_directory_entry_is_damaged_at_its_end(void) {
+  fixture f;
+  fixture_init(&f);
+  two_members t;
+  two_members_init(&t);
+  built_zip z = build_zip(t.m, 2, true);
+  uint32_t size = (uint32_t)g_bytes_get_size(t.a);
+  patch32(&z, z.central_at[0] + CENTRAL_USIZE, size + 1000);
+  const char *path = write_zip(&f, "shortsize.zip", &z);
+  fixture_read_ok(&f, &path, 1);
+  char *cause = g_strdup_printf(
+      "ZIP member inflates to %u bytes, not the %u of its directory entry", size,
+      size + 1000);
+  assert_a_cut_and_b_read(&f, path, &t, size, cause);
+  g_free(cause);
+  two_members_clear(&t);
+  fixture_clear(&f);
+}
+
+/* Without a data descriptor the local header repeats the CRC-32; here it
+ * says another one than the directory: nothing of a.json is inflated. */
+static void test_a_local_header_that_disagrees_with_the_directory_loses_the_member(void) {
+  fixture f;
+  fixture_init(&f);
+  two_members t;
+  two_members_init(&t);
+  built_zip z = build_zip(t.m, 2, false);
+  uint32_t right = read32(&z, z.local_at[0] + LOCAL_CRC);
+  patch32(&z, z.local_at[0] + LOCAL_CRC, right ^ 0x5a5a5a5au);
+  const char *path = write_zip(&f, "local.zip", &z);
+  fixture_read_ok(&f, &path, 1);
+  char *cause = g_strdup_printf(
+      "ZIP local header at byte 0 disagrees with the central directory: "
+      "CRC-32 %u, not %u",
+      right ^ 0x5a5a5a5au, right);
+  assert_a_cut_and_b_read(&f, path, &t, 0, cause);
+  g_free(cause);
+  two_members_clear(&t);
+  fixture_clear(&f);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/container/zip-inflate/deflated-members-arrive-whole-in-bounded-chunks",
+                  test_deflated_members_arrive_whole_in_bounded_chunks);
+  g_test_add_func("/container/zip-inflate/a-bad-crc-keeps-every-byte-and-names-both-crcs",
+                  test_a_bad_crc_keeps_every_byte_and_names_both_crcs);
+  g_test_add_func("/container/zip-inflate/deflate-data-cut-short-keeps-what-was-inflated",
+                  test_deflate_data_cut_short_keeps_what_was_inflated);
+  g_test_add_func(
+      "/container/zip-inflate/a-member-longer-than-its-directory-entry-is-cut-at-that-size",
+      test_a_member_longer_than_its_directory_entry_is_cut_at_that_size);
+  g_test_add_func(
+      "/container/zip-inflate/a-member-shorter-than-its-directory-entry-is-damaged-at-its-end",
+      test_a_member_shorter_than_its_directory_entry_is_damaged_at_its_end);
+  g_test_add_func(
+      "/container/zip-inflate/a-local-header-that-disagrees-with-the-directory-loses-the-member",
+      test_a_local_header_that_disagrees_with_the_directory_loses_the_member);
+  return g_test_run();
+}
