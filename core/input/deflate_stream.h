@@ -8,7 +8,7 @@
  * "Libraries measured, and what was chosen").
  *
  * The caller owns the compressed bytes and the output buffer; the stream
- * owns only ISA-L's state (about 50 KiB, the 32 KiB window included).
+ * owns only ISA-L's state (about 85 KiB, its 32 KiB window included).
  * Nothing is held whole: any output buffer size works, and the output
  * never depends on how the input or the output is cut.
  */

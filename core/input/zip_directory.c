@@ -110,8 +110,12 @@ static bool find_directory(int fd, uint64_t file_size, directory_place *place) {
       uint16_t on_disk = le16(p + 8), entries = le16(p + 10);
       uint32_t size = le32(p + 12), offset = le32(p + 16);
       uint64_t eocd_at = tail_at + at;
-      if (entries == 0xffff || size == 0xffffffffu || offset == 0xffffffffu) {
-        found = read_zip64_place(fd, eocd_at, place);
+      /* A zip64 end record, where there is one, is the directory's end
+       * (some writers add one whether or not a field overflows). */
+      if (read_zip64_place(fd, eocd_at, place)) {
+        found = true;
+      } else if (entries == 0xffff || size == 0xffffffffu || offset == 0xffffffffu) {
+        found = false;
       } else if (disk == 0 && directory_disk == 0 && on_disk == entries) {
         *place = (directory_place){
             .entries = entries, .size = size, .offset = offset, .end = eocd_at};
