@@ -80,12 +80,14 @@ static GByteArray *inflate_in_pieces(deflate_stream *s, GBytes *compressed,
 }
 
 static void test_inflates_to_zlibs_bytes_and_crc_however_it_is_cut(void) {
-  GBytes *plain = noise(300000, 1);
-  GBytes *compressed = raw_deflate(plain);
-  /* Whole buffers, then 1-byte input pieces into 7-byte rooms, then pieces
-   * that straddle ISA-L's internal blocks. */
-  const size_t cuts[][2] = {{1 << 20, 1 << 20}, {1, 7}, {4093, 65521}};
+  /* Whole buffers, then 1-byte input pieces into 7-byte rooms (a smaller
+   * input: that is a call per byte), then pieces that straddle ISA-L's
+   * internal blocks. {input piece, room, bytes}. */
+  const size_t cuts[][3] = {
+      {1 << 20, 1 << 20, 300000}, {1, 7, 40000}, {4093, 65521, 300000}};
   for (size_t k = 0; k < G_N_ELEMENTS(cuts); k++) {
+    GBytes *plain = noise(cuts[k][2], 1);
+    GBytes *compressed = raw_deflate(plain);
     deflate_stream *s = deflate_stream_new();
     deflate_stream_status last;
     size_t left_over;
@@ -100,9 +102,9 @@ static void test_inflates_to_zlibs_bytes_and_crc_however_it_is_cut(void) {
     g_assert_cmpuint(left_over, ==, 0);
     g_byte_array_unref(out);
     deflate_stream_free(s);
+    g_bytes_unref(plain);
+    g_bytes_unref(compressed);
   }
-  g_bytes_unref(plain);
-  g_bytes_unref(compressed);
 }
 
 static void test_an_empty_stream_ends_with_nothing_and_crc_zero(void) {
