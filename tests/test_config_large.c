@@ -35,6 +35,8 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include "proto_wire_decode.h"
+
 extern char **environ;
 
 enum {
@@ -156,66 +158,12 @@ static void top_k_offer(top_k *t, key v) {
   t->heap[i] = v;
 }
 
-static bool read_varint(const uint8_t **p, const uint8_t *end, uint64_t *v) {
-  *v = 0;
-  for (int shift = 0; *p < end && shift < 64; shift += 7) {
-    uint8_t b = *(*p)++;
-    *v |= (uint64_t)(b & 0x7f) << shift;
-    if (!(b & 0x80))
-      return true;
-  }
-  return false;
-}
-
-/* Walks a message's fields: `fn` gets each (number, wire type, varint or
- * bytes). */
-typedef void (*field_fn)(void *ctx, uint32_t number, int wire, uint64_t value,
-                         const uint8_t *data, size_t len);
-
-static void walk(const uint8_t *p, const uint8_t *end, field_fn fn, void *ctx) {
-  while (p < end) {
-    uint64_t tag, value = 0;
-    g_assert_true(read_varint(&p, end, &tag));
-    int wire = (int)(tag & 7);
-    const uint8_t *data = NULL;
-    if (wire == 0) {
-      g_assert_true(read_varint(&p, end, &value));
-    } else if (wire == 2) {
-      g_assert_true(read_varint(&p, end, &value));
-      g_assert_cmpuint(value, <=, (uint64_t)(end - p));
-      data = p;
-      p += value;
-    } else {
-      g_error("unexpected wire type %d in the generated trace", wire);
-    }
-    fn(ctx, (uint32_t)(tag >> 3), wire, value, data, data ? value : 0);
-  }
-}
-
-typedef struct packet_info {
-  bool has_ts, is_event, begin;
-  uint64_t ts;
-} packet_info;
-
-static void track_event_field(void *ctx, uint32_t number, int wire, uint64_t value,
-                              const uint8_t *data, size_t len) {
-  (void)data;
-  (void)len;
-  packet_info *info = ctx;
-  if (number == 9 && wire == 0) /* TrackEvent.type: 1 begin, 2 end */
-    info->begin = value == 1;
-}
-
-static void packet_field(void *ctx, uint32_t number, int wire, uint64_t value,
-                         const uint8_t *data, size_t len) {
-  packet_info *info = ctx;
-  if (number == 8 && wire == 0) {
-    info->has_ts = true;
-    info->ts = value;
-  } else if (number == 11 && wire == 2) {
-    info->is_event = true;
-    walk(data, data + len, track_event_field, info);
-  }
+/* The walk reads fields with the proto reader's own cursor
+ * (plugins/proto/proto_wire_decode.h), as the record tests do; the
+ * generated trace must be well-formed protobuf throughout. */
+static void assert_walked_whole(const pw_cursor *c, const char *msg) {
+  if (c->error != PW_OK)
+    g_error("%s at byte %zu: %s", msg, (size_t)(c->p - c->start), pw_error_message(c->error));
 }
 
 typedef struct trace_walk {
@@ -223,19 +171,41 @@ typedef struct trace_walk {
   uint64_t events;
 } trace_walk;
 
-static void trace_field(void *ctx, uint32_t number, int wire, uint64_t value,
-                        const uint8_t *data, size_t len) {
-  (void)value;
-  trace_walk *w = ctx;
-  if (number != 1 || wire != 2)
+/* Offers the event of one TracePacket (if it holds one) to the top K. */
+static void walk_packet(trace_walk *w, const uint8_t *data, size_t len) {
+  bool has_ts = false, is_event = false, begin = false;
+  uint64_t ts = 0;
+  pw_cursor packet = pw_cursor_of(data, len);
+  pw_field f;
+  while (pw_next(&packet, &f)) {
+    if (f.number == 8 && f.wire_type == PW_VARINT) {
+      has_ts = true;
+      ts = f.value;
+    } else if (f.number == 11 && f.wire_type == PW_LENGTH_DELIMITED) {
+      is_event = true;
+      pw_cursor event = pw_cursor_of(f.data, f.len);
+      pw_field e;
+      while (pw_next(&event, &e))
+        if (e.number == 9 && e.wire_type == PW_VARINT) /* TrackEvent.type: 1 begin, 2 end */
+          begin = e.value == 1;
+      assert_walked_whole(&event, "TrackEvent");
+    }
+  }
+  assert_walked_whole(&packet, "TracePacket");
+  if (!is_event)
     return;
-  packet_info info = {0};
-  walk(data, data + len, packet_field, &info);
-  if (!info.is_event)
-    return;
-  g_assert_true(info.has_ts);
-  key k = {info.ts, w->events++, info.begin};
+  g_assert_true(has_ts);
+  key k = {ts, w->events++, begin};
   top_k_offer(w->top, k);
+}
+
+static void walk_trace(trace_walk *w, const uint8_t *data, size_t len) {
+  pw_cursor trace = pw_cursor_of(data, len);
+  pw_field f;
+  while (pw_next(&trace, &f))
+    if (f.number == 1 && f.wire_type == PW_LENGTH_DELIMITED)
+      walk_packet(w, f.data, f.len);
+  assert_walked_whole(&trace, "Trace");
 }
 
 /* --- the test ------------------------------------------------------------- */
@@ -279,7 +249,7 @@ static void test_a_ring_buffer_of_1_mib_over_200_mib_keeps_the_newest_events(voi
   GMappedFile *mapped = g_mapped_file_new(big, FALSE, &error);
   g_assert_no_error(error);
   const uint8_t *data = (const uint8_t *)g_mapped_file_get_contents(mapped);
-  walk(data, data + g_mapped_file_get_length(mapped), trace_field, &w);
+  walk_trace(&w, data, g_mapped_file_get_length(mapped));
   g_mapped_file_unref(mapped);
   g_assert_cmpuint(w.events, ==, BIG_EVENTS);
   long long begins = 0, begin_ts = 0;
