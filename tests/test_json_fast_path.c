@@ -212,7 +212,8 @@ static void test_fast_tokenizer_takes_common_events(void) {
 
 static void test_fast_tokenizer_leaves_the_rest_to_yajl(void) {
   /* The byte after the comma must be seen, and not be ']': yajl may be
-   * in array_start, where "]" would be accepted. */
+   * in array_start, where "]" would be accepted; nor '}': on bytes the
+   * segmenter has not scanned, it would blank that comma. */
   size_t consumed;
   g_assert_cmpint(check_fast_element("{},", 3, &consumed), ==,
                   JSON_FAST_DECLINED);
@@ -221,7 +222,9 @@ static void test_fast_tokenizer_leaves_the_rest_to_yajl(void) {
   g_assert_cmpint(check_fast_element("{}, ]", 5, &consumed), ==,
                   JSON_FAST_DECLINED);
   g_assert_cmpint(check_fast_element("{},}", 4, &consumed), ==,
-                  JSON_FAST_DONE);
+                  JSON_FAST_DECLINED);
+  g_assert_cmpint(check_fast_element("{}, \n}", 6, &consumed), ==,
+                  JSON_FAST_DECLINED);
   g_assert_cmpint(check_fast_element("{},,", 4, &consumed), ==,
                   JSON_FAST_DONE);
   /* Not an object, or not followed by a comma. */

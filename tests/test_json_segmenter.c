@@ -111,6 +111,93 @@ static void test_segmenter_matches_the_naive_model(void) {
   }
 }
 
+/* The reader's way (json_reader.c, feed_chunk): while the segmenter is
+ * idle, a reader may take bytes itself, up to a comma outside strings
+ * whose next significant byte is in the chunk and no closer, with no
+ * trailing comma among them (the fast path declines those); the rest
+ * goes through json_segmenter_feed_head, or json_segmenter_feed. The
+ * bytes taken plus the segments must still be the naive model's text,
+ * cut only where it is safe. Here the reader takes a random number of
+ * such commas' worth of bytes whenever it may. */
+static size_t bytes_a_reader_may_take(const char *text, const bool *inside,
+                                      const char *blanked, size_t from,
+                                      size_t end) {
+  size_t taken = 0;
+  int commas = g_test_rand_int_range(0, 4);
+  for (size_t i = from; i < end && commas > 0; i++) {
+    if (blanked[i] != text[i])
+      break; /* a trailing comma: the fast path would decline */
+    if (text[i] != ',' || inside[i])
+      continue;
+    size_t q = i + 1;
+    while (q < end && strchr(" \t\r\n", text[q]) && text[q])
+      q++;
+    if (q == end || text[q] == ']' || text[q] == '}')
+      break;
+    taken = i + 1 - from;
+    commas--;
+  }
+  return taken;
+}
+
+static void test_segmenter_head_feeds_leave_it_idle_for_a_reader(void) {
+  static const char alphabet[] = "\"\"\"\",,,,]]}}{[ \n\\aaaaa11:";
+  for (int round = 0; round < 3000; round++) {
+    size_t len = (size_t)g_test_rand_int_range(0, 400);
+    char *text = g_malloc(len + 1);
+    for (size_t i = 0; i < len; i++)
+      text[i] = alphabet[g_test_rand_int_range(0, sizeof(alphabet) - 1)];
+    text[len] = '\0';
+    bool *inside = g_new0(bool, len + 1);
+    char *blanked = g_malloc(len + 1);
+    reference_segmentation(text, len, inside, blanked);
+
+    json_segmenter segmenter = {0};
+    segment_log log = {g_string_new(NULL),
+                       g_array_new(FALSE, FALSE, sizeof(int64_t))};
+    for (size_t off = 0; off < len;) {
+      size_t want = (size_t)g_test_rand_int_range(1, 150);
+      size_t n = MIN(want, len - off);
+      size_t pos = 0;
+      while (pos < n) {
+        if (json_segmenter_idle(&segmenter)) {
+          size_t taken = bytes_a_reader_may_take(text, inside, blanked,
+                                                 off + pos, off + n);
+          g_string_append_len(log.bytes, text + off + pos, (gssize)taken);
+          pos += taken;
+          if (pos == n)
+            break;
+        }
+        bool ok = false;
+        size_t used = json_segmenter_feed_head(
+            &segmenter, (const uint8_t *)text + off + pos, n - pos,
+            (int64_t)(off + pos), collect_segment, &log, &ok);
+        g_assert_true(ok);
+        g_assert_cmpuint(used, >, 0);
+        /* Short of the chunk's end only at a comma, and idle there. */
+        if (used < n - pos) {
+          g_assert_cmpint(text[off + pos + used - 1], ==, ',');
+          g_assert_true(json_segmenter_idle(&segmenter));
+        }
+        pos += used;
+      }
+      off += n;
+    }
+    g_assert_true(json_segmenter_flush(&segmenter, collect_segment, &log));
+    g_assert_cmpuint(log.bytes->len, ==, len);
+    g_assert_true(memcmp(log.bytes->str, blanked, len) == 0);
+    for (guint i = 0; i < log.cuts->len; i++)
+      g_assert_true(cut_is_safe(text, inside,
+                                (size_t)g_array_index(log.cuts, int64_t, i)));
+    json_segmenter_free(&segmenter);
+    g_string_free(log.bytes, TRUE);
+    g_array_free(log.cuts, TRUE);
+    g_free(blanked);
+    g_free(inside);
+    g_free(text);
+  }
+}
+
 static void test_segmenter_passes_big_chunks_without_carrying_much(void) {
   /* 10000 small events: only the partial event at each chunk end waits. */
   GString *text = g_string_new("[");
@@ -186,6 +273,8 @@ int main(int argc, char **argv) {
                   test_segmenter_never_carries_a_long_run_of_whitespace);
   g_test_add_func("/json-reader/segmenter/matches-the-naive-model",
                   test_segmenter_matches_the_naive_model);
+  g_test_add_func("/json-reader/segmenter/head-feeds-leave-it-idle-for-a-reader",
+                  test_segmenter_head_feeds_leave_it_idle_for_a_reader);
   g_test_add_func("/json-reader/segmenter/big-chunks-carry-little",
                   test_segmenter_passes_big_chunks_without_carrying_much);
   return g_test_run();

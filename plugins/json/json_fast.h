@@ -8,7 +8,7 @@
  *
  * It handles only what it can prove valid without looking further: the
  * element, whitespace (space, tab, CR, LF), then a ',' and the next
- * significant byte, which must not be ']' — all inside the buffer,
+ * significant byte, which must be neither ']' nor '}' — all inside the buffer,
  * nesting at most JSON_FAST_MAX_DEPTH. Anything else (a syntax
  * error, a rare escape, an element cut by the buffer's end, the array's
  * last element) is declined, and the caller hands the same bytes to yajl,

@@ -428,9 +428,11 @@ close: /* the container at depth - 1 closed just before p */
       return JSON_FAST_DECLINED;
     /* yajl may still be in array_start, which unlike array_need_val
      * takes a ']' ("[{},,]" keeps its first comma): that byte must not
-     * follow, and must be seen not to. */
+     * follow, and must be seen not to. Nor may a '}': on bytes the
+     * segmenter has not seen (json_segmenter_idle), the comma before it
+     * is one it would blank. */
     const uint8_t *next = skip_space(comma + 1, end);
-    if (next == end || *next == ']')
+    if (next == end || *next == ']' || *next == '}')
       return JSON_FAST_DECLINED;
     if (!cb->yajl_end_map(ctx)) {
       *consumed = (size_t)(p - data);

@@ -11,6 +11,11 @@
  * in the segment and of the common shape, are tokenized by the element
  * tokenizer instead (json_fast.h, inlined from json_fast_impl.h), which
  * calls the same callbacks below and leaves yajl in an equivalent state.
+ * It reads the host's chunk itself while the segmenter is idle (nothing
+ * carried, outside strings: feed_chunk), so the bytes of the events it
+ * takes are scanned once, not also by the segmenter; from an element it
+ * declines, the segmenter takes over up to the next comma after which it
+ * is idle again (json_segmenter_feed_head).
  * Everything else — and every element it declines — goes to yajl, cut after
  * each ',' or '[' outside strings (the segmenter's kind of cut: no token
  * straddles it, so yajl's error offsets do not move) so that the fast path can
@@ -1439,6 +1444,73 @@ static bool parse_segment(void *ctx, const uint8_t *data, size_t len,
   return ok;
 }
 
+/* Whole events read by the fast path straight from the host's chunk,
+ * while the segmenter is idle (json_segmenter_idle): it never scans them.
+ * Returns the bytes taken; stops at the first element declined (left to
+ * yajl, through the segmenter) or when the reader failed. */
+static size_t direct_elements(json_reader *r, const uint8_t *data, size_t len,
+                              int64_t file_offset) {
+  r->seg_data = data; /* for the import logs of a dropped event */
+  r->seg_len = len;
+  r->seg_offset = file_offset;
+  size_t pos = 0;
+  while (pos < len) {
+    r->fast_element = data + pos;
+    size_t used = 0;
+    json_fast_status status = fast_element(r, data + pos, len - pos, &used);
+    if (status == JSON_FAST_DONE) {
+#ifdef TM_JSON_TEST_KNOBS
+      if (r->count_fast)
+        r->svc->stat_add(r->host, "json_test_fast_elements", 1);
+#endif
+      pos += used;
+      continue;
+    }
+    if (status == JSON_FAST_STOPPED)
+      fail(r, file_offset + (int64_t)(pos + used),
+           r->cancel_message ? r->cancel_message : "parse stopped");
+    else
+      r->at_element = false; /* yajl reads this element */
+    break;
+  }
+  r->seg_data = NULL;
+  return pos;
+}
+
+/* One host chunk: whole events by the fast path while the segmenter is
+ * idle and yajl stands between events; the rest through the segmenter,
+ * up to the next comma after which it is idle again. A chunk that starts
+ * outside the event array (the file's head, metadata) goes to the
+ * segmenter whole, as before this path existed. */
+static bool feed_chunk(json_reader *r, const uint8_t *data, size_t len,
+                       int64_t file_offset) {
+  if (!r->at_element && json_segmenter_idle(&r->segmenter))
+    return json_segmenter_feed(&r->segmenter, data, len, file_offset,
+                               parse_segment, r);
+  size_t pos = 0;
+  while (pos < len) {
+    bool direct = r->at_element && json_segmenter_idle(&r->segmenter);
+#ifdef TM_JSON_TEST_KNOBS
+    direct = direct && !r->yajl_only;
+#endif
+    if (direct) {
+      pos += direct_elements(r, data + pos, len - pos,
+                             file_offset + (int64_t)pos);
+      if (r->failed)
+        return false;
+      if (pos == len)
+        break;
+    }
+    bool ok = true;
+    pos += json_segmenter_feed_head(&r->segmenter, data + pos, len - pos,
+                                    file_offset + (int64_t)pos, parse_segment,
+                                    r, &ok);
+    if (!ok)
+      return false;
+  }
+  return true;
+}
+
 static bool is_json_space(uint8_t c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
@@ -1550,8 +1622,7 @@ static tm_status json_feed(void *state, const uint8_t *data, size_t len) {
   }
   int64_t offset = r->bytes_received + (int64_t)i;
   r->bytes_received += (int64_t)len;
-  if (!json_segmenter_feed(&r->segmenter, data + i, len - i, offset,
-                           parse_segment, r))
+  if (!feed_chunk(r, data + i, len - i, offset))
     return TM_ERROR;
   /* A token (a string, a number) not yet whole is carried. */
   if (r->segmenter.carry.len > r->max_record) {

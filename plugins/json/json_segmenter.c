@@ -413,6 +413,85 @@ bool json_segmenter_feed(json_segmenter *s, const uint8_t *data, size_t len,
   return true;
 }
 
+/* The first comma outside strings at or after block position `base` (its
+ * mask `commas`) whose next significant byte is in data and is not a
+ * closer: the index after it; NO_CUT if none. */
+static size_t clean_comma(const uint8_t *data, size_t len, size_t base,
+                          uint64_t commas) {
+  while (commas) {
+    size_t j = base + lowest_bit(commas);
+    commas &= commas - 1u;
+    size_t q = j + 1;
+    while (q < len && is_json_space(data[q]))
+      q++;
+    if (q == len)
+      return NO_CUT; /* only whitespace follows: no later comma either */
+    if (!is_closer(data[q]))
+      return j + 1;
+  }
+  return NO_CUT;
+}
+
+size_t json_segmenter_feed_head(json_segmenter *s, const uint8_t *data,
+                                size_t len, int64_t file_offset,
+                                json_segment_fn sink, void *ctx, bool *ok) {
+  /* A pending comma or counted whitespace: the general feed resolves them. */
+  if (s->comma_pending || s->pending_spaces > 0 ||
+      (!s->in_string && s->carry.len + len > SQUEEZE_AFTER &&
+       all_space(data, len))) {
+    *ok = json_segmenter_feed(s, data, len, file_offset, sink, ctx);
+    return len;
+  }
+  s->blanks.len = 0;
+  bool in_string = s->in_string;
+  bool after_backslash = s->after_backslash;
+  size_t cut = NO_CUT;
+  for (size_t base = 0; base < len && cut == NO_CUT; base += BLOCK) {
+    block_bits b;
+    size_t n = len - base < BLOCK ? len - base : BLOCK;
+    if (n < BLOCK || after_backslash || match_block(data + base, &b)) {
+      classify_bytes(data + base, n, &in_string, &after_backslash, &b);
+    } else {
+      b.state = prefix_xor(b.quote) ^ (in_string ? ~0ull : 0ull);
+      in_string = b.state >> 63;
+    }
+    uint64_t outside = ~b.state;
+    /* Trailing commas before the cut are blanked in the segment (those
+     * noted after it are noted again by whoever scans them next). */
+    uint64_t closers = b.closer & outside;
+    if (closers)
+      note_trailing_commas(s, data, base, closers, file_offset);
+    uint64_t commas = b.comma & outside;
+    if (commas)
+      cut = clean_comma(data, len, base, commas);
+  }
+  if (cut == NO_CUT) {
+    /* No such comma: the general feed (which scans the bytes again;
+     * rare: a chunk inside one long token, or ending the array). */
+    *ok = json_segmenter_feed(s, data, len, file_offset, sink, ctx);
+    return len;
+  }
+  /* A comma ends no string and escapes nothing: idle after it. */
+  s->in_string = false;
+  s->after_backslash = false;
+  if (s->carry.len) {
+    carry_append(s, data, cut, file_offset);
+    *ok = sink(ctx, (const uint8_t *)s->carry.data, s->carry.len,
+               s->carry_offset);
+    s->carry.len = 0;
+    return cut;
+  }
+  const uint8_t *bytes = data;
+  if (has_blank_in(s, file_offset, cut)) {
+    s->scratch.len = 0;
+    json_text_append(&s->scratch, data, cut);
+    apply_blanks(s, s->scratch.data, cut, file_offset);
+    bytes = (const uint8_t *)s->scratch.data;
+  }
+  *ok = sink(ctx, bytes, cut, file_offset);
+  return cut;
+}
+
 bool json_segmenter_flush(json_segmenter *s, json_segment_fn sink, void *ctx) {
   if (s->pending_spaces > 0)
     return pass_pending_spaces(s, sink, ctx);

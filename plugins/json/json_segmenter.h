@@ -66,6 +66,30 @@ typedef struct json_segmenter {
 bool json_segmenter_feed(json_segmenter *s, const uint8_t *data, size_t len,
                          int64_t file_offset, json_segment_fn sink, void *ctx);
 
+/* Nothing is carried or pending and the last byte scanned ended outside
+ * strings (or nothing was scanned): the bytes that come next may be read
+ * by someone else, who hands the segmenter whatever they leave unread.
+ * The reader's fast path reads whole events from the host's chunks this
+ * way, without the segmenter scanning them (json_reader.c): an event it
+ * takes ends with a comma whose next significant byte is in the chunk and
+ * is neither ']' nor '}', so it holds no comma to blank, and the
+ * segmenter, had it scanned those bytes, would be idle after them too. */
+static inline bool json_segmenter_idle(const json_segmenter *s) {
+  return s->carry.len == 0 && !s->comma_pending && !s->in_string &&
+         !s->after_backslash && s->pending_spaces == 0;
+}
+
+/* As json_segmenter_feed, but only up to the first comma outside strings
+ * whose next significant byte is in `data` and is neither ']' nor '}':
+ * what is carried and the bytes up to that comma are passed on (one
+ * segment), and the segmenter is idle. Returns the bytes of `data` it
+ * took: all of them (as json_segmenter_feed) when there is no such comma,
+ * or when a pending comma or a long run of whitespace is being resolved.
+ * `*ok` is false if the sink stopped. */
+size_t json_segmenter_feed_head(json_segmenter *s, const uint8_t *data,
+                                size_t len, int64_t file_offset,
+                                json_segment_fn sink, void *ctx, bool *ok);
+
 /* End of input: passes on what is still carried. */
 bool json_segmenter_flush(json_segmenter *s, json_segment_fn sink, void *ctx);
 
