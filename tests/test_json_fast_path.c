@@ -381,6 +381,94 @@ static void random_event(GString *out) {
   g_string_append_c(out, '}');
 }
 
+/* The numbers the tokenizer reads for the reader (json_fast_number): for
+ * every shape of number_texts, in the reader's callback, what it says
+ * must agree with the text's own conversions (json_number_parse and
+ * json_us_text_to_ns) wherever the reader uses it (an integer literal of
+ * at most 18 digits; at most 15 integer and 3 fraction digits), and it
+ * must not be set outside the number callback. */
+typedef struct number_seen {
+  const json_fast_number *number;
+  json_fast_number copy;
+  int calls;
+} number_seen;
+
+static int seen_number(void *ctx, const char *s, size_t len) {
+  (void)s;
+  (void)len;
+  number_seen *seen = ctx;
+  seen->copy = *seen->number;
+  seen->calls++;
+  return 1;
+}
+
+static int seen_other(void *ctx) {
+  (void)ctx;
+  return 1;
+}
+
+static int seen_key(void *ctx, const unsigned char *s, size_t len) {
+  (void)ctx;
+  (void)s;
+  (void)len;
+  return 1;
+}
+
+static void test_fast_tokenizer_reads_numbers_as_their_texts_convert(void) {
+  static const yajl_callbacks seen = {
+      .yajl_null = seen_other,  .yajl_number = seen_number,
+      .yajl_start_map = seen_other, .yajl_map_key = seen_key,
+      .yajl_end_map = seen_other, .yajl_start_array = seen_other,
+      .yajl_end_array = seen_other};
+  yajl_callbacks table = seen;
+  table.yajl_boolean = NULL;
+  table.yajl_string = NULL;
+  for (size_t i = 0; i < G_N_ELEMENTS(number_texts); i++) {
+    const char *text = number_texts[i];
+    for (int nested = 0; nested < 2; nested++) {
+      g_autofree char *element = g_strdup_printf(
+          nested ? "{\"a\":[%s]},{" : "{\"a\":%s},{", text);
+      json_fast_number number = {0};
+      number_seen record = {&number, {0}, 0};
+      json_text decoded = {0};
+      size_t consumed = 0;
+      g_assert_cmpint(json_fast_element_numbers(&table, &table, &record,
+                                                &decoded, &number,
+                                                (const uint8_t *)element,
+                                                strlen(element), &consumed),
+                      ==, JSON_FAST_DONE);
+      tm_vec_free(&decoded);
+      g_assert_cmpint(record.calls, ==, 1);
+      g_assert_false(number.valid); /* only while the callback ran */
+      const json_fast_number *f = &record.copy;
+      bool exponent = strpbrk(text, "eE") != NULL;
+      g_assert_cmpint(f->valid, ==, !exponent);
+      if (!f->valid)
+        continue;
+      const char *point = strchr(text, '.');
+      size_t int_digits =
+          (point ? (size_t)(point - text) : strlen(text)) - (text[0] == '-');
+      g_assert_cmpuint(f->int_digits, ==, int_digits);
+      g_assert_cmpuint(f->frac_digits, ==, point ? strlen(point + 1) : 0);
+      g_assert_cmpint(f->negative, ==, text[0] == '-');
+      json_number n;
+      g_assert_true(json_number_parse(text, strlen(text), &n));
+      if (f->frac_digits == 0 && f->int_digits <= 18) {
+        g_assert_cmpint(n.kind, ==, JSON_NUMBER_INT);
+        g_assert_cmpint(f->negative ? -(int64_t)f->int_value
+                                    : (int64_t)f->int_value,
+                        ==, n.int_value);
+      }
+      if (f->int_digits <= 15 && f->frac_digits <= 3) {
+        int64_t ns;
+        g_assert_true(json_us_text_to_ns(text, strlen(text), &ns));
+        uint64_t x = f->int_value * 1000u + f->frac_value;
+        g_assert_cmpint(f->negative ? -(int64_t)x : (int64_t)x, ==, ns);
+      }
+    }
+  }
+}
+
 /* A trace of `n` events: a bare array or an object with metadata, with or
  * without trailing commas and a closing bracket. */
 static char *random_trace(int n, size_t *len) {
@@ -821,6 +909,8 @@ int main(int argc, char **argv) {
                   test_fast_tokenizer_takes_common_events);
   g_test_add_func("/json-reader/fast-path/tokenizer-leaves-the-rest-to-yajl",
                   test_fast_tokenizer_leaves_the_rest_to_yajl);
+  g_test_add_func("/json-reader/fast-path/tokenizer-reads-numbers-as-their-texts-convert",
+                  test_fast_tokenizer_reads_numbers_as_their_texts_convert);
   g_test_add_func("/json-reader/fast-path/tokenizer-agrees-with-yajl-on-random-events",
                   test_fast_tokenizer_agrees_with_yajl_on_random_events);
   g_test_add_func("/json-reader/fast-path/reader-agrees-with-yajl-in-every-chunking",

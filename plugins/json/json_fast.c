@@ -11,6 +11,16 @@ json_fast_status json_fast_element(const yajl_callbacks *cb,
                                    const yajl_callbacks *members, void *ctx,
                                    json_text *decoded, const uint8_t *data,
                                    size_t len, size_t *consumed) {
-  return json_fast_element_inline(cb, members, ctx, decoded, data, len,
+  return json_fast_element_inline(cb, members, ctx, decoded, NULL, data, len,
                                   consumed);
+}
+
+json_fast_status json_fast_element_numbers(const yajl_callbacks *cb,
+                                           const yajl_callbacks *members,
+                                           void *ctx, json_text *decoded,
+                                           json_fast_number *number,
+                                           const uint8_t *data, size_t len,
+                                           size_t *consumed) {
+  return json_fast_element_inline(cb, members, ctx, decoded, number, data,
+                                  len, consumed);
 }

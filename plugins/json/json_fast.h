@@ -51,6 +51,21 @@ typedef enum json_fast_status {
                            * yajl would have stopped */
 } json_fast_status;
 
+/* What the tokenizer read of a number, for a caller that would otherwise
+ * read its digits again: set (`valid`) only while the fast path's number
+ * callback runs, and only for the form -?digits(.digits)? (no exponent).
+ * Never set while yajl calls the same callback. */
+typedef struct json_fast_number {
+  bool valid;
+  bool negative;
+  uint8_t int_digits;  /* integer digits, at most 255 counted (saturated) */
+  uint8_t frac_digits; /* fraction digits, idem; 0: no point */
+  uint16_t frac_value; /* with 1 to 3 fraction digits, their value as
+                        * thousandths (".5" -> 500); else 0 */
+  uint64_t int_value;  /* the integer digits' value; exact up to 19
+                        * digits, wrapped beyond (callers check) */
+} json_fast_number;
+
 /* Callbacks for the keys and values directly inside the element object
  * come from `members`, all others (the element's own start and end, and
  * everything nested deeper) from `cb`: a caller whose state at that level
@@ -61,5 +76,13 @@ json_fast_status json_fast_element(const yajl_callbacks *cb,
                                    const yajl_callbacks *members, void *ctx,
                                    json_text *decoded, const uint8_t *data,
                                    size_t len, size_t *consumed);
+
+/* The same, filling `*number` (not NULL) for each number callback. */
+json_fast_status json_fast_element_numbers(const yajl_callbacks *cb,
+                                           const yajl_callbacks *members,
+                                           void *ctx, json_text *decoded,
+                                           json_fast_number *number,
+                                           const uint8_t *data, size_t len,
+                                           size_t *consumed);
 
 #endif /* TM_JSON_FAST_H */

@@ -305,6 +305,109 @@ static const uint8_t *scan_number(const uint8_t *p, const uint8_t *end) {
   return p < end ? p : NULL;
 }
 
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) &&                           \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* The value of 8 digits (bytes 0..9 after the XOR, byte 0 the most
+ * significant): the usual SWAR reduction. */
+static inline uint64_t swar8_value(uint64_t x) {
+  x = (x * 10u + (x >> 8)) & 0x00ff00ff00ff00ffull;
+  x = (x * 100u + (x >> 16)) & 0x0000ffff0000ffffull;
+  return (x * 10000u + (x >> 32)) & 0xffffffffull;
+}
+#endif
+
+/* skip_digits that also adds the digits to *value (v * 10^n + digits,
+ * wrapping past 19 digits). Eight bytes at a time as skip_digits; a
+ * word's k leading digits are shifted to its top, zeros first, so that
+ * the same reduction yields their value. */
+static inline const uint8_t *digits_value(const uint8_t *p, const uint8_t *end,
+                                          uint64_t *value) {
+  uint64_t v = *value;
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) &&                           \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && !defined(TM_JSON_NO_SIMD)
+  static const uint32_t pow10[8] = {1,      10,      100,      1000,
+                                    10000,  100000,  1000000,  10000000};
+  while (end - p >= 8) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    uint64_t x = w ^ 0x3030303030303030ull;
+    uint64_t bad = (x | (x + 0x0606060606060606ull)) & 0xf0f0f0f0f0f0f0f0ull;
+    if (!bad) {
+      v = v * 100000000u + swar8_value(x);
+      p += 8;
+      continue;
+    }
+    unsigned k = (unsigned)__builtin_ctzll(bad) >> 3;
+    if (k)
+      v = v * pow10[k] + swar8_value(x << (64u - 8u * k));
+    *value = v;
+    return p + k;
+  }
+#endif
+  while (p < end && is_digit(*p))
+    v = v * 10u + (uint64_t)(*p++ - '0');
+  *value = v;
+  return p;
+}
+
+static inline uint8_t saturate_u8(size_t n) {
+  return n > 255u ? 255u : (uint8_t)n;
+}
+
+/* scan_number, also reading the value of the form -?digits(.digits)?
+ * into *num (valid false with an exponent). */
+static inline const uint8_t *scan_number_value(const uint8_t *p,
+                                               const uint8_t *end,
+                                               json_fast_number *num) {
+  bool negative = *p == '-';
+  p += negative;
+  if (p == end)
+    return NULL;
+  const uint8_t *int_begin = p;
+  uint64_t int_value = 0;
+  if (*p == '0')
+    p++;
+  else if (*p >= '1' && *p <= '9')
+    p = digits_value(p, end, &int_value);
+  else
+    return NULL;
+  size_t int_digits = (size_t)(p - int_begin);
+  size_t frac_digits = 0;
+  unsigned frac_value = 0;
+  if (p < end && *p == '.') {
+    const uint8_t *digits = ++p;
+    p = skip_digits(p, end);
+    frac_digits = (size_t)(p - digits);
+    if (frac_digits == 0)
+      return NULL;
+    if (frac_digits <= 3) {
+      unsigned d1 = frac_digits > 1 ? (unsigned)(digits[1] - '0') : 0u;
+      unsigned d2 = frac_digits > 2 ? (unsigned)(digits[2] - '0') : 0u;
+      frac_value = (unsigned)(digits[0] - '0') * 100u + d1 * 10u + d2;
+    }
+  }
+  bool exponent = false;
+  if (p < end && (*p == 'e' || *p == 'E')) {
+    exponent = true;
+    p++;
+    if (p < end && (*p == '+' || *p == '-'))
+      p++;
+    const uint8_t *digits = p;
+    p = skip_digits(p, end);
+    if (p == digits)
+      return NULL;
+  }
+  if (p == end)
+    return NULL; /* yajl must see the byte after a number to know it ended */
+  num->valid = !exponent;
+  num->negative = negative;
+  num->int_digits = saturate_u8(int_digits);
+  num->frac_digits = saturate_u8(frac_digits);
+  num->frac_value = (uint16_t)frac_value;
+  num->int_value = int_value;
+  return p;
+}
+
 static bool has_literal(const uint8_t *p, const uint8_t *end, const char *word,
                         size_t n) {
   return (size_t)(end - p) >= n && memcmp(p, word, n) == 0;
@@ -315,11 +418,13 @@ static bool has_literal(const uint8_t *p, const uint8_t *end, const char *word,
  * whose tables are constants, each is a direct call. */
 #define CALL(name, args) (depth == 1 ? members->name args : cb->name args)
 
+/* `number` NULL: numbers are only scanned (json_fast_element); else each
+ * number callback runs with *number set (json_fast.h). */
 static JSON_FAST_ALWAYS_INLINE json_fast_status
 json_fast_element_inline(const yajl_callbacks *cb,
-                                   const yajl_callbacks *members, void *ctx,
-                                   json_text *decoded, const uint8_t *data,
-                                   size_t len, size_t *consumed) {
+                         const yajl_callbacks *members, void *ctx,
+                         json_text *decoded, json_fast_number *number,
+                         const uint8_t *data, size_t len, size_t *consumed) {
   const uint8_t *p = data;
   const uint8_t *end = data + len;
   bool is_object[JSON_FAST_MAX_DEPTH];
@@ -377,10 +482,21 @@ value: /* p: the first byte of a value (not yet checked to exist) */
   default: {
     if (*p != '-' && !is_digit(*p))
       return JSON_FAST_DECLINED;
-    const uint8_t *number = p;
-    p = scan_number(p, end);
-    if (!p || !CALL(yajl_number, (ctx, (const char *)number,
-                                  (size_t)(p - number))))
+    const uint8_t *start = p;
+    if (!number) {
+      p = scan_number(p, end);
+      if (!p || !CALL(yajl_number, (ctx, (const char *)start,
+                                    (size_t)(p - start))))
+        return JSON_FAST_DECLINED;
+      goto after_value;
+    }
+    p = scan_number_value(p, end, number);
+    if (!p)
+      return JSON_FAST_DECLINED;
+    int called = CALL(yajl_number, (ctx, (const char *)start,
+                                    (size_t)(p - start)));
+    number->valid = false;
+    if (!called)
       return JSON_FAST_DECLINED;
     goto after_value;
   }

@@ -160,6 +160,9 @@ typedef struct json_value {
   bool boolean;
   const char *text; /* NUMBER: its text; STRING: unescaped bytes */
   size_t len;
+  /* NUMBER read by the fast path: its digits' value (json_fast.h), so
+   * that they are not read again; NULL from yajl. */
+  const json_fast_number *number;
 } json_value;
 
 typedef struct json_reader {
@@ -180,6 +183,7 @@ typedef struct json_reader {
    * elements, with nothing skipped or pending: the fast path may run. */
   bool at_element;
   json_text decoded; /* the fast path's string with escapes */
+  json_fast_number number; /* the fast path's number being called back */
 #ifdef TM_JSON_TEST_KNOBS
   /* Words of the config, for the tests only. */
   bool yajl_only;  /* "yajl-only": yajl reads whole segments, as before
@@ -346,11 +350,40 @@ static inline uint8_t classify_event_key(const char *s, size_t len) {
 #undef KEY3
 }
 
+/* A number's value as json_number_parse gives it: from the fast path's
+ * reading of an integer literal of at most 18 digits (json_number_parse's
+ * own shortcut, which the same digits give), else from the text. */
+static bool number_value(const json_value *v, json_number *n) {
+  const json_fast_number *f = v->number;
+  if (f && f->frac_digits == 0 && f->int_digits <= 18) {
+    n->kind = JSON_NUMBER_INT;
+    n->int_value = f->negative ? -(int64_t)f->int_value : (int64_t)f->int_value;
+    n->real_value = (double)n->int_value;
+    return true;
+  }
+  return json_number_parse(v->text, v->len, n);
+}
+
+/* A time in µs as json_us_text_to_ns gives it: from the fast path's
+ * reading when the integer part has at most 15 digits and the fraction
+ * at most 3 (its own shortcut, by the same arithmetic), else from the
+ * text. */
+static bool number_us_to_ns(const json_value *v, int64_t *ns) {
+  const json_fast_number *f = v->number;
+  if (f && f->int_digits <= 15 && f->frac_digits <= 3) {
+    uint64_t x = f->int_value * 1000u + f->frac_value;
+    *ns = f->negative ? -(int64_t)x : (int64_t)x;
+    return true;
+  }
+  return json_us_text_to_ns(v->text, v->len, ns);
+}
+
 static void time_value(json_time_field *field, const json_value *v) {
   if (v->type == VALUE_NULL) {
     field->state = JSON_FIELD_ABSENT;
-  } else if ((v->type == VALUE_NUMBER || v->type == VALUE_STRING) &&
-             json_us_text_to_ns(v->text, v->len, &field->ns)) {
+  } else if ((v->type == VALUE_NUMBER && number_us_to_ns(v, &field->ns)) ||
+             (v->type == VALUE_STRING &&
+              json_us_text_to_ns(v->text, v->len, &field->ns))) {
     field->state = JSON_FIELD_OK;
   } else {
     field->state = JSON_FIELD_BAD;
@@ -372,7 +405,7 @@ static bool process_or_thread_value(json_reader *r, json_id_field *field,
   json_number n;
   field->kind = JSON_ID_NONE;
   *present = false;
-  if (v->type == VALUE_NUMBER && json_number_parse(v->text, v->len, &n)) {
+  if (v->type == VALUE_NUMBER && number_value(v, &n)) {
     field->kind = JSON_ID_NUMBER;
     field->number = coerce_to_u32(&n);
     *present = true;
@@ -390,7 +423,7 @@ static bool id_value(json_reader *r, json_id_field *field,
                      const json_value *v) {
   json_number n;
   field->kind = JSON_ID_NONE;
-  if (v->type == VALUE_NUMBER && json_number_parse(v->text, v->len, &n) &&
+  if (v->type == VALUE_NUMBER && number_value(v, &n) &&
       n.kind == JSON_NUMBER_INT) {
     field->kind = JSON_ID_NUMBER;
     field->number = (uint64_t)n.int_value;
@@ -544,7 +577,7 @@ static int args_value(json_reader *r, const json_value *v) {
     arg->u.int_value = v->boolean;
     break;
   case VALUE_NUMBER:
-    if (!json_number_parse(v->text, v->len, &n))
+    if (!number_value(v, &n))
       return cancel(r, "invalid number in args");
     if (n.kind == JSON_NUMBER_INT) {
       arg->kind = JSON_ARG_KIND_INT;
@@ -1210,8 +1243,10 @@ static int on_boolean(void *ctx, int boolean) {
 }
 
 static int on_number(void *ctx, const char *text, size_t len) {
-  json_value v = {.type = VALUE_NUMBER, .text = text, .len = len};
-  return on_value(ctx, &v);
+  json_reader *r = ctx;
+  json_value v = {.type = VALUE_NUMBER, .text = text, .len = len,
+                  .number = r->number.valid ? &r->number : NULL};
+  return on_value(r, &v);
 }
 
 static int on_string(void *ctx, const unsigned char *text, size_t len) {
@@ -1286,8 +1321,10 @@ static int on_event_boolean(void *ctx, int boolean) {
 }
 
 static int on_event_number(void *ctx, const char *text, size_t len) {
-  json_value v = {.type = VALUE_NUMBER, .text = text, .len = len};
-  return event_value(ctx, &v);
+  json_reader *r = ctx;
+  json_value v = {.type = VALUE_NUMBER, .text = text, .len = len,
+                  .number = r->number.valid ? &r->number : NULL};
+  return event_value(r, &v);
 }
 
 static int on_event_string(void *ctx, const unsigned char *text, size_t len) {
@@ -1373,7 +1410,7 @@ static json_fast_status fast_element(json_reader *r, const uint8_t *data,
   size_t n_frames = r->frames.len;
   json_fast_status status =
       json_fast_element_inline(&callbacks, &event_member_callbacks, r,
-                               &r->decoded, data, len, consumed);
+                               &r->decoded, &r->number, data, len, consumed);
   if (status == JSON_FAST_DECLINED) {
     r->depth = depth;
     r->frames.len = n_frames;
