@@ -100,8 +100,9 @@ static ftrace_thread *thread_entry(ftrace_kinds *k, ftrace_machine *m, int64_t t
   uint32_t index;
   /* Most tids are small: their index is one load away (a hash probe was
    * 4% of the import's instructions). */
-  if (key < m->direct_len && m->direct[key])
-    return &m->threads.data[m->direct[key] - 1];
+  ftrace_thread *direct = ftrace_thread_direct(m, tid);
+  if (direct)
+    return direct;
   if (key >= FTRACE_DIRECT_TIDS && proto_map_get(&m->thread_index, key, &index))
     return &m->threads.data[index];
   ftrace_thread fresh = {
@@ -116,7 +117,7 @@ static ftrace_thread *thread_entry(ftrace_kinds *k, ftrace_machine *m, int64_t t
   return &m->threads.data[index];
 }
 
-tm_thread_ref ftrace_thread_of(ftrace_kinds *k, ftrace_machine *m, int64_t tid) {
+tm_thread_ref ftrace_thread_of_other(ftrace_kinds *k, ftrace_machine *m, int64_t tid) {
   return thread_entry(k, m, tid)->ref;
 }
 
@@ -149,7 +150,7 @@ tm_thread_ref ftrace_thread_named_id(ftrace_kinds *k, ftrace_machine *m, int64_t
   return t->ref;
 }
 
-ftrace_cpu *ftrace_cpu_of(ftrace_kinds *k, ftrace_machine *m, uint32_t cpu) {
+ftrace_cpu *ftrace_cpu_new(ftrace_kinds *k, ftrace_machine *m, uint32_t cpu) {
   if (cpu > 4095 || (m->num_cpus && cpu >= m->num_cpus)) {
     char text[96];
     int n = snprintf(text, sizeof text, "ftrace data of cpu %" PRIu32

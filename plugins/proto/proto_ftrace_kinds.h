@@ -181,16 +181,36 @@ typedef struct ftrace_kinds {
 void ftrace_kinds_init(ftrace_kinds *k, proto_context *ctx);
 void ftrace_kinds_free(ftrace_kinds *k);
 
+/* The entry of `tid` if the direct table has it, else NULL. */
+static inline ftrace_thread *ftrace_thread_direct(const ftrace_machine *m, int64_t tid) {
+  uint64_t key = (uint64_t)tid;
+  return key < m->direct_len && m->direct[key] ? &m->threads.data[m->direct[key] - 1] : NULL;
+}
+
+/* ftrace_thread_of for a tid not in the direct table. */
+tm_thread_ref ftrace_thread_of_other(ftrace_kinds *k, ftrace_machine *m, int64_t tid);
+
 /* The thread `tid` of the machine (pid unknown), created on first use;
- * with a name, named so when the name changed (ftrace's comm). */
-tm_thread_ref ftrace_thread_of(ftrace_kinds *k, ftrace_machine *m, int64_t tid);
+ * with a name, named so when the name changed (ftrace's comm). Inline:
+ * nearly every event asks, and nearly always for a known small tid. */
+static inline tm_thread_ref ftrace_thread_of(ftrace_kinds *k, ftrace_machine *m, int64_t tid) {
+  const ftrace_thread *t = ftrace_thread_direct(m, tid);
+  return t ? t->ref : ftrace_thread_of_other(k, m, tid);
+}
 tm_thread_ref ftrace_thread_named(ftrace_kinds *k, ftrace_machine *m, int64_t tid,
                                   const uint8_t *name, size_t name_len);
 /* The same with the name already interned (0: unnamed). */
 tm_thread_ref ftrace_thread_named_id(ftrace_kinds *k, ftrace_machine *m, int64_t tid,
                                      tm_str_id name);
+/* ftrace_cpu_of for a cpu not seen yet, or beyond the machine's. */
+ftrace_cpu *ftrace_cpu_new(ftrace_kinds *k, ftrace_machine *m, uint32_t cpu);
+
 /* The cpu's state; NULL (counted) for a cpu beyond the machine's. */
-ftrace_cpu *ftrace_cpu_of(ftrace_kinds *k, ftrace_machine *m, uint32_t cpu);
+static inline ftrace_cpu *ftrace_cpu_of(ftrace_kinds *k, ftrace_machine *m, uint32_t cpu) {
+  if (cpu < m->cpus.len && (m->num_cpus == 0 || cpu < m->num_cpus))
+    return &m->cpus.data[cpu];
+  return ftrace_cpu_new(k, m, cpu);
+}
 
 /* prev_state of a switch as trace_processor spells it ("R", "S", "D",
  * "DN", ..., "R+" when preempted); 0 for a value it does not read as a
