@@ -335,7 +335,9 @@ static mark_fast begin_end_fast(systrace_text payload, int64_t *pid, systrace_te
   return begin ? MARK_BEGIN : MARK_END;
 }
 
-static bool mark_write(systrace_emitter *em, const systrace_line *l,
+/* The mark `payload` that thread `tid` (task name `task`, empty if
+ * unknown) wrote at `ts_ns`. */
+static bool mark_write(systrace_emitter *em, int64_t ts_ns, int64_t tid, systrace_text task,
                        systrace_text payload) {
   while (payload.len && (payload.p[payload.len - 1] == '\0' ||
                          payload.p[payload.len - 1] == '\n'))
@@ -354,18 +356,18 @@ static bool mark_write(systrace_emitter *em, const systrace_line *l,
   size_t n;
   int64_t pid = -1;
   tm_slice_fields sf = {TM_SLICE_FIELDS_INIT, .clock = em->clock,
-                        .ts = l->ts_ns};
+                        .ts = ts_ns};
   if (payload.p[0] == 'B' || payload.p[0] == 'E') {
     systrace_text name;
     switch (begin_end_fast(payload, &pid, &name)) {
     case MARK_BEGIN:
-      sf.track = thread_track_for(em, pid, l->pid, l->task);
+      sf.track = thread_track_for(em, pid, tid, task);
       sf.name = name.len ? intern_name(em, name)
                          : em->s->intern_string(em->host, "[empty slice name]", 18);
       em->s->slice_begin(em->host, &sf);
       return true;
     case MARK_END:
-      sf.track = thread_track_for(em, pid, l->pid, l->task);
+      sf.track = thread_track_for(em, pid, tid, task);
       em->s->slice_end(em->host, &sf);
       return true;
     default:
@@ -378,7 +380,7 @@ static bool mark_write(systrace_emitter *em, const systrace_line *l,
     n = split_bars(payload, f, 3);
     if (n < 2 || !systrace_parse_int64(f[1], &pid))
       return false;
-    sf.track = thread_track_for(em, pid, l->pid, l->task);
+    sf.track = thread_track_for(em, pid, tid, task);
     sf.name = n == 3 && f[2].len ? intern_name(em, f[2])
                                  : em->s->intern_string(em->host, "[empty slice name]", 18);
     if (payload.p[0] == 'B')
@@ -390,7 +392,7 @@ static bool mark_write(systrace_emitter *em, const systrace_line *l,
     n = split_bars(payload, f, 3);
     if (n >= 2 && f[1].len && !systrace_parse_int64(f[1], &pid))
       return false;
-    sf.track = thread_track_for(em, pid, l->pid, l->task);
+    sf.track = thread_track_for(em, pid, tid, task);
     em->s->slice_end(em->host, &sf);
     return true;
   case 'C': {
@@ -399,10 +401,10 @@ static bool mark_write(systrace_emitter *em, const systrace_line *l,
     if (n < 4 || !systrace_parse_int64(f[1], &pid) ||
         !systrace_parse_int64(f[3], &value))
       return false;
-    thread_for(em, pid, l->pid, l->task);
+    thread_for(em, pid, tid, task);
     tm_track_ref track =
         process_track(em, "atrace_counter", 1, pid, intern_name(em, f[2]), 0);
-    em->s->counter(em->host, track, em->clock, l->ts_ns, (double)value, TM_NO_ARGS);
+    em->s->counter(em->host, track, em->clock, ts_ns, (double)value, TM_NO_ARGS);
     return true;
   }
   case 'S':
@@ -412,7 +414,7 @@ static bool mark_write(systrace_emitter *em, const systrace_line *l,
     if (n < 4 || !systrace_parse_int64(f[1], &pid) ||
         !systrace_parse_int64(f[3], &cookie))
       return false;
-    thread_for(em, pid, l->pid, l->task);
+    thread_for(em, pid, tid, task);
     /* The set is (process, name); its cookies share tracks when they do
      * not overlap. Repeated begins of one cookie saturate (only the first
      * counts), as Android's legacy async slices do. */
@@ -440,7 +442,7 @@ static bool mark_write(systrace_emitter *em, const systrace_line *l,
     n = split_bars(payload, f, 4);
     if (n < 4 || !systrace_parse_int64(f[1], &pid))
       return false;
-    thread_for(em, pid, l->pid, l->task);
+    thread_for(em, pid, tid, task);
     sf.track = process_track(em, "atrace_async_slice_for_track", 0, pid,
                              intern(em, f[2]), 0);
     sf.name = intern(em, f[3]);
@@ -456,7 +458,7 @@ static bool mark_write(systrace_emitter *em, const systrace_line *l,
         !systrace_parse_int64(f[1], &pid) ||
         !systrace_parse_int64(f[n - 1], &cookie))
       return false;
-    thread_for(em, pid, l->pid, l->task);
+    thread_for(em, pid, tid, task);
     sf.track = async_track(em, "atrace_async_slice_for_track", pid,
                            intern(em, f[2]), (uint64_t)cookie, 0);
     if (begin) {
@@ -819,9 +821,9 @@ systrace_line_result systrace_emitter_data_line(systrace_emitter *em,
   bool ok = true;
   if (SYSTRACE_TEXT_IS(l.event, "tracing_mark_write") ||
       SYSTRACE_TEXT_IS(l.event, "0"))
-    ok = mark_write(em, &l, l.payload);
+    ok = mark_write(em, l.ts_ns, l.pid, l.task, l.payload);
   else if (SYSTRACE_TEXT_IS(l.event, "print"))
-    ok = mark_write(em, &l, strip_print_ip(l.payload));
+    ok = mark_write(em, l.ts_ns, l.pid, l.task, strip_print_ip(l.payload));
   else if (SYSTRACE_TEXT_IS(l.event, "sched_switch"))
     ok = sched_switch(em, &l);
   else if (SYSTRACE_TEXT_IS(l.event, "sched_waking") ||
@@ -848,16 +850,8 @@ void systrace_emitter_set_clock(systrace_emitter *em, tm_clock_ref clock) {
 
 bool systrace_emitter_print(systrace_emitter *em, int64_t ts_ns, uint32_t cpu,
                             int64_t tid, const char *payload, size_t len) {
-  systrace_line l = {
-      .task = {"", 0},
-      .pid = tid,
-      .tgid = SYSTRACE_NO_TGID,
-      .cpu = cpu,
-      .ts_ns = ts_ns,
-      .event = {"print", 5},
-      .payload = {payload, len},
-  };
-  if (mark_write(em, &l, l.payload))
+  (void)cpu;
+  if (mark_write(em, ts_ns, tid, (systrace_text){"", 0}, (systrace_text){payload, len}))
     return true;
   count_failure(em, payload, len);
   return false;
