@@ -266,6 +266,33 @@ static void test_readers_on_the_worker_thread_give_the_serial_tables_and_error(v
   e2e_cleanup(dir);
 }
 
+/* With three threads a reader's processes, threads, tracks, mappings,
+ * frames and callsites are refs of the recording's own (reader_worker.c),
+ * which the replay maps to the host's rows: the proto fixtures that use
+ * each (stack profiles and a TrackEvent callstack's "callsite_id" arg,
+ * frame timelines keyed by process, process trees, described tracks) and
+ * a Perfetto trace with callstack samples give the serial tables. A file
+ * of one chunk is read on the calling thread, against the same recording,
+ * so these small files take that path too. */
+static void test_refs_the_recording_answers_itself_map_to_the_serial_rows(void) {
+  static const char *const fixtures[] = {"stacks", "android_frames", "process_tree",
+                                         "track_events", "legacy_events"};
+  GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);
+  for (size_t i = 0; i < G_N_ELEMENTS(fixtures); i++)
+    g_ptr_array_add(paths, e2e_proto_fixture_path(fixtures[i]));
+  g_ptr_array_add(paths, corpus_real_path("proto", "systing-trace.pb"));
+  import_outcome serial;
+  assert_same_import((const char *const *)paths->pdata, paths->len, NULL, 3, &serial);
+  g_assert_true(serial.ok);
+  /* Not vacuous: stacks.textproto's callstacks (tests/test_e2e_proto.c,
+   * test_stack_profiles) and systing's samples give callsites, and a
+   * TrackEvent callstack a callsite_id arg. */
+  g_assert_cmpuint(count_lines_after(serial.dump, "stack_profile_callsite"), >, 98);
+  g_assert_nonnull(strstr(serial.dump, "callsite_id"));
+  outcome_clear(&serial);
+  g_ptr_array_unref(paths);
+}
+
 /* A member larger than --max-member-size is cut at the same byte on both
  * paths: the second thread pulls no block past the one that crosses the
  * budget. (The inflate-ratio budget's equality is checked by the container
@@ -335,6 +362,8 @@ int main(int argc, char **argv) {
                   test_a_reader_that_fails_mid_member_leaves_the_same_tables_and_error);
   g_test_add_func("/import-threads/readers-on-the-worker-thread-give-the-serial-tables-and-error",
                   test_readers_on_the_worker_thread_give_the_serial_tables_and_error);
+  g_test_add_func("/import-threads/refs-the-recording-answers-itself-map-to-the-serial-rows",
+                  test_refs_the_recording_answers_itself_map_to_the_serial_rows);
   g_test_add_func("/import-threads/a-member-cut-by-its-size-budget-is-cut-at-the-same-byte",
                   test_a_member_cut_by_its_size_budget_is_cut_at_the_same_byte);
   g_test_add_func("/import-threads/the-cli-takes-threads-and-refuses-a-count-that-is-not-one",

@@ -656,6 +656,13 @@ static void svc_args_add_string(tm_host *host, tm_str_id key, tm_arg_type type,
   tm_vec_push(&host->pending_args, pending);
 }
 
+/* The callsite's row id as an int arg (plugin.h). */
+static void svc_args_add_callsite(tm_host *host, tm_str_id key, tm_callsite_ref callsite) {
+  if (callsite)
+    svc_args_add(host, key, (tm_arg_value){.type = TM_ARG_INT,
+                                           .u.int_value = (int64_t)UNREF(callsite)});
+}
+
 static tm_args_ref svc_args_commit(tm_host *host) {
   if (host->pending_args.len == 0)
     return TM_NO_ARGS;
@@ -1307,6 +1314,7 @@ const tm_host_services host_services_v2 = {
     .machine_stat_set_indexed = svc_machine_stat_set_indexed,
     .machine_metadata_set_int = svc_machine_metadata_set_int,
     .machine_metadata_set_string = svc_machine_metadata_set_string,
+    .args_add_callsite = svc_args_add_callsite,
 };
 
 void import_finish_tracks(tm_import_state *state) {

@@ -73,10 +73,13 @@ struct reader_recording {
   size_t config_len, len;
   void *reader_state;
   tm_status status;
-  /* Worker's: the private pool, the arg set being built, the tail. */
+  /* Worker's: the private pool, the arg set being built, the tail, the
+   * refs it handed out (by the calls that made them). */
   tm_string_pool *strings;
   size_t pending_args;
   uint32_t args_made;
+  GHashTable *own_refs; /* call_key -> private ref */
+  uint32_t refs_made;
   segment *tail;
   /* Under the worker's lock: how far the chain is published. */
   segment *published_seg;
@@ -86,6 +89,7 @@ struct reader_recording {
   size_t read_len;
   TM_VEC(tm_str_id) str_map;   /* private id -> session id */
   TM_VEC(tm_args_ref) args_map; /* private ref -> session ref */
+  TM_VEC(uint32_t) ref_map;     /* private process/thread/track ref -> the host's */
   answer reply;                 /* written before `question` is cleared */
 };
 
@@ -101,7 +105,7 @@ enum op {
   OP_IMPORT_LOG, OP_REPORT_ERROR, OP_TRACK_ASYNC, OP_FRAME_TIMELINE_BEGIN,
   OP_FTRACE_EVENT, OP_ANDROID_LOG, OP_PACKAGE, OP_THREAD_LIFETIME, OP_STAT_SET_INDEXED,
   OP_SCHED_BLOCKED_REASON, OP_BUDGET, OP_MACHINE_STAT_SET_INDEXED,
-  OP_MACHINE_METADATA_INT, OP_MACHINE_METADATA_STRING, OP_FED,
+  OP_MACHINE_METADATA_INT, OP_MACHINE_METADATA_STRING, OP_ARGS_ADD_CALLSITE, OP_FED,
 };
 
 /* --- writing records (worker) -------------------------------------------- */
@@ -237,6 +241,64 @@ static tm_str_id rec_intern_string(tm_host *host, const char *s, size_t len) {
 
 #define ASK(rec, w, field) (done((rec), (w), true), (rec)->reply.field)
 
+/* A call by its record's bytes (op and arguments): equal calls, equal
+ * keys. Stored keys own their bytes (allocated with the key). */
+typedef struct call_key {
+  size_t len;
+  const uint8_t *bytes;
+} call_key;
+
+static guint call_key_hash(gconstpointer p) {
+  const call_key *k = p;
+  uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+  for (size_t i = 0; i < k->len; i++)
+    h = (h ^ k->bytes[i]) * 0x100000001b3ull;
+  return (guint)(h ^ (h >> 32));
+}
+
+static gboolean call_key_equal(gconstpointer a, gconstpointer b) {
+  const call_key *x = a, *y = b;
+  return x->len == y->len && memcmp(x->bytes, y->bytes, x->len) == 0;
+}
+
+static call_key *call_key_copy(const call_key *k) {
+  call_key *copy = g_malloc(sizeof *copy + k->len);
+  uint8_t *bytes = (uint8_t *)(copy + 1);
+  memcpy(bytes, k->bytes, k->len);
+  copy->len = k->len;
+  copy->bytes = bytes;
+  return copy;
+}
+
+/* A process, thread, track, mapping, frame or callsite: answered here,
+ * without waiting, by a
+ * private ref (the same for the same call, as the host interns them), or
+ * 0 when the host's answer is known to be 0 (`none`). The record carries
+ * the ref; its replay maps it to the host's answer, so every later call
+ * that names it is replayed with the host's ref. The record is written
+ * from `start` to w.p (its op and arguments). */
+static uint32_t own_ref(reader_recording *rec, writer *w, const uint8_t *start, bool none) {
+  uint32_t ref = 0;
+  if (!none) {
+    call_key probe = {(size_t)(w->p - start), start};
+    gpointer found = g_hash_table_lookup(rec->own_refs, &probe);
+    if (found) {
+      ref = GPOINTER_TO_UINT(found);
+    } else {
+      ref = ++rec->refs_made;
+      g_hash_table_insert(rec->own_refs, call_key_copy(&probe), GUINT_TO_POINTER(ref));
+    }
+  }
+  PUT(w, ref);
+  return ref;
+}
+
+static uint32_t own_answer(reader_recording *rec, writer w, const uint8_t *start, bool none) {
+  uint32_t ref = own_ref(rec, &w, start, none);
+  done(rec, w, false);
+  return ref;
+}
+
 static tm_clock_ref rec_clock_private(tm_host *host) {
   reader_recording *rec = rec_of(host);
   writer w = begin(rec, OP_CLOCK_PRIVATE, 0);
@@ -308,20 +370,22 @@ static void rec_machine_set_info(tm_host *host, tm_machine_ref machine, const ch
 
 static tm_process_ref rec_process(tm_host *host, tm_machine_ref machine, int64_t pid) {
   reader_recording *rec = rec_of(host);
-  writer w = begin(rec, OP_PROCESS, 12);
+  writer w = begin(rec, OP_PROCESS, 12 + 4);
+  const uint8_t *start = w.p - 1;
   PUT(&w, machine);
   PUT(&w, pid);
-  return ASK(rec, w, ref);
+  return own_answer(rec, w, start, false);
 }
 
 static tm_thread_ref rec_thread(tm_host *host, tm_machine_ref machine, int64_t pid,
                                 int64_t tid) {
   reader_recording *rec = rec_of(host);
-  writer w = begin(rec, OP_THREAD, 20);
+  writer w = begin(rec, OP_THREAD, 20 + 4);
+  const uint8_t *start = w.p - 1;
   PUT(&w, machine);
   PUT(&w, pid);
   PUT(&w, tid);
-  return ASK(rec, w, ref);
+  return own_answer(rec, w, start, false);
 }
 
 /* A call of (ref, u32) or (ref, key, value): the common shapes. */
@@ -372,9 +436,12 @@ static void rec_process_set_uid(tm_host *host, tm_process_ref process, int64_t u
 
 static tm_track_ref rec_track_thread(tm_host *host, tm_thread_ref thread) {
   reader_recording *rec = rec_of(host);
-  writer w = begin(rec, OP_TRACK_THREAD, 4);
+  writer w = begin(rec, OP_TRACK_THREAD, 4 + 4);
+  const uint8_t *start = w.p - 1;
   PUT(&w, thread);
-  return ASK(rec, w, ref);
+  /* The host answers 0 for no thread; every ref the reader holds is one
+   * of this recording's. */
+  return own_answer(rec, w, start, thread == 0);
 }
 
 /* A tm_track_desc as far as its struct_size covers, and its type. */
@@ -391,13 +458,27 @@ static void put_desc(writer *w, const tm_track_desc *desc) {
   put_cstr(w, size >= offsetof(tm_track_desc, type) + sizeof(desc->type) ? desc->type : NULL);
 }
 
+/* What the host checks before it makes a described track (host_services.c:
+ * a description of version 2 with a type); 0 otherwise. */
+static bool desc_refused(const tm_track_desc *desc) {
+  return !desc || desc->struct_size < offsetof(tm_track_desc, cpu) + sizeof(uint32_t) ||
+         !desc->type;
+}
+
 static tm_track_ref rec_track_intern(tm_host *host, const tm_track_desc *desc) {
   reader_recording *rec = rec_of(host);
-  writer w = begin(rec, OP_TRACK_INTERN, 1 + desc_size(desc));
+  writer w = begin(rec, OP_TRACK_INTERN, 1 + desc_size(desc) + 4);
+  const uint8_t *start = w.p - 1;
   uint8_t present = desc != NULL;
   PUT(&w, present);
   put_desc(&w, desc);
-  return ASK(rec, w, ref);
+  /* A cpu track may be refused for its cpu (and counted): asked whether
+   * it was, so that the reader sees the 0 the host answers. */
+  if (!desc_refused(desc) && desc->has_cpu) {
+    uint32_t ref = own_ref(rec, &w, start, false);
+    return ASK(rec, w, ref) ? ref : 0;
+  }
+  return own_answer(rec, w, start, desc_refused(desc));
 }
 
 static void rec_track_set_parent(tm_host *host, tm_track_ref track, tm_track_ref parent) {
@@ -528,35 +609,39 @@ static void rec_sched_waking(tm_host *host, tm_clock_ref clock, int64_t ts,
 }
 
 static tm_mapping_ref rec_mapping(tm_host *host, tm_str_id name, tm_str_id build_id,
-                                  uint64_t start, uint64_t end, uint64_t exact_offset,
+                                  uint64_t start_addr, uint64_t end, uint64_t exact_offset,
                                   uint64_t load_bias) {
   reader_recording *rec = rec_of(host);
-  writer w = begin(rec, OP_MAPPING, 40);
+  writer w = begin(rec, OP_MAPPING, 40 + 4);
+  const uint8_t *start = w.p - 1;
   PUT(&w, name);
   PUT(&w, build_id);
-  PUT(&w, start);
+  PUT(&w, start_addr);
   PUT(&w, end);
   PUT(&w, exact_offset);
   PUT(&w, load_bias);
-  return ASK(rec, w, ref);
+  return own_answer(rec, w, start, false);
 }
 
 static tm_frame_ref rec_frame(tm_host *host, tm_str_id function_name, tm_mapping_ref mapping,
                               uint64_t rel_pc) {
   reader_recording *rec = rec_of(host);
-  writer w = begin(rec, OP_FRAME, 16);
+  writer w = begin(rec, OP_FRAME, 16 + 4);
+  const uint8_t *start = w.p - 1;
   PUT(&w, function_name);
   PUT(&w, mapping);
   PUT(&w, rel_pc);
-  return ASK(rec, w, ref);
+  return own_answer(rec, w, start, false);
 }
 
 static tm_callsite_ref rec_callsite(tm_host *host, tm_callsite_ref parent, tm_frame_ref frame) {
   reader_recording *rec = rec_of(host);
-  writer w = begin(rec, OP_CALLSITE, 8);
+  writer w = begin(rec, OP_CALLSITE, 8 + 4);
+  const uint8_t *start = w.p - 1;
   PUT(&w, parent);
   PUT(&w, frame);
-  return ASK(rec, w, ref);
+  /* The host answers 0 for no frame. */
+  return own_answer(rec, w, start, frame == 0);
 }
 
 static void rec_sample(tm_host *host, tm_clock_ref clock, int64_t ts, tm_thread_ref thread,
@@ -644,13 +729,14 @@ static void rec_report_error(tm_host *host, int64_t byte_offset, const char *mes
 static tm_track_ref rec_track_async(tm_host *host, const tm_track_desc *set, uint64_t cookie,
                                     uint32_t flags) {
   reader_recording *rec = rec_of(host);
-  writer w = begin(rec, OP_TRACK_ASYNC, 1 + desc_size(set) + 12);
+  writer w = begin(rec, OP_TRACK_ASYNC, 1 + desc_size(set) + 12 + 4);
+  const uint8_t *start = w.p - 1;
   uint8_t present = set != NULL;
   PUT(&w, present);
   put_desc(&w, set);
   PUT(&w, cookie);
   PUT(&w, flags);
-  return ASK(rec, w, ref);
+  return own_answer(rec, w, start, desc_refused(set));
 }
 
 static void rec_frame_timeline_begin(tm_host *host, const tm_slice_fields *f,
@@ -758,6 +844,13 @@ static void rec_machine_metadata_set_string(tm_host *host, tm_machine_ref machin
   rec_named(host, OP_MACHINE_METADATA_STRING, machine, name, 0, value);
 }
 
+static void rec_args_add_callsite(tm_host *host, tm_str_id key, tm_callsite_ref callsite) {
+  reader_recording *rec = rec_of(host);
+  if (key && callsite) /* as the host, which adds no pair for these */
+    rec->pending_args++;
+  rec_ref_u32(host, OP_ARGS_ADD_CALLSITE, callsite, key);
+}
+
 static const tm_host_services recording_services = {
     .struct_size = sizeof(tm_host_services),
     .abi_version = TM_READER_ABI_VERSION,
@@ -815,6 +908,7 @@ static const tm_host_services recording_services = {
     .machine_stat_set_indexed = rec_machine_stat_set_indexed,
     .machine_metadata_set_int = rec_machine_metadata_set_int,
     .machine_metadata_set_string = rec_machine_metadata_set_string,
+    .args_add_callsite = rec_args_add_callsite,
 };
 
 const tm_host_services *reader_recording_services(void) { return &recording_services; }
@@ -846,6 +940,20 @@ static tm_str_id map_str(reader_recording *rec, tm_str_id id) {
 static tm_args_ref map_args(reader_recording *rec, tm_args_ref ref) {
   return ref < rec->args_map.len ? rec->args_map.data[ref] : TM_NO_ARGS;
 }
+/* A process, thread or track ref the recording handed out -> the host's. */
+static uint32_t map_ref(const reader_recording *rec, uint32_t ref) {
+  return ref < rec->ref_map.len ? rec->ref_map.data[ref] : 0;
+}
+/* The host's answer to a call the recording answered with `ref`. */
+static void set_ref(reader_recording *rec, reader *r, uint32_t host_ref) {
+  uint32_t ref;
+  GET(r, ref);
+  if (!ref)
+    return;
+  while (rec->ref_map.len <= ref)
+    tm_vec_push(&rec->ref_map, 0);
+  rec->ref_map.data[ref] = host_ref;
+}
 static tm_arg_value map_value(reader_recording *rec, tm_arg_value v) {
   if (v.type == TM_ARG_STRING || v.type == TM_ARG_JSON)
     v.u.str_id = map_str(rec, v.u.str_id);
@@ -865,6 +973,9 @@ static const tm_track_desc *get_desc(reader_recording *rec, reader *r, tm_track_
     return NULL;
   desc->struct_size = size;
   desc->type = type;
+  desc->thread = map_ref(rec, desc->thread);
+  desc->process = map_ref(rec, desc->process);
+  desc->parent = map_ref(rec, desc->parent);
   desc->name = map_str(rec, desc->name);
   desc->scope = map_str(rec, desc->scope);
   desc->unit = map_str(rec, desc->unit);
@@ -878,6 +989,7 @@ static const tm_slice_fields *get_fields(reader_recording *rec, reader *r, tm_sl
   GET(r, *f);
   if (!present)
     return NULL;
+  f->track = map_ref(rec, f->track);
   f->name = map_str(rec, f->name);
   f->category = map_str(rec, f->category);
   f->args = map_args(rec, f->args);
@@ -961,7 +1073,7 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     int64_t pid;
     GET(r, machine);
     GET(r, pid);
-    reply->ref = s->process(host, machine, pid);
+    set_ref(rec, r, s->process(host, machine, pid));
     break;
   }
   case OP_THREAD: {
@@ -970,7 +1082,7 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     GET(r, machine);
     GET(r, pid);
     GET(r, tid);
-    reply->ref = s->thread(host, machine, pid, tid);
+    set_ref(rec, r, s->thread(host, machine, pid, tid));
     break;
   }
   case OP_PROCESS_SET_NAME:
@@ -981,6 +1093,9 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     uint32_t ref, v;
     GET(r, ref);
     GET(r, v);
+    ref = map_ref(rec, ref);
+    if (op == OP_PROCESS_SET_PARENT || op == OP_TRACK_SET_PARENT)
+      v = map_ref(rec, v);
     if (op == OP_PROCESS_SET_NAME)
       s->process_set_name(host, ref, map_str(rec, v));
     else if (op == OP_THREAD_SET_NAME)
@@ -1002,6 +1117,7 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     GET(r, ref);
     GET(r, key);
     GET(r, value);
+    ref = map_ref(rec, ref);
     key = map_str(rec, key);
     value = map_value(rec, value);
     if (op == OP_PROCESS_ADD_ARG)
@@ -1017,18 +1133,20 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     int64_t uid;
     GET(r, process);
     GET(r, uid);
-    s->process_set_uid(host, process, uid);
+    s->process_set_uid(host, map_ref(rec, process), uid);
     break;
   }
   case OP_TRACK_THREAD: {
     uint32_t thread;
     GET(r, thread);
-    reply->ref = s->track_thread(host, thread);
+    set_ref(rec, r, s->track_thread(host, map_ref(rec, thread)));
     break;
   }
   case OP_TRACK_INTERN: {
     tm_track_desc desc;
-    reply->ref = s->track_intern(host, get_desc(rec, r, &desc));
+    tm_track_ref track = s->track_intern(host, get_desc(rec, r, &desc));
+    reply->ref = track; /* a cpu track's was asked */
+    set_ref(rec, r, track);
     break;
   }
   case OP_ARGS_ADD: {
@@ -1072,7 +1190,7 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     GET(r, ts);
     GET(r, value);
     GET(r, args);
-    s->counter(host, track, clock, ts, value, map_args(rec, args));
+    s->counter(host, map_ref(rec, track), clock, ts, value, map_args(rec, args));
     break;
   }
   case OP_FLOW: {
@@ -1086,7 +1204,7 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     GET(r, d);
     GET(r, b);
     GET(r, args);
-    s->flow(host, track, clock, ts, id, (tm_flow_direction)d, (tm_flow_binding)b,
+    s->flow(host, map_ref(rec, track), clock, ts, id, (tm_flow_direction)d, (tm_flow_binding)b,
             map_args(rec, args));
     break;
   }
@@ -1102,7 +1220,8 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     GET(r, prev_state);
     GET(r, next);
     GET(r, prio);
-    s->sched_switch(host, clock, ts, machine, cpu, prev, map_str(rec, prev_state), next, prio);
+    s->sched_switch(host, clock, ts, machine, cpu, map_ref(rec, prev), map_str(rec, prev_state),
+                    map_ref(rec, next), prio);
     break;
   }
   case OP_SCHED_WAKING: {
@@ -1114,7 +1233,7 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     GET(r, cpu);
     GET(r, thread);
     GET(r, waker);
-    s->sched_waking(host, clock, ts, machine, cpu, thread, waker);
+    s->sched_waking(host, clock, ts, machine, cpu, map_ref(rec, thread), map_ref(rec, waker));
     break;
   }
   case OP_MAPPING: {
@@ -1126,8 +1245,8 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     GET(r, end);
     GET(r, offset);
     GET(r, bias);
-    reply->ref = s->mapping(host, map_str(rec, name), map_str(rec, build_id), start, end,
-                            offset, bias);
+    set_ref(rec, r,
+            s->mapping(host, map_str(rec, name), map_str(rec, build_id), start, end, offset, bias));
     break;
   }
   case OP_FRAME: {
@@ -1137,14 +1256,14 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     GET(r, name);
     GET(r, mapping);
     GET(r, rel_pc);
-    reply->ref = s->frame(host, map_str(rec, name), mapping, rel_pc);
+    set_ref(rec, r, s->frame(host, map_str(rec, name), map_ref(rec, mapping), rel_pc));
     break;
   }
   case OP_CALLSITE: {
     uint32_t parent, frame;
     GET(r, parent);
     GET(r, frame);
-    reply->ref = s->callsite(host, parent, frame);
+    set_ref(rec, r, s->callsite(host, map_ref(rec, parent), map_ref(rec, frame)));
     break;
   }
   case OP_SAMPLE: {
@@ -1156,7 +1275,7 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     GET(r, thread);
     GET(r, callsite);
     GET(r, cpu);
-    s->sample(host, clock, ts, thread, callsite, cpu);
+    s->sample(host, clock, ts, map_ref(rec, thread), map_ref(rec, callsite), cpu);
     break;
   }
   case OP_METADATA_INT:
@@ -1239,7 +1358,7 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     uint32_t flags;
     GET(r, cookie);
     GET(r, flags);
-    reply->ref = s->track_async(host, d, cookie, flags);
+    set_ref(rec, r, s->track_async(host, d, cookie, flags));
     break;
   }
   case OP_FRAME_TIMELINE_BEGIN: {
@@ -1249,6 +1368,7 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     tm_frame_timeline_fields frame;
     GET(r, present);
     GET(r, frame);
+    frame.process = map_ref(rec, frame.process);
     frame.layer_name = map_str(rec, frame.layer_name);
     frame.present_type = map_str(rec, frame.present_type);
     frame.jank_type = map_str(rec, frame.jank_type);
@@ -1268,7 +1388,7 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     GET(r, thread);
     GET(r, name);
     GET(r, args);
-    s->ftrace_event(host, clock, ts, machine, cpu, thread, map_str(rec, name),
+    s->ftrace_event(host, clock, ts, machine, cpu, map_ref(rec, thread), map_str(rec, name),
                     map_args(rec, args));
     break;
   }
@@ -1282,7 +1402,7 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     GET(r, tag);
     GET(r, msg);
     GET(r, args);
-    s->android_log(host, clock, ts, thread, prio, map_str(rec, tag), map_str(rec, msg),
+    s->android_log(host, clock, ts, map_ref(rec, thread), prio, map_str(rec, tag), map_str(rec, msg),
                    map_args(rec, args));
     break;
   }
@@ -1306,7 +1426,7 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     GET(r, ts);
     GET(r, thread);
     GET(r, is_end);
-    s->thread_lifetime(host, clock, ts, thread, is_end);
+    s->thread_lifetime(host, clock, ts, map_ref(rec, thread), is_end);
     break;
   }
   case OP_SCHED_BLOCKED_REASON: {
@@ -1318,13 +1438,22 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     GET(r, thread);
     GET(r, io_wait);
     GET(r, function);
-    s->sched_blocked_reason(host, clock, ts, thread, io_wait, map_str(rec, function));
+    s->sched_blocked_reason(host, clock, ts, map_ref(rec, thread), io_wait,
+                            map_str(rec, function));
     break;
   }
   case OP_BUDGET: {
     uint32_t which;
     GET(r, which);
     reply->value = s->budget(host, which);
+    break;
+  }
+  case OP_ARGS_ADD_CALLSITE: {
+    uint32_t callsite;
+    tm_str_id key;
+    GET(r, callsite);
+    GET(r, key);
+    s->args_add_callsite(host, map_str(rec, key), map_ref(rec, callsite));
     break;
   }
   case OP_FED: {
@@ -1493,7 +1622,9 @@ reader_recording *reader_recording_new(reader_worker *worker, tm_host *host, rea
   rec->machine_default = host_services_v2.machine_default(host);
   rec->detached = true;
   rec->strings = string_pool_new();
+  rec->own_refs = g_hash_table_new_full(call_key_hash, call_key_equal, g_free, NULL);
   tm_vec_push(&rec->str_map, 0); /* the NULL string */
+  tm_vec_push(&rec->ref_map, 0);  /* no ref */
   tm_vec_push(&rec->args_map, TM_NO_ARGS);
   return rec;
 }
@@ -1548,8 +1679,10 @@ void reader_recording_close(reader_recording *rec) {
   free_segments(rec);
   string_pool_free(rec->strings);
   rec->strings = NULL;
+  g_clear_pointer(&rec->own_refs, g_hash_table_destroy);
   tm_vec_free(&rec->str_map);
   tm_vec_free(&rec->args_map);
+  tm_vec_free(&rec->ref_map);
 }
 
 bool reader_recording_failed(const reader_recording *rec) { return rec->status != TM_OK; }
@@ -1564,7 +1697,10 @@ void reader_recording_free(reader_recording *rec) {
     return;
   free_segments(rec);
   string_pool_free(rec->strings);
+  if (rec->own_refs)
+    g_hash_table_destroy(rec->own_refs);
   tm_vec_free(&rec->str_map);
   tm_vec_free(&rec->args_map);
+  tm_vec_free(&rec->ref_map);
   g_free(rec);
 }

@@ -17,14 +17,21 @@
  *   private id to the session's in every call that carries it;
  * - args_commit: a private id per non-empty set (TM_NO_ARGS for an empty
  *   one, as the host answers), mapped likewise;
- * - machine_default: the file's machine, fixed when the file begins.
- * Every other service that answers (clocks, claims, snapshots, machines,
- * processes, threads, tracks, async slots, mappings, frames, callsites,
- * budgets) is asked of the calling thread: the worker waits until the
- * replay has reached the call, which then runs on the real service, and
- * the reader gets the real answer. Those answers depend on the state the
- * files before built (a thread's identity, a claim), so only the serial
- * order gives them.
+ * - machine_default: the file's machine, fixed when the file begins;
+ * - process, thread, track_thread, track_intern, track_async, mapping,
+ *   frame, callsite: a ref of the recording's own, the same for equal
+ *   calls (as the host interns them), or 0 where the host's checks
+ *   answer 0 (no thread, a description without a type, no frame); the
+ *   record carries it, and its replay maps it to the host's answer, so
+ *   every later call naming it is replayed with the host's ref. A cpu
+ *   track (refused for its cpu) is asked whether it was. A callsite's
+ *   id goes into an arg through args_add_callsite, which maps it too.
+ * Every other service that answers (clocks, claims, snapshots, embedded
+ * machines, budgets) is asked of the calling thread: the worker waits
+ * until the replay has reached the call, which then runs on the real
+ * service, and the reader gets the real answer. Those answers depend on
+ * the state the files before built (a claim, a clock), so only the
+ * serial order gives them; a file asks a handful.
  *
  * Threads: the reader, its state and the recording's private pool are
  * touched by the worker only while a job runs; the host, the session and

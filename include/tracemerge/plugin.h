@@ -435,8 +435,9 @@ typedef struct tm_host_services {
                         tm_mapping_ref mapping, uint64_t rel_pc);
   /* The callsite `frame` called from `parent` (0: outermost), interned per
    * (parent, frame); depth 0 is the outermost frame. The ref minus one is
-   * the callsite's `stack_profile_callsite.id`, so a reader may record it in
-   * an arg (e.g. a slice's "callsite_id"). */
+   * the callsite's `stack_profile_callsite.id` when the host gave it; a
+   * reader records it in an arg (e.g. a slice's "callsite_id") with
+   * args_add_callsite when the host has it. */
   tm_callsite_ref (*callsite)(tm_host *host, tm_callsite_ref parent,
                               tm_frame_ref frame);
   /* A profiler sample of `thread` at `callsite` (its innermost frame), in
@@ -563,6 +564,14 @@ typedef struct tm_host_services {
    * and reads them back the same. Check with TM_HOST_HAS. */
   void (*args_add_string)(tm_host *host, tm_str_id key, tm_arg_type type,
                           const char *s, size_t len);
+
+  /* --- callsites as args (after version 2) ------------------------------ */
+  /* As args_add(key, an int of the callsite's stack_profile_callsite.id),
+   * the id of `callsite` (0: no arg). A reader records a callsite's id
+   * with this, not from the ref's value: a reader parsing on the host's
+   * worker thread (core/input/reader_worker.h) holds refs of its own,
+   * which the host maps to its rows when it replays the calls. */
+  void (*args_add_callsite)(tm_host *host, tm_str_id key, tm_callsite_ref callsite);
 } tm_host_services;
 
 /* Budgets a reader asks the host for (tm_host_services.budget). */

@@ -340,7 +340,8 @@ typedef struct decoded {
 
 /* An event's callstack (inline or interned) becomes its innermost
  * callsite, recorded as the int arg "callsite_id" holding the
- * stack_profile_callsite.id (the host's callsite refs are that id + 1).
+ * stack_profile_callsite.id (args_add_callsite; a host without it gives
+ * refs that are that id + 1).
  * Returns false if an inline callstack is malformed. */
 static bool add_callsite(proto_track_events *te, proto_sequence *seq, const decoded *d) {
   tm_callsite_ref callsite = 0;
@@ -354,9 +355,12 @@ static bool add_callsite(proto_track_events *te, proto_sequence *seq, const deco
     return true;
   if (!te->key_callsite_id)
     te->key_callsite_id = proto_intern_cstr(te->ctx, "callsite_id");
-  te->ctx->s->args_add(
-      te->ctx->host, te->key_callsite_id,
-      (tm_arg_value){.type = TM_ARG_INT, .u.int_value = (int64_t)callsite - 1});
+  if (TM_HOST_HAS(te->ctx->s, args_add_callsite))
+    te->ctx->s->args_add_callsite(te->ctx->host, te->key_callsite_id, callsite);
+  else
+    te->ctx->s->args_add(
+        te->ctx->host, te->key_callsite_id,
+        (tm_arg_value){.type = TM_ARG_INT, .u.int_value = (int64_t)callsite - 1});
   return true;
 }
 

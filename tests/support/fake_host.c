@@ -369,6 +369,12 @@ static void svc_args_add_string(tm_host *host, tm_str_id key, tm_arg_type type,
   svc_args_add(host, key, value);
 }
 
+static void svc_args_add_callsite(tm_host *host, tm_str_id key, tm_callsite_ref callsite) {
+  if (callsite)
+    svc_args_add(host, key, (tm_arg_value){.type = TM_ARG_INT,
+                                           .u.int_value = (int64_t)callsite - 1});
+}
+
 static tm_args_ref svc_args_commit(tm_host *host) {
   if (host->pending_args->len == 0)
     return TM_NO_ARGS;
@@ -761,6 +767,7 @@ static const tm_host_services fake_services = {
     .machine_stat_set_indexed = svc_machine_stat_set_indexed,
     .machine_metadata_set_int = svc_machine_metadata_set_int,
     .machine_metadata_set_string = svc_machine_metadata_set_string,
+    .args_add_callsite = svc_args_add_callsite,
 };
 
 /* --- the fake ------------------------------------------------------------ */
