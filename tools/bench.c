@@ -34,7 +34,7 @@
  * --format multi generates one capture of three machines (two realistic
  * Chrome JSON files and a realistic TrackEvent trace, a third of --events
  * each, in a ZIP with a perfetto_manifest) and compares the import with
- * --threads 1 and 2 instead: --rounds imports of each, interleaved, with
+ * --threads 1 and 2 (or --threads N) instead: --rounds imports of each, interleaved, with
  * wall time, CPU time and the calling thread's own CPU time, their
  * medians and ratios, and the load average around the runs.
  *
@@ -1099,13 +1099,14 @@ static double median(double *values, size_t n) {
   return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-/* --format multi: the import with 1 and with 2 threads, interleaved
+/* --format multi: the import with 1 and with 2 threads (--threads N: N,
+ * e.g. 3 for the reader worker), interleaved
  * (1, 2, 1, 2, ...) so that a change in the machine's load hits both,
  * --rounds times each; medians and their ratio. The machine's load
  * average is printed before and after: on a shared machine the second
  * thread competes with others, and wall time shows it. */
 static bool run_threads_comparison(const bench_config *config, uint64_t file_bytes) {
-  static const unsigned counts[] = {1, 2};
+  const unsigned counts[] = {1, config->threads > 1 ? config->threads : 2};
   enum { MAX_ROUNDS = 15 };
   double wall[2][MAX_ROUNDS], cpu[2][MAX_ROUNDS], main_cpu[2][MAX_ROUNDS];
   unsigned rounds = MIN(config->rounds, (unsigned)MAX_ROUNDS);
@@ -1117,7 +1118,7 @@ static bool run_threads_comparison(const bench_config *config, uint64_t file_byt
     for (int t = 0; t < 2 && ok; t++) {
       bench_config with = *config;
       with.threads = counts[t];
-      stage_result x = run_stage(t ? "import t=2" : "import t=1", stage_import, &with);
+      stage_result x = run_stage(t ? "import t=N" : "import t=1", stage_import, &with);
       ok = x.ran_ok;
       wall[t][r] = x.report.seconds;
       cpu[t][r] = x.cpu_seconds;
@@ -1132,8 +1133,8 @@ static bool run_threads_comparison(const bench_config *config, uint64_t file_byt
   if (!ok)
     return false;
   if (placed[0] != placed[1]) {
-    fprintf(stderr, "bench: threads 1 placed %" PRIu64 " events, threads 2 %" PRIu64 "\n",
-            placed[0], placed[1]);
+    fprintf(stderr, "bench: threads 1 placed %" PRIu64 " events, threads %u %" PRIu64 "\n",
+            placed[0], counts[1], placed[1]);
     return false;
   }
   double m_wall[2], m_cpu[2], m_main[2];
@@ -1151,10 +1152,11 @@ static bool run_threads_comparison(const bench_config *config, uint64_t file_byt
    * calling thread no longer bounds the wall time alone: two idle cores
    * give at best the larger of its CPU and half of all the CPU. */
   double bound = MAX(m_main[1], m_cpu[1] / 2);
-  printf("threads 2 / threads 1: wall %.2f x; calling thread's CPU / all CPU of threads 1: "
+  printf("threads %u / threads 1: wall %.2f x; calling thread's CPU / all CPU of threads 1: "
          "%.2f x; max(calling CPU, all CPU / 2) / all CPU of threads 1: %.2f x (the wall "
-         "ratio two idle cores would give at best)\n",
-         m_wall[1] / m_wall[0], m_main[1] / m_cpu[0], bound / m_cpu[0]);
+         "ratio two idle cores would give at best%s)\n",
+         counts[1], m_wall[1] / m_wall[0], m_main[1] / m_cpu[0], bound / m_cpu[0],
+         counts[1] > 2 ? "; the reader worker's own CPU, not measured here, bounds it too" : "");
   printf("(medians of %u imports each, interleaved; load average before %.2f %.2f %.2f, "
          "after %.2f %.2f %.2f on %ld processors)\n",
          rounds, load_before[0], load_before[1], load_before[2], load_after[0], load_after[1],
