@@ -109,7 +109,8 @@ static void append_index(proto_text *key, uint32_t index) {
  * the name is the first field, *values is where the fields after it
  * start (the annotation's values are read from there, not walked past the
  * name a second time); else it is `data`. */
-static bool annotation_name(proto_sequence *seq, const uint8_t *data, size_t len,
+static inline __attribute__((always_inline)) bool
+annotation_name(proto_sequence *seq, const uint8_t *data, size_t len,
                             const char **name, size_t *name_len,
                             proto_interned **entry, const uint8_t **values) {
   *entry = NULL;

@@ -133,8 +133,9 @@ static void emit_flows(proto_track_events *te, tm_track_ref track, const proto_e
 }
 
 /* Emits `ev` on `track` (or on `ref` when `track` is NULL: the Default
- * Track or a thread's main track). */
-static void emit(proto_track_events *te, proto_machine *machine, const proto_event *ev,
+ * Track or a thread's main track). Inline in each caller: its seven
+ * arguments and register saves were a fifth of its instructions. */
+static inline __attribute__((always_inline)) void emit(proto_track_events *te, proto_machine *machine, const proto_event *ev,
                  proto_track *track, tm_track_ref ref, const proto_flow *flows,
                  const proto_extra_counter *extras) {
   const tm_host_services *s = te->ctx->s;
