@@ -50,8 +50,12 @@ void tm_vec_reserve_(void **data, size_t *cap, size_t need, size_t elem_size);
  * no GLib, and its users none of GLib's system headers). */
 void tm_vec_release_(void *data);
 
+/* The capacity is checked inline: most reserves need no growth, and the
+ * call alone was most of their cost in the readers' per-event paths. */
 #define tm_vec_reserve(v, n)                                                \
-  tm_vec_reserve_((void **)&(v)->data, &(v)->cap, (n), sizeof(*(v)->data))
+  ((size_t)(n) > (v)->cap                                                   \
+       ? tm_vec_reserve_((void **)&(v)->data, &(v)->cap, (n), sizeof(*(v)->data)) \
+       : (void)0)
 
 /* Grows *data to exactly `need` elements when it holds fewer: for a table
  * whose final size is known (the model's slices once every event is read),
