@@ -479,6 +479,14 @@ value: /* p: the first byte of a value (not yet checked to exist) */
       return JSON_FAST_DECLINED;
     p += 4;
     goto after_value;
+  case ' ':
+  case '\t':
+  case '\n':
+  case '\r':
+    /* Whitespace before a value is skipped here, not by every caller:
+     * most producers write none. */
+    p = skip_space(p, end);
+    goto value;
   default: {
     if (*p != '-' && !is_digit(*p))
       return JSON_FAST_DECLINED;
@@ -502,24 +510,29 @@ value: /* p: the first byte of a value (not yet checked to exist) */
   }
   }
 
-key: /* p: a significant byte inside an object, where a key must be */
-  if (*p != '"')
-    return JSON_FAST_DECLINED;
+key: /* p: a byte inside an object (p < end), where a key must be */
+  if (*p != '"') {
+    p = skip_space(p, end);
+    if (p == end || *p != '"')
+      return JSON_FAST_DECLINED;
+  }
   p = scan_string(p, end, decoded, &text, &text_len);
   if (!p)
     return JSON_FAST_DECLINED;
-  p = skip_space(p, end);
+  if (!LIKELY(p < end && *p == ':'))
+    p = skip_space(p, end);
   if (p == end || *p != ':' || !CALL(yajl_map_key, (ctx, text, text_len)))
     return JSON_FAST_DECLINED;
-  p = skip_space(p + 1, end);
+  p++;
   goto value;
 
 after_value: /* a value inside the container at depth - 1 just ended */
-  p = skip_space(p, end);
+  if (!LIKELY(p < end && *p == ','))
+    p = skip_space(p, end);
   if (p == end)
     return JSON_FAST_DECLINED;
   if (*p == ',') {
-    p = skip_space(p + 1, end);
+    p++;
     if (p == end)
       return JSON_FAST_DECLINED;
     if (is_object[depth - 1])
