@@ -263,7 +263,9 @@ uint32_t model_add_arg(tm_model *model, uint32_t arg_set_id, tm_str_id key,
                        tm_arg_value value) {
   if (arg_set_id == 0) {
     arg_set_id = model->next_arg_set_id++;
-    tm_vec_reserve(&model->arg_set_first_row, (size_t)arg_set_id + 1);
+    /* Checked here: a call per set showed in the import's profile. */
+    if ((size_t)arg_set_id + 1 > model->arg_set_first_row.cap)
+      tm_vec_reserve(&model->arg_set_first_row, (size_t)arg_set_id + 1);
     model->arg_set_first_row.data[arg_set_id] = (uint32_t)model->args.len;
     model->arg_set_first_row.len = (size_t)arg_set_id + 1;
   }
