@@ -303,7 +303,8 @@ static void test_track_descriptions_are_read_as_far_as_their_size(
 }
 
 /* A tm_slice_fields shorter than any version's layout is refused: its
- * event is not imported, the events around it are. */
+ * event is not imported, the events around it are; the refusal is
+ * counted in reader_call_refused and named in the import log. */
 static void test_slice_fields_shorter_than_any_version_are_refused(
     fixture *f, gconstpointer data) {
   (void)data;
@@ -312,6 +313,19 @@ static void test_slice_fields_shorter_than_any_version_are_refused(
   g_autofree char *names = session_query_csv(
       session, "SELECT group_concat(name, ' ') AS names FROM (SELECT name FROM slice ORDER BY ts)");
   g_assert_cmpstr(names, ==, "\"names\"\n\"before after\"\n");
+  /* The refusal is counted once (the one tinyslice line) and its import
+   * log row names the call abi_reader.c made and why it was refused. */
+  g_autofree char *count = session_query_csv(
+      session, "SELECT severity, value FROM stats WHERE name = 'reader_call_refused'");
+  g_assert_cmpstr(count, ==, "\"severity\",\"value\"\n\"error\",1\n");
+  g_autofree char *logs = session_query_csv(
+      session, "SELECT (SELECT group_concat(key || '=' || display_value, ' ') "
+               "FROM (SELECT a.key, a.display_value FROM args a "
+               "WHERE a.arg_set_id = l.arg_set_id ORDER BY a.key)) AS args "
+               "FROM _trace_import_logs l WHERE l.name = 'reader_call_refused'");
+  g_assert_cmpstr(logs, ==,
+                  "\"args\"\n"
+                  "\"call=slice_complete reason=tm_slice_fields shorter than version 2's\"\n");
   tm_session_free(session);
 }
 

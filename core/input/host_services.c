@@ -733,10 +733,44 @@ static uint32_t extra_for(tm_host *host, int64_t thread_ts, int64_t thread_dur,
 #define SLICE_FIELDS_V2_SIZE                                                \
   (offsetof(tm_slice_fields, thread_dur) + sizeof(int64_t))
 
+/* Counts a slice call the host refuses (reader_call_refused, one per
+ * call) and logs which call and why: the reader's event is lost, and a
+ * reader's mistake must not be silent. */
+static void refuse_call(tm_host *host, const char *call, const char *reason) {
+  tm_import_log_arg args[] = {
+      {TM_IMPORT_LOG_ARG_INIT, .key = "call", .type = TM_ARG_STRING, .string = call,
+       .string_len = strlen(call)},
+      {TM_IMPORT_LOG_ARG_INIT, .key = "reason", .type = TM_ARG_STRING, .string = reason,
+       .string_len = strlen(reason)},
+  };
+  stats_log(host->state->stats, "reader_call_refused", host->machine_id, host->file_id,
+            TM_NULL_INT64, -1, args, G_N_ELEMENTS(args));
+}
+
+/* Why the host cannot take `f`, or NULL if it can. */
+static const char *slice_fields_refusal(tm_host *host, const tm_slice_fields *f) {
+  if (!f)
+    return "no tm_slice_fields";
+  if (f->struct_size < SLICE_FIELDS_V2_SIZE)
+    return "tm_slice_fields shorter than version 2's";
+  if (!track_valid(host, f->track))
+    return "no such track";
+  return NULL;
+}
+
+static const char *const SLICE_CALL_NAMES[] = {
+    [TM_EVENT_SLICE_BEGIN] = "slice_begin",
+    [TM_EVENT_SLICE_END] = "slice_end",
+    [TM_EVENT_SLICE_COMPLETE] = "slice_complete",
+};
+
 static void push_slice(tm_host *host, const tm_slice_fields *f,
                        tm_event_kind kind, int64_t dur_ns) {
-  if (!f || f->struct_size < SLICE_FIELDS_V2_SIZE || !track_valid(host, f->track))
+  if (__builtin_expect(!f || f->struct_size < SLICE_FIELDS_V2_SIZE ||
+                           !track_valid(host, f->track), 0)) {
+    refuse_call(host, SLICE_CALL_NAMES[kind], slice_fields_refusal(host, f));
     return;
+  }
   tm_event ev = {
       .ts = f->ts,
       .u.dur_ns = dur_ns,
@@ -1114,9 +1148,13 @@ static void svc_sample(tm_host *host, tm_clock_ref clock, int64_t ts,
 static void svc_frame_timeline_begin(tm_host *host, const tm_slice_fields *f,
                                      const tm_frame_timeline_fields *frame) {
   tm_model *model = model_of(host);
-  if (!frame || frame->struct_size < sizeof *frame || !f ||
-      f->struct_size < SLICE_FIELDS_V2_SIZE || !track_valid(host, f->track))
+  const char *refusal = !frame || frame->struct_size < sizeof *frame
+                            ? "no tm_frame_timeline_fields, or a short one"
+                            : slice_fields_refusal(host, f);
+  if (refusal) {
+    refuse_call(host, "frame_timeline_begin", refusal);
     return;
+  }
   tm_frame_timeline_row row = {
       .slice_id = TM_NULL_ID,
       .is_actual = frame->is_actual ? 1 : 0,

@@ -82,6 +82,10 @@ static const tm_stat_info core_catalog[] = {
     {"container_file_count_exceeded", "data_loss", "trace", MT,
      "The import held more files than the file budget (--max-files); the "
      "ones after were not read."},
+    {"reader_call_refused", "error", "trace", MT,
+     "A reader's slice call the host could not take (no or a too-short "
+     "tm_slice_fields, or a track that does not exist); the event was "
+     "dropped. The import log names the call and why."},
     {"reader_record_size_exceeded", "data_loss", "trace", MT,
      "A reader would have held more bytes for one record (event, line, "
      "element, packet) than the record budget (--max-record-size); the "
