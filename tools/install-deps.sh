@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what tracemerge needs to build and test on Debian 12 (as root, or
 # with sudo available). Safe to run again: apt-get skips what is present.
-# libcurl4-openssl-dev: the ClickHouse sink's HTTP client (core/sink);
+# libcurl4-openssl-dev: the ClickHouse sink's HTTP client (core/sink; its
+# headers at build time, libcurl.so.4 dlopened when a sink first posts);
 # clickhouse-server: the ClickHouse tests start a throw-away server of their
 # own (tests/clickhouse_server.sh); the package's system service, where the
 # system starts one, is not used. Nothing needs clickhouse-client: the

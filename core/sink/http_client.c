@@ -9,11 +9,66 @@
  * first answer byte reaches answer_write() (libcurl parses the headers
  * first): a 2xx answer flows to the caller, any other is kept (bounded)
  * for the error message.
+ *
+ * libcurl is not linked: it is dlopened (its soname, libcurl.so.4) when
+ * the first client is made, so that an import, which never talks HTTP,
+ * does not load curl's TLS, Kerberos and LDAP libraries (about 2 MB of
+ * resident pages in every process). A client made without it fails each
+ * request with the loader's message.
  */
 #include "sink/http_client.h"
 
-#include <curl/curl.h>
+#include <dlfcn.h>
 #include <string.h>
+
+#define CURL_DISABLE_TYPECHECK 1
+#include <curl/curl.h>
+
+#define CURL_SONAME "libcurl.so.4"
+
+/* The libcurl functions this file calls, resolved once by load_curl(). */
+static struct {
+  CURLcode (*global_init)(long);
+  CURLM *(*multi_init)(void);
+  CURLMcode (*multi_cleanup)(CURLM *);
+  CURLMcode (*multi_add_handle)(CURLM *, CURL *);
+  CURLMcode (*multi_remove_handle)(CURLM *, CURL *);
+  CURLMcode (*multi_perform)(CURLM *, int *);
+  CURLMcode (*multi_poll)(CURLM *, struct curl_waitfd[], unsigned int, int,
+                          int *);
+  CURLMsg *(*multi_info_read)(CURLM *, int *);
+  const char *(*multi_strerror)(CURLMcode);
+  CURL *(*easy_init)(void);
+  void (*easy_cleanup)(CURL *);
+  void (*easy_reset)(CURL *);
+  CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+  CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+  const char *(*easy_strerror)(CURLcode);
+  struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+  void (*slist_free_all)(struct curl_slist *);
+} curl_api;
+static char *curl_load_error; /* why libcurl could not be loaded, or NULL */
+
+/* curl.h defines these two as function-like macros of themselves. */
+#undef curl_easy_setopt
+#undef curl_easy_getinfo
+#define curl_global_init curl_api.global_init
+#define curl_multi_init curl_api.multi_init
+#define curl_multi_cleanup curl_api.multi_cleanup
+#define curl_multi_add_handle curl_api.multi_add_handle
+#define curl_multi_remove_handle curl_api.multi_remove_handle
+#define curl_multi_perform curl_api.multi_perform
+#define curl_multi_poll curl_api.multi_poll
+#define curl_multi_info_read curl_api.multi_info_read
+#define curl_multi_strerror curl_api.multi_strerror
+#define curl_easy_init curl_api.easy_init
+#define curl_easy_cleanup curl_api.easy_cleanup
+#define curl_easy_reset curl_api.easy_reset
+#define curl_easy_setopt curl_api.easy_setopt
+#define curl_easy_getinfo curl_api.easy_getinfo
+#define curl_easy_strerror curl_api.easy_strerror
+#define curl_slist_append curl_api.slist_append
+#define curl_slist_free_all curl_api.slist_free_all
 
 G_DEFINE_QUARK(tm-http-error-quark, tm_http_error)
 
@@ -37,18 +92,55 @@ typedef struct request_state {
   GError *callback_error; /* why a callback aborted */
 } request_state;
 
-static gpointer global_init(gpointer data) {
+/* Loads libcurl and resolves curl_api (all of it, or curl_load_error). */
+static gpointer load_curl(gpointer data) {
   (void)data;
-  curl_global_init(CURL_GLOBAL_DEFAULT);
+  void *handle = dlopen(CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
+  if (handle == NULL) {
+    const char *why = dlerror();
+    curl_load_error = g_strdup_printf("cannot load %s: %s", CURL_SONAME,
+                                      why ? why : "unknown dlopen error");
+    return NULL;
+  }
+  /* POSIX guarantees a function address survives the void* round trip. */
+#define RESOLVE(field, symbol)                                                 \
+  do {                                                                         \
+    *(void **)&curl_api.field = dlsym(handle, symbol);                         \
+    if (curl_api.field == NULL && curl_load_error == NULL)                     \
+      curl_load_error =                                                        \
+          g_strdup_printf("%s has no %s", CURL_SONAME, symbol);                \
+  } while (0)
+  RESOLVE(global_init, "curl_global_init");
+  RESOLVE(multi_init, "curl_multi_init");
+  RESOLVE(multi_cleanup, "curl_multi_cleanup");
+  RESOLVE(multi_add_handle, "curl_multi_add_handle");
+  RESOLVE(multi_remove_handle, "curl_multi_remove_handle");
+  RESOLVE(multi_perform, "curl_multi_perform");
+  RESOLVE(multi_poll, "curl_multi_poll");
+  RESOLVE(multi_info_read, "curl_multi_info_read");
+  RESOLVE(multi_strerror, "curl_multi_strerror");
+  RESOLVE(easy_init, "curl_easy_init");
+  RESOLVE(easy_cleanup, "curl_easy_cleanup");
+  RESOLVE(easy_reset, "curl_easy_reset");
+  RESOLVE(easy_setopt, "curl_easy_setopt");
+  RESOLVE(easy_getinfo, "curl_easy_getinfo");
+  RESOLVE(easy_strerror, "curl_easy_strerror");
+  RESOLVE(slist_append, "curl_slist_append");
+  RESOLVE(slist_free_all, "curl_slist_free_all");
+#undef RESOLVE
+  if (curl_load_error == NULL)
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+  /* The handle stays open: libcurl is needed until the process ends. */
   return NULL;
 }
 
 http_client *http_client_new(const char *base_url, const char *user,
                              const char *password) {
   static GOnce once = G_ONCE_INIT;
-  g_once(&once, global_init, NULL);
+  g_once(&once, load_curl, NULL);
   http_client *client = g_new0(http_client, 1);
-  client->multi = curl_multi_init();
+  if (curl_load_error == NULL)
+    client->multi = curl_multi_init();
   client->base_url = g_strdup(base_url);
   client->user = g_strdup(user);
   client->password = g_strdup(password ? password : "");
@@ -194,6 +286,14 @@ static bool finish(request_state *state, CURLcode rc, GError **error) {
 
 bool http_client_post_all(http_client *client, const http_request *requests,
                           size_t n, size_t parallel, GError **errors) {
+  if (client->multi == NULL) {
+    /* libcurl could not be loaded (or its multi handle not made). */
+    for (size_t i = 0; i < n; i++)
+      g_set_error(&errors[i], TM_HTTP_ERROR, TM_HTTP_ERROR_TRANSPORT, "%s",
+                  curl_load_error ? curl_load_error
+                                  : "cannot make a libcurl multi handle");
+    return false;
+  }
   parallel = CLAMP(parallel, (size_t)1, (size_t)HTTP_MAX_PARALLEL);
   request_state *states = g_new0(request_state, n + 1);
   bool idle[HTTP_MAX_PARALLEL];
