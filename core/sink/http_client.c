@@ -24,7 +24,11 @@
 #define CURL_DISABLE_TYPECHECK 1
 #include <curl/curl.h>
 
+/* A test builds this file with another soname, to see a client without
+ * libcurl fail each request (tests/test_http_client_without_curl.c). */
+#ifndef CURL_SONAME
 #define CURL_SONAME "libcurl.so.4"
+#endif
 
 /* The libcurl functions this file calls, resolved once by load_curl(). */
 static struct {
