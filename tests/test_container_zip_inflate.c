@@ -42,30 +42,6 @@ static uint32_t read32(const built_zip *z, size_t at) {
          (uint32_t)p[3] << 24;
 }
 
-static GBytes *raw_deflate(GBytes *plain) {
-  size_t len;
-  const uint8_t *data = g_bytes_get_data(plain, &len);
-  z_stream z = {0};
-  g_assert_cmpint(deflateInit2(&z, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY),
-                  ==, Z_OK);
-  size_t cap = deflateBound(&z, len);
-  uint8_t *out = g_malloc(cap);
-  z.next_in = (Bytef *)data;
-  z.avail_in = (uInt)len;
-  z.next_out = out;
-  z.avail_out = (uInt)cap;
-  g_assert_cmpint(deflate(&z, Z_FINISH), ==, Z_STREAM_END);
-  size_t made = cap - z.avail_out;
-  deflateEnd(&z);
-  return g_bytes_new_take(out, made);
-}
-
-static uint32_t crc_of(GBytes *plain) {
-  size_t len;
-  const uint8_t *data = g_bytes_get_data(plain, &len);
-  return (uint32_t)crc32(0, data, (uInt)len);
-}
-
 /* Offsets of fields in a local header and a central directory record. */
 #define LOCAL_CRC 14
 #define CENTRAL_CRC 16
@@ -83,7 +59,7 @@ static built_zip build_zip(const fixture_member *m, size_t n, bool descriptor) {
   uint32_t crcs[4];
   for (size_t k = 0; k < n; k++) {
     GBytes *data = raw_deflate(m[k].data);
-    crcs[k] = crc_of(m[k].data);
+    crcs[k] = zlib_crc32_of(m[k].data);
     z.data_len[k] = g_bytes_get_size(data);
     uint32_t usize = (uint32_t)g_bytes_get_size(m[k].data);
     z.local_at[k] = b->len;

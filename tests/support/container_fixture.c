@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 /* ---- fixture archives ---- */
 
@@ -392,3 +393,26 @@ void assert_error(GError *error, const char *message) {
   g_assert_cmpstr(error->message, ==, message);
 }
 
+GBytes *raw_deflate(GBytes *plain) {
+  size_t len;
+  const uint8_t *data = g_bytes_get_data(plain, &len);
+  z_stream z = {0};
+  g_assert_cmpint(deflateInit2(&z, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY),
+                  ==, Z_OK);
+  size_t cap = deflateBound(&z, len);
+  uint8_t *out = g_malloc(cap);
+  z.next_in = (Bytef *)data;
+  z.avail_in = (uInt)len;
+  z.next_out = out;
+  z.avail_out = (uInt)cap;
+  g_assert_cmpint(deflate(&z, Z_FINISH), ==, Z_STREAM_END);
+  size_t made = cap - z.avail_out;
+  deflateEnd(&z);
+  return g_bytes_new_take(out, made);
+}
+
+uint32_t zlib_crc32_of(GBytes *plain) {
+  size_t len;
+  const uint8_t *data = g_bytes_get_data(plain, &len);
+  return (uint32_t)crc32(0, data, (uInt)len);
+}

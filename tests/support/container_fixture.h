@@ -72,6 +72,10 @@ GBytes *gzip_of(GBytes *payload);
 GBytes *gzip_nested(GBytes *payload, int levels);
 GBytes *text(const char *s);
 GBytes *noisy_json(size_t len, guint32 seed);
+/* zlib's raw deflate (no wrapper) of `plain`, and zlib's CRC-32 of it:
+ * the reference the ISA-L path is checked against. */
+GBytes *raw_deflate(GBytes *plain);
+uint32_t zlib_crc32_of(GBytes *plain);
 GBytes *concat(GBytes *a, GBytes *b);
 GBytes *prefix(GBytes *bytes, size_t len);
 size_t find(GBytes *bytes, const char *needle);
