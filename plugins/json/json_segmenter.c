@@ -167,6 +167,20 @@ static void classify_bytes(const uint8_t *p, size_t n, bool *in_string,
   }
 }
 
+/* Classifies the next block of `avail` bytes at p (at most BLOCK of them):
+ * eight at a time when the block is whole, outside an escape and free of
+ * backslashes (match_block), byte by byte otherwise. */
+static inline void classify_block(const uint8_t *p, size_t avail, bool *in_string,
+                                  bool *after_backslash, block_bits *b) {
+  size_t n = avail < BLOCK ? avail : BLOCK;
+  if (n < BLOCK || *after_backslash || match_block(p, b)) {
+    classify_bytes(p, n, in_string, after_backslash, b);
+  } else {
+    b->state = prefix_xor(b->quote) ^ (*in_string ? ~0ull : 0ull);
+    *in_string = b->state >> 63;
+  }
+}
+
 typedef struct cuts {
   size_t first;  /* first cut point (cut before this index) */
   size_t last;   /* last one */
@@ -262,13 +276,7 @@ static void scan(json_segmenter *s, const uint8_t *data, size_t len,
   uint64_t cut_mask[2] = {0, 0};
   for (size_t base = 0; base < len; base += BLOCK) {
     block_bits b;
-    size_t n = len - base < BLOCK ? len - base : BLOCK;
-    if (n < BLOCK || after_backslash || match_block(data + base, &b)) {
-      classify_bytes(data + base, n, &in_string, &after_backslash, &b);
-    } else {
-      b.state = prefix_xor(b.quote) ^ (in_string ? ~0ull : 0ull);
-      in_string = b.state >> 63;
-    }
+    classify_block(data + base, len - base, &in_string, &after_backslash, &b);
     uint64_t outside = ~b.state;
     /* Cut after a closing quote or a comma outside strings. */
     uint64_t candidates = (b.quote | b.comma) & outside;
@@ -448,13 +456,7 @@ size_t json_segmenter_feed_head(json_segmenter *s, const uint8_t *data,
   size_t cut = NO_CUT;
   for (size_t base = 0; base < len && cut == NO_CUT; base += BLOCK) {
     block_bits b;
-    size_t n = len - base < BLOCK ? len - base : BLOCK;
-    if (n < BLOCK || after_backslash || match_block(data + base, &b)) {
-      classify_bytes(data + base, n, &in_string, &after_backslash, &b);
-    } else {
-      b.state = prefix_xor(b.quote) ^ (in_string ? ~0ull : 0ull);
-      in_string = b.state >> 63;
-    }
+    classify_block(data + base, len - base, &in_string, &after_backslash, &b);
     uint64_t outside = ~b.state;
     /* Trailing commas before the cut are blanked in the segment (those
      * noted after it are noted again by whoever scans them next). */
