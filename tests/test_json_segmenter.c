@@ -74,18 +74,53 @@ static bool cut_is_safe(const char *text, const bool *inside, size_t p) {
   return j > 0 && (text[j - 1] == ',' || text[j - 1] == '"');
 }
 
-static void test_segmenter_matches_the_naive_model(void) {
-  static const char alphabet[] = "\"\"\"\",,,,]]}}{[ \n\\aaaaa11:";
-  for (int round = 0; round < 3000; round++) {
-    size_t len = (size_t)g_test_rand_int_range(0, 400);
-    char *text = g_malloc(len + 1);
-    for (size_t i = 0; i < len; i++)
-      text[i] = alphabet[g_test_rand_int_range(0, sizeof(alphabet) - 1)];
-    text[len] = '\0';
-    bool *inside = g_new0(bool, len + 1);
-    char *blanked = g_malloc(len + 1);
-    reference_segmentation(text, len, inside, blanked);
+/* A random text of the characters that matter to the segmenter, with
+ * the naive model's reading of it. */
+typedef struct random_case {
+  char *text;
+  size_t len;
+  bool *inside;  /* per byte, from reference_segmentation */
+  char *blanked; /* the model's text, trailing commas blanked */
+} random_case;
 
+static random_case random_case_new(void) {
+  static const char alphabet[] = "\"\"\"\",,,,]]}}{[ \n\\aaaaa11:";
+  random_case c;
+  c.len = (size_t)g_test_rand_int_range(0, 400);
+  c.text = g_malloc(c.len + 1);
+  for (size_t i = 0; i < c.len; i++)
+    c.text[i] = alphabet[g_test_rand_int_range(0, sizeof(alphabet) - 1)];
+  c.text[c.len] = '\0';
+  c.inside = g_new0(bool, c.len + 1);
+  c.blanked = g_malloc(c.len + 1);
+  reference_segmentation(c.text, c.len, c.inside, c.blanked);
+  return c;
+}
+
+/* Flushes the segmenter, checks that what it gave (with whatever a
+ * reader took) is the model's text cut only where it is safe, and frees
+ * the case, the segmenter and the log. */
+static void check_segments_and_free(random_case *c, json_segmenter *segmenter,
+                                    segment_log *log) {
+  g_assert_true(json_segmenter_flush(segmenter, collect_segment, log));
+  g_assert_cmpuint(log->bytes->len, ==, c->len);
+  g_assert_true(memcmp(log->bytes->str, c->blanked, c->len) == 0);
+  for (guint i = 0; i < log->cuts->len; i++)
+    g_assert_true(cut_is_safe(c->text, c->inside,
+                              (size_t)g_array_index(log->cuts, int64_t, i)));
+  json_segmenter_free(segmenter);
+  g_string_free(log->bytes, TRUE);
+  g_array_free(log->cuts, TRUE);
+  g_free(c->blanked);
+  g_free(c->inside);
+  g_free(c->text);
+}
+
+static void test_segmenter_matches_the_naive_model(void) {
+  for (int round = 0; round < 3000; round++) {
+    random_case c = random_case_new();
+    const char *text = c.text;
+    size_t len = c.len;
     json_segmenter segmenter = {0};
     segment_log log = {g_string_new(NULL),
                        g_array_new(FALSE, FALSE, sizeof(int64_t))};
@@ -96,18 +131,7 @@ static void test_segmenter_matches_the_naive_model(void) {
                                         n, (int64_t)off, collect_segment, &log));
       off += n;
     }
-    g_assert_true(json_segmenter_flush(&segmenter, collect_segment, &log));
-    g_assert_cmpuint(log.bytes->len, ==, len);
-    g_assert_true(memcmp(log.bytes->str, blanked, len) == 0);
-    for (guint i = 0; i < log.cuts->len; i++)
-      g_assert_true(cut_is_safe(text, inside,
-                                (size_t)g_array_index(log.cuts, int64_t, i)));
-    json_segmenter_free(&segmenter);
-    g_string_free(log.bytes, TRUE);
-    g_array_free(log.cuts, TRUE);
-    g_free(blanked);
-    g_free(inside);
-    g_free(text);
+    check_segments_and_free(&c, &segmenter, &log);
   }
 }
 
@@ -141,17 +165,11 @@ static size_t bytes_a_reader_may_take(const char *text, const bool *inside,
 }
 
 static void test_segmenter_head_feeds_leave_it_idle_for_a_reader(void) {
-  static const char alphabet[] = "\"\"\"\",,,,]]}}{[ \n\\aaaaa11:";
   for (int round = 0; round < 3000; round++) {
-    size_t len = (size_t)g_test_rand_int_range(0, 400);
-    char *text = g_malloc(len + 1);
-    for (size_t i = 0; i < len; i++)
-      text[i] = alphabet[g_test_rand_int_range(0, sizeof(alphabet) - 1)];
-    text[len] = '\0';
-    bool *inside = g_new0(bool, len + 1);
-    char *blanked = g_malloc(len + 1);
-    reference_segmentation(text, len, inside, blanked);
-
+    random_case c = random_case_new();
+    const char *text = c.text, *blanked = c.blanked;
+    const bool *inside = c.inside;
+    size_t len = c.len;
     json_segmenter segmenter = {0};
     segment_log log = {g_string_new(NULL),
                        g_array_new(FALSE, FALSE, sizeof(int64_t))};
@@ -183,18 +201,7 @@ static void test_segmenter_head_feeds_leave_it_idle_for_a_reader(void) {
       }
       off += n;
     }
-    g_assert_true(json_segmenter_flush(&segmenter, collect_segment, &log));
-    g_assert_cmpuint(log.bytes->len, ==, len);
-    g_assert_true(memcmp(log.bytes->str, blanked, len) == 0);
-    for (guint i = 0; i < log.cuts->len; i++)
-      g_assert_true(cut_is_safe(text, inside,
-                                (size_t)g_array_index(log.cuts, int64_t, i)));
-    json_segmenter_free(&segmenter);
-    g_string_free(log.bytes, TRUE);
-    g_array_free(log.cuts, TRUE);
-    g_free(blanked);
-    g_free(inside);
-    g_free(text);
+    check_segments_and_free(&c, &segmenter, &log);
   }
 }
 
