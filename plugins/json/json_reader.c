@@ -1420,6 +1420,25 @@ static json_fast_status fast_element(json_reader *r, const uint8_t *data,
   return status;
 }
 
+/* The element at `data` (at `file_offset` in the file) by the fast path,
+ * for both callers: parse_segment_body (between events yajl left) and
+ * direct_elements (straight from the host's chunk). A stop fails the
+ * reader here, at the offset where the fast path stopped. */
+static inline json_fast_status take_fast_element(json_reader *r, const uint8_t *data,
+                                                 size_t len, int64_t file_offset,
+                                                 size_t *used) {
+  r->fast_element = data;
+  json_fast_status status = fast_element(r, data, len, used);
+#ifdef TM_JSON_TEST_KNOBS
+  if (status == JSON_FAST_DONE && r->count_fast)
+    r->svc->stat_add(r->host, "json_test_fast_elements", 1);
+#endif
+  if (status == JSON_FAST_STOPPED)
+    fail(r, file_offset + (int64_t)*used,
+         r->cancel_message ? r->cancel_message : "parse stopped");
+  return status;
+}
+
 static bool parse_segment_body(json_reader *r, const uint8_t *data,
                                size_t len, int64_t file_offset) {
   size_t pos = 0;
@@ -1427,22 +1446,15 @@ static bool parse_segment_body(json_reader *r, const uint8_t *data,
     if (r->at_element) {
       /* Before its whitespace; the element is whole in `data` if the
        * fast path takes it, and noted anew by yajl if it declines. */
-      r->fast_element = data + pos;
       size_t used = 0;
-      json_fast_status status = fast_element(r, data + pos, len - pos, &used);
+      json_fast_status status =
+          take_fast_element(r, data + pos, len - pos, file_offset + (int64_t)pos, &used);
       if (status == JSON_FAST_DONE) {
-#ifdef TM_JSON_TEST_KNOBS
-        if (r->count_fast)
-          r->svc->stat_add(r->host, "json_test_fast_elements", 1);
-#endif
         pos += used;
         continue;
       }
-      if (status == JSON_FAST_STOPPED) {
-        fail(r, file_offset + (int64_t)(pos + used),
-             r->cancel_message ? r->cancel_message : "parse stopped");
+      if (status == JSON_FAST_STOPPED)
         return false;
-      }
       r->at_element = false; /* yajl reads this element */
     }
     bool at_delimiter;
@@ -1492,21 +1504,14 @@ static size_t direct_elements(json_reader *r, const uint8_t *data, size_t len,
   r->seg_offset = file_offset;
   size_t pos = 0;
   while (pos < len) {
-    r->fast_element = data + pos;
     size_t used = 0;
-    json_fast_status status = fast_element(r, data + pos, len - pos, &used);
+    json_fast_status status =
+        take_fast_element(r, data + pos, len - pos, file_offset + (int64_t)pos, &used);
     if (status == JSON_FAST_DONE) {
-#ifdef TM_JSON_TEST_KNOBS
-      if (r->count_fast)
-        r->svc->stat_add(r->host, "json_test_fast_elements", 1);
-#endif
       pos += used;
       continue;
     }
-    if (status == JSON_FAST_STOPPED)
-      fail(r, file_offset + (int64_t)(pos + used),
-           r->cancel_message ? r->cancel_message : "parse stopped");
-    else
+    if (status != JSON_FAST_STOPPED)
       r->at_element = false; /* yajl reads this element */
     break;
   }
