@@ -272,6 +272,19 @@ static inline const uint8_t *scan_string(const uint8_t *p, const uint8_t *end,
   return scan_string_slow(start, p, end, decoded, text, text_len);
 }
 
+/* A number's exponent at p ([eE][+-]?digits): the byte after it, p itself
+ * if there is none, NULL if it is malformed. */
+static JSON_FAST_ALWAYS_INLINE const uint8_t *skip_exponent(const uint8_t *p, const uint8_t *end) {
+  if (p == end || (*p != 'e' && *p != 'E'))
+    return p;
+  p++;
+  if (p < end && (*p == '+' || *p == '-'))
+    p++;
+  const uint8_t *digits = p;
+  p = skip_digits(p, end);
+  return p == digits ? NULL : p;
+}
+
 /* A number at p ('-' or a digit); returns the byte after it, NULL to
  * decline. */
 static const uint8_t *scan_number(const uint8_t *p, const uint8_t *end) {
@@ -292,15 +305,9 @@ static const uint8_t *scan_number(const uint8_t *p, const uint8_t *end) {
     if (p == digits)
       return NULL;
   }
-  if (p < end && (*p == 'e' || *p == 'E')) {
-    p++;
-    if (p < end && (*p == '+' || *p == '-'))
-      p++;
-    const uint8_t *digits = p;
-    p = skip_digits(p, end);
-    if (p == digits)
-      return NULL;
-  }
+  p = skip_exponent(p, end);
+  if (!p)
+    return NULL;
   /* yajl must see the byte after a number to know it ended. */
   return p < end ? p : NULL;
 }
@@ -386,17 +393,11 @@ static inline const uint8_t *scan_number_value(const uint8_t *p,
       frac_value = (unsigned)(digits[0] - '0') * 100u + d1 * 10u + d2;
     }
   }
-  bool exponent = false;
-  if (p < end && (*p == 'e' || *p == 'E')) {
-    exponent = true;
-    p++;
-    if (p < end && (*p == '+' || *p == '-'))
-      p++;
-    const uint8_t *digits = p;
-    p = skip_digits(p, end);
-    if (p == digits)
-      return NULL;
-  }
+  const uint8_t *before_exponent = p;
+  p = skip_exponent(p, end);
+  if (!p)
+    return NULL;
+  bool exponent = p != before_exponent;
   if (p == end)
     return NULL; /* yajl must see the byte after a number to know it ended */
   num->valid = !exponent;
