@@ -18,7 +18,6 @@
 #include "proto_run.h"
 #include "proto_track_event.h"
 #include "proto_wire_encode.h"
-#include "proto_wire_fast.h"
 
 /* --- clocks ----------------------------------------------------------------- */
 
@@ -794,7 +793,7 @@ static void test_real_traces_import_without_errors(void) {
   }
 }
 
-/* pw_read_varint_fast gives pw_read_varint's length and value for every
+/* pw_read_varint gives pw_read_varint_bounded's length and value for every
  * varint length 1..10, an 11-byte run of continuation bytes (malformed),
  * and each of them cut at every length (truncated): the bytes are placed
  * at the end of a buffer so that a cut leaves nothing after `end`. */
@@ -811,16 +810,16 @@ static void test_fast_varint_reads_as_the_general_one(void) {
         }
         memcpy(p, bytes, cut);
         uint64_t slow = 1, fast = 2;
-        size_t n_slow = pw_read_varint(p, p + cut, &slow);
-        size_t n_fast = pw_read_varint_fast(p, p + cut, &fast);
+        size_t n_slow = pw_read_varint_bounded(p, p + cut, &slow);
+        size_t n_fast = pw_read_varint(p, p + cut, &fast);
         g_assert_cmpuint(n_fast, ==, n_slow);
         if (n_slow)
           g_assert_cmpuint(fast, ==, slow);
         /* Room after it: the unrolled path. */
         uint8_t room[24] = {0};
         memcpy(room, bytes, len);
-        n_slow = pw_read_varint(room, room + sizeof room, &slow);
-        n_fast = pw_read_varint_fast(room, room + sizeof room, &fast);
+        n_slow = pw_read_varint_bounded(room, room + sizeof room, &slow);
+        n_fast = pw_read_varint(room, room + sizeof room, &fast);
         g_assert_cmpuint(n_fast, ==, n_slow);
         g_assert_cmpuint(n_fast, ==, len == 11 ? 0 : len);
         if (n_slow)

@@ -10,7 +10,6 @@
 #include "proto_context.h"
 #include "proto_ftrace_kinds.h"
 #include "proto_wire_decode.h"
-#include "proto_wire_fast.h"
 
 enum bundle_field {
   BUNDLE_CPU = 1,
@@ -300,7 +299,7 @@ static bool read_compact_arrays(proto_ftrace *ft, const uint8_t *data, size_t le
       tm_vec_reserve(a, a->len + f.len);
       const uint8_t *p = f.data, *end = f.data + f.len;
       while (p < end) {
-        size_t used = *p < 0x80 ? 1 : pw_read_varint_fast(p, end, &a->data[a->len]);
+        size_t used = *p < 0x80 ? 1 : pw_read_varint(p, end, &a->data[a->len]);
         if (used == 0) {
           truncated = true; /* the values before the cut are kept */
           break;
@@ -351,7 +350,7 @@ static bool read_bundle_header(proto_ftrace *ft, const uint8_t *data, size_t len
     uint64_t event_len;
     size_t n;
     if (c.p < c.end && *c.p == ((BUNDLE_EVENT << 3) | PW_LENGTH_DELIMITED) &&
-        (n = pw_read_varint_fast(c.p + 1, c.end, &event_len)) != 0 &&
+        (n = pw_read_varint(c.p + 1, c.end, &event_len)) != 0 &&
         event_len <= (uint64_t)(c.end - c.p - 1 - n)) {
       proto_bytes event = {c.p + 1 + n, (size_t)event_len};
       tm_vec_push(&ft->events, event);
@@ -422,24 +421,24 @@ static bool read_bundle_header(proto_ftrace *ft, const uint8_t *data, size_t len
 static bool read_event_canonical(ftrace_event *ev, const uint8_t *p, const uint8_t *end) {
   uint64_t ts, pid, flags, tag, payload_len;
   size_t n;
-  if (end - p < 2 || p[0] != (1 << 3) || !(n = pw_read_varint_fast(p + 1, end, &ts)))
+  if (end - p < 2 || p[0] != (1 << 3) || !(n = pw_read_varint(p + 1, end, &ts)))
     return false;
   p += 1 + n;
-  if (p >= end || p[0] != (2 << 3) || !(n = pw_read_varint_fast(p + 1, end, &pid)))
+  if (p >= end || p[0] != (2 << 3) || !(n = pw_read_varint(p + 1, end, &pid)))
     return false;
   p += 1 + n;
   if (p < end && p[0] == (5 << 3)) {
-    if (!(n = pw_read_varint_fast(p + 1, end, &flags)))
+    if (!(n = pw_read_varint(p + 1, end, &flags)))
       return false;
     p += 1 + n;
   }
-  if (!(n = pw_read_varint_fast(p, end, &tag)) || (tag & 7) != PW_LENGTH_DELIMITED)
+  if (!(n = pw_read_varint(p, end, &tag)) || (tag & 7) != PW_LENGTH_DELIMITED)
     return false;
   uint64_t number = tag >> 3;
   if (number < 3 || number == 5 || number > UINT32_MAX)
     return false;
   p += n;
-  if (!(n = pw_read_varint_fast(p, end, &payload_len)) || payload_len != (uint64_t)(end - p - n))
+  if (!(n = pw_read_varint(p, end, &payload_len)) || payload_len != (uint64_t)(end - p - n))
     return false;
   ev->ts = (int64_t)ts;
   ev->pid = (uint32_t)pid;
@@ -464,7 +463,7 @@ static bool read_event(proto_ftrace *ft, ftrace_event *ev, const uint8_t *data, 
     uint64_t v;
     size_t used;
     if (c.p < c.end && (*c.p == (1 << 3) || *c.p == (2 << 3) || *c.p == (5 << 3)) &&
-        (used = pw_read_varint_fast(c.p + 1, c.end, &v)) != 0) {
+        (used = pw_read_varint(c.p + 1, c.end, &v)) != 0) {
       if (*c.p == (1 << 3)) {
         has_ts = true;
         ev->ts = (int64_t)v;

@@ -8,7 +8,6 @@
 #include "ftrace.pb-c.h"
 #include "proto_sequence_state.h"
 #include "proto_wire_decode.h"
-#include "proto_wire_fast.h"
 
 /* FtraceEvent payload field numbers the reader models. */
 enum {
@@ -294,7 +293,7 @@ static decode_status decode(ftrace_kinds *k, const ftrace_event *ev, const ftrac
       unsigned n = *c.p >> 3;
       uint64_t v;
       size_t used;
-      if ((used = pw_read_varint_fast(c.p + 1, c.end, &v)) != 0) {
+      if ((used = pw_read_varint(c.p + 1, c.end, &v)) != 0) {
         const uint8_t *after = c.p + 1 + used;
         if (fast == FAST_VARINT) {
           out->present |= 1u << n;
@@ -769,12 +768,12 @@ static bool print_canonical(const ftrace_event *ev, const uint8_t **buf, size_t 
   uint64_t v;
   size_t n;
   if (p < end && *p == (1 << 3)) {
-    if (!(n = pw_read_varint_fast(p + 1, end, &v)))
+    if (!(n = pw_read_varint(p + 1, end, &v)))
       return false;
     p += 1 + n;
   }
   if (p >= end || *p != ((2 << 3) | PW_LENGTH_DELIMITED) ||
-      !(n = pw_read_varint_fast(p + 1, end, &v)) || v != (uint64_t)(end - p - 1 - n))
+      !(n = pw_read_varint(p + 1, end, &v)) || v != (uint64_t)(end - p - 1 - n))
     return false;
   *buf = p + 1 + n;
   *buf_len = (size_t)v;

@@ -54,10 +54,11 @@ static inline pw_cursor pw_cursor_of(const uint8_t *data, size_t len) {
   return c;
 }
 
-/* Reads a varint at *p (< end). Returns the number of bytes used, 0 if
- * malformed or cut short. */
-static inline size_t pw_read_varint(const uint8_t *p, const uint8_t *end,
-                                    uint64_t *out) {
+/* pw_read_varint byte by byte, testing the bound at each: for the last
+ * nine bytes of a buffer, and the reference the fast form is tested
+ * against. */
+static inline size_t pw_read_varint_bounded(const uint8_t *p, const uint8_t *end,
+                                            uint64_t *out) {
   uint64_t v = 0;
   for (size_t i = 0; i < 10; i++) {
     if (p + i >= end)
@@ -70,6 +71,36 @@ static inline size_t pw_read_varint(const uint8_t *p, const uint8_t *end,
     }
   }
   return 0;
+}
+
+/* Reads a varint at *p (< end). Returns the number of bytes used, 0 if
+ * malformed or cut short. Where ten bytes (the longest varint) are left
+ * it reads without a bound test per byte: an ftrace event's timestamp is
+ * a five-byte varint, and the per-byte loop was 7% of an ftrace
+ * import's instructions. */
+static inline size_t pw_read_varint(const uint8_t *p, const uint8_t *end,
+                                    uint64_t *out) {
+  if (p < end && *p < 0x80) {
+    *out = *p;
+    return 1;
+  }
+  if (end - p >= 10) {
+    /* No bound to test, and no mask: each byte is added whole, less the
+     * continuation bit of the byte before it (1 << 7i), which the byte's
+     * own value carries one place up: (b - 1) << 7i. Sums wrap as the
+     * masked ors do for a tenth byte. */
+    uint64_t v = p[0];
+    for (unsigned i = 1; i < 10; i++) {
+      uint64_t b = p[i];
+      v += (b - 1) << (7 * i);
+      if (b < 0x80) {
+        *out = v;
+        return i + 1;
+      }
+    }
+    return 0;
+  }
+  return pw_read_varint_bounded(p, end, out);
 }
 
 static inline const char *pw_error_message(pw_error error) {
