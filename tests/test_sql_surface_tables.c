@@ -228,6 +228,38 @@ static void test_empty_model_has_every_table(void) {
   model_free(m);
 }
 
+/* Runs `check` on a surface over `m` (which it frees). */
+static void with_surface(tm_model *m, void (*check)(fixture *f)) {
+  GError *error = NULL;
+  tm_sql_surface *surface = sql_surface_new(m, NULL, &error);
+  g_assert_no_error(error);
+  fixture f = {m, surface};
+  check(&f);
+  sql_surface_free(surface);
+  model_free(m);
+}
+
+static void check_sched_priority(fixture *f) {
+  assert_query(f, "SELECT ts, priority FROM sched", TM_FORMAT_CSV,
+               "\"ts\",\"priority\"\n1,-5\n3,-2147483648\n4,2147483647\n");
+}
+
+/* sched.priority is an int32 in the model (the kernel's next_prio): the
+ * column reads it back with its sign. */
+static void test_sched_priority_is_an_int32(void) {
+  tm_model *m = model_new();
+  uint32_t utid = model_add_thread(m, 0, 10, TM_NULL_ID);
+  tm_str_id s = string_pool_intern_cstr(m->strings, "S");
+  tm_sched_row sched[] = {
+      {.ts = 1, .dur = 2, .ucpu = 0, .utid = utid, .end_state = s, .priority = -5},
+      {.ts = 3, .dur = -1, .ucpu = 0, .utid = utid, .priority = INT32_MIN},
+      {.ts = 4, .dur = -1, .ucpu = 1, .utid = utid, .priority = INT32_MAX},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(sched); i++)
+    tm_vec_push(&m->sched_slices, sched[i]);
+  with_surface(m, check_sched_priority);
+}
+
 /* ---- index lookups ---- */
 
 /* `column = k` (index or id lookup) and `column + 0 = k` (scan) return the
@@ -393,6 +425,8 @@ int main(int argc, char **argv) {
       test_args_value_columns_and_display_value);
   g_test_add_func("/sql-surface/tables/empty-model-has-every-table",
                   test_empty_model_has_every_table);
+  g_test_add_func("/sql-surface/tables/sched-priority-is-an-int32",
+                  test_sched_priority_is_an_int32);
   ADD("/sql-surface/index/lookups-match-scans",
       test_index_lookups_match_scans);
   ADD("/sql-surface/index/lookup-values-follow-sql-comparison-rules",

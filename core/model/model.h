@@ -186,8 +186,8 @@ typedef struct tm_sched_row {
   uint32_t ucpu;
   uint32_t utid;
   tm_str_id end_state; /* prev_state of the switch that ended it, or 0 */
-  int64_t priority;
-} tm_sched_row;
+  int32_t priority;    /* the switch's next_prio: an int32 in the kernel */
+} tm_sched_row;        /* 32 bytes: one a context switch */
 
 /* thread_state: what a thread was doing between two scheduling events. */
 typedef struct tm_thread_state_row {

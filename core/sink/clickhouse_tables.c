@@ -116,6 +116,7 @@ typedef enum ch_kind {
   CH_DOUBLE,        /* Float64 */
   CH_BOOL,          /* UInt8 0/1 */
   CH_INT8_OR_NULL,  /* Nullable(UInt8): negative is NULL */
+  CH_INT32,         /* int32_t, never NULL, sent as the column's Int64 */
   CH_COMPUTED,      /* `compute` gives the value */
   CH_ALIAS,         /* not stored: ALIAS `alias` */
 } ch_kind;
@@ -239,6 +240,9 @@ struct ch_encoder {
 #define DOUBLE(T, f) F(T, f, CH_DOUBLE, "Float64")
 #define BOOL(T, f) F(T, f, CH_BOOL, "UInt8")
 #define INT8_OR_NULL(T, f) F(T, f, CH_INT8_OR_NULL, "Nullable(UInt8)")
+/* An int32 field in a Nullable(Int64) column: the schema kept when the
+ * model's field was narrowed (sched.priority). */
+#define INT32_AS_INT64_OR_NULL(T, f) F(T, f, CH_INT32, "Nullable(Int64)")
 #define COMPUTED(name, type, fn) {name, type, CH_COMPUTED, 0, fn, NULL}
 #define ALIAS(name, type, expr) {name, type, CH_ALIAS, 0, NULL, expr}
 
@@ -628,7 +632,7 @@ static const ch_column sched_columns[] = {
     ALIAS("cpu", "UInt32", "ucpu"),
     UINT32(tm_sched_row, utid),
     STRING(tm_sched_row, end_state),
-    INT64_OR_NULL(tm_sched_row, priority),
+    INT32_AS_INT64_OR_NULL(tm_sched_row, priority),
 };
 
 static const ch_column thread_state_columns[] = {
@@ -920,6 +924,12 @@ static void field_value(ch_encoder *e, const ch_column *col, const char *row,
   case CH_BOOL:
     set_int(v, *(const bool *)(const void *)field ? 1 : 0);
     break;
+  case CH_INT32: {
+    int32_t i32;
+    memcpy(&i32, field, 4);
+    set_int(v, i32);
+    break;
+  }
   case CH_INT8_OR_NULL: {
     int8_t small = *(const int8_t *)(const void *)field;
     if (small < 0)

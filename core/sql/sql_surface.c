@@ -56,6 +56,7 @@ typedef enum column_kind {
   COL_DOUBLE,   /* double */
   COL_BOOL,     /* bool, as 0/1 */
   COL_INT8,     /* int8_t; negative is NULL */
+  COL_INT32,    /* int32_t, never NULL */
   COL_NULL,     /* always NULL: a column the model does not fill */
   COL_COMPUTED, /* derived from several fields by `compute` */
 } column_kind;
@@ -93,6 +94,7 @@ typedef struct table_def {
 #define DOUBLE(T, f) COL(T, f, COL_DOUBLE, "REAL", false)
 #define BOOL(T, f) COL(T, f, COL_BOOL, "INTEGER", false)
 #define INT8(T, f) COL(T, f, COL_INT8, "INTEGER", false)
+#define INT32(T, f) COL(T, f, COL_INT32, "INTEGER", false)
 #define NULL_COL(name, type) { name, type, COL_NULL, 0, false, NULL }
 #define COMPUTED(name, type, fn) { name, type, COL_COMPUTED, 0, false, fn }
 
@@ -417,7 +419,7 @@ static const column_def sched_columns[] = {
     REF_INDEXED(tm_sched_row, ucpu),
     REF_INDEXED(tm_sched_row, utid),
     STRING(tm_sched_row, end_state),
-    INT64(tm_sched_row, priority),
+    INT32(tm_sched_row, priority),
 };
 
 static const column_def thread_state_columns[] = {
@@ -876,6 +878,9 @@ static bool column_int(const column_def *col, const char *row, uint32_t id,
   case COL_INT8:
     *value = *(const int8_t *)(const void *)field;
     return *value >= 0;
+  case COL_INT32:
+    *value = *(const int32_t *)(const void *)field;
+    return true;
   default:
     return false;
   }

@@ -55,7 +55,9 @@ static void line_at(GString *text, int64_t us, const char *who,
                          who, flags, us / 1000000, (int)(us % 1000000), what);
 }
 
-/* Machine m's ftrace text in run r (the functions above). */
+/* Machine m's ftrace text in run r (the functions above). The app runs
+ * with next_prio -1, as the kernel writes a SCHED_DEADLINE task's: a
+ * negative priority through the sink's int32 column. */
 char *machine_trace(int r, int m) {
   GString *text = g_string_new("# tracer: nop\n");
   for (int k = 0; k < n_frames(r, m); k++) {
@@ -74,7 +76,7 @@ char *machine_trace(int r, int m) {
     line_at(frame, end, "app-100", "...1", "tracing_mark_write: E|100");
     line_at(text, base, "<idle>-0", "d..2",
             "sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 "
-            "prev_state=R ==> next_comm=app next_pid=100 next_prio=120");
+            "prev_state=R ==> next_comm=app next_pid=100 next_prio=-1");
     if (frame_while_running(r, m, k))
       g_string_append(text, frame->str);
     line_at(text, base + RUN_US, "app-100", "d..2",
