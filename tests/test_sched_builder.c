@@ -149,6 +149,54 @@ static void test_switch_with_unknown_prev_state_leaves_a_null_state(void) {
   fixture_clear(&f);
 }
 
+static void push_blocked(fixture *f, int64_t ts, uint32_t utid, int io_wait,
+                         const char *function) {
+  tm_event ev = {
+      .ts = ts,
+      .u.dur_ns = io_wait,
+      .name_id = function ? string_pool_intern_cstr(f->model->strings, function) : 0,
+      .category_id = utid,
+      .kind = TM_EVENT_SCHED_BLOCKED,
+  };
+  sched_builder_push(f->builder, &ev);
+}
+
+/* sched_blocked_reason sets io_wait and blocked_function on the thread's
+ * latest sleep, each only when it says it; a thread that never slept
+ * gets nothing, and a later sleep its own values. */
+static void test_blocked_reason_marks_the_latest_sleep(void) {
+  fixture f;
+  fixture_init(&f);
+  sched_cpu_intern(f.model, 0, 0);
+  push_switch(&f, 10, 0, f.idle, "R", f.a, 120); /* a Running */
+  push_blocked(&f, 12, f.a, 1, NULL);            /* a never slept: nothing */
+  push_switch(&f, 20, 0, f.a, "D", f.b, 120);    /* a D (row 1), b Running */
+  push_blocked(&f, 21, f.a, 1, NULL);
+  push_blocked(&f, 22, f.a, -1, "io_schedule");  /* keeps io_wait 1 */
+  push_blocked(&f, 23, f.b, 0, "nothing");       /* b is running: nothing */
+  push_waking(&f, 30, 0, f.a, f.b);              /* a R (row 3) */
+  push_switch(&f, 40, 0, f.b, "S", f.a, 120);    /* b S (row 4), a Running */
+  push_blocked(&f, 41, f.b, 0, NULL);
+  const tm_model *m = f.model;
+  g_assert_cmpuint(m->thread_states.len, ==, 6);
+  g_assert_cmpstr(str(&f, m->thread_states.data[1].state), ==, "D");
+  g_assert_cmpint(tm_thread_state_io_wait(m, &m->thread_states.data[1]), ==, 1);
+  g_assert_cmpstr(str(&f, tm_thread_state_blocked_function(m, &m->thread_states.data[1])),
+                  ==, "io_schedule");
+  g_assert_cmpstr(str(&f, m->thread_states.data[4].state), ==, "S");
+  g_assert_cmpint(tm_thread_state_io_wait(m, &m->thread_states.data[4]), ==, 0);
+  g_assert_cmpuint(tm_thread_state_blocked_function(m, &m->thread_states.data[4]), ==, 0);
+  for (size_t i = 0; i < m->thread_states.len; i++) {
+    if (i == 1 || i == 4)
+      continue;
+    g_assert_cmpint(tm_thread_state_io_wait(m, &m->thread_states.data[i]), ==, -1);
+    g_assert_cmpuint(tm_thread_state_blocked_function(m, &m->thread_states.data[i]), ==, 0);
+  }
+  /* One side row per marked sleep, not per event. */
+  g_assert_cmpuint(m->thread_state_blocked.len, ==, 2);
+  fixture_clear(&f);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/sched-builder/cpu/rows-are-dense-per-machine",
@@ -163,5 +211,7 @@ int main(int argc, char **argv) {
                   test_waking_a_preempted_thread_makes_it_runnable);
   g_test_add_func("/sched-builder/switch-with-unknown-prev-state-leaves-a-null-state",
                   test_switch_with_unknown_prev_state_leaves_a_null_state);
+  g_test_add_func("/sched-builder/blocked-reason-marks-the-latest-sleep",
+                  test_blocked_reason_marks_the_latest_sleep);
   return g_test_run();
 }

@@ -260,6 +260,40 @@ static void test_sched_priority_is_an_int32(void) {
   with_surface(m, check_sched_priority);
 }
 
+static void check_thread_state_blocked(fixture *f) {
+  assert_query(f, "SELECT ts, io_wait, blocked_function FROM thread_state",
+               TM_FORMAT_CSV,
+               "\"ts\",\"io_wait\",\"blocked_function\"\n"
+               "0,\"[NULL]\",\"[NULL]\"\n"
+               "10,1,\"[NULL]\"\n"
+               "20,\"[NULL]\",\"do_sys_poll\"\n"
+               "30,0,\"do_sys_poll\"\n");
+  assert_query(f, "SELECT count(*) AS n FROM thread_state WHERE io_wait = 0",
+               TM_FORMAT_CSV, "\"n\"\n1\n");
+}
+
+/* thread_state's io_wait and blocked_function live beside the table (row
+ * `blocked` - 1 of thread_state_blocked, 0 for none): the columns read
+ * them, NULLs included. */
+static void test_thread_state_blocked_columns(void) {
+  tm_model *m = model_new();
+  uint32_t utid = model_add_thread(m, 0, 10, TM_NULL_ID);
+  tm_str_id s = string_pool_intern_cstr(m->strings, "S");
+  tm_str_id poll = string_pool_intern_cstr(m->strings, "do_sys_poll");
+  tm_thread_state_blocked blocked[] = {{.function = 0, .io_wait = 1},
+                                       {.function = poll, .io_wait = -1},
+                                       {.function = poll, .io_wait = 0}};
+  for (size_t i = 0; i < G_N_ELEMENTS(blocked); i++)
+    tm_vec_push(&m->thread_state_blocked, blocked[i]);
+  for (uint32_t i = 0; i < 4; i++) {
+    tm_thread_state_row row = {.ts = 10 * i, .dur = 5, .ucpu = TM_NULL_ID,
+                               .utid = utid, .state = s, .waker_utid = TM_NULL_ID,
+                               .waker_id = TM_NULL_ID, .blocked = i};
+    tm_vec_push(&m->thread_states, row);
+  }
+  with_surface(m, check_thread_state_blocked);
+}
+
 /* ---- index lookups ---- */
 
 /* `column = k` (index or id lookup) and `column + 0 = k` (scan) return the
@@ -427,6 +461,8 @@ int main(int argc, char **argv) {
                   test_empty_model_has_every_table);
   g_test_add_func("/sql-surface/tables/sched-priority-is-an-int32",
                   test_sched_priority_is_an_int32);
+  g_test_add_func("/sql-surface/tables/thread-state-blocked-columns",
+                  test_thread_state_blocked_columns);
   ADD("/sql-surface/index/lookups-match-scans",
       test_index_lookups_match_scans);
   ADD("/sql-surface/index/lookup-values-follow-sql-comparison-rules",

@@ -651,8 +651,9 @@ static void emit_switch(pe_state *pe, sched_source *s, const sched_step *st) {
   append_event(b, r->ts, tid_of(pe, f.prev), fill_switch, &f);
   if (st->prev_state != TM_NULL_ID) {
     const tm_thread_state_row *prev = &model->thread_states.data[st->prev_state];
-    if (prev->io_wait >= 0) {
-      blocked_fields bf = {tid_of(pe, prev->utid), prev->io_wait};
+    int8_t io_wait = tm_thread_state_io_wait(model, prev);
+    if (io_wait >= 0) {
+      blocked_fields bf = {tid_of(pe, prev->utid), io_wait};
       append_event(b, r->ts, tid_of(pe, prev->utid), fill_blocked, &bf);
     }
   }

@@ -44,6 +44,7 @@ void model_free(tm_model *model) {
   tm_vec_free(&model->cpus);
   tm_vec_free(&model->sched_slices);
   tm_vec_free(&model->thread_states);
+  tm_vec_free(&model->thread_state_blocked);
   tm_vec_free(&model->cpu_lookup);
   tm_vec_free(&model->stack_profile_mappings);
   tm_vec_free(&model->stack_profile_frames);

@@ -189,7 +189,11 @@ typedef struct tm_sched_row {
   int32_t priority;    /* the switch's next_prio: an int32 in the kernel */
 } tm_sched_row;        /* 32 bytes: one a context switch */
 
-/* thread_state: what a thread was doing between two scheduling events. */
+/* thread_state: what a thread was doing between two scheduling events.
+ * io_wait and blocked_function, which only a sched_blocked_reason sets on
+ * a sleep, live beside the table (tm_thread_state_blocked; read them with
+ * tm_thread_state_io_wait() and tm_thread_state_blocked_function()), so
+ * that a row is 40 bytes: one to three a context switch. */
 typedef struct tm_thread_state_row {
   int64_t ts;
   int64_t dur;         /* -1 if still in that state at the end */
@@ -198,9 +202,14 @@ typedef struct tm_thread_state_row {
   tm_str_id state;     /* "Running", or the kernel's letters ("S", "R+") */
   uint32_t waker_utid; /* TM_NULL_ID */
   uint32_t waker_id;   /* TM_NULL_ID: the waker's thread_state row */
-  int8_t io_wait;      /* -1 = NULL; sched_blocked_reason of a sleep */
-  tm_str_id blocked_function; /* 0 = NULL */
+  uint32_t blocked;    /* 0 (both NULL), or 1 + its thread_state_blocked row */
 } tm_thread_state_row;
+
+/* What a sched_blocked_reason said of a sleeping thread_state row. */
+typedef struct tm_thread_state_blocked {
+  tm_str_id function; /* blocked_function; 0 = NULL */
+  int8_t io_wait;     /* -1 = NULL */
+} tm_thread_state_blocked;
 
 /* --- system traces (core/model/system_builder.h) ------------------------ */
 
@@ -360,6 +369,7 @@ typedef struct tm_model {
   TM_VEC(tm_cpu_row) cpus;
   TM_VEC(tm_sched_row) sched_slices;
   TM_VEC(tm_thread_state_row) thread_states;
+  TM_VEC(tm_thread_state_blocked) thread_state_blocked; /* by row.blocked - 1 */
   TM_VEC(uint32_t) cpu_lookup;
   /* Profiling (core/model/profile_builder.h); profile_rows interns the
    * identity rows (indexes only profile_builder.c reads and writes). */
@@ -400,6 +410,16 @@ typedef struct tm_model {
 
 tm_model *model_new(void);
 void model_free(tm_model *model);
+
+/* A thread_state row's io_wait (-1: NULL) and blocked_function (0: NULL). */
+static inline int8_t tm_thread_state_io_wait(const tm_model *model,
+                                             const tm_thread_state_row *row) {
+  return row->blocked ? model->thread_state_blocked.data[row->blocked - 1].io_wait : -1;
+}
+static inline tm_str_id tm_thread_state_blocked_function(const tm_model *model,
+                                                         const tm_thread_state_row *row) {
+  return row->blocked ? model->thread_state_blocked.data[row->blocked - 1].function : 0;
+}
 
 /* Row constructors: append a row with every nullable column NULL and
  * return its id. */

@@ -122,7 +122,6 @@ static void change_state(tm_sched_builder *builder, int64_t ts, uint32_t utid,
       .state = state,
       .waker_utid = waker_utid,
       .waker_id = waker_id,
-      .io_wait = -1,
   };
   tm_vec_push(&model->thread_states, row);
   uint32_t id = (uint32_t)(model->thread_states.len - 1);
@@ -200,10 +199,16 @@ static void on_blocked_reason(tm_sched_builder *builder, const tm_event *ev) {
   if (row == TM_NULL_ID)
     return;
   tm_thread_state_row *state = &model->thread_states.data[row];
+  if (!state->blocked) {
+    tm_thread_state_blocked none = {.function = 0, .io_wait = -1};
+    tm_vec_push(&model->thread_state_blocked, none);
+    state->blocked = (uint32_t)model->thread_state_blocked.len;
+  }
+  tm_thread_state_blocked *blocked = &model->thread_state_blocked.data[state->blocked - 1];
   if (ev->u.dur_ns >= 0)
-    state->io_wait = (int8_t)(ev->u.dur_ns != 0);
+    blocked->io_wait = (int8_t)(ev->u.dur_ns != 0);
   if (ev->name_id)
-    state->blocked_function = ev->name_id;
+    blocked->function = ev->name_id;
 }
 
 void sched_builder_push(tm_sched_builder *builder, const tm_event *ev) {

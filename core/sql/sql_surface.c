@@ -422,6 +422,21 @@ static const column_def sched_columns[] = {
     INT32(tm_sched_row, priority),
 };
 
+static void thread_state_io_wait(const tm_model *model, const void *row,
+                                 sqlite3_context *ctx) {
+  int8_t io_wait = tm_thread_state_io_wait(model, row);
+  if (io_wait < 0)
+    sqlite3_result_null(ctx);
+  else
+    sqlite3_result_int(ctx, io_wait);
+}
+
+static void thread_state_blocked_function(const tm_model *model,
+                                          const void *row,
+                                          sqlite3_context *ctx) {
+  result_string(model, tm_thread_state_blocked_function(model, row), ctx);
+}
+
 static const column_def thread_state_columns[] = {
     COL_ID_DEF,
     INT64(tm_thread_state_row, ts),
@@ -431,8 +446,8 @@ static const column_def thread_state_columns[] = {
     STRING(tm_thread_state_row, state),
     REF(tm_thread_state_row, waker_utid),
     REF(tm_thread_state_row, waker_id),
-    INT8(tm_thread_state_row, io_wait),
-    STRING(tm_thread_state_row, blocked_function),
+    COMPUTED("io_wait", "INTEGER", thread_state_io_wait),
+    COMPUTED("blocked_function", "TEXT", thread_state_blocked_function),
 };
 
 /* --- system traces (core/model/system_builder.h) ------------------------ */
