@@ -320,16 +320,17 @@ void model_finalize(tm_model *model) {
     end = MAX(end, model->counters.data[i].ts);
     any = true;
   }
-  for (size_t i = 0; i < model->sched_slices.len; i++) {
-    const tm_sched_row *s = &model->sched_slices.data[i];
-    start = MIN(start, s->ts);
-    end = MAX(end, tm_saturating_add(s->ts, s->dur > 0 ? s->dur : 0));
+  /* sched and thread_state rows come in ts order, each ended by a row
+   * begun at its end (sched_builder.h): the first row begins first and
+   * none ends after the last one begins. */
+  if (model->sched_slices.len) {
+    start = MIN(start, model->sched_slices.data[0].ts);
+    end = MAX(end, model->sched_slices.data[model->sched_slices.len - 1].ts);
     any = true;
   }
-  for (size_t i = 0; i < model->thread_states.len; i++) {
-    const tm_thread_state_row *s = &model->thread_states.data[i];
-    start = MIN(start, s->ts);
-    end = MAX(end, tm_saturating_add(s->ts, s->dur > 0 ? s->dur : 0));
+  if (model->thread_states.len) {
+    start = MIN(start, model->thread_states.data[0].ts);
+    end = MAX(end, model->thread_states.data[model->thread_states.len - 1].ts);
     any = true;
   }
   if (!any) {

@@ -25,7 +25,11 @@
  *
  * Invariants: each cpu has at most one open sched row (dur -1) — the slice
  * of the thread running on it; each thread has at most one open
- * thread_state row. Rows still open at the end keep dur -1. The idle
+ * thread_state row. Rows still open at the end keep dur -1. Rows of both
+ * tables are appended in ts order, and a row is only ended by a row of
+ * the same cpu (sched) or thread (thread_state) begun at its end, so no
+ * row ends after the last row begins (model_finalize's trace bounds rely
+ * on it). The idle
  * thread gets sched rows but no thread_state (it runs on every cpu at
  * once).
  */
