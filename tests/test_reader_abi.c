@@ -329,6 +329,175 @@ static void test_slice_fields_shorter_than_any_version_are_refused(
   tm_session_free(session);
 }
 
+/* Every refusal of every service (abi_reader.c's "refuse <case>"): the
+ * call it refuses, and the reason the host gives (host_services.c). */
+static const struct refusal_case {
+  const char *what, *call, *reason;
+} refusal_cases[] = {
+    {"claim-no-clock", "claim_trace_time", "no such clock"},
+    {"snapshot-no-readings", "add_clock_snapshot", "no readings"},
+    {"machine-info-no-column", "machine_set_info", "no column"},
+    {"machine-info-unknown-column", "machine_set_info", "no such column of that type"},
+    {"machine-info-wrong-type", "machine_set_info", "no such column of that type"},
+    {"process-name", "process_set_name", "no such process"},
+    {"thread-name", "thread_set_name", "no such thread"},
+    {"process-arg", "process_add_arg", "no such process"},
+    {"process-arg-no-key", "process_add_arg", "no key"},
+    {"thread-arg", "thread_add_arg", "no such thread"},
+    {"thread-arg-no-key", "thread_add_arg", "no key"},
+    {"process-cmdline", "process_set_cmdline", "no such process"},
+    {"process-parent", "process_set_parent", "no such process"},
+    {"process-parent-no-row", "process_set_parent", "no such parent process"},
+    {"process-parent-itself", "process_set_parent", "a process cannot be its own parent"},
+    {"process-uid", "process_set_uid", "no such process"},
+    {"track-thread", "track_thread", "no such thread"},
+    {"track-intern-null", "track_intern", "no tm_track_desc"},
+    {"track-intern-short", "track_intern", "tm_track_desc shorter than version 2's"},
+    {"track-intern-no-type", "track_intern", "a tm_track_desc without a type"},
+    {"track-async-short", "track_async", "tm_track_desc shorter than version 2's"},
+    {"track-async-no-type", "track_async", "a tm_track_desc without a type"},
+    {"parent-no-track", "track_set_parent", "no such track"},
+    {"parent-no-parent", "track_set_parent", "no such parent track"},
+    {"parent-itself", "track_set_parent", "a track cannot be its own parent"},
+    {"parent-of-another-file", "track_set_parent", "a track of another file"},
+    {"parent-in-another-file", "track_set_parent", "a parent track of another file"},
+    {"source-arg", "track_add_source_arg", "no such track"},
+    {"source-arg-no-key", "track_add_source_arg", "no key"},
+    {"args-add-no-key", "args_add", "no key"},
+    {"args-add-string-no-key", "args_add_string", "no key"},
+    {"args-add-callsite-no-key", "args_add_callsite", "no key"},
+    {"args-add-callsite-no-row", "args_add_callsite", "no such callsite"},
+    {"slice-begin-null", "slice_begin", "no tm_slice_fields"},
+    {"slice-end-no-track", "slice_end", "no such track"},
+    {"counter", "counter", "no such track"},
+    {"flow", "flow", "no such track"},
+    {"flow-direction", "flow", "no such flow direction"},
+    {"flow-binding", "flow", "no such flow binding"},
+    {"sched-switch", "sched_switch", "no such thread"},
+    {"sched-waking", "sched_waking", "no such thread"},
+    {"callsite-no-frame", "callsite", "no such frame"},
+    {"callsite-no-parent", "callsite", "no such parent callsite"},
+    {"sample", "sample", "no such thread"},
+    {"metadata-int", "metadata_set_int", "no name"},
+    {"metadata-string", "metadata_set_string", "no name"},
+    {"stat-add", "stat_add", "no name"},
+    {"import-log", "import_log", "no name"},
+    {"frame-timeline-short", "frame_timeline_begin",
+     "no tm_frame_timeline_fields, or a short one"},
+    {"thread-lifetime", "thread_lifetime", "no such thread"},
+    {"stat-set-indexed", "stat_set_indexed", "no name"},
+    {"sched-blocked-reason", "sched_blocked_reason", "no such thread"},
+    {"machine-stat", "machine_stat_set_indexed", "no name"},
+    {"machine-metadata-int", "machine_metadata_set_int", "no name"},
+    {"machine-metadata-string", "machine_metadata_set_string", "no name"},
+};
+
+/* Each refusal in a file of its own, between two slices: the file's
+ * reader_call_refused is 1, its one import log row names the call and the
+ * reason (and the file, by trace_id), and the slices around the refused
+ * call are imported; the row has no byte offset (the host cannot know
+ * where in the file the reader was). Expected from plugin.h: every service refuses what
+ * it cannot take, and the host never drops a call without counting it. */
+static void test_every_refused_call_is_counted_and_named(fixture *f, gconstpointer data) {
+  (void)data;
+  size_t n = G_N_ELEMENTS(refusal_cases);
+  const char **paths = g_new0(const char *, n);
+  GString *expected = g_string_new("\"file\",\"value\",\"offset\",\"args\",\"kept\"\n");
+  for (size_t i = 0; i < n; i++) {
+    g_autofree char *name = g_strdup_printf("r%02zu.abi", i);
+    g_autofree char *text = g_strdup_printf("#tm-abi\nslice 10 before\nrefuse %s\n"
+                                            "slice 30 after\n",
+                                            refusal_cases[i].what);
+    paths[i] = write_input(f, name, text);
+    g_string_append_printf(expected, "\"%s\",1,\"[NULL]\",\"call=%s reason=%s\",\"before after\"\n",
+                           name, refusal_cases[i].call, refusal_cases[i].reason);
+  }
+  tm_session *session = session_new(NULL, 0);
+  import_ok(session, paths, n);
+  g_autofree char *rows = session_query_csv(
+      session,
+      "SELECT substr(f.name, -7) AS file, s.value, l.byte_offset AS offset, "
+      "(SELECT group_concat(key || '=' || display_value, ' ') FROM (SELECT a.key, "
+      "a.display_value FROM args a WHERE a.arg_set_id = l.arg_set_id ORDER BY a.key)) "
+      "AS args, (SELECT group_concat(name, ' ') FROM (SELECT sl.name FROM slice sl "
+      "JOIN __intrinsic_track t ON t.id = sl.track_id WHERE t.trace_id = f.id ORDER BY sl.ts)) "
+      "AS kept "
+      "FROM trace_file f JOIN stats s ON s.trace_id = f.id AND s.name = 'reader_call_refused' "
+      "LEFT JOIN _trace_import_logs l ON l.trace_id = f.id AND l.name = s.name "
+      "ORDER BY f.name");
+  g_assert_cmpstr(rows, ==, expected->str);
+  g_string_free(expected, TRUE);
+  for (size_t i = 0; i < n; i++)
+    g_free((char *)paths[i]);
+  g_free(paths);
+  tm_session_free(session);
+}
+
+/* The refusals of a file whose reader runs on the reader worker (from
+ * its second chunk, with three threads: core/input/reader_worker.c) are
+ * the serial run's, call and reason alike: args_add_string without a key,
+ * which the worker refuses itself (it records no arg), among the ones the
+ * host refuses when it replays the calls. */
+static void test_refusals_are_the_same_on_the_reader_worker(fixture *f, gconstpointer data) {
+  (void)data;
+  GString *text = g_string_new("#tm-abi\n");
+  while (text->len < 600 * 1024) /* three chunks of 256 KiB */
+    g_string_append(text, "# padding the file past its first chunk\n");
+  g_string_append(text, "slice 10 before\nrefuse args-add-string-no-key\n"
+                        "refuse args-add-no-key\nrefuse track-thread\nrefuse counter\n"
+                        "slice 30 after\n");
+  g_autofree char *path = write_input(f, "worker.abi", text->str);
+  g_string_free(text, TRUE);
+  char *seen[2];
+  for (unsigned threads = 1; threads <= 3; threads += 2) {
+    const char *dirs[] = {g_getenv("TM_ABI_TEST_READERS")};
+    tm_session_options options = {.plugin_dirs = dirs, .n_plugin_dirs = 1, .threads = threads};
+    tm_session *session = tm_session_new(&options);
+    const char *paths[] = {path};
+    import_ok(session, paths, 1);
+    seen[threads / 2] = session_query_csv(
+        session, "SELECT (SELECT group_concat(key || '=' || display_value, ' ') "
+                 "FROM (SELECT a.key, a.display_value FROM args a "
+                 "WHERE a.arg_set_id = l.arg_set_id ORDER BY a.key)) AS args "
+                 "FROM _trace_import_logs l WHERE l.name = 'reader_call_refused' "
+                 "ORDER BY l.id");
+    tm_session_free(session);
+  }
+  g_assert_cmpstr(seen[0], ==,
+                  "\"args\"\n"
+                  "\"call=args_add_string reason=no key\"\n"
+                  "\"call=args_add reason=no key\"\n"
+                  "\"call=track_thread reason=no such thread\"\n"
+                  "\"call=counter reason=no such track\"\n");
+  g_assert_cmpstr(seen[1], ==, seen[0]);
+  g_free(seen[0]);
+  g_free(seen[1]);
+}
+
+/* A version-1 reader's NULL slice fields and NULL cpu track description
+ * reach version 2's services as NULL and are refused there, counted as a
+ * version-2 reader's are. */
+static void test_a_version_1_readers_refused_calls_are_counted(fixture *f,
+                                                                gconstpointer data) {
+  (void)data;
+  g_autofree char *path = write_input(f, "refused.v1", "#tm-v1\nnullslices\nnullcpu\n");
+  tm_session *session = session_new(NULL, 0);
+  const char *paths[] = {path};
+  import_ok(session, paths, 1);
+  g_autofree char *logs = session_query_csv(
+      session, "SELECT (SELECT group_concat(key || '=' || display_value, ' ') "
+               "FROM (SELECT a.key, a.display_value FROM args a "
+               "WHERE a.arg_set_id = l.arg_set_id ORDER BY a.key)) AS args "
+               "FROM _trace_import_logs l WHERE l.name = 'reader_call_refused' ORDER BY l.id");
+  g_assert_cmpstr(logs, ==,
+                  "\"args\"\n"
+                  "\"call=slice_begin reason=no tm_slice_fields\"\n"
+                  "\"call=slice_end reason=no tm_slice_fields\"\n"
+                  "\"call=slice_complete reason=no tm_slice_fields\"\n"
+                  "\"call=track_intern reason=a tm_track_desc without a type\"\n");
+  tm_session_free(session);
+}
+
 /* abi_reader.c declares abi_test_per_index indexed: the file that sets
  * indices 3 and 0 has exactly those two rows (the later value of index 3
  * wins: set, not add), the file that sets none has no row, not a zero one. */
@@ -407,6 +576,12 @@ int main(int argc, char **argv) {
       test_track_descriptions_are_read_as_far_as_their_size);
   ADD("/reader-abi/sizes/slice-fields-shorter-than-any-version-are-refused",
       test_slice_fields_shorter_than_any_version_are_refused);
+  ADD("/reader-abi/refusals/every-refused-call-is-counted-and-named",
+      test_every_refused_call_is_counted_and_named);
+  ADD("/reader-abi/refusals/the-same-on-the-reader-worker",
+      test_refusals_are_the_same_on_the_reader_worker);
+  ADD("/reader-abi/refusals/a-version-1-readers-refused-calls-are-counted",
+      test_a_version_1_readers_refused_calls_are_counted);
   ADD("/reader-abi/declarations/samples-go-to-the-declared-table",
       test_samples_go_to_the_declared_table);
   ADD("/reader-abi/declarations/processing-priority-orders-siblings",

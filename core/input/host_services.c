@@ -65,6 +65,33 @@ gboolean import_track_equal(gconstpointer a, gconstpointer b) {
 
 static tm_model *model_of(tm_host *host) { return host->state->model; }
 
+/* --- refusals ------------------------------------------------------------ */
+
+/* Counts a call the host refuses (reader_call_refused, one per call) and
+ * logs which call and why, at no byte offset (the host does not know
+ * where in the file the reader was): the call did nothing (an event
+ * dropped, a row left unchanged, 0 or false answered), and a reader's
+ * mistake must not be silent. Every service refuses through here. */
+void host_refuse_call(tm_host *host, const char *call, const char *reason) {
+  tm_import_log_arg args[] = {
+      {TM_IMPORT_LOG_ARG_INIT, .key = "call", .type = TM_ARG_STRING, .string = call,
+       .string_len = strlen(call)},
+      {TM_IMPORT_LOG_ARG_INIT, .key = "reason", .type = TM_ARG_STRING, .string = reason,
+       .string_len = strlen(reason)},
+  };
+  stats_log(host->state->stats, "reader_call_refused", host->machine_id, host->file_id,
+            TM_NULL_INT64, -1, args, G_N_ELEMENTS(args));
+}
+
+/* The row a ref names, or false (the refs a reader holds are row id + 1). */
+static bool thread_ref_valid(tm_host *host, tm_thread_ref thread) {
+  return thread != 0 && UNREF(thread) < model_of(host)->threads.len;
+}
+
+static bool process_ref_valid(tm_host *host, tm_process_ref process) {
+  return process != 0 && UNREF(process) < model_of(host)->processes.len;
+}
+
 /* --- strings ------------------------------------------------------------ */
 
 /* The pool holds NUL-terminated strings, so a NUL byte in a reader's
@@ -193,8 +220,10 @@ static bool svc_claim_trace_time(tm_host *host, tm_clock_ref clock) {
   /* Claims are recorded per file and decided after every file is read, in
    * processing order (the first claimer wins), so the answer here is only
    * whether this file's claim stands. */
-  if (clock == 0)
+  if (clock == 0 || UNREF(clock) >= clock_graph_node_count(host->state->clocks)) {
+    host_refuse_call(host, "claim_trace_time", "no such clock");
     return false;
+  }
   if (host->claimed_clock == TM_NO_CLOCK_NODE)
     host->claimed_clock = UNREF(clock);
   return host->claimed_clock == UNREF(clock);
@@ -226,7 +255,11 @@ static void keep_for_realtime_twins(tm_host *host, const tm_clock_reading *readi
 static bool svc_add_clock_snapshot(tm_host *host, const tm_clock_ref *clocks,
                                    const int64_t *values_ns, size_t count) {
   tm_import_state *state = host->state;
-  if (count == 0 || host->failed || !host->state->hooks->snapshot_allowed(host))
+  if (count == 0 || !clocks || !values_ns) {
+    host_refuse_call(host, "add_clock_snapshot", "no readings");
+    return false;
+  }
+  if (host->failed || !host->state->hooks->snapshot_allowed(host))
     return false;
   size_t n_nodes = clock_graph_node_count(state->clocks);
   for (size_t i = 0; i < count; i++) {
@@ -426,36 +459,62 @@ static tm_thread_ref svc_thread(tm_host *host, tm_machine_ref machine,
   return REF(thread_in_process(state, machine_id, tid, upid, pid));
 }
 
+/* The row of `process`, or NULL with the call refused. */
+static tm_process_row *process_row(tm_host *host, const char *call,
+                                   tm_process_ref process) {
+  if (!process_ref_valid(host, process)) {
+    host_refuse_call(host, call, "no such process");
+    return NULL;
+  }
+  return &model_of(host)->processes.data[UNREF(process)];
+}
+
+static tm_thread_row *thread_row(tm_host *host, const char *call,
+                                 tm_thread_ref thread) {
+  if (!thread_ref_valid(host, thread)) {
+    host_refuse_call(host, call, "no such thread");
+    return NULL;
+  }
+  return &model_of(host)->threads.data[UNREF(thread)];
+}
+
 static void svc_process_set_name(tm_host *host, tm_process_ref process,
                                  tm_str_id name) {
-  tm_model *model = model_of(host);
-  if (process && UNREF(process) < model->processes.len)
-    model->processes.data[UNREF(process)].name = name;
+  tm_process_row *row = process_row(host, "process_set_name", process);
+  if (row)
+    row->name = name;
 }
 
 static void svc_thread_set_name(tm_host *host, tm_thread_ref thread,
                                 tm_str_id name) {
-  tm_model *model = model_of(host);
-  if (thread && UNREF(thread) < model->threads.len)
-    model->threads.data[UNREF(thread)].name = name;
+  tm_thread_row *row = thread_row(host, "thread_set_name", thread);
+  if (row)
+    row->name = name;
 }
 
+/* An arg needs a key, as args_add's do. */
 static void svc_process_add_arg(tm_host *host, tm_process_ref process,
                                 tm_str_id key, tm_arg_value value) {
-  tm_model *model = model_of(host);
-  if (!process || UNREF(process) >= model->processes.len)
+  tm_process_row *row = process_row(host, "process_add_arg", process);
+  if (!row)
     return;
-  tm_process_row *row = &model->processes.data[UNREF(process)];
-  row->arg_set_id = model_add_arg(model, row->arg_set_id, key, value);
+  if (!key) {
+    host_refuse_call(host, "process_add_arg", "no key");
+    return;
+  }
+  row->arg_set_id = model_add_arg(model_of(host), row->arg_set_id, key, value);
 }
 
 static void svc_thread_add_arg(tm_host *host, tm_thread_ref thread,
                                tm_str_id key, tm_arg_value value) {
-  tm_model *model = model_of(host);
-  if (!thread || UNREF(thread) >= model->threads.len)
+  tm_thread_row *row = thread_row(host, "thread_add_arg", thread);
+  if (!row)
     return;
-  tm_thread_row *row = &model->threads.data[UNREF(thread)];
-  row->arg_set_id = model_add_arg(model, row->arg_set_id, key, value);
+  if (!key) {
+    host_refuse_call(host, "thread_add_arg", "no key");
+    return;
+  }
+  row->arg_set_id = model_add_arg(model_of(host), row->arg_set_id, key, value);
 }
 
 /* --- tracks -------------------------------------------------------------- */
@@ -492,7 +551,7 @@ static uint32_t track_intern(tm_import_state *state, const track_key *key) {
 
 static tm_track_ref svc_track_thread(tm_host *host, tm_thread_ref thread) {
   tm_model *model = model_of(host);
-  if (!thread || UNREF(thread) >= model->threads.len)
+  if (!thread_row(host, "track_thread", thread))
     return 0;
   track_key key;
   memset(&key, 0, sizeof key);
@@ -540,13 +599,24 @@ static tm_track_ref intern_described_track(tm_host *host, uint32_t machine_id,
 /* The smallest tm_track_desc of version 2: every field up to cpu. */
 #define TRACK_DESC_V2_SIZE (offsetof(tm_track_desc, cpu) + sizeof(uint32_t))
 
+/* Why a description is refused (it is, by the caller). */
+static const char *track_desc_refusal(const tm_track_desc *desc) {
+  if (!desc)
+    return "no tm_track_desc";
+  if (desc->struct_size < TRACK_DESC_V2_SIZE)
+    return "tm_track_desc shorter than version 2's";
+  return "a tm_track_desc without a type";
+}
+
 /* Resolving the machine first: a description with no machine attributes
  * data to the file's base machine even when it is refused. */
 static tm_track_ref svc_track_intern(tm_host *host, const tm_track_desc *desc) {
   bool valid = desc && desc->struct_size >= TRACK_DESC_V2_SIZE;
   uint32_t machine_id = machine_of_ref(host, valid ? desc->machine : 0);
-  if (!valid || !desc->type)
+  if (!valid || !desc->type) {
+    host_refuse_call(host, "track_intern", track_desc_refusal(desc));
     return 0;
+  }
   if (!desc->has_cpu)
     return intern_described_track(host, machine_id, desc, 0);
   uint32_t ucpu = sched_cpu_intern(model_of(host), machine_id, desc->cpu);
@@ -566,8 +636,10 @@ static tm_track_ref svc_track_async(tm_host *host, const tm_track_desc *set,
                                     uint64_t cookie, uint32_t flags) {
   bool valid = set && set->struct_size >= TRACK_DESC_V2_SIZE;
   uint32_t machine_id = machine_of_ref(host, valid ? set->machine : 0);
-  if (!valid || !set->type)
+  if (!valid || !set->type) {
+    host_refuse_call(host, "track_async", track_desc_refusal(set));
     return 0;
+  }
   tm_model *model = model_of(host);
   tm_track_row row = {
       .type = string_pool_intern_cstr(model->strings, set->type),
@@ -624,8 +696,10 @@ uint32_t import_overflow_track(tm_import_state *state, uint32_t track_id) {
  * set occupies consecutive rows of model->args even when the reader creates
  * tracks or threads (which may add rows) while building it. */
 static void svc_args_add(tm_host *host, tm_str_id key, tm_arg_value value) {
-  if (!key)
+  if (!key) {
+    host_refuse_call(host, "args_add", "no key");
     return;
+  }
   tm_host_pending_arg pending = {key, value};
   tm_vec_push(&host->pending_args, pending);
 }
@@ -636,8 +710,10 @@ static void svc_args_add(tm_host *host, tm_str_id key, tm_arg_value value) {
  * file's staging, which copies pairs as they are). */
 static void svc_args_add_string(tm_host *host, tm_str_id key, tm_arg_type type,
                                 const char *s, size_t len) {
-  if (!key)
+  if (!key) {
+    host_refuse_call(host, "args_add_string", "no key");
     return;
+  }
   if (type != TM_ARG_JSON)
     type = TM_ARG_STRING;
   if (!s) {
@@ -658,9 +734,18 @@ static void svc_args_add_string(tm_host *host, tm_str_id key, tm_arg_type type,
 
 /* The callsite's row id as an int arg (plugin.h). */
 static void svc_args_add_callsite(tm_host *host, tm_str_id key, tm_callsite_ref callsite) {
-  if (callsite)
-    svc_args_add(host, key, (tm_arg_value){.type = TM_ARG_INT,
-                                           .u.int_value = (int64_t)UNREF(callsite)});
+  if (!callsite)
+    return;
+  const char *refusal = !key ? "no key"
+                        : UNREF(callsite) >= model_of(host)->stack_profile_callsites.len
+                            ? "no such callsite"
+                            : NULL;
+  if (refusal) {
+    host_refuse_call(host, "args_add_callsite", refusal);
+    return;
+  }
+  svc_args_add(host, key, (tm_arg_value){.type = TM_ARG_INT,
+                                         .u.int_value = (int64_t)UNREF(callsite)});
 }
 
 static tm_args_ref svc_args_commit(tm_host *host) {
@@ -733,20 +818,6 @@ static uint32_t extra_for(tm_host *host, int64_t thread_ts, int64_t thread_dur,
 #define SLICE_FIELDS_V2_SIZE                                                \
   (offsetof(tm_slice_fields, thread_dur) + sizeof(int64_t))
 
-/* Counts a slice call the host refuses (reader_call_refused, one per
- * call) and logs which call and why: the reader's event is lost, and a
- * reader's mistake must not be silent. */
-static void refuse_call(tm_host *host, const char *call, const char *reason) {
-  tm_import_log_arg args[] = {
-      {TM_IMPORT_LOG_ARG_INIT, .key = "call", .type = TM_ARG_STRING, .string = call,
-       .string_len = strlen(call)},
-      {TM_IMPORT_LOG_ARG_INIT, .key = "reason", .type = TM_ARG_STRING, .string = reason,
-       .string_len = strlen(reason)},
-  };
-  stats_log(host->state->stats, "reader_call_refused", host->machine_id, host->file_id,
-            TM_NULL_INT64, -1, args, G_N_ELEMENTS(args));
-}
-
 /* Why the host cannot take `f`, or NULL if it can. */
 static const char *slice_fields_refusal(tm_host *host, const tm_slice_fields *f) {
   if (!f)
@@ -768,7 +839,7 @@ static void push_slice(tm_host *host, const tm_slice_fields *f,
                        tm_event_kind kind, int64_t dur_ns) {
   if (__builtin_expect(!f || f->struct_size < SLICE_FIELDS_V2_SIZE ||
                            !track_valid(host, f->track), 0)) {
-    refuse_call(host, SLICE_CALL_NAMES[kind], slice_fields_refusal(host, f));
+    host_refuse_call(host, SLICE_CALL_NAMES[kind], slice_fields_refusal(host, f));
     return;
   }
   tm_event ev = {
@@ -815,8 +886,10 @@ static void svc_slice_complete(tm_host *host, const tm_slice_fields *f,
 
 static void svc_counter(tm_host *host, tm_track_ref track, tm_clock_ref clock,
                         int64_t ts, double value, tm_args_ref args) {
-  if (!track_valid(host, track))
+  if (!track_valid(host, track)) {
+    host_refuse_call(host, "counter", "no such track");
     return;
+  }
   tm_event ev = {
       .ts = ts,
       .u.value = value,
@@ -832,8 +905,14 @@ static void svc_counter(tm_host *host, tm_track_ref track, tm_clock_ref clock,
 static void svc_flow(tm_host *host, tm_track_ref track, tm_clock_ref clock,
                      int64_t ts, uint64_t flow_id, tm_flow_direction direction,
                      tm_flow_binding binding, tm_args_ref args) {
-  if (!track_valid(host, track))
+  const char *refusal = !track_valid(host, track) ? "no such track"
+                        : (uint32_t)direction > TM_FLOW_IN_KEEP ? "no such flow direction"
+                        : (uint32_t)binding > TM_FLOW_BIND_NEXT_BEGIN ? "no such flow binding"
+                                                                      : NULL;
+  if (refusal) {
+    host_refuse_call(host, "flow", refusal);
     return;
+  }
   tm_event ev = {
       .ts = ts,
       .u.flow_id = flow_id,
@@ -850,22 +929,32 @@ static void svc_flow(tm_host *host, tm_track_ref track, tm_clock_ref clock,
 
 /* --- metadata, stats, errors -------------------------------------------- */
 
+/* False, with the call refused, for a NULL name: metadata and stats are
+ * found by name. */
+static bool has_name(tm_host *host, const char *call, const char *name) {
+  if (!name)
+    host_refuse_call(host, call, "no name");
+  return name != NULL;
+}
+
 static void svc_metadata_set_int(tm_host *host, const char *name,
                                  int64_t value) {
-  if (name)
+  if (has_name(host, "metadata_set_int", name))
     model_metadata_set_int(model_of(host), name, host->machine_id,
                            host->file_id, value);
 }
 
 static void svc_metadata_set_string(tm_host *host, const char *name,
                                     tm_str_id value) {
-  if (name)
+  if (has_name(host, "metadata_set_string", name))
     model_metadata_set_string(model_of(host), name, host->machine_id,
                               host->file_id, value);
 }
 
+/* The host's own counts (sched_cpu_out_of_range) come here too, always
+ * with a name. */
 static void svc_stat_add(tm_host *host, const char *name, int64_t delta) {
-  if (name)
+  if (has_name(host, "stat_add", name))
     stats_add(host->state->stats, name, TM_NULL_INT64, host->machine_id,
               host->file_id, delta);
 }
@@ -876,7 +965,7 @@ static void svc_stat_add(tm_host *host, const char *name, int64_t delta) {
 
 void host_import_log(tm_host *host, const char *name, int64_t byte_offset,
                      const tm_import_log_arg *args, size_t n_args) {
-  if (name)
+  if (has_name(host, "import_log", name))
     stats_log(host->state->stats, name, host->machine_id, host->file_id,
               TM_NULL_INT64, byte_offset, args, args ? n_args : 0);
 }
@@ -942,9 +1031,17 @@ static int64_t svc_budget(tm_host *host, uint32_t which) {
 static void svc_track_set_parent(tm_host *host, tm_track_ref track,
                                  tm_track_ref parent) {
   tm_model *model = model_of(host);
-  if (!track_valid(host, track) || !track_valid(host, parent) || track == parent ||
-      !track_of_file(host, UNREF(track)) || !track_of_file(host, UNREF(parent)))
+  const char *refusal =
+      !track_valid(host, track)                ? "no such track"
+      : !track_valid(host, parent)             ? "no such parent track"
+      : track == parent                        ? "a track cannot be its own parent"
+      : !track_of_file(host, UNREF(track))     ? "a track of another file"
+      : !track_of_file(host, UNREF(parent))    ? "a parent track of another file"
+                                               : NULL;
+  if (refusal) {
+    host_refuse_call(host, "track_set_parent", refusal);
     return;
+  }
   if (async_tracks_is_slot(host->state->async_tracks, UNREF(track))) {
     async_tracks_set_parent(host->state->async_tracks, UNREF(track), UNREF(parent));
     return;
@@ -955,38 +1052,41 @@ static void svc_track_set_parent(tm_host *host, tm_track_ref track,
 static void svc_track_add_source_arg(tm_host *host, tm_track_ref track,
                                      tm_str_id key, tm_arg_value value) {
   tm_model *model = model_of(host);
-  if (!key || !track_valid(host, track))
+  const char *refusal = !track_valid(host, track) ? "no such track" : !key ? "no key" : NULL;
+  if (refusal) {
+    host_refuse_call(host, "track_add_source_arg", refusal);
     return;
+  }
   uint32_t *set = async_tracks_source_args(host->state->async_tracks, UNREF(track));
   if (!set)
     set = &model->tracks.data[UNREF(track)].source_arg_set_id;
   *set = model_add_arg(model, *set, key, value);
 }
 
-static tm_process_row *process_row(tm_host *host, tm_process_ref process) {
-  tm_model *model = model_of(host);
-  if (!process || UNREF(process) >= model->processes.len)
-    return NULL;
-  return &model->processes.data[UNREF(process)];
-}
-
 static void svc_process_set_cmdline(tm_host *host, tm_process_ref process,
                                     tm_str_id cmdline) {
-  tm_process_row *row = process_row(host, process);
+  tm_process_row *row = process_row(host, "process_set_cmdline", process);
   if (row)
     row->cmdline = cmdline;
 }
 
 static void svc_process_set_parent(tm_host *host, tm_process_ref process,
                                    tm_process_ref parent) {
-  tm_process_row *row = process_row(host, process);
-  if (row && process_row(host, parent) && parent != process)
+  tm_process_row *row = process_row(host, "process_set_parent", process);
+  if (!row)
+    return;
+  const char *refusal = !process_ref_valid(host, parent) ? "no such parent process"
+                        : parent == process ? "a process cannot be its own parent"
+                                            : NULL;
+  if (refusal)
+    host_refuse_call(host, "process_set_parent", refusal);
+  else
     row->parent_upid = UNREF(parent);
 }
 
 static void svc_process_set_uid(tm_host *host, tm_process_ref process,
                                 int64_t uid) {
-  tm_process_row *row = process_row(host, process);
+  tm_process_row *row = process_row(host, "process_set_uid", process);
   if (!row)
     return;
   row->uid = uid;
@@ -998,8 +1098,10 @@ static void svc_process_set_uid(tm_host *host, tm_process_ref process,
 static void svc_machine_set_info(tm_host *host, tm_machine_ref machine,
                                  const char *column, tm_arg_value value) {
   tm_model *model = model_of(host);
-  if (!column)
+  if (!column) {
+    host_refuse_call(host, "machine_set_info", "no column");
     return;
+  }
   tm_machine_row *row = &model->machines.data[machine_of_ref(host, machine)];
   static const struct {
     const char *column;
@@ -1015,35 +1117,39 @@ static void svc_machine_set_info(tm_host *host, tm_machine_ref machine,
   };
   if (value.type == TM_ARG_STRING) {
     for (size_t i = 0; i < G_N_ELEMENTS(strings); i++)
-      if (strcmp(column, strings[i].column) == 0)
+      if (strcmp(column, strings[i].column) == 0) {
         *(tm_str_id *)((char *)row + strings[i].offset) = value.u.str_id;
-    return;
+        return;
+      }
+  } else if (value.type == TM_ARG_INT) {
+    if (strcmp(column, "num_cpus") == 0) {
+      row->num_cpus = value.u.int_value;
+      return;
+    }
+    if (strcmp(column, "android_sdk_version") == 0) {
+      row->android_sdk_version = value.u.int_value;
+      return;
+    }
+    if (strcmp(column, "system_ram_bytes") == 0) {
+      row->system_ram_bytes = value.u.int_value;
+      /* round(bytes / 1e9), as docs/sql-surface.md §1 */
+      row->system_ram_gb = (value.u.int_value + 500000000) / 1000000000;
+      return;
+    }
   }
-  if (value.type != TM_ARG_INT)
-    return;
-  if (strcmp(column, "num_cpus") == 0) {
-    row->num_cpus = value.u.int_value;
-  } else if (strcmp(column, "android_sdk_version") == 0) {
-    row->android_sdk_version = value.u.int_value;
-  } else if (strcmp(column, "system_ram_bytes") == 0) {
-    row->system_ram_bytes = value.u.int_value;
-    /* round(bytes / 1e9), as docs/sql-surface.md §1 */
-    row->system_ram_gb = (value.u.int_value + 500000000) / 1000000000;
-  }
+  host_refuse_call(host, "machine_set_info", "no such column of that type");
 }
 
 /* --- scheduling ------------------------------------------------------------ */
-
-static bool thread_ref_valid(tm_host *host, tm_thread_ref thread) {
-  return thread != 0 && UNREF(thread) < model_of(host)->threads.len;
-}
 
 static void svc_sched_switch(tm_host *host, tm_clock_ref clock, int64_t ts,
                              tm_machine_ref machine, uint32_t cpu,
                              tm_thread_ref prev, tm_str_id prev_state,
                              tm_thread_ref next, int32_t next_prio) {
-  if (!thread_ref_valid(host, prev) || !thread_ref_valid(host, next))
+  if (!thread_ref_valid(host, prev) || !thread_ref_valid(host, next)) {
+    host_refuse_call(host, "sched_switch", "no such thread");
     return;
+  }
   uint32_t ucpu = sched_cpu_intern(model_of(host), machine_of_ref(host, machine), cpu);
   if (ucpu == TM_NULL_ID) {
     svc_stat_add(host, "sched_cpu_out_of_range", 1);
@@ -1064,8 +1170,10 @@ static void svc_sched_switch(tm_host *host, tm_clock_ref clock, int64_t ts,
 static void svc_sched_waking(tm_host *host, tm_clock_ref clock, int64_t ts,
                              tm_machine_ref machine, uint32_t target_cpu,
                              tm_thread_ref thread, tm_thread_ref waker) {
-  if (!thread_ref_valid(host, thread))
+  if (!thread_ref_valid(host, thread)) {
+    host_refuse_call(host, "sched_waking", "no such thread");
     return;
+  }
   uint32_t ucpu =
       sched_cpu_intern(model_of(host), machine_of_ref(host, machine), target_cpu);
   if (ucpu == TM_NULL_ID) {
@@ -1103,18 +1211,27 @@ static tm_frame_ref svc_frame(tm_host *host, tm_str_id function_name,
  * there, and the sample falls back to no stack rather than a wrong one. */
 static tm_callsite_ref svc_callsite(tm_host *host, tm_callsite_ref parent,
                                     tm_frame_ref frame) {
-  if (!frame)
+  tm_model *model = model_of(host);
+  const char *refusal =
+      !frame || UNREF(frame) >= model->stack_profile_frames.len ? "no such frame"
+      : parent && UNREF(parent) >= model->stack_profile_callsites.len
+          ? "no such parent callsite"
+          : NULL;
+  if (refusal) {
+    host_refuse_call(host, "callsite", refusal);
     return 0;
-  uint32_t id = profile_intern_callsite(
-      model_of(host), parent ? UNREF(parent) : TM_NULL_ID, UNREF(frame));
-  return id == TM_NULL_ID ? 0 : REF(id);
+  }
+  return REF(profile_intern_callsite(model, parent ? UNREF(parent) : TM_NULL_ID,
+                                     UNREF(frame)));
 }
 
 void host_sample(tm_host *host, int table, tm_clock_ref clock, int64_t ts,
                  tm_thread_ref thread, tm_callsite_ref callsite, int32_t cpu) {
   tm_model *model = model_of(host);
-  if (!thread || UNREF(thread) >= model->threads.len)
+  if (!thread_ref_valid(host, thread)) {
+    host_refuse_call(host, "sample", "no such thread");
     return;
+  }
   if (callsite && UNREF(callsite) >= model->stack_profile_callsites.len)
     callsite = 0;
   /* The core a sample ran on is a cpu row of the thread's machine. */
@@ -1152,7 +1269,7 @@ static void svc_frame_timeline_begin(tm_host *host, const tm_slice_fields *f,
                             ? "no tm_frame_timeline_fields, or a short one"
                             : slice_fields_refusal(host, f);
   if (refusal) {
-    refuse_call(host, "frame_timeline_begin", refusal);
+    host_refuse_call(host, "frame_timeline_begin", refusal);
     return;
   }
   tm_frame_timeline_row row = {
@@ -1238,8 +1355,10 @@ static void svc_package(tm_host *host, tm_machine_ref machine, tm_str_id name,
 
 static void svc_thread_lifetime(tm_host *host, tm_clock_ref clock, int64_t ts,
                                 tm_thread_ref thread, uint32_t is_end) {
-  if (!thread_ref_valid(host, thread))
+  if (!thread_ref_valid(host, thread)) {
+    host_refuse_call(host, "thread_lifetime", "no such thread");
     return;
+  }
   tm_event ev = {
       .ts = ts,
       .u.dur_ns = is_end ? 1 : 0,
@@ -1252,28 +1371,28 @@ static void svc_thread_lifetime(tm_host *host, tm_clock_ref clock, int64_t ts,
 
 static void svc_stat_set_indexed(tm_host *host, const char *name, int64_t idx,
                                  int64_t value) {
-  if (name)
+  if (has_name(host, "stat_set_indexed", name))
     stats_set(host->state->stats, name, idx < 0 ? TM_NULL_INT64 : idx,
               host->machine_id, host->file_id, value);
 }
 
 static void svc_machine_stat_set_indexed(tm_host *host, tm_machine_ref machine,
                                          const char *name, int64_t idx, int64_t value) {
-  if (name)
+  if (has_name(host, "machine_stat_set_indexed", name))
     stats_set(host->state->stats, name, idx < 0 ? TM_NULL_INT64 : idx,
               machine_of_ref(host, machine), host->file_id, value);
 }
 
 static void svc_machine_metadata_set_int(tm_host *host, tm_machine_ref machine,
                                          const char *name, int64_t value) {
-  if (name)
+  if (has_name(host, "machine_metadata_set_int", name))
     model_metadata_set_int(model_of(host), name, machine_of_ref(host, machine),
                            host->file_id, value);
 }
 
 static void svc_machine_metadata_set_string(tm_host *host, tm_machine_ref machine,
                                             const char *name, tm_str_id value) {
-  if (name)
+  if (has_name(host, "machine_metadata_set_string", name))
     model_metadata_set_string(model_of(host), name, machine_of_ref(host, machine),
                               host->file_id, value);
 }
@@ -1281,8 +1400,10 @@ static void svc_machine_metadata_set_string(tm_host *host, tm_machine_ref machin
 static void svc_sched_blocked_reason(tm_host *host, tm_clock_ref clock, int64_t ts,
                                      tm_thread_ref thread, int32_t io_wait,
                                      tm_str_id blocked_function) {
-  if (!thread_ref_valid(host, thread))
+  if (!thread_ref_valid(host, thread)) {
+    host_refuse_call(host, "sched_blocked_reason", "no such thread");
     return;
+  }
   tm_event ev = {
       .ts = ts,
       .u.dur_ns = io_wait < 0 ? -1 : io_wait != 0,

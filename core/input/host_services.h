@@ -30,6 +30,10 @@ void host_sample(tm_host *host, int table, tm_clock_ref clock, int64_t ts,
 void host_import_log(tm_host *host, const char *name, int64_t byte_offset,
                      const tm_import_log_arg *args, size_t n_args);
 
+/* Counts a call the host refuses in the stat reader_call_refused and
+ * logs `call` and `reason` with it (the call then does nothing). */
+void host_refuse_call(tm_host *host, const char *call, const char *reason);
+
 /* Hash/equality of the identity keys (import_state.h's processes and
  * threads) and track keys (its tracks). */
 guint import_identity_hash(gconstpointer p);

@@ -52,7 +52,7 @@ static tm_track_ref v1_track_intern_cpu(tm_host *host, tm_machine_ref machine,
                                         uint32_t cpu,
                                         const tm_v1_track_desc *desc) {
   if (!desc)
-    return 0;
+    return v1_track_intern_on_machine(host, machine, NULL); /* refused */
   tm_track_desc d = track_desc_from_v1(desc);
   d.machine = machine;
   d.has_cpu = 1;
@@ -75,23 +75,29 @@ static tm_slice_fields slice_from_v1(const tm_v1_slice_fields *f) {
 }
 
 static void v1_slice_begin(tm_host *host, const tm_v1_slice_fields *f) {
-  if (!f)
+  if (!f) {
+    v2->slice_begin(host, NULL); /* refused */
     return;
+  }
   tm_slice_fields g = slice_from_v1(f);
   v2->slice_begin(host, &g);
 }
 
 static void v1_slice_end(tm_host *host, const tm_v1_slice_fields *f) {
-  if (!f)
+  if (!f) {
+    v2->slice_end(host, NULL); /* refused */
     return;
+  }
   tm_slice_fields g = slice_from_v1(f);
   v2->slice_end(host, &g);
 }
 
 static void v1_slice_complete(tm_host *host, const tm_v1_slice_fields *f,
                               int64_t dur_ns) {
-  if (!f)
+  if (!f) {
+    v2->slice_complete(host, NULL, dur_ns); /* refused */
     return;
+  }
   tm_slice_fields g = slice_from_v1(f);
   v2->slice_complete(host, &g, dur_ns);
 }

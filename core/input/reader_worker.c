@@ -105,7 +105,7 @@ enum op {
   OP_IMPORT_LOG, OP_REPORT_ERROR, OP_TRACK_ASYNC, OP_FRAME_TIMELINE_BEGIN,
   OP_FTRACE_EVENT, OP_ANDROID_LOG, OP_PACKAGE, OP_THREAD_LIFETIME, OP_STAT_SET_INDEXED,
   OP_SCHED_BLOCKED_REASON, OP_BUDGET, OP_MACHINE_STAT_SET_INDEXED,
-  OP_MACHINE_METADATA_INT, OP_MACHINE_METADATA_STRING, OP_ARGS_ADD_CALLSITE, OP_FED,
+  OP_MACHINE_METADATA_INT, OP_MACHINE_METADATA_STRING, OP_ARGS_ADD_CALLSITE, OP_REFUSED, OP_FED,
 };
 
 /* --- writing records (worker) -------------------------------------------- */
@@ -504,6 +504,15 @@ static void rec_args_add(tm_host *host, tm_str_id key, tm_arg_value value) {
  * keeps its string arg values in the string pool, as before. */
 static void rec_args_add_string(tm_host *host, tm_str_id key, tm_arg_type type,
                                 const char *s, size_t len) {
+  if (!key) { /* refused as the host refuses it, under this call's name */
+    reader_recording *rec = rec_of(host);
+    const char *call = "args_add_string", *reason = "no key";
+    writer w = begin(rec, OP_REFUSED, cstr_size(call) + cstr_size(reason));
+    put_cstr(&w, call);
+    put_cstr(&w, reason);
+    done(rec, w, false);
+    return;
+  }
   tm_arg_value value = {.type = type == TM_ARG_JSON ? TM_ARG_JSON : TM_ARG_STRING};
   value.u.str_id = rec_intern_string(host, s, len);
   rec_args_add(host, key, value);
@@ -1454,6 +1463,11 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     GET(r, callsite);
     GET(r, key);
     s->args_add_callsite(host, map_str(rec, key), map_ref(rec, callsite));
+    break;
+  }
+  case OP_REFUSED: {
+    const char *call = get_cstr(r);
+    host_refuse_call(host, call, get_cstr(r));
     break;
   }
   case OP_FED: {

@@ -83,9 +83,11 @@ static const tm_stat_info core_catalog[] = {
      "The import held more files than the file budget (--max-files); the "
      "ones after were not read."},
     {"reader_call_refused", "error", "trace", MT,
-     "A reader's slice call the host could not take (no or a too-short "
-     "tm_slice_fields, or a track that does not exist); the event was "
-     "dropped. The import log names the call and why."},
+     "A reader's call to a host service that the host could not take (a "
+     "NULL or too-short struct, a ref that names no row, no key or name, a "
+     "column or enum value the host does not know); the call did nothing: "
+     "its event was dropped, or it answered 0 or false. The import log "
+     "names the call and why."},
     {"reader_record_size_exceeded", "data_loss", "trace", MT,
      "A reader would have held more bytes for one record (event, line, "
      "element, packet) than the record budget (--max-record-size); the "

@@ -292,7 +292,11 @@ typedef struct tm_frame_timeline_fields {
 typedef struct tm_host tm_host; /* opaque: one per file being read */
 
 /* The host's functions, passed to open(). Every field within struct_size is
- * set: no service is NULL. */
+ * set: no service is NULL. A call the host cannot take (a NULL or short
+ * struct, a ref that names no row where one is needed, no key or name)
+ * is refused: it does nothing, answers 0 or false if it answers, and is
+ * counted in the stat "reader_call_refused" with an import log row naming
+ * the call and why (docs/plugin-guide.md, "Calls the host refuses"). */
 typedef struct tm_host_services {
   /* sizeof(tm_host_services) as the host was built; fields past it absent. */
   uint32_t struct_size;

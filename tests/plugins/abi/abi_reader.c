@@ -25,6 +25,12 @@
  *   tinyslice <ts> <name>
  *                       an instant whose tm_slice_fields is too short to
  *                       hold thread_dur (smaller than any version's)
+ *   refuse <case>       one call the host must refuse, as refuse() below
+ *                       names the cases: a ref that names no row
+ *                       (NO_ROW), a NULL or short struct, no key or name;
+ *                       "parent-of-another-file" needs a refuse line in
+ *                       a file read before this one (its thread track,
+ *                       kept in a static: files are read one by one)
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -46,6 +52,150 @@ typedef struct {
   size_t len;
   char line[128];
 } abi_reader;
+
+/* A ref the host never gave: far past any row these tests make. */
+#define NO_ROW ((uint32_t)0x7ffffff0u)
+
+/* The thread track of the file read last, for refusals across files. */
+static tm_track_ref previous_file_track;
+
+/* Makes the one call `what` names, with arguments the host must refuse.
+ * Returns 0 if `what` names no case. */
+static int refuse(const tm_host_services *s, tm_host *h, const char *what) {
+  tm_thread_ref thread = s->thread(h, 0, 1, 1);
+  tm_process_ref process = s->process(h, 0, 1);
+  tm_track_ref track = s->track_thread(h, thread);
+  tm_clock_ref clock = s->clock_private(h);
+  tm_str_id key = s->intern_string(h, "k", 1);
+  tm_arg_value v = {.type = TM_ARG_INT, .u.int_value = 1};
+  tm_track_desc desc = {TM_TRACK_DESC_INIT, .type = "abi_test_track"};
+  tm_slice_fields f = {TM_SLICE_FIELDS_INIT, .track = track, .clock = clock, .ts = 20};
+  tm_frame_timeline_fields frame = {.struct_size = sizeof frame, .surface_frame_token = 1};
+  if (strcmp(what, "claim-no-clock") == 0) {
+    s->claim_trace_time(h, NO_ROW);
+  } else if (strcmp(what, "snapshot-no-readings") == 0) {
+    s->add_clock_snapshot(h, NULL, NULL, 0);
+  } else if (strcmp(what, "machine-info-no-column") == 0) {
+    s->machine_set_info(h, 0, NULL, v);
+  } else if (strcmp(what, "machine-info-unknown-column") == 0) {
+    s->machine_set_info(h, 0, "abi_test_column", v);
+  } else if (strcmp(what, "machine-info-wrong-type") == 0) {
+    s->machine_set_info(h, 0, "num_cpus", (tm_arg_value){.type = TM_ARG_REAL});
+  } else if (strcmp(what, "process-name") == 0) {
+    s->process_set_name(h, NO_ROW, key);
+  } else if (strcmp(what, "thread-name") == 0) {
+    s->thread_set_name(h, 0, key);
+  } else if (strcmp(what, "process-arg") == 0) {
+    s->process_add_arg(h, NO_ROW, key, v);
+  } else if (strcmp(what, "process-arg-no-key") == 0) {
+    s->process_add_arg(h, process, 0, v);
+  } else if (strcmp(what, "thread-arg") == 0) {
+    s->thread_add_arg(h, NO_ROW, key, v);
+  } else if (strcmp(what, "thread-arg-no-key") == 0) {
+    s->thread_add_arg(h, thread, 0, v);
+  } else if (strcmp(what, "process-cmdline") == 0) {
+    s->process_set_cmdline(h, NO_ROW, key);
+  } else if (strcmp(what, "process-parent") == 0) {
+    s->process_set_parent(h, NO_ROW, process);
+  } else if (strcmp(what, "process-parent-no-row") == 0) {
+    s->process_set_parent(h, process, NO_ROW);
+  } else if (strcmp(what, "process-parent-itself") == 0) {
+    s->process_set_parent(h, process, process);
+  } else if (strcmp(what, "process-uid") == 0) {
+    s->process_set_uid(h, NO_ROW, 1000);
+  } else if (strcmp(what, "track-thread") == 0) {
+    s->track_thread(h, NO_ROW);
+  } else if (strcmp(what, "track-intern-null") == 0) {
+    s->track_intern(h, NULL);
+  } else if (strcmp(what, "track-intern-short") == 0) {
+    desc.struct_size = offsetof(tm_track_desc, cpu);
+    s->track_intern(h, &desc);
+  } else if (strcmp(what, "track-intern-no-type") == 0) {
+    desc.type = NULL;
+    s->track_intern(h, &desc);
+  } else if (strcmp(what, "track-async-short") == 0) {
+    desc.struct_size = offsetof(tm_track_desc, cpu);
+    s->track_async(h, &desc, 1, 0);
+  } else if (strcmp(what, "track-async-no-type") == 0) {
+    desc.type = NULL;
+    s->track_async(h, &desc, 1, 0);
+  } else if (strcmp(what, "parent-no-track") == 0) {
+    s->track_set_parent(h, NO_ROW, track);
+  } else if (strcmp(what, "parent-no-parent") == 0) {
+    s->track_set_parent(h, track, 0);
+  } else if (strcmp(what, "parent-itself") == 0) {
+    s->track_set_parent(h, track, track);
+  } else if (strcmp(what, "parent-of-another-file") == 0) {
+    s->track_set_parent(h, previous_file_track, track);
+  } else if (strcmp(what, "parent-in-another-file") == 0) {
+    s->track_set_parent(h, track, previous_file_track);
+  } else if (strcmp(what, "source-arg") == 0) {
+    s->track_add_source_arg(h, NO_ROW, key, v);
+  } else if (strcmp(what, "source-arg-no-key") == 0) {
+    s->track_add_source_arg(h, track, 0, v);
+  } else if (strcmp(what, "args-add-no-key") == 0) {
+    s->args_add(h, 0, v);
+  } else if (strcmp(what, "args-add-string-no-key") == 0) {
+    s->args_add_string(h, 0, TM_ARG_STRING, "x", 1);
+  } else if (strcmp(what, "args-add-callsite-no-key") == 0) {
+    tm_frame_ref fr = s->frame(h, key, 0, 0);
+    s->args_add_callsite(h, 0, s->callsite(h, 0, fr));
+  } else if (strcmp(what, "args-add-callsite-no-row") == 0) {
+    s->args_add_callsite(h, key, NO_ROW);
+  } else if (strcmp(what, "slice-begin-null") == 0) {
+    s->slice_begin(h, NULL);
+  } else if (strcmp(what, "slice-end-no-track") == 0) {
+    f.track = NO_ROW;
+    s->slice_end(h, &f);
+  } else if (strcmp(what, "counter") == 0) {
+    s->counter(h, NO_ROW, clock, 20, 1.0, TM_NO_ARGS);
+  } else if (strcmp(what, "flow") == 0) {
+    s->flow(h, 0, clock, 20, 7, TM_FLOW_OUT, TM_FLOW_BIND_ENCLOSING, TM_NO_ARGS);
+  } else if (strcmp(what, "flow-direction") == 0) {
+    s->flow(h, track, clock, 20, 7, (tm_flow_direction)9, TM_FLOW_BIND_ENCLOSING,
+            TM_NO_ARGS);
+  } else if (strcmp(what, "flow-binding") == 0) {
+    s->flow(h, track, clock, 20, 7, TM_FLOW_OUT, (tm_flow_binding)9, TM_NO_ARGS);
+  } else if (strcmp(what, "sched-switch") == 0) {
+    s->sched_switch(h, clock, 20, 0, 0, thread, 0, NO_ROW, 120);
+  } else if (strcmp(what, "sched-waking") == 0) {
+    s->sched_waking(h, clock, 20, 0, 0, NO_ROW, thread);
+  } else if (strcmp(what, "callsite-no-frame") == 0) {
+    s->callsite(h, 0, NO_ROW);
+  } else if (strcmp(what, "callsite-no-parent") == 0) {
+    s->callsite(h, NO_ROW, s->frame(h, key, 0, 0));
+  } else if (strcmp(what, "sample") == 0) {
+    s->sample(h, clock, 20, NO_ROW, 0, -1);
+  } else if (strcmp(what, "metadata-int") == 0) {
+    s->metadata_set_int(h, NULL, 1);
+  } else if (strcmp(what, "metadata-string") == 0) {
+    s->metadata_set_string(h, NULL, key);
+  } else if (strcmp(what, "stat-add") == 0) {
+    s->stat_add(h, NULL, 1);
+  } else if (strcmp(what, "import-log") == 0) {
+    s->import_log(h, NULL, 5, NULL, 0);
+  } else if (strcmp(what, "frame-timeline-short") == 0) {
+    frame.struct_size = 8;
+    f.track = s->track_async(h, &desc, 1, 0);
+    s->frame_timeline_begin(h, &f, &frame);
+  } else if (strcmp(what, "thread-lifetime") == 0) {
+    s->thread_lifetime(h, clock, 20, NO_ROW, 0);
+  } else if (strcmp(what, "stat-set-indexed") == 0) {
+    s->stat_set_indexed(h, NULL, 0, 1);
+  } else if (strcmp(what, "sched-blocked-reason") == 0) {
+    s->sched_blocked_reason(h, clock, 20, 0, 1, 0);
+  } else if (strcmp(what, "machine-stat") == 0) {
+    s->machine_stat_set_indexed(h, 0, NULL, 0, 1);
+  } else if (strcmp(what, "machine-metadata-int") == 0) {
+    s->machine_metadata_set_int(h, 0, NULL, 1);
+  } else if (strcmp(what, "machine-metadata-string") == 0) {
+    s->machine_metadata_set_string(h, 0, NULL, key);
+  } else {
+    return 0;
+  }
+  previous_file_track = track;
+  return 1;
+}
 
 static int abi_probe(const uint8_t *head, size_t len, const char *name) {
   (void)name;
@@ -133,6 +283,9 @@ static void abi_command(abi_reader *r) {
                          .name = s->intern_string(h, name, strlen(name))};
     f.struct_size = offsetof(tm_slice_fields, thread_dur);
     s->slice_complete(h, &f, 0);
+  } else if (sscanf(r->line, "refuse %63s", name) == 1) {
+    if (!refuse(s, h, name))
+      s->stat_add(h, "abi_test_noted", 1000); /* a typo in a test: seen */
   } else if (sscanf(r->line, "indexed %lld %63s", &ts, name) == 2) {
     s->stat_set_indexed(h, "abi_test_per_index", ts, strtoll(name, NULL, 10));
   }

@@ -17,6 +17,8 @@
  *                              a 1 ns slice whose arg set holds v1.int,
  *                              v1.real, v1.word (string) and v1.flag (bool);
  *                              thread_add_arg v1.word: tm_arg_value by value
+ *   nullslices                 slice_begin, slice_end, slice_complete of NULL
+ *   nullcpu                    track_intern_cpu of a NULL description
  *   anything else              import_log("v1_bad_line") with the line
  */
 #include <stdio.h>
@@ -108,6 +110,12 @@ static void v1_command(v1_reader *r, int64_t at) {
     tm_slice_fields f = {track, clock, ts, intern(r, name), 0, s->args_commit(h),
                          TM_UNKNOWN_TIME, TM_UNKNOWN_TIME};
     s->slice_complete(h, &f, 1);
+  } else if (strcmp(r->line, "nullslices") == 0) {
+    s->slice_begin(h, NULL);
+    s->slice_end(h, NULL);
+    s->slice_complete(h, NULL, 1);
+  } else if (strcmp(r->line, "nullcpu") == 0 && TM_HOST_HAS(s, track_intern_cpu)) {
+    s->track_intern_cpu(h, 0, 0, NULL);
   } else if (TM_HOST_HAS(s, import_log)) {
     tm_import_log_arg arg = {"line", TM_ARG_STRING, 0, 0, r->line,
                              strlen(r->line)};
