@@ -4,18 +4,38 @@
  * they went in, and each error of that path (bad CRC, deflate data cut
  * short, sizes that disagree with the directory, a local header that
  * disagrees with it) ends the member truncated after the bytes inflated
- * before it, naming the file, while the next member is read.
+ * before it, naming the file, while the next member is read. Members
+ * whose sizes are in zip64 extra fields (APPNOTE 4.5.3) are read through
+ * them; a zip64 field too short for the sizes is damage named with the
+ * record's byte offset, and the members before it are kept.
  *
  * The ZIPs are built here byte by byte (APPNOTE 4.3) around zlib's raw
  * deflate, so that a test can change one field of one record. */
+#include <fcntl.h>
 #include <glib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "container_fixture.h"
+#include "input/zip_directory.h"
+
+/* How a member's sizes are written (zip64 ones: 0xffffffff in the record,
+ * the sizes in a zip64 extra field). */
+enum {
+  SIZES_PLAIN = 0,
+  SIZES_ZIP64 = 1,
+  /* zip64, but the local header's zip64 field holds the uncompressed size
+   * alone, 8 bytes short */
+  SIZES_ZIP64_LOCAL_SHORT = 3,
+  /* zip64, but the central directory record's zip64 field is short */
+  SIZES_ZIP64_CENTRAL_SHORT = 5,
+};
 
 typedef struct built_zip {
   GByteArray *bytes;
+  size_t local_extra_at[4]; /* each zip64 member's local zip64 field */
   size_t local_at[4];   /* each member's local header */
   size_t central_at[4]; /* each member's central directory record */
   size_t data_len[4];   /* its compressed bytes */
@@ -31,6 +51,21 @@ static void put32(GByteArray *b, uint32_t v) {
   g_byte_array_append(b, p, 4);
 }
 
+static void put64(GByteArray *b, uint64_t v) {
+  put32(b, (uint32_t)v);
+  put32(b, (uint32_t)(v >> 32));
+}
+
+/* A zip64 extended information field: the uncompressed size, then, unless
+ * `short_field`, the compressed one. */
+static void put_zip64_field(GByteArray *b, uint64_t usize, uint64_t csize, bool short_field) {
+  put16(b, 0x0001);
+  put16(b, short_field ? 8 : 16);
+  put64(b, usize);
+  if (!short_field)
+    put64(b, csize);
+}
+
 static void patch32(built_zip *z, size_t at, uint32_t v) {
   for (int k = 0; k < 4; k++)
     z->bytes->data[at + k] = (uint8_t)(v >> (8 * k));
@@ -44,14 +79,17 @@ static uint32_t read32(const built_zip *z, size_t at) {
 
 /* Offsets of fields in a local header and a central directory record. */
 #define LOCAL_CRC 14
+#define LOCAL_CSIZE 18
 #define CENTRAL_CRC 16
 #define CENTRAL_CSIZE 20
 #define CENTRAL_USIZE 24
 
 /* Deflated members; with `descriptor` the local headers say 0 for CRC
  * and sizes and a data descriptor follows the data (as libarchive and
- * streaming zippers write), else the local headers carry them. */
-static built_zip build_zip(const fixture_member *m, size_t n, bool descriptor) {
+ * streaming zippers write), else the local headers carry them, written as
+ * `sizes[k]` says (NULL: all plain; zip64 only without `descriptor`). */
+static built_zip build_zip_sized(const fixture_member *m, size_t n, bool descriptor,
+                                 const int *sizes) {
   g_assert_cmpuint(n, <=, 4);
   built_zip z = {.bytes = g_byte_array_new()};
   GByteArray *b = z.bytes;
@@ -62,19 +100,25 @@ static built_zip build_zip(const fixture_member *m, size_t n, bool descriptor) {
     crcs[k] = zlib_crc32_of(m[k].data);
     z.data_len[k] = g_bytes_get_size(data);
     uint32_t usize = (uint32_t)g_bytes_get_size(m[k].data);
+    int sized = sizes ? sizes[k] : SIZES_PLAIN;
+    bool zip64 = (sized & SIZES_ZIP64) != 0;
+    g_assert_true(!zip64 || !descriptor);
     z.local_at[k] = b->len;
     put32(b, 0x04034b50);
-    put16(b, 20);
+    put16(b, zip64 ? 45 : 20);
     put16(b, flags);
     put16(b, 8);
     put16(b, 0);
     put16(b, 0x21); /* 1980-01-01 */
     put32(b, descriptor ? 0 : crcs[k]);
-    put32(b, descriptor ? 0 : (uint32_t)z.data_len[k]);
-    put32(b, descriptor ? 0 : usize);
+    put32(b, descriptor ? 0 : zip64 ? 0xffffffffu : (uint32_t)z.data_len[k]);
+    put32(b, descriptor ? 0 : zip64 ? 0xffffffffu : usize);
     put16(b, (uint16_t)strlen(m[k].name));
-    put16(b, 0);
+    put16(b, !zip64 ? 0 : sized == SIZES_ZIP64_LOCAL_SHORT ? 12 : 20);
     g_byte_array_append(b, (const uint8_t *)m[k].name, (guint)strlen(m[k].name));
+    z.local_extra_at[k] = b->len;
+    if (zip64)
+      put_zip64_field(b, usize, z.data_len[k], sized == SIZES_ZIP64_LOCAL_SHORT);
     g_byte_array_append(b, g_bytes_get_data(data, NULL), (guint)z.data_len[k]);
     if (descriptor) {
       put32(b, 0x08074b50);
@@ -86,25 +130,30 @@ static built_zip build_zip(const fixture_member *m, size_t n, bool descriptor) {
   }
   size_t directory_at = b->len;
   for (size_t k = 0; k < n; k++) {
+    int sized = sizes ? sizes[k] : SIZES_PLAIN;
+    bool zip64 = (sized & SIZES_ZIP64) != 0;
+    uint32_t usize = (uint32_t)g_bytes_get_size(m[k].data);
     z.central_at[k] = b->len;
     put32(b, 0x02014b50);
     put16(b, 0x031e); /* made by Unix */
-    put16(b, 20);
+    put16(b, zip64 ? 45 : 20);
     put16(b, flags);
     put16(b, 8);
     put16(b, 0);
     put16(b, 0x21);
     put32(b, crcs[k]);
-    put32(b, (uint32_t)z.data_len[k]);
-    put32(b, (uint32_t)g_bytes_get_size(m[k].data));
+    put32(b, zip64 ? 0xffffffffu : (uint32_t)z.data_len[k]);
+    put32(b, zip64 ? 0xffffffffu : usize);
     put16(b, (uint16_t)strlen(m[k].name));
-    put16(b, 0);
+    put16(b, !zip64 ? 0 : sized == SIZES_ZIP64_CENTRAL_SHORT ? 12 : 20);
     put16(b, 0);
     put16(b, 0);
     put16(b, 0);
     put32(b, 0100644u << 16);
     put32(b, (uint32_t)z.local_at[k]);
     g_byte_array_append(b, (const uint8_t *)m[k].name, (guint)strlen(m[k].name));
+    if (zip64)
+      put_zip64_field(b, usize, z.data_len[k], sized == SIZES_ZIP64_CENTRAL_SHORT);
   }
   size_t directory_len = b->len - directory_at;
   put32(b, 0x06054b50);
@@ -116,6 +165,10 @@ static built_zip build_zip(const fixture_member *m, size_t n, bool descriptor) {
   put32(b, (uint32_t)directory_at);
   put16(b, 0);
   return z;
+}
+
+static built_zip build_zip(const fixture_member *m, size_t n, bool descriptor) {
+  return build_zip_sized(m, n, descriptor, NULL);
 }
 
 static const char *write_zip(fixture *f, const char *name, built_zip *z) {
@@ -289,6 +342,131 @@ static void test_a_local_header_that_disagrees_with_the_directory_loses_the_memb
   fixture_clear(&f);
 }
 
+/* Both members' sizes are only in zip64 extra fields (0xffffffff in the
+ * local headers and the directory): the directory reads them from there,
+ * and both members arrive whole through the inflate path. */
+static void test_zip64_sizes_are_read_from_the_extra_fields(void) {
+  fixture f;
+  fixture_init(&f);
+  two_members t;
+  two_members_init(&t);
+  static const int sizes[] = {SIZES_ZIP64, SIZES_ZIP64};
+  built_zip z = build_zip_sized(t.m, 2, false, sizes);
+  size_t data_len[2] = {z.data_len[0], z.data_len[1]};
+  g_assert_cmpuint(read32(&z, z.central_at[0] + CENTRAL_CSIZE), ==, 0xffffffffu);
+  g_assert_cmpuint(read32(&z, z.local_at[1] + LOCAL_CSIZE), ==, 0xffffffffu);
+  const char *path = write_zip(&f, "zip64.zip", &z);
+  int fd = open(path, O_RDONLY);
+  g_assert_cmpint(fd, >=, 0);
+  struct stat st;
+  g_assert_cmpint(fstat(fd, &st), ==, 0);
+  char *why = NULL;
+  uint64_t why_at = 0;
+  zip_directory *dir = zip_directory_read(fd, (uint64_t)st.st_size, &why, &why_at);
+  g_assert_nonnull(dir);
+  g_assert_null(why);
+  for (size_t k = 0; k < 2; k++) {
+    const zip_entry *e = zip_directory_at(dir, k);
+    g_assert_cmpuint(e->compressed_size, ==, data_len[k]);
+    g_assert_cmpuint(e->uncompressed_size, ==, g_bytes_get_size(t.m[k].data));
+    uint64_t data_at;
+    g_assert_true(zip_entry_data_offset(fd, e, &data_at, &why));
+    /* Past the header, the name and the 20 bytes of the zip64 field. */
+    g_assert_cmpuint(data_at, ==, e->local_header_offset + 30 + strlen(t.m[k].name) + 20);
+  }
+  zip_directory_free(dir);
+  close(fd);
+  fixture_read_ok(&f, &path, 1);
+  assert_row_count(&f, 3);
+  assert_delivered(&f, 0, 1, "json", t.a);
+  assert_delivered(&f, 1, 2, "json", t.b);
+  g_assert_cmpuint(f.rec.container_damages->len, ==, 0);
+  two_members_clear(&t);
+  fixture_clear(&f);
+}
+
+/* a.json's local zip64 field says one compressed byte more than the
+ * directory's: nothing of a.json is inflated, b.json is read. */
+static void test_a_local_zip64_size_that_disagrees_with_the_directory_loses_the_member(void) {
+  fixture f;
+  fixture_init(&f);
+  two_members t;
+  two_members_init(&t);
+  static const int sizes[] = {SIZES_ZIP64, SIZES_ZIP64};
+  built_zip z = build_zip_sized(t.m, 2, false, sizes);
+  /* The field: id, size, the uncompressed size, then the compressed. */
+  size_t csize_at = z.local_extra_at[0] + 4 + 8;
+  uint32_t csize = read32(&z, csize_at);
+  g_assert_cmpuint(csize, ==, z.data_len[0]);
+  patch32(&z, csize_at, csize + 1);
+  const char *path = write_zip(&f, "local64.zip", &z);
+  fixture_read_ok(&f, &path, 1);
+  char *cause = g_strdup_printf(
+      "ZIP local header at byte 0 disagrees with the central directory: "
+      "compressed size %u, not %u",
+      csize + 1, csize);
+  assert_a_cut_and_b_read(&f, path, &t, 0, cause);
+  g_free(cause);
+  two_members_clear(&t);
+  fixture_clear(&f);
+}
+
+/* b.json's local zip64 field holds its uncompressed size alone, 8 bytes
+ * short of the two sizes its header says are there: the archive is
+ * damaged at b.json's local header, named with its offset, and a.json,
+ * before it, is kept whole. */
+static void test_a_short_local_zip64_field_is_damage_after_the_members_before(void) {
+  fixture f;
+  fixture_init(&f);
+  two_members t;
+  two_members_init(&t);
+  static const int sizes[] = {SIZES_ZIP64, SIZES_ZIP64_LOCAL_SHORT};
+  built_zip z = build_zip_sized(t.m, 2, false, sizes);
+  size_t b_at = z.local_at[1];
+  const char *path = write_zip(&f, "short-local64.zip", &z);
+  fixture_read_ok(&f, &path, 1);
+  g_assert_cmpuint(f.rec.files->len, ==, 1);
+  assert_delivered(&f, 0, 1, "json", t.a);
+  g_assert_cmpuint(f.rec.container_damages->len, ==, 1);
+  char *want = g_strdup_printf("0: %s: damaged at byte %zu: ZIP local header at byte %zu: "
+                               "its zip64 extra field holds 8 bytes, not the 16 its "
+                               "0xffffffff fields need",
+                               path, b_at, b_at);
+  g_assert_cmpstr(f.rec.container_damages->pdata[0], ==, want);
+  g_free(want);
+  two_members_clear(&t);
+  fixture_clear(&f);
+}
+
+/* b.json's zip64 field in the central directory is 8 bytes short: the
+ * directory cannot be read (libarchive reads none of the archive's
+ * members), and the damage names b.json's record and its offset; the
+ * input before the archive is kept. */
+static void test_a_short_central_zip64_field_is_damage_naming_its_record(void) {
+  fixture f;
+  fixture_init(&f);
+  two_members t;
+  two_members_init(&t);
+  static const int sizes[] = {SIZES_ZIP64, SIZES_ZIP64_CENTRAL_SHORT};
+  built_zip z = build_zip_sized(t.m, 2, false, sizes);
+  size_t b_record = z.central_at[1];
+  const char *paths[2];
+  paths[0] = fixture_write(&f, "before.json", g_bytes_ref(t.b));
+  paths[1] = write_zip(&f, "short-central64.zip", &z);
+  fixture_read_ok(&f, paths, 2);
+  g_assert_cmpuint(f.rec.files->len, ==, 1);
+  assert_delivered(&f, 0, 0, "json", t.b);
+  g_assert_cmpuint(f.rec.container_damages->len, ==, 1);
+  char *want = g_strdup_printf("1: %s: damaged at byte %zu: ZIP central directory record "
+                               "at byte %zu (b.json): its zip64 extra field holds 8 bytes, "
+                               "not the 16 its 0xffffffff fields need",
+                               paths[1], b_record, b_record);
+  g_assert_cmpstr(f.rec.container_damages->pdata[0], ==, want);
+  g_free(want);
+  two_members_clear(&t);
+  fixture_clear(&f);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/container/zip-inflate/deflated-members-arrive-whole-in-bounded-chunks",
@@ -306,5 +484,16 @@ int main(int argc, char **argv) {
   g_test_add_func(
       "/container/zip-inflate/a-local-header-that-disagrees-with-the-directory-loses-the-member",
       test_a_local_header_that_disagrees_with_the_directory_loses_the_member);
+  g_test_add_func("/container/zip-inflate/zip64-sizes-are-read-from-the-extra-fields",
+                  test_zip64_sizes_are_read_from_the_extra_fields);
+  g_test_add_func(
+      "/container/zip-inflate/a-local-zip64-size-that-disagrees-with-the-directory-loses-the-member",
+      test_a_local_zip64_size_that_disagrees_with_the_directory_loses_the_member);
+  g_test_add_func(
+      "/container/zip-inflate/a-short-local-zip64-field-is-damage-after-the-members-before",
+      test_a_short_local_zip64_field_is_damage_after_the_members_before);
+  g_test_add_func(
+      "/container/zip-inflate/a-short-central-zip64-field-is-damage-naming-its-record",
+      test_a_short_central_zip64_field_is_damage_naming_its_record);
   return g_test_run();
 }

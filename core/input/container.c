@@ -1126,6 +1126,30 @@ static tm_input listed_member_input(struct archive *a, tm_input *zip,
   return member;
 }
 
+/* The damage libarchive found at a header of the listed ZIP, in our words
+ * where our reading of the directory explains it: a zip64 extra field
+ * that cannot hold the sizes of its central directory record
+ * (`directory_why`: libarchive reads the whole directory at the first
+ * header, so it is told there) or of the local header at `cursor` in the directory
+ * (libarchive only says "Malformed 64-bit compressed size"). */
+static char *listed_header_damage(struct archive *a, const tm_input *in,
+                                  const char *directory_why, uint64_t directory_why_at,
+                                  const zip_directory *dir, size_t cursor) {
+  const zip_entry *next = dir != NULL ? zip_directory_at(dir, cursor) : NULL;
+  uint64_t at = directory_why_at, data_offset;
+  char *why = NULL;
+  if (directory_why != NULL)
+    why = g_strdup(directory_why);
+  else if (next != NULL && !zip_entry_data_offset(in->fd, next, &data_offset, &why))
+    at = next->local_header_offset;
+  if (why == NULL)
+    return header_damage(a, in);
+  char *damage = g_strdup_printf("%s: damaged at byte %" PRIu64 ": %s", in->display,
+                                 at, why);
+  g_free(why);
+  return damage;
+}
+
 static bool is_manifest(const planned_member *p) {
   return p->kind.trace_type != NULL &&
          strcmp(p->kind.trace_type, manifest_type) == 0;
@@ -1139,6 +1163,8 @@ static listing_result read_listed_zip(tm_walk *w, tm_input *in, uint32_t id,
   bool has_manifest = false;
   char *damage = NULL;
   zip_directory *directory = NULL;
+  char *directory_why = NULL;
+  uint64_t directory_why_at = 0;
   size_t directory_cursor = 0;
   struct archive *a = open_zip_directory(in->fd);
   if (a == NULL) {
@@ -1153,7 +1179,8 @@ static listing_result read_listed_zip(tm_walk *w, tm_input *in, uint32_t id,
   }
   struct stat zip_stat;
   if (fstat(in->fd, &zip_stat) == 0)
-    directory = zip_directory_read(in->fd, (uint64_t)zip_stat.st_size);
+    directory = zip_directory_read(in->fd, (uint64_t)zip_stat.st_size, &directory_why,
+                                   &directory_why_at);
 
   for (;;) {
     const char *name = NULL;
@@ -1161,7 +1188,8 @@ static listing_result read_listed_zip(tm_walk *w, tm_input *in, uint32_t id,
     if (next == MEMBER_NONE)
       break;
     if (next == MEMBER_DAMAGED) {
-      damage = header_damage(a, in);
+      damage = listed_header_damage(a, in, plan.len == 0 ? directory_why : NULL,
+                                    directory_why_at, directory, directory_cursor);
       damage_seen = true;
       if (!report_container_damage(w, id, damage, error))
         goto out;
@@ -1234,6 +1262,7 @@ out:
   if (a != NULL)
     archive_read_free(a);
   zip_directory_free(directory);
+  g_free(directory_why);
   tm_vec_free(&plan);
   g_free(damage);
   return result;

@@ -130,34 +130,38 @@ static bool find_directory(int fd, uint64_t file_size, directory_place *place) {
 }
 
 /* A zip64 extended information field (APPNOTE 4.5.3) replaces the fields
- * that read 0xffffffff, in this order. */
-static bool apply_zip64_extra(const uint8_t *extra, size_t len, zip_entry *e,
-                              bool usize, bool csize, bool offset) {
+ * that read 0xffffffff, in this order (usize, csize, offset: each NULL
+ * where it does not). NULL, or why the extra fields cannot (owned): a
+ * field that runs past their end, no zip64 field, or one too short. */
+static char *apply_zip64_extra(const uint8_t *extra, size_t len, uint64_t *usize,
+                               uint64_t *csize, uint64_t *offset) {
+  uint64_t *fields[] = {usize, csize, offset};
+  size_t need = 0;
+  for (size_t k = 0; k < G_N_ELEMENTS(fields); k++)
+    need += fields[k] != NULL ? 8 : 0;
   while (len >= 4) {
     uint16_t id = le16(extra), size = le16(extra + 2);
     if ((size_t)size + 4 > len)
-      return false;
+      return g_strdup_printf("an extra field of %u bytes runs past the %zu left of them",
+                             size, len - 4);
     if (id == 0x0001) {
+      if (size < need)
+        return g_strdup_printf("its zip64 extra field holds %u bytes, not the %zu "
+                               "its 0xffffffff fields need",
+                               size, need);
       const uint8_t *p = extra + 4;
-      size_t left = size;
-      uint64_t *fields[] = {usize ? &e->uncompressed_size : NULL,
-                            csize ? &e->compressed_size : NULL,
-                            offset ? &e->local_header_offset : NULL};
       for (size_t k = 0; k < G_N_ELEMENTS(fields); k++) {
         if (fields[k] == NULL)
           continue;
-        if (left < 8)
-          return false;
         *fields[k] = le64(p);
         p += 8;
-        left -= 8;
       }
-      return true;
+      return NULL;
     }
     extra += 4 + size;
     len -= 4 + (size_t)size;
   }
-  return !usize && !csize && !offset;
+  return need == 0 ? NULL : g_strdup("it has no zip64 extra field for its 0xffffffff fields");
 }
 
 static int ordered_entry_compare(const void *pa, const void *pb) {
@@ -167,7 +171,8 @@ static int ordered_entry_compare(const void *pa, const void *pb) {
   return a->index < b->index ? -1 : (a->index > b->index);
 }
 
-zip_directory *zip_directory_read(int fd, uint64_t file_size) {
+zip_directory *zip_directory_read(int fd, uint64_t file_size, char **why,
+                                  uint64_t *why_at) {
   directory_place place;
   if (!find_directory(fd, file_size, &place) || place.size > file_size ||
       place.entries > place.size / CENTRAL_HEADER_SIZE)
@@ -199,11 +204,20 @@ zip_directory *zip_directory_read(int fd, uint64_t file_size) {
         .name = (const char *)p + CENTRAL_HEADER_SIZE,
         .name_len = name_len,
     };
-    if (!apply_zip64_extra(p + CENTRAL_HEADER_SIZE + name_len, extra_len, e,
-                           e->uncompressed_size == 0xffffffffu,
-                           e->compressed_size == 0xffffffffu,
-                           e->local_header_offset == 0xffffffffu))
+    char *bad = apply_zip64_extra(
+        p + CENTRAL_HEADER_SIZE + name_len, extra_len,
+        e->uncompressed_size == 0xffffffffu ? &e->uncompressed_size : NULL,
+        e->compressed_size == 0xffffffffu ? &e->compressed_size : NULL,
+        e->local_header_offset == 0xffffffffu ? &e->local_header_offset : NULL);
+    if (bad != NULL) {
+      *why_at = place.offset + (uint64_t)(p - dir->bytes);
+      *why = g_strdup_printf("ZIP central directory record at byte %" PRIu64
+                             " (%.*s): %s",
+                             *why_at, (int)name_len, (const char *)p + CENTRAL_HEADER_SIZE,
+                             bad);
+      g_free(bad);
       goto fail;
+    }
     p += record;
     left -= record;
   }
@@ -223,6 +237,10 @@ void zip_directory_free(zip_directory *dir) {
   g_free(dir->bytes);
   g_free(dir->entries);
   g_free(dir);
+}
+
+const zip_entry *zip_directory_at(const zip_directory *dir, size_t cursor) {
+  return cursor < dir->n_entries ? &dir->entries[cursor].entry : NULL;
 }
 
 const zip_entry *zip_directory_find(const zip_directory *dir, size_t *cursor,
@@ -257,6 +275,24 @@ bool zip_entry_data_offset(int fd, const zip_entry *entry, uint64_t *offset,
   uint16_t name_len = le16(header + 26), extra_len = le16(header + 28);
   const char *field = NULL;
   uint64_t local_value = 0, directory_value = 0;
+  /* zip64's 0xffffffff: the sizes are in the local extra field, which
+   * must hold them and agree with the directory too. */
+  uint64_t local_csize = csize, local_usize = usize;
+  if (!(flags & ZIP_FLAG_DATA_DESCRIPTOR) && method == entry->method &&
+      name_len == entry->name_len && (csize == 0xffffffffu || usize == 0xffffffffu)) {
+    uint8_t *extra = g_malloc(extra_len > 0 ? extra_len : 1);
+    char *bad = pread_all(fd, extra, extra_len, at + LOCAL_HEADER_SIZE + name_len)
+                    ? apply_zip64_extra(extra, extra_len,
+                                        usize == 0xffffffffu ? &local_usize : NULL,
+                                        csize == 0xffffffffu ? &local_csize : NULL, NULL)
+                    : g_strdup("its extra fields cannot be read");
+    g_free(extra);
+    if (bad != NULL) {
+      *why = g_strdup_printf("ZIP local header at byte %" PRIu64 ": %s", at, bad);
+      g_free(bad);
+      return false;
+    }
+  }
   if (method != entry->method) {
     field = "method";
     local_value = method;
@@ -267,20 +303,18 @@ bool zip_entry_data_offset(int fd, const zip_entry *entry, uint64_t *offset,
     directory_value = entry->name_len;
   } else if (!(flags & ZIP_FLAG_DATA_DESCRIPTOR)) {
     /* As libarchive, zeros are taken for "not given here" (some writers
-     * leave them), and zip64's 0xffffffff for "in the extra field". */
+     * leave them); zip64's 0xffffffff were replaced by the extra field's. */
     if (crc != 0 && crc != entry->crc32) {
       field = "CRC-32";
       local_value = crc;
       directory_value = entry->crc32;
-    } else if (csize != 0 && csize != 0xffffffffu &&
-               csize != entry->compressed_size) {
+    } else if (local_csize != 0 && local_csize != entry->compressed_size) {
       field = "compressed size";
-      local_value = csize;
+      local_value = local_csize;
       directory_value = entry->compressed_size;
-    } else if (usize != 0 && usize != 0xffffffffu &&
-               usize != entry->uncompressed_size) {
+    } else if (local_usize != 0 && local_usize != entry->uncompressed_size) {
       field = "uncompressed size";
-      local_value = usize;
+      local_value = local_usize;
       directory_value = entry->uncompressed_size;
     }
   }

@@ -43,9 +43,18 @@ typedef struct zip_entry {
 typedef struct zip_directory zip_directory;
 
 /* The directory of the ZIP open as `fd` (`file_size` bytes), or NULL if
- * it cannot be read or is not understood (callers then use libarchive). */
-zip_directory *zip_directory_read(int fd, uint64_t file_size);
+ * it cannot be read or is not understood (callers then use libarchive).
+ * When it is NULL because a record is damaged (a zip64 extra field that
+ * cannot hold the sizes its record says it holds), `*why` (owned) names
+ * the record, its byte offset (also in `*why_at`) and the damage; else
+ * neither is touched. */
+zip_directory *zip_directory_read(int fd, uint64_t file_size, char **why,
+                                  uint64_t *why_at);
 void zip_directory_free(zip_directory *dir);
+
+/* The entry at `cursor` in local header order (the one zip_directory_find
+ * would look at first), or NULL past the last. */
+const zip_entry *zip_directory_at(const zip_directory *dir, size_t cursor);
 
 /* The entry named `name` at or after `*cursor` in local header order,
  * moving the cursor past it; NULL (cursor unchanged) if there is none. */
@@ -54,8 +63,9 @@ const zip_entry *zip_directory_find(const zip_directory *dir, size_t *cursor,
 
 /* Where `entry`'s compressed bytes start, from its local header, which must
  * agree with the directory (signature, method, name; and CRC-32 and sizes
- * unless a data descriptor carries them). False with `*why` (owned) set if
- * it cannot be read or disagrees. */
+ * unless a data descriptor carries them; zip64's from the local extra field,
+ * which must hold them). False with `*why` (owned) set if it cannot be read
+ * or disagrees. */
 bool zip_entry_data_offset(int fd, const zip_entry *entry, uint64_t *offset,
                            char **why);
 
