@@ -497,7 +497,12 @@ static char *random_trace(int n, size_t *len) {
 }
 
 /* The fast path's log, in each chunking, must be the test build's with
- * yajl alone reading the input whole. */
+ * yajl alone reading the input whole. The comparisons of random, damaged
+ * and truncated traces are made with import logs in the transcript
+ * (import_log lines with offsets and quotes, not "stat NAME +1" lines):
+ * the reader makes the same calls either way, and a transcript without
+ * them is a function of one with them, so one comparison with them
+ * checks what two, with and without, would. */
 static void assert_same_with_config(const char *config, const char *bytes,
                                     size_t len, const size_t *chunks,
                                     size_t n_chunks) {
@@ -540,16 +545,26 @@ static int64_t fast_elements(const char *bytes, size_t len) {
   return n;
 }
 
+/* Random traces and the fixtures, in every chunking, with import logs:
+ * the fast path and yajl alone agree on every call, offset and quote. */
 static void test_fast_reader_agrees_with_yajl_in_every_chunking(void) {
+  import_logs_in_transcript = true;
   int64_t taken = 0;
+  int logged = 0;
   for (int round = 0; round < 40; round++) {
     size_t len;
     g_autofree char *trace = random_trace(g_test_rand_int_range(1, 8), &len);
     assert_same_in_every_chunking(trace, len);
     taken += fast_elements(trace, len);
+    json_run *h = read_bytes_with(reader, NULL, trace, len, len);
+    logged += strstr(h->log->str, "\nimport_log json_") != NULL ||
+              g_str_has_prefix(h->log->str, "import_log json_");
+    json_run_free(h);
   }
-  /* The comparison means something only if the fast path ran. */
+  /* The comparison means something only if the fast path ran, and if
+   * failures were logged. */
   g_assert_cmpint(taken, >, 40);
+  g_assert_cmpint(logged, >, 0);
   const char *fixtures[] = {"slices.json", "async.json", "counters.json",
                             "flows.json", "pid_tid.json", "strings.json",
                             "times.json", "bad_events.json",
@@ -563,9 +578,12 @@ static void test_fast_reader_agrees_with_yajl_in_every_chunking(void) {
     g_assert_true(g_file_get_contents(path, &bytes, &len, NULL));
     assert_same_in_every_chunking(bytes, len);
   }
+  import_logs_in_transcript = false;
 }
 
+/* Every prefix of random traces, in several chunkings, with import logs. */
 static void test_fast_reader_agrees_with_yajl_on_truncated_traces(void) {
+  import_logs_in_transcript = true;
   static const size_t chunks[] = {1, 2, 3, 5, 8, 13, 64, 4096};
   for (int round = 0; round < 12; round++) {
     size_t len;
@@ -573,6 +591,7 @@ static void test_fast_reader_agrees_with_yajl_on_truncated_traces(void) {
     for (size_t cut = 0; cut <= len; cut++)
       assert_same_as_yajl_alone(trace, cut, chunks, G_N_ELEMENTS(chunks));
   }
+  import_logs_in_transcript = false;
 }
 
 /* When an event's end stops the parser (a callback failing; the test
@@ -609,7 +628,10 @@ static void test_fast_reader_stops_where_yajl_would(void) {
   json_run_free(h);
 }
 
+/* Random traces with bytes replaced, deleted or inserted, with import
+ * logs. */
 static void test_fast_reader_agrees_with_yajl_on_damaged_traces(void) {
+  import_logs_in_transcript = true;
   static const size_t chunks[] = {1, 3, 7, 16, 4096};
   static const char damage[] = "\"\\,:{}[]0-.eEtfnu \x01\v";
   for (int round = 0; round < 400; round++) {
@@ -641,6 +663,7 @@ static void test_fast_reader_agrees_with_yajl_on_damaged_traces(void) {
     assert_same_as_yajl_alone(trace, len, chunks, G_N_ELEMENTS(chunks));
     g_free(trace);
   }
+  import_logs_in_transcript = false;
 }
 
 static void test_fast_tokenizer_agrees_with_yajl_on_random_events(void) {
@@ -872,31 +895,14 @@ static void test_import_logs_quote_scalars_as_lexed(void) {
 }
 
 /* With logging on, the fast path and yajl alone must still agree in every
- * chunking: the same offsets and quotes whichever read the element. */
+ * chunking: the same offsets and quotes whichever read the element. Here
+ * on the input with every malformed kind; random, damaged and truncated
+ * traces and the fixtures (bad_events.json among them) are compared with
+ * logging on by the fast-path tests above. */
 static void test_import_logs_fast_path_agrees_with_yajl(void) {
   import_logs_in_transcript = true;
-  int logged = 0;
-  for (int round = 0; round < 40; round++) {
-    size_t len;
-    g_autofree char *trace = random_trace(g_test_rand_int_range(1, 8), &len);
-    assert_same_in_every_chunking(trace, len);
-    json_run *h = read_bytes_with(reader, NULL, trace, len, len);
-    logged += strstr(h->log->str, "\nimport_log json_") != NULL ||
-              g_str_has_prefix(h->log->str, "import_log json_");
-    json_run_free(h);
-  }
   g_autofree char *input = import_log_input();
   assert_same_in_every_chunking(input, strlen(input));
-  g_autofree char *path = fixture_path("bad_events.json");
-  g_autofree char *bytes = NULL;
-  gsize len = 0;
-  g_assert_true(g_file_get_contents(path, &bytes, &len, NULL));
-  assert_same_in_every_chunking(bytes, len);
-  /* The comparison means something only if failures were logged. */
-  g_assert_cmpint(logged, >, 0);
-  /* Truncated and damaged traces too, where elements end early. */
-  test_fast_reader_agrees_with_yajl_on_truncated_traces();
-  test_fast_reader_agrees_with_yajl_on_damaged_traces();
   import_logs_in_transcript = false;
 }
 
