@@ -20,6 +20,7 @@
 
 #include "container_fixture.h"
 #include "input/zip_directory.h"
+#include "session_query.h"
 
 /* How a member's sizes are written (zip64 ones: 0xffffffff in the record,
  * the sizes in a zip64 extra field). */
@@ -420,6 +421,10 @@ static void test_a_short_local_zip64_field_is_damage_after_the_members_before(vo
   fixture_init(&f);
   two_members t;
   two_members_init(&t);
+  /* a.json a trace the JSON reader takes, for the import below. */
+  g_bytes_unref(t.a);
+  t.a = text("[{\"ph\":\"i\",\"ts\":1,\"pid\":1,\"tid\":1,\"name\":\"kept\"}]");
+  t.m[0].data = t.a;
   static const int sizes[] = {SIZES_ZIP64, SIZES_ZIP64_LOCAL_SHORT};
   built_zip z = build_zip_sized(t.m, 2, false, sizes);
   size_t b_at = z.local_at[1];
@@ -433,6 +438,23 @@ static void test_a_short_local_zip64_field_is_damage_after_the_members_before(vo
                                "0xffffffff fields need",
                                path, b_at, b_at);
   g_assert_cmpstr(f.rec.container_damages->pdata[0], ==, want);
+  /* Imported: a.json's event is kept, the damage is counted in
+   * container_member_truncated (on the archive's row) and is the
+   * import's error, with the same message. */
+  tm_session *session = tm_session_new(NULL);
+  GError *error = NULL;
+  g_assert_false(tm_session_import(session, &path, 1, &error));
+  g_assert_error(error, TRACEMERGE_ERROR, TM_ERROR_DAMAGED);
+  g_assert_cmpstr(error->message, ==, strchr(want, ' ') + 1);
+  g_clear_error(&error);
+  g_autofree char *rows = session_query_csv(
+      session, "SELECT (SELECT group_concat(name) FROM slice) AS a, "
+               "(SELECT group_concat(f.name || '=' || s.value) FROM stats s JOIN trace_file f "
+               "ON f.id = s.trace_id WHERE s.name = 'container_member_truncated' "
+               "AND s.value > 0) AS damaged");
+  g_autofree char *expected = g_strdup_printf("\"a\",\"damaged\"\n\"kept\",\"%s=1\"\n", path);
+  g_assert_cmpstr(rows, ==, expected);
+  tm_session_free(session);
   g_free(want);
   two_members_clear(&t);
   fixture_clear(&f);
