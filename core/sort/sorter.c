@@ -1245,6 +1245,9 @@ typedef struct stretch_stream {
   size_t k;
   merge_head *waiting; /* the stretches by (first ts, index) */
   size_t next_waiting;
+  /* The key of waiting[next_waiting] (slot 0), NO_KEY when none waits:
+   * tested against the tree's best once an event. */
+  stretch_key next_key;
   size_t *pos; /* per stretch: its next event */
   /* The tournament of `width` leaves (a power of two): tree[width + slot]
    * the key of the head of the stretch in that slot, or NO_KEY;
@@ -1263,15 +1266,18 @@ typedef struct stretch_stream {
 /* Sets the leaf of `slot` to `key` and replays the matches on its path:
  * a level, the sibling subtree's least key against the best so far. */
 static inline void stretch_replay(stretch_stream *s, uint32_t slot, stretch_key key) {
-  stretch_key *tree = s->tree;
-  size_t node = s->width + slot;
-  tree[node] = key;
+  /* Walked by byte offset (node * 16): the sibling is offset ^ 16 and the
+   * parent (offset / 2) rounded down to a key, with no scaling a level. */
+  char *tree = (char *)s->tree;
+  const size_t size = sizeof(stretch_key);
+  size_t at = (s->width + slot) * size;
+  *(stretch_key *)(void *)(tree + at) = key;
   stretch_key best = key;
-  while (node > 1) {
-    stretch_key theirs = tree[node ^ 1];
+  while (at > size) {
+    stretch_key theirs = *(const stretch_key *)(const void *)(tree + (at ^ size));
     best = theirs < best ? theirs : best;
-    node >>= 1;
-    tree[node] = best;
+    at = (at >> 1) & ~(size - 1);
+    *(stretch_key *)(void *)(tree + at) = best;
   }
 }
 
@@ -1306,19 +1312,24 @@ static void stretch_join(stretch_stream *s, merge_head head) {
   stretch_replay(s, slot, stretch_key_of(head.ts, head.order, slot));
 }
 
-/* Whether the next waiting stretch begins before the tree's best. */
+/* Whether the next waiting stretch begins before the tree's best (an
+ * empty tree's best is NO_KEY). */
 static inline bool stretch_next_joins(const stretch_stream *s) {
-  if (s->next_waiting >= s->k)
-    return false;
-  merge_head next = s->waiting[s->next_waiting];
-  return s->n_occupied == 0 || stretch_key_of(next.ts, next.order, 0) < s->tree[1];
+  return s->next_key < s->tree[1];
+}
+
+static void stretch_set_next_key(stretch_stream *s) {
+  merge_head next = s->next_waiting < s->k ? s->waiting[s->next_waiting] : (merge_head){0};
+  s->next_key = s->next_waiting < s->k ? stretch_key_of(next.ts, next.order, 0) : NO_KEY;
 }
 
 /* The heads of the stretches that begin before the tree's best join it,
  * so that the best is the run's next event (none left: n_occupied 0). */
 static void stretch_stream_settle(stretch_stream *s) {
-  while (stretch_next_joins(s))
+  while (stretch_next_joins(s)) {
     stretch_join(s, s->waiting[s->next_waiting++]);
+    stretch_set_next_key(s);
+  }
 }
 
 /* False when the run has more stretches than the heads index (beyond
@@ -1346,6 +1357,7 @@ static void stretch_stream_open(stretch_stream *s, tm_event_run *run) {
   *s = (stretch_stream){.run = run, .ev = ev, .n = n, .bounds = bounds, .k = k,
                         .waiting = waiting, .pos = pos};
   stretch_widen(s, STRETCH_TREE_WIDTH);
+  stretch_set_next_key(s);
   stretch_stream_settle(s);
 }
 
