@@ -862,8 +862,11 @@ static void push_slice(tm_host *host, const tm_slice_fields *f,
     host->state->slice_events++;
 }
 
-/* An event without thread times: to the file's buffer, or its run. */
-static void push_event(tm_host *host, tm_clock_ref clock, const tm_event *ev) {
+/* An event without thread times: to the file's buffer, or its run.
+ * Inline in its callers: a switch or a wakeup, half a system trace's
+ * events, then builds its event in place in the run. */
+static inline __attribute__((always_inline)) void push_event(tm_host *host, tm_clock_ref clock,
+                                                             const tm_event *ev) {
   tm_event_run *run = run_for(host, clock);
   if (host->buffer >= 0)
     host->state->hooks->buffer_event(host, run, ev, TM_UNKNOWN_TIME, TM_UNKNOWN_TIME);
