@@ -437,7 +437,9 @@ static void test_every_refused_call_is_counted_and_named(fixture *f, gconstpoint
  * its second chunk, with three threads: core/input/reader_worker.c) are
  * the serial run's, call and reason alike: args_add_string without a key,
  * which the worker refuses itself (it records no arg), among the ones the
- * host refuses when it replays the calls. */
+ * host refuses when it replays the calls; and refs the worker never
+ * handed out, which it must not map to 0 where 0 means "none" (a
+ * callsite arg, a callsite's parent). */
 static void test_refusals_are_the_same_on_the_reader_worker(fixture *f, gconstpointer data) {
   (void)data;
   GString *text = g_string_new("#tm-abi\n");
@@ -445,6 +447,7 @@ static void test_refusals_are_the_same_on_the_reader_worker(fixture *f, gconstpo
     g_string_append(text, "# padding the file past its first chunk\n");
   g_string_append(text, "slice 10 before\nrefuse args-add-string-no-key\n"
                         "refuse args-add-no-key\nrefuse track-thread\nrefuse counter\n"
+                        "refuse args-add-callsite-no-row\nrefuse callsite-no-parent\n"
                         "slice 30 after\n");
   g_autofree char *path = write_input(f, "worker.abi", text->str);
   g_string_free(text, TRUE);
@@ -468,7 +471,9 @@ static void test_refusals_are_the_same_on_the_reader_worker(fixture *f, gconstpo
                   "\"call=args_add_string reason=no key\"\n"
                   "\"call=args_add reason=no key\"\n"
                   "\"call=track_thread reason=no such thread\"\n"
-                  "\"call=counter reason=no such track\"\n");
+                  "\"call=counter reason=no such track\"\n"
+                  "\"call=args_add_callsite reason=no such callsite\"\n"
+                  "\"call=callsite reason=no such parent callsite\"\n");
   g_assert_cmpstr(seen[1], ==, seen[0]);
   g_free(seen[0]);
   g_free(seen[1]);

@@ -949,9 +949,14 @@ static tm_str_id map_str(reader_recording *rec, tm_str_id id) {
 static tm_args_ref map_args(reader_recording *rec, tm_args_ref ref) {
   return ref < rec->args_map.len ? rec->args_map.data[ref] : TM_NO_ARGS;
 }
-/* A process, thread or track ref the recording handed out -> the host's. */
+/* A process, thread or track ref the recording handed out -> the host's.
+ * A ref it never handed out (a reader's mistake) becomes one that names no
+ * row, not 0, so the host refuses or ignores it as it does the serial
+ * run's (0 means "none" to some services: a callsite's parent, an arg). */
 static uint32_t map_ref(const reader_recording *rec, uint32_t ref) {
-  return ref < rec->ref_map.len ? rec->ref_map.data[ref] : 0;
+  if (ref < rec->ref_map.len)
+    return rec->ref_map.data[ref];
+  return ref == 0 ? 0 : UINT32_MAX;
 }
 /* The host's answer to a call the recording answered with `ref`. */
 static void set_ref(reader_recording *rec, reader *r, uint32_t host_ref) {
