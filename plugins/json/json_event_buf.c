@@ -6,7 +6,12 @@
 #include <string.h>
 
 void json_event_buf_reset(json_event_buf *buf) {
-  memset(&buf->ev, 0, sizeof(buf->ev));
+  /* A copy of a zeroed event, not memset: GCC writes the memset of these
+   * ~220 bytes as `rep stos`, whose start-up cost made this function 2.5%
+   * of the realistic import's cycles (perf, 1M events); the copy is a run
+   * of 16-byte moves. */
+  static const json_event zero;
+  buf->ev = zero;
   buf->args.len = 0;
   buf->text.len = 0;
 }
@@ -16,9 +21,9 @@ void json_event_buf_free(json_event_buf *buf) {
   tm_vec_free(&buf->args);
 }
 
-bool json_event_buf_store(json_event_buf *buf, const void *bytes, size_t len,
-                          json_span *out) {
-  if (len > UINT32_MAX || buf->text.len > UINT32_MAX - len)
+bool json_event_buf_copy(json_event_buf *buf, const void *bytes, size_t len,
+                         json_span *out) {
+  if (len >= JSON_SPAN_IN_PLACE || buf->text.len >= JSON_SPAN_IN_PLACE - len)
     return false;
   out->off = (uint32_t)buf->text.len;
   out->len = (uint32_t)len;

@@ -6,11 +6,17 @@
  * Keys of an event come in any order (Chrome writes "args" before "ph"),
  * so nothing is emitted until the event's closing brace: the walker fills
  * a json_event_buf, the emitter reads it whole. Strings the event refers
- * to live in the buffer's text arena as spans (offset, length), because
- * the parser's pointers die with each callback.
+ * to are spans (offset, length): into the buffer's text arena, because
+ * yajl's pointers die with each callback; or, while the fast path reads
+ * an element whole from one buffer (`in_place`, set around that element
+ * only), into that buffer, where the string's bytes stay until the
+ * element's closing brace has emitted it: no copy.
  *
- * Invariant: a json_event_buf is reset, not freed, between events, so
- * steady-state parsing allocates nothing per event.
+ * Invariants: a json_event_buf is reset, not freed, between events, so
+ * steady-state parsing allocates nothing per event; a span with
+ * JSON_SPAN_IN_PLACE in `off` is only made while `in_place` is set, and
+ * only read before it is cleared (the emitter runs inside the element's
+ * end); the arena stays below 2 GiB, so its offsets never carry that bit.
  */
 #ifndef TM_JSON_EVENT_BUF_H
 #define TM_JSON_EVENT_BUF_H
@@ -22,9 +28,11 @@
 #include "json_text.h"
 
 typedef struct json_span {
-  uint32_t off;
+  uint32_t off; /* JSON_SPAN_IN_PLACE | offset in `in_place`, or arena offset */
   uint32_t len;
 } json_span;
+
+#define JSON_SPAN_IN_PLACE 0x80000000u
 
 typedef enum json_field_state {
   JSON_FIELD_ABSENT = 0,
@@ -90,21 +98,52 @@ typedef struct json_event_buf {
   json_event ev;
   json_text text; /* arena the spans point into */
   TM_VEC(json_arg) args;
+  /* The buffer the fast path reads the current element from, whole;
+   * NULL outside the fast path (json_event_buf_read_in_place). */
+  const char *in_place;
+  size_t in_place_len;
 } json_event_buf;
 
 void json_event_buf_reset(json_event_buf *buf);
 void json_event_buf_free(json_event_buf *buf);
-/* Copies bytes into the arena; false when the arena would pass 4 GiB,
- * which a span cannot address (out of memory aborts, as for every
- * TM_VEC). */
-bool json_event_buf_store(json_event_buf *buf, const void *bytes, size_t len,
-                          json_span *out);
+
+/* Strings inside `len` bytes at `data` are referred to in place from now
+ * until json_event_buf_read_in_place(buf, NULL, 0); `len` below 2 GiB
+ * (a longer buffer is ignored: strings are copied). */
+static inline void json_event_buf_read_in_place(json_event_buf *buf,
+                                                const void *data, size_t len) {
+  bool fits = data && len < JSON_SPAN_IN_PLACE;
+  buf->in_place = fits ? data : NULL;
+  buf->in_place_len = fits ? len : 0;
+}
+
+bool json_event_buf_copy(json_event_buf *buf, const void *bytes, size_t len,
+                         json_span *out);
+
+/* A span of `len` bytes at `bytes`: in place when they lie inside the
+ * in-place buffer, else copied into the arena. False when the arena would
+ * reach 2 GiB, which a span cannot address (out of memory aborts, as for
+ * every TM_VEC). */
+static inline bool json_event_buf_store(json_event_buf *buf, const void *bytes,
+                                        size_t len, json_span *out) {
+  uintptr_t at = (uintptr_t)bytes - (uintptr_t)buf->in_place;
+  if (buf->in_place && at < buf->in_place_len &&
+      len <= buf->in_place_len - at) {
+    out->off = JSON_SPAN_IN_PLACE | (uint32_t)at;
+    out->len = (uint32_t)len;
+    return true;
+  }
+  return json_event_buf_copy(buf, bytes, len, out);
+}
+
 /* Appends an arg slot, zeroed (key and kind to be filled). */
 json_arg *json_event_buf_add_arg(json_event_buf *buf);
 
 /* The bytes of `span` (not terminated); "" for an empty arena. */
 static inline const char *json_event_buf_text(const json_event_buf *buf,
                                               json_span span) {
+  if (span.off & JSON_SPAN_IN_PLACE)
+    return buf->in_place + (span.off & ~JSON_SPAN_IN_PLACE);
   return buf->text.data ? buf->text.data + span.off : "";
 }
 

@@ -279,10 +279,10 @@ static int cancel(json_reader *r, const char *message) {
   return 0;
 }
 
-/* json_event_buf_store's one failure: spans address 4 GiB of an event's
+/* json_event_buf_store's one failure: spans address 2 GiB of an event's
  * text (a record budget above that lets an event reach it). */
 static int event_too_long(json_reader *r) {
-  return cancel(r, "a JSON event's strings are longer than 4 GiB");
+  return cancel(r, "a JSON event's strings are longer than 2 GiB");
 }
 
 /* --- structure helpers ------------------------------------------------------ */
@@ -1408,9 +1408,12 @@ static json_fast_status fast_element(json_reader *r, const uint8_t *data,
                                      size_t len, size_t *consumed) {
   unsigned depth = r->depth;
   size_t n_frames = r->frames.len;
+  /* The element is whole in `data`: its strings are used in place. */
+  json_event_buf_read_in_place(&r->event, data, len);
   json_fast_status status =
       json_fast_element_inline(&callbacks, &event_member_callbacks, r,
                                &r->decoded, &r->number, data, len, consumed);
+  json_event_buf_read_in_place(&r->event, NULL, 0);
   if (status == JSON_FAST_DECLINED) {
     r->depth = depth;
     r->frames.len = n_frames;
