@@ -11,6 +11,7 @@
  */
 #include <glib.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <tracemerge/plugin.h>
@@ -459,6 +460,13 @@ static void test_fast_tokenizer_reads_numbers_as_their_texts_convert(void) {
                                     : (int64_t)f->int_value,
                         ==, n.int_value);
       }
+      if (f->frac_digits > 0 && f->frac_digits <= 3 && f->int_digits <= 12) {
+        /* The reader's real from the digits (json_reader.c, number_value). */
+        double q = (double)(f->int_value * 1000u + f->frac_value) / 1000.0;
+        g_assert_cmpint(n.kind, ==, JSON_NUMBER_REAL);
+        g_assert_true(memcmp(&n.real_value, &(double){f->negative ? -q : q},
+                             sizeof q) == 0);
+      }
       if (f->int_digits <= 15 && f->frac_digits <= 3) {
         int64_t ns;
         g_assert_true(json_us_text_to_ns(text, strlen(text), &ns));
@@ -466,6 +474,38 @@ static void test_fast_tokenizer_reads_numbers_as_their_texts_convert(void) {
         g_assert_cmpint(f->negative ? -(int64_t)x : (int64_t)x, ==, ns);
       }
     }
+  }
+}
+
+/* The reader takes a number of at most 12 integer and 1 to 3 fraction
+ * digits as m / 1000 (json_reader.c, number_value): that must be the very
+ * double json_number_parse (strtod) gives, for any such digits. */
+static void test_short_fractions_divide_to_strtod_values(void) {
+  for (int i = 0; i < 200000; i++) {
+    uint64_t int_part = (uint64_t)g_test_rand_int_range(0, 1000000) *
+                            1000000u +
+                        (uint64_t)g_test_rand_int_range(0, 1000000);
+    if (i % 4 == 0)
+      int_part %= 1000u; /* small values too */
+    int frac_digits = g_test_rand_int_range(1, 4);
+    int frac = g_test_rand_int_range(0, frac_digits == 1   ? 10
+                                        : frac_digits == 2 ? 100
+                                                           : 1000);
+    bool negative = g_test_rand_bit();
+    char text[48];
+    snprintf(text, sizeof text, "%s%" PRIu64 ".%0*d", negative ? "-" : "",
+             int_part, frac_digits, frac);
+    uint64_t thousandths = (uint64_t)frac * (frac_digits == 1   ? 100u
+                                             : frac_digits == 2 ? 10u
+                                                                : 1u);
+    double q = (double)(int_part * 1000u + thousandths) / 1000.0;
+    if (negative)
+      q = -q;
+    json_number n;
+    g_assert_true(json_number_parse(text, strlen(text), &n));
+    g_assert_cmpint(n.kind, ==, JSON_NUMBER_REAL);
+    if (memcmp(&n.real_value, &q, sizeof q) != 0)
+      g_error("%s: strtod %.17g, divided %.17g", text, n.real_value, q);
   }
 }
 
@@ -917,6 +957,8 @@ int main(int argc, char **argv) {
                   test_fast_tokenizer_leaves_the_rest_to_yajl);
   g_test_add_func("/json-reader/fast-path/tokenizer-reads-numbers-as-their-texts-convert",
                   test_fast_tokenizer_reads_numbers_as_their_texts_convert);
+  g_test_add_func("/json-reader/fast-path/short-fractions-divide-to-strtod-values",
+                  test_short_fractions_divide_to_strtod_values);
   g_test_add_func("/json-reader/fast-path/tokenizer-agrees-with-yajl-on-random-events",
                   test_fast_tokenizer_agrees_with_yajl_on_random_events);
   g_test_add_func("/json-reader/fast-path/reader-agrees-with-yajl-in-every-chunking",

@@ -352,13 +352,25 @@ static inline uint8_t classify_event_key(const char *s, size_t len) {
 
 /* A number's value as json_number_parse gives it: from the fast path's
  * reading of an integer literal of at most 18 digits (json_number_parse's
- * own shortcut, which the same digits give), else from the text. */
+ * own shortcut, which the same digits give) or of a short decimal
+ * fraction (below), else from the text. */
 static bool number_value(const json_value *v, json_number *n) {
   const json_fast_number *f = v->number;
   if (f && f->frac_digits == 0 && f->int_digits <= 18) {
     n->kind = JSON_NUMBER_INT;
     n->int_value = f->negative ? -(int64_t)f->int_value : (int64_t)f->int_value;
     n->real_value = (double)n->int_value;
+    return true;
+  }
+  if (f && f->frac_digits > 0 && f->frac_digits <= 3 && f->int_digits <= 12) {
+    /* A fraction of 1 to 3 digits: the value is exactly m / 1000 with
+     * m < 10^15 < 2^53, and both m and 1000 are exact doubles, so the
+     * division rounds the exact decimal value to nearest, as strtod does
+     * (json_number_parse's result, without copying the text for it). */
+    double q = (double)(f->int_value * 1000u + f->frac_value) / 1000.0;
+    n->kind = JSON_NUMBER_REAL;
+    n->int_value = 0;
+    n->real_value = f->negative ? -q : q;
     return true;
   }
   return json_number_parse(v->text, v->len, n);
