@@ -22,6 +22,8 @@
 /* Slots of the name cache, and the longest name it keeps. */
 #define NAME_IDS 256
 #define NAME_ID_TEXT 47
+/* Slots of the counter track cache (C marks by pid and name). */
+#define COUNTER_TRACKS 256
 /* Tids below this find their entry through a direct table (grown to the
  * largest such tid seen: 512 KiB at most); others through the hash table. */
 #define DIRECT_TIDS 65536
@@ -71,6 +73,15 @@ struct systrace_emitter {
     char text[NAME_ID_TEXT];
     tm_str_id id;
   } name_ids[NAME_IDS];
+  /* The tracks of C marks by (pid, name): the host interns a described
+   * track once and returns the same ref for the same description, so a
+   * counter costs a lookup here, not the host's process lookup and track
+   * interning (about 900 instructions a mark). track 0: empty slot. */
+  struct {
+    int64_t pid;
+    tm_str_id name;
+    tm_track_ref track;
+  } counter_tracks[COUNTER_TRACKS];
   /* Columns of the current PROCESS DUMP table, -1 if absent. */
   int dump_pid, dump_ppid, dump_tid, dump_name;
   /* Set by systrace_emitter_set_line_offset: failures are logged with the
@@ -181,6 +192,41 @@ static thread_entry *entry_lookup(systrace_emitter *em, int64_t tid) {
   return g_hash_table_lookup(em->threads, &tid);
 }
 
+/* memcmp(cached, text, n) == 0 for the name of a thread entry (n at most
+ * NAME_CACHE - 1), inline: a thread's name is compared on every line
+ * that names it, and the call to memcmp was a fifth of the lookup. Reads
+ * only text[0, n) (overlapping words), and cached's NAME_CACHE bytes. */
+static inline bool cached_name_is(const char *cached, const char *text, size_t n) {
+  uint64_t a, b, diff = 0;
+  if (n >= 8) {
+    memcpy(&a, cached, 8);
+    memcpy(&b, text, 8);
+    diff = a ^ b;
+    memcpy(&a, cached + n - 8, 8);
+    memcpy(&b, text + n - 8, 8);
+    diff |= a ^ b;
+    if (n > 16) {
+      memcpy(&a, cached + 8, 8);
+      memcpy(&b, text + 8, 8);
+      diff |= a ^ b;
+    }
+    return diff == 0;
+  }
+  if (n >= 4) {
+    uint32_t x, y, d;
+    memcpy(&x, cached, 4);
+    memcpy(&y, text, 4);
+    d = x ^ y;
+    memcpy(&x, cached + n - 4, 4);
+    memcpy(&y, text + n - 4, 4);
+    return (d | (x ^ y)) == 0;
+  }
+  for (size_t i = 0; i < n; i++)
+    if (cached[i] != text[i])
+      return false;
+  return true;
+}
+
 /* The thread `tid`, attached to process `pid` if pid >= 0, named `name`
  * unless it is unknown ("<...>"). tid 0 is the idle thread "swapper". */
 static thread_entry *entry_for(systrace_emitter *em, int64_t pid, int64_t tid,
@@ -206,8 +252,7 @@ static thread_entry *entry_for(systrace_emitter *em, int64_t pid, int64_t tid,
     }
     return e;
   }
-  if (e->name && name.len == e->name_len &&
-      memcmp(name.p, e->name_text, name.len) == 0)
+  if (e->name && name.len == e->name_len && cached_name_is(e->name_text, name.p, name.len))
     return e;
   tm_str_id name_id = intern(em, name);
   if (name.len < NAME_CACHE) {
@@ -271,6 +316,21 @@ static tm_track_ref process_track(systrace_emitter *em, const char *type,
       .key = key,
   };
   return em->s->track_intern(em->host, &desc);
+}
+
+/* The "atrace_counter" track of process `pid` named `name`, as
+ * process_track() makes it, asked of the host once per slot. */
+static tm_track_ref counter_track(systrace_emitter *em, int64_t pid, tm_str_id name) {
+  uint64_t h = ((uint64_t)pid * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)name * 0xC2B2AE3D27D4EB4Full);
+  size_t slot = (size_t)(h >> 56) & (COUNTER_TRACKS - 1);
+  if (em->counter_tracks[slot].track && em->counter_tracks[slot].pid == pid &&
+      em->counter_tracks[slot].name == name)
+    return em->counter_tracks[slot].track;
+  tm_track_ref track = process_track(em, "atrace_counter", 1, pid, name, 0);
+  em->counter_tracks[slot].pid = pid;
+  em->counter_tracks[slot].name = name;
+  em->counter_tracks[slot].track = track;
+  return track;
 }
 
 /* The slot of `cookie` in the async set (type, process, name), packed by
@@ -402,8 +462,7 @@ static bool mark_write(systrace_emitter *em, int64_t ts_ns, int64_t tid, systrac
         !systrace_parse_int64(f[3], &value))
       return false;
     thread_for(em, pid, tid, task);
-    tm_track_ref track =
-        process_track(em, "atrace_counter", 1, pid, intern_name(em, f[2]), 0);
+    tm_track_ref track = counter_track(em, pid, intern_name(em, f[2]));
     em->s->counter(em->host, track, em->clock, ts_ns, (double)value, TM_NO_ARGS);
     return true;
   }
@@ -593,12 +652,33 @@ static inline bool take(const char **p, const char *end, const char *lit, size_t
 #define TAKE(p, end, lit) take((p), (end), (lit), sizeof(lit) - 1)
 
 /* A value without blanks or '=' from *p to the next blank or the end. */
-static inline bool take_value(const char **p, const char *end, systrace_text *value) {
+static inline __attribute__((always_inline)) bool take_value(const char **p, const char *end, systrace_text *value) {
   const char *stop = systrace_find_either(*p, end, ' ', '=');
   if (stop < end && *stop == '=')
     return false;
   *value = (systrace_text){*p, (size_t)(stop - *p)};
   *p = stop;
+  return true;
+}
+
+/* take_value for a value of 1 to 18 plain digits, and its number: what
+ * systrace_parse_int64 reads from the text take_value takes. Any other
+ * value (a sign, no digit, more digits, a byte after them that is not a
+ * blank) fails, and the caller's kv_scan path reads it. */
+static inline __attribute__((always_inline)) bool take_uint(const char **p, const char *end, int64_t *value) {
+  const char *q = *p;
+  const char *bound = end - q > 18 ? q + 18 : end;
+  int64_t v = 0;
+  for (; q < bound; q++) {
+    unsigned digit = (unsigned char)*q - (unsigned)'0';
+    if (digit > 9)
+      break;
+    v = v * 10 + (int64_t)digit;
+  }
+  if (q == *p || (q < end && *q != ' '))
+    return false;
+  *value = v;
+  *p = q;
   return true;
 }
 
@@ -624,28 +704,30 @@ enum { PREV_PID, NEXT_PID, NEXT_PRIO, PREV_STATE, PREV_COMM, NEXT_COMM, SWITCH_K
 enum { WAKING_PID, WAKING_TARGET_CPU, WAKING_COMM, WAKING_KEYS };
 
 /* "prev_comm=C prev_pid=N prev_prio=N prev_state=S ==> next_comm=C
- * next_pid=N next_prio=N": values in the order of sched_switch's keys. */
-static bool switch_in_kernel_layout(systrace_text payload, systrace_text *v) {
+ * next_pid=N next_prio=N": the texts in the order of sched_switch's keys,
+ * the numbers (plain digits here) in n[PREV_PID], n[NEXT_PID] and
+ * n[NEXT_PRIO], read as they are crossed. */
+static bool switch_in_kernel_layout(systrace_text payload, systrace_text *v, int64_t *n) {
   const char *p = payload.p, *end = payload.p + payload.len;
   systrace_text prev_prio;
   return TAKE(&p, end, "prev_comm=") && TAKE_COMM(&p, end, "prev_pid", &v[PREV_COMM]) &&
-         take_value(&p, end, &v[PREV_PID]) && TAKE(&p, end, " prev_prio=") &&
+         take_uint(&p, end, &n[PREV_PID]) && TAKE(&p, end, " prev_prio=") &&
          take_value(&p, end, &prev_prio) && TAKE(&p, end, " prev_state=") &&
          take_value(&p, end, &v[PREV_STATE]) && TAKE(&p, end, " ==> next_comm=") &&
          TAKE_COMM(&p, end, "next_pid", &v[NEXT_COMM]) &&
-         take_value(&p, end, &v[NEXT_PID]) && TAKE(&p, end, " next_prio=") &&
-         take_value(&p, end, &v[NEXT_PRIO]) && p == end;
+         take_uint(&p, end, &n[NEXT_PID]) && TAKE(&p, end, " next_prio=") &&
+         take_uint(&p, end, &n[NEXT_PRIO]) && p == end;
 }
 
-/* "comm=C pid=N prio=N target_cpu=N": values in the order of
- * sched_waking's keys. */
-static bool waking_in_kernel_layout(systrace_text payload, systrace_text *v) {
+/* "comm=C pid=N prio=N target_cpu=N": the comm in v[WAKING_COMM], the
+ * numbers (plain digits here) in n[WAKING_PID] and n[WAKING_TARGET_CPU]. */
+static bool waking_in_kernel_layout(systrace_text payload, systrace_text *v, int64_t *n) {
   const char *p = payload.p, *end = payload.p + payload.len;
   systrace_text prio;
   return TAKE(&p, end, "comm=") && TAKE_COMM(&p, end, "pid", &v[WAKING_COMM]) &&
-         take_value(&p, end, &v[WAKING_PID]) && TAKE(&p, end, " prio=") &&
+         take_uint(&p, end, &n[WAKING_PID]) && TAKE(&p, end, " prio=") &&
          take_value(&p, end, &prio) && TAKE(&p, end, " target_cpu=") &&
-         take_value(&p, end, &v[WAKING_TARGET_CPU]) && p == end;
+         take_uint(&p, end, &n[WAKING_TARGET_CPU]) && p == end;
 }
 
 static bool kv_value_int(unsigned found, unsigned k, const systrace_text *values,
@@ -691,17 +773,19 @@ static bool sched_switch(systrace_emitter *em, const systrace_line *l) {
                                            KV_KEY("next_prio"),  KV_KEY("prev_state"),
                                            KV_KEY("prev_comm"),  KV_KEY("next_comm")};
   systrace_text v[SWITCH_KEYS] = {{0}};
-  unsigned found = (1u << SWITCH_KEYS) - 1;
-  if (!switch_in_kernel_layout(l->payload, v)) {
+  int64_t n[SWITCH_KEYS];
+  if (!switch_in_kernel_layout(l->payload, v, n)) {
     memset(v, 0, sizeof v);
-    found = kv_scan(l->payload, keys, SWITCH_KEYS, 1u << PREV_COMM | 1u << NEXT_COMM, v);
+    unsigned found =
+        kv_scan(l->payload, keys, SWITCH_KEYS, 1u << PREV_COMM | 1u << NEXT_COMM, v);
+    if (!kv_value_int(found, PREV_PID, v, &n[PREV_PID]) ||
+        !kv_value_int(found, NEXT_PID, v, &n[NEXT_PID]) ||
+        !kv_value_int(found, NEXT_PRIO, v, &n[NEXT_PRIO]) || !(found & (1u << PREV_STATE)))
+      return false;
   }
-  int64_t prev_pid, next_pid, next_prio;
-  if (!kv_value_int(found, PREV_PID, v, &prev_pid) ||
-      !kv_value_int(found, NEXT_PID, v, &next_pid) ||
-      !kv_value_int(found, NEXT_PRIO, v, &next_prio) || !(found & (1u << PREV_STATE)) ||
-      l->cpu > MAX_CPU)
+  if (l->cpu > MAX_CPU)
     return false;
+  int64_t prev_pid = n[PREV_PID], next_pid = n[NEXT_PID], next_prio = n[NEXT_PRIO];
   systrace_text prev_comm = v[PREV_COMM], next_comm = v[NEXT_COMM], state = v[PREV_STATE];
   tm_thread_ref prev = thread_for(em, -1, prev_pid, prev_comm);
   tm_thread_ref next = thread_for(em, -1, next_pid, next_comm);
@@ -714,15 +798,16 @@ static bool sched_waking(systrace_emitter *em, const systrace_line *l) {
   static const kv_key keys[WAKING_KEYS] = {KV_KEY("pid"), KV_KEY("target_cpu"),
                                            KV_KEY("comm")};
   systrace_text v[WAKING_KEYS] = {{0}};
-  unsigned found = (1u << WAKING_KEYS) - 1;
-  if (!waking_in_kernel_layout(l->payload, v)) {
+  int64_t n[WAKING_KEYS];
+  if (!waking_in_kernel_layout(l->payload, v, n)) {
     memset(v, 0, sizeof v);
-    found = kv_scan(l->payload, keys, WAKING_KEYS, 1u << WAKING_COMM, v);
+    unsigned found = kv_scan(l->payload, keys, WAKING_KEYS, 1u << WAKING_COMM, v);
+    if (!kv_value_int(found, WAKING_PID, v, &n[WAKING_PID]) ||
+        !kv_value_int(found, WAKING_TARGET_CPU, v, &n[WAKING_TARGET_CPU]))
+      return false;
   }
-  int64_t pid, target_cpu;
-  if (!kv_value_int(found, WAKING_PID, v, &pid) ||
-      !kv_value_int(found, WAKING_TARGET_CPU, v, &target_cpu) || target_cpu < 0 ||
-      target_cpu > MAX_CPU)
+  int64_t pid = n[WAKING_PID], target_cpu = n[WAKING_TARGET_CPU];
+  if (target_cpu < 0 || target_cpu > MAX_CPU)
     return false;
   systrace_text comm = v[WAKING_COMM];
   tm_thread_ref waker = thread_for(em, l->tgid, l->pid, l->task);
