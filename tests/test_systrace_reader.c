@@ -4,6 +4,7 @@
  * size, lines cut anywhere) through the fake host of tests/support.
  */
 #include <glib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <tracemerge/plugin.h>
@@ -375,6 +376,72 @@ static void test_begin_end_marks_of_every_shape(void) {
   fake_host_free(fake);
 }
 
+/* A thread's name is compared with the one it was last given without
+ * memcmp (systrace_emitter.c, cached_name_is): a name that differs from
+ * it in any one byte, at every length the comparison reads by words or by
+ * bytes and beyond the cache, names the thread again, and the old name
+ * once more renames it back. */
+static void test_thread_renamed_by_one_byte_at_any_length(void) {
+  for (size_t len = 1; len <= 30; len++) {
+    for (size_t k = 0; k < len; k++) {
+      char name[31], other[31];
+      for (size_t i = 0; i < len; i++)
+        name[i] = (char)('a' + i % 26);
+      name[len] = '\0';
+      memcpy(other, name, len + 1);
+      other[k] = 'Z';
+      g_autofree char *data = g_strdup_printf("# tracer: nop\n"
+                                              "%s-5 [000] 1.0: cpu_idle: state=1 cpu_id=0\n"
+                                              "%s-5 [000] 2.0: cpu_idle: state=1 cpu_id=0\n"
+                                              "%s-5 [000] 3.0: cpu_idle: state=1 cpu_id=0\n"
+                                              "%s-5 [000] 4.0: cpu_idle: state=1 cpu_id=0\n",
+                                              name, name, other, name);
+      fake_host *fake = run_reader(data, strlen(data), strlen(data), TM_OK);
+      g_assert_cmpuint(fake_host_count_lines(fake, "thread_name "), ==, 3);
+      fake_host_free(fake);
+    }
+  }
+}
+
+/* The counter track of a C mark is asked of the host once per (pid,
+ * name) and then found in the emitter's cache: with more names per
+ * process than the cache has slots (so some share a slot), in two passes,
+ * every counter still lands on the track described with its own name and
+ * process. */
+static void test_counter_marks_land_on_their_own_tracks(void) {
+  enum { PAIRS = 600 };
+  GString *data = g_string_new("# tracer: nop\n");
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < PAIRS; i++)
+      g_string_append_printf(data, "a-1 [000] %d.0: tracing_mark_write: C|%d|n%d|%d\n",
+                             1 + pass, 100 + i % 2, i, i);
+  fake_host *fake = run_reader(data->str, data->len, data->len, TM_OK);
+  g_assert_cmpint(fake_host_stat(fake, "systrace_parse_failure"), ==, 0);
+  g_auto(GStrv) lines = g_strsplit(fake_host_borrow_transcript(fake), "\n", -1);
+  GHashTable *descs = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+  size_t counters = 0;
+  for (char **l = lines; *l; l++) {
+    unsigned track;
+    int value, offset = 0;
+    if (sscanf(*l, "track T%u = %n", &track, &offset) == 1 && offset > 0) {
+      g_hash_table_insert(descs, GUINT_TO_POINTER(track), g_strdup(*l + offset));
+    } else if (sscanf(*l, "counter T%u MONOTONIC@host ts=%*d value=%d", &track, &value) == 2) {
+      const char *desc = g_hash_table_lookup(descs, GUINT_TO_POINTER(track));
+      g_assert_nonnull(desc);
+      g_autofree char *name = g_strdup_printf(" name=\"n%d\" ", value);
+      g_autofree char *on = g_strdup_printf(" p%d ", 100 + value % 2);
+      g_assert_nonnull(strstr(desc, name));
+      g_assert_nonnull(strstr(desc, on));
+      counters++;
+    }
+  }
+  g_assert_cmpuint(counters, ==, 2 * PAIRS);
+  g_assert_cmpuint(fake_host_count_lines(fake, "track "), ==, PAIRS);
+  g_hash_table_destroy(descs);
+  g_string_free(data, TRUE);
+  fake_host_free(fake);
+}
+
 /* A line that is not read is logged with the offset of its first byte
  * and its text, however the chunks cut it; lines that parse are not. */
 static void test_bad_lines_are_logged_with_offset_and_text(void) {
@@ -452,6 +519,10 @@ int main(int argc, char **argv) {
                   test_begin_end_marks_of_every_shape);
   g_test_add_func("/systrace/reader/bad-lines-are-logged-with-offset-and-text",
                   test_bad_lines_are_logged_with_offset_and_text);
+  g_test_add_func("/systrace/reader/thread-renamed-by-one-byte-at-any-length",
+                  test_thread_renamed_by_one_byte_at_any_length);
+  g_test_add_func("/systrace/reader/counter-marks-land-on-their-own-tracks",
+                  test_counter_marks_land_on_their_own_tracks);
   g_test_add_func("/systrace/reader/probe", test_probe);
   return g_test_run();
 }
