@@ -745,7 +745,14 @@ static bool stream_leaf(tm_walk *w, tm_input *in, uint32_t id,
     return sink_refused(error, in->display);
   leaf_pull lp = {.w = w, .in = in, .root_cut_before = w->root_cut};
   read_ahead *ahead = NULL;
-  if (w->read_ahead) {
+  /* Only a leaf that is decoded (an archive member, a compressed file) is
+   * pulled on the second thread. A plain file's pull is one read() that
+   * the kernel's own read-ahead keeps fed; on the worker it cost more CPU
+   * than it saved in wall time (a copy of every block into the ring, the
+   * hand-over, the blocks crossing to the other core's cache): the 1M
+   * realistic JSON file imported with 5% less CPU and no more wall time
+   * at --threads 1 (docs/performance.md, "Threads"). */
+  if (w->read_ahead && (in->archive != NULL || in->zip_inflate != NULL)) {
     lp.pulled = g_array_new(FALSE, FALSE, sizeof(uint64_t));
     ahead = read_ahead_new(leaf_pull_next, leaf_may_run_ahead, &lp);
     w->ahead = ahead; /* before the worker runs: it reads it */
