@@ -227,10 +227,25 @@ static inline bool cached_name_is(const char *cached, const char *text, size_t n
   return true;
 }
 
+/* entry_for() below, for any call. */
+static __attribute__((noinline)) thread_entry *entry_for_any(systrace_emitter *em, int64_t pid,
+                                                             int64_t tid, systrace_text name);
+
 /* The thread `tid`, attached to process `pid` if pid >= 0, named `name`
- * unless it is unknown ("<...>"). tid 0 is the idle thread "swapper". */
-static thread_entry *entry_for(systrace_emitter *em, int64_t pid, int64_t tid,
-                               systrace_text name) {
+ * unless it is unknown ("<...>"). tid 0 is the idle thread "swapper".
+ * The call that changes nothing on the entry found last (lines come in
+ * runs of one thread) is answered here, inline, without a call. */
+static inline thread_entry *entry_for(systrace_emitter *em, int64_t pid, int64_t tid,
+                                      systrace_text name) {
+  thread_entry *e = em->last;
+  if (e && e->tid == tid && tid != 0 && e->ref && (pid < 0 || e->has_process) && e->name &&
+      name.len != 0 && name.len == e->name_len && cached_name_is(e->name_text, name.p, name.len))
+    return e; /* a known name: not "<...>", which is never kept */
+  return entry_for_any(em, pid, tid, name);
+}
+
+static thread_entry *entry_for_any(systrace_emitter *em, int64_t pid, int64_t tid,
+                                   systrace_text name) {
   thread_entry *e = em->last && em->last->tid == tid ? em->last : entry_lookup(em, tid);
   if (!e) {
     e = g_new0(thread_entry, 1);
