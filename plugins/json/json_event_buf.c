@@ -20,17 +20,3 @@ void json_event_buf_free(json_event_buf *buf) {
   tm_vec_free(&buf->text);
   tm_vec_free(&buf->args);
 }
-
-bool json_event_buf_copy(json_event_buf *buf, const void *bytes, size_t len,
-                         json_span *out) {
-  if (len >= JSON_SPAN_IN_PLACE || buf->text.len >= JSON_SPAN_IN_PLACE - len)
-    return false;
-  out->off = (uint32_t)buf->text.len;
-  out->len = (uint32_t)len;
-  json_text_append(&buf->text, bytes, len);
-  return true;
-}
-
-json_arg *json_event_buf_add_arg(json_event_buf *buf) {
-  return tm_vec_push_zero(&buf->args);
-}

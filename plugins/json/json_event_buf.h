@@ -117,8 +117,17 @@ static inline void json_event_buf_read_in_place(json_event_buf *buf,
   buf->in_place_len = fits ? len : 0;
 }
 
-bool json_event_buf_copy(json_event_buf *buf, const void *bytes, size_t len,
-                         json_span *out);
+/* Copies `len` bytes into the arena (json_event_buf_store's other half:
+ * inline, as it runs for every arg key). */
+static inline bool json_event_buf_copy(json_event_buf *buf, const void *bytes,
+                                       size_t len, json_span *out) {
+  if (len >= JSON_SPAN_IN_PLACE || buf->text.len >= JSON_SPAN_IN_PLACE - len)
+    return false;
+  out->off = (uint32_t)buf->text.len;
+  out->len = (uint32_t)len;
+  json_text_append(&buf->text, bytes, len);
+  return true;
+}
 
 /* A span of `len` bytes at `bytes`: in place when they lie inside the
  * in-place buffer, else copied into the arena. False when the arena would
@@ -137,7 +146,9 @@ static inline bool json_event_buf_store(json_event_buf *buf, const void *bytes,
 }
 
 /* Appends an arg slot, zeroed (key and kind to be filled). */
-json_arg *json_event_buf_add_arg(json_event_buf *buf);
+static inline json_arg *json_event_buf_add_arg(json_event_buf *buf) {
+  return tm_vec_push_zero(&buf->args);
+}
 
 /* The bytes of `span` (not terminated); "" for an empty arena. */
 static inline const char *json_event_buf_text(const json_event_buf *buf,
