@@ -283,19 +283,21 @@ static void test_thread_time_beside_the_rows(fixture *f, gconstpointer d) {
   tm_vec_push(&f->state.extras, ((tm_event_extra){110, 7}));
   start_builder(f);
   tm_event begin = {.ts = 1, .track_id = f->track, .kind = TM_EVENT_SLICE_BEGIN,
-                    .flags = TM_EVENT_HAS_EXTRA, .extra = 0};
+                    .flags = TM_EVENT_HAS_EXTRA, .u.x.extra = 0};
   tm_event plain = {.ts = 2, .u.dur_ns = 1, .track_id = f->track,
                     .kind = TM_EVENT_SLICE_COMPLETE};
-  tm_event complete = {.ts = 4, .u.dur_ns = 2, .track_id = f->track,
-                       .kind = TM_EVENT_SLICE_COMPLETE, .flags = TM_EVENT_HAS_EXTRA,
-                       .extra = 2};
+  /* A complete slice's duration is kept beside its extra's index. */
+  tm_event complete = {.ts = 4, .u.x = {2, 2}, .track_id = f->track,
+                       .kind = TM_EVENT_SLICE_COMPLETE, .flags = TM_EVENT_HAS_EXTRA};
   tm_event end = {.ts = 9, .track_id = f->track, .kind = TM_EVENT_SLICE_END,
-                  .flags = TM_EVENT_HAS_EXTRA, .extra = 1};
+                  .flags = TM_EVENT_HAS_EXTRA, .u.x.extra = 1};
   model_builder_push(f->builder, &begin, 0, 0);
   model_builder_push(f->builder, &plain, 0, 0);
   model_builder_push(f->builder, &complete, 0, 0);
   model_builder_push(f->builder, &end, 0, 0);
   g_assert_cmpuint(m->slices.len, ==, 3);
+  g_assert_cmpint(m->slices.data[1].dur, ==, 1);
+  g_assert_cmpint(m->slices.data[2].dur, ==, 2); /* from u.x.dur_ns */
   int64_t thread_ts, thread_dur;
   g_assert_true(model_slice_thread_time(m, 0, &thread_ts, &thread_dur));
   g_assert_cmpint(thread_ts, ==, 100);
@@ -341,9 +343,8 @@ static void test_extras_released_once_every_announced_event_is_pushed(fixture *f
   start_builder(f);
   tm_event *events = g_new(tm_event, N);
   for (uint32_t i = 0; i < N; i++) {
-    events[i] = (tm_event){.ts = 10 * (int64_t)i, .u.dur_ns = 1, .track_id = f->track,
-                           .kind = TM_EVENT_SLICE_COMPLETE,
-                           .flags = TM_EVENT_HAS_EXTRA, .extra = perm[i]};
+    events[i] = (tm_event){.ts = 10 * (int64_t)i, .u.x = {perm[i], 1}, .track_id = f->track,
+                           .kind = TM_EVENT_SLICE_COMPLETE, .flags = TM_EVENT_HAS_EXTRA};
     model_builder_expect(f->builder, &events[i]);
   }
   uint32_t dropped_extra = perm[DROPPED];
@@ -358,6 +359,7 @@ static void test_extras_released_once_every_announced_event_is_pushed(fixture *f
     g_assert_true(model_slice_thread_time(m, id, &thread_ts, &thread_dur));
     g_assert_cmpint(thread_ts, ==, 1000 + (int64_t)perm[i]);
     g_assert_cmpint(thread_dur, ==, (int64_t)perm[i] + 1);
+    g_assert_cmpint(m->slices.data[id].dur, ==, 1);
   }
   g_assert_cmpint(f->state.extras.data[dropped_extra].thread_ts, ==, 1000 + (int64_t)dropped_extra);
   /* A page-aligned extra of the third region (counted from the page of
@@ -380,6 +382,96 @@ static void test_extras_released_once_every_announced_event_is_pushed(fixture *f
   g_assert_cmpint(f->state.extras.data[probe].thread_dur, ==, 0);
   g_free(events);
   g_free(perm);
+}
+
+/* A complete slice whose duration does not fit in 32 bits keeps it in a
+ * second extra (import_state_add_extra); one that fits, beside the index.
+ * Both read back, with their thread times, through the builder. */
+static void test_long_duration_kept_in_a_second_extra(fixture *f, gconstpointer d) {
+  (void)d;
+  int64_t long_dur = (int64_t)INT32_MAX + 5;
+  tm_event slices[] = {
+      {.ts = 10, .u.dur_ns = long_dur, .track_id = f->track, .kind = TM_EVENT_SLICE_COMPLETE},
+      {.ts = 20, .u.dur_ns = INT32_MAX, .track_id = f->track,
+       .kind = TM_EVENT_SLICE_COMPLETE},
+      {.ts = 30, .u.dur_ns = -1, .track_id = f->track, .kind = TM_EVENT_SLICE_COMPLETE},
+  };
+  import_state_add_extra(&f->state, &slices[0], 100, 70);
+  import_state_add_extra(&f->state, &slices[1], 200, TM_UNKNOWN_TIME);
+  import_state_add_extra(&f->state, &slices[2], 300, 1);
+  g_assert_cmpuint(f->state.extras.len, ==, 4); /* the long one took two */
+  g_assert_true(slices[0].flags & TM_EVENT_DUR_IN_EXTRA);
+  g_assert_false(slices[1].flags & TM_EVENT_DUR_IN_EXTRA);
+  start_builder(f);
+  for (size_t i = 0; i < G_N_ELEMENTS(slices); i++) {
+    model_builder_expect(f->builder, &slices[i]);
+    model_builder_push(f->builder, &slices[i], 0, 0);
+  }
+  tm_model *m = f->state.model;
+  /* The negative duration is refused as before (slice_negative_duration). */
+  g_assert_cmpuint(m->slices.len, ==, 2);
+  g_assert_cmpint(m->slices.data[0].dur, ==, long_dur);
+  g_assert_cmpint(m->slices.data[1].dur, ==, INT32_MAX);
+  int64_t thread_ts, thread_dur;
+  g_assert_true(model_slice_thread_time(m, 0, &thread_ts, &thread_dur));
+  g_assert_cmpint(thread_ts, ==, 100);
+  g_assert_cmpint(thread_dur, ==, 70);
+  g_assert_true(model_slice_thread_time(m, 1, &thread_ts, &thread_dur));
+  g_assert_cmpint(thread_ts, ==, 200);
+  g_assert_cmpint(thread_dur, ==, TM_NULL_INT64);
+}
+
+/* An event's two extras (a long duration) can straddle two 64 KiB regions:
+ * they count in both, so the second region's pages stay until the event
+ * is pushed even when every other event of that region came first. The
+ * straddling event is pushed last; its duration (in the extra that lies
+ * in the region released before) and thread times must read as written. */
+static void test_extras_straddling_two_regions_kept_until_pushed(fixture *f, gconstpointer d) {
+  (void)d;
+  enum { N = 6000 };
+  /* extras[j] = {base + j, j + 1}: an event naming j reads thread_ts
+   * base + j, thread_dur j + 1 and its duration base + j + 1. */
+  int64_t base = (int64_t)INT32_MAX + 1;
+  for (uint32_t j = 0; j < 2 * N + 1; j++)
+    tm_vec_push(&f->state.extras, ((tm_event_extra){base + j, (int64_t)j + 1}));
+  start_builder(f);
+  /* The events' pairs start at an even or an odd index, whichever puts
+   * one across a region boundary (the block's offset in its page, which
+   * the allocator decides, fixes which). */
+  uintptr_t origin = (uintptr_t)&f->state.extras.data[0] & ~(uintptr_t)4095;
+  uint32_t parity = 0, straddler = N;
+  for (parity = 0; parity < 2 && straddler == N; parity++)
+    for (uint32_t e = 0; e < N && straddler == N; e++) {
+      uintptr_t first = (uintptr_t)&f->state.extras.data[parity + 2 * e];
+      uintptr_t last = (uintptr_t)(&f->state.extras.data[parity + 2 * e] + 2) - 1;
+      if ((first - origin) >> 16 != (last - origin) >> 16)
+        straddler = e;
+    }
+  parity--;
+  g_assert_cmpuint(straddler, <, N);
+  /* Every event after the straddler first (their extras fill the region
+   * its second extra lies in), then the ones before it, then it. */
+  tm_event *events = g_new(tm_event, N);
+  for (uint32_t k = 0; k < N; k++) {
+    uint32_t e = k < N - 1 - straddler ? straddler + 1 + k
+                 : k < N - 1           ? k - (N - 1 - straddler)
+                                       : straddler;
+    events[k] = (tm_event){.ts = base * 4 * (int64_t)k, .u.x = {parity + 2 * e, 0},
+                           .track_id = f->track, .kind = TM_EVENT_SLICE_COMPLETE,
+                           .flags = TM_EVENT_HAS_EXTRA | TM_EVENT_DUR_IN_EXTRA};
+    model_builder_expect(f->builder, &events[k]);
+  }
+  for (uint32_t k = 0; k < N; k++)
+    model_builder_push(f->builder, &events[k], 0, 0);
+  tm_model *m = f->state.model;
+  g_assert_cmpuint(m->slices.len, ==, N);
+  uint32_t j = parity + 2 * straddler;
+  int64_t thread_ts, thread_dur;
+  g_assert_true(model_slice_thread_time(m, N - 1, &thread_ts, &thread_dur));
+  g_assert_cmpint(thread_ts, ==, base + j);
+  g_assert_cmpint(thread_dur, ==, (int64_t)j + 1);
+  g_assert_cmpint(m->slices.data[N - 1].dur, ==, base + j + 1);
+  g_free(events);
 }
 
 /* --- async track sets with a parent or a merge key (model/async_tracks.h) --- */
@@ -525,6 +617,10 @@ int main(int argc, char **argv) {
   ADD("/model-builder/thread-time-beside-the-rows", test_thread_time_beside_the_rows);
   ADD("/model-builder/extras/released-once-every-announced-event-is-pushed",
       test_extras_released_once_every_announced_event_is_pushed);
+  ADD("/model-builder/extras/long-duration-kept-in-a-second-extra",
+      test_long_duration_kept_in_a_second_extra);
+  ADD("/model-builder/extras/straddling-two-regions-kept-until-pushed",
+      test_extras_straddling_two_regions_kept_until_pushed);
   ADD("/model-builder/async/merge-key-sets-name-tracks-after-their-maker",
       test_merge_key_sets_name_tracks_after_their_maker);
   ADD("/model-builder/async/nameless-slots-share-the-set-and-make-unnamed-tracks",

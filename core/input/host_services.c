@@ -801,17 +801,6 @@ static bool track_of_file(tm_host *host, uint32_t id) {
   return state->model->tracks.data[id].trace_id == host->file_id;
 }
 
-static uint32_t extra_for(tm_host *host, int64_t thread_ts, int64_t thread_dur,
-                          uint8_t *flags) {
-  if (thread_ts == TM_UNKNOWN_TIME && thread_dur == TM_UNKNOWN_TIME)
-    return 0;
-  tm_import_state *state = host->state;
-  tm_event_extra extra = {thread_ts, thread_dur};
-  tm_vec_push(&state->extras, extra);
-  *flags |= TM_EVENT_HAS_EXTRA;
-  return (uint32_t)(state->extras.len - 1);
-}
-
 /* The smallest tm_slice_fields of version 2: every field up to thread_dur.
  * A larger one comes from a later reader: its fields past ours are not
  * read. */
@@ -856,7 +845,7 @@ static void push_slice(tm_host *host, const tm_slice_fields *f,
     host->state->hooks->buffer_event(host, run, &ev, f->thread_ts, f->thread_dur);
     return;
   }
-  ev.extra = extra_for(host, f->thread_ts, f->thread_dur, &ev.flags);
+  import_state_add_extra(host->state, &ev, f->thread_ts, f->thread_dur);
   event_run_push(run, &ev);
   if (kind != TM_EVENT_SLICE_END)
     host->state->slice_events++;
@@ -1300,7 +1289,7 @@ static void svc_frame_timeline_begin(tm_host *host, const tm_slice_fields *f,
       .name_id = f->name,
       .category_id = f->category,
       .arg_set_id = f->args,
-      .extra = (uint32_t)(model->frame_timeline.len - 1),
+      .u.x.extra = (uint32_t)(model->frame_timeline.len - 1),
       .kind = TM_EVENT_SLICE_BEGIN,
       .flags = TM_EVENT_HAS_FRAME,
   };

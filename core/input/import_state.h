@@ -154,4 +154,25 @@ struct tm_import_state {
   uint64_t events_placed; /* by the model builder, pass 2 */
 };
 
+/* Gives slice `ev` its thread times (TM_UNKNOWN_TIME: unknown), if it has
+ * any, as an extra named by ev->u.x.extra; a complete slice's duration
+ * goes beside it in u.x.dur_ns, or to a second extra if it does not fit
+ * in 32 bits (model/event.h). */
+static inline void import_state_add_extra(struct tm_import_state *state, tm_event *ev,
+                                          int64_t thread_ts, int64_t thread_dur) {
+  if (thread_ts == TM_UNKNOWN_TIME && thread_dur == TM_UNKNOWN_TIME)
+    return;
+  int64_t dur = ev->kind == TM_EVENT_SLICE_COMPLETE ? ev->u.dur_ns : 0;
+  tm_vec_push(&state->extras, ((tm_event_extra){thread_ts, thread_dur}));
+  ev->u.x.extra = (uint32_t)(state->extras.len - 1);
+  ev->u.x.dur_ns = 0;
+  ev->flags |= TM_EVENT_HAS_EXTRA;
+  if (dur >= INT32_MIN && dur <= INT32_MAX) {
+    ev->u.x.dur_ns = (int32_t)dur;
+  } else {
+    tm_vec_push(&state->extras, ((tm_event_extra){dur, TM_UNKNOWN_TIME}));
+    ev->flags |= TM_EVENT_DUR_IN_EXTRA;
+  }
+}
+
 #endif /* TM_IMPORT_STATE_H */

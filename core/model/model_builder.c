@@ -135,7 +135,7 @@ static const tm_event_extra *extra_of(tm_model_builder *builder,
                                       const tm_event *ev) {
   if (!(ev->flags & TM_EVENT_HAS_EXTRA))
     return NULL;
-  return &builder->in.extras[ev->extra];
+  return &builder->in.extras[ev->u.x.extra];
 }
 
 static void add_flow_row(tm_model_builder *builder, uint32_t out, uint32_t in,
@@ -244,12 +244,13 @@ static uint32_t open_slice_row(tm_model_builder *builder, track_state *state,
 static void on_complete(tm_model_builder *builder, const tm_event *ev,
                         uint32_t track_id, uint32_t machine_id,
                         uint32_t trace_id) {
-  if (ev->u.dur_ns < 0) {
+  int64_t dur = tm_event_dur(ev, builder->in.extras);
+  if (dur < 0) {
     count(builder, "slice_negative_duration", machine_id, trace_id);
     return;
   }
   int64_t end_ts;
-  if (!tm_checked_add(ev->ts, ev->u.dur_ns, &end_ts)) {
+  if (!tm_checked_add(ev->ts, dur, &end_ts)) {
     count(builder, "slice_timestamp_overflow", machine_id, trace_id);
     return;
   }
@@ -262,7 +263,7 @@ static void on_complete(tm_model_builder *builder, const tm_event *ev,
     const open_slice *top =
         state->stack.len ? &state->stack.data[state->stack.len - 1] : NULL;
     if (!top || top->end_ts == OPEN || end_ts <= top->end_ts) {
-      open_slice_row(builder, state, ev, track_id, ev->u.dur_ns, machine_id,
+      open_slice_row(builder, state, ev, track_id, dur, machine_id,
                      trace_id);
       return;
     }
@@ -374,34 +375,66 @@ static uintptr_t page_size(void) {
   return page;
 }
 
-static size_t extra_region(const tm_model_builder *builder, uint32_t extra) {
-  return ((uintptr_t)&builder->in.extras[extra] - builder->extras_origin) / EXTRA_REGION;
+/* The region holding byte `at` of the extras. */
+static size_t region_at(const tm_model_builder *builder, uintptr_t at) {
+  return (at - builder->extras_origin) / EXTRA_REGION;
+}
+
+/* The regions holding the first and the last byte of the `n` extras from
+ * `extra` on: an event's extras (two with TM_EVENT_DUR_IN_EXTRA) may
+ * straddle two regions, and then count in both. */
+static size_t extra_first_region(const tm_model_builder *builder, size_t extra) {
+  return region_at(builder, (uintptr_t)&builder->in.extras[extra]);
+}
+
+static size_t extra_last_region(const tm_model_builder *builder, size_t extra, size_t n) {
+  return region_at(builder, (uintptr_t)(&builder->in.extras[extra] + n) - 1);
+}
+
+/* The extras of `ev` lie within the array (a reader cannot name others:
+ * the host made them). */
+static bool extras_known(const tm_model_builder *builder, const tm_event *ev) {
+  return (ev->flags & TM_EVENT_HAS_EXTRA) &&
+         (size_t)ev->u.x.extra + tm_event_extra_count(ev) <= builder->in.n_extras;
 }
 
 void model_builder_expect(tm_model_builder *builder, const tm_event *ev) {
-  if (!(ev->flags & TM_EVENT_HAS_EXTRA) || ev->extra >= builder->in.n_extras)
+  if (!extras_known(builder, ev))
     return;
   if (!builder->extra_refs) {
     builder->extras_origin = (uintptr_t)builder->in.extras & ~(page_size() - 1);
     builder->extra_refs =
-        g_new0(uint32_t, extra_region(builder, (uint32_t)(builder->in.n_extras - 1)) + 1);
+        g_new0(uint32_t, extra_last_region(builder, builder->in.n_extras - 1, 1) + 1);
   }
-  builder->extra_refs[extra_region(builder, ev->extra)]++;
+  size_t first = extra_first_region(builder, ev->u.x.extra);
+  size_t last = extra_last_region(builder, ev->u.x.extra, tm_event_extra_count(ev));
+  builder->extra_refs[first]++;
+  if (last != first)
+    builder->extra_refs[last]++;
 }
 
-/* The event naming `extra` was pushed: the last of its region gives the
- * region's whole pages back (tm_memory_release keeps the block's first
- * page and any page the region shares with its neighbours). */
-static void extra_pushed(tm_model_builder *builder, uint32_t extra) {
-  if (!builder->extra_refs || extra >= builder->in.n_extras)
-    return;
-  uint32_t *refs = &builder->extra_refs[extra_region(builder, extra)];
+/* One announced event of `region` was pushed: the last gives the region's
+ * whole pages back (tm_memory_release keeps the block's first page and any
+ * page the region shares with its neighbours). */
+static void region_pushed(tm_model_builder *builder, size_t region) {
+  uint32_t *refs = &builder->extra_refs[region];
   if (*refs == 0 || --*refs > 0)
     return;
   uintptr_t block_end =
       (uintptr_t)builder->in.extras + builder->in.n_extras * sizeof *builder->in.extras;
-  uintptr_t from = builder->extras_origin + extra_region(builder, extra) * EXTRA_REGION;
+  uintptr_t from = builder->extras_origin + region * EXTRA_REGION;
   tm_memory_release(builder->in.extras, from, MIN(from + EXTRA_REGION, block_end));
+}
+
+/* The event `ev`, which has extras, was pushed. */
+static void extras_pushed(tm_model_builder *builder, const tm_event *ev) {
+  if (!builder->extra_refs || !extras_known(builder, ev))
+    return;
+  size_t first = extra_first_region(builder, ev->u.x.extra);
+  size_t last = extra_last_region(builder, ev->u.x.extra, tm_event_extra_count(ev));
+  region_pushed(builder, first);
+  if (last != first)
+    region_pushed(builder, last);
 }
 
 static void push_event(tm_model_builder *builder, const tm_event *ev,
@@ -414,7 +447,7 @@ static __attribute__((noinline)) void push_other(tm_model_builder *builder,
                                                  uint32_t trace_id) {
   push_event(builder, ev, machine_id, trace_id);
   if (ev->flags & TM_EVENT_HAS_EXTRA)
-    extra_pushed(builder, ev->extra);
+    extras_pushed(builder, ev);
 }
 
 void model_builder_push(void *opaque, const tm_event *ev, uint32_t machine_id,

@@ -9,7 +9,7 @@
  * Sample rows are appended in merged trace-time order, so their ids follow
  * the timeline.
  *
- * TM_EVENT_SAMPLE payload in tm_event (40 bytes, see event.h):
+ * TM_EVENT_SAMPLE payload in tm_event (36 bytes, see event.h):
  *   ts           sample time (raw, then trace time)
  *   u.dur_ns     cpu number, -1 if unknown
  *   track_id     utid of the sampled thread

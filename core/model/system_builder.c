@@ -48,9 +48,9 @@ static void add_flow(tm_model *model, uint32_t out, uint32_t in) {
 void system_builder_frame_slice(tm_system_builder *builder, const tm_event *ev,
                                 uint32_t slice_id) {
   tm_model *model = builder->model;
-  if (!(ev->flags & TM_EVENT_HAS_FRAME) || ev->extra >= model->frame_timeline.len)
+  if (!(ev->flags & TM_EVENT_HAS_FRAME) || ev->u.x.extra >= model->frame_timeline.len)
     return;
-  tm_frame_timeline_row *frame = &model->frame_timeline.data[ev->extra];
+  tm_frame_timeline_row *frame = &model->frame_timeline.data[ev->u.x.extra];
   frame->slice_id = slice_id;
   if (!frame->is_actual || frame->display_frame_token == TM_NULL_INT64)
     return;

@@ -349,14 +349,9 @@ static void drain_one(void *ctx, void *run_key, const tm_event *held, int64_t th
       set = model_add_arg(session->import.model, set, args[i].key, args[i].value);
     ev.arg_set_id = set;
   }
-  ev.flags &= (uint8_t)~TM_EVENT_HAS_EXTRA;
-  ev.extra = 0;
-  if (thread_ts != TM_UNKNOWN_TIME || thread_dur != TM_UNKNOWN_TIME) {
-    tm_event_extra extra = {thread_ts, thread_dur};
-    tm_vec_push(&session->import.extras, extra);
-    ev.flags |= TM_EVENT_HAS_EXTRA;
-    ev.extra = (uint32_t)(session->import.extras.len - 1);
-  }
+  /* Held events never have an extra: their thread times came beside them. */
+  ev.flags &= (uint8_t)~(TM_EVENT_HAS_EXTRA | TM_EVENT_DUR_IN_EXTRA);
+  import_state_add_extra(&session->import, &ev, thread_ts, thread_dur);
   event_run_push(run, &ev);
   if (ev.kind == TM_EVENT_SLICE_BEGIN || ev.kind == TM_EVENT_SLICE_COMPLETE)
     session->import.slice_events++;

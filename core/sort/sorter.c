@@ -27,15 +27,15 @@
  * - Memory: a run's block is released as soon as the merge exhausts it, and
  *   the pages of a long run already merged are handed back to the kernel
  *   while the rest of it is still being merged (a run merged by track:
- *   each 1.25 MiB chunk once all its events are merged; a long one whose
+ *   each 2^15-event (1.1 MiB) chunk once all its events are merged; a long one whose
  *   windows overlap little, window by window), so the event store shrinks
  *   while the model grows. Not done: every event of every run is still
- *   resident, 40 bytes each, from the end of reading to the merge's start,
+ *   resident, 36 bytes each, from the end of reading to the merge's start,
  *   beside the args, strings and identity tables the readers built; that
- *   is now the realistic TrackEvent import's peak (~77 B/event, against a
+ *   is now the realistic TrackEvent import's peak (~64 B/event, against a
  *   target of 35, docs/performance.md "Where the memory goes"). Lowering
- *   it needs a smaller pending event (model/event.h) or runs merged into
- *   the model while later files are still read.
+ *   it needs a still smaller pending event (model/event.h) or runs merged
+ *   into the model while later files are still read.
  */
 #include "sort/sorter.h"
 
@@ -517,7 +517,7 @@ static size_bounds find_stretches(tm_event *ev, size_t n) {
  * pairwise in place, bottom up. Merging in place (not ping-ponging between
  * ev and a second array of n events) through a buffer of an eighth of the
  * run touches only that much of the spare, whose pages the import's peak
- * memory counts (40 bytes an event of the 1M-event realistic JSON file;
+ * memory counts (36 bytes an event of the 1M-event realistic JSON file;
  * docs/performance-log.md, "Third round of 26 Nov", measures the
  * rotations this costs). */
 static void natural_merge_sort(tm_event *ev, size_t n, tm_event *spare) {
@@ -957,7 +957,7 @@ static void sort_keys_by_ts(partition_key *keys, size_t n, partition_key *tmp) {
 }
 
 /* Events per chunk of a run whose merged events are counted down: 2^15
- * events, 1.25 MiB. The model's tables grow while the first chunk waits
+ * events, 1.1 MiB. The model's tables grow while the first chunk waits
  * for its last event, on top of the whole run and its side table: that is
  * the import's peak. 5 MiB chunks made the 1M-event realistic TrackEvent
  * file's peak ~2 MB higher (docs/performance.md, "Where the memory goes"). */
