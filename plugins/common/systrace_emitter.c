@@ -144,6 +144,8 @@ static tm_str_id intern(systrace_emitter *em, systrace_text t) {
 }
 
 
+static inline bool cached_name_is(const char *cached, const char *text, size_t n);
+
 /* intern(), through the name cache for names that fit it. */
 static tm_str_id intern_name(systrace_emitter *em, systrace_text t) {
   if (t.len == 0 || t.len > NAME_ID_TEXT)
@@ -156,7 +158,10 @@ static tm_str_id intern_name(systrace_emitter *em, systrace_text t) {
   memcpy(&tail, t.p + t.len - n, n);
   uint64_t h = (head * 0x9E3779B97F4A7C15ull) ^ (tail * 0xC2B2AE3D27D4EB4Full) ^ t.len;
   size_t slot = (size_t)(h >> 56) & (NAME_IDS - 1);
-  if (em->name_ids[slot].len == t.len && memcmp(em->name_ids[slot].text, t.p, t.len) == 0)
+  /* A slice name repeated on every B mark is short: compared inline. */
+  if (em->name_ids[slot].len == t.len &&
+      (t.len < NAME_CACHE ? cached_name_is(em->name_ids[slot].text, t.p, t.len)
+                          : memcmp(em->name_ids[slot].text, t.p, t.len) == 0))
     return em->name_ids[slot].id;
   tm_str_id id = intern(em, t);
   em->name_ids[slot].len = (uint8_t)t.len;
