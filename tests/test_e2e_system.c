@@ -10,6 +10,7 @@
  * plugins/proto/proto_ftrace_kinds.h and proto_android.h).
  */
 #include <glib.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -476,6 +477,107 @@ static void test_prints_of_any_field_order_read_alike(void) {
   e2e_cleanup(dir);
 }
 
+/* A sched_switch {prev_comm 1, prev_pid 2, prev_prio 3, prev_state 4,
+ * next_comm 5, next_pid 6, next_prio 7}, its fields in that order or
+ * (reversed) from the last to the first. */
+static void put_switch(GByteArray *payload, bool reversed, const char *prev_comm,
+                       uint64_t prev_pid, uint64_t prev_state, const char *next_comm,
+                       uint64_t next_pid, uint64_t next_prio) {
+  for (int i = 0; i < 7; i++) {
+    switch (reversed ? 7 - i : i + 1) {
+    case 1: put_bytes(payload, 1, (const uint8_t *)prev_comm, strlen(prev_comm)); break;
+    case 2: put_varint_field(payload, 2, prev_pid); break;
+    case 3: put_varint_field(payload, 3, 120); break;
+    case 4: put_varint_field(payload, 4, prev_state); break;
+    case 5: put_bytes(payload, 5, (const uint8_t *)next_comm, strlen(next_comm)); break;
+    case 6: put_varint_field(payload, 6, next_pid); break;
+    default: put_varint_field(payload, 7, next_prio); break;
+    }
+  }
+}
+
+/* A sched_waking {comm 1, pid 2, prio 3, success 4 (if given),
+ * target_cpu 5 (if >= 0)}, in field order or reversed. */
+static void put_waking(GByteArray *payload, bool reversed, const char *comm, uint64_t pid,
+                       bool success, int target_cpu) {
+  for (int i = 0; i < 5; i++) {
+    switch (reversed ? 5 - i : i + 1) {
+    case 1: put_bytes(payload, 1, (const uint8_t *)comm, strlen(comm)); break;
+    case 2: put_varint_field(payload, 2, pid); break;
+    case 3: put_varint_field(payload, 3, 120); break;
+    case 4: if (success) put_varint_field(payload, 4, 1); break;
+    default: if (target_cpu >= 0) put_varint_field(payload, 5, (uint64_t)target_cpu); break;
+    }
+  }
+}
+
+/* Switches and wakeups read the same whatever the order of their fields:
+ * the reader takes them in field order (success and target_cpu may be
+ * absent) by a shortcut, any other shape through the general decode. On
+ * cpu 0 after ftrace_damage (11 runs from 1100), every event by pid 10:
+ * at 3000 11 (left sleeping) -> 20 "c" (shortcut), at 3100 21 "d" woken
+ * onto cpu 1 without success (shortcut), at 3200 22 "e" woken onto cpu 0
+ * (reversed: general), at 3300 20 (left runnable) -> 21 "d" with
+ * priority 99 (reversed: general), at 3400 23 "f" woken without a
+ * target (shortcut: the event's cpu), at 3500 24 "g" woken onto cpu 7
+ * of 2 (shortcut: no state, named, a second ftrace_cpu_out_of_range
+ * after the fixture's). */
+static void test_switches_and_wakeups_of_any_field_order_read_alike(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  GByteArray *file = ftrace_damage_file();
+  GByteArray *payload = g_byte_array_new();
+  GByteArray *body = g_byte_array_new();
+  put_switch(payload, false, "b", 11, 1, "c", 20, 120);
+  put_event(body, 3000, 4, payload->data, payload->len);
+  g_byte_array_set_size(payload, 0);
+  put_waking(payload, false, "d", 21, false, 1);
+  put_event(body, 3100, 20, payload->data, payload->len);
+  g_byte_array_set_size(payload, 0);
+  put_waking(payload, true, "e", 22, true, 0);
+  put_event(body, 3200, 20, payload->data, payload->len);
+  g_byte_array_set_size(payload, 0);
+  put_switch(payload, true, "c", 20, 0, "d", 21, 99);
+  put_event(body, 3300, 4, payload->data, payload->len);
+  g_byte_array_set_size(payload, 0);
+  put_waking(payload, false, "f", 23, true, -1);
+  put_event(body, 3400, 20, payload->data, payload->len);
+  g_byte_array_set_size(payload, 0);
+  put_waking(payload, false, "g", 24, true, 7);
+  put_event(body, 3500, 20, payload->data, payload->len);
+  put_bundle(file, body->data, body->len);
+  g_autofree char *path = e2e_write_file(dir, "sched.pftrace", (const char *)file->data,
+                                         file->len);
+  const char *inputs[] = {"sched.pftrace", NULL};
+  g_autofree char *sched = e2e_query_in(dir, inputs,
+      "SELECT s.ts, s.dur, s.cpu, t.tid, s.end_state, s.priority FROM sched s "
+      "JOIN thread t USING (utid) WHERE s.ts >= 3000 ORDER BY s.ts");
+  e2e_assert_text(sched, "\"ts\",\"dur\",\"cpu\",\"tid\",\"end_state\",\"priority\"\n"
+                         "3000,300,0,20,\"R\",120\n"
+                         "3300,-1,0,21,\"[NULL]\",99\n");
+  g_autofree char *states = e2e_query_in(dir, inputs,
+      "SELECT s.ts, s.dur, t.tid, s.state, s.cpu, w.tid AS waker FROM thread_state s "
+      "JOIN thread t USING (utid) LEFT JOIN thread w ON w.utid = s.waker_utid "
+      "WHERE s.ts >= 3000 ORDER BY s.ts, t.tid");
+  e2e_assert_text(states, "\"ts\",\"dur\",\"tid\",\"state\",\"cpu\",\"waker\"\n"
+                          "3000,-1,11,\"S\",\"[NULL]\",\"[NULL]\"\n"
+                          "3000,300,20,\"Running\",0,\"[NULL]\"\n"
+                          "3100,200,21,\"R\",\"[NULL]\",10\n"
+                          "3200,-1,22,\"R\",\"[NULL]\",10\n"
+                          "3300,-1,20,\"R\",\"[NULL]\",\"[NULL]\"\n"
+                          "3300,-1,21,\"Running\",0,\"[NULL]\"\n"
+                          "3400,-1,23,\"R\",\"[NULL]\",10\n");
+  g_autofree char *names = e2e_query_in(dir, inputs,
+      "SELECT (SELECT group_concat(tid || ' ' || name, ', ') FROM (SELECT tid, name FROM "
+      "thread WHERE tid >= 20 ORDER BY tid)) AS names, "
+      "(SELECT value FROM stats WHERE name = 'ftrace_cpu_out_of_range') AS cpu_out_of_range");
+  e2e_assert_text(names, "\"names\",\"cpu_out_of_range\"\n"
+                         "\"20 c, 21 d, 22 e, 23 f, 24 g\",2\n");
+  g_byte_array_free(body, TRUE);
+  g_byte_array_free(payload, TRUE);
+  g_byte_array_free(file, TRUE);
+  e2e_cleanup(dir);
+}
+
 /* A bundle whose bytes do not parse (an event cut inside a varint) is
  * damage of the file: the error names it and its byte offset, and every
  * packet before it is kept. */
@@ -790,6 +892,8 @@ int main(int argc, char **argv) {
                   test_a_field_of_the_wrong_wire_type_drops_its_event);
   g_test_add_func("/e2e/system/ftrace/prints-of-any-field-order-read-alike",
                   test_prints_of_any_field_order_read_alike);
+  g_test_add_func("/e2e/system/ftrace/switches-and-wakeups-of-any-field-order-read-alike",
+                  test_switches_and_wakeups_of_any_field_order_read_alike);
   g_test_add_func("/e2e/system/ftrace/damaged-bundles-are-counted-and-logged",
                   test_damaged_bundles_are_counted_and_logged);
   g_test_add_func("/e2e/system/ftrace/an-unparseable-bundle-stops-the-file-there",

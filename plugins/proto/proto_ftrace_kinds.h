@@ -214,12 +214,23 @@ static inline ftrace_cpu *ftrace_cpu_of(ftrace_kinds *k, ftrace_machine *m, uint
 
 /* prev_state of a switch as trace_processor spells it ("R", "S", "D",
  * "DN", ..., "R+" when preempted); 0 for a value it does not read as a
- * state (counted as task_state_invalid). */
-tm_str_id ftrace_task_state(ftrace_kinds *k, int64_t state);
+ * state (counted as task_state_invalid). ftrace_task_state_new spells
+ * and interns a state the cache does not hold yet. */
+tm_str_id ftrace_task_state_new(ftrace_kinds *k, int64_t state);
+/* Inline: every switch spells a state, nearly always one seen before. */
+static inline tm_str_id ftrace_task_state(ftrace_kinds *k, int64_t state) {
+  uint64_t bits = (uint64_t)state;
+  if (bits < FTRACE_STATE_CACHE && k->states && k->states[bits])
+    return k->states[bits];
+  return ftrace_task_state_new(k, state);
+}
 
 /* A sched_switch on ev->cpu: `prev` leaves in `prev_state`, `next` runs. */
-void ftrace_switch(ftrace_kinds *k, const ftrace_event *ev, tm_thread_ref prev,
-                   int64_t prev_state, tm_thread_ref next, int32_t next_prio);
+static inline void ftrace_switch(ftrace_kinds *k, const ftrace_event *ev, tm_thread_ref prev,
+                                 int64_t prev_state, tm_thread_ref next, int32_t next_prio) {
+  k->ctx->s->sched_switch(k->ctx->host, ev->clock, ev->ts, ev->m->machine->ref, ev->cpu,
+                          prev, ftrace_task_state(k, prev_state), next, next_prio);
+}
 
 /* Reads one expanded event. Returns false if its payload does not parse
  * (the bundle is damaged). */
