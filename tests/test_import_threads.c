@@ -319,6 +319,96 @@ static void test_a_member_cut_by_its_size_budget_is_cut_at_the_same_byte(void) {
   e2e_cleanup(dir);
 }
 
+/* Members of a listed ZIP are parsed ahead of their turn on the prefetch
+ * worker, each against a recording of its own, and replayed in their
+ * turn (core/input/reader_worker.h). TRACEMERGE_TEST_PREFETCH_WAIT makes
+ * a member's turn wait for the worker to start it, so every member the
+ * session accepts takes that path here whatever the scheduler does: a
+ * Perfetto trace whose clocks, snapshots and claims are questions
+ * answered in its turn, a Chrome JSON file, a JSON file whose reader
+ * fails on the worker after 600 KiB (no finish(), as fail_host() keeps
+ * it from being called), and a system trace with scheduling. */
+static void test_members_parsed_ahead_give_the_serial_tables_and_error(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  GPtrArray *keep = g_ptr_array_new_with_free_func(g_free);
+  GString *late = g_string_new("{\"traceEvents\":[\n");
+  for (unsigned i = 0; late->len < (600u << 10); i++)
+    g_string_append_printf(late,
+                           "{\"name\":\"s%u\",\"ph\":\"X\",\"ts\":%u,\"dur\":1,"
+                           "\"pid\":%u,\"tid\":%u},\n",
+                           i % 97, i, i % 7, i % 13);
+  g_string_append(late, "@@@ not JSON @@@]}");
+  static const char manifest[] =
+      "{\"perfetto_manifest\": {\"version\": 1, \"files\": ["
+      "{\"path\": \"phone.perfetto-trace\", \"machine\": {\"name\": \"phone\"}},"
+      "{\"path\": \"browser.json\", \"machine\": {\"name\": \"browser\"},"
+      " \"clocks\": {\"sync_to\": {\"file\": \"phone.perfetto-trace\"},"
+      " \"offset_ns\": 1000000}},"
+      "{\"path\": \"late.json\", \"machine\": {\"name\": \"browser\"}},"
+      "{\"path\": \"server.pb\", \"machine\": {\"name\": \"server\"}}]}}";
+  e2e_member members[] = {
+      {"perfetto_manifest.json", manifest, 0},
+      real_member("phone.perfetto-trace", "proto", "nowinandroid-trace.perfetto-trace", keep),
+      real_member("browser.json", "json", "speedscope-chrome70-worker.json", keep),
+      {"late.json", late->str, late->len},
+      real_member("server.pb", "proto", "systing-trace.pb", keep),
+  };
+  g_autofree char *zip =
+      e2e_write_archive(dir, "capture.zip", E2E_ZIP, members, G_N_ELEMENTS(members));
+  const char *paths[] = {zip};
+  g_setenv("TRACEMERGE_TEST_PREFETCH_WAIT", "1", TRUE);
+  import_outcome serial;
+  assert_same_import(paths, G_N_ELEMENTS(paths), NULL, 2, &serial);
+  g_assert_false(serial.ok);
+  g_assert_nonnull(strstr(serial.error, "late.json"));
+  /* Not vacuous: three named machines, every member's rows, the damaged
+   * file's slices before the damage (about 7000 events in 600 KiB). */
+  g_assert_cmpuint(count_lines_after(serial.dump, "__intrinsic_machine"), ==, 3);
+  g_assert_cmpuint(count_lines_after(serial.dump, "__intrinsic_slice"), >, 17000);
+  g_assert_cmpuint(count_lines_after(serial.dump, "__intrinsic_sched_slice"), >, 0);
+  outcome_clear(&serial);
+  /* With the reader worker too (three threads): the first member is
+   * read there, the others on the prefetch worker. */
+  assert_same_import(paths, G_N_ELEMENTS(paths), NULL, 3, &serial);
+  outcome_clear(&serial);
+  g_unsetenv("TRACEMERGE_TEST_PREFETCH_WAIT");
+  g_string_free(late, TRUE);
+  g_ptr_array_unref(keep);
+  e2e_cleanup(dir);
+}
+
+/* A member parsed ahead whose replay fails the import (a `machine`
+ * override on a file with packets of two machines, found when the
+ * replay answers the worker's machine question) stops the import at the
+ * same feed with the same error, and what the worker parsed past it is
+ * dropped: the tables are the serial run's. */
+static void test_a_member_parsed_ahead_that_fails_the_import_stops_it_where_the_serial_run_does(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  e2e_bytes relay = e2e_proto_fixture("machines");
+  g_autofree char *a = e2e_json_slice("a", 1, 1, 1);
+  static const char manifest[] =
+      "{\"perfetto_manifest\": {\"version\": 1, \"files\": ["
+      "{\"path\": \"a.json\", \"machine\": {\"name\": \"a\"}},"
+      "{\"path\": \"relay.pb\", \"machine\": {\"name\": \"relay\"}}]}}";
+  e2e_member members[] = {
+      {"perfetto_manifest.json", manifest, 0},
+      {"a.json", a, strlen(a)},
+      {"relay.pb", relay.data, relay.len},
+  };
+  g_autofree char *zip =
+      e2e_write_archive(dir, "capture.zip", E2E_ZIP, members, G_N_ELEMENTS(members));
+  const char *paths[] = {zip};
+  g_setenv("TRACEMERGE_TEST_PREFETCH_WAIT", "1", TRUE);
+  import_outcome serial;
+  assert_same_import(paths, G_N_ELEMENTS(paths), NULL, 2, &serial);
+  g_unsetenv("TRACEMERGE_TEST_PREFETCH_WAIT");
+  g_assert_false(serial.ok);
+  g_assert_nonnull(strstr(serial.error, "packets from multiple machines"));
+  outcome_clear(&serial);
+  g_free(relay.data);
+  e2e_cleanup(dir);
+}
+
 /* The CLI's --threads: 1 and 2 print the same answer; anything but a
  * number from 1 to 1024 is a usage error naming the option. */
 static void test_the_cli_takes_threads_and_refuses_a_count_that_is_not_one(void) {
@@ -366,6 +456,10 @@ int main(int argc, char **argv) {
                   test_refs_the_recording_answers_itself_map_to_the_serial_rows);
   g_test_add_func("/import-threads/a-member-cut-by-its-size-budget-is-cut-at-the-same-byte",
                   test_a_member_cut_by_its_size_budget_is_cut_at_the_same_byte);
+  g_test_add_func("/import-threads/members-parsed-ahead-give-the-serial-tables-and-error",
+                  test_members_parsed_ahead_give_the_serial_tables_and_error);
+  g_test_add_func("/import-threads/a-member-parsed-ahead-that-fails-the-import-stops-it-where-the-serial-run-does",
+                  test_a_member_parsed_ahead_that_fails_the_import_stops_it_where_the_serial_run_does);
   g_test_add_func("/import-threads/the-cli-takes-threads-and-refuses-a-count-that-is-not-one",
                   test_the_cli_takes_threads_and_refuses_a_count_that_is_not_one);
   return g_test_run();

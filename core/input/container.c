@@ -161,6 +161,10 @@ typedef struct tm_input {
   bool damage_fatal; /* the container cannot go on to another member */
   bool budget_cut;   /* the damage is a budget that tripped */
   char *damage;      /* owned: the cause, once state == INPUT_DAMAGED */
+  /* An offered member's (container_source): its pulls charge nothing to
+   * the walk, which may be another thread's; the walk charges them at
+   * take() (read_listed_zip() offers only what cannot trip the budget). */
+  bool uncharged;
 } tm_input;
 
 typedef struct tm_walk {
@@ -228,6 +232,8 @@ static void walk_budget_exceeded(tm_walk *w, uint32_t file_id, const char *stat)
 /* Charges `len` bytes a member yields to its root; false (the member
  * damaged, the root cut) once they pass the inflate budget. */
 static bool charge_inflated(tm_input *in, size_t len) {
+  if (in->uncharged)
+    return true;
   tm_walk *w = in->walk;
   w->root_inflated += len;
   if (w->root_inflated <= TM_BUDGET_INFLATE_FLOOR)
@@ -737,12 +743,23 @@ static void leaf_finish_ahead(tm_walk *w, read_ahead *ahead, leaf_pull *lp) {
   g_array_free(lp->pulled, TRUE);
 }
 
+static bool end_leaf(tm_walk *w, tm_input *in, uint32_t id, uint64_t delivered,
+                     bool too_big, bool unwanted, input_state state, GError **error);
+
+/* Streams a leaf whose begin() the sink accepted. */
+static bool stream_begun_leaf(tm_walk *w, tm_input *in, uint32_t id, GError **error);
+
 static bool stream_leaf(tm_walk *w, tm_input *in, uint32_t id,
                         const char *trace_type, GError **error) {
   const tm_container_sink *sink = w->sink;
   walk_mark_started(w, id);
   if (!sink->begin(sink->ctx, id, trace_type, error))
     return sink_refused(error, in->display);
+  return stream_begun_leaf(w, in, id, error);
+}
+
+static bool stream_begun_leaf(tm_walk *w, tm_input *in, uint32_t id, GError **error) {
+  const tm_container_sink *sink = w->sink;
   leaf_pull lp = {.w = w, .in = in, .root_cut_before = w->root_cut};
   read_ahead *ahead = NULL;
   /* Only a leaf that is decoded (an archive member, a compressed file) is
@@ -796,6 +813,15 @@ static bool stream_leaf(tm_walk *w, tm_input *in, uint32_t id,
     leaf_finish_ahead(w, ahead, &lp);
   if (refused)
     return sink_refused(error, in->display);
+  return end_leaf(w, in, id, delivered, too_big, unwanted, state, error);
+}
+
+/* The end of a leaf streamed up to `delivered` bytes: its size, and how
+ * it ended told to the sink. */
+static bool end_leaf(tm_walk *w, tm_input *in, uint32_t id, uint64_t delivered,
+                     bool too_big, bool unwanted, input_state state, GError **error) {
+  const tm_container_sink *sink = w->sink;
+  uint64_t max_bytes = w->budgets.max_member_bytes;
   walk_row(w, id)->size = (int64_t)delivered;
   bool ok;
   if (too_big) {
@@ -816,6 +842,95 @@ static bool stream_leaf(tm_walk *w, tm_input *in, uint32_t id,
     ok = sink->end(sink->ctx, id, false, NULL, error);
   }
   return ok ? true : sink_refused(error, in->display);
+}
+
+/* --- members offered to the sink (tm_container_sink.offer) --------------- */
+
+static tm_input listed_member_input(struct archive *a, tm_input *zip,
+                                    const char *name, const zip_entry *entry);
+
+struct container_source {
+  tm_input in; /* uncharged: a deflated member of the root ZIP, own inflate */
+  uint32_t file_id;
+  uint64_t max_bytes;
+  /* Written by container_source_stream(); read by the walk only after
+   * take() said the sink read it (which orders the two threads). */
+  bool streamed;
+  uint64_t delivered;
+  input_state state;
+  bool too_big, unwanted;
+};
+
+void container_source_stream(container_source *src,
+                             void (*chunk)(void *ctx, const uint8_t *data, size_t len),
+                             bool (*wants_more)(void *ctx), void *ctx) {
+  /* stream_begun_leaf()'s loop, with the sink's answers from the callbacks. */
+  tm_input *in = &src->in;
+  input_read_head(in);
+  uint64_t delivered = 0;
+  const uint8_t *data = NULL;
+  size_t len = 0;
+  input_state state = INPUT_OPEN;
+  bool too_big = false, unwanted = false;
+  while (!too_big && !unwanted && (state = input_next(in, &data, &len)) == INPUT_OPEN) {
+    while (len > 0) {
+      size_t n = MIN(len, (size_t)TM_CONTAINER_CHUNK);
+      if (n > src->max_bytes - delivered) {
+        n = (size_t)(src->max_bytes - delivered);
+        too_big = true;
+      }
+      if (n > 0)
+        chunk(ctx, data, n);
+      data += n;
+      len -= n;
+      delivered += n;
+      if (too_big)
+        break;
+      if (!wants_more(ctx)) {
+        unwanted = true;
+        break;
+      }
+    }
+  }
+  src->delivered = delivered;
+  src->state = state;
+  src->too_big = too_big;
+  src->unwanted = unwanted;
+  src->streamed = true;
+}
+
+static void container_source_free(container_source *src) {
+  if (src == NULL)
+    return;
+  input_clear(&src->in);
+  g_free(src);
+}
+
+/* An offered member's turn: begin(), then the sink reads it itself
+ * (take() = 1: it is ended as its source was streamed) or has it streamed
+ * from `a`'s current entry as any other member. */
+static bool deliver_offered(tm_walk *w, struct archive *a, tm_input *zip, const char *name,
+                            const zip_entry *entry, container_source *src,
+                            const char *trace_type, GError **error) {
+  const tm_container_sink *sink = w->sink;
+  uint32_t id = src->file_id;
+  walk_mark_started(w, id);
+  if (!sink->begin(sink->ctx, id, trace_type, error))
+    return sink_refused(error, src->in.display);
+  int taken = sink->take(sink->ctx, id, error);
+  if (taken < 0)
+    return sink_refused(error, src->in.display);
+  if (taken > 0 && src->streamed) {
+    /* What the serial stream charges, charged in its place in the walk. */
+    w->root_inflated += src->in.pulled;
+    return end_leaf(w, &src->in, id, src->delivered, src->too_big, src->unwanted, src->state,
+                    error);
+  }
+  tm_input member = listed_member_input(a, zip, name, entry);
+  input_read_head(&member);
+  bool ok = stream_begun_leaf(w, &member, id, error);
+  input_clear(&member);
+  return ok;
 }
 
 /* What a file is, from its head. */
@@ -1162,10 +1277,71 @@ static bool is_manifest(const planned_member *p) {
          strcmp(p->kind.trace_type, manifest_type) == 0;
 }
 
+typedef TM_VEC(planned_member) planned_members;
+
+/* The members of sweep 1 offered to the sink (by plan index; NULL: none):
+ * those before the first that is not a leaf we inflate from the root's fd
+ * (so each can be read on its own, by any thread) of at most
+ * --max-member-size by its directory entry, and only as far as their
+ * sizes together keep the root within its inflate budget. Delivered
+ * first, they cannot trip a budget in the serial run either (an inflate
+ * stops at the directory's size), so a member read ahead is read exactly
+ * as it would be in its turn. */
+static container_source **offer_members(tm_walk *w, tm_input *zip, const planned_members *plan) {
+  const tm_container_sink *sink = w->sink;
+  if (sink->offer == NULL || sink->take == NULL || sink->offers_end == NULL || w->root_cut ||
+      w->all_cut || w->root != zip)
+    return NULL;
+  uint64_t base = MAX(w->root_size, zip->pulled);
+  uint64_t limit;
+  if (__builtin_mul_overflow(base, w->budgets.max_inflate_ratio, &limit))
+    limit = UINT64_MAX;
+  limit = MAX(limit, TM_BUDGET_INFLATE_FLOOR);
+  uint64_t total = w->root_inflated;
+  size_t n_offered = 0, end = 0;
+  for (; end < plan->len; end++) {
+    const planned_member *p = &plan->data[end];
+    if (!p->deliver || is_manifest(p))
+      continue;
+    const zip_entry *e = p->inflate_entry;
+    uint64_t sum;
+    if (p->kind.container != KIND_NONE || e == NULL || e->name_len == 0 ||
+        e->uncompressed_size > w->budgets.max_member_bytes ||
+        __builtin_add_overflow(total, e->uncompressed_size, &sum) || sum > limit)
+      break; /* it and the members after it are streamed in their turn */
+    total = sum;
+    n_offered++;
+  }
+  if (n_offered < 2)
+    return NULL; /* one member: nothing to read beside it */
+  container_source **sources = g_new0(container_source *, plan->len);
+  for (size_t k = 0; k < end; k++) {
+    const planned_member *p = &plan->data[k];
+    if (!p->deliver || is_manifest(p))
+      continue;
+    const zip_entry *e = p->inflate_entry;
+    container_source *src = g_new0(container_source, 1);
+    src->in = (tm_input){
+        .walk = w,
+        .display = g_strdup_printf("%s/%.*s", zip->display, (int)e->name_len, e->name),
+        .fd = -1,
+        .uncharged = true,
+        .zip_inflate = zip_inflate_new(zip->fd, e),
+    };
+    src->file_id = p->id;
+    src->max_bytes = w->budgets.max_member_bytes;
+    sources[k] = src;
+  }
+  for (size_t k = 0; k < plan->len; k++)
+    if (sources[k] != NULL)
+      sink->offer(sink->ctx, sources[k]->file_id, plan->data[k].kind.trace_type, sources[k]);
+  return sources;
+}
+
 static listing_result read_listed_zip(tm_walk *w, tm_input *in, uint32_t id,
                                       unsigned depth, GError **error) {
   listing_result result = LISTING_FAILED;
-  TM_VEC(planned_member) plan = {0};
+  planned_members plan = {0};
   bool damage_seen = false;
   bool has_manifest = false;
   char *damage = NULL;
@@ -1173,6 +1349,7 @@ static listing_result read_listed_zip(tm_walk *w, tm_input *in, uint32_t id,
   char *directory_why = NULL;
   uint64_t directory_why_at = 0;
   size_t directory_cursor = 0;
+  container_source **sources = NULL; /* by plan index, when offered */
   struct archive *a = open_zip_directory(in->fd);
   if (a == NULL) {
     /* Streaming goes on from where the head left the file. */
@@ -1222,6 +1399,8 @@ static listing_result read_listed_zip(tm_walk *w, tm_input *in, uint32_t id,
 
   /* Sweep 0 delivers the manifests, sweep 1 everything else. */
   for (int sweep = has_manifest ? 0 : 1; sweep < 2 && !w->root_cut; sweep++) {
+    if (sweep == 1)
+      sources = offer_members(w, in, &plan);
     a = open_zip_directory(in->fd);
     if (a == NULL) {
       g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_INPUT, "%s: cannot be read again",
@@ -1244,12 +1423,17 @@ static listing_result read_listed_zip(tm_walk *w, tm_input *in, uint32_t id,
       const planned_member *p = &plan.data[k];
       if (!p->deliver || is_manifest(p) != (sweep == 0))
         continue;
-      tm_input member = listed_member_input(a, in, name, p->inflate_entry);
-      input_read_head(&member);
-      bool member_ok =
-          deliver_file(w, &member, p->id, p->kind, depth + 1, error);
-      bool fatal = member.state == INPUT_DAMAGED && member.damage_fatal;
-      input_clear(&member);
+      bool member_ok, fatal = false;
+      if (sources != NULL && sources[k] != NULL) {
+        member_ok = deliver_offered(w, a, in, name, p->inflate_entry, sources[k],
+                                    p->kind.trace_type, error);
+      } else {
+        tm_input member = listed_member_input(a, in, name, p->inflate_entry);
+        input_read_head(&member);
+        member_ok = deliver_file(w, &member, p->id, p->kind, depth + 1, error);
+        fatal = member.state == INPUT_DAMAGED && member.damage_fatal;
+        input_clear(&member);
+      }
       if (!member_ok)
         goto out;
       if (fatal || w->root_cut) {
@@ -1266,6 +1450,12 @@ static listing_result read_listed_zip(tm_walk *w, tm_input *in, uint32_t id,
   result = LISTING_DONE;
 
 out:
+  if (sources != NULL) {
+    w->sink->offers_end(w->sink->ctx);
+    for (size_t k = 0; k < plan.len; k++)
+      container_source_free(sources[k]);
+    g_free(sources);
+  }
   if (a != NULL)
     archive_read_free(a);
   zip_directory_free(directory);

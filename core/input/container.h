@@ -35,6 +35,9 @@
 #define TM_CONTAINER_HEAD 512
 #define TM_CONTAINER_CHUNK (256 * 1024)
 
+/* An offered member's bytes (tm_container_sink.offer). */
+typedef struct container_source container_source;
+
 typedef struct tm_container_sink {
   void *ctx;
   /* Names the trace_type of a non-container file from its first bytes and
@@ -73,7 +76,33 @@ typedef struct tm_container_sink {
    * (its reader failed): the container stops pulling it, so the rest of a
    * compressed member is never inflated, and ends it (not truncated). */
   bool (*wants_more)(void *ctx, uint32_t file_id);
+  /* Optional, all three or none: members the sink may parse ahead of
+   * their turn, on a thread of its own (the session's prefetch worker).
+   * offer() hands over, before any of them begins, the members of a
+   * listed root ZIP that the container can read independently of each
+   * other and whose bytes cannot trip a budget (container.c says when);
+   * `source` stays the container's, readable by one thread at a time
+   * through container_source_stream() until offers_end(). When an offered
+   * member's turn comes, begin() is called as for any file, then take():
+   * 1 if the sink read the member itself (the container then ends it as
+   * container_source_stream() left it, as if it had streamed it), 0 to
+   * have it streamed through chunk() as usual, -1 (error set) to stop.
+   * offers_end() comes once every offered member had its turn or the
+   * walk stopped: the sink must be done with every source when it
+   * returns. */
+  void (*offer)(void *ctx, uint32_t file_id, const char *trace_type,
+                container_source *source);
+  int (*take)(void *ctx, uint32_t file_id, GError **error);
+  void (*offers_end)(void *ctx);
 } tm_container_sink;
+
+/* The member's bytes from its start, as stream_leaf() would hand them to
+ * chunk(): `chunk` gets at most TM_CONTAINER_CHUNK bytes at a time, and
+ * after each, `wants_more` decides whether another follows. Runs on the
+ * calling thread of the sink's choice; at most once per source. */
+void container_source_stream(container_source *source,
+                             void (*chunk)(void *ctx, const uint8_t *data, size_t len),
+                             bool (*wants_more)(void *ctx), void *ctx);
 
 /* Reads `n_paths` inputs in order. Rows are added to `model->trace_files`.
  * Fails with a message naming the file (and member) on unreadable inputs,

@@ -1003,7 +1003,10 @@ static void svc_report_error(tm_host *host, int64_t byte_offset,
 /* --- more track and process services ----------------------------------- */
 
 static int64_t svc_budget(tm_host *host, uint32_t which) {
-  const tm_budgets *budgets = &host->state->budgets;
+  return host_services_budget(&host->state->budgets, which);
+}
+
+int64_t host_services_budget(const tm_budgets *budgets, uint32_t which) {
   switch (which) {
   case TM_BUDGET_RECORD_BYTES:
     return budgets->max_record_bytes > INT64_MAX ? INT64_MAX

@@ -19,6 +19,10 @@
 /* The services of version 2: every field set. */
 extern const tm_host_services host_services_v2;
 
+/* The budget service's answer: a pure function of the import's budgets
+ * (so a reader run ahead of its turn is answered without the host). */
+int64_t host_services_budget(const tm_budgets *budgets, uint32_t which);
+
 /* The services of version 1, adapting to version 2's. */
 const tm_v1_host_services *host_services_v1(void);
 

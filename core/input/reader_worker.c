@@ -49,7 +49,23 @@ struct reader_worker {
   job_kind job;
   bool job_done;
   bool question; /* the worker waits for the answer to its last record */
+  /* A prefetch worker (reader_prefetch_new) runs whole files, in the order
+   * they were prepared. Under `lock`: */
+  GPtrArray *queue; /* reader_recording*, NULL once cancelled */
+  guint next;       /* the first not yet taken by the worker */
+  bool stop;
 };
+
+/* A prepared recording's life (under the worker's lock). */
+typedef enum prep_state { PREP_PENDING, PREP_RUNNING, PREP_DONE, PREP_CANCELLED } prep_state;
+
+/* Marks in a prepared recording's log, in this order: where the replay of
+ * each of the session's steps for the file stops. */
+enum { MARK_OPENED = 1, MARK_STREAM_END, MARK_FINISHED, MARK_CLOSED, MARK_NEVER = 255 };
+
+/* The clock_private answer of a prepared recording (its host's private
+ * clock is made only when the file begins): mapped at replay. */
+#define PRIVATE_CLOCK_SENTINEL UINT32_MAX
 
 typedef union answer {
   uint32_t ref;
@@ -91,10 +107,28 @@ struct reader_recording {
   TM_VEC(tm_args_ref) args_map; /* private ref -> session ref */
   TM_VEC(uint32_t) ref_map;     /* private process/thread/track ref -> the host's */
   answer reply;                 /* written before `question` is cleared */
+  /* Prepared (reader_recording_prepare): the whole file on a prefetch
+   * worker, from open to close, ahead of its turn. */
+  bool prepared;
+  prep_state pstate; /* under the worker's lock */
+  guint queue_index;
+  bool cancel; /* set under the lock, read by the worker atomically */
+  const tm_reader *reader;
+  tm_host *proxy; /* what the reader is given: only its `recording` is set */
+  const tm_budgets *budgets;
+  reader_stream_fn stream;
+  void *source;
+  reader_halt_fn halt;
+  tm_status finish_status;
+  /* Calling thread's: the host's private clock (for the sentinel), the
+   * last mark replayed, where the replay stops. */
+  tm_clock_ref private_clock;
+  uint8_t mark, stop_mark;
+  bool stop, halted;
 };
 
 enum op {
-  OP_INTERN = 1, OP_CLOCK_PRIVATE, OP_CLOCK_BUILTIN, OP_CLOCK_SEQUENCE, OP_CLAIM,
+  OP_MARK = 0, OP_INTERN = 1, OP_CLOCK_PRIVATE, OP_CLOCK_BUILTIN, OP_CLOCK_SEQUENCE, OP_CLAIM,
   OP_SNAPSHOT, OP_REMOTE_SYNC, OP_MACHINE_EMBEDDED, OP_MACHINE_SET_INFO, OP_PROCESS,
   OP_THREAD, OP_PROCESS_SET_NAME, OP_THREAD_SET_NAME, OP_PROCESS_ADD_ARG,
   OP_THREAD_ADD_ARG, OP_PROCESS_SET_CMDLINE, OP_PROCESS_SET_PARENT, OP_PROCESS_SET_UID,
@@ -194,6 +228,11 @@ static void done(reader_recording *rec, writer w, bool question) {
   reader_worker *wk = rec->worker;
   pthread_mutex_lock(&wk->lock);
   publish_locked(rec);
+  if (rec->cancel) { /* a prepared file given up: no one will answer */
+    memset(&rec->reply, 0, sizeof rec->reply);
+    pthread_mutex_unlock(&wk->lock);
+    return;
+  }
   wk->question = true;
   pthread_cond_signal(&wk->caller_wakes);
   while (wk->question)
@@ -302,6 +341,10 @@ static uint32_t own_answer(reader_recording *rec, writer w, const uint8_t *start
 static tm_clock_ref rec_clock_private(tm_host *host) {
   reader_recording *rec = rec_of(host);
   writer w = begin(rec, OP_CLOCK_PRIVATE, 0);
+  if (rec->prepared) { /* replayed for its side effect; the ref is mapped */
+    done(rec, w, false);
+    return PRIVATE_CLOCK_SENTINEL;
+  }
   return ASK(rec, w, ref);
 }
 
@@ -835,6 +878,8 @@ static void rec_sched_blocked_reason(tm_host *host, tm_clock_ref clock, int64_t 
 
 static int64_t rec_budget(tm_host *host, uint32_t which) {
   reader_recording *rec = rec_of(host);
+  if (rec->prepared) /* no side effect: answered here */
+    return host_services_budget(rec->budgets, which);
   writer w = begin(rec, OP_BUDGET, 4);
   PUT(&w, which);
   return ASK(rec, w, value);
@@ -958,6 +1003,10 @@ static uint32_t map_ref(const reader_recording *rec, uint32_t ref) {
     return rec->ref_map.data[ref];
   return ref == 0 ? 0 : UINT32_MAX;
 }
+/* A clock ref the reader was given -> the host's. */
+static tm_clock_ref map_clock(const reader_recording *rec, tm_clock_ref clock) {
+  return clock == PRIVATE_CLOCK_SENTINEL && rec->prepared ? rec->private_clock : clock;
+}
 /* The host's answer to a call the recording answered with `ref`. */
 static void set_ref(reader_recording *rec, reader *r, uint32_t host_ref) {
   uint32_t ref;
@@ -1004,6 +1053,7 @@ static const tm_slice_fields *get_fields(reader_recording *rec, reader *r, tm_sl
   if (!present)
     return NULL;
   f->track = map_ref(rec, f->track);
+  f->clock = map_clock(rec, f->clock);
   f->name = map_str(rec, f->name);
   f->category = map_str(rec, f->category);
   f->args = map_args(rec, f->args);
@@ -1030,6 +1080,7 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
   }
   case OP_CLOCK_PRIVATE:
     reply->ref = s->clock_private(host);
+    rec->private_clock = reply->ref;
     break;
   case OP_CLOCK_BUILTIN: {
     uint32_t machine, clock_id;
@@ -1049,7 +1100,7 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
   case OP_CLAIM: {
     uint32_t clock;
     GET(r, clock);
-    reply->flag = s->claim_trace_time(host, clock);
+    reply->flag = s->claim_trace_time(host, map_clock(rec, clock));
     break;
   }
   case OP_SNAPSHOT: {
@@ -1059,6 +1110,8 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     int64_t *values = g_new(int64_t, n ? n : 1);
     get(r, clocks, n * sizeof(*clocks));
     get(r, values, n * sizeof(*values));
+    for (uint64_t i = 0; i < n; i++)
+      clocks[i] = map_clock(rec, clocks[i]);
     reply->flag = s->add_clock_snapshot(host, clocks, values, (size_t)n);
     g_free(clocks);
     g_free(values);
@@ -1204,7 +1257,7 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     GET(r, ts);
     GET(r, value);
     GET(r, args);
-    s->counter(host, map_ref(rec, track), clock, ts, value, map_args(rec, args));
+    s->counter(host, map_ref(rec, track), map_clock(rec, clock), ts, value, map_args(rec, args));
     break;
   }
   case OP_FLOW: {
@@ -1218,7 +1271,7 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     GET(r, d);
     GET(r, b);
     GET(r, args);
-    s->flow(host, map_ref(rec, track), clock, ts, id, (tm_flow_direction)d, (tm_flow_binding)b,
+    s->flow(host, map_ref(rec, track), map_clock(rec, clock), ts, id, (tm_flow_direction)d, (tm_flow_binding)b,
             map_args(rec, args));
     break;
   }
@@ -1234,7 +1287,7 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     GET(r, prev_state);
     GET(r, next);
     GET(r, prio);
-    s->sched_switch(host, clock, ts, machine, cpu, map_ref(rec, prev), map_str(rec, prev_state),
+    s->sched_switch(host, map_clock(rec, clock), ts, machine, cpu, map_ref(rec, prev), map_str(rec, prev_state),
                     map_ref(rec, next), prio);
     break;
   }
@@ -1247,7 +1300,7 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     GET(r, cpu);
     GET(r, thread);
     GET(r, waker);
-    s->sched_waking(host, clock, ts, machine, cpu, map_ref(rec, thread), map_ref(rec, waker));
+    s->sched_waking(host, map_clock(rec, clock), ts, machine, cpu, map_ref(rec, thread), map_ref(rec, waker));
     break;
   }
   case OP_MAPPING: {
@@ -1289,7 +1342,7 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     GET(r, thread);
     GET(r, callsite);
     GET(r, cpu);
-    s->sample(host, clock, ts, map_ref(rec, thread), map_ref(rec, callsite), cpu);
+    s->sample(host, map_clock(rec, clock), ts, map_ref(rec, thread), map_ref(rec, callsite), cpu);
     break;
   }
   case OP_METADATA_INT:
@@ -1402,7 +1455,7 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     GET(r, thread);
     GET(r, name);
     GET(r, args);
-    s->ftrace_event(host, clock, ts, machine, cpu, map_ref(rec, thread), map_str(rec, name),
+    s->ftrace_event(host, map_clock(rec, clock), ts, machine, cpu, map_ref(rec, thread), map_str(rec, name),
                     map_args(rec, args));
     break;
   }
@@ -1416,7 +1469,7 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     GET(r, tag);
     GET(r, msg);
     GET(r, args);
-    s->android_log(host, clock, ts, map_ref(rec, thread), prio, map_str(rec, tag), map_str(rec, msg),
+    s->android_log(host, map_clock(rec, clock), ts, map_ref(rec, thread), prio, map_str(rec, tag), map_str(rec, msg),
                    map_args(rec, args));
     break;
   }
@@ -1440,7 +1493,7 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     GET(r, ts);
     GET(r, thread);
     GET(r, is_end);
-    s->thread_lifetime(host, clock, ts, map_ref(rec, thread), is_end);
+    s->thread_lifetime(host, map_clock(rec, clock), ts, map_ref(rec, thread), is_end);
     break;
   }
   case OP_SCHED_BLOCKED_REASON: {
@@ -1452,7 +1505,7 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     GET(r, thread);
     GET(r, io_wait);
     GET(r, function);
-    s->sched_blocked_reason(host, clock, ts, map_ref(rec, thread), io_wait,
+    s->sched_blocked_reason(host, map_clock(rec, clock), ts, map_ref(rec, thread), io_wait,
                             map_str(rec, function));
     break;
   }
@@ -1481,6 +1534,16 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     GET(r, status);
     GET(r, len);
     rec->fed(rec->fed_ctx, host, (tm_status)status, (size_t)len);
+    if (rec->halt != NULL && rec->halt(rec->fed_ctx))
+      rec->halted = rec->stop = true;
+    break;
+  }
+  case OP_MARK: {
+    uint8_t mark;
+    GET(r, mark);
+    rec->mark = mark;
+    if (mark >= rec->stop_mark)
+      rec->stop = true;
     break;
   }
   default:
@@ -1496,8 +1559,13 @@ static void replay_to(reader_recording *rec, segment *until_seg, size_t until_le
     segment *seg = rec->head;
     size_t end = seg == until_seg ? until_len : seg->len;
     const uint8_t *p = seg->data + rec->read_len;
-    while ((size_t)(p - seg->data) < end)
+    while ((size_t)(p - seg->data) < end) {
       p = replay_one(rec, p);
+      if (rec->stop) { /* a prepared recording's mark, or a halt */
+        rec->read_len = (size_t)(p - seg->data);
+        return;
+      }
+    }
     rec->read_len = (size_t)(p - seg->data);
     if (seg == until_seg)
       return;
@@ -1585,12 +1653,15 @@ void reader_worker_free(reader_worker *w) {
     return;
   pthread_mutex_lock(&w->lock);
   w->job = JOB_STOP;
+  w->stop = true;
   pthread_cond_signal(&w->worker_wakes);
   pthread_mutex_unlock(&w->lock);
   pthread_join(w->thread, NULL);
   pthread_mutex_destroy(&w->lock);
   pthread_cond_destroy(&w->worker_wakes);
   pthread_cond_destroy(&w->caller_wakes);
+  if (w->queue)
+    g_ptr_array_free(w->queue, TRUE);
   g_free(w);
 }
 
@@ -1640,6 +1711,7 @@ reader_recording *reader_recording_new(reader_worker *worker, tm_host *host, rea
   rec->fed_ctx = ctx;
   rec->machine_default = host_services_v2.machine_default(host);
   rec->detached = true;
+  rec->stop_mark = MARK_NEVER;
   rec->strings = string_pool_new();
   rec->own_refs = g_hash_table_new_full(call_key_hash, call_key_equal, g_free, NULL);
   tm_vec_push(&rec->str_map, 0); /* the NULL string */
@@ -1677,12 +1749,21 @@ tm_status reader_recording_feed(reader_recording *rec, const uint8_t *data, size
   return rec->status;
 }
 
+static bool replay_prepared_until(reader_recording *rec, uint8_t mark);
+static void wait_prepared_done(reader_recording *rec);
+
 void reader_recording_drain(reader_recording *rec) {
+  if (rec->prepared)
+    return; /* replayed step by step, up to its marks */
   /* No job runs: what is published is all there is. */
   replay_published(rec);
 }
 
 tm_status reader_recording_finish(reader_recording *rec) {
+  if (rec->prepared) {
+    replay_prepared_until(rec, MARK_FINISHED);
+    return rec->finish_status;
+  }
   reader_recording_drain(rec);
   run_on_worker(rec, JOB_FINISH);
   reader_recording_drain(rec);
@@ -1690,9 +1771,16 @@ tm_status reader_recording_finish(reader_recording *rec) {
 }
 
 void reader_recording_close(reader_recording *rec) {
-  reader_recording_drain(rec);
-  run_on_worker(rec, JOB_CLOSE);
-  reader_recording_detach(rec);
+  if (rec->prepared) {
+    replay_prepared_until(rec, MARK_CLOSED);
+    wait_prepared_done(rec);
+    rec->detached = true;
+    rec->worker = NULL; /* done with it: the worker may go first */
+  } else {
+    reader_recording_drain(rec);
+    run_on_worker(rec, JOB_CLOSE);
+    reader_recording_detach(rec);
+  }
   /* Closed: every call is replayed, and nothing interns or commits any
    * more. (Tens of thousands of small files keep nothing.) */
   free_segments(rec);
@@ -1707,6 +1795,14 @@ void reader_recording_close(reader_recording *rec) {
 bool reader_recording_failed(const reader_recording *rec) { return rec->status != TM_OK; }
 
 void reader_recording_detach(reader_recording *rec) {
+  if (rec->prepared) {
+    /* The import stopped mid-file: what the worker did past the replay is
+     * not the serial run's; its reader is closed there. */
+    reader_recording_cancel(rec);
+    rec->detached = true;
+    rec->worker = NULL;
+    return;
+  }
   reader_recording_drain(rec);
   rec->detached = true;
 }
@@ -1714,6 +1810,10 @@ void reader_recording_detach(reader_recording *rec) {
 void reader_recording_free(reader_recording *rec) {
   if (!rec)
     return;
+  if (rec->prepared) {
+    reader_recording_cancel(rec);
+    g_free(rec->proxy);
+  }
   free_segments(rec);
   string_pool_free(rec->strings);
   if (rec->own_refs)
@@ -1722,4 +1822,235 @@ void reader_recording_free(reader_recording *rec) {
   tm_vec_free(&rec->args_map);
   tm_vec_free(&rec->ref_map);
   g_free(rec);
+}
+
+/* --- prepared files (the prefetch worker) ---------------------------------- */
+
+static bool cancelled(const reader_recording *rec) {
+  return __atomic_load_n(&rec->cancel, __ATOMIC_ACQUIRE);
+}
+
+/* A mark, published at once (the calling thread may wait for it). */
+static void put_mark(reader_recording *rec, uint8_t mark) {
+  writer w = begin(rec, OP_MARK, 1);
+  PUT(&w, mark);
+  commit(rec, w);
+  reader_worker *wk = rec->worker;
+  pthread_mutex_lock(&wk->lock);
+  publish_locked(rec);
+  pthread_cond_signal(&wk->caller_wakes);
+  pthread_mutex_unlock(&wk->lock);
+}
+
+/* What sink_chunk() does with a chunk: fed only to a reader that opened
+ * and has not failed. */
+static void prepared_chunk(void *ctx, const uint8_t *data, size_t len) {
+  reader_recording *rec = ctx;
+  if (!rec->reader_state || rec->status != TM_OK)
+    return;
+  rec->status = rec->reader->descriptor.feed(rec->reader_state, data, len);
+  uint32_t status = rec->status;
+  uint64_t n = len;
+  writer w = begin(rec, OP_FED, 12);
+  PUT(&w, status);
+  PUT(&w, n);
+  done(rec, w, false);
+}
+
+/* sink_wants_more(): a reader open and not failed (or a file given up). */
+static bool prepared_wants_more(void *ctx) {
+  reader_recording *rec = ctx;
+  return rec->reader_state && rec->status == TM_OK && !cancelled(rec);
+}
+
+/* The session's steps for one file (sink_begin, sink_chunk, sink_end), as
+ * far as the reader goes: finish only when no feed failed, as
+ * fail_host() would have kept it from being called. */
+static void run_file(reader_recording *rec) {
+  const tm_reader_descriptor *d = &rec->reader->descriptor;
+  void *state = d->open(&recording_services, rec->proxy, rec->config, rec->config_len);
+  rec->reader_state = state;
+  rec->status = TM_OK;
+  put_mark(rec, MARK_OPENED);
+  rec->stream(rec->source, prepared_chunk, prepared_wants_more, rec);
+  put_mark(rec, MARK_STREAM_END);
+  rec->finish_status = TM_OK;
+  if (state && rec->status == TM_OK && !cancelled(rec))
+    rec->finish_status = d->finish(state);
+  put_mark(rec, MARK_FINISHED);
+  if (state)
+    d->close(state);
+  put_mark(rec, MARK_CLOSED);
+}
+
+static void *prefetch_main(void *arg) {
+  reader_worker *w = arg;
+  pthread_mutex_lock(&w->lock);
+  for (;;) {
+    while (!w->stop && w->next >= w->queue->len)
+      pthread_cond_wait(&w->worker_wakes, &w->lock);
+    if (w->stop)
+      break;
+    reader_recording *rec = g_ptr_array_index(w->queue, w->next);
+    w->next++;
+    if (rec == NULL || rec->pstate != PREP_PENDING)
+      continue;
+    rec->pstate = PREP_RUNNING;
+    w->rec = rec;
+    pthread_cond_broadcast(&w->caller_wakes);
+    pthread_mutex_unlock(&w->lock);
+    run_file(rec);
+    pthread_mutex_lock(&w->lock);
+    publish_locked(rec);
+    rec->pstate = PREP_DONE;
+    g_ptr_array_index(w->queue, rec->queue_index) = NULL;
+    w->rec = NULL;
+    pthread_cond_broadcast(&w->caller_wakes);
+  }
+  pthread_mutex_unlock(&w->lock);
+  return NULL;
+}
+
+reader_worker *reader_prefetch_new(void) {
+  reader_worker *w = g_new0(reader_worker, 1);
+  pthread_mutex_init(&w->lock, NULL);
+  pthread_cond_init(&w->worker_wakes, NULL);
+  pthread_cond_init(&w->caller_wakes, NULL);
+  w->queue = g_ptr_array_new();
+  if (pthread_create(&w->thread, NULL, prefetch_main, w) != 0) {
+    pthread_mutex_destroy(&w->lock);
+    pthread_cond_destroy(&w->worker_wakes);
+    pthread_cond_destroy(&w->caller_wakes);
+    g_ptr_array_free(w->queue, TRUE);
+    g_free(w);
+    return NULL;
+  }
+  return w;
+}
+
+reader_recording *reader_recording_prepare(reader_worker *prefetch, const tm_reader *reader,
+                                           tm_machine_ref machine, const tm_budgets *budgets,
+                                           const uint8_t *config, size_t config_len,
+                                           reader_stream_fn stream, void *source,
+                                           reader_fed_fn fed, reader_halt_fn halt, void *ctx) {
+  reader_recording *rec = g_new0(reader_recording, 1);
+  rec->worker = prefetch;
+  rec->fed = fed;
+  rec->fed_ctx = ctx;
+  rec->halt = halt;
+  rec->machine_default = machine;
+  rec->prepared = true;
+  rec->reader = reader;
+  rec->proxy = g_new0(tm_host, 1);
+  rec->proxy->recording = rec;
+  rec->budgets = budgets;
+  rec->config = config;
+  rec->config_len = config_len;
+  rec->stream = stream;
+  rec->source = source;
+  rec->stop_mark = MARK_NEVER;
+  rec->strings = string_pool_new();
+  rec->own_refs = g_hash_table_new_full(call_key_hash, call_key_equal, g_free, NULL);
+  tm_vec_push(&rec->str_map, 0);
+  tm_vec_push(&rec->ref_map, 0);
+  tm_vec_push(&rec->args_map, TM_NO_ARGS);
+  pthread_mutex_lock(&prefetch->lock);
+  rec->pstate = PREP_PENDING;
+  rec->queue_index = prefetch->queue->len;
+  g_ptr_array_add(prefetch->queue, rec);
+  pthread_cond_signal(&prefetch->worker_wakes);
+  pthread_mutex_unlock(&prefetch->lock);
+  return rec;
+}
+
+bool reader_recording_is_prepared(const reader_recording *rec) { return rec->prepared; }
+
+/* Replays the published log up to `mark` (or a halt), answering the
+ * worker's questions on the way; waits for the worker where the log is
+ * not written yet. False once halted. */
+static bool replay_prepared_until(reader_recording *rec, uint8_t mark) {
+  reader_worker *w = rec->worker;
+  rec->stop_mark = mark;
+  rec->stop = false;
+  pthread_mutex_lock(&w->lock);
+  while (rec->mark < mark && !rec->halted) {
+    segment *seg = rec->published_seg;
+    size_t len = rec->published_len;
+    bool question = w->rec == rec && w->question;
+    bool behind = rec->head && (rec->head != seg || rec->read_len < len);
+    if (behind) {
+      pthread_mutex_unlock(&w->lock);
+      replay_to(rec, seg, len);
+      pthread_mutex_lock(&w->lock);
+      continue;
+    }
+    if (question) { /* its record was the last published: answered */
+      w->question = false;
+      pthread_cond_signal(&w->worker_wakes);
+      continue;
+    }
+    if (rec->pstate != PREP_RUNNING)
+      break; /* done (every mark written) or cancelled */
+    pthread_cond_wait(&w->caller_wakes, &w->lock);
+  }
+  pthread_mutex_unlock(&w->lock);
+  rec->stop_mark = MARK_NEVER;
+  rec->stop = false;
+  return !rec->halted;
+}
+
+static void wait_prepared_done(reader_recording *rec) {
+  reader_worker *w = rec->worker;
+  pthread_mutex_lock(&w->lock);
+  while (rec->pstate == PREP_RUNNING)
+    pthread_cond_wait(&w->caller_wakes, &w->lock);
+  pthread_mutex_unlock(&w->lock);
+}
+
+bool reader_recording_claim(reader_recording *rec, tm_host *host, bool wait,
+                            void **reader_state) {
+  reader_worker *w = rec->worker;
+  pthread_mutex_lock(&w->lock);
+  /* Every file queued before this one is done or given up, so the worker
+   * takes this one next. */
+  while (wait && rec->pstate == PREP_PENDING)
+    pthread_cond_wait(&w->caller_wakes, &w->lock);
+  bool started = rec->pstate == PREP_RUNNING || rec->pstate == PREP_DONE;
+  if (rec->pstate == PREP_PENDING) {
+    rec->pstate = PREP_CANCELLED;
+    g_ptr_array_index(w->queue, rec->queue_index) = NULL;
+  }
+  pthread_mutex_unlock(&w->lock);
+  if (!started)
+    return false;
+  rec->host = host;
+  replay_prepared_until(rec, MARK_OPENED);
+  *reader_state = rec->reader_state;
+  return true;
+}
+
+bool reader_recording_replay_stream(reader_recording *rec) {
+  return replay_prepared_until(rec, MARK_STREAM_END);
+}
+
+void reader_recording_cancel(reader_recording *rec) {
+  reader_worker *w = rec->worker;
+  rec->halted = true; /* nothing more is replayed */
+  if (!w)
+    return; /* closed or detached: the worker is done with it */
+  pthread_mutex_lock(&w->lock);
+  if (rec->pstate == PREP_PENDING) {
+    rec->pstate = PREP_CANCELLED;
+    g_ptr_array_index(w->queue, rec->queue_index) = NULL;
+  } else if (rec->pstate == PREP_RUNNING) {
+    __atomic_store_n(&rec->cancel, true, __ATOMIC_RELEASE);
+    if (w->rec == rec && w->question) {
+      memset(&rec->reply, 0, sizeof rec->reply);
+      w->question = false;
+      pthread_cond_signal(&w->worker_wakes);
+    }
+    while (rec->pstate == PREP_RUNNING)
+      pthread_cond_wait(&w->caller_wakes, &w->lock);
+  }
+  pthread_mutex_unlock(&w->lock);
 }

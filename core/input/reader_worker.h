@@ -54,8 +54,10 @@
 #include <stdint.h>
 
 #include <tracemerge/plugin.h>
+#include <tracemerge/tracemerge.h>
 
 typedef struct tm_host tm_host;
+typedef struct tm_reader tm_reader;
 
 /* The worker thread, one per import. */
 typedef struct reader_worker reader_worker;
@@ -97,6 +99,60 @@ bool reader_recording_failed(const reader_recording *rec);
 void reader_recording_detach(reader_recording *rec);
 /* Frees the recording; its reader is closed. */
 void reader_recording_free(reader_recording *rec);
+
+/* --- files parsed ahead of their turn ----------------------------------
+ *
+ * A prefetch worker runs whole files, each against a recording of its
+ * own, in the order they are prepared, while the calling thread reads the
+ * files before them: open, every feed, finish and close, the bytes pulled
+ * by the worker itself (`stream`: an archive member's own inflate,
+ * container_source_stream()). Nothing of the session is touched there:
+ * strings, arg sets, processes, threads, tracks... get the recording's
+ * private ids as above; clock_private() a placeholder mapped at replay
+ * (the file's private clock is made when it begins); machine_default()
+ * the machine the session predicted; budget() the import's budgets. A
+ * question (clocks, claims, snapshots, embedded machines) waits until
+ * the file's turn. When the file's turn comes, the calling thread claims
+ * it (reader_recording_claim) and replays its log step by step: open,
+ * feeds (reader_recording_replay_stream), finish, close; each step stops
+ * at a mark the worker wrote, so the session's own work between the
+ * steps (a truncated member's stat, finish only when the reader did not
+ * fail) falls between them as in the serial run. A file whose turn comes
+ * before the worker started it is cancelled and read serially. */
+
+/* Hands the file's bytes to `chunk` while `wants_more` says so; runs on
+ * the worker. */
+typedef void (*reader_chunk_fn)(void *ctx, const uint8_t *data, size_t len);
+typedef bool (*reader_wants_more_fn)(void *ctx);
+typedef void (*reader_stream_fn)(void *source, reader_chunk_fn chunk,
+                                 reader_wants_more_fn wants_more, void *ctx);
+/* Asked after each replayed feed's end: true stops the replay (the
+ * session refuses the file). */
+typedef bool (*reader_halt_fn)(void *ctx);
+
+/* A worker for prepared files; NULL if no thread could be made. Freed
+ * with reader_worker_free() once every prepared recording is freed. */
+reader_worker *reader_prefetch_new(void);
+/* Queues `reader` over the bytes of `stream(source, ...)` on `prefetch`;
+ * `budgets` must outlive the recording. */
+reader_recording *reader_recording_prepare(reader_worker *prefetch, const tm_reader *reader,
+                                           tm_machine_ref machine, const tm_budgets *budgets,
+                                           const uint8_t *config, size_t config_len,
+                                           reader_stream_fn stream, void *source,
+                                           reader_fed_fn fed, reader_halt_fn halt, void *ctx);
+/* The file's turn, with its `host`: false if the worker had not started
+ * it (it never will: free it, read the file serially); else its open()
+ * is replayed and `*reader_state` is what open() returned. With `wait`,
+ * a file not started yet is waited for (tests: the path taken whatever
+ * the scheduler does). */
+bool reader_recording_claim(reader_recording *rec, tm_host *host, bool wait,
+                            void **reader_state);
+/* Replays the feeds of a claimed recording; false if `halt` stopped it. */
+bool reader_recording_replay_stream(reader_recording *rec);
+bool reader_recording_is_prepared(const reader_recording *rec);
+/* Stops the worker on a prepared recording as soon as it can and waits
+ * for it; nothing more of its log is replayed. */
+void reader_recording_cancel(reader_recording *rec);
 
 /* The services a recorded reader is given (for a close() called after the
  * import, e.g. when a session is freed mid-file). */

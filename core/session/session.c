@@ -168,6 +168,13 @@ void tm_session_free(tm_session *session) {
 typedef struct import_sink {
   tm_session *session;
   GHashTable *hosts_by_file; /* file id -> tm_host* (borrowed) */
+  /* Files offered by the container and queued on the prefetch worker,
+   * until their turn: file id -> reader_recording* (owned). */
+  GHashTable *prepared;
+  /* TRACEMERGE_TEST_PREFETCH_WAIT set: a queued file's turn waits for the
+   * worker to start it rather than reading it here, so tests take the
+   * prefetch path whatever the scheduler does. */
+  bool prefetch_wait;
 } import_sink;
 
 static const char *sink_detect(void *ctx, const uint8_t *head, size_t len,
@@ -269,10 +276,30 @@ static bool sink_begin(void *ctx, uint32_t file_id, const char *trace_type,
     config_bytes = plan.reader_config_len ? plan.reader_config : (const uint8_t *)"";
     config_len = plan.reader_config_len;
   }
+  /* Parsed ahead on the prefetch worker: its log is replayed from here on,
+   * when the machine it was given is the file's (else it is given up and
+   * the file read here). */
+  reader_recording *prepared =
+      state->prepared ? g_hash_table_lookup(state->prepared, GUINT_TO_POINTER(file_id)) : NULL;
+  if (prepared) {
+    g_hash_table_steal(state->prepared, GUINT_TO_POINTER(file_id));
+    uint32_t predicted = TM_NULL_ID;
+    void *reader_state = NULL;
+    if (host->buffer < 0 && session_manifest_peek_machine(session, file_id, &predicted) &&
+        predicted == host->machine_id &&
+        reader_recording_claim(prepared, host, state->prefetch_wait, &reader_state)) {
+      host->recording = prepared;
+      host->reader_state = reader_state;
+    } else {
+      reader_recording_free(prepared);
+    }
+  }
   /* With a second thread, the reader parses there (input/reader_worker.h);
    * a version-1 reader, or one whose events a merge config buffers,
    * stays here. */
-  if (session->reader_worker && reader->abi != TM_READER_ABI_V1 && host->buffer < 0) {
+  if (host->recording) {
+    /* opened on the prefetch worker */
+  } else if (session->reader_worker && reader->abi != TM_READER_ABI_V1 && host->buffer < 0) {
     host->recording = reader_recording_new(session->reader_worker, host, reader_fed, session);
     host->reader_state = reader_recording_open(host->recording, config_bytes, config_len);
   } else {
@@ -403,6 +430,70 @@ static void sink_budget_exceeded(void *ctx, uint32_t file_id, const char *stat) 
                       : g_hash_table_lookup(state->hosts_by_file, GUINT_TO_POINTER(file_id));
   stats_add(session->import.stats, stat, TM_NULL_INT64, host ? host->machine_id : TM_NULL_ID,
             file_id, 1);
+}
+
+/* --- members parsed ahead of their turn (the prefetch worker) ---------- */
+
+static void stream_source(void *source, reader_chunk_fn chunk, reader_wants_more_fn wants_more,
+                          void *ctx) {
+  container_source_stream(source, chunk, wants_more, ctx);
+}
+
+/* sink_chunk()'s refusal after a feed. */
+static bool import_failed(void *ctx) {
+  tm_session *session = ctx;
+  return session->fatal_error != NULL;
+}
+
+/* A member the container can read on its own: queued on the prefetch
+ * worker when its reader and machine are known now and nothing would
+ * make the session treat it differently (a merge config, a version-1
+ * reader). What the worker does touches no state of the session's
+ * (reader_worker.h): the machine is predicted here and checked when the
+ * file begins. */
+static void sink_offer(void *ctx, uint32_t file_id, const char *trace_type,
+                       container_source *source) {
+  import_sink *state = ctx;
+  tm_session *session = state->session;
+  const tm_reader *reader = plugin_set_find(session->plugins, trace_type);
+  uint32_t machine_id;
+  if (!session->prefetch_worker || session->config || session->fatal_error || !reader ||
+      reader->abi == TM_READER_ABI_V1 || session_manifest_is(session, file_id) ||
+      !session_manifest_peek_machine(session, file_id, &machine_id))
+    return;
+  const GBytes *config = g_hash_table_lookup(session->reader_configs, reader->descriptor.name);
+  gsize config_len = 0;
+  const uint8_t *config_bytes = config ? g_bytes_get_data((GBytes *)config, &config_len) : NULL;
+  if (!state->prepared)
+    state->prepared = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+                                            (GDestroyNotify)reader_recording_free);
+  reader_recording *rec = reader_recording_prepare(
+      session->prefetch_worker, reader, machine_id + 1, &session->import.budgets, config_bytes,
+      config_len, stream_source, source, reader_fed, import_failed, session);
+  g_hash_table_insert(state->prepared, GUINT_TO_POINTER(file_id), rec);
+}
+
+/* The member's turn, after sink_begin(): its feeds replayed if it was
+ * parsed ahead (1), else the container streams it (0). */
+static int sink_take(void *ctx, uint32_t file_id, GError **error) {
+  import_sink *state = ctx;
+  tm_session *session = state->session;
+  tm_host *host = g_hash_table_lookup(state->hosts_by_file, GUINT_TO_POINTER(file_id));
+  if (!host || !host->recording || !reader_recording_is_prepared(host->recording))
+    return 0;
+  if (!reader_recording_replay_stream(host->recording)) {
+    session_refuse_if_failed(session, error);
+    return -1;
+  }
+  return 1;
+}
+
+/* Every offered member had its turn (or the walk stopped): the ones not
+ * claimed are given up before their sources go. */
+static void sink_offers_end(void *ctx) {
+  import_sink *state = ctx;
+  if (state->prepared)
+    g_hash_table_remove_all(state->prepared);
 }
 
 /* A reader that failed (or a session that failed) needs no more bytes. */
@@ -893,6 +984,7 @@ static bool session_import(tm_session *session, const char *const *paths,
   import_sink state = {
       .session = session,
       .hosts_by_file = g_hash_table_new(g_direct_hash, g_direct_equal),
+      .prefetch_wait = g_getenv("TRACEMERGE_TEST_PREFETCH_WAIT") != NULL,
   };
   tm_container_sink sink = {
       .ctx = &state,
@@ -905,6 +997,13 @@ static bool session_import(tm_session *session, const char *const *paths,
       .budget_exceeded = sink_budget_exceeded,
       .wants_more = sink_wants_more,
   };
+  /* Archive members parsed two at a time: one here, the next ones on the
+   * prefetch worker (input/reader_worker.h). */
+  if (session->import_threads > 1 && (session->prefetch_worker = reader_prefetch_new())) {
+    sink.offer = sink_offer;
+    sink.take = sink_take;
+    sink.offers_end = sink_offers_end;
+  }
   GError *container_error = NULL;
   /* The reader worker is a third thread (after the calling thread and the
    * read-ahead): only when three are allowed. On this project's 2-core
@@ -921,11 +1020,19 @@ static bool session_import(tm_session *session, const char *const *paths,
    * had made those calls. */
   for (guint i = 0; i < session->import.hosts->len; i++) {
     tm_host *host = g_ptr_array_index(session->import.hosts, i);
-    if (host->recording)
+    if (host->recording) {
       reader_recording_detach(host->recording);
+      /* A prepared file's reader was closed on the worker. */
+      if (reader_recording_is_prepared(host->recording))
+        host->open = false;
+    }
   }
   reader_worker_free(session->reader_worker);
   session->reader_worker = NULL;
+  if (state.prepared)
+    g_hash_table_destroy(state.prepared);
+  reader_worker_free(session->prefetch_worker);
+  session->prefetch_worker = NULL;
   g_hash_table_destroy(state.hosts_by_file);
   if (read_ok)
     session_manifest_finish_reading(session, NULL);

@@ -27,6 +27,10 @@ struct tm_session {
   /* The thread readers parse on while files are read (import_threads > 2;
    * NULL if none could be made): input/reader_worker.h. */
   struct reader_worker *reader_worker;
+  /* The thread that parses archive members ahead of their turn
+   * (import_threads > 1; NULL if none could be made): the prefetch
+   * worker of input/reader_worker.h. */
+  struct reader_worker *prefetch_worker;
   /* The merge config (session_config.h), or NULL; config_error is why a
    * config given could not be used (every import fails with it). */
   struct tm_session_config *config;
@@ -83,6 +87,12 @@ bool session_manifest_file_begins(tm_session *session, uint32_t file_id,
                                   uint32_t *machine_id,
                                   const tm_manifest_file **entry,
                                   GError **error);
+/* The base machine row session_manifest_file_begins() will give
+ * `file_id`, if that is known now and asking it changes nothing (the
+ * manifest names the file's machine, or the host's row exists): for a
+ * file parsed ahead of its turn. */
+bool session_manifest_peek_machine(tm_session *session, uint32_t file_id,
+                                   uint32_t *machine_id);
 /* Once every input is read: overrides on late containers, members that
  * never came. */
 bool session_manifest_finish_reading(tm_session *session, GError **error);

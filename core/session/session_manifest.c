@@ -456,6 +456,25 @@ bool session_manifest_file_begins(tm_session *session, uint32_t file_id,
   return true;
 }
 
+bool session_manifest_peek_machine(tm_session *session, uint32_t file_id,
+                                   uint32_t *machine_id) {
+  const tm_session_manifest *st = session->manifest;
+  const tm_manifest_file *entry = NULL;
+  if (st && st->manifest) {
+    const char *name = row_name(session, file_id);
+    if (name)
+      entry = manifest_borrow_file(st->manifest, name);
+  }
+  if (entry && entry->machine != TM_MANIFEST_NO_MACHINE) {
+    if (!st->machine_rows)
+      return false;
+    *machine_id = st->machine_rows[entry->machine];
+    return true;
+  }
+  *machine_id = session->host_machine;
+  return session->host_machine != TM_NULL_ID;
+}
+
 /* §9.5: the manifest must be the first trace file in the order the
  * reference parses, not only in ours. A stream delivers in archive order,
  * and a listed ZIP delivers its plain manifests first, but a manifest
