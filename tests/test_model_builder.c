@@ -255,9 +255,9 @@ static void test_end_args_merge_into_the_slice(fixture *f, gconstpointer d) {
   size_t in_set = 0;
   int64_t sum = 0;
   for (size_t i = 0; i < m->args.len; i++)
-    if (m->args.data[i].arg_set_id == begin_set) {
+    if (model_arg_set_id(m, i) == begin_set) {
       in_set++;
-      sum += m->args.data[i].u.int_value;
+      sum += model_arg_int(m, &m->args.data[i]);
     }
   g_assert_cmpuint(in_set, ==, 2);
   g_assert_cmpint(sum, ==, 3);

@@ -312,10 +312,10 @@ static char *log_args(const tm_model *model, size_t id) {
   uint32_t set = model->import_logs.data[id].arg_set_id;
   for (size_t i = 0; i < model->args.len; i++) {
     const tm_arg_row *a = &model->args.data[i];
-    if (a->arg_set_id == set)
+    if (model_arg_set_id(model, i) == set)
       g_string_append_printf(text, "%s%s=%" G_GINT64_FORMAT, text->len ? " " : "",
                              string_pool_borrow(model->strings, model_arg_key(model, a)->key),
-                             a->u.int_value);
+                             model_arg_int(model, a));
   }
   return g_string_free(text, FALSE);
 }

@@ -345,19 +345,19 @@ static void put_arg_value(json_state *js, const tm_arg_row *a) {
   GString *b = js->buf;
   switch ((tm_arg_type)model_arg_key(js->model, a)->value_type) {
   case TM_ARG_INT:
-    put_i64(b, a->u.int_value);
+    put_i64(b, model_arg_int(js->model, a));
     break;
   case TM_ARG_UINT:
-    put_u64(b, (uint64_t)a->u.int_value);
+    put_u64(b, (uint64_t)model_arg_int(js->model, a));
     break;
   case TM_ARG_BOOL:
-    g_string_append(b, a->u.int_value ? "true" : "false");
+    g_string_append(b, model_arg_int(js->model, a) ? "true" : "false");
     break;
   case TM_ARG_REAL:
-    put_double(b, a->u.real_value);
+    put_double(b, model_arg_real(js->model, a));
     break;
   case TM_ARG_POINTER:
-    g_string_append_printf(b, "\"0x%" PRIx64 "\"", (uint64_t)a->u.int_value);
+    g_string_append_printf(b, "\"0x%" PRIx64 "\"", (uint64_t)model_arg_int(js->model, a));
     break;
   case TM_ARG_STRING:
   case TM_ARG_JSON:
@@ -501,8 +501,9 @@ static void index_args(json_state *js) {
   size_t n_sets = model->next_arg_set_id;
   js->n_arg_sets = n_sets;
   js->arg_start = g_new0(uint32_t, n_sets + 1);
+  uint32_t *sets = model_arg_set_ids_new(model);
   for (size_t r = 0; r < model->args.len; r++) {
-    uint32_t set = model->args.data[r].arg_set_id;
+    uint32_t set = sets[r];
     if (set < n_sets)
       js->arg_start[set + 1]++;
   }
@@ -511,11 +512,12 @@ static void index_args(json_state *js) {
   js->arg_rows = g_new(uint32_t, js->arg_start[n_sets] + 1);
   uint32_t *fill = g_memdup2(js->arg_start, (n_sets + 1) * sizeof *fill);
   for (size_t r = 0; r < model->args.len; r++) {
-    uint32_t set = model->args.data[r].arg_set_id;
+    uint32_t set = sets[r];
     if (set < n_sets)
       js->arg_rows[fill[set]++] = (uint32_t)r;
   }
   g_free(fill);
+  g_free(sets);
 }
 
 static void index_flows(json_state *js) {

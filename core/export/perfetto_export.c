@@ -126,8 +126,9 @@ static void index_args(pe_state *pe) {
   size_t n_sets = model->next_arg_set_id;
   pe->n_arg_sets = n_sets;
   pe->arg_start = g_new0(uint32_t, n_sets + 1);
+  uint32_t *sets = model_arg_set_ids_new(model);
   for (size_t r = 0; r < model->args.len; r++) {
-    uint32_t set = model->args.data[r].arg_set_id;
+    uint32_t set = sets[r];
     if (set < n_sets)
       pe->arg_start[set + 1]++;
   }
@@ -136,11 +137,12 @@ static void index_args(pe_state *pe) {
   pe->arg_rows = g_new(uint32_t, pe->arg_start[n_sets] + 1);
   uint32_t *fill = g_memdup2(pe->arg_start, (n_sets + 1) * sizeof *fill);
   for (size_t r = 0; r < model->args.len; r++) {
-    uint32_t set = model->args.data[r].arg_set_id;
+    uint32_t set = sets[r];
     if (set < n_sets)
       pe->arg_rows[fill[set]++] = (uint32_t)r;
   }
   g_free(fill);
+  g_free(sets);
 }
 
 /* The annotation name of arg key `key`: the key without the namespace the
@@ -189,19 +191,19 @@ static void put_annotations(pe_state *pe, tmr_sequence *seq, tmr_enc *e, tmr_enc
     tmr_enc_uint(e, 1, ak->key);
     switch ((tm_arg_type)ak->value_type) {
     case TM_ARG_INT:
-      tmr_enc_int(e, 4, a->u.int_value);
+      tmr_enc_int(e, 4, model_arg_int(model, a));
       break;
     case TM_ARG_UINT:
-      tmr_enc_uint(e, 3, (uint64_t)a->u.int_value);
+      tmr_enc_uint(e, 3, (uint64_t)model_arg_int(model, a));
       break;
     case TM_ARG_BOOL:
-      tmr_enc_uint(e, 2, a->u.int_value != 0);
+      tmr_enc_uint(e, 2, model_arg_int(model, a) != 0);
       break;
     case TM_ARG_REAL:
-      tmr_enc_double(e, 5, a->u.real_value);
+      tmr_enc_double(e, 5, model_arg_real(model, a));
       break;
     case TM_ARG_POINTER:
-      tmr_enc_uint(e, 7, (uint64_t)a->u.int_value);
+      tmr_enc_uint(e, 7, (uint64_t)model_arg_int(model, a));
       break;
     case TM_ARG_JSON: {
       size_t len;

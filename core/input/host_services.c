@@ -705,7 +705,7 @@ static void svc_args_add(tm_host *host, tm_str_id key, tm_arg_value value) {
 }
 
 /* The value goes to the model's arg text (model/arg_text.h), not the
- * string pool: a pending pair carries the stored copy's pointer, flagged
+ * string pool: a pending pair carries the stored copy's handle, flagged
  * TM_ARG_IN_TEXT, to model_add_arg at commit (or through a buffered
  * file's staging, which copies pairs as they are). */
 static void svc_args_add_string(tm_host *host, tm_str_id key, tm_arg_type type,
@@ -722,12 +722,10 @@ static void svc_args_add_string(tm_host *host, tm_str_id key, tm_arg_type type,
   }
   tm_model *model = model_of(host);
   tm_arg_value value = {.type = type};
-  if (memchr(s, 0, len)) {
+  if (memchr(s, 0, len))
     value.u.str_id = intern_without_nul(model->strings, s, len);
-  } else {
-    value.type = (tm_arg_type)(type | TM_ARG_IN_TEXT);
-    value.u.int_value = (int64_t)(intptr_t)arg_text_add(&model->arg_text, s, len);
-  }
+  else
+    value = model_arg_text_value(model, type, s, len);
   tm_host_pending_arg pending = {key, value};
   tm_vec_push(&host->pending_args, pending);
 }

@@ -8,49 +8,60 @@
 
 #include "base/string_pool.h"
 
-#define BLOCK_SIZE (1u << 20)
+#define BLOCK_SIZE ((size_t)1 << ARG_TEXT_BLOCK_BITS)
 /* 16384 slots (256 KiB): the realistic Chrome JSON's repeated values (a
  * few thousand stack frame names, hundreds of interface tags) stay. */
 #define CACHE_BITS 14
 
-static char *store(tm_arg_text *text, const char *s, uint32_t len) {
+/* Stores the copy; ARG_TEXT_FULL if it needs a block and none is left. */
+static uint32_t store(tm_arg_text *text, const char *s, uint32_t len) {
   size_t need = sizeof len + (size_t)len + 1;
+  size_t max_blocks = text->max_blocks ? text->max_blocks : ARG_TEXT_MAX_BLOCKS;
   char *dst;
-  if (need > BLOCK_SIZE / 4) {
+  uint32_t handle;
+  if (need > BLOCK_SIZE / 4 || need > text->left) {
+    if (text->blocks.len >= max_blocks)
+      return ARG_TEXT_FULL;
     /* An oversized value gets a block of its own; the current one stays. */
-    dst = g_malloc(need);
+    bool own = need > BLOCK_SIZE / 4;
+    size_t size = own ? need : BLOCK_SIZE;
+    dst = g_malloc(size);
+    handle = (uint32_t)(text->blocks.len << ARG_TEXT_BLOCK_BITS);
     tm_vec_push(&text->blocks, dst);
-    text->bytes += need;
-  } else {
-    if (need > text->left) {
-      text->cursor = g_malloc(BLOCK_SIZE);
-      tm_vec_push(&text->blocks, text->cursor);
-      text->left = BLOCK_SIZE;
-      text->bytes += BLOCK_SIZE;
+    text->bytes += size;
+    if (!own) {
+      /* The block's last byte stays unused: no handle is ARG_TEXT_FULL. */
+      text->cursor_block = text->blocks.len - 1;
+      text->cursor = dst + need;
+      text->left = BLOCK_SIZE - 1 - need;
     }
+  } else {
     dst = text->cursor;
+    handle = (uint32_t)(text->cursor_block << ARG_TEXT_BLOCK_BITS |
+                        (size_t)(dst - text->blocks.data[text->cursor_block]));
     text->cursor += need;
     text->left -= need;
   }
   memcpy(dst, &len, sizeof len);
   memcpy(dst + sizeof len, s, len);
   dst[sizeof len + len] = '\0';
-  return dst + sizeof len;
+  return handle + (uint32_t)sizeof len;
 }
 
-const char *arg_text_add(tm_arg_text *text, const char *s, size_t len) {
+uint32_t arg_text_add(tm_arg_text *text, const char *s, size_t len) {
   if (len > UINT32_MAX - 1)
     len = UINT32_MAX - 1;
   if (!text->cache)
     text->cache = g_new0(tm_arg_text_slot, (size_t)1 << CACHE_BITS);
   uint32_t hash = string_pool_hash(s, len);
   tm_arg_text_slot *slot = &text->cache[hash >> (32 - CACHE_BITS)];
-  if (slot->text && slot->hash == hash && slot->len == len &&
+  if (slot->text && slot->hash == hash && arg_text_length(slot->text) == len &&
       memcmp(slot->text, s, len) == 0)
-    return slot->text;
-  const char *stored = store(text, s, (uint32_t)len);
-  *slot = (tm_arg_text_slot){stored, hash, (uint32_t)len};
-  return stored;
+    return slot->handle;
+  uint32_t handle = store(text, s, (uint32_t)len);
+  if (handle != ARG_TEXT_FULL)
+    *slot = (tm_arg_text_slot){arg_text_borrow(text, handle), hash, handle};
+  return handle;
 }
 
 void arg_text_free(tm_arg_text *text) {

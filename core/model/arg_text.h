@@ -12,10 +12,15 @@
  * stored again; the text is the same, so no result changes: arg values
  * are read as bytes, never compared by id.
  *
- * Invariants: arg_text_add() returns a pointer to a NUL-terminated copy
- * that stays at its address until arg_text_free() (blocks never move), so
- * it may be handed to SQLite as static text; its length is stored in the
- * 4 bytes before it (arg_text_length()).
+ * Invariants: arg_text_add() returns a 32-bit handle (what an arg row
+ * stores: model/model.h) of a NUL-terminated copy that stays at its
+ * address until arg_text_free() (blocks never move), so it may be handed
+ * to SQLite as static text; arg_text_borrow() turns the handle into that
+ * address, and the copy's length is stored in the 4 bytes before it
+ * (arg_text_length()). A handle is the block's index and the offset in
+ * it: ARG_TEXT_MAX_BLOCKS blocks of 1 MiB (a value of over 256 KiB takes
+ * a block of its own), after which arg_text_add() says the text is full
+ * and the caller keeps the value elsewhere.
  *
  * Ownership: a tm_arg_text is a value inside the model (zeroed = empty)
  * that owns its blocks and cache, released by arg_text_free().
@@ -29,24 +34,40 @@
 
 #include "base/vec.h"
 
+/* Offset bits of a handle: a block is 1 MiB. */
+#define ARG_TEXT_BLOCK_BITS 20
+#define ARG_TEXT_MAX_BLOCKS ((size_t)1 << (32 - ARG_TEXT_BLOCK_BITS))
+/* arg_text_add()'s answer when no handle is left. */
+#define ARG_TEXT_FULL UINT32_MAX
+
 typedef struct tm_arg_text_slot {
   const char *text; /* NULL: empty */
   uint32_t hash;
-  uint32_t len;
+  uint32_t handle;
 } tm_arg_text_slot;
 
 typedef struct tm_arg_text {
   TM_VEC(char *) blocks;
   char *cursor;
   size_t left;
+  size_t cursor_block;     /* the index of the block `cursor` is in */
   size_t bytes;            /* of all blocks */
   tm_arg_text_slot *cache; /* ARG_TEXT_CACHE_SLOTS, NULL until the first add */
+  /* Blocks allowed (0: ARG_TEXT_MAX_BLOCKS); tests set fewer. */
+  size_t max_blocks;
 } tm_arg_text;
 
-/* A copy of `len` bytes of `s` (no NUL among them: the caller replaces
- * them first), or an earlier equal copy. Lengths above UINT32_MAX - 1 are
- * cut there, as the string pool does. */
-const char *arg_text_add(tm_arg_text *text, const char *s, size_t len);
+/* The handle of a copy of `len` bytes of `s` (no NUL among them: the
+ * caller replaces them first), or of an earlier equal copy; ARG_TEXT_FULL
+ * (nothing stored) if every handle is taken. Lengths above UINT32_MAX - 1
+ * are cut there, as the string pool does. */
+uint32_t arg_text_add(tm_arg_text *text, const char *s, size_t len);
+
+/* The copy a handle of arg_text_add() names. */
+static inline const char *arg_text_borrow(const tm_arg_text *text, uint32_t handle) {
+  return text->blocks.data[handle >> ARG_TEXT_BLOCK_BITS] +
+         (handle & (((uint32_t)1 << ARG_TEXT_BLOCK_BITS) - 1));
+}
 
 static inline size_t arg_text_length(const char *stored) {
   uint32_t len;

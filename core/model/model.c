@@ -41,6 +41,8 @@ void model_free(tm_model *model) {
   if (model->arg_key_index)
     g_hash_table_destroy(model->arg_key_index);
   tm_vec_free(&model->arg_set_first_row);
+  tm_vec_free(&model->arg_set_resumed);
+  tm_vec_free(&model->arg_wide);
   tm_vec_free(&model->cpus);
   tm_vec_free(&model->sched_slices);
   tm_vec_free(&model->thread_states);
@@ -226,15 +228,15 @@ static tm_str_id flat_key_of(tm_model *model, tm_str_id key) {
 }
 
 /* The id of the (key, type, storage) triple in model->arg_keys, added on
- * first use; `type` is a tm_arg_type, maybe with TM_ARG_IN_TEXT. */
+ * first use; `type` is a tm_arg_type, maybe with TM_ARG_IN_TEXT or
+ * ARG_WIDE. */
+#define ARG_WIDE 0x80
 static uint32_t arg_key_id(tm_model *model, tm_str_id key, uint8_t type) {
-  uint8_t value_type = type & (uint8_t)~TM_ARG_IN_TEXT;
-  bool in_text = (type & TM_ARG_IN_TEXT) != 0;
   uint32_t *memo =
       &model->arg_key_memo[((key ^ (uint32_t)type << 24) * 0x9e3779b1u) >> 22];
   if (*memo) {
     const tm_arg_key *k = &model->arg_keys.data[*memo - 1];
-    if (k->key == key && k->value_type == value_type && k->in_text == in_text)
+    if (k->key == key && k->type_bits == type)
       return *memo - 1;
   }
   if (!model->arg_key_index)
@@ -250,7 +252,9 @@ static uint32_t arg_key_id(tm_model *model, tm_str_id key, uint8_t type) {
       g_error("tracemerge: more than 2^32 distinct arg keys");
     id = (uint32_t)model->arg_keys.len;
     tm_arg_key entry = {.key = key, .flat_key = flat_key_of(model, key),
-                        .value_type = value_type, .in_text = in_text};
+                        .value_type = type & (uint8_t) ~(TM_ARG_IN_TEXT | ARG_WIDE),
+                        .in_text = (type & TM_ARG_IN_TEXT) != 0,
+                        .wide = (type & ARG_WIDE) != 0, .type_bits = type};
     tm_vec_push(&model->arg_keys, entry);
     gint64 *stored = g_new(gint64, 1);
     *stored = probe;
@@ -260,8 +264,19 @@ static uint32_t arg_key_id(tm_model *model, tm_str_id key, uint8_t type) {
   return id;
 }
 
-uint32_t model_add_arg(tm_model *model, uint32_t arg_set_id, tm_str_id key,
-                       tm_arg_value value) {
+static uint32_t arg_wide_add(tm_model *model, tm_arg_wide value) {
+  if (model->arg_wide.len >= UINT32_MAX)
+    g_error("tracemerge: more than 2^32 wide arg values");
+  tm_vec_push(&model->arg_wide, value);
+  return (uint32_t)(model->arg_wide.len - 1);
+}
+
+/* Appends `row` to set `arg_set_id` (0: a new set); returns the set. */
+static inline uint32_t push_arg_row(tm_model *model, uint32_t arg_set_id, tm_arg_row row) {
+  /* Checked where a row number is stored as 32 bits (once a set, not a row). */
+  if (arg_set_id == 0 || arg_set_id != model->arg_set_last)
+    if (model->args.len >= UINT32_MAX)
+      g_error("tracemerge: more than 2^32 arg rows");
   if (arg_set_id == 0) {
     arg_set_id = model->next_arg_set_id++;
     /* Checked here: a call per set showed in the import's profile. */
@@ -269,29 +284,118 @@ uint32_t model_add_arg(tm_model *model, uint32_t arg_set_id, tm_str_id key,
       tm_vec_reserve(&model->arg_set_first_row, (size_t)arg_set_id + 1);
     model->arg_set_first_row.data[arg_set_id] = (uint32_t)model->args.len;
     model->arg_set_first_row.len = (size_t)arg_set_id + 1;
+  } else if (arg_set_id != model->arg_set_last) {
+    tm_arg_set_resume resume = {(uint32_t)model->args.len, arg_set_id};
+    tm_vec_push(&model->arg_set_resumed, resume);
   }
+  model->arg_set_last = arg_set_id;
+  tm_vec_push(&model->args, row);
+  return arg_set_id;
+}
+
+uint32_t model_add_arg(tm_model *model, uint32_t arg_set_id, tm_str_id key,
+                       tm_arg_value value) {
   uint8_t type = (uint8_t)value.type;
-  tm_arg_row row = {
-      .arg_set_id = arg_set_id,
-      .key_id = arg_key_id(model, key, type),
-  };
+  tm_arg_row row;
   switch (value.type) {
   case TM_ARG_REAL:
-    row.u.real_value = value.u.real_value;
+    type |= ARG_WIDE;
+    row.value = arg_wide_add(model, (tm_arg_wide){.real_value = value.u.real_value});
     break;
   case TM_ARG_STRING:
   case TM_ARG_JSON:
-    row.u.str_id = value.u.str_id;
+    row.value = value.u.str_id;
     break;
   default:
-    if (type & TM_ARG_IN_TEXT)
-      row.u.text = (const char *)(intptr_t)value.u.int_value;
-    else
-      row.u.int_value = value.u.int_value;
+    if (type & TM_ARG_IN_TEXT) {
+      row.value = (uint32_t)value.u.int_value;
+    } else if (value.u.int_value >= INT32_MIN && value.u.int_value <= INT32_MAX) {
+      row.value = (uint32_t)(int32_t)value.u.int_value;
+    } else {
+      type |= ARG_WIDE;
+      row.value = arg_wide_add(model, (tm_arg_wide){.int_value = value.u.int_value});
+    }
     break;
   }
-  tm_vec_push(&model->args, row);
-  return arg_set_id;
+  row.key_id = arg_key_id(model, key, type);
+  return push_arg_row(model, arg_set_id, row);
+}
+
+void model_copy_arg(tm_model *model, uint32_t arg_set_id, size_t row) {
+  push_arg_row(model, arg_set_id, model->args.data[row]);
+}
+
+/* The last set begun at or before `row`: arg_set_first_row is increasing
+ * from set 1. */
+static uint32_t set_begun_at_or_before(const tm_model *model, size_t row) {
+  size_t lo = 1, hi = model->arg_set_first_row.len; /* answer in [lo, hi) */
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (model->arg_set_first_row.data[mid] <= row)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return (uint32_t)lo;
+}
+
+uint32_t model_arg_set_id(const tm_model *model, size_t row) {
+  if (row >= model->args.len || model->arg_set_first_row.len < 2)
+    return 0;
+  uint32_t set = set_begun_at_or_before(model, row);
+  /* The last resumed row at or before `row`, if after the set's start. */
+  size_t lo = 0, hi = model->arg_set_resumed.len;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (model->arg_set_resumed.data[mid].row <= row)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo > 0 &&
+      model->arg_set_resumed.data[lo - 1].row > model->arg_set_first_row.data[set])
+    return model->arg_set_resumed.data[lo - 1].arg_set_id;
+  return set;
+}
+
+uint32_t *model_arg_set_ids_new(const tm_model *model) {
+  size_t n = model->args.len;
+  uint32_t *ids = g_new(uint32_t, n ? n : 1);
+  size_t next_set = 1, next_resume = 0;
+  uint32_t set = 0;
+  for (size_t r = 0; r < n; r++) {
+    /* A row is either a new set's first or a resumed one, never both. */
+    if (next_set < model->arg_set_first_row.len &&
+        model->arg_set_first_row.data[next_set] == r)
+      set = (uint32_t)next_set++;
+    else if (next_resume < model->arg_set_resumed.len &&
+             model->arg_set_resumed.data[next_resume].row == r)
+      set = model->arg_set_resumed.data[next_resume++].arg_set_id;
+    ids[r] = set;
+  }
+  return ids;
+}
+
+bool model_arg_set_first_rows(const tm_model *model, uint32_t arg_set_id,
+                              size_t *first, size_t *end) {
+  if (arg_set_id == 0 || arg_set_id >= model->arg_set_first_row.len)
+    return false;
+  *first = model->arg_set_first_row.data[arg_set_id];
+  *end = arg_set_id + 1 < model->arg_set_first_row.len
+             ? model->arg_set_first_row.data[arg_set_id + 1]
+             : model->args.len;
+  /* A resumed row of another set may cut it short. */
+  size_t lo = 0, hi = model->arg_set_resumed.len;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (model->arg_set_resumed.data[mid].row <= *first)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo < model->arg_set_resumed.len && model->arg_set_resumed.data[lo].row < *end)
+    *end = model->arg_set_resumed.data[lo].row;
+  return true;
 }
 
 bool model_slice_thread_time(const tm_model *model, uint32_t slice_id,

@@ -311,38 +311,55 @@ typedef struct tm_instruments_sample_row {
 
 /* One distinct (key, value type, storage) triple of the args table. Rows
  * name theirs by index (tm_arg_row.key_id): a trace repeats a few hundred
- * keys over millions of rows, so the key, its flat key and the type are
- * stored once per triple instead of in every row (model_arg_key()). */
+ * keys over millions of rows, so the key, its flat key, the type and where
+ * the value is are stored once per triple instead of in every row
+ * (model_arg_key()). */
 typedef struct tm_arg_key {
   tm_str_id key;
   tm_str_id flat_key; /* key without array indexes ("a[2].b" -> "a.b") */
   uint8_t value_type; /* tm_arg_type */
-  /* A string value is in model->arg_text (tm_arg_row.u.text), not in
-   * the string pool (u.str_id). Read it with model_arg_string(). */
+  /* A string value is in model->arg_text (tm_arg_row.value is its
+   * handle), not in the string pool (value is the str_id). Read it with
+   * model_arg_string(). */
   bool in_text;
+  /* The value is model->arg_wide.data[tm_arg_row.value]: a real, or an
+   * integer outside int32_t (others are the row's value, sign-extended). */
+  bool wide;
+  uint8_t type_bits; /* value_type | storage flags: model_add_arg()'s memo */
 } tm_arg_key;
 
 /* Or'ed into tm_arg_value.type for model_add_arg(): the value is a string
  * (TM_ARG_STRING or TM_ARG_JSON) stored by arg_text_add(&model->arg_text),
- * its pointer in u.int_value (as intptr_t). The host adds readers'
- * args_add_string() values so, to keep values seen once out of the
- * string pool. */
+ * its handle in u.int_value. The host adds readers' args_add_string()
+ * values so, to keep values seen once out of the string pool. */
 #define TM_ARG_IN_TEXT 0x40
 
-/* 16 bytes: the args table is the model's largest after the slices (a
- * realistic Chrome JSON trace has ~2.2 rows an event). */
+/* 8 bytes: the args table is the model's largest with the slices (a
+ * realistic Chrome JSON trace has ~2.2 rows an event). The row's set is
+ * not stored: sets are made one after the other, each in consecutive
+ * rows, so a row's set is found from model->arg_set_first_row and the
+ * few rows added to an older set later (model->arg_set_resumed):
+ * model_arg_set_id(). */
 typedef struct tm_arg_row {
-  uint32_t arg_set_id;
   uint32_t key_id; /* index into tm_model.arg_keys */
-  union {
-    int64_t int_value;
-    double real_value;
-    tm_str_id str_id;
-    const char *text; /* model_arg_key(...)->in_text: in model->arg_text */
-  } u;
+  uint32_t value;  /* how to read it: model_arg_key(...)->in_text, wide */
 } tm_arg_row;
 
-_Static_assert(sizeof(tm_arg_row) == 16, "tm_arg_row must stay 16 bytes");
+_Static_assert(sizeof(tm_arg_row) == 8, "tm_arg_row must stay 8 bytes");
+
+/* The value of an arg row of a wide key. */
+typedef union tm_arg_wide {
+  int64_t int_value;
+  double real_value;
+} tm_arg_wide;
+
+/* A row added to a set other than the one of the row before it, when the
+ * set is not new: that row and those after it up to the next boundary
+ * belong to `arg_set_id`. */
+typedef struct tm_arg_set_resume {
+  uint32_t row;
+  uint32_t arg_set_id;
+} tm_arg_set_resume;
 
 typedef struct tm_model {
   tm_string_pool *strings; /* owned */
@@ -364,6 +381,8 @@ typedef struct tm_model {
   TM_VEC(tm_arg_row) args;
   TM_VEC(tm_arg_key) arg_keys; /* by tm_arg_row.key_id */
   tm_arg_text arg_text;        /* string values kept out of the pool */
+  /* Values of wide keys (reals, integers beyond 32 bits), by tm_arg_row.value. */
+  TM_VEC(tm_arg_wide) arg_wide;
   /* Scheduling (core/model/sched_builder.h). cpu_lookup maps machine_id *
    * (TM_SCHED_MAX_CPU + 1) + cpu to ucpu + 1 (0: no row yet). */
   TM_VEC(tm_cpu_row) cpus;
@@ -388,8 +407,13 @@ typedef struct tm_model {
   uint32_t next_arg_set_id; /* arg set ids start at 1 */
   /* Row of model->args where each set begins, by set id (sets built by one
    * commit are consecutive rows; sets grown later with model_add_arg on an
-   * old id, e.g. process args, are not). */
+   * old id, e.g. process args, are not). Increasing: a new set begins at
+   * the end of the table. */
   TM_VEC(uint32_t) arg_set_first_row;
+  /* Rows that went on an older set than the row before them, in row order
+   * (model_arg_set_id()); arg_set_last is the set of the last row. */
+  TM_VEC(tm_arg_set_resume) arg_set_resumed;
+  uint32_t arg_set_last;
   /* model_add_arg's memo of key ids: the slot of a hash of (key, type)
    * holds the key id + 1 of the last pair that landed there (0: none);
    * misses go to arg_key_index, (key << 8 | type) -> key id + 1, owned.
@@ -444,6 +468,23 @@ void model_metadata_set_string(tm_model *model, const char *name,
                                uint32_t machine_id, uint32_t trace_id,
                                tm_str_id value);
 
+/* The value model_add_arg() takes for a string arg of `type` (TM_ARG_STRING
+ * or TM_ARG_JSON) of `len` bytes of `s`, none of them NUL: stored in the
+ * arg text (flagged TM_ARG_IN_TEXT), or interned in the string pool once
+ * the arg text has no handle left. */
+static inline tm_arg_value model_arg_text_value(tm_model *model, tm_arg_type type,
+                                                const char *s, size_t len) {
+  tm_arg_value value = {.type = type};
+  uint32_t handle = arg_text_add(&model->arg_text, s, len);
+  if (handle == ARG_TEXT_FULL) {
+    value.u.str_id = string_pool_intern(model->strings, s, len);
+  } else {
+    value.type = (tm_arg_type)(type | TM_ARG_IN_TEXT);
+    value.u.int_value = handle;
+  }
+  return value;
+}
+
 /* Appends one arg to set `arg_set_id` (0: a new set), deriving the flat key
  * from `key`; returns the set id. `value.type` may carry TM_ARG_IN_TEXT. */
 uint32_t model_add_arg(tm_model *model, uint32_t arg_set_id, tm_str_id key,
@@ -455,19 +496,50 @@ static inline const tm_arg_key *model_arg_key(const tm_model *model,
   return &model->arg_keys.data[row->key_id];
 }
 
+/* The set of arg row `row` (an index of model->args): O(log sets). */
+uint32_t model_arg_set_id(const tm_model *model, size_t row);
+
+/* The set of every arg row, in row order: a g_malloc'd array of
+ * model->args.len entries (at least one), for a walk over all rows. */
+uint32_t *model_arg_set_ids_new(const tm_model *model);
+
+/* The rows [*first, *end) of set `arg_set_id` made in one piece when it
+ * began (rows added to it later, after other sets, are not among them);
+ * false for a set that does not exist. */
+bool model_arg_set_first_rows(const tm_model *model, uint32_t arg_set_id,
+                              size_t *first, size_t *end);
+
+/* The integer value of an integer arg row (TM_ARG_INT, UINT, POINTER,
+ * BOOL). */
+static inline int64_t model_arg_int(const tm_model *model, const tm_arg_row *row) {
+  if (model_arg_key(model, row)->wide)
+    return model->arg_wide.data[row->value].int_value;
+  return (int32_t)row->value;
+}
+
+/* The value of a TM_ARG_REAL arg row. */
+static inline double model_arg_real(const tm_model *model, const tm_arg_row *row) {
+  return model->arg_wide.data[row->value].real_value;
+}
+
 /* The string value of arg row `row` (TM_ARG_STRING or TM_ARG_JSON) and its
  * length, owned by the model; NULL (length 0) for a NULL string. */
 static inline const char *model_arg_string(const tm_model *model,
                                            const tm_arg_row *row,
                                            size_t *len) {
   if (model_arg_key(model, row)->in_text) {
-    *len = arg_text_length(row->u.text);
-    return row->u.text;
+    const char *s = arg_text_borrow(&model->arg_text, row->value);
+    *len = arg_text_length(s);
+    return s;
   }
-  const char *s = string_pool_borrow(model->strings, row->u.str_id);
-  *len = s ? string_pool_length(model->strings, row->u.str_id) : 0;
+  const char *s = string_pool_borrow(model->strings, row->value);
+  *len = s ? string_pool_length(model->strings, row->value) : 0;
   return s;
 }
+
+/* Appends a copy of arg row `row` (of any set) to set `arg_set_id`, which
+ * exists. */
+void model_copy_arg(tm_model *model, uint32_t arg_set_id, size_t row);
 
 /* Whether slice `slice_id` has thread time; if so its thread_ts and
  * thread_dur (each TM_NULL_INT64 if unknown) are stored through the

@@ -286,30 +286,15 @@ static bool end_matches(const tm_slice_row *slice, const tm_event *ev) {
  * consecutive from arg_set_first_row. */
 static void merge_end_args(tm_model *model, tm_slice_row *slice,
                            uint32_t end_set) {
-  if (!end_set || end_set >= model->arg_set_first_row.len)
+  size_t first, end;
+  if (!end_set || !model_arg_set_first_rows(model, end_set, &first, &end))
     return;
   if (!slice->arg_set_id) {
     slice->arg_set_id = end_set;
     return;
   }
-  uint32_t target = slice->arg_set_id;
-  for (size_t row = model->arg_set_first_row.data[end_set];
-       row < model->args.len && model->args.data[row].arg_set_id == end_set; row++) {
-    tm_arg_row src = model->args.data[row];
-    tm_arg_key src_key = *model_arg_key(model, &src);
-    tm_arg_value value = {.type = (tm_arg_type)src_key.value_type};
-    if (src_key.in_text) {
-      value.type = (tm_arg_type)(value.type | TM_ARG_IN_TEXT);
-      value.u.int_value = (int64_t)(intptr_t)src.u.text;
-    } else if (value.type == TM_ARG_REAL) {
-      value.u.real_value = src.u.real_value;
-    } else if (value.type == TM_ARG_STRING || value.type == TM_ARG_JSON) {
-      value.u.str_id = src.u.str_id;
-    } else {
-      value.u.int_value = src.u.int_value;
-    }
-    model_add_arg(model, target, src_key.key, value);
-  }
+  for (size_t row = first; row < end; row++)
+    model_copy_arg(model, slice->arg_set_id, row);
 }
 
 static void on_end(tm_model_builder *builder, const tm_event *ev,

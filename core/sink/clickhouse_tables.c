@@ -433,12 +433,18 @@ static bool arg_is_integer(uint8_t value_type) {
   }
 }
 
+static void arg_set_of_row(ch_encoder *e, const void *row, uint32_t id,
+                           ch_value *v) {
+  (void)row;
+  set_int(v, model_arg_set_id(e->model, id));
+}
+
 static void arg_int_value(ch_encoder *e, const void *row, uint32_t id,
                           ch_value *v) {
   (void)id;
   const tm_arg_row *a = row;
   if (arg_is_integer(model_arg_key(e->model, a)->value_type))
-    set_int(v, a->u.int_value);
+    set_int(v, model_arg_int(e->model, a));
   else
     set_null(v);
 }
@@ -459,7 +465,7 @@ static void arg_real_value(ch_encoder *e, const void *row, uint32_t id,
   const tm_arg_row *a = row;
   if (model_arg_key(e->model, a)->value_type == TM_ARG_REAL) {
     v->null = false;
-    v->d = a->u.real_value;
+    v->d = model_arg_real(e->model, a);
   } else {
     set_null(v);
   }
@@ -657,7 +663,7 @@ static const ch_column flow_columns[] = {
 
 static const ch_column args_columns[] = {
     ID_COL("id"),
-    UINT32(tm_arg_row, arg_set_id),
+    COMPUTED("arg_set_id", "UInt32", arg_set_of_row),
     COMPUTED("flat_key", LC_STRING_TYPE, arg_flat_key),
     COMPUTED("key", LC_STRING_TYPE, arg_key),
     COMPUTED("int_value", "Nullable(Int64)", arg_int_value),

@@ -72,13 +72,14 @@ const tm_model *model_index_model(const tm_model_index *index) {
 /* Builds `c` from key(i) for rows i < n (UINT32_MAX keys skipped). */
 typedef uint32_t (*key_fn)(const tm_model *model, size_t row);
 
+/* `keys`, if given, holds every row's key instead of `key`. */
 static void csr_build(csr *c, const tm_model *model, size_t n_rows,
-                      size_t n_keys, key_fn key) {
+                      size_t n_keys, key_fn key, const uint32_t *keys) {
   c->n_keys = n_keys;
   c->first = g_new0(uint32_t, n_keys + 2);
   size_t total = 0;
   for (size_t i = 0; i < n_rows; i++) {
-    uint32_t k = key(model, i);
+    uint32_t k = keys ? keys[i] : key(model, i);
     if (k < n_keys) {
       c->first[k + 2]++;
       total++;
@@ -88,7 +89,7 @@ static void csr_build(csr *c, const tm_model *model, size_t n_rows,
     c->first[k] += c->first[k - 1];
   c->ids = g_new(uint32_t, total ? total : 1);
   for (size_t i = 0; i < n_rows; i++) {
-    uint32_t k = key(model, i);
+    uint32_t k = keys ? keys[i] : key(model, i);
     if (k < n_keys)
       c->ids[c->first[k + 1]++] = (uint32_t)i;
   }
@@ -116,15 +117,11 @@ static uint32_t flow_in(const tm_model *model, size_t row) {
   return model->flows.data[row].slice_in;
 }
 
-static uint32_t arg_set(const tm_model *model, size_t row) {
-  return model->args.data[row].arg_set_id;
-}
-
 const uint32_t *model_index_slice_children(tm_model_index *index, uint32_t id,
                                            size_t *n) {
   if (!index->children.built)
     csr_build(&index->children, index->model, index->model->slices.len,
-              index->model->slices.len, slice_parent);
+              index->model->slices.len, slice_parent, NULL);
   return csr_get(&index->children, id, n);
 }
 
@@ -132,7 +129,7 @@ const uint32_t *model_index_flows_out(tm_model_index *index, uint32_t id,
                                       size_t *n) {
   if (!index->flows_out.built)
     csr_build(&index->flows_out, index->model, index->model->flows.len,
-              index->model->slices.len, flow_out);
+              index->model->slices.len, flow_out, NULL);
   return csr_get(&index->flows_out, id, n);
 }
 
@@ -140,15 +137,18 @@ const uint32_t *model_index_flows_in(tm_model_index *index, uint32_t id,
                                      size_t *n) {
   if (!index->flows_in.built)
     csr_build(&index->flows_in, index->model, index->model->flows.len,
-              index->model->slices.len, flow_in);
+              index->model->slices.len, flow_in, NULL);
   return csr_get(&index->flows_in, id, n);
 }
 
 const uint32_t *model_index_arg_set(tm_model_index *index, uint32_t arg_set_id,
                                     size_t *n) {
-  if (!index->arg_sets.built)
+  if (!index->arg_sets.built) {
+    uint32_t *sets = model_arg_set_ids_new(index->model);
     csr_build(&index->arg_sets, index->model, index->model->args.len,
-              (size_t)index->model->next_arg_set_id + 1, arg_set);
+              (size_t)index->model->next_arg_set_id + 1, NULL, sets);
+    g_free(sets);
+  }
   return csr_get(&index->arg_sets, arg_set_id, n);
 }
 

@@ -118,10 +118,10 @@ static void extract_arg_from_model(sqlite3_context *ctx, tm_model_index *index,
     case TM_ARG_UINT:
     case TM_ARG_POINTER:
     case TM_ARG_BOOL:
-      sqlite3_result_int64(ctx, a->u.int_value);
+      sqlite3_result_int64(ctx, model_arg_int(model, a));
       return;
     case TM_ARG_REAL:
-      sqlite3_result_double(ctx, a->u.real_value);
+      sqlite3_result_double(ctx, model_arg_real(model, a));
       return;
     default: {
       size_t len;
@@ -246,11 +246,11 @@ static bool arg_set_json_from_model(sqlite3_context *ctx,
       break;
     }
     if (v.type == ARG_JSON_REAL) {
-      v.u.real_value = a->u.real_value;
+      v.u.real_value = model_arg_real(model, a);
     } else if (v.type == ARG_JSON_STRING) {
       v.u.string.text = model_arg_string(model, a, &v.u.string.len);
     } else {
-      v.u.int_value = a->u.int_value;
+      v.u.int_value = model_arg_int(model, a);
     }
     if (!arg_set_json_add_or_fail(ctx, json, set,
                                   string_pool_borrow(model->strings, ak->key),

@@ -52,6 +52,7 @@ typedef enum column_kind {
   COL_UINT32,   /* uint32_t, never NULL */
   COL_REF,      /* uint32_t row id; TM_NULL_ID is NULL */
   COL_ARG_SET,  /* uint32_t arg set id; 0 is NULL */
+  COL_ROW_ARG_SET, /* an args row's set, from its id (model_arg_set_id) */
   COL_STRING,   /* tm_str_id; 0 is NULL */
   COL_DOUBLE,   /* double */
   COL_BOOL,     /* bool, as 0/1 */
@@ -90,6 +91,7 @@ typedef struct table_def {
 #define REF_INDEXED(T, f) COL(T, f, COL_REF, "INTEGER", true)
 #define ARG_SET(T, f) COL(T, f, COL_ARG_SET, "INTEGER", false)
 #define ARG_SET_INDEXED(T, f) COL(T, f, COL_ARG_SET, "INTEGER", true)
+#define ROW_ARG_SET_INDEXED(name) { name, "INTEGER", COL_ROW_ARG_SET, 0, true, NULL }
 #define STRING(T, f) COL(T, f, COL_STRING, "TEXT", false)
 #define DOUBLE(T, f) COL(T, f, COL_DOUBLE, "REAL", false)
 #define BOOL(T, f) COL(T, f, COL_BOOL, "INTEGER", false)
@@ -177,7 +179,7 @@ static void arg_int_value(const tm_model *model, const void *row,
                           sqlite3_context *ctx) {
   const tm_arg_row *a = row;
   if (arg_is_integer(model_arg_key(model, a)->value_type))
-    sqlite3_result_int64(ctx, a->u.int_value);
+    sqlite3_result_int64(ctx, model_arg_int(model, a));
   else
     sqlite3_result_null(ctx);
 }
@@ -202,7 +204,7 @@ static void arg_real_value(const tm_model *model, const void *row,
                            sqlite3_context *ctx) {
   const tm_arg_row *a = row;
   if (model_arg_key(model, a)->value_type == TM_ARG_REAL)
-    sqlite3_result_double(ctx, a->u.real_value);
+    sqlite3_result_double(ctx, model_arg_real(model, a));
   else
     sqlite3_result_null(ctx);
 }
@@ -516,7 +518,7 @@ static const column_def flow_columns[] = {
 
 static const column_def args_columns[] = {
     COL_ID_DEF,
-    ARG_SET_INDEXED(tm_arg_row, arg_set_id),
+    ROW_ARG_SET_INDEXED("arg_set_id"),
     COMPUTED("flat_key", "TEXT", arg_flat_key),
     COMPUTED("key", "TEXT", arg_key),
     COMPUTED("int_value", "INTEGER", arg_int_value),
@@ -868,13 +870,16 @@ static const table_def *table_def_by_name(const char *name) {
 }
 
 /* The integer value of an integer column; false for NULL. */
-static bool column_int(const column_def *col, const char *row, uint32_t id,
-                       int64_t *value) {
+static bool column_int(const tm_model *model, const column_def *col,
+                       const char *row, uint32_t id, int64_t *value) {
   const char *field = row + col->offset;
   switch (col->kind) {
   case COL_ID:
     *value = id;
     return true;
+  case COL_ROW_ARG_SET:
+    *value = model_arg_set_id(model, id);
+    return *value != 0;
   case COL_INT64:
     *value = *(const int64_t *)(const void *)field;
     return *value != TM_NULL_INT64;
@@ -1049,6 +1054,17 @@ static int compare_keyed_rows(const void *a, const void *b) {
   return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* column_int(), or the row's entry of `sets` (model_arg_set_ids_new())
+ * when given. */
+static bool index_key(const tm_model *model, const column_def *col, const char *row,
+                      uint32_t id, const uint32_t *sets, int64_t *key) {
+  if (sets) {
+    *key = sets[id];
+    return *key != 0;
+  }
+  return column_int(model, col, row, id, key);
+}
+
 /* Sorts the non-NULL rows of `column` by (value, id) into `index`. Ids
  * and arg-set ids are dense, so a counting sort (O(rows + value range),
  * stable, hence id order within a value) covers the common case; sparse
@@ -1061,11 +1077,13 @@ static const column_index *ensure_index(rows_vtab *vtab, int column) {
   size_t n;
   const char *rows = vtab->def->rows(vtab->model, &n);
   size_t row_size = vtab->def->row_size;
+  /* An args row's set is found by a search; all of them, by one walk. */
+  uint32_t *sets = col->kind == COL_ROW_ARG_SET ? model_arg_set_ids_new(vtab->model) : NULL;
   size_t len = 0;
   int64_t min = INT64_MAX, max = INT64_MIN;
   for (size_t i = 0; i < n; i++) {
     int64_t key;
-    if (column_int(col, rows + i * row_size, (uint32_t)i, &key)) {
+    if (index_key(vtab->model, col, rows + i * row_size, (uint32_t)i, sets, &key)) {
       len++;
       min = MIN(min, key);
       max = MAX(max, key);
@@ -1075,15 +1093,17 @@ static const column_index *ensure_index(rows_vtab *vtab, int column) {
   index->len = len;
   index->distinct = 0;
   index->built = true;
-  if (len == 0)
+  if (len == 0) {
+    g_free(sets);
     return index;
+  }
 
   if ((uint64_t)max - (uint64_t)min <= 2 * (uint64_t)len + 1024) {
     size_t range = (size_t)((uint64_t)max - (uint64_t)min) + 1;
     uint32_t *start = g_new0(uint32_t, range + 1);
     for (size_t i = 0; i < n; i++) {
       int64_t key;
-      if (column_int(col, rows + i * row_size, (uint32_t)i, &key))
+      if (index_key(vtab->model, col, rows + i * row_size, (uint32_t)i, sets, &key))
         start[(uint64_t)key - (uint64_t)min + 1]++;
     }
     for (size_t v = 0; v < range; v++) {
@@ -1096,10 +1116,11 @@ static const column_index *ensure_index(rows_vtab *vtab, int column) {
     index->range = range;
     for (size_t i = 0; i < n; i++) {
       int64_t key;
-      if (column_int(col, rows + i * row_size, (uint32_t)i, &key))
+      if (index_key(vtab->model, col, rows + i * row_size, (uint32_t)i, sets, &key))
         index->row_ids[start[(uint64_t)key - (uint64_t)min]++] = (uint32_t)i;
     }
     g_free(start);
+    g_free(sets);
     return index;
   }
 
@@ -1107,9 +1128,10 @@ static const column_index *ensure_index(rows_vtab *vtab, int column) {
   size_t k = 0;
   for (size_t i = 0; i < n; i++) {
     int64_t key;
-    if (column_int(col, rows + i * row_size, (uint32_t)i, &key))
+    if (index_key(vtab->model, col, rows + i * row_size, (uint32_t)i, sets, &key))
       keyed[k++] = (keyed_row){key, (uint32_t)i};
   }
+  g_free(sets);
   qsort(keyed, len, sizeof *keyed, compare_keyed_rows);
   for (size_t i = 0; i < len; i++) {
     index->row_ids[i] = keyed[i].id;
@@ -1131,7 +1153,7 @@ static size_t index_bound(const rows_vtab *vtab, const column_index *index,
     size_t mid = lo + (hi - lo) / 2;
     uint32_t id = index->row_ids[mid];
     int64_t value = 0;
-    column_int(col, rows + (size_t)id * vtab->def->row_size, id, &value);
+    column_int(vtab->model, col, rows + (size_t)id * vtab->def->row_size, id, &value);
     if (value < key || (after && value == key))
       lo = mid + 1;
     else
@@ -1232,7 +1254,7 @@ static int rows_column(sqlite3_vtab_cursor *base, sqlite3_context *ctx,
     col->compute(vtab->model, row, ctx);
     break;
   default:
-    if (column_int(col, row, id, &value))
+    if (column_int(vtab->model, col, row, id, &value))
       sqlite3_result_int64(ctx, value);
     else
       sqlite3_result_null(ctx);
