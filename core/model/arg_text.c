@@ -13,9 +13,11 @@
  * few thousand stack frame names, hundreds of interface tags) stay. */
 #define CACHE_BITS 14
 
-/* Stores the copy; ARG_TEXT_FULL if it needs a block and none is left. */
-static uint32_t store(tm_arg_text *text, const char *s, uint32_t len) {
-  size_t need = sizeof len + (size_t)len + 1;
+/* Stores the copy, its address in *stored; ARG_TEXT_FULL if it needs a
+ * block and none is left. */
+static uint32_t store(tm_arg_text *text, const char *s, uint32_t len, const char **stored) {
+  size_t prefix = len < ARG_TEXT_LONG ? 1 : 1 + sizeof len;
+  size_t need = prefix + (size_t)len + 1;
   size_t max_blocks = text->max_blocks ? text->max_blocks : ARG_TEXT_MAX_BLOCKS;
   char *dst;
   uint32_t handle;
@@ -31,21 +33,27 @@ static uint32_t store(tm_arg_text *text, const char *s, uint32_t len) {
     text->bytes += size;
     if (!own) {
       /* The block's last byte stays unused: no handle is ARG_TEXT_FULL. */
-      text->cursor_block = text->blocks.len - 1;
       text->cursor = dst + need;
+      text->cursor_handle = handle + (uint32_t)need;
       text->left = BLOCK_SIZE - 1 - need;
     }
   } else {
     dst = text->cursor;
-    handle = (uint32_t)(text->cursor_block << ARG_TEXT_BLOCK_BITS |
-                        (size_t)(dst - text->blocks.data[text->cursor_block]));
+    handle = text->cursor_handle;
     text->cursor += need;
+    text->cursor_handle += (uint32_t)need;
     text->left -= need;
   }
-  memcpy(dst, &len, sizeof len);
-  memcpy(dst + sizeof len, s, len);
-  dst[sizeof len + len] = '\0';
-  return handle + (uint32_t)sizeof len;
+  if (len < ARG_TEXT_LONG) {
+    dst[0] = (char)len;
+  } else {
+    memcpy(dst, &len, sizeof len);
+    dst[sizeof len] = (char)ARG_TEXT_LONG;
+  }
+  memcpy(dst + prefix, s, len);
+  dst[prefix + len] = '\0';
+  *stored = dst + prefix;
+  return handle + (uint32_t)prefix;
 }
 
 uint32_t arg_text_add(tm_arg_text *text, const char *s, size_t len) {
@@ -58,9 +66,10 @@ uint32_t arg_text_add(tm_arg_text *text, const char *s, size_t len) {
   if (slot->text && slot->hash == hash && arg_text_length(slot->text) == len &&
       memcmp(slot->text, s, len) == 0)
     return slot->handle;
-  uint32_t handle = store(text, s, (uint32_t)len);
+  const char *stored;
+  uint32_t handle = store(text, s, (uint32_t)len, &stored);
   if (handle != ARG_TEXT_FULL)
-    *slot = (tm_arg_text_slot){arg_text_borrow(text, handle), hash, handle};
+    *slot = (tm_arg_text_slot){stored, hash, handle};
   return handle;
 }
 

@@ -5,7 +5,8 @@
  * and most of those values occur once (URLs, frame ids, style sheet
  * text): interning them cost the pool ~28 bytes of ids, lengths, hashes
  * and slots per string on top of the bytes, for lookups that never hit.
- * Here a value costs its bytes, a NUL and a 4-byte length. Values that
+ * Here a value costs its bytes, a NUL and its length: one byte below 255,
+ * five bytes from there (most values are short). Values that
  * repeat (source files, function names) are still stored once while they
  * repeat: a small direct-mapped cache of recent values (by hash) hands out
  * the earlier copy. A value that comes back after its slot was taken is
@@ -16,8 +17,9 @@
  * stores: model/model.h) of a NUL-terminated copy that stays at its
  * address until arg_text_free() (blocks never move), so it may be handed
  * to SQLite as static text; arg_text_borrow() turns the handle into that
- * address, and the copy's length is stored in the 4 bytes before it
- * (arg_text_length()). A handle is the block's index and the offset in
+ * address, and the copy's length is stored in the byte before it, or,
+ * when that byte is 255, in the 4 bytes before that (arg_text_length()).
+ * A handle is the block's index and the offset in
  * it: ARG_TEXT_MAX_BLOCKS blocks of 1 MiB (a value of over 256 KiB takes
  * a block of its own), after which arg_text_add() says the text is full
  * and the caller keeps the value elsewhere.
@@ -50,7 +52,7 @@ typedef struct tm_arg_text {
   TM_VEC(char *) blocks;
   char *cursor;
   size_t left;
-  size_t cursor_block;     /* the index of the block `cursor` is in */
+  uint32_t cursor_handle;  /* the handle `cursor` would have */
   size_t bytes;            /* of all blocks */
   tm_arg_text_slot *cache; /* ARG_TEXT_CACHE_SLOTS, NULL until the first add */
   /* Blocks allowed (0: ARG_TEXT_MAX_BLOCKS); tests set fewer. */
@@ -69,9 +71,16 @@ static inline const char *arg_text_borrow(const tm_arg_text *text, uint32_t hand
          (handle & (((uint32_t)1 << ARG_TEXT_BLOCK_BITS) - 1));
 }
 
+/* The byte before a stored copy: its length, or this mark when the length
+ * is in the 4 bytes before the mark. */
+#define ARG_TEXT_LONG 255u
+
 static inline size_t arg_text_length(const char *stored) {
+  uint8_t short_len = (uint8_t)stored[-1];
+  if (short_len != ARG_TEXT_LONG)
+    return short_len;
   uint32_t len;
-  memcpy(&len, stored - sizeof len, sizeof len);
+  memcpy(&len, stored - 1 - sizeof len, sizeof len);
   return len;
 }
 
