@@ -152,6 +152,101 @@ static void test_unsorted_runs_are_sorted_stably(void) {
   sorter_free(sorter);
 }
 
+/* What the merge saw of each event's extra: its tag and the thread_ts of
+ * the extra it named (-1: none). */
+typedef struct extra_seen {
+  const tm_event_extra *extras;
+  GArray *out; /* int64_t pairs */
+} extra_seen;
+
+static void collect_extra(void *ctx, const tm_event *ev, uint32_t machine_id,
+                          uint32_t trace_id) {
+  (void)machine_id;
+  (void)trace_id;
+  extra_seen *seen = ctx;
+  int64_t pair[2] = {ev->name_id,
+                     ev->flags & TM_EVENT_HAS_EXTRA ? seen->extras[ev->u.x.extra].thread_ts : -1};
+  g_array_append_vals(seen->out, pair, 2);
+}
+
+static void note_named(void *ctx, const tm_event *ev) {
+  g_array_append_val((GArray *)ctx, ev->u.x.extra);
+}
+
+/* sorter_sort() sorts the unsorted run and renumbers the extras in the
+ * order the runs are read (run by run): each event still names the extra
+ * it named, the merge is the same, an extra no event names goes last and
+ * one named twice keeps one place. */
+static void test_extras_renumbered_in_read_order(void) {
+  tm_event_extra extras[8];
+  for (int i = 0; i < 8; i++)
+    extras[i] = (tm_event_extra){.thread_ts = 100 + i, .thread_dur = 200 + i};
+  GArray *merged[2];
+  for (int with_sort = 0; with_sort < 2; with_sort++) {
+    tm_event_extra copy[8];
+    memcpy(copy, extras, sizeof copy);
+    tm_sorter *sorter = sorter_new();
+    tm_event_run *unsorted = sorter_run(sorter, 3, 0, 0);
+    tm_event_run *sorted = sorter_run(sorter, 3, 0, 1);
+    /* Unsorted run: tags 0..4 at ts 50 40 30 20 10, extras 6 4 - 2 6. */
+    const uint32_t unsorted_extra[] = {6, 4, UINT32_MAX, 2, 6};
+    for (uint32_t i = 0; i < 5; i++) {
+      tm_event ev = {.ts = 50 - 10 * i, .name_id = i, .kind = TM_EVENT_SLICE_COMPLETE,
+                     .track_id = 1};
+      if (unsorted_extra[i] != UINT32_MAX) {
+        ev.flags = TM_EVENT_HAS_EXTRA;
+        ev.u.x.extra = unsorted_extra[i];
+      }
+      event_run_push(unsorted, &ev);
+    }
+    /* Sorted run: tags 10..12 at ts 15 25 35, extras 0 and 1 (a pair:
+     * its duration in the second), none, 5; a frame index is not an
+     * extra. */
+    tm_event a = {.ts = 15, .name_id = 10, .kind = TM_EVENT_SLICE_COMPLETE, .track_id = 2,
+                  .flags = TM_EVENT_HAS_EXTRA | TM_EVENT_DUR_IN_EXTRA, .u.x.extra = 0};
+    tm_event b = {.ts = 25, .name_id = 11, .kind = TM_EVENT_SLICE_COMPLETE, .track_id = 2,
+                  .flags = TM_EVENT_HAS_FRAME, .u.x.extra = 3};
+    tm_event c = {.ts = 35, .name_id = 12, .kind = TM_EVENT_SLICE_COMPLETE, .track_id = 2,
+                  .flags = TM_EVENT_HAS_EXTRA, .u.x.extra = 5};
+    event_run_push(sorted, &a);
+    event_run_push(sorted, &b);
+    event_run_push(sorted, &c);
+    if (with_sort) {
+      GArray *named = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+      sorter_sort(sorter, copy, 8, note_named, named);
+      /* Each event naming an extra, once renumbered, in read order. */
+      const uint32_t named_extras[] = {0, 1, 2, 0, 3, 5};
+      g_assert_cmpmem(named->data, named->len * sizeof(uint32_t), named_extras,
+                      sizeof named_extras);
+      g_array_free(named, TRUE);
+      g_assert_true(unsorted->sorted);
+      /* Read order: 6 (tag 4, ts 10), 2, 4, 6 again; then 0 with 1, and 5. */
+      const uint32_t renumbered[] = {0, 1, 2, 0};
+      size_t k = 0;
+      for (size_t i = 0; i < unsorted->len; i++)
+        if (unsorted->events[i].flags & TM_EVENT_HAS_EXTRA)
+          g_assert_cmpuint(unsorted->events[i].u.x.extra, ==, renumbered[k++]);
+      g_assert_cmpuint(sorted->events[0].u.x.extra, ==, 3);
+      g_assert_cmpuint(sorted->events[1].u.x.extra, ==, 3); /* the frame index, kept */
+      g_assert_cmpuint(sorted->events[2].u.x.extra, ==, 5);
+      const int64_t order[] = {106, 102, 104, 100, 101, 105, 103, 107};
+      for (int i = 0; i < 8; i++) {
+        g_assert_cmpint(copy[i].thread_ts, ==, order[i]);
+        g_assert_cmpint(copy[i].thread_dur, ==, order[i] + 100);
+      }
+    }
+    extra_seen seen = {copy, g_array_new(FALSE, FALSE, sizeof(int64_t))};
+    sorter_merge(sorter, collect_extra, &seen);
+    merged[with_sort] = seen.out;
+    sorter_free(sorter);
+  }
+  g_assert_cmpuint(merged[0]->len, ==, 16);
+  g_assert_cmpmem(merged[0]->data, merged[0]->len * sizeof(int64_t), merged[1]->data,
+                  merged[1]->len * sizeof(int64_t));
+  g_array_free(merged[0], TRUE);
+  g_array_free(merged[1], TRUE);
+}
+
 static void test_empty_sorter_emits_nothing(void) {
   tm_sorter *sorter = sorter_new();
   tm_clock_graph *g = clock_graph_new();
@@ -827,6 +922,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/sorter/merge/unsorted-runs-are-sorted-stably",
                   test_unsorted_runs_are_sorted_stably);
   g_test_add_func("/sorter/merge/empty-sorter-emits-nothing", test_empty_sorter_emits_nothing);
+  g_test_add_func("/sorter/sort/extras-renumbered-in-read-order",
+                  test_extras_renumbered_in_read_order);
   g_test_add_func("/sorter/merge/cpu-bundles-interleaving-tracks-merge-like-the-reference",
                   test_cpu_bundles_interleaving_tracks_merge_like_the_reference);
   g_test_add_func("/sorter/convert/applies-path-offsets", test_conversion_applies_path_offsets);

@@ -923,6 +923,10 @@ typedef struct snapshot_rows_ctx {
   tm_session *session;
 } snapshot_rows_ctx;
 
+static void announce_extra(void *builder, const tm_event *ev) {
+  model_builder_expect(builder, ev);
+}
+
 static void add_snapshot_row(void *opaque, int64_t snapshot_id,
                              tm_clock_node node, int64_t value_ns) {
   snapshot_rows_ctx *ctx = opaque;
@@ -1083,16 +1087,14 @@ static bool session_import(tm_session *session, const char *const *paths,
       .overflow_ctx = &session->import,
   };
   tm_model_builder *builder = model_builder_new(&inputs);
-  if (whole && session->import.extras.len) {
-    /* Every event of the runs is announced, so that the extras go back to
-     * the kernel region by region as the merge passes them. */
-    for (size_t r = 0; r < sorter_run_count(session->import.sorter); r++) {
-      const tm_event_run *run = sorter_borrow_run(session->import.sorter, r);
-      for (size_t i = 0; i < run->len; i++)
-        if (run->events[i].flags & TM_EVENT_HAS_EXTRA)
-          model_builder_expect(builder, &run->events[i]);
-    }
-  }
+  /* The runs the merge sorts are sorted now, and the extras put in the
+   * order the merge reads them (in emission order, the realistic Chrome
+   * JSON's were mostly resident until the merge's last fifth); every
+   * event naming one is announced, so that the extras go back to the
+   * kernel region by region as the merge passes them. */
+  if (whole)
+    sorter_sort(session->import.sorter, session->import.extras.data,
+                session->import.extras.len, announce_extra, builder);
   if (whole) {
     void *emit_ctx;
     tm_sorter_emit emit = session_config_window(session, builder, &emit_ctx);

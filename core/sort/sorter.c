@@ -881,6 +881,63 @@ static void sort_runs(tm_sorter *sorter) {
   g_ptr_array_free(unsorted, TRUE);
 }
 
+/* Moves extras[old] to extras[new_of_old[old]] for every old < n, a
+ * permutation, following its cycles (new_of_old is used up). */
+static void permute_extras(tm_event_extra *extras, uint32_t *new_of_old, size_t n) {
+  for (size_t start = 0; start < n; start++) {
+    uint32_t dst = new_of_old[start];
+    if (dst == start)
+      continue;
+    tm_event_extra carry = extras[start];
+    while (dst != start) {
+      tm_event_extra next = extras[dst];
+      extras[dst] = carry;
+      carry = next;
+      uint32_t after = new_of_old[dst];
+      new_of_old[dst] = dst;
+      dst = after;
+    }
+    extras[start] = carry;
+    new_of_old[start] = (uint32_t)start;
+  }
+}
+
+void sorter_sort(tm_sorter *sorter, tm_event_extra *extras, size_t n_extras,
+                 tm_sorter_named_fn named, void *ctx) {
+  sort_runs(sorter);
+  if (n_extras == 0 || n_extras > UINT32_MAX)
+    return;
+  uint32_t *new_of_old = g_new(uint32_t, n_extras);
+  memset(new_of_old, 0xff, n_extras * sizeof *new_of_old);
+  uint32_t next = 0;
+  for (size_t r = 0; r < sorter->runs.len; r++) {
+    tm_event_run *run = sorter->runs.data[r];
+    for (size_t i = 0; i < run->len; i++) {
+      tm_event *ev = &run->events[i];
+      if (!(ev->flags & TM_EVENT_HAS_EXTRA))
+        continue;
+      uint32_t old = ev->u.x.extra, count = tm_event_extra_count(ev);
+      if (old >= n_extras || count > n_extras - old)
+        continue;
+      /* An event's extras stay together; an extra named twice keeps one
+       * place. */
+      if (new_of_old[old] == UINT32_MAX)
+        for (uint32_t k = 0; k < count; k++)
+          if (new_of_old[old + k] == UINT32_MAX)
+            new_of_old[old + k] = next++;
+      ev->u.x.extra = new_of_old[old];
+      if (named)
+        named(ctx, ev);
+    }
+  }
+  /* Extras no event names (dropped by the conversion) go last. */
+  for (size_t old = 0; old < n_extras; old++)
+    if (new_of_old[old] == UINT32_MAX)
+      new_of_old[old] = next++;
+  permute_extras(extras, new_of_old, n_extras);
+  g_free(new_of_old);
+}
+
 /* --- k-way merge ------------------------------------------------------------ */
 
 typedef struct merge_cursor {

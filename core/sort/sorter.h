@@ -102,6 +102,18 @@ size_t sorter_event_count(const tm_sorter *sorter);
  * holds raw values taken as trace time (docs/clock-model.md §7). Call once. */
 void sorter_convert(tm_sorter *sorter, tm_clock_graph *graph, tm_stats *stats);
 
+/* Sorts, in place, the runs sorter_merge() would sort before merging them
+ * (it merges the others as they are), then renumbers the `n_extras`
+ * entries of `extras` that the runs' events name (TM_EVENT_HAS_EXTRA) in
+ * the order the runs will be read: run by run, each in its order, calling
+ * `named` (if not NULL) with each such event once renumbered. The merge
+ * then reads each run's extras front to back, so the model builder can
+ * give them back as it passes them. Optional (sorter_merge() sorts what
+ * is left); call after sorter_convert(). */
+typedef void (*tm_sorter_named_fn)(void *ctx, const tm_event *ev);
+void sorter_sort(tm_sorter *sorter, tm_event_extra *extras, size_t n_extras,
+                 tm_sorter_named_fn named, void *ctx);
+
 /* Sorts and k-way merges every run, calling `emit` once per event in merged
  * order, then releases the runs. */
 typedef void (*tm_sorter_emit)(void *ctx, const tm_event *ev,
