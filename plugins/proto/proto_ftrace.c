@@ -298,17 +298,29 @@ static bool read_compact_arrays(proto_ftrace *ft, const uint8_t *data, size_t le
       proto_u64_vec *a = &ft->arrays[f.number];
       tm_vec_reserve(a, a->len + f.len);
       const uint8_t *p = f.data, *end = f.data + f.len;
+      uint64_t *out = a->data + a->len;
       while (p < end) {
-        size_t used = *p < 0x80 ? 1 : pw_read_varint(p, end, &a->data[a->len]);
+        /* Comm indexes, prios and cpus take one byte, pids and switch
+         * deltas of a few microseconds two: both read without the
+         * general varint loop. */
+        if (*p < 0x80) {
+          *out++ = *p++;
+          continue;
+        }
+        if (end - p >= 2 && p[1] < 0x80) {
+          *out++ = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+          p += 2;
+          continue;
+        }
+        size_t used = pw_read_varint(p, end, out);
         if (used == 0) {
           truncated = true; /* the values before the cut are kept */
           break;
         }
-        if (used == 1)
-          a->data[a->len] = *p;
-        a->len++;
+        out++;
         p += used;
       }
+      a->len = (size_t)(out - a->data);
       continue;
     }
     pw_repeated r = pw_repeated_of(&f, false);
