@@ -1335,7 +1335,9 @@ static bool read_described(ftrace_kinds *k, const ftrace_event *ev, const ftrace
 
 /* --- one event --------------------------------------------------------------- */
 
-bool ftrace_kinds_read(ftrace_kinds *k, const ftrace_event *ev) {
+/* Any event: its schema looked up, then read as its kind says. */
+static __attribute__((noinline)) bool read_event_general(ftrace_kinds *k,
+                                                         const ftrace_event *ev) {
   ftrace_schema scratch;
   const ftrace_schema *sc = payload_schema(k, ev->id, &scratch);
   if (!sc->d) {
@@ -1434,4 +1436,38 @@ bool ftrace_kinds_read(ftrace_kinds *k, const ftrace_event *ev) {
     break;
   }
   return true;
+}
+
+bool ftrace_kinds_read(ftrace_kinds *k, const ftrace_event *ev) {
+  /* Prints, switches and wakeups in the shapes traced writes, nearly
+   * every event of a system trace, are read here without the general
+   * path's frame (a kilobyte of schema scratch and payload). Their ids
+   * are messages of the schema the reader models, so the general path
+   * would come to the same shortcuts; any other shape goes there. */
+  switch (ev->id) {
+  case EV_PRINT: {
+    const uint8_t *buf;
+    size_t buf_len;
+    if (!print_canonical(ev, &buf, &buf_len))
+      break;
+    ftrace_thread_of(k, ev->m, ev->pid);
+    read_print(k, ev, buf, buf_len);
+    return true;
+  }
+  case EV_SCHED_SWITCH:
+    if (read_switch_canonical(k, ev))
+      return true;
+    break;
+  case EV_SCHED_WAKING:
+  case EV_SCHED_WAKEUP:
+  case EV_SCHED_WAKEUP_NEW:
+    /* The event's thread first, as the general path makes it. */
+    ftrace_thread_of(k, ev->m, ev->pid);
+    if (read_waking_canonical(k, ev))
+      return true;
+    break;
+  default:
+    break;
+  }
+  return read_event_general(k, ev);
 }
