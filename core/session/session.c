@@ -175,6 +175,9 @@ typedef struct import_sink {
    * worker to start it rather than reading it here, so tests take the
    * prefetch path whatever the scheduler does. */
   bool prefetch_wait;
+  /* Offers of the current archive so far: the first offered member's turn
+   * is next, so it is read here while the worker parses the second. */
+  unsigned offers;
 } import_sink;
 
 static const char *sink_detect(void *ctx, const uint8_t *head, size_t len,
@@ -457,6 +460,10 @@ static void sink_offer(void *ctx, uint32_t file_id, const char *trace_type,
   tm_session *session = state->session;
   const tm_reader *reader = plugin_set_find(session->plugins, trace_type);
   uint32_t machine_id;
+  /* The first is read here: queued, the worker would start it at once
+   * and this thread would only wait for its log. */
+  if (state->offers++ == 0)
+    return;
   if (!session->prefetch_worker || session->config || session->fatal_error || !reader ||
       reader->abi == TM_READER_ABI_V1 || session_manifest_is(session, file_id) ||
       !session_manifest_peek_machine(session, file_id, &machine_id))
@@ -492,6 +499,7 @@ static int sink_take(void *ctx, uint32_t file_id, GError **error) {
  * claimed are given up before their sources go. */
 static void sink_offers_end(void *ctx) {
   import_sink *state = ctx;
+  state->offers = 0;
   if (state->prepared)
     g_hash_table_remove_all(state->prepared);
 }
