@@ -58,11 +58,12 @@
 #define TRACK_BLOCK_MIN 4
 /* How far ahead of a merge cursor events are prefetched: a few lines. */
 #define PREFETCH_EVENTS 8
-/* Merged bytes of one run handed back to the kernel at a time: a huge
- * page. The model's tables grow as the run is merged, so the step is how
- * far the import's peak RSS rises above what is needed (4 MiB cost ~2 MB
- * more at the end of the realistic JSON's merge). */
-#define RELEASE_BYTES ((size_t)2 << 20)
+/* Merged bytes of one run handed back to the kernel at a time. The
+ * model's tables grow as the run is merged, so the step is how far the
+ * import's peak RSS rises above what is needed (4 MiB cost ~2 MB more at
+ * the end of the realistic JSON's merge than 2 MiB; 1 MiB, half of a huge
+ * page, took another ~1.6 MiB off its peak, three runs each). */
+#define RELEASE_BYTES ((size_t)1 << 20)
 
 typedef struct run_slot {
   tm_clock_node clock;
