@@ -10,6 +10,7 @@
 #include <glib.h>
 #include <string.h>
 
+#include "short_text.h"
 #include "systrace_line.h"
 
 #define MAX_CPU 4095u
@@ -144,8 +145,6 @@ static tm_str_id intern(systrace_emitter *em, systrace_text t) {
 }
 
 
-static inline bool cached_name_is(const char *cached, const char *text, size_t n);
-
 /* intern(), through the name cache for names that fit it. */
 static tm_str_id intern_name(systrace_emitter *em, systrace_text t) {
   if (t.len == 0 || t.len > NAME_ID_TEXT)
@@ -160,7 +159,7 @@ static tm_str_id intern_name(systrace_emitter *em, systrace_text t) {
   size_t slot = (size_t)(h >> 56) & (NAME_IDS - 1);
   /* A slice name repeated on every B mark is short: compared inline. */
   if (em->name_ids[slot].len == t.len &&
-      (t.len < NAME_CACHE ? cached_name_is(em->name_ids[slot].text, t.p, t.len)
+      (t.len < NAME_CACHE ? short_bytes_equal(em->name_ids[slot].text, t.p, t.len)
                           : memcmp(em->name_ids[slot].text, t.p, t.len) == 0))
     return em->name_ids[slot].id;
   tm_str_id id = intern(em, t);
@@ -197,41 +196,6 @@ static thread_entry *entry_lookup(systrace_emitter *em, int64_t tid) {
   return g_hash_table_lookup(em->threads, &tid);
 }
 
-/* memcmp(cached, text, n) == 0 for the name of a thread entry (n at most
- * NAME_CACHE - 1), inline: a thread's name is compared on every line
- * that names it, and the call to memcmp was a fifth of the lookup. Reads
- * only text[0, n) (overlapping words), and cached's NAME_CACHE bytes. */
-static inline bool cached_name_is(const char *cached, const char *text, size_t n) {
-  uint64_t a, b, diff = 0;
-  if (n >= 8) {
-    memcpy(&a, cached, 8);
-    memcpy(&b, text, 8);
-    diff = a ^ b;
-    memcpy(&a, cached + n - 8, 8);
-    memcpy(&b, text + n - 8, 8);
-    diff |= a ^ b;
-    if (n > 16) {
-      memcpy(&a, cached + 8, 8);
-      memcpy(&b, text + 8, 8);
-      diff |= a ^ b;
-    }
-    return diff == 0;
-  }
-  if (n >= 4) {
-    uint32_t x, y, d;
-    memcpy(&x, cached, 4);
-    memcpy(&y, text, 4);
-    d = x ^ y;
-    memcpy(&x, cached + n - 4, 4);
-    memcpy(&y, text + n - 4, 4);
-    return (d | (x ^ y)) == 0;
-  }
-  for (size_t i = 0; i < n; i++)
-    if (cached[i] != text[i])
-      return false;
-  return true;
-}
-
 /* entry_for() below, for any call. */
 static __attribute__((noinline)) thread_entry *entry_for_any(systrace_emitter *em, int64_t pid,
                                                              int64_t tid, systrace_text name);
@@ -244,7 +208,7 @@ static inline thread_entry *entry_for(systrace_emitter *em, int64_t pid, int64_t
                                       systrace_text name) {
   thread_entry *e = em->last;
   if (e && e->tid == tid && tid != 0 && e->ref && (pid < 0 || e->has_process) && e->name &&
-      name.len != 0 && name.len == e->name_len && cached_name_is(e->name_text, name.p, name.len))
+      name.len != 0 && name.len == e->name_len && short_bytes_equal(e->name_text, name.p, name.len))
     return e; /* a known name: not "<...>", which is never kept */
   return entry_for_any(em, pid, tid, name);
 }
@@ -272,7 +236,7 @@ static thread_entry *entry_for_any(systrace_emitter *em, int64_t pid, int64_t ti
     }
     return e;
   }
-  if (e->name && name.len == e->name_len && cached_name_is(e->name_text, name.p, name.len))
+  if (e->name && name.len == e->name_len && short_bytes_equal(e->name_text, name.p, name.len))
     return e;
   tm_str_id name_id = intern(em, name);
   if (name.len < NAME_CACHE) {
@@ -392,15 +356,9 @@ static mark_fast begin_end_fast(systrace_text payload, int64_t *pid, systrace_te
     return MARK_END;
   }
   /* payload.p[1] is '|' (checked by the caller) */
-  const char *digits = p + 2, *q = digits;
-  const char *bound = end - digits > 18 ? digits + 18 : end;
-  int64_t v = 0;
-  for (; q < bound; q++) {
-    unsigned digit = (unsigned char)*q - (unsigned)'0';
-    if (digit > 9)
-      break;
-    v = v * 10 + (int64_t)digit;
-  }
+  const char *digits = p + 2;
+  int64_t v;
+  const char *q = short_digits_read(digits, end, &v);
   if (q < end && *q != '|')
     return MARK_OTHER;
   if (q == digits) {
@@ -686,15 +644,8 @@ static inline __attribute__((always_inline)) bool take_value(const char **p, con
  * value (a sign, no digit, more digits, a byte after them that is not a
  * blank) fails, and the caller's kv_scan path reads it. */
 static inline __attribute__((always_inline)) bool take_uint(const char **p, const char *end, int64_t *value) {
-  const char *q = *p;
-  const char *bound = end - q > 18 ? q + 18 : end;
-  int64_t v = 0;
-  for (; q < bound; q++) {
-    unsigned digit = (unsigned char)*q - (unsigned)'0';
-    if (digit > 9)
-      break;
-    v = v * 10 + (int64_t)digit;
-  }
+  int64_t v;
+  const char *q = short_digits_read(*p, end, &v);
   if (q == *p || (q < end && *q != ' '))
     return false;
   *value = v;

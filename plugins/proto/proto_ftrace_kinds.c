@@ -8,6 +8,7 @@
 #include "ftrace.pb-c.h"
 #include "proto_sequence_state.h"
 #include "proto_wire_decode.h"
+#include "short_text.h"
 
 /* FtraceEvent payload field numbers the reader models. */
 enum {
@@ -120,32 +121,6 @@ tm_thread_ref ftrace_thread_of_other(ftrace_kinds *k, ftrace_machine *m, int64_t
   return thread_entry(k, m, tid)->ref;
 }
 
-/* memcmp(kept, name, n) == 0 for n < FTRACE_NAME_BYTES, inline (two
- * overlapping words): a comm is compared on every switch and wakeup, and
- * the call to memcmp was a fifth of the lookup. Reads name[0, n) only. */
-static inline bool name_bytes_are(const char *kept, const uint8_t *name, size_t n) {
-  if (n >= 8) {
-    uint64_t a, b, c, d;
-    memcpy(&a, kept, 8);
-    memcpy(&b, name, 8);
-    memcpy(&c, kept + n - 8, 8);
-    memcpy(&d, name + n - 8, 8);
-    return ((a ^ b) | (c ^ d)) == 0;
-  }
-  if (n >= 4) {
-    uint32_t a, b, c, d;
-    memcpy(&a, kept, 4);
-    memcpy(&b, name, 4);
-    memcpy(&c, kept + n - 4, 4);
-    memcpy(&d, name + n - 4, 4);
-    return ((a ^ b) | (c ^ d)) == 0;
-  }
-  for (size_t i = 0; i < n; i++)
-    if ((uint8_t)kept[i] != name[i])
-      return false;
-  return true;
-}
-
 tm_thread_ref ftrace_thread_named(ftrace_kinds *k, ftrace_machine *m, int64_t tid,
                                   const uint8_t *name, size_t name_len) {
   ftrace_thread *t = ftrace_thread_direct(m, tid);
@@ -154,7 +129,7 @@ tm_thread_ref ftrace_thread_named(ftrace_kinds *k, ftrace_machine *m, int64_t ti
   /* The idle thread keeps the host's name ("swapper"). */
   if (tid == 0 || !name || name_len == 0)
     return t->ref;
-  if (t->name && t->name_len == name_len && name_bytes_are(t->name_bytes, name, name_len))
+  if (t->name && t->name_len == name_len && short_bytes_equal(t->name_bytes, name, name_len))
     return t->ref;
   tm_str_id id = proto_intern(k->ctx, (const char *)name, name_len);
   if (id != t->name) {
