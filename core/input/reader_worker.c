@@ -1633,20 +1633,28 @@ static void *worker_main(void *arg) {
   return NULL;
 }
 
-reader_worker *reader_worker_new(void) {
+/* A worker running `thread_main`, with a queue of prepared recordings if
+ * `queued` (the prefetch worker); NULL if the thread cannot start. */
+static reader_worker *worker_start(void *(*thread_main)(void *), bool queued) {
   reader_worker *w = g_new0(reader_worker, 1);
   pthread_mutex_init(&w->lock, NULL);
   pthread_cond_init(&w->worker_wakes, NULL);
   pthread_cond_init(&w->caller_wakes, NULL);
-  if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
+  if (queued)
+    w->queue = g_ptr_array_new();
+  if (pthread_create(&w->thread, NULL, thread_main, w) != 0) {
     pthread_mutex_destroy(&w->lock);
     pthread_cond_destroy(&w->worker_wakes);
     pthread_cond_destroy(&w->caller_wakes);
+    if (w->queue)
+      g_ptr_array_free(w->queue, TRUE);
     g_free(w);
     return NULL;
   }
   return w;
 }
+
+reader_worker *reader_worker_new(void) { return worker_start(worker_main, false); }
 
 void reader_worker_free(reader_worker *w) {
   if (!w)
@@ -1702,21 +1710,30 @@ static void run_on_worker(reader_recording *rec, job_kind job) {
   pthread_mutex_unlock(&w->lock);
 }
 
-reader_recording *reader_recording_new(reader_worker *worker, tm_host *host, reader_fed_fn fed,
-                                       void *ctx) {
+/* What every recording starts with, run on a worker now or prepared for
+ * the prefetch worker: its private pool and ids, each map's entry 0. */
+static reader_recording *recording_alloc(reader_worker *worker, reader_fed_fn fed, void *ctx,
+                                         tm_machine_ref machine_default) {
   reader_recording *rec = g_new0(reader_recording, 1);
   rec->worker = worker;
-  rec->host = host;
   rec->fed = fed;
   rec->fed_ctx = ctx;
-  rec->machine_default = host_services_v2.machine_default(host);
-  rec->detached = true;
+  rec->machine_default = machine_default;
   rec->stop_mark = MARK_NEVER;
   rec->strings = string_pool_new();
   rec->own_refs = g_hash_table_new_full(call_key_hash, call_key_equal, g_free, NULL);
   tm_vec_push(&rec->str_map, 0); /* the NULL string */
   tm_vec_push(&rec->ref_map, 0);  /* no ref */
   tm_vec_push(&rec->args_map, TM_NO_ARGS);
+  return rec;
+}
+
+reader_recording *reader_recording_new(reader_worker *worker, tm_host *host, reader_fed_fn fed,
+                                       void *ctx) {
+  reader_recording *rec =
+      recording_alloc(worker, fed, ctx, host_services_v2.machine_default(host));
+  rec->host = host;
+  rec->detached = true;
   return rec;
 }
 
@@ -1911,34 +1928,15 @@ static void *prefetch_main(void *arg) {
   return NULL;
 }
 
-reader_worker *reader_prefetch_new(void) {
-  reader_worker *w = g_new0(reader_worker, 1);
-  pthread_mutex_init(&w->lock, NULL);
-  pthread_cond_init(&w->worker_wakes, NULL);
-  pthread_cond_init(&w->caller_wakes, NULL);
-  w->queue = g_ptr_array_new();
-  if (pthread_create(&w->thread, NULL, prefetch_main, w) != 0) {
-    pthread_mutex_destroy(&w->lock);
-    pthread_cond_destroy(&w->worker_wakes);
-    pthread_cond_destroy(&w->caller_wakes);
-    g_ptr_array_free(w->queue, TRUE);
-    g_free(w);
-    return NULL;
-  }
-  return w;
-}
+reader_worker *reader_prefetch_new(void) { return worker_start(prefetch_main, true); }
 
 reader_recording *reader_recording_prepare(reader_worker *prefetch, const tm_reader *reader,
                                            tm_machine_ref machine, const tm_budgets *budgets,
                                            const uint8_t *config, size_t config_len,
                                            reader_stream_fn stream, void *source,
                                            reader_fed_fn fed, reader_halt_fn halt, void *ctx) {
-  reader_recording *rec = g_new0(reader_recording, 1);
-  rec->worker = prefetch;
-  rec->fed = fed;
-  rec->fed_ctx = ctx;
+  reader_recording *rec = recording_alloc(prefetch, fed, ctx, machine);
   rec->halt = halt;
-  rec->machine_default = machine;
   rec->prepared = true;
   rec->reader = reader;
   rec->proxy = g_new0(tm_host, 1);
@@ -1948,12 +1946,6 @@ reader_recording *reader_recording_prepare(reader_worker *prefetch, const tm_rea
   rec->config_len = config_len;
   rec->stream = stream;
   rec->source = source;
-  rec->stop_mark = MARK_NEVER;
-  rec->strings = string_pool_new();
-  rec->own_refs = g_hash_table_new_full(call_key_hash, call_key_equal, g_free, NULL);
-  tm_vec_push(&rec->str_map, 0);
-  tm_vec_push(&rec->ref_map, 0);
-  tm_vec_push(&rec->args_map, TM_NO_ARGS);
   pthread_mutex_lock(&prefetch->lock);
   rec->pstate = PREP_PENDING;
   rec->queue_index = prefetch->queue->len;
