@@ -229,6 +229,21 @@ static void walk_budget_exceeded(tm_walk *w, uint32_t file_id, const char *stat)
     w->sink->budget_exceeded(w->sink->ctx, file_id, stat);
 }
 
+/* The root's size, or what was pulled of it if more: what
+ * --max-inflate-ratio multiplies. */
+static inline uint64_t root_inflate_base(const tm_walk *w) {
+  return MAX(w->root_size, w->root->pulled);
+}
+
+/* How many bytes the root's members may yield in all, never under the
+ * floor every root is allowed. */
+static inline uint64_t root_inflate_limit(const tm_walk *w) {
+  uint64_t limit;
+  if (__builtin_mul_overflow(root_inflate_base(w), w->budgets.max_inflate_ratio, &limit))
+    limit = UINT64_MAX;
+  return MAX(limit, TM_BUDGET_INFLATE_FLOOR);
+}
+
 /* Charges `len` bytes a member yields to its root; false (the member
  * damaged, the root cut) once they pass the inflate budget. */
 static bool charge_inflated(tm_input *in, size_t len) {
@@ -238,18 +253,14 @@ static bool charge_inflated(tm_input *in, size_t len) {
   w->root_inflated += len;
   if (w->root_inflated <= TM_BUDGET_INFLATE_FLOOR)
     return true;
-  uint64_t base = MAX(w->root_size, w->root->pulled);
-  uint64_t limit;
-  if (__builtin_mul_overflow(base, w->budgets.max_inflate_ratio, &limit))
-    limit = UINT64_MAX;
-  if (w->root_inflated <= MAX(limit, TM_BUDGET_INFLATE_FLOOR))
+  if (w->root_inflated <= root_inflate_limit(w))
     return true;
   input_set_damaged(in,
                     g_strdup_printf("%s yields more than %" PRIu64
                                     " times its %" PRIu64
                                     " bytes (budget --max-inflate-ratio)",
                                     w->root->display, w->budgets.max_inflate_ratio,
-                                    base),
+                                    root_inflate_base(w)),
                     true);
   in->budget_cut = true;
   w->root_cut = true;
@@ -696,11 +707,7 @@ static bool leaf_may_run_ahead(void *ctx) {
     return false;
   if (lp->in == w->root)
     return true; /* a root file: nothing is charged */
-  uint64_t base = MAX(w->root_size, w->root->pulled);
-  uint64_t limit;
-  if (__builtin_mul_overflow(base, w->budgets.max_inflate_ratio, &limit))
-    limit = UINT64_MAX;
-  limit = MAX(limit, TM_BUDGET_INFLATE_FLOOR);
+  uint64_t limit = root_inflate_limit(w);
   uint64_t headroom = ((uint64_t)w->budgets.max_depth + 1) * LEAF_AHEAD_HEADROOM_PER_LEVEL;
   return w->root_inflated <= limit && limit - w->root_inflated >= headroom;
 }
@@ -1292,11 +1299,7 @@ static container_source **offer_members(tm_walk *w, tm_input *zip, const planned
   if (sink->offer == NULL || sink->take == NULL || sink->offers_end == NULL || w->root_cut ||
       w->all_cut || w->root != zip)
     return NULL;
-  uint64_t base = MAX(w->root_size, zip->pulled);
-  uint64_t limit;
-  if (__builtin_mul_overflow(base, w->budgets.max_inflate_ratio, &limit))
-    limit = UINT64_MAX;
-  limit = MAX(limit, TM_BUDGET_INFLATE_FLOOR);
+  uint64_t limit = root_inflate_limit(w); /* w->root is zip */
   uint64_t total = w->root_inflated;
   size_t n_offered = 0, end = 0;
   for (; end < plan->len; end++) {
