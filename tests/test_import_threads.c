@@ -108,18 +108,24 @@ static void assert_same_dump(const char *serial, const char *parallel) {
 }
 
 /* The dumps and outcomes of threads 1 and `threads` are equal. */
+/* Imports at `threads` and checks the outcome is `serial`'s. */
+static void assert_matches_serial(const import_outcome *serial, const char *const *paths,
+                                  size_t n_paths, const tm_budgets *budgets,
+                                  unsigned threads) {
+  import_outcome parallel = import_with(threads, paths, n_paths, budgets);
+  g_assert_cmpint(parallel.ok, ==, serial->ok);
+  g_assert_cmpstr(parallel.error, ==, serial->error);
+  g_assert_cmpuint(serial->n_tables, >=, 20);
+  g_assert_cmpuint(parallel.n_tables, ==, serial->n_tables);
+  assert_same_dump(serial->dump, parallel.dump);
+  outcome_clear(&parallel);
+}
+
 static void assert_same_import(const char *const *paths, size_t n_paths,
                                const tm_budgets *budgets, unsigned threads,
                                import_outcome *serial_out) {
-  import_outcome serial = import_with(1, paths, n_paths, budgets);
-  import_outcome parallel = import_with(threads, paths, n_paths, budgets);
-  g_assert_cmpint(parallel.ok, ==, serial.ok);
-  g_assert_cmpstr(parallel.error, ==, serial.error);
-  g_assert_cmpuint(serial.n_tables, >=, 20);
-  g_assert_cmpuint(parallel.n_tables, ==, serial.n_tables);
-  assert_same_dump(serial.dump, parallel.dump);
-  outcome_clear(&parallel);
-  *serial_out = serial;
+  *serial_out = import_with(1, paths, n_paths, budgets);
+  assert_matches_serial(serial_out, paths, n_paths, budgets, threads);
 }
 
 static e2e_member real_member(const char *name, const char *subdir,
@@ -366,10 +372,9 @@ static void test_members_parsed_ahead_give_the_serial_tables_and_error(void) {
   g_assert_cmpuint(count_lines_after(serial.dump, "__intrinsic_machine"), ==, 3);
   g_assert_cmpuint(count_lines_after(serial.dump, "__intrinsic_slice"), >, 17000);
   g_assert_cmpuint(count_lines_after(serial.dump, "__intrinsic_sched_slice"), >, 0);
-  outcome_clear(&serial);
   /* With the reader worker too (three threads): the first member is
    * read there, the others on the prefetch worker. */
-  assert_same_import(paths, G_N_ELEMENTS(paths), NULL, 3, &serial);
+  assert_matches_serial(&serial, paths, G_N_ELEMENTS(paths), NULL, 3);
   outcome_clear(&serial);
   g_unsetenv("TRACEMERGE_TEST_PREFETCH_WAIT");
   g_string_free(late, TRUE);
