@@ -1327,18 +1327,8 @@ static __attribute__((noinline)) bool read_event_general(ftrace_kinds *k,
     return read_generic(k, ev);
   if (!sc->modelled)
     return read_raw(k, ev, sc);
-  const uint8_t *buf;
-  size_t buf_len;
-  if (ev->id == EV_PRINT && print_canonical(ev, &buf, &buf_len)) {
-    read_print(k, ev, buf, buf_len);
-    return true;
-  }
-  if (ev->id == EV_SCHED_SWITCH && read_switch_canonical(k, ev))
-    return true;
-  if ((ev->id == EV_SCHED_WAKING || ev->id == EV_SCHED_WAKEUP ||
-       ev->id == EV_SCHED_WAKEUP_NEW) &&
-      read_waking_canonical(k, ev))
-    return true;
+  /* A print, switch or wakeup here is not in traced's shape:
+   * ftrace_kinds_read tried that first. */
   payload p;
   decode_status status = decode(k, ev, sc, &p);
   if (status != DECODE_OK)
@@ -1417,8 +1407,8 @@ bool ftrace_kinds_read(ftrace_kinds *k, const ftrace_event *ev) {
   /* Prints, switches and wakeups in the shapes traced writes, nearly
    * every event of a system trace, are read here without the general
    * path's frame (a kilobyte of schema scratch and payload). Their ids
-   * are messages of the schema the reader models, so the general path
-   * would come to the same shortcuts; any other shape goes there. */
+   * are messages of the schema the reader models; any other shape goes
+   * to the general path, which decodes it field by field. */
   switch (ev->id) {
   case EV_PRINT: {
     const uint8_t *buf;
