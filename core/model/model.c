@@ -279,9 +279,7 @@ static inline uint32_t push_arg_row(tm_model *model, uint32_t arg_set_id, tm_arg
       g_error("tracemerge: more than 2^32 arg rows");
   if (arg_set_id == 0) {
     arg_set_id = model->next_arg_set_id++;
-    /* Checked here: a call per set showed in the import's profile. */
-    if ((size_t)arg_set_id + 1 > model->arg_set_first_row.cap)
-      tm_vec_reserve(&model->arg_set_first_row, (size_t)arg_set_id + 1);
+    tm_vec_reserve(&model->arg_set_first_row, (size_t)arg_set_id + 1);
     model->arg_set_first_row.data[arg_set_id] = (uint32_t)model->args.len;
     model->arg_set_first_row.len = (size_t)arg_set_id + 1;
   } else if (arg_set_id != model->arg_set_last) {
@@ -339,11 +337,9 @@ static uint32_t set_begun_at_or_before(const tm_model *model, size_t row) {
   return (uint32_t)lo;
 }
 
-uint32_t model_arg_set_id(const tm_model *model, size_t row) {
-  if (row >= model->args.len || model->arg_set_first_row.len < 2)
-    return 0;
-  uint32_t set = set_begun_at_or_before(model, row);
-  /* The last resumed row at or before `row`, if after the set's start. */
+/* How many resumed rows are at or before `row` (arg_set_resumed is in
+ * row order). */
+static size_t resumed_through(const tm_model *model, size_t row) {
   size_t lo = 0, hi = model->arg_set_resumed.len;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
@@ -352,6 +348,15 @@ uint32_t model_arg_set_id(const tm_model *model, size_t row) {
     else
       hi = mid;
   }
+  return lo;
+}
+
+uint32_t model_arg_set_id(const tm_model *model, size_t row) {
+  if (row >= model->args.len || model->arg_set_first_row.len < 2)
+    return 0;
+  uint32_t set = set_begun_at_or_before(model, row);
+  /* The last resumed row at or before `row`, if after the set's start. */
+  size_t lo = resumed_through(model, row);
   if (lo > 0 &&
       model->arg_set_resumed.data[lo - 1].row > model->arg_set_first_row.data[set])
     return model->arg_set_resumed.data[lo - 1].arg_set_id;
@@ -385,14 +390,7 @@ bool model_arg_set_first_rows(const tm_model *model, uint32_t arg_set_id,
              ? model->arg_set_first_row.data[arg_set_id + 1]
              : model->args.len;
   /* A resumed row of another set may cut it short. */
-  size_t lo = 0, hi = model->arg_set_resumed.len;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (model->arg_set_resumed.data[mid].row <= *first)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo = resumed_through(model, *first);
   if (lo < model->arg_set_resumed.len && model->arg_set_resumed.data[lo].row < *end)
     *end = model->arg_set_resumed.data[lo].row;
   return true;
