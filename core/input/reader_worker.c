@@ -1957,6 +1957,10 @@ reader_recording *reader_recording_prepare(reader_worker *prefetch, const tm_rea
 
 bool reader_recording_is_prepared(const reader_recording *rec) { return rec->prepared; }
 
+tm_machine_ref reader_recording_machine(const reader_recording *rec) {
+  return rec->machine_default;
+}
+
 /* Replays the published log up to `mark` (or a halt), answering the
  * worker's questions on the way; waits for the worker where the log is
  * not written yet. False once halted. */

@@ -150,6 +150,9 @@ bool reader_recording_claim(reader_recording *rec, tm_host *host, bool wait,
 /* Replays the feeds of a claimed recording; false if `halt` stopped it. */
 bool reader_recording_replay_stream(reader_recording *rec);
 bool reader_recording_is_prepared(const reader_recording *rec);
+/* The machine a recording's reader is told is its file's (for a prepared
+ * one, the machine predicted when it was offered). */
+tm_machine_ref reader_recording_machine(const reader_recording *rec);
 /* Stops the worker on a prepared recording as soon as it can and waits
  * for it; nothing more of its log is replayed. */
 void reader_recording_cancel(reader_recording *rec);

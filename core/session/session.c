@@ -286,10 +286,9 @@ static bool sink_begin(void *ctx, uint32_t file_id, const char *trace_type,
       state->prepared ? g_hash_table_lookup(state->prepared, GUINT_TO_POINTER(file_id)) : NULL;
   if (prepared) {
     g_hash_table_steal(state->prepared, GUINT_TO_POINTER(file_id));
-    uint32_t predicted = TM_NULL_ID;
     void *reader_state = NULL;
-    if (host->buffer < 0 && session_manifest_peek_machine(session, file_id, &predicted) &&
-        predicted == host->machine_id &&
+    /* The machine predicted at the offer (sink_offer: its row + 1). */
+    if (host->buffer < 0 && reader_recording_machine(prepared) == host->machine_id + 1 &&
         reader_recording_claim(prepared, host, state->prefetch_wait, &reader_state)) {
       host->recording = prepared;
       host->reader_state = reader_state;
