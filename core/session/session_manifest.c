@@ -252,6 +252,18 @@ static const char *row_name(tm_session *session, uint32_t file_id) {
   return name && *name ? name : NULL;
 }
 
+/* The manifest's entry for trace file `file_id` (st->manifest is read),
+ * NULL if its row has no name or the manifest lists no such file; the
+ * row's name in *name when `name` is not NULL. */
+static const tm_manifest_file *manifest_entry_of(tm_session *session,
+                                                 const tm_session_manifest *st,
+                                                 uint32_t file_id, const char **name) {
+  const char *row = row_name(session, file_id);
+  if (name)
+    *name = row;
+  return row ? manifest_borrow_file(st->manifest, row) : NULL;
+}
+
 /* §10.2: overrides on containers and manifests, for rows not checked yet. */
 static bool check_new_rows(tm_session *session, GError **error) {
   tm_session_manifest *st = session->manifest;
@@ -443,12 +455,10 @@ bool session_manifest_file_begins(tm_session *session, uint32_t file_id,
   if (st->manifest) {
     if (!check_new_rows(session, error))
       return false;
-    const char *name = row_name(session, file_id);
-    if (name) {
-      *entry = manifest_borrow_file(st->manifest, name);
-      if (!member_arrives(session, name, file_id, error))
-        return false;
-    }
+    const char *name = NULL;
+    *entry = manifest_entry_of(session, st, file_id, &name);
+    if (name && !member_arrives(session, name, file_id, error))
+      return false;
   }
   *machine_id = *entry && (*entry)->machine != TM_MANIFEST_NO_MACHINE
                     ? st->machine_rows[(*entry)->machine]
@@ -459,12 +469,8 @@ bool session_manifest_file_begins(tm_session *session, uint32_t file_id,
 bool session_manifest_peek_machine(tm_session *session, uint32_t file_id,
                                    uint32_t *machine_id) {
   const tm_session_manifest *st = session->manifest;
-  const tm_manifest_file *entry = NULL;
-  if (st && st->manifest) {
-    const char *name = row_name(session, file_id);
-    if (name)
-      entry = manifest_borrow_file(st->manifest, name);
-  }
+  const tm_manifest_file *entry =
+      st && st->manifest ? manifest_entry_of(session, st, file_id, NULL) : NULL;
   if (entry && entry->machine != TM_MANIFEST_NO_MACHINE) {
     if (!st->machine_rows)
       return false;
