@@ -20,6 +20,16 @@
 
 #include "session_query.h"
 
+/* An import log row's args as "key=value ..." in key order (l: the row). */
+#define LOG_ARGS_SQL                                                        \
+  "(SELECT group_concat(key || '=' || display_value, ' ') "                \
+  "FROM (SELECT a.key, a.display_value FROM args a "                       \
+  "WHERE a.arg_set_id = l.arg_set_id ORDER BY a.key))"
+/* The args of every reader_call_refused log row, in the order logged. */
+#define REFUSED_LOGS_SQL                                                    \
+  "SELECT " LOG_ARGS_SQL " AS args FROM _trace_import_logs l "             \
+  "WHERE l.name = 'reader_call_refused' ORDER BY l.id"
+
 typedef struct fixture {
   char *dir; /* temporary directory of the inputs */
 } fixture;
@@ -265,9 +275,7 @@ static void test_import_log_args_are_read_at_the_readers_stride(fixture *f,
   (void)data;
   tm_session *session = session_of_abi_text(f, "#tm-abi\nwidelog 5\nshortlog 9\n");
   g_autofree char *logs = session_query_csv(
-      session, "SELECT l.byte_offset, (SELECT group_concat(key || '=' || display_value, ' ') "
-               "FROM (SELECT a.key, a.display_value FROM args a "
-               "WHERE a.arg_set_id = l.arg_set_id ORDER BY a.key)) AS args "
+      session, "SELECT l.byte_offset, " LOG_ARGS_SQL " AS args "
                "FROM _trace_import_logs l WHERE l.name = 'abi_test_noted' "
                "ORDER BY l.byte_offset");
   g_assert_cmpstr(logs, ==,
@@ -319,9 +327,7 @@ static void test_slice_fields_shorter_than_any_version_are_refused(
       session, "SELECT severity, value FROM stats WHERE name = 'reader_call_refused'");
   g_assert_cmpstr(count, ==, "\"severity\",\"value\"\n\"error\",1\n");
   g_autofree char *logs = session_query_csv(
-      session, "SELECT (SELECT group_concat(key || '=' || display_value, ' ') "
-               "FROM (SELECT a.key, a.display_value FROM args a "
-               "WHERE a.arg_set_id = l.arg_set_id ORDER BY a.key)) AS args "
+      session, "SELECT " LOG_ARGS_SQL " AS args "
                "FROM _trace_import_logs l WHERE l.name = 'reader_call_refused'");
   g_assert_cmpstr(logs, ==,
                   "\"args\"\n"
@@ -417,9 +423,7 @@ static void test_every_refused_call_is_counted_and_named(fixture *f, gconstpoint
   g_autofree char *rows = session_query_csv(
       session,
       "SELECT substr(f.name, -7) AS file, s.value, l.byte_offset AS offset, "
-      "(SELECT group_concat(key || '=' || display_value, ' ') FROM (SELECT a.key, "
-      "a.display_value FROM args a WHERE a.arg_set_id = l.arg_set_id ORDER BY a.key)) "
-      "AS args, (SELECT group_concat(name, ' ') FROM (SELECT sl.name FROM slice sl "
+      LOG_ARGS_SQL " AS args, (SELECT group_concat(name, ' ') FROM (SELECT sl.name FROM slice sl "
       "JOIN __intrinsic_track t ON t.id = sl.track_id WHERE t.trace_id = f.id ORDER BY sl.ts)) "
       "AS kept "
       "FROM trace_file f JOIN stats s ON s.trace_id = f.id AND s.name = 'reader_call_refused' "
@@ -459,11 +463,7 @@ static void test_refusals_are_the_same_on_the_reader_worker(fixture *f, gconstpo
     const char *paths[] = {path};
     import_ok(session, paths, 1);
     seen[threads / 2] = session_query_csv(
-        session, "SELECT (SELECT group_concat(key || '=' || display_value, ' ') "
-                 "FROM (SELECT a.key, a.display_value FROM args a "
-                 "WHERE a.arg_set_id = l.arg_set_id ORDER BY a.key)) AS args "
-                 "FROM _trace_import_logs l WHERE l.name = 'reader_call_refused' "
-                 "ORDER BY l.id");
+        session, REFUSED_LOGS_SQL);
     tm_session_free(session);
   }
   g_assert_cmpstr(seen[0], ==,
@@ -490,10 +490,7 @@ static void test_a_version_1_readers_refused_calls_are_counted(fixture *f,
   const char *paths[] = {path};
   import_ok(session, paths, 1);
   g_autofree char *logs = session_query_csv(
-      session, "SELECT (SELECT group_concat(key || '=' || display_value, ' ') "
-               "FROM (SELECT a.key, a.display_value FROM args a "
-               "WHERE a.arg_set_id = l.arg_set_id ORDER BY a.key)) AS args "
-               "FROM _trace_import_logs l WHERE l.name = 'reader_call_refused' ORDER BY l.id");
+      session, REFUSED_LOGS_SQL);
   g_assert_cmpstr(logs, ==,
                   "\"args\"\n"
                   "\"call=slice_begin reason=no tm_slice_fields\"\n"
