@@ -362,6 +362,19 @@ static bool all_space(const uint8_t *data, size_t len) {
   return true;
 }
 
+/* Passes the `n` bytes at file offset `begin` to `sink`, as a scratch copy
+ * with the noted trailing commas blanked when one falls among them. */
+static bool sink_blanked(json_segmenter *s, const uint8_t *bytes, size_t n, int64_t begin,
+                         json_segment_fn sink, void *ctx) {
+  if (has_blank_in(s, begin, n)) {
+    s->scratch.len = 0;
+    json_text_append(&s->scratch, bytes, n);
+    apply_blanks(s, s->scratch.data, n, begin);
+    bytes = (const uint8_t *)s->scratch.data;
+  }
+  return sink(ctx, bytes, n, begin);
+}
+
 bool json_segmenter_feed(json_segmenter *s, const uint8_t *data, size_t len,
                          int64_t file_offset, json_segment_fn sink, void *ctx) {
   cuts c = {NO_CUT, NO_CUT, NO_CUT};
@@ -403,19 +416,10 @@ bool json_segmenter_feed(json_segmenter *s, const uint8_t *data, size_t len,
     s->carry.len = 0;
     direct = c.first;
   }
-  if (c.last > direct) {
-    int64_t begin = file_offset + (int64_t)direct;
-    size_t n = c.last - direct;
-    const uint8_t *bytes = data + direct;
-    if (has_blank_in(s, begin, n)) {
-      s->scratch.len = 0;
-      json_text_append(&s->scratch, bytes, n);
-      apply_blanks(s, s->scratch.data, n, begin);
-      bytes = (const uint8_t *)s->scratch.data;
-    }
-    if (!sink(ctx, bytes, n, begin))
-      return false;
-  }
+  if (c.last > direct &&
+      !sink_blanked(s, data + direct, c.last - direct, file_offset + (int64_t)direct, sink,
+                    ctx))
+    return false;
   if (c.last < len)
     carry_append(s, data + c.last, len - c.last, file_offset + (int64_t)c.last);
   return true;
@@ -483,14 +487,7 @@ size_t json_segmenter_feed_head(json_segmenter *s, const uint8_t *data,
     s->carry.len = 0;
     return cut;
   }
-  const uint8_t *bytes = data;
-  if (has_blank_in(s, file_offset, cut)) {
-    s->scratch.len = 0;
-    json_text_append(&s->scratch, data, cut);
-    apply_blanks(s, s->scratch.data, cut, file_offset);
-    bytes = (const uint8_t *)s->scratch.data;
-  }
-  *ok = sink(ctx, bytes, cut, file_offset);
+  *ok = sink_blanked(s, data, cut, file_offset, sink, ctx);
   return cut;
 }
 
