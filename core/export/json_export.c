@@ -51,6 +51,7 @@
 #include "base/json_string.h"
 #include "base/string_pool.h"
 #include "input/container.h"
+#include "sql/model_index.h"
 
 #define OUT_FLUSH (64u << 10)
 #define DEFAULT_STRIDE INT64_C(10000000)
@@ -69,9 +70,8 @@ typedef struct json_state {
   GHashTable *used_ids;    /* (machine, id) of ids in [0, S) */
   GHashTable *remapped;    /* (machine, id) -> id written, for ids outside */
   int64_t *next_free;      /* by machine: the next id to give out */
-  /* Arg sets as lists of arg rows (as the Perfetto export indexes them). */
-  uint32_t *arg_start, *arg_rows;
-  size_t n_arg_sets;
+  /* Arg sets as lists of arg rows (model_index_arg_set), owned. */
+  tm_model_index *arg_index;
   /* Flow rows by slice. */
   uint32_t *out_start, *out_flows, *in_start, *in_flows;
   /* Async slices: per track, the open ones, innermost last. */
@@ -420,15 +420,15 @@ static void put_arg_node(json_state *js, arg_node *node) {
 /* The common case without the tree: at most MAX_FLAT_ARGS args whose keys
  * are distinct single names (no '.' or '['), written in row order as the
  * tree would write them. False, writing nothing, for any other set. */
-static bool put_flat_args(json_state *js, uint32_t arg_set_id, const char *extra) {
-  uint32_t first = js->arg_start[arg_set_id], end = js->arg_start[arg_set_id + 1];
-  if (end - first > MAX_FLAT_ARGS)
+static bool put_flat_args(json_state *js, const uint32_t *rows, size_t n_rows,
+                          const char *extra) {
+  if (n_rows > MAX_FLAT_ARGS)
     return false;
   const char *names[MAX_FLAT_ARGS];
   size_t lens[MAX_FLAT_ARGS];
   uint32_t n = 0;
-  for (uint32_t i = first; i < end; i++) {
-    const tm_arg_row *a = &js->model->args.data[js->arg_rows[i]];
+  for (size_t i = 0; i < n_rows; i++) {
+    const tm_arg_row *a = &js->model->args.data[rows[i]];
     const char *key =
         string_pool_borrow(js->model->strings, model_arg_key(js->model, a)->key);
     if (!key)
@@ -445,12 +445,12 @@ static bool put_flat_args(json_state *js, uint32_t arg_set_id, const char *extra
   }
   g_string_append_c(js->buf, '{');
   n = 0;
-  for (uint32_t i = first; i < end; i++, n++) {
+  for (size_t i = 0; i < n_rows; i++, n++) {
     if (n)
       g_string_append_c(js->buf, ',');
     tm_json_append_string(js->buf, names[n], lens[n]);
     g_string_append_c(js->buf, ':');
-    put_arg_value(js, &js->model->args.data[js->arg_rows[i]]);
+    put_arg_value(js, &js->model->args.data[rows[i]]);
   }
   if (extra && n) {
     g_string_append_c(js->buf, ',');
@@ -463,8 +463,10 @@ static bool put_flat_args(json_state *js, uint32_t arg_set_id, const char *extra
 }
 
 static void put_args(json_state *js, uint32_t arg_set_id, const char *extra) {
-  bool has_set = arg_set_id && arg_set_id < js->n_arg_sets &&
-                 js->arg_start[arg_set_id] < js->arg_start[arg_set_id + 1];
+  size_t n_rows = 0;
+  const uint32_t *rows =
+      arg_set_id ? model_index_arg_set(js->arg_index, arg_set_id, &n_rows) : NULL;
+  bool has_set = n_rows > 0;
   if (!has_set && !extra)
     return;
   g_string_append(js->buf, ",\"args\":");
@@ -472,11 +474,11 @@ static void put_args(json_state *js, uint32_t arg_set_id, const char *extra) {
     g_string_append_printf(js->buf, "{%s}", extra);
     return;
   }
-  if (put_flat_args(js, arg_set_id, extra))
+  if (put_flat_args(js, rows, n_rows, extra))
     return;
   arg_node root = {0};
-  for (uint32_t i = js->arg_start[arg_set_id]; i < js->arg_start[arg_set_id + 1]; i++) {
-    const tm_arg_row *a = &js->model->args.data[js->arg_rows[i]];
+  for (size_t i = 0; i < n_rows; i++) {
+    const tm_arg_row *a = &js->model->args.data[rows[i]];
     const char *key =
         string_pool_borrow(js->model->strings, model_arg_key(js->model, a)->key);
     if (key)
@@ -494,30 +496,6 @@ static void put_args(json_state *js, uint32_t arg_set_id, const char *extra) {
     }
     g_ptr_array_unref(root.children);
   }
-}
-
-static void index_args(json_state *js) {
-  const tm_model *model = js->model;
-  size_t n_sets = model->next_arg_set_id;
-  js->n_arg_sets = n_sets;
-  js->arg_start = g_new0(uint32_t, n_sets + 1);
-  uint32_t *sets = model_arg_set_ids_new(model);
-  for (size_t r = 0; r < model->args.len; r++) {
-    uint32_t set = sets[r];
-    if (set < n_sets)
-      js->arg_start[set + 1]++;
-  }
-  for (size_t s = 0; s < n_sets; s++)
-    js->arg_start[s + 1] += js->arg_start[s];
-  js->arg_rows = g_new(uint32_t, js->arg_start[n_sets] + 1);
-  uint32_t *fill = g_memdup2(js->arg_start, (n_sets + 1) * sizeof *fill);
-  for (size_t r = 0; r < model->args.len; r++) {
-    uint32_t set = sets[r];
-    if (set < n_sets)
-      js->arg_rows[fill[set]++] = (uint32_t)r;
-  }
-  g_free(fill);
-  g_free(sets);
 }
 
 static void index_flows(json_state *js) {
@@ -947,7 +925,7 @@ bool json_export(const tm_model *model, const export_selection *sel, tmr_out_fn 
   for (uint32_t m = 0; m < model->machines.len; m++)
     js.machine_index[m] = export_machine_on(sel, m) ? next++ : UINT32_MAX;
   choose_stride(&js);
-  index_args(&js);
+  js.arg_index = model_index_new(model);
   index_flows(&js);
   assign_flows(&js);
   size_t n = model->slices.len;
@@ -980,8 +958,7 @@ bool json_export(const tm_model *model, const export_selection *sel, tmr_out_fn 
   g_hash_table_unref(js.used_ids);
   g_hash_table_unref(js.remapped);
   g_free(js.next_free);
-  g_free(js.arg_start);
-  g_free(js.arg_rows);
+  model_index_free(js.arg_index);
   g_free(js.out_start);
   g_free(js.out_flows);
   g_free(js.in_start);

@@ -119,32 +119,6 @@ static void write_identity(pe_state *pe, uint32_t machine_id) {
 
 /* --- args ---------------------------------------------------------------------------- */
 
-/* Lists each arg set's rows in row order (a set grown after it was made,
- * e.g. by an end event's args, is not contiguous in the table). */
-static void index_args(pe_state *pe) {
-  const tm_model *model = pe->model;
-  size_t n_sets = model->next_arg_set_id;
-  pe->n_arg_sets = n_sets;
-  pe->arg_start = g_new0(uint32_t, n_sets + 1);
-  uint32_t *sets = model_arg_set_ids_new(model);
-  for (size_t r = 0; r < model->args.len; r++) {
-    uint32_t set = sets[r];
-    if (set < n_sets)
-      pe->arg_start[set + 1]++;
-  }
-  for (size_t s = 0; s < n_sets; s++)
-    pe->arg_start[s + 1] += pe->arg_start[s];
-  pe->arg_rows = g_new(uint32_t, pe->arg_start[n_sets] + 1);
-  uint32_t *fill = g_memdup2(pe->arg_start, (n_sets + 1) * sizeof *fill);
-  for (size_t r = 0; r < model->args.len; r++) {
-    uint32_t set = sets[r];
-    if (set < n_sets)
-      pe->arg_rows[fill[set]++] = (uint32_t)r;
-  }
-  g_free(fill);
-  g_free(sets);
-}
-
 /* The annotation name of arg key `key`: the key without the namespace the
  * proto reader gives annotations back ("debug.") or JSON gives its args
  * ("args."), else the whole key. Returned as an offset into the key. */
@@ -174,11 +148,13 @@ static void put_interned_name(tmr_sequence *seq, tmr_enc *in, uint32_t kind, uin
 
 static void put_annotations(pe_state *pe, tmr_sequence *seq, tmr_enc *e, tmr_enc *in,
                             uint32_t arg_set_id) {
-  if (arg_set_id == 0 || arg_set_id >= pe->n_arg_sets)
+  if (arg_set_id == 0)
     return;
   const tm_model *model = pe->model;
-  for (uint32_t i = pe->arg_start[arg_set_id]; i < pe->arg_start[arg_set_id + 1]; i++) {
-    const tm_arg_row *a = &model->args.data[pe->arg_rows[i]];
+  size_t n_rows;
+  const uint32_t *rows = model_index_arg_set(pe->arg_index, arg_set_id, &n_rows);
+  for (size_t i = 0; i < n_rows; i++) {
+    const tm_arg_row *a = &model->args.data[rows[i]];
     const tm_arg_key *ak = model_arg_key(model, a);
     const char *key = pe_str(pe, ak->key);
     if (!key)
@@ -612,7 +588,7 @@ bool perfetto_export(const tm_model *model, const export_selection *sel, tmr_out
   };
   assign_machines(&pe);
   find_thread_tracks(&pe);
-  index_args(&pe);
+  pe.arg_index = model_index_new(pe.model);
   pe.system = pe_system_new(&pe);
 
   /* The host first: its packets make it the file's own machine. */
@@ -666,7 +642,6 @@ bool perfetto_export(const tm_model *model, const export_selection *sel, tmr_out
   g_free(pe.track_written);
   g_free(pe.thread_track);
   g_free(pe.machine_export_id);
-  g_free(pe.arg_start);
-  g_free(pe.arg_rows);
+  model_index_free(pe.arg_index);
   return ok;
 }

@@ -18,6 +18,7 @@
 #include "export/export_selection.h"
 #include "model/model.h"
 #include "record/packet_writer.h"
+#include "sql/model_index.h"
 
 /* Interning kinds (tmr_sequence_mark). Keys: string-pool ids for names,
  * row ids for profile rows. */
@@ -81,11 +82,8 @@ typedef struct pe_state {
    * or TM_NULL_ID. */
   uint32_t *thread_track;
   tm_str_id thread_execution; /* "thread_execution" */
-  /* Arg sets as lists of arg rows: rows of set s are
-   * arg_rows[arg_start[s] .. arg_start[s + 1]). */
-  uint32_t *arg_start;
-  uint32_t *arg_rows;
-  size_t n_arg_sets;
+  /* Arg sets as lists of arg rows (model_index_arg_set), owned. */
+  tm_model_index *arg_index;
   /* Debug annotation name of an arg key (string id -> name offset into
    * the key: 0, or past "args." / "debug."), cached. */
   GHashTable *annotation_skip;
