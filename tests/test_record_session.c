@@ -836,5 +836,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/record/session/unique-session-name", test_unique_session_name);
   g_test_add_func("/record/config/refused-with-the-reason", test_configs_refused_with_the_reason);
   g_test_add_func("/record/config/ignored-fields-are-noted", test_ignored_fields_are_noted);
-  return g_test_run();
+  int status = g_test_run();
+  e2e_cleanup(run_dir);
+  g_free(trigger_dir);
+  return status;
 }

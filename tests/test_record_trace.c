@@ -1144,11 +1144,23 @@ static void write_unbalanced(tmr_session *s, void *user) {
   }
 }
 
-/* Each case runs in a subprocess (an abort must not end the test run). */
+/* Each case runs in a subprocess (an abort must not end the test run). The
+ * parent owns the directory and removes it: a subprocess that aborts never
+ * reaches its own cleanup. */
+#define NEST_DIR_ENV "TRACEMERGE_TEST_NEST_DIR"
+
 static void run_nesting_case(int which) {
-  g_autofree char *dir = e2e_tmpdir();
+  const char *dir = g_getenv(NEST_DIR_ENV);
+  g_assert_nonnull(dir);
   g_autofree char *path = record_trace(dir, "nest.pftrace", track_event_config, write_unbalanced,
                                        GINT_TO_POINTER(which));
+}
+
+static void trap_nesting_case(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  g_setenv(NEST_DIR_ENV, dir, TRUE);
+  g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_unsetenv(NEST_DIR_ENV);
   e2e_cleanup(dir);
 }
 
@@ -1157,7 +1169,7 @@ static void test_end_before_its_begin(void) {
     run_nesting_case(1);
     return;
   }
-  g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  trap_nesting_case();
 #ifndef NDEBUG
   g_test_trap_assert_failed();
   g_test_trap_assert_stderr("*slice end at 90 on track * is before its begin at 100*");
@@ -1171,7 +1183,7 @@ static void test_more_ends_than_begins(void) {
     run_nesting_case(2);
     return;
   }
-  g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  trap_nesting_case();
 #ifndef NDEBUG
   g_test_trap_assert_failed();
   g_test_trap_assert_stderr("*slice end at 300 on track * has no open slice: ends outnumber "
