@@ -13,50 +13,13 @@
  */
 #include "gen_ftrace_trace.h"
 
+#include "proto_wire_append.h"
+
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
 
 enum { STEPS_PER_BUNDLE = 256, EVENTS_PER_STEP = 4, NAMES = 64, STEP_NS = 4000 };
-
-static void put_varint(GByteArray *b, uint64_t v) {
-  uint8_t buf[10];
-  int n = 0;
-  do {
-    buf[n] = (uint8_t)(v & 0x7f);
-    v >>= 7;
-    if (v)
-      buf[n] |= 0x80;
-    n++;
-  } while (v);
-  g_byte_array_append(b, buf, (guint)n);
-}
-
-static void put_uint(GByteArray *b, uint32_t field, uint64_t v) {
-  put_varint(b, (uint64_t)field << 3);
-  put_varint(b, v);
-}
-
-static void put_bytes(GByteArray *b, uint32_t field, const void *data, size_t len) {
-  put_varint(b, (uint64_t)field << 3 | 2);
-  put_varint(b, len);
-  g_byte_array_append(b, data, (guint)len);
-}
-
-static void put_message(GByteArray *b, uint32_t field, const GByteArray *m) {
-  put_bytes(b, field, m->data, m->len);
-}
-
-static void put_string(GByteArray *b, uint32_t field, const char *s) {
-  put_bytes(b, field, s, strlen(s));
-}
-
-static bool flush_packet(FILE *out, GByteArray *frame, GByteArray *packet) {
-  g_byte_array_set_size(frame, 0);
-  put_message(frame, 1, packet);
-  g_byte_array_set_size(packet, 0);
-  return fwrite(frame->data, 1, frame->len, out) == frame->len;
-}
 
 typedef struct cpu_state {
   uint32_t running; /* thread index */
@@ -77,10 +40,10 @@ typedef struct compact {
 static void expanded_event(GByteArray *bundle, GByteArray *event, GByteArray *payload,
                            uint64_t ts, uint32_t pid, uint32_t field) {
   g_byte_array_set_size(event, 0);
-  put_uint(event, 1, ts);
-  put_uint(event, 2, pid);
-  put_message(event, field, payload);
-  put_message(bundle, 2, event);
+  wire_append_uint(event, 1, ts);
+  wire_append_uint(event, 2, pid);
+  wire_append_message(event, field, payload);
+  wire_append_message(bundle, 2, event);
   g_byte_array_set_size(payload, 0);
 }
 
@@ -101,18 +64,18 @@ bool gen_ftrace_trace_write(FILE *out, uint64_t events, uint32_t cpus, uint32_t 
 
   /* ClockSnapshot (6): BOOTTIME (6) is trace time. */
   g_autoptr(GByteArray) clock = g_byte_array_new();
-  put_uint(clock, 1, 6);
-  put_uint(clock, 2, 1000000000);
-  put_message(sub, 1, clock);
-  put_uint(sub, 2, 6);
-  put_message(packet, 6, sub);
-  put_uint(packet, 10, 1);
-  ok = ok && flush_packet(out, frame, packet);
+  wire_append_uint(clock, 1, 6);
+  wire_append_uint(clock, 2, 1000000000);
+  wire_append_message(sub, 1, clock);
+  wire_append_uint(sub, 2, 6);
+  wire_append_message(packet, 6, sub);
+  wire_append_uint(packet, 10, 1);
+  ok = ok && wire_write_trace_packet(out, frame, packet);
   /* SystemInfo (45): the cpus. */
   g_byte_array_set_size(sub, 0);
-  put_uint(sub, 8, cpus);
-  put_message(packet, 45, sub);
-  ok = ok && flush_packet(out, frame, packet);
+  wire_append_uint(sub, 8, cpus);
+  wire_append_message(packet, 45, sub);
+  ok = ok && wire_write_trace_packet(out, frame, packet);
 
   for (uint32_t c = 0; c < cpus; c++) {
     cpu[c].running = c % threads;
@@ -124,7 +87,7 @@ bool gen_ftrace_trace_write(FILE *out, uint64_t events, uint32_t cpus, uint32_t 
     bool use_compact = round % 2 == 0;
     for (uint32_t c = 0; ok && c < cpus && written < events; c++) {
       g_byte_array_set_size(bundle, 0);
-      put_uint(bundle, 1, c);
+      wire_append_uint(bundle, 1, c);
       compact cs = {0};
       GByteArray **all[] = {&cs.switch_ts,  &cs.switch_state, &cs.switch_pid, &cs.switch_prio,
                             &cs.switch_comm, &cs.waking_ts,  &cs.waking_pid, &cs.waking_cpu,
@@ -155,63 +118,63 @@ bool gen_ftrace_trace_write(FILE *out, uint64_t events, uint32_t cpus, uint32_t 
             index = interned->len;
             g_hash_table_insert(intern_index, copy, GUINT_TO_POINTER(index));
           }
-          put_varint(cs.switch_ts, t_switch - cs.last_switch);
+          wire_append_varint(cs.switch_ts, t_switch - cs.last_switch);
           cs.last_switch = t_switch;
-          put_varint(cs.switch_state, step % 3 == 0 ? 0 : 1);
-          put_varint(cs.switch_pid, tid_of(next));
-          put_varint(cs.switch_prio, 120);
-          put_varint(cs.switch_comm, index - 1);
-          put_varint(cs.waking_ts, t_waking - cs.last_waking);
+          wire_append_varint(cs.switch_state, step % 3 == 0 ? 0 : 1);
+          wire_append_varint(cs.switch_pid, tid_of(next));
+          wire_append_varint(cs.switch_prio, 120);
+          wire_append_varint(cs.switch_comm, index - 1);
+          wire_append_varint(cs.waking_ts, t_waking - cs.last_waking);
           cs.last_waking = t_waking;
-          put_varint(cs.waking_pid, tid_of(woken));
-          put_varint(cs.waking_cpu, target);
-          put_varint(cs.waking_prio, 120);
-          put_varint(cs.waking_comm, index - 1);
-          put_varint(cs.waking_flags, 1);
+          wire_append_varint(cs.waking_pid, tid_of(woken));
+          wire_append_varint(cs.waking_cpu, target);
+          wire_append_varint(cs.waking_prio, 120);
+          wire_append_varint(cs.waking_comm, index - 1);
+          wire_append_varint(cs.waking_flags, 1);
         } else {
           g_snprintf(buf, sizeof buf, "thread-%u", prev % 512);
-          put_string(payload, 1, buf);
-          put_uint(payload, 2, tid_of(prev));
-          put_uint(payload, 3, 120);
-          put_uint(payload, 4, step % 3 == 0 ? 0 : 1);
-          put_string(payload, 5, comm);
-          put_uint(payload, 6, tid_of(next));
-          put_uint(payload, 7, 120);
+          wire_append_string(payload, 1, buf);
+          wire_append_uint(payload, 2, tid_of(prev));
+          wire_append_uint(payload, 3, 120);
+          wire_append_uint(payload, 4, step % 3 == 0 ? 0 : 1);
+          wire_append_string(payload, 5, comm);
+          wire_append_uint(payload, 6, tid_of(next));
+          wire_append_uint(payload, 7, 120);
           expanded_event(bundle, event, payload, t_switch, tid_of(prev), 4);
           g_snprintf(buf, sizeof buf, "thread-%u", woken % 512);
-          put_string(payload, 1, buf);
-          put_uint(payload, 2, tid_of(woken));
-          put_uint(payload, 3, 120);
-          put_uint(payload, 4, 1);
-          put_uint(payload, 5, target);
+          wire_append_string(payload, 1, buf);
+          wire_append_uint(payload, 2, tid_of(woken));
+          wire_append_uint(payload, 3, 120);
+          wire_append_uint(payload, 4, 1);
+          wire_append_uint(payload, 5, target);
           expanded_event(bundle, event, payload, t_waking, tid_of(next), 20);
         }
         g_snprintf(buf, sizeof buf, "B|%u|work %u\n", tgid_of(next),
                    (uint32_t)g_rand_int_range(rand, 0, NAMES));
-        put_uint(payload, 1, 0);
-        put_string(payload, 2, buf);
+        wire_append_uint(payload, 1, 0);
+        wire_append_string(payload, 2, buf);
         expanded_event(bundle, event, payload, t_begin, tid_of(next), 3);
         g_snprintf(buf, sizeof buf, "E|%u\n", tgid_of(next));
-        put_uint(payload, 1, 0);
-        put_string(payload, 2, buf);
+        wire_append_uint(payload, 1, 0);
+        wire_append_string(payload, 2, buf);
         expanded_event(bundle, event, payload, t_end, tid_of(next), 3);
       }
       if (use_compact) {
         g_byte_array_set_size(arrays, 0);
         for (guint i = 0; i < interned->len; i++)
-          put_string(arrays, 5, g_ptr_array_index(interned, i));
+          wire_append_string(arrays, 5, g_ptr_array_index(interned, i));
         static const uint32_t numbers[] = {1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12};
         for (size_t a = 0; a < G_N_ELEMENTS(all); a++)
-          put_message(arrays, numbers[a], *all[a]);
-        put_message(bundle, 4, arrays);
+          wire_append_message(arrays, numbers[a], *all[a]);
+        wire_append_message(bundle, 4, arrays);
       }
       for (size_t a = 0; a < G_N_ELEMENTS(all); a++)
         g_byte_array_free(*all[a], TRUE);
       g_hash_table_destroy(intern_index);
       g_ptr_array_free(interned, TRUE);
-      put_message(packet, 1, bundle);
-      put_uint(packet, 10, 2 + c);
-      ok = flush_packet(out, frame, packet);
+      wire_append_message(packet, 1, bundle);
+      wire_append_uint(packet, 10, 2 + c);
+      ok = wire_write_trace_packet(out, frame, packet);
       written += per_bundle;
     }
   }

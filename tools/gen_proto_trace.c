@@ -14,55 +14,14 @@
  */
 #include "gen_proto_trace.h"
 
+#include "proto_wire_append.h"
+
 #include <errno.h>
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
 
 enum { NAMES = 128, CATEGORIES = 12, BLOCK = 64, MAX_DEPTH = 4 };
-
-static void put_varint(GByteArray *b, uint64_t v) {
-  uint8_t buf[10];
-  int n = 0;
-  do {
-    buf[n] = (uint8_t)(v & 0x7f);
-    v >>= 7;
-    if (v)
-      buf[n] |= 0x80;
-    n++;
-  } while (v);
-  g_byte_array_append(b, buf, (guint)n);
-}
-
-static void put_uint(GByteArray *b, uint32_t field, uint64_t v) {
-  put_varint(b, (uint64_t)field << 3);
-  put_varint(b, v);
-}
-
-static void put_bytes(GByteArray *b, uint32_t field, const void *data, size_t len) {
-  put_varint(b, (uint64_t)field << 3 | 2);
-  put_varint(b, len);
-  g_byte_array_append(b, data, (guint)len);
-}
-
-static void put_message(GByteArray *b, uint32_t field, const GByteArray *m) {
-  put_bytes(b, field, m->data, m->len);
-}
-
-static void put_interned(GByteArray *b, uint32_t field, uint64_t iid, const char *name) {
-  g_autoptr(GByteArray) entry = g_byte_array_new();
-  put_uint(entry, 1, iid);
-  put_bytes(entry, 2, name, strlen(name));
-  put_message(b, field, entry);
-}
-
-/* Writes the packet as one `packet` field (1) of Trace and clears it. */
-static bool flush_packet(FILE *out, GByteArray *frame, GByteArray *packet) {
-  g_byte_array_set_size(frame, 0);
-  put_message(frame, 1, packet);
-  g_byte_array_set_size(packet, 0);
-  return fwrite(frame->data, 1, frame->len, out) == frame->len;
-}
 
 bool gen_proto_trace_write(FILE *out, uint64_t events, uint32_t sequences,
                            uint32_t seed, uint64_t *bytes_written) {
@@ -79,40 +38,40 @@ bool gen_proto_trace_write(FILE *out, uint64_t events, uint32_t sequences,
   /* ClockSnapshot (field 6): BOOTTIME and MONOTONIC read together. */
   for (int c = 0; c < 2; c++) {
     g_byte_array_set_size(sub2, 0);
-    put_uint(sub2, 1, c == 0 ? 6 : 3);
-    put_uint(sub2, 2, c == 0 ? 5000000000ull : 4000000000ull);
-    put_message(sub, 1, sub2);
+    wire_append_uint(sub2, 1, c == 0 ? 6 : 3);
+    wire_append_uint(sub2, 2, c == 0 ? 5000000000ull : 4000000000ull);
+    wire_append_message(sub, 1, sub2);
   }
-  put_uint(packet, 10, 1);
-  put_message(packet, 6, sub);
-  ok = ok && flush_packet(out, frame, packet);
+  wire_append_uint(packet, 10, 1);
+  wire_append_message(packet, 6, sub);
+  ok = ok && wire_write_trace_packet(out, frame, packet);
 
   for (uint32_t s = 0; s < sequences && ok; s++) {
     ts[s] = 5000000000ull + s * 7;
-    put_uint(packet, 10, s + 1);   /* trusted_packet_sequence_id */
-    put_uint(packet, 13, 1);       /* SEQ_INCREMENTAL_STATE_CLEARED */
+    wire_append_uint(packet, 10, s + 1);   /* trusted_packet_sequence_id */
+    wire_append_uint(packet, 13, 1);       /* SEQ_INCREMENTAL_STATE_CLEARED */
     g_byte_array_set_size(sub, 0); /* InternedData (12) */
     for (uint32_t i = 1; i <= NAMES; i++) {
       char name[48];
       g_snprintf(name, sizeof name, "Task::Run/%u/step-%u", s % 16, i);
-      put_interned(sub, 2, i, name); /* event_names */
+      wire_append_interned(sub, 2, i, name); /* event_names */
     }
     for (uint32_t i = 1; i <= CATEGORIES; i++) {
       char name[24];
       g_snprintf(name, sizeof name, "category%u", i);
-      put_interned(sub, 1, i, name); /* event_categories */
+      wire_append_interned(sub, 1, i, name); /* event_categories */
     }
-    put_interned(sub, 3, 1, "bytes"); /* debug_annotation_names */
-    put_message(packet, 12, sub);
+    wire_append_interned(sub, 3, 1, "bytes"); /* debug_annotation_names */
+    wire_append_message(packet, 12, sub);
     /* TrackDescriptor (60): uuid, thread {pid, tid}. */
     g_byte_array_set_size(sub, 0);
-    put_uint(sub, 1, 1000 + s);
+    wire_append_uint(sub, 1, 1000 + s);
     g_byte_array_set_size(sub2, 0);
-    put_uint(sub2, 1, 100 + s % 8);
-    put_uint(sub2, 2, 1000 + s);
-    put_message(sub, 4, sub2);
-    put_message(packet, 60, sub);
-    ok = flush_packet(out, frame, packet);
+    wire_append_uint(sub2, 1, 100 + s % 8);
+    wire_append_uint(sub2, 2, 1000 + s);
+    wire_append_message(sub, 4, sub2);
+    wire_append_message(packet, 60, sub);
+    ok = wire_write_trace_packet(out, frame, packet);
   }
 
   uint64_t emitted = 0;
@@ -122,25 +81,25 @@ bool gen_proto_trace_write(FILE *out, uint64_t events, uint32_t sequences,
         ts[s] += 50 + g_rand_int_range(rand, 0, 400);
         bool begin = depth[s] == 0 ||
                      (depth[s] < MAX_DEPTH && g_rand_boolean(rand));
-        put_uint(packet, 8, ts[s]);      /* timestamp */
-        put_uint(packet, 10, s + 1);
-        put_uint(packet, 13, 2);         /* SEQ_NEEDS_INCREMENTAL_STATE */
+        wire_append_uint(packet, 8, ts[s]);      /* timestamp */
+        wire_append_uint(packet, 10, s + 1);
+        wire_append_uint(packet, 13, 2);         /* SEQ_NEEDS_INCREMENTAL_STATE */
         g_byte_array_set_size(sub, 0);   /* TrackEvent (11) */
-        put_uint(sub, 9, begin ? 1 : 2); /* type */
-        put_uint(sub, 11, 1000 + s);     /* track_uuid */
+        wire_append_uint(sub, 9, begin ? 1 : 2); /* type */
+        wire_append_uint(sub, 11, 1000 + s);     /* track_uuid */
         if (begin) {
-          put_uint(sub, 10, 1 + (uint64_t)g_rand_int_range(rand, 0, NAMES));
-          put_uint(sub, 3, 1 + (uint64_t)g_rand_int_range(rand, 0, CATEGORIES));
+          wire_append_uint(sub, 10, 1 + (uint64_t)g_rand_int_range(rand, 0, NAMES));
+          wire_append_uint(sub, 3, 1 + (uint64_t)g_rand_int_range(rand, 0, CATEGORIES));
           g_byte_array_set_size(sub2, 0); /* DebugAnnotation: name_iid, int */
-          put_uint(sub2, 1, 1);
-          put_uint(sub2, 4, (uint64_t)g_rand_int_range(rand, 0, 65536));
-          put_message(sub, 4, sub2);
+          wire_append_uint(sub2, 1, 1);
+          wire_append_uint(sub2, 4, (uint64_t)g_rand_int_range(rand, 0, 65536));
+          wire_append_message(sub, 4, sub2);
           depth[s]++;
         } else {
           depth[s]--;
         }
-        put_message(packet, 11, sub);
-        ok = flush_packet(out, frame, packet);
+        wire_append_message(packet, 11, sub);
+        ok = wire_write_trace_packet(out, frame, packet);
       }
     }
   }

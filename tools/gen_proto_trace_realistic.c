@@ -31,6 +31,8 @@
  */
 #include "gen_proto_trace.h"
 
+#include "proto_wire_append.h"
+
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
@@ -54,59 +56,6 @@ enum {
    * event written: chunks arrive out of time order, within this. */
   MAX_LAG_NS = 20000000,
 };
-
-static void put_varint(GByteArray *b, uint64_t v) {
-  uint8_t buf[10];
-  int n = 0;
-  do {
-    buf[n] = (uint8_t)(v & 0x7f);
-    v >>= 7;
-    if (v)
-      buf[n] |= 0x80;
-    n++;
-  } while (v);
-  g_byte_array_append(b, buf, (guint)n);
-}
-
-static void put_uint(GByteArray *b, uint32_t field, uint64_t v) {
-  put_varint(b, (uint64_t)field << 3);
-  put_varint(b, v);
-}
-
-static void put_fixed64(GByteArray *b, uint32_t field, uint64_t v) {
-  put_varint(b, (uint64_t)field << 3 | 1);
-  uint8_t le[8];
-  for (int i = 0; i < 8; i++)
-    le[i] = (uint8_t)(v >> (8 * i));
-  g_byte_array_append(b, le, 8);
-}
-
-static void put_double(GByteArray *b, uint32_t field, double d) {
-  uint64_t v;
-  memcpy(&v, &d, sizeof v);
-  put_fixed64(b, field, v);
-}
-
-static void put_bytes(GByteArray *b, uint32_t field, const void *data, size_t len) {
-  put_varint(b, (uint64_t)field << 3 | 2);
-  put_varint(b, len);
-  g_byte_array_append(b, data, (guint)len);
-}
-
-static void put_str(GByteArray *b, uint32_t field, const char *s) {
-  put_bytes(b, field, s, strlen(s));
-}
-
-static void put_message(GByteArray *b, uint32_t field, const GByteArray *m) {
-  put_bytes(b, field, m->data, m->len);
-}
-
-static void put_interned(GByteArray *b, uint32_t field, uint64_t iid, const char *name) {
-  g_autoptr(GByteArray) entry = g_byte_array_new();
-  put_uint(entry, 1, iid);
-  put_str(entry, 2, name);
-  put_message(b, field, entry);
-}
 
 typedef struct open_flow {
   uint64_t id;
@@ -162,7 +111,7 @@ static uint32_t skewed(gen *g, uint32_t n) {
 
 static void flush_packet(gen *g) {
   g_byte_array_set_size(g->frame, 0);
-  put_message(g->frame, 1, g->packet);
+  wire_append_message(g->frame, 1, g->packet);
   g_byte_array_set_size(g->packet, 0);
   if (fwrite(g->frame->data, 1, g->frame->len, g->out) != g->frame->len)
     g->failed = true;
@@ -183,41 +132,41 @@ static const char *const thread_names[] = {
 static void write_descriptors(gen *g) {
   for (uint32_t p = 0; p < PROCESSES; p++) {
     g_byte_array_set_size(g->sub, 0);
-    put_uint(g->sub, 1, 100 + p); /* uuid */
+    wire_append_uint(g->sub, 1, 100 + p); /* uuid */
     g_byte_array_set_size(g->sub2, 0);
-    put_uint(g->sub2, 1, 1000 + 1000 * p); /* pid */
-    put_str(g->sub2, 6, process_names[p]);  /* process_name */
-    put_message(g->sub, 3, g->sub2);
-    put_uint(g->packet, 10, 1); /* the service's sequence */
-    put_message(g->packet, 60, g->sub);
+    wire_append_uint(g->sub2, 1, 1000 + 1000 * p); /* pid */
+    wire_append_string(g->sub2, 6, process_names[p]);  /* process_name */
+    wire_append_message(g->sub, 3, g->sub2);
+    wire_append_uint(g->packet, 10, 1); /* the service's sequence */
+    wire_append_message(g->packet, 60, g->sub);
     flush_packet(g);
     for (int k = 0; k < 2; k++) { /* counter tracks of the process */
       g->counter_uuid[p][k] = 500 + 2 * p + (uint64_t)k;
       g_byte_array_set_size(g->sub, 0);
-      put_uint(g->sub, 1, g->counter_uuid[p][k]);
-      put_uint(g->sub, 5, 100 + p); /* parent_uuid */
-      put_str(g->sub, 2, k == 0 ? "mem.rss" : "fps");
+      wire_append_uint(g->sub, 1, g->counter_uuid[p][k]);
+      wire_append_uint(g->sub, 5, 100 + p); /* parent_uuid */
+      wire_append_string(g->sub, 2, k == 0 ? "mem.rss" : "fps");
       g_byte_array_set_size(g->sub2, 0);
-      put_message(g->sub, 8, g->sub2); /* counter {} */
-      put_uint(g->packet, 10, 1);
-      put_message(g->packet, 60, g->sub);
+      wire_append_message(g->sub, 8, g->sub2); /* counter {} */
+      wire_append_uint(g->packet, 10, 1);
+      wire_append_message(g->packet, 60, g->sub);
       flush_packet(g);
     }
   }
   for (uint32_t s = 0; s < g->n_seqs; s++) {
     sequence *q = &g->seqs[s];
     g_byte_array_set_size(g->sub, 0);
-    put_uint(g->sub, 1, q->track_uuid);
-    put_uint(g->sub, 5, 100 + q->process);
+    wire_append_uint(g->sub, 1, q->track_uuid);
+    wire_append_uint(g->sub, 5, 100 + q->process);
     g_byte_array_set_size(g->sub2, 0);
-    put_uint(g->sub2, 1, 1000 + 1000 * q->process);
-    put_uint(g->sub2, 2, 1000 + 1000 * q->process + s);
-    put_str(g->sub2, 5, thread_names[s % G_N_ELEMENTS(thread_names)]);
-    put_message(g->sub, 4, g->sub2);
-    put_uint(g->packet, 10, q->id);
-    put_uint(g->packet, 13, 1); /* SEQ_INCREMENTAL_STATE_CLEARED */
+    wire_append_uint(g->sub2, 1, 1000 + 1000 * q->process);
+    wire_append_uint(g->sub2, 2, 1000 + 1000 * q->process + s);
+    wire_append_string(g->sub2, 5, thread_names[s % G_N_ELEMENTS(thread_names)]);
+    wire_append_message(g->sub, 4, g->sub2);
+    wire_append_uint(g->packet, 10, q->id);
+    wire_append_uint(g->packet, 13, 1); /* SEQ_INCREMENTAL_STATE_CLEARED */
     q->cleared = true;
-    put_message(g->packet, 60, g->sub);
+    wire_append_message(g->packet, 60, g->sub);
     flush_packet(g);
   }
 }
@@ -229,7 +178,7 @@ static uint64_t use_interned(gen *g, uint8_t *known, uint32_t field, uint32_t i,
                              const char *text) {
   if (!known[i]) {
     known[i] = 1;
-    put_interned(g->interned, field, i + 1, text);
+    wire_append_interned(g->interned, field, i + 1, text);
   }
   return i + 1;
 }
@@ -258,31 +207,31 @@ static void debug_annotation(gen *g, sequence *q, GByteArray *into) {
   uint32_t n = skewed(g, DEBUG_NAMES);
   char name[32];
   g_snprintf(name, sizeof name, "arg_%u", n);
-  put_uint(a, 1, use_interned(g, q->debug_name_known, 3, n, name));
+  wire_append_uint(a, 1, use_interned(g, q->debug_name_known, 3, n, name));
   switch (below(g, 8)) {
   case 0:
   case 1:
-    put_uint(a, 4, (uint64_t)(int64_t)g_rand_int_range(g->rand, -1000, 1000000));
+    wire_append_uint(a, 4, (uint64_t)(int64_t)g_rand_int_range(g->rand, -1000, 1000000));
     break;
   case 2:
-    put_uint(a, 2, below(g, 2));
+    wire_append_uint(a, 2, below(g, 2));
     break;
   case 3:
-    put_double(a, 5, g_rand_double_range(g->rand, 0, 1000));
+    wire_append_double(a, 5, g_rand_double_range(g->rand, 0, 1000));
     break;
   case 4: { /* an interned string value */
     uint32_t s = skewed(g, DEBUG_STRINGS);
     char text[48];
     g_snprintf(text, sizeof text, "state_%u_%s", s, s % 2 ? "idle" : "busy");
-    put_uint(a, 17, use_interned(g, q->debug_string_known, 29, s, text));
+    wire_append_uint(a, 17, use_interned(g, q->debug_string_known, 29, s, text));
     break;
   }
   case 5: { /* a nested dict of two entries */
     for (int k = 0; k < 2; k++) {
       g_autoptr(GByteArray) e = g_byte_array_new();
-      put_str(e, 10, k ? "height" : "width");
-      put_uint(e, 4, below(g, 4000));
-      put_message(a, 11, e);
+      wire_append_string(e, 10, k ? "height" : "width");
+      wire_append_uint(e, 4, below(g, 4000));
+      wire_append_message(a, 11, e);
     }
     break;
   }
@@ -290,8 +239,8 @@ static void debug_annotation(gen *g, sequence *q, GByteArray *into) {
     uint32_t len = 1 + below(g, 4);
     for (uint32_t k = 0; k < len; k++) {
       g_autoptr(GByteArray) e = g_byte_array_new();
-      put_uint(e, 4, below(g, 100));
-      put_message(a, 12, e);
+      wire_append_uint(e, 4, below(g, 100));
+      wire_append_message(a, 12, e);
     }
     break;
   }
@@ -299,23 +248,23 @@ static void debug_annotation(gen *g, sequence *q, GByteArray *into) {
     char text[96];
     g_snprintf(text, sizeof text, "https://cdn.example.com/img/%u/%u.webp", below(g, 5000),
                below(g, 100000));
-    put_str(a, 6, text);
+    wire_append_string(a, 6, text);
     break;
   }
   }
-  put_message(into, 4, a);
+  wire_append_message(into, 4, a);
 }
 
 /* Writes one TrackEvent packet of sequence `q` from g->event, with the
  * interned data its fields used. */
 static void write_event_packet(gen *g, sequence *q, uint64_t ts) {
-  put_uint(g->packet, 8, ts);
+  wire_append_uint(g->packet, 8, ts);
   g->now = MAX(g->now, ts);
-  put_uint(g->packet, 10, q->id);
-  put_uint(g->packet, 13, 2); /* SEQ_NEEDS_INCREMENTAL_STATE */
+  wire_append_uint(g->packet, 10, q->id);
+  wire_append_uint(g->packet, 13, 2); /* SEQ_NEEDS_INCREMENTAL_STATE */
   if (g->interned->len)
-    put_message(g->packet, 12, g->interned);
-  put_message(g->packet, 11, g->event);
+    wire_append_message(g->packet, 12, g->interned);
+  wire_append_message(g->packet, 11, g->event);
   flush_packet(g);
   g_byte_array_set_size(g->interned, 0);
   g_byte_array_set_size(g->event, 0);
@@ -323,10 +272,10 @@ static void write_event_packet(gen *g, sequence *q, uint64_t ts) {
 }
 
 static void write_begin(gen *g, sequence *q) {
-  put_uint(g->event, 9, 1); /* TYPE_SLICE_BEGIN */
-  put_uint(g->event, 11, q->track_uuid);
-  put_uint(g->event, 3, category(g, q));
-  put_uint(g->event, 10, event_name(g, q));
+  wire_append_uint(g->event, 9, 1); /* TYPE_SLICE_BEGIN */
+  wire_append_uint(g->event, 11, q->track_uuid);
+  wire_append_uint(g->event, 3, category(g, q));
+  wire_append_uint(g->event, 10, event_name(g, q));
   uint32_t annotations = below(g, 100) < 70 ? 1 + skewed(g, 4) : 0;
   for (uint32_t i = 0; i < annotations; i++)
     debug_annotation(g, q, g->event);
@@ -334,7 +283,7 @@ static void write_begin(gen *g, sequence *q) {
   uint32_t roll = below(g, 100);
   if (roll < 4 && g->budget >= g->open + 3) {
     open_flow f = {g->next_flow++ * 0x9E3779B1u, q->ts, q->id};
-    put_fixed64(g->event, 47, f.id);
+    wire_append_fixed64(g->event, 47, f.id);
     g_array_append_val(g->flows, f);
     g->open++;
   } else if (roll < 8) {
@@ -342,7 +291,7 @@ static void write_begin(gen *g, sequence *q) {
       open_flow *f = &g_array_index(g->flows, open_flow, i);
       if (f->from == q->id || f->ts >= q->ts)
         continue;
-      put_fixed64(g->event, 48, f->id);
+      wire_append_fixed64(g->event, 48, f->id);
       g_array_remove_index_fast(g->flows, i);
       g->open--;
       break;
@@ -353,29 +302,29 @@ static void write_begin(gen *g, sequence *q) {
 }
 
 static void write_end(gen *g, sequence *q) {
-  put_uint(g->event, 9, 2); /* TYPE_SLICE_END */
-  put_uint(g->event, 11, q->track_uuid);
+  wire_append_uint(g->event, 9, 2); /* TYPE_SLICE_END */
+  wire_append_uint(g->event, 11, q->track_uuid);
   q->depth--;
   g->open--;
 }
 
 static void write_instant(gen *g, sequence *q) {
-  put_uint(g->event, 9, 3); /* TYPE_INSTANT */
-  put_uint(g->event, 11, q->track_uuid);
-  put_uint(g->event, 3, category(g, q));
-  put_uint(g->event, 10, event_name(g, q));
+  wire_append_uint(g->event, 9, 3); /* TYPE_INSTANT */
+  wire_append_uint(g->event, 11, q->track_uuid);
+  wire_append_uint(g->event, 3, category(g, q));
+  wire_append_uint(g->event, 10, event_name(g, q));
   if (below(g, 2))
     debug_annotation(g, q, g->event);
 }
 
 static void write_counter(gen *g, sequence *q) {
-  put_uint(g->event, 9, 4); /* TYPE_COUNTER */
+  wire_append_uint(g->event, 9, 4); /* TYPE_COUNTER */
   int k = (int)below(g, 2);
-  put_uint(g->event, 11, g->counter_uuid[q->process][k]);
+  wire_append_uint(g->event, 11, g->counter_uuid[q->process][k]);
   if (k == 0)
-    put_uint(g->event, 30, 50000000 + below(g, 100000000));
+    wire_append_uint(g->event, 30, 50000000 + below(g, 100000000));
   else
-    put_double(g->event, 44, g_rand_double_range(g->rand, 0, 120));
+    wire_append_double(g->event, 44, g_rand_double_range(g->rand, 0, 120));
 }
 
 /* One event of sequence `q` at its next timestamp; the caller guarantees
@@ -405,31 +354,31 @@ static void intern_frame(gen *g, uint32_t f) {
     g->mapping_known[m] = 1;
     char text[96];
     g_snprintf(text, sizeof text, "%08x%08x%08x%08x", m * 2654435761u, m + 17, m * 7u, 99u);
-    put_interned(g->interned, 16, m + 1, text); /* build_ids */
+    wire_append_interned(g->interned, 16, m + 1, text); /* build_ids */
     g_snprintf(text, sizeof text, m % 3 ? "/system/lib64/libmod%u.so" : "/data/app/base%u.apk",
                m);
-    put_interned(g->interned, 17, m + 1, text); /* mapping_paths */
+    wire_append_interned(g->interned, 17, m + 1, text); /* mapping_paths */
     g_autoptr(GByteArray) mapping = g_byte_array_new();
-    put_uint(mapping, 1, m + 1);
-    put_uint(mapping, 2, m + 1); /* build_id */
-    put_uint(mapping, 4, 0x7000000000ull + (uint64_t)m * 0x1000000);
-    put_uint(mapping, 5, 0x7000000000ull + (uint64_t)m * 0x1000000 + 0x800000);
-    put_uint(mapping, 7, m + 1); /* path_string_ids */
-    put_message(g->interned, 19, mapping);
+    wire_append_uint(mapping, 1, m + 1);
+    wire_append_uint(mapping, 2, m + 1); /* build_id */
+    wire_append_uint(mapping, 4, 0x7000000000ull + (uint64_t)m * 0x1000000);
+    wire_append_uint(mapping, 5, 0x7000000000ull + (uint64_t)m * 0x1000000 + 0x800000);
+    wire_append_uint(mapping, 7, m + 1); /* path_string_ids */
+    wire_append_message(g->interned, 19, mapping);
   }
   if (!g->function_known[fn]) {
     g->function_known[fn] = 1;
     char text[80];
     g_snprintf(text, sizeof text, "android::Module%u::function_%u(int, void*)", fn % 40, fn);
-    put_interned(g->interned, 5, fn + 1, text); /* function_names */
+    wire_append_interned(g->interned, 5, fn + 1, text); /* function_names */
   }
   g->frame_known[f] = 1;
   g_autoptr(GByteArray) frame = g_byte_array_new();
-  put_uint(frame, 1, f + 1);
-  put_uint(frame, 2, fn + 1);
-  put_uint(frame, 3, m + 1);
-  put_uint(frame, 4, 0x1000 + (uint64_t)f * 0x40);
-  put_message(g->interned, 6, frame);
+  wire_append_uint(frame, 1, f + 1);
+  wire_append_uint(frame, 2, fn + 1);
+  wire_append_uint(frame, 3, m + 1);
+  wire_append_uint(frame, 4, 0x1000 + (uint64_t)f * 0x40);
+  wire_append_message(g->interned, 6, frame);
 }
 
 static void write_sample(gen *g) {
@@ -439,27 +388,27 @@ static void write_sample(gen *g) {
   if (!g->callstack_known[cs]) {
     g->callstack_known[cs] = 1;
     g_autoptr(GByteArray) callstack = g_byte_array_new();
-    put_uint(callstack, 1, cs + 1);
+    wire_append_uint(callstack, 1, cs + 1);
     for (uint32_t i = 0; i < g->callstack_len[cs]; i++) {
       uint32_t f = g->callstack_frames[cs * MAX_FRAMES + i];
       intern_frame(g, f);
-      put_uint(callstack, 2, f + 1);
+      wire_append_uint(callstack, 2, f + 1);
     }
-    put_message(g->interned, 7, callstack);
+    wire_append_message(g->interned, 7, callstack);
   }
   sequence *q = &g->seqs[below(g, g->n_seqs)];
   g_byte_array_set_size(g->sub, 0);
-  put_uint(g->sub, 1, below(g, 8));                                    /* cpu */
-  put_uint(g->sub, 2, 1000 + 1000 * q->process);                       /* pid */
-  put_uint(g->sub, 3, 1000 + 1000 * q->process + (uint64_t)(q - g->seqs)); /* tid */
-  put_uint(g->sub, 4, cs + 1);                                         /* callstack_iid */
-  put_uint(g->packet, 8, g->sample_ts);
-  put_uint(g->packet, 10, g->sample_seq_id);
-  put_uint(g->packet, 13, g->samples_cleared ? 2 : 1);
+  wire_append_uint(g->sub, 1, below(g, 8));                                    /* cpu */
+  wire_append_uint(g->sub, 2, 1000 + 1000 * q->process);                       /* pid */
+  wire_append_uint(g->sub, 3, 1000 + 1000 * q->process + (uint64_t)(q - g->seqs)); /* tid */
+  wire_append_uint(g->sub, 4, cs + 1);                                         /* callstack_iid */
+  wire_append_uint(g->packet, 8, g->sample_ts);
+  wire_append_uint(g->packet, 10, g->sample_seq_id);
+  wire_append_uint(g->packet, 13, g->samples_cleared ? 2 : 1);
   g->samples_cleared = true;
   if (g->interned->len)
-    put_message(g->packet, 12, g->interned);
-  put_message(g->packet, 66, g->sub);
+    wire_append_message(g->packet, 12, g->interned);
+  wire_append_message(g->packet, 66, g->sub);
   flush_packet(g);
   g_byte_array_set_size(g->interned, 0);
   g->budget--;
@@ -507,12 +456,12 @@ bool gen_proto_trace_write_realistic(FILE *out, uint64_t events, uint32_t sequen
   /* ClockSnapshot (field 6): BOOTTIME and MONOTONIC read together. */
   for (int c = 0; c < 2; c++) {
     g_byte_array_set_size(g.sub2, 0);
-    put_uint(g.sub2, 1, c == 0 ? 6 : 3);
-    put_uint(g.sub2, 2, c == 0 ? 5000000000ull : 4000000000ull);
-    put_message(g.sub, 1, g.sub2);
+    wire_append_uint(g.sub2, 1, c == 0 ? 6 : 3);
+    wire_append_uint(g.sub2, 2, c == 0 ? 5000000000ull : 4000000000ull);
+    wire_append_message(g.sub, 1, g.sub2);
   }
-  put_uint(g.packet, 10, 1);
-  put_message(g.packet, 6, g.sub);
+  wire_append_uint(g.packet, 10, 1);
+  wire_append_message(g.packet, 6, g.sub);
   flush_packet(&g);
 
   g.seqs = g_new0(sequence, g.n_seqs);
@@ -575,7 +524,7 @@ bool gen_proto_trace_write_realistic(FILE *out, uint64_t events, uint32_t sequen
     sequence *c = &g.seqs[f.from == g.seqs[0].id && g.n_seqs > 1 ? 1 : 0];
     c->ts = MAX(c->ts, f.ts) + 1000;
     write_instant(&g, c);
-    put_fixed64(g.event, 48, f.id);
+    wire_append_fixed64(g.event, 48, f.id);
     write_event_packet(&g, c, c->ts);
   }
 
