@@ -517,12 +517,12 @@ static void read_switch(ftrace_kinds *k, const ftrace_event *ev, const payload *
             as_i32(p, 6), p->text[5], has(p, 5) ? p->text_len[5] : 0, as_i32(p, 7));
 }
 
-/* A wakeup of `pid` (named comm) onto cpu `target` (-1: the event's);
- * the waker is the thread of the event's pid. */
-static void waking_of(ftrace_kinds *k, const ftrace_event *ev, int32_t pid,
-                      const uint8_t *comm, size_t comm_len, int32_t target) {
+/* A wakeup of `pid` (named comm) onto cpu `target` (-1: the event's) by
+ * `waker`, the thread of the event's pid, which the caller has made
+ * known before the woken thread (as trace_processor makes them). */
+static void waking_of(ftrace_kinds *k, const ftrace_event *ev, tm_thread_ref waker,
+                      int32_t pid, const uint8_t *comm, size_t comm_len, int32_t target) {
   tm_thread_ref woken = ftrace_thread_named(k, ev->m, pid, comm, comm_len);
-  tm_thread_ref waker = ftrace_thread_of(k, ev->m, ev->pid);
   if (target < 0)
     return;
   if (!ftrace_cpu_of(k, ev->m, (uint32_t)target))
@@ -533,8 +533,9 @@ static void waking_of(ftrace_kinds *k, const ftrace_event *ev, int32_t pid,
 
 /* sched_waking, sched_wakeup, sched_wakeup_new: {comm 1, pid 2, prio 3,
  * success 4, target_cpu 5}. */
-static void read_waking(ftrace_kinds *k, const ftrace_event *ev, const payload *p) {
-  waking_of(k, ev, as_i32(p, 2), p->text[1], has(p, 1) ? p->text_len[1] : 0,
+static void read_waking(ftrace_kinds *k, const ftrace_event *ev, tm_thread_ref waker,
+                        const payload *p) {
+  waking_of(k, ev, waker, as_i32(p, 2), p->text[1], has(p, 1) ? p->text_len[1] : 0,
             has(p, 5) ? as_i32(p, 5) : (int32_t)ev->cpu);
 }
 
@@ -591,7 +592,8 @@ static bool read_switch_canonical(ftrace_kinds *k, const ftrace_event *ev) {
 
 /* A wakeup {comm 1, pid 2, prio 3, success 4 (newer kernels omit it),
  * target_cpu 5 (maybe absent)}. */
-static bool read_waking_canonical(ftrace_kinds *k, const ftrace_event *ev) {
+static bool read_waking_canonical(ftrace_kinds *k, const ftrace_event *ev,
+                                  tm_thread_ref waker) {
   const uint8_t *p = ev->data, *end = ev->data + ev->len;
   const uint8_t *comm;
   size_t comm_len;
@@ -607,7 +609,7 @@ static bool read_waking_canonical(ftrace_kinds *k, const ftrace_event *ev) {
     return false;
   if (p != end)
     return false;
-  waking_of(k, ev, (int32_t)(uint32_t)pid, comm, comm_len,
+  waking_of(k, ev, waker, (int32_t)(uint32_t)pid, comm, comm_len,
             has_target ? (int32_t)(uint32_t)target : (int32_t)ev->cpu);
   return true;
 }
@@ -1319,9 +1321,10 @@ static __attribute__((noinline)) bool read_event_general(ftrace_kinds *k,
     return g ? read_described(k, ev, g) : read_unknown(k, ev);
   }
   /* Every event but a switch makes its pid's thread known (the switch
-   * names its own two). */
+   * names its own two); a wakeup's is its waker. */
+  tm_thread_ref own = 0;
   if (ev->id != EV_SCHED_SWITCH)
-    ftrace_thread_of(k, ev->m, ev->pid);
+    own = ftrace_thread_of(k, ev->m, ev->pid);
   if (ev->id == EV_GENERIC)
     return read_generic(k, ev);
   if (!sc->modelled)
@@ -1343,7 +1346,7 @@ static __attribute__((noinline)) bool read_event_general(ftrace_kinds *k,
   case EV_SCHED_WAKING:
   case EV_SCHED_WAKEUP:
   case EV_SCHED_WAKEUP_NEW:
-    read_waking(k, ev, &p);
+    read_waking(k, ev, own, &p);
     break;
   case EV_SCHED_BLOCKED_REASON:
     if (k->has_system)
@@ -1425,9 +1428,9 @@ bool ftrace_kinds_read(ftrace_kinds *k, const ftrace_event *ev) {
   case EV_SCHED_WAKING:
   case EV_SCHED_WAKEUP:
   case EV_SCHED_WAKEUP_NEW:
-    /* The event's thread first, as the general path makes it. */
-    ftrace_thread_of(k, ev->m, ev->pid);
-    if (read_waking_canonical(k, ev))
+    /* The event's thread, the waker, first, as the general path makes
+     * it. */
+    if (read_waking_canonical(k, ev, ftrace_thread_of(k, ev->m, ev->pid)))
       return true;
     break;
   default:
