@@ -375,7 +375,14 @@ static const struct refusal_case {
     {"args-add-callsite-no-row", "args_add_callsite", "no such callsite"},
     {"slice-begin-null", "slice_begin", "no tm_slice_fields"},
     {"slice-end-no-track", "slice_end", "no such track"},
+    {"slice-args", "slice_complete", "no such arg set"},
+    {"slice-args-not-yet", "slice_begin", "no such arg set"},
     {"counter", "counter", "no such track"},
+    {"counter-args", "counter", "no such arg set"},
+    {"flow-args", "flow", "no such arg set"},
+    {"ftrace-event-args", "ftrace_event", "no such arg set"},
+    {"android-log-args", "android_log", "no such arg set"},
+    {"frame-timeline-args", "frame_timeline_begin", "no such arg set"},
     {"flow", "flow", "no such track"},
     {"flow-direction", "flow", "no such flow direction"},
     {"flow-binding", "flow", "no such flow binding"},
@@ -443,7 +450,7 @@ static void test_every_refused_call_is_counted_and_named(fixture *f, gconstpoint
  * which the worker refuses itself (it records no arg), among the ones the
  * host refuses when it replays the calls; and refs the worker never
  * handed out, which it must not map to 0 where 0 means "none" (a
- * callsite arg, a callsite's parent). */
+ * callsite arg, a callsite's parent, an arg set). */
 static void test_refusals_are_the_same_on_the_reader_worker(fixture *f, gconstpointer data) {
   (void)data;
   GString *text = g_string_new("#tm-abi\n");
@@ -452,6 +459,7 @@ static void test_refusals_are_the_same_on_the_reader_worker(fixture *f, gconstpo
   g_string_append(text, "slice 10 before\nrefuse args-add-string-no-key\n"
                         "refuse args-add-no-key\nrefuse track-thread\nrefuse counter\n"
                         "refuse args-add-callsite-no-row\nrefuse callsite-no-parent\n"
+                        "refuse slice-args\nrefuse counter-args\n"
                         "slice 30 after\n");
   g_autofree char *path = write_input(f, "worker.abi", text->str);
   g_string_free(text, TRUE);
@@ -473,7 +481,9 @@ static void test_refusals_are_the_same_on_the_reader_worker(fixture *f, gconstpo
                   "\"call=track_thread reason=no such thread\"\n"
                   "\"call=counter reason=no such track\"\n"
                   "\"call=args_add_callsite reason=no such callsite\"\n"
-                  "\"call=callsite reason=no such parent callsite\"\n");
+                  "\"call=callsite reason=no such parent callsite\"\n"
+                  "\"call=slice_complete reason=no such arg set\"\n"
+                  "\"call=counter reason=no such arg set\"\n");
   g_assert_cmpstr(seen[1], ==, seen[0]);
   g_free(seen[0]);
   g_free(seen[1]);

@@ -14,6 +14,7 @@
 
 #include <string.h>
 
+#include "buffer/event_buffer.h"
 #include "model/sched_builder.h"
 #include "model/profile_builder.h"
 #include "model/async_tracks.h"
@@ -90,6 +91,18 @@ static bool thread_ref_valid(tm_host *host, tm_thread_ref thread) {
 
 static bool process_ref_valid(tm_host *host, tm_process_ref process) {
   return process != 0 && UNREF(process) < model_of(host)->processes.len;
+}
+
+/* TM_NO_ARGS or a set args_commit answered: a set of the model (ids from
+ * 1 below next_arg_set_id; arg sets are ids, not refs), or for a buffered
+ * file a staged set (a staged set used after its release is counted in
+ * merge_buf_args_lost by the buffer, core/buffer/event_buffer.h). */
+static inline bool args_ref_valid(tm_host *host, tm_args_ref args) {
+  if (G_LIKELY(args == TM_NO_ARGS))
+    return true;
+  if (host->buffer >= 0)
+    return (args & EVENT_BUFFER_STAGED_ARGS) != 0;
+  return args < model_of(host)->next_arg_set_id;
 }
 
 /* --- strings ------------------------------------------------------------ */
@@ -813,6 +826,8 @@ static const char *slice_fields_refusal(tm_host *host, const tm_slice_fields *f)
     return "tm_slice_fields shorter than version 2's";
   if (!track_valid(host, f->track))
     return "no such track";
+  if (!args_ref_valid(host, f->args))
+    return "no such arg set";
   return NULL;
 }
 
@@ -825,7 +840,8 @@ static const char *const SLICE_CALL_NAMES[] = {
 static void push_slice(tm_host *host, const tm_slice_fields *f,
                        tm_event_kind kind, int64_t dur_ns) {
   if (__builtin_expect(!f || f->struct_size < SLICE_FIELDS_V2_SIZE ||
-                           !track_valid(host, f->track), 0)) {
+                           !track_valid(host, f->track) || !args_ref_valid(host, f->args),
+                       0)) {
     host_refuse_call(host, SLICE_CALL_NAMES[kind], slice_fields_refusal(host, f));
     return;
   }
@@ -876,8 +892,11 @@ static void svc_slice_complete(tm_host *host, const tm_slice_fields *f,
 
 static void svc_counter(tm_host *host, tm_track_ref track, tm_clock_ref clock,
                         int64_t ts, double value, tm_args_ref args) {
-  if (!track_valid(host, track)) {
-    host_refuse_call(host, "counter", "no such track");
+  const char *refusal = !track_valid(host, track)      ? "no such track"
+                        : !args_ref_valid(host, args) ? "no such arg set"
+                                                      : NULL;
+  if (refusal) {
+    host_refuse_call(host, "counter", refusal);
     return;
   }
   tm_event ev = {
@@ -898,6 +917,7 @@ static void svc_flow(tm_host *host, tm_track_ref track, tm_clock_ref clock,
   const char *refusal = !track_valid(host, track) ? "no such track"
                         : (uint32_t)direction > TM_FLOW_IN_KEEP ? "no such flow direction"
                         : (uint32_t)binding > TM_FLOW_BIND_NEXT_BEGIN ? "no such flow binding"
+                        : !args_ref_valid(host, args)                 ? "no such arg set"
                                                                       : NULL;
   if (refusal) {
     host_refuse_call(host, "flow", refusal);
@@ -1301,6 +1321,10 @@ static void svc_frame_timeline_begin(tm_host *host, const tm_slice_fields *f,
 static void svc_ftrace_event(tm_host *host, tm_clock_ref clock, int64_t ts,
                              tm_machine_ref machine, uint32_t cpu,
                              tm_thread_ref thread, tm_str_id name, tm_args_ref args) {
+  if (!args_ref_valid(host, args)) {
+    host_refuse_call(host, "ftrace_event", "no such arg set");
+    return;
+  }
   uint32_t ucpu = sched_cpu_intern(model_of(host), machine_of_ref(host, machine), cpu);
   if (ucpu == TM_NULL_ID) {
     svc_stat_add(host, "sched_cpu_out_of_range", 1);
@@ -1320,6 +1344,10 @@ static void svc_ftrace_event(tm_host *host, tm_clock_ref clock, int64_t ts,
 static void svc_android_log(tm_host *host, tm_clock_ref clock, int64_t ts,
                             tm_thread_ref thread, uint32_t prio, tm_str_id tag,
                             tm_str_id msg, tm_args_ref args) {
+  if (!args_ref_valid(host, args)) {
+    host_refuse_call(host, "android_log", "no such arg set");
+    return;
+  }
   tm_event ev = {
       .ts = ts,
       .u.dur_ns = msg,

@@ -991,8 +991,15 @@ static const char *get_cstr(reader *r) {
 static tm_str_id map_str(reader_recording *rec, tm_str_id id) {
   return id < rec->str_map.len ? rec->str_map.data[id] : 0;
 }
+/* An arg set the recording handed out -> the host's. One it never handed
+ * out (a reader's mistake) becomes a ref that names no set in either kind
+ * of file (no model set, not staged), so the host refuses it as it does
+ * the serial run's, rather than taking the event without args. */
+#define ARGS_NO_SET 0x7fffffffu
 static tm_args_ref map_args(reader_recording *rec, tm_args_ref ref) {
-  return ref < rec->args_map.len ? rec->args_map.data[ref] : TM_NO_ARGS;
+  if (ref < rec->args_map.len)
+    return rec->args_map.data[ref];
+  return ref == TM_NO_ARGS ? TM_NO_ARGS : ARGS_NO_SET;
 }
 /* A process, thread or track ref the recording handed out -> the host's.
  * A ref it never handed out (a reader's mistake) becomes one that names no

@@ -259,7 +259,7 @@ typedef struct tm_slice_fields {
   tm_clock_ref clock;
   tm_str_id name;       /* 0: no name */
   tm_str_id category;   /* 0: none */
-  tm_args_ref args;     /* TM_NO_ARGS or a committed arg set */
+  tm_args_ref args;     /* TM_NO_ARGS or a committed arg set (else refused) */
   int64_t ts;           /* raw time on `clock`, in ns of that clock */
   int64_t thread_ts;    /* thread CPU time in ns, or TM_UNKNOWN_TIME */
   int64_t thread_dur;   /* complete events: thread CPU duration, or TM_UNKNOWN_TIME */

@@ -147,8 +147,30 @@ static int refuse(const tm_host_services *s, tm_host *h, const char *what) {
   } else if (strcmp(what, "slice-end-no-track") == 0) {
     f.track = NO_ROW;
     s->slice_end(h, &f);
+  } else if (strcmp(what, "slice-args") == 0) {
+    f.args = NO_ROW;
+    s->slice_complete(h, &f, 0);
+  } else if (strcmp(what, "slice-args-not-yet") == 0) {
+    /* The set the next commit will answer: not a set yet. */
+    s->args_add(h, key, v);
+    tm_args_ref made = s->args_commit(h);
+    f.args = made + 1;
+    s->slice_begin(h, &f);
   } else if (strcmp(what, "counter") == 0) {
     s->counter(h, NO_ROW, clock, 20, 1.0, TM_NO_ARGS);
+  } else if (strcmp(what, "counter-args") == 0) {
+    desc.is_counter = 1;
+    s->counter(h, s->track_intern(h, &desc), clock, 20, 1.0, NO_ROW);
+  } else if (strcmp(what, "flow-args") == 0) {
+    s->flow(h, track, clock, 20, 7, TM_FLOW_OUT, TM_FLOW_BIND_ENCLOSING, NO_ROW);
+  } else if (strcmp(what, "ftrace-event-args") == 0) {
+    s->ftrace_event(h, clock, 20, 0, 0, thread, key, NO_ROW);
+  } else if (strcmp(what, "android-log-args") == 0) {
+    s->android_log(h, clock, 20, thread, 4, key, key, NO_ROW);
+  } else if (strcmp(what, "frame-timeline-args") == 0) {
+    f.track = s->track_async(h, &desc, 1, 0);
+    f.args = NO_ROW;
+    s->frame_timeline_begin(h, &f, &frame);
   } else if (strcmp(what, "flow") == 0) {
     s->flow(h, 0, clock, 20, 7, TM_FLOW_OUT, TM_FLOW_BIND_ENCLOSING, TM_NO_ARGS);
   } else if (strcmp(what, "flow-direction") == 0) {
