@@ -32,6 +32,9 @@ enum {
   SIZES_ZIP64_LOCAL_SHORT = 3,
   /* zip64, but the central directory record's zip64 field is short */
   SIZES_ZIP64_CENTRAL_SHORT = 5,
+  /* Or'ed into any of the above: the member is stored, not deflated
+   * (libarchive reads it, not our inflate) */
+  SIZES_STORED = 8,
 };
 
 typedef struct built_zip {
@@ -85,7 +88,8 @@ static uint32_t read32(const built_zip *z, size_t at) {
 #define CENTRAL_CSIZE 20
 #define CENTRAL_USIZE 24
 
-/* Deflated members; with `descriptor` the local headers say 0 for CRC
+/* Deflated members (stored where `sizes[k]` has SIZES_STORED); with
+ * `descriptor` the local headers say 0 for CRC
  * and sizes and a data descriptor follows the data (as libarchive and
  * streaming zippers write), else the local headers carry them, written as
  * `sizes[k]` says (NULL: all plain; zip64 only without `descriptor`). */
@@ -97,18 +101,20 @@ static built_zip build_zip_sized(const fixture_member *m, size_t n, bool descrip
   uint16_t flags = descriptor ? 0x0008 : 0;
   uint32_t crcs[4];
   for (size_t k = 0; k < n; k++) {
-    GBytes *data = raw_deflate(m[k].data);
+    int sized = sizes ? sizes[k] : SIZES_PLAIN;
+    bool stored = (sized & SIZES_STORED) != 0;
+    sized &= ~SIZES_STORED;
+    GBytes *data = stored ? g_bytes_ref(m[k].data) : raw_deflate(m[k].data);
     crcs[k] = zlib_crc32_of(m[k].data);
     z.data_len[k] = g_bytes_get_size(data);
     uint32_t usize = (uint32_t)g_bytes_get_size(m[k].data);
-    int sized = sizes ? sizes[k] : SIZES_PLAIN;
     bool zip64 = (sized & SIZES_ZIP64) != 0;
     g_assert_true(!zip64 || !descriptor);
     z.local_at[k] = b->len;
     put32(b, 0x04034b50);
     put16(b, zip64 ? 45 : 20);
     put16(b, flags);
-    put16(b, 8);
+    put16(b, stored ? 0 : 8);
     put16(b, 0);
     put16(b, 0x21); /* 1980-01-01 */
     put32(b, descriptor ? 0 : crcs[k]);
@@ -132,6 +138,8 @@ static built_zip build_zip_sized(const fixture_member *m, size_t n, bool descrip
   size_t directory_at = b->len;
   for (size_t k = 0; k < n; k++) {
     int sized = sizes ? sizes[k] : SIZES_PLAIN;
+    bool stored = (sized & SIZES_STORED) != 0;
+    sized &= ~SIZES_STORED;
     bool zip64 = (sized & SIZES_ZIP64) != 0;
     uint32_t usize = (uint32_t)g_bytes_get_size(m[k].data);
     z.central_at[k] = b->len;
@@ -139,7 +147,7 @@ static built_zip build_zip_sized(const fixture_member *m, size_t n, bool descrip
     put16(b, 0x031e); /* made by Unix */
     put16(b, zip64 ? 45 : 20);
     put16(b, flags);
-    put16(b, 8);
+    put16(b, stored ? 0 : 8);
     put16(b, 0);
     put16(b, 0x21);
     put32(b, crcs[k]);
@@ -412,6 +420,61 @@ static void test_a_local_zip64_size_that_disagrees_with_the_directory_loses_the_
   fixture_clear(&f);
 }
 
+/* a.json is stored (libarchive reads it), its size in the local header
+ * (plain, or in its zip64 field) one byte more than the directory's:
+ * libarchive only warns and would read the local header's size; it is
+ * damage before any byte of a.json, named with the local header's
+ * offset, as for a deflated member, and b.json is read. Imported, the
+ * damage is counted on a.json's row (container_member_truncated), b.json's
+ * event is kept, and the import's error names a.json and the offset. */
+static void test_a_stored_members_local_size_that_disagrees_with_the_directory_loses_it(void) {
+  for (int zip64 = 0; zip64 < 2; zip64++) {
+    fixture f;
+    fixture_init(&f);
+    two_members t;
+    two_members_init(&t);
+    g_bytes_unref(t.a);
+    t.a = text("[{\"ph\":\"i\",\"ts\":1,\"pid\":1,\"tid\":1,\"name\":\"a_lost\"}]");
+    t.m[0].data = t.a;
+    g_bytes_unref(t.b);
+    t.b = text("[{\"ph\":\"i\",\"ts\":1,\"pid\":1,\"tid\":1,\"name\":\"b_kept\"}]");
+    t.m[1].data = t.b;
+    int kind = (zip64 ? SIZES_ZIP64 : SIZES_PLAIN) | SIZES_STORED;
+    const int sizes[] = {kind, kind};
+    built_zip z = build_zip_sized(t.m, 2, false, sizes);
+    /* The zip64 field: id, size, the uncompressed size, then the compressed. */
+    size_t csize_at = zip64 ? z.local_extra_at[0] + 4 + 8 : z.local_at[0] + LOCAL_CSIZE;
+    uint32_t csize = read32(&z, csize_at);
+    g_assert_cmpuint(csize, ==, g_bytes_get_size(t.a));
+    patch32(&z, csize_at, csize + 1);
+    const char *path = write_zip(&f, zip64 ? "stored64.zip" : "stored.zip", &z);
+    fixture_read_ok(&f, &path, 1);
+    char *cause = g_strdup_printf(
+        "ZIP local header at byte 0 disagrees with the central directory: "
+        "compressed size %u, not %u",
+        csize + 1, csize);
+    assert_a_cut_and_b_read(&f, path, &t, 0, cause);
+    tm_session *session = tm_session_new(NULL);
+    GError *error = NULL;
+    g_assert_false(tm_session_import(session, &path, 1, &error));
+    g_assert_error(error, TRACEMERGE_ERROR, TM_ERROR_DAMAGED);
+    g_autofree char *message =
+        g_strdup_printf("%s/a.json: damaged after 0 bytes: %s", path, cause);
+    g_assert_cmpstr(error->message, ==, message);
+    g_clear_error(&error);
+    g_autofree char *rows = session_query_csv(
+        session, "SELECT (SELECT group_concat(name) FROM slice) AS kept, "
+                 "(SELECT group_concat(substr(f.name, -6) || '=' || s.value) FROM stats s "
+                 "JOIN trace_file f ON f.id = s.trace_id "
+                 "WHERE s.name = 'container_member_truncated' AND s.value > 0) AS damaged");
+    g_assert_cmpstr(rows, ==, "\"kept\",\"damaged\"\n\"b_kept\",\"a.json=1\"\n");
+    tm_session_free(session);
+    g_free(cause);
+    two_members_clear(&t);
+    fixture_clear(&f);
+  }
+}
+
 /* b.json's local zip64 field holds its uncompressed size alone, 8 bytes
  * short of the two sizes its header says are there: the archive is
  * damaged at b.json's local header, named with its offset, and a.json,
@@ -460,31 +523,58 @@ static void test_a_short_local_zip64_field_is_damage_after_the_members_before(vo
   fixture_clear(&f);
 }
 
-/* b.json's zip64 field in the central directory is 8 bytes short: the
- * directory cannot be read (libarchive reads none of the archive's
- * members), and the damage names b.json's record and its offset; the
- * input before the archive is kept. */
-static void test_a_short_central_zip64_field_is_damage_naming_its_record(void) {
+/* b.json's zip64 field in the central directory is 8 bytes short, so
+ * neither we nor libarchive can read the directory (libarchive would
+ * list no member): the damage is told once, on the archive, naming
+ * b.json's record and its offset, and the members are read from their
+ * local headers, which hold their sizes: the input before the archive,
+ * a.json and b.json all arrive whole. Imported, the damage is counted on
+ * the archive's row and is the import's error; every event is kept. */
+static void test_a_short_central_zip64_field_is_damage_and_the_members_are_kept(void) {
   fixture f;
   fixture_init(&f);
   two_members t;
   two_members_init(&t);
+  GBytes *before = text("[{\"ph\":\"i\",\"ts\":1,\"pid\":1,\"tid\":1,\"name\":\"before\"}]");
+  g_bytes_unref(t.a);
+  t.a = text("[{\"ph\":\"i\",\"ts\":2,\"pid\":1,\"tid\":1,\"name\":\"a\"}]");
+  t.m[0].data = t.a;
+  g_bytes_unref(t.b);
+  t.b = text("[{\"ph\":\"i\",\"ts\":3,\"pid\":1,\"tid\":1,\"name\":\"b\"}]");
+  t.m[1].data = t.b;
   static const int sizes[] = {SIZES_ZIP64, SIZES_ZIP64_CENTRAL_SHORT};
   built_zip z = build_zip_sized(t.m, 2, false, sizes);
   size_t b_record = z.central_at[1];
   const char *paths[2];
-  paths[0] = fixture_write(&f, "before.json", g_bytes_ref(t.b));
+  paths[0] = fixture_write(&f, "before.json", g_bytes_ref(before));
   paths[1] = write_zip(&f, "short-central64.zip", &z);
   fixture_read_ok(&f, paths, 2);
-  g_assert_cmpuint(f.rec.files->len, ==, 1);
-  assert_delivered(&f, 0, 0, "json", t.b);
+  g_assert_cmpuint(f.rec.files->len, ==, 3);
+  assert_delivered(&f, 0, 0, "json", before);
+  assert_delivered(&f, 1, 2, "json", t.a);
+  assert_delivered(&f, 2, 3, "json", t.b);
   g_assert_cmpuint(f.rec.container_damages->len, ==, 1);
   char *want = g_strdup_printf("1: %s: damaged at byte %zu: ZIP central directory record "
                                "at byte %zu (b.json): its zip64 extra field holds 8 bytes, "
                                "not the 16 its 0xffffffff fields need",
                                paths[1], b_record, b_record);
   g_assert_cmpstr(f.rec.container_damages->pdata[0], ==, want);
+  tm_session *session = tm_session_new(NULL);
+  GError *error = NULL;
+  g_assert_false(tm_session_import(session, paths, 2, &error));
+  g_assert_error(error, TRACEMERGE_ERROR, TM_ERROR_DAMAGED);
+  g_assert_cmpstr(error->message, ==, strchr(want, ' ') + 1);
+  g_clear_error(&error);
+  g_autofree char *rows = session_query_csv(
+      session, "SELECT (SELECT group_concat(name) FROM (SELECT name FROM slice ORDER BY ts)) "
+               "AS kept, (SELECT group_concat(substr(f.name, -19) || '=' || s.value) FROM stats s "
+               "JOIN trace_file f ON f.id = s.trace_id "
+               "WHERE s.name = 'container_member_truncated' AND s.value > 0) AS damaged");
+  g_assert_cmpstr(rows, ==,
+                  "\"kept\",\"damaged\"\n\"before,a,b\",\"short-central64.zip=1\"\n");
+  tm_session_free(session);
   g_free(want);
+  g_bytes_unref(before);
   two_members_clear(&t);
   fixture_clear(&f);
 }
@@ -515,7 +605,10 @@ int main(int argc, char **argv) {
       "/container/zip-inflate/a-short-local-zip64-field-is-damage-after-the-members-before",
       test_a_short_local_zip64_field_is_damage_after_the_members_before);
   g_test_add_func(
-      "/container/zip-inflate/a-short-central-zip64-field-is-damage-naming-its-record",
-      test_a_short_central_zip64_field_is_damage_naming_its_record);
+      "/container/zip-inflate/a-short-central-zip64-field-is-damage-and-the-members-are-kept",
+      test_a_short_central_zip64_field_is_damage_and_the_members_are_kept);
+  g_test_add_func(
+      "/container/zip-inflate/a-stored-members-local-size-that-disagrees-with-the-directory-loses-it",
+      test_a_stored_members_local_size_that_disagrees_with_the_directory_loses_it);
   return g_test_run();
 }

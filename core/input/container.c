@@ -1209,10 +1209,10 @@ typedef struct planned_member {
   uint32_t id;
   file_kind kind;
   bool deliver;
-  /* Its directory entry when we inflate it ourselves (deflated, not
-   * encrypted), else NULL: libarchive reads it. Borrowed from the
-   * zip_directory. */
-  const zip_entry *inflate_entry;
+  /* Its directory entry, or NULL. We inflate it ourselves when it is
+   * deflated and not encrypted (entry_inflatable), else libarchive reads
+   * it. Borrowed from the zip_directory. */
+  const zip_entry *entry;
 } planned_member;
 
 typedef enum listing_result {
@@ -1233,43 +1233,40 @@ static struct archive *open_zip_directory(int fd) {
   return a;
 }
 
-/* The entry of the member libarchive calls `name`, if we inflate it. */
-static const zip_entry *inflatable_entry(const zip_directory *dir,
-                                         size_t *cursor, const char *name) {
-  if (dir == NULL)
-    return NULL;
-  const zip_entry *e = zip_directory_find(dir, cursor, name);
-  if (e == NULL || e->method != ZIP_METHOD_DEFLATE ||
-      (e->flags & (ZIP_FLAG_ENCRYPTED | ZIP_FLAG_STRONG_ENCRYPTION)) != 0)
-    return NULL;
-  return e;
+/* True if we inflate the member of `e` ourselves: deflated, not encrypted. */
+static bool entry_inflatable(const zip_entry *e) {
+  return e != NULL && e->method == ZIP_METHOD_DEFLATE &&
+         (e->flags & (ZIP_FLAG_ENCRYPTED | ZIP_FLAG_STRONG_ENCRYPTION)) == 0;
 }
 
-/* A member of the listed ZIP `zip`, read through `a` or, with `entry`,
- * inflated from the ZIP's fd. */
+/* A member of the listed ZIP `zip` (`entry`: its directory entry, or
+ * NULL), inflated from the ZIP's fd if entry_inflatable, else read through
+ * `a`. libarchive only warns of a local header that disagrees with the
+ * directory (a stored member's size, zip64's included) and reads the
+ * local header's sizes: that is damage here, before any byte, as for a
+ * member we inflate (zip_inflate_new). */
 static tm_input listed_member_input(struct archive *a, tm_input *zip,
                                     const char *name, const zip_entry *entry) {
   tm_input member = member_input(a, zip, name);
-  if (entry != NULL)
+  uint64_t data_at;
+  char *why = NULL;
+  if (entry_inflatable(entry))
     member.zip_inflate = zip_inflate_new(zip->fd, entry);
+  else if (entry != NULL && !zip_entry_data_offset(zip->fd, entry, &data_at, &why))
+    input_set_damaged(&member, why, false);
   return member;
 }
 
 /* The damage libarchive found at a header of the listed ZIP, in our words
  * where our reading of the directory explains it: a zip64 extra field
- * that cannot hold the sizes of its central directory record
- * (`directory_why`: libarchive reads the whole directory at the first
- * header, so it is told there) or of the local header at `cursor` in the directory
- * (libarchive only says "Malformed 64-bit compressed size"). */
+ * that cannot hold the sizes of the local header at `cursor` in the
+ * directory (libarchive only says "Malformed 64-bit compressed size"). */
 static char *listed_header_damage(struct archive *a, const tm_input *in,
-                                  const char *directory_why, uint64_t directory_why_at,
                                   const zip_directory *dir, size_t cursor) {
   const zip_entry *next = dir != NULL ? zip_directory_at(dir, cursor) : NULL;
-  uint64_t at = directory_why_at, data_offset;
+  uint64_t at = 0, data_offset;
   char *why = NULL;
-  if (directory_why != NULL)
-    why = g_strdup(directory_why);
-  else if (next != NULL && !zip_entry_data_offset(in->fd, next, &data_offset, &why))
+  if (next != NULL && !zip_entry_data_offset(in->fd, next, &data_offset, &why))
     at = next->local_header_offset;
   if (why == NULL)
     return header_damage(a, in);
@@ -1306,9 +1303,9 @@ static container_source **offer_members(tm_walk *w, tm_input *zip, const planned
     const planned_member *p = &plan->data[end];
     if (!p->deliver || is_manifest(p))
       continue;
-    const zip_entry *e = p->inflate_entry;
+    const zip_entry *e = p->entry;
     uint64_t sum;
-    if (p->kind.container != KIND_NONE || e == NULL || e->name_len == 0 ||
+    if (p->kind.container != KIND_NONE || !entry_inflatable(e) || e->name_len == 0 ||
         e->uncompressed_size > w->budgets.max_member_bytes ||
         __builtin_add_overflow(total, e->uncompressed_size, &sum) || sum > limit)
       break; /* it and the members after it are streamed in their turn */
@@ -1322,7 +1319,7 @@ static container_source **offer_members(tm_walk *w, tm_input *zip, const planned
     const planned_member *p = &plan->data[k];
     if (!p->deliver || is_manifest(p))
       continue;
-    const zip_entry *e = p->inflate_entry;
+    const zip_entry *e = p->entry;
     container_source *src = g_new0(container_source, 1);
     src->in = (tm_input){
         .walk = w,
@@ -1368,6 +1365,26 @@ static listing_result read_listed_zip(tm_walk *w, tm_input *in, uint32_t id,
   if (fstat(in->fd, &zip_stat) == 0)
     directory = zip_directory_read(in->fd, (uint64_t)zip_stat.st_size, &directory_why,
                                    &directory_why_at);
+  if (directory_why != NULL) {
+    /* A central directory record we cannot read (a zip64 field too short
+     * for its sizes) is one of libarchive's too: it would list no member
+     * at all. The damage is told once, on the archive, and the members
+     * are streamed from their local headers, as a ZIP without a readable
+     * directory is: every member whose local header can be read is kept,
+     * the damaged record's too when its own header holds its sizes. */
+    damage = g_strdup_printf("%s: damaged at byte %" PRIu64 ": %s", in->display,
+                             directory_why_at, directory_why);
+    off_t resume = (off_t)in->pulled;
+    if (!report_container_damage(w, id, damage, error))
+      goto out;
+    if (lseek(in->fd, resume, SEEK_SET) != resume) {
+      g_set_error(error, TRACEMERGE_ERROR, TM_ERROR_INPUT, "%s: cannot seek: %s", in->display,
+                  g_strerror(errno));
+      goto out;
+    }
+    result = LISTING_UNAVAILABLE;
+    goto out;
+  }
 
   for (;;) {
     const char *name = NULL;
@@ -1375,8 +1392,7 @@ static listing_result read_listed_zip(tm_walk *w, tm_input *in, uint32_t id,
     if (next == MEMBER_NONE)
       break;
     if (next == MEMBER_DAMAGED) {
-      damage = listed_header_damage(a, in, plan.len == 0 ? directory_why : NULL,
-                                    directory_why_at, directory, directory_cursor);
+      damage = listed_header_damage(a, in, directory, directory_cursor);
       damage_seen = true;
       if (!report_container_damage(w, id, damage, error))
         goto out;
@@ -1391,7 +1407,7 @@ static listing_result read_listed_zip(tm_walk *w, tm_input *in, uint32_t id,
     if (sniffed == SNIFF_FAILED)
       goto out;
     p.deliver = sniffed == SNIFF_READY;
-    p.inflate_entry = inflatable_entry(directory, &directory_cursor, name);
+    p.entry = directory != NULL ? zip_directory_find(directory, &directory_cursor, name) : NULL;
     has_manifest = has_manifest || (p.deliver && is_manifest(&p));
     tm_vec_push(&plan, p);
     if (fatal || w->all_cut || w->root_cut)
@@ -1428,10 +1444,10 @@ static listing_result read_listed_zip(tm_walk *w, tm_input *in, uint32_t id,
         continue;
       bool member_ok, fatal = false;
       if (sources != NULL && sources[k] != NULL) {
-        member_ok = deliver_offered(w, a, in, name, p->inflate_entry, sources[k],
+        member_ok = deliver_offered(w, a, in, name, p->entry, sources[k],
                                     p->kind.trace_type, error);
       } else {
-        tm_input member = listed_member_input(a, in, name, p->inflate_entry);
+        tm_input member = listed_member_input(a, in, name, p->entry);
         input_read_head(&member);
         member_ok = deliver_file(w, &member, p->id, p->kind, depth + 1, error);
         fatal = member.state == INPUT_DAMAGED && member.damage_fatal;
