@@ -442,6 +442,74 @@ static void test_counter_marks_land_on_their_own_tracks(void) {
   fake_host_free(fake);
 }
 
+/* S and F marks of many cookies at once (the emitter keeps the open ones
+ * in a table that grows and from which an F removes its cookie): every
+ * F ends the slice on the track its S began, whatever order the cookies
+ * close in; a repeated S of an open cookie begins nothing; an F without
+ * an open S still ends on its cookie's track; every cookie reopened after
+ * its F begins again. */
+static void test_async_cookies_close_in_any_order(void) {
+  enum { COOKIES = 700, PIDS = 3 };
+  GString *data = g_string_new("# tracer: nop\n");
+  GString *expected = g_string_new(NULL); /* "b<cookie>" / "e<cookie>" */
+  int sec = 1;
+#define MARK(kind, c)                                                                      \
+  g_string_append_printf(data, "a-1 [000] %d.0: tracing_mark_write: %c|%d|set%d|%d\n", sec++, \
+                         (kind), 100 + (c) % PIDS, (c) % 2, (c))
+  for (int c = 0; c < COOKIES; c++) {
+    MARK('S', c);
+    g_string_append_printf(expected, "b%d\n", c);
+    if (c % 5 == 0)
+      MARK('S', c); /* open already: begins nothing */
+  }
+  /* 3 and COOKIES are coprime: every cookie once, far from its order. */
+  for (int i = 0; i < COOKIES; i++) {
+    int c = (i * 3) % COOKIES;
+    MARK('F', c);
+    g_string_append_printf(expected, "e%d\n", c);
+  }
+  for (int c = 0; c < COOKIES; c += 50) {
+    MARK('F', c); /* not open */
+    g_string_append_printf(expected, "e%d\n", c);
+  }
+  for (int c = 0; c < COOKIES; c++) {
+    MARK('S', c); /* open again */
+    g_string_append_printf(expected, "b%d\n", c);
+  }
+  for (int i = 0; i < COOKIES; i++) {
+    int c = (i * 11) % COOKIES;
+    MARK('F', c);
+    g_string_append_printf(expected, "e%d\n", c);
+  }
+#undef MARK
+  fake_host *fake = run_reader(data->str, data->len, data->len, TM_OK);
+  g_assert_cmpint(fake_host_stat(fake, "systrace_parse_failure"), ==, 0);
+  g_auto(GStrv) lines = g_strsplit(fake_host_borrow_transcript(fake), "\n", -1);
+  GHashTable *cookie_of = g_hash_table_new(g_direct_hash, g_direct_equal);
+  GString *seen = g_string_new(NULL);
+  for (char **l = lines; *l; l++) {
+    unsigned track, cookie, pid, set;
+    if (sscanf(*l, "slot T%u = atrace_async_slice name=\"set%u\" p%u cookie=%u", &track, &set,
+               &pid, &cookie) == 4) {
+      g_assert_cmpuint(pid, ==, 100 + cookie % PIDS);
+      g_assert_cmpuint(set, ==, cookie % 2);
+      g_hash_table_insert(cookie_of, GUINT_TO_POINTER(track), GUINT_TO_POINTER(cookie + 1));
+    } else if (sscanf(*l, "slice_begin T%u", &track) == 1 ||
+               sscanf(*l, "slice_end T%u", &track) == 1) {
+      unsigned c = GPOINTER_TO_UINT(g_hash_table_lookup(cookie_of, GUINT_TO_POINTER(track)));
+      g_assert_cmpuint(c, >, 0);
+      g_string_append_printf(seen, "%c%u\n", (*l)[6] == 'b' ? 'b' : 'e', c - 1);
+    }
+  }
+  g_assert_cmpuint(g_hash_table_size(cookie_of), ==, COOKIES);
+  g_assert_cmpstr(seen->str, ==, expected->str);
+  g_hash_table_destroy(cookie_of);
+  g_string_free(seen, TRUE);
+  g_string_free(expected, TRUE);
+  g_string_free(data, TRUE);
+  fake_host_free(fake);
+}
+
 /* A line that is not read is logged with the offset of its first byte
  * and its text, however the chunks cut it; lines that parse are not. */
 static void test_bad_lines_are_logged_with_offset_and_text(void) {
@@ -523,6 +591,8 @@ int main(int argc, char **argv) {
                   test_thread_renamed_by_one_byte_at_any_length);
   g_test_add_func("/systrace/reader/counter-marks-land-on-their-own-tracks",
                   test_counter_marks_land_on_their_own_tracks);
+  g_test_add_func("/systrace/reader/async-cookies-close-in-any-order",
+                  test_async_cookies_close_in_any_order);
   g_test_add_func("/systrace/reader/probe", test_probe);
   return g_test_run();
 }
