@@ -128,6 +128,81 @@ static void test_fields_parse_at_every_length_and_padding(void) {
   g_assert_false(systrace_line_parse("a-99999999999999999999 [000] 1.5: e: x", 38, &l));
 }
 
+/* systrace_line_parse_memo reads `text` as systrace_line_parse does, the
+ * task borrowed from `text` itself. */
+static void assert_memo_reads_alike(const char *text, size_t len, systrace_line_memo *memo) {
+  systrace_line want, got;
+  bool ok = systrace_line_parse(text, len, &want);
+  if (systrace_line_parse_memo(text, len, &got, memo) != ok)
+    g_error("memo %s \"%.*s\"", ok ? "failed" : "parsed", (int)len, text);
+  if (!ok)
+    return;
+  g_assert_true(got.task.p == want.task.p && got.task.len == want.task.len);
+  g_assert_true(got.event.p == want.event.p && got.event.len == want.event.len);
+  g_assert_true(got.payload.p == want.payload.p && got.payload.len == want.payload.len);
+  g_assert_cmpint(got.pid, ==, want.pid);
+  g_assert_cmpint(got.tgid, ==, want.tgid);
+  g_assert_cmpuint(got.cpu, ==, want.cpu);
+  g_assert_cmpint(got.ts_ns, ==, want.ts_ns);
+}
+
+/* A line read after another through the memo of the line before reads as
+ * without it: for every ordered pair of lines that share heads (through
+ * the cpu's ']'), differ in them, fail after them, or match only from a
+ * later dash, and for the real systrace texts line after line. */
+static void test_memo_reads_every_line_as_without(void) {
+  static const char *const lines[] = {
+      "a-1 [000] 1.0: e: x",
+      "a-1 [000] x-2 [001] 2.0: f: y", /* first dash fails, the second matches */
+      "a-1 [000] 1.0: ev-2[001] 2.0: f: y", /* the same, with the first ... */
+      "a-1 [000] 1.0: ev-2[001]: y",        /* ... matching in a line of that head */
+      "a-1 [000] 2.5: e: y z",
+      "a-1 [000]",
+      "a-1 [000] 1.0 e: x",
+      "a-1 [000]1.0: e: x",
+      "a-1 [000] d..2 1.0: e: x",
+      "a-1 [001] 1.0: e: x",
+      "b-1 [000] 1.0: e: x",
+      "  surfaceflinger-601   ( 601) [002] d..2  1234.567890: sched_switch: prev_comm=a  ",
+      "  surfaceflinger-601   ( 601) [002] d..2  1234.567891: tracing_mark_write: E|601",
+      "  surfaceflinger-601   ( 601) [002]",
+      "<...>-19161 (-----) [001] ...1 683201.354908: tracing_mark_write: E",
+      "<...>-19161 (-----) [001] ...1 683201.354909: tracing_mark_write: B|1|x",
+      "Binder-a 2-x-77 [000] 0.000001: 0: C|1|n|2",
+      "Binder-a 2-x-77 [000] 0.000002: 0: C|1|n|3",
+      "                                                                      t-1 [000] 1.0: e: x",
+      "                                                                      t-1 [000] 2.0: f: y",
+  };
+  for (size_t a = 0; a < G_N_ELEMENTS(lines); a++) {
+    for (size_t b = 0; b < G_N_ELEMENTS(lines); b++) {
+      systrace_line_memo memo = {0};
+      assert_memo_reads_alike(lines[a], strlen(lines[a]), &memo);
+      /* b at the start of a buffer of its own: heads compared, not pointers */
+      g_autofree char *copy = g_strdup(lines[b]);
+      assert_memo_reads_alike(copy, strlen(copy), &memo);
+      assert_memo_reads_alike(lines[a], strlen(lines[a]), &memo);
+    }
+  }
+  static const char *const files[] = {"catapult-atrace_data.txt", "lisa-trace-cmd-report.txt",
+                                      "catapult-decompressed_atrace_data.txt"};
+  for (size_t f = 0; f < G_N_ELEMENTS(files); f++) {
+    gsize len;
+    g_autofree char *data = corpus_real_read("systrace", files[f], &len);
+    systrace_line_memo memo = {0};
+    size_t lines_read = 0, memo_kept = 0;
+    for (char *line = data; line < data + len;) {
+      char *nl = memchr(line, '\n', (size_t)(data + len - line));
+      size_t n = nl ? (size_t)(nl - line) : (size_t)(data + len - line);
+      assert_memo_reads_alike(line, n, &memo);
+      lines_read++;
+      memo_kept += memo.head_len != 0;
+      line += n + 1;
+    }
+    /* all but the comment lines before the first data line */
+    g_assert_cmpuint(memo_kept + 20, >, lines_read);
+  }
+}
+
 static void test_int64_parse(void) {
   int64_t v = 0;
   g_assert_true(systrace_parse_int64((systrace_text){"-42", 3}, &v));
@@ -561,6 +636,8 @@ int main(int argc, char **argv) {
                   test_fraction_digits_beyond_ns_are_truncated);
   g_test_add_func("/systrace/line/lines-off-the-grammar-fail", test_lines_off_the_grammar_fail);
   g_test_add_func("/systrace/line/int64-parse", test_int64_parse);
+  g_test_add_func("/systrace/line/memo-reads-every-line-as-without",
+                  test_memo_reads_every_line_as_without);
   g_test_add_func("/systrace/line/fields-parse-at-every-length-and-padding",
                   test_fields_parse_at_every_length_and_padding);
   g_test_add_func("/systrace/wrapper/plain-headers-are-skipped",

@@ -8,7 +8,13 @@
  * and the event name are crossed eight bytes at a time on little-endian
  * machines (after a test for none or one blank, the usual case), the
  * kernel's three-digit cpu is read without a scan, and the fraction of
- * the timestamp is scaled once, not per digit. The grammar is the one systrace_line.h states; a line either
+ * the timestamp is scaled once, not per digit. Through a memo
+ * (systrace_line_parse_memo) a line whose head, the bytes through the
+ * cpu's ']', equals the head of the line read before, at whose first dash
+ * the grammar matched, takes pid, tgid, cpu and task from it and reads only
+ * the rest (two lines in three of a phone's trace; the head reads only its
+ * own bytes, so the same head reads the same). The grammar is the one
+ * systrace_line.h states; a line either
  * parses to the same fields as by the byte-by-byte reading or fails as it
  * did (tests/test_systrace_reader.c, "/systrace/line/...").
  */
@@ -219,16 +225,18 @@ static inline const char *read_timestamp(const char *p, const char *end, int64_t
   return q + 1;
 }
 
-/* Matches the grammar from the '-' at `dash`. */
-static bool parse_from(const char *s, const char *end, const char *dash,
-                       systrace_line *out) {
+/* The head of the grammar from the '-' at `dash` through the cpu's ']':
+ * pid, tgid and cpu. Returns the byte after the ']', or NULL. What it
+ * reads and returns depends on the bytes from `dash` to that ']' alone. */
+static inline __attribute__((always_inline)) const char *parse_head(const char *dash, const char *end,
+                                                                  systrace_line *out) {
   const char *p = dash + 1;
   const char *q = read_uint(p, end, &out->pid);
   if (q == p)
-    return false;
+    return NULL;
   p = skip_spaces(q, end);
   if (p == q && p < end && *p != '(' && *p != '[')
-    return false;
+    return NULL;
   out->tgid = SYSTRACE_NO_TGID;
   if (p < end && *p == '(') {
     p = skip_spaces(p + 1, end);
@@ -242,11 +250,11 @@ static bool parse_from(const char *s, const char *end, const char *dash,
     }
     p = skip_spaces(q, end);
     if (p >= end || *p != ')')
-      return false;
+      return NULL;
     p = skip_spaces(p + 1, end);
   }
   if (p >= end || *p != '[')
-    return false;
+    return NULL;
   int64_t cpu = 0;
   if (end - p >= 5 && is_digit(p[1]) && is_digit(p[2]) && is_digit(p[3]) && p[4] == ']') {
     /* The kernel prints the cpu as three digits: read_uint's result
@@ -257,15 +265,22 @@ static bool parse_from(const char *s, const char *end, const char *dash,
     q = read_uint(p + 1, end, &cpu);
   }
   if (q == p + 1 || q >= end || *q != ']' || cpu > UINT32_MAX)
-    return false;
+    return NULL;
   out->cpu = (uint32_t)cpu;
-  p = skip_spaces(q + 1, end);
+  return q + 1;
+}
+
+/* The rest of the grammar from `p` (after the cpu's ']'): flags,
+ * timestamp, event and payload. */
+static inline __attribute__((always_inline)) bool parse_rest(const char *p, const char *end,
+                                                            systrace_line *out) {
+  p = skip_spaces(p, end);
   if (p < end && !is_digit(*p))
     p = skip_spaces(skip_flags(p, end), end);
   p = read_timestamp(p, end, &out->ts_ns);
   if (!p)
     return false;
-  q = skip_spaces(p, end);
+  const char *q = skip_spaces(p, end);
   if (q == p)
     return false;
   p = q;
@@ -278,19 +293,99 @@ static bool parse_from(const char *s, const char *end, const char *dash,
   while (payload_end > p && (is_space(payload_end[-1]) || payload_end[-1] == '\r'))
     payload_end--;
   out->payload = (systrace_text){p, (size_t)(payload_end - p)};
+  return true;
+}
+
+/* The task: from the line's start `s` to `dash`, trimmed. */
+static systrace_text task_before(const char *s, const char *dash) {
   const char *task_start = skip_spaces(s, dash);
   const char *task_end = dash;
   while (task_end > task_start && is_space(task_end[-1]))
     task_end--;
-  out->task = (systrace_text){task_start, (size_t)(task_end - task_start)};
-  return true;
+  return (systrace_text){task_start, (size_t)(task_end - task_start)};
+}
+
+/* Matches the grammar from the dashes at or after `from` in turn; the
+ * first that matches is the line's. Returns the byte after its head
+ * (parse_head), or NULL; `*first` says whether that dash (`*matched`) was
+ * the first one tried. */
+static const char *parse_dashes(const char *s, const char *end, const char *from,
+                                systrace_line *out, const char **matched, bool *first) {
+  *first = true;
+  for (const char *dash = from; (dash = memchr(dash, '-', (size_t)(end - dash))) != NULL;
+       dash++) {
+    const char *rest = parse_head(dash, end, out);
+    if (rest && parse_rest(rest, end, out)) {
+      out->task = task_before(s, dash);
+      *matched = dash;
+      return rest;
+    }
+    *first = false;
+  }
+  return NULL;
 }
 
 bool systrace_line_parse(const char *line, size_t len, systrace_line *out) {
+  const char *matched;
+  bool first;
+  return parse_dashes(line, line + len, line, out, &matched, &first) != NULL;
+}
+
+/* a[0, n) == b[0, n) for 8 <= n, a word at a time (the last one
+ * overlapping). */
+static inline bool head_equal(const char *a, const char *b, size_t n) {
+  uint64_t diff = 0, u, v;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    memcpy(&u, a + i, 8);
+    memcpy(&v, b + i, 8);
+    diff |= u ^ v;
+  }
+  if (i < n) {
+    memcpy(&u, a + n - 8, 8);
+    memcpy(&v, b + n - 8, 8);
+    diff |= u ^ v;
+  }
+  return diff == 0;
+}
+
+bool systrace_line_parse_memo(const char *line, size_t len, systrace_line *out,
+                              systrace_line_memo *memo) {
   const char *end = line + len;
-  for (const char *dash = line; (dash = memchr(dash, '-', (size_t)(end - dash))) != NULL;
-       dash++)
-    if (parse_from(line, end, dash, out))
+  const char *from = line;
+  size_t k = memo->head_len;
+  if (k && k <= len && head_equal(line, memo->head, k)) {
+    /* The same head as the line memo was taken from, whose first dash
+     * matched: the grammar reads the same pid, tgid, cpu and task. */
+    out->pid = memo->pid;
+    out->tgid = memo->tgid;
+    out->cpu = memo->cpu;
+    if (parse_rest(line + k, end, out)) {
+      out->task = (systrace_text){line + memo->task_offset, memo->task_len};
       return true;
-  return false;
+    }
+    from = line + memo->dash_offset + 1; /* that dash fails here too */
+  }
+  const char *matched;
+  bool first;
+  const char *head_end = parse_dashes(line, end, from, out, &matched, &first);
+  if (!head_end)
+    return false;
+  size_t head_len = (size_t)(head_end - line);
+  /* Kept only when the line's first dash matched: a later one may match
+   * in a line of the same head only because the rest differs. */
+  if (first && from == line && head_len >= 8 && head_len <= SYSTRACE_MEMO_HEAD) {
+    if (len >= SYSTRACE_MEMO_HEAD)
+      memcpy(memo->head, line, SYSTRACE_MEMO_HEAD);
+    else
+      memcpy(memo->head, line, head_len);
+    memo->head_len = (uint32_t)head_len;
+    memo->dash_offset = (uint32_t)(matched - line);
+    memo->task_offset = (uint32_t)(out->task.p - line);
+    memo->task_len = (uint32_t)out->task.len;
+    memo->pid = out->pid;
+    memo->tgid = out->tgid;
+    memo->cpu = out->cpu;
+  }
+  return true;
 }

@@ -36,6 +36,26 @@ typedef struct systrace_line {
  * the grammar. */
 bool systrace_line_parse(const char *line, size_t len, systrace_line *out);
 
+/* The head of the line read last (through the cpu's ']') and its
+ * fields, so that a line of the same head (lines come in runs of one
+ * task on one cpu) reads only its rest. Zeroed: nothing kept. */
+#define SYSTRACE_MEMO_HEAD 64
+typedef struct systrace_line_memo {
+  uint32_t head_len; /* 0: nothing kept */
+  uint32_t dash_offset;
+  uint32_t task_offset;
+  uint32_t task_len;
+  int64_t pid;
+  int64_t tgid;
+  uint32_t cpu;
+  char head[SYSTRACE_MEMO_HEAD];
+} systrace_line_memo;
+
+/* systrace_line_parse, with the same result, through `memo` (one per
+ * stream of lines), which it updates. */
+bool systrace_line_parse_memo(const char *line, size_t len, systrace_line *out,
+                              systrace_line_memo *memo);
+
 /* systrace_parse_int64 for what its inline part does not read: a sign,
  * no digit, more than 18 digits, or a byte that is not a digit. */
 bool systrace_parse_int64_slow(systrace_text t, int64_t *out);
