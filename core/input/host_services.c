@@ -837,8 +837,21 @@ static const char *const SLICE_CALL_NAMES[] = {
     [TM_EVENT_SLICE_COMPLETE] = "slice_complete",
 };
 
-static void push_slice(tm_host *host, const tm_slice_fields *f,
-                       tm_event_kind kind, int64_t dur_ns) {
+/* The run of `clock` when events go straight to it and it has room for
+ * one more, else NULL. A slice, switch or wakeup whose track, threads
+ * or cpu row are known and whose run has room is pushed by its service
+ * without a call (half a system trace's events are switches and
+ * wakeups, most of the rest atrace slices); anything else takes the
+ * full path, which pushes the same event. */
+static inline tm_event_run *run_with_room(tm_host *host, tm_clock_ref clock) {
+  tm_event_run *run = host->last_run;
+  if (G_LIKELY(clock == host->last_clock && run && host->buffer < 0 && run->len < run->cap))
+    return run;
+  return NULL;
+}
+
+static __attribute__((noinline)) void push_slice_full(tm_host *host, const tm_slice_fields *f,
+                                                      tm_event_kind kind, int64_t dur_ns) {
   if (__builtin_expect(!f || f->struct_size < SLICE_FIELDS_V2_SIZE ||
                            !track_valid(host, f->track) || !args_ref_valid(host, f->args),
                        0)) {
@@ -860,6 +873,30 @@ static void push_slice(tm_host *host, const tm_slice_fields *f,
     return;
   }
   import_state_add_extra(host->state, &ev, f->thread_ts, f->thread_dur);
+  event_run_push(run, &ev);
+  if (kind != TM_EVENT_SLICE_END)
+    host->state->slice_events++;
+}
+
+static inline void push_slice(tm_host *host, const tm_slice_fields *f, tm_event_kind kind,
+                              int64_t dur_ns) {
+  tm_event_run *run;
+  if (!f || f->struct_size < SLICE_FIELDS_V2_SIZE || f->track == 0 ||
+      UNREF(f->track) >= model_of(host)->tracks.len || !args_ref_valid(host, f->args) ||
+      f->thread_ts != TM_UNKNOWN_TIME || f->thread_dur != TM_UNKNOWN_TIME ||
+      !(run = run_with_room(host, f->clock))) {
+    push_slice_full(host, f, kind, dur_ns);
+    return;
+  }
+  tm_event ev = {
+      .ts = f->ts,
+      .u.dur_ns = dur_ns,
+      .track_id = UNREF(f->track),
+      .name_id = f->name,
+      .category_id = f->category,
+      .arg_set_id = f->args,
+      .kind = (uint8_t)kind,
+  };
   event_run_push(run, &ev);
   if (kind != TM_EVENT_SLICE_END)
     host->state->slice_events++;
@@ -1155,10 +1192,24 @@ static void svc_machine_set_info(tm_host *host, tm_machine_ref machine,
 
 /* --- scheduling ------------------------------------------------------------ */
 
-static void svc_sched_switch(tm_host *host, tm_clock_ref clock, int64_t ts,
-                             tm_machine_ref machine, uint32_t cpu,
-                             tm_thread_ref prev, tm_str_id prev_state,
-                             tm_thread_ref next, int32_t next_prio) {
+/* The cpu row of `cpu` on `machine` if it is made, else TM_NULL_ID (the
+ * full path makes it, or says why it cannot). */
+static inline uint32_t cpu_row_known(tm_host *host, tm_machine_ref machine, uint32_t cpu) {
+  tm_model *model = model_of(host);
+  uint32_t machine_id = machine_of_ref(host, machine);
+  if (cpu > TM_SCHED_MAX_CPU || machine_id == TM_NULL_ID)
+    return TM_NULL_ID;
+  size_t slot = (size_t)machine_id * ((size_t)TM_SCHED_MAX_CPU + 1) + cpu;
+  if (slot < model->cpu_lookup.len && model->cpu_lookup.data[slot])
+    return model->cpu_lookup.data[slot] - 1;
+  return TM_NULL_ID;
+}
+
+static __attribute__((noinline)) void sched_switch_full(tm_host *host, tm_clock_ref clock,
+                                                        int64_t ts, tm_machine_ref machine,
+                                                        uint32_t cpu, tm_thread_ref prev,
+                                                        tm_str_id prev_state,
+                                                        tm_thread_ref next, int32_t next_prio) {
   if (!thread_ref_valid(host, prev) || !thread_ref_valid(host, next)) {
     host_refuse_call(host, "sched_switch", "no such thread");
     return;
@@ -1180,9 +1231,34 @@ static void svc_sched_switch(tm_host *host, tm_clock_ref clock, int64_t ts,
   push_event(host, clock, &ev);
 }
 
-static void svc_sched_waking(tm_host *host, tm_clock_ref clock, int64_t ts,
-                             tm_machine_ref machine, uint32_t target_cpu,
-                             tm_thread_ref thread, tm_thread_ref waker) {
+static void svc_sched_switch(tm_host *host, tm_clock_ref clock, int64_t ts,
+                             tm_machine_ref machine, uint32_t cpu,
+                             tm_thread_ref prev, tm_str_id prev_state,
+                             tm_thread_ref next, int32_t next_prio) {
+  tm_event_run *run = run_with_room(host, clock);
+  uint32_t ucpu;
+  if (!run || !thread_ref_valid(host, prev) || !thread_ref_valid(host, next) ||
+      (ucpu = cpu_row_known(host, machine, cpu)) == TM_NULL_ID) {
+    sched_switch_full(host, clock, ts, machine, cpu, prev, prev_state, next, next_prio);
+    return;
+  }
+  tm_event ev = {
+      .ts = ts,
+      .u.dur_ns = next_prio,
+      .track_id = ucpu,
+      .name_id = prev_state,
+      .category_id = UNREF(prev),
+      .arg_set_id = UNREF(next),
+      .kind = TM_EVENT_SCHED_SWITCH,
+  };
+  event_run_push(run, &ev);
+}
+
+static __attribute__((noinline)) void sched_waking_full(tm_host *host, tm_clock_ref clock,
+                                                        int64_t ts, tm_machine_ref machine,
+                                                        uint32_t target_cpu,
+                                                        tm_thread_ref thread,
+                                                        tm_thread_ref waker) {
   if (!thread_ref_valid(host, thread)) {
     host_refuse_call(host, "sched_waking", "no such thread");
     return;
@@ -1201,6 +1277,26 @@ static void svc_sched_waking(tm_host *host, tm_clock_ref clock, int64_t ts,
       .kind = TM_EVENT_SCHED_WAKING,
   };
   push_event(host, clock, &ev);
+}
+
+static void svc_sched_waking(tm_host *host, tm_clock_ref clock, int64_t ts,
+                             tm_machine_ref machine, uint32_t target_cpu,
+                             tm_thread_ref thread, tm_thread_ref waker) {
+  tm_event_run *run = run_with_room(host, clock);
+  uint32_t ucpu;
+  if (!run || !thread_ref_valid(host, thread) ||
+      (ucpu = cpu_row_known(host, machine, target_cpu)) == TM_NULL_ID) {
+    sched_waking_full(host, clock, ts, machine, target_cpu, thread, waker);
+    return;
+  }
+  tm_event ev = {
+      .ts = ts,
+      .track_id = ucpu,
+      .category_id = UNREF(thread),
+      .arg_set_id = thread_ref_valid(host, waker) ? UNREF(waker) : TM_NULL_ID,
+      .kind = TM_EVENT_SCHED_WAKING,
+  };
+  event_run_push(run, &ev);
 }
 
 /* --- profiling -------------------------------------------------------- */
