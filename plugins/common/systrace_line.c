@@ -168,7 +168,8 @@ static inline bool is_flag_tail(char c) {
 
 /* FLAGS: 3 chars of [A-Za-z.] then 1-2 of [0-9a-f.], then a blank.
  * Returns the pointer after them, or p if they are not there. */
-static const char *skip_flags(const char *p, const char *end) {
+static inline __attribute__((always_inline)) const char *skip_flags(const char *p,
+                                                                  const char *end) {
   /* The classes below hold no blank, so a blank among the first four
    * bytes fails them: only the fifth and sixth bytes decide the length. */
   size_t avail = (size_t)(end - p), n;
