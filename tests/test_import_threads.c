@@ -6,13 +6,15 @@
  * How the expected values are derived: they are the serial import's own
  * tables, in the same session setup; a case cannot pass vacuously because
  * each asserts that the serial dump holds the rows its inputs must give
- * (files, machines, slices). The inputs are the repository's real traces
+ * (files, machines, slices). The Perfetto export of the two is compared
+ * too, byte for byte. The inputs are the repository's real traces
  * (tests/data/real), packed at test time as a user's capture of several
  * machines is: a ZIP with a perfetto_manifest, a .tar.gz inside it, loose
  * files beside it. */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <tracemerge/tracemerge.h>
@@ -31,11 +33,16 @@ typedef struct import_outcome {
   char *error; /* the import's message, or NULL */
   char *dump;  /* every table, "-- name" then its rows as CSV */
   size_t n_tables;
+  /* The Perfetto export's SHA-1 and size (it also shows what no table
+   * does: the string pool's ids and order, through its interned strings). */
+  char *export_sha1;
+  size_t export_len;
 } import_outcome;
 
 static void outcome_clear(import_outcome *outcome) {
   g_free(outcome->error);
   g_free(outcome->dump);
+  g_free(outcome->export_sha1);
 }
 
 
@@ -65,6 +72,17 @@ static import_outcome import_with(unsigned threads, const char *const *paths,
     outcome.n_tables++;
   }
   outcome.dump = g_string_free(dump, FALSE);
+  char *exported = NULL;
+  size_t exported_len = 0;
+  FILE *out = open_memstream(&exported, &exported_len);
+  g_assert_nonnull(out);
+  tm_export_options export_options = {.format = TM_EXPORT_PERFETTO};
+  g_assert_true(tm_session_export(session, &export_options, out, NULL));
+  g_assert_cmpint(fclose(out), ==, 0);
+  outcome.export_sha1 =
+      g_compute_checksum_for_data(G_CHECKSUM_SHA1, (const guchar *)exported, exported_len);
+  outcome.export_len = exported_len;
+  free(exported);
   tm_session_free(session);
   return outcome;
 }
@@ -118,6 +136,9 @@ static void assert_matches_serial(const import_outcome *serial, const char *cons
   g_assert_cmpuint(serial->n_tables, >=, 20);
   g_assert_cmpuint(parallel.n_tables, ==, serial->n_tables);
   assert_same_dump(serial->dump, parallel.dump);
+  g_assert_cmpuint(serial->export_len, >, 0);
+  g_assert_cmpuint(parallel.export_len, ==, serial->export_len);
+  g_assert_cmpstr(parallel.export_sha1, ==, serial->export_sha1);
   outcome_clear(&parallel);
 }
 

@@ -139,7 +139,7 @@ enum op {
   OP_IMPORT_LOG, OP_REPORT_ERROR, OP_TRACK_ASYNC, OP_FRAME_TIMELINE_BEGIN,
   OP_FTRACE_EVENT, OP_ANDROID_LOG, OP_PACKAGE, OP_THREAD_LIFETIME, OP_STAT_SET_INDEXED,
   OP_SCHED_BLOCKED_REASON, OP_BUDGET, OP_MACHINE_STAT_SET_INDEXED,
-  OP_MACHINE_METADATA_INT, OP_MACHINE_METADATA_STRING, OP_ARGS_ADD_CALLSITE, OP_REFUSED, OP_FED,
+  OP_MACHINE_METADATA_INT, OP_MACHINE_METADATA_STRING, OP_ARGS_ADD_CALLSITE, OP_REFUSED, OP_FED, OP_ARGS_ADD_STRING,
 };
 
 /* --- writing records (worker) -------------------------------------------- */
@@ -542,23 +542,23 @@ static void rec_args_add(tm_host *host, tm_str_id key, tm_arg_value value) {
   done(rec, w, false);
 }
 
-/* Recorded as an interned value: the host's arg text (args_add_string)
- * is not reached from the reader's thread, so a file read on the worker
- * keeps its string arg values in the string pool, as before. */
+/* The value's bytes, as they came: the replay hands them to the host's
+ * args_add_string, which keeps them in the model's arg text as in the
+ * serial run (interned here, they would be new strings of the session's
+ * pool, and the Perfetto export's interned strings would differ). */
 static void rec_args_add_string(tm_host *host, tm_str_id key, tm_arg_type type,
                                 const char *s, size_t len) {
-  if (!key) { /* refused as the host refuses it, under this call's name */
-    reader_recording *rec = rec_of(host);
-    const char *call = "args_add_string", *reason = "no key";
-    writer w = begin(rec, OP_REFUSED, cstr_size(call) + cstr_size(reason));
-    put_cstr(&w, call);
-    put_cstr(&w, reason);
-    done(rec, w, false);
-    return;
-  }
-  tm_arg_value value = {.type = type == TM_ARG_JSON ? TM_ARG_JSON : TM_ARG_STRING};
-  value.u.str_id = rec_intern_string(host, s, len);
-  rec_args_add(host, key, value);
+  reader_recording *rec = rec_of(host);
+  if (key) /* the host refuses a pair without a key (replayed) */
+    rec->pending_args++;
+  if (!s)
+    len = 0;
+  uint32_t t = type;
+  writer w = begin(rec, OP_ARGS_ADD_STRING, 4 + 4 + sizeof(uint64_t) + len);
+  PUT(&w, key);
+  PUT(&w, t);
+  put_bytes(&w, s, len);
+  done(rec, w, false);
 }
 
 static tm_args_ref rec_args_commit(tm_host *host) {
@@ -1229,6 +1229,18 @@ static const uint8_t *replay_one(reader_recording *rec, const uint8_t *at) {
     GET(r, key);
     GET(r, value);
     s->args_add(host, map_str(rec, key), map_value(rec, value));
+    break;
+  }
+  case OP_ARGS_ADD_STRING: {
+    tm_str_id key;
+    uint32_t type;
+    uint64_t len;
+    GET(r, key);
+    GET(r, type);
+    GET(r, len);
+    s->args_add_string(host, map_str(rec, key), (tm_arg_type)type, (const char *)r->p,
+                       (size_t)len);
+    r->p += len;
     break;
   }
   case OP_ARGS_COMMIT: {
