@@ -1290,7 +1290,8 @@ typedef TM_VEC(planned_member) planned_members;
  * sizes together keep the root within its inflate budget. Delivered
  * first, they cannot trip a budget in the serial run either (an inflate
  * stops at the directory's size), so a member read ahead is read exactly
- * as it would be in its turn. */
+ * as it would be in its turn. The first of them is not offered: its turn
+ * is next, so it is streamed here while the sink parses the others. */
 static container_source **offer_members(tm_walk *w, tm_input *zip, const planned_members *plan) {
   const tm_container_sink *sink = w->sink;
   if (sink->offer == NULL || sink->take == NULL || sink->offers_end == NULL || w->root_cut ||
@@ -1315,10 +1316,15 @@ static container_source **offer_members(tm_walk *w, tm_input *zip, const planned
   if (n_offered < 2)
     return NULL; /* one member: nothing to read beside it */
   container_source **sources = g_new0(container_source *, plan->len);
+  bool first = true;
   for (size_t k = 0; k < end; k++) {
     const planned_member *p = &plan->data[k];
     if (!p->deliver || is_manifest(p))
       continue;
+    if (first) {
+      first = false;
+      continue;
+    }
     const zip_entry *e = p->entry;
     container_source *src = g_new0(container_source, 1);
     src->in = (tm_input){

@@ -80,7 +80,8 @@ typedef struct tm_container_sink {
    * their turn, on a thread of its own (the session's prefetch worker).
    * offer() hands over, before any of them begins, the members of a
    * listed root ZIP that the container can read independently of each
-   * other and whose bytes cannot trip a budget (container.c says when);
+   * other and whose bytes cannot trip a budget (container.c says when),
+   * but the first of them, which is streamed as usual in its turn, next;
    * `source` stays the container's, readable by one thread at a time
    * through container_source_stream() until offers_end(). When an offered
    * member's turn comes, begin() is called as for any file, then take():

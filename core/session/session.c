@@ -175,9 +175,6 @@ typedef struct import_sink {
    * worker to start it rather than reading it here, so tests take the
    * prefetch path whatever the scheduler does. */
   bool prefetch_wait;
-  /* Offers of the current archive so far: the first offered member's turn
-   * is next, so it is read here while the worker parses the second. */
-  unsigned offers;
 } import_sink;
 
 static const char *sink_detect(void *ctx, const uint8_t *head, size_t len,
@@ -459,13 +456,13 @@ static void sink_offer(void *ctx, uint32_t file_id, const char *trace_type,
   tm_session *session = state->session;
   const tm_reader *reader = plugin_set_find(session->plugins, trace_type);
   uint32_t machine_id;
-  /* The first is read here: queued, the worker would start it at once
-   * and this thread would only wait for its log. */
-  if (state->offers++ == 0)
-    return;
-  if (!session->prefetch_worker || session->config || session->fatal_error || !reader ||
-      reader->abi == TM_READER_ABI_V1 || session_manifest_is(session, file_id) ||
+  if (session->config || session->fatal_error || !reader || reader->abi == TM_READER_ABI_V1 ||
+      session_manifest_is(session, file_id) ||
       !session_manifest_peek_machine(session, file_id, &machine_id))
+    return;
+  /* The worker starts with the first member it can take: an import with
+   * none (one file, a merge config) never makes the thread. */
+  if (!session->prefetch_worker && !(session->prefetch_worker = reader_prefetch_new()))
     return;
   const GBytes *config = g_hash_table_lookup(session->reader_configs, reader->descriptor.name);
   gsize config_len = 0;
@@ -498,7 +495,6 @@ static int sink_take(void *ctx, uint32_t file_id, GError **error) {
  * claimed are given up before their sources go. */
 static void sink_offers_end(void *ctx) {
   import_sink *state = ctx;
-  state->offers = 0;
   if (state->prepared)
     g_hash_table_remove_all(state->prepared);
 }
@@ -1009,8 +1005,8 @@ static bool session_import(tm_session *session, const char *const *paths,
       .wants_more = sink_wants_more,
   };
   /* Archive members parsed two at a time: one here, the next ones on the
-   * prefetch worker (input/reader_worker.h). */
-  if (session->import_threads > 1 && (session->prefetch_worker = reader_prefetch_new())) {
+   * prefetch worker (input/reader_worker.h), made at the first offer. */
+  if (session->import_threads > 1) {
     sink.offer = sink_offer;
     sink.take = sink_take;
     sink.offers_end = sink_offers_end;
