@@ -54,7 +54,17 @@ struct reader_worker {
   GPtrArray *queue; /* reader_recording*, NULL once cancelled */
   guint next;       /* the first not yet taken by the worker */
   bool stop;
+  /* Bytes of the prepared recordings' segments not yet replayed, and how
+   * many the worker may hold before it waits for the replay (beyond the
+   * segment it writes): a file parsed ahead costs at most that much
+   * memory, however far ahead its turn is. Under `lock`. */
+  size_t ahead_bytes, ahead_limit;
 };
+
+/* The default bound of a prefetch worker's log (ahead_limit). On the 1.2M
+ * event `bench -f multi` ZIP the log ahead peaks at 29 MB, about 70 bytes
+ * per event of the members parsed there (docs/performance.md, "Threads"). */
+#define PREFETCH_AHEAD_BYTES (64u << 20)
 
 /* A prepared recording's life (under the worker's lock). */
 typedef enum prep_state { PREP_PENDING, PREP_RUNNING, PREP_DONE, PREP_CANCELLED } prep_state;
@@ -125,6 +135,9 @@ struct reader_recording {
   tm_clock_ref private_clock;
   uint8_t mark, stop_mark;
   bool stop, halted;
+  /* A prepared recording's segments counted in its worker's ahead_bytes
+   * (under the worker's lock). */
+  size_t held;
 };
 
 enum op {
@@ -174,6 +187,19 @@ static writer reserve(reader_recording *rec, size_t max) {
     } else {
       reader_worker *w = rec->worker;
       pthread_mutex_lock(&w->lock);
+      if (rec->prepared) {
+        /* Ahead by the bound (not counting the full tail, which the
+         * replay can read to its end but frees only once passed): wait
+         * until the replay has freed segments. */
+        publish_locked(rec);
+        pthread_cond_signal(&w->caller_wakes);
+        size_t writing = tail ? tail->cap : 0;
+        while (w->ahead_bytes > writing && w->ahead_bytes - writing >= w->ahead_limit &&
+               !w->stop && !__atomic_load_n(&rec->cancel, __ATOMIC_ACQUIRE))
+          pthread_cond_wait(&w->worker_wakes, &w->lock);
+        rec->held += cap;
+        w->ahead_bytes += cap;
+      }
       if (tail)
         tail->next = seg;
       else
@@ -213,6 +239,20 @@ static void put_bytes(writer *w, const void *s, size_t len) {
 }
 
 static void replay_published(reader_recording *rec);
+
+/* `n` bytes of a prepared recording's segments freed (or all it holds,
+ * SIZE_MAX): a worker waiting for room may go on. */
+static void release_held(reader_recording *rec, size_t n) {
+  reader_worker *w = rec->worker;
+  if (!rec->prepared || !w)
+    return;
+  pthread_mutex_lock(&w->lock);
+  n = MIN(n, rec->held);
+  rec->held -= n;
+  w->ahead_bytes -= n;
+  pthread_cond_broadcast(&w->worker_wakes);
+  pthread_mutex_unlock(&w->lock);
+}
 
 /* The record just written, published; for a question, waits for the
  * answer. */
@@ -1591,6 +1631,7 @@ static void replay_to(reader_recording *rec, segment *until_seg, size_t until_le
     /* Passed: the worker writes into a later segment. */
     rec->head = seg->next;
     rec->read_len = 0;
+    release_held(rec, seg->cap);
     g_free(seg);
   }
 }
@@ -1654,8 +1695,10 @@ static void *worker_main(void *arg) {
 
 /* A worker running `thread_main`, with a queue of prepared recordings if
  * `queued` (the prefetch worker); NULL if the thread cannot start. */
-static reader_worker *worker_start(void *(*thread_main)(void *), bool queued) {
+static reader_worker *worker_start(void *(*thread_main)(void *), bool queued,
+                                   size_t ahead_limit) {
   reader_worker *w = g_new0(reader_worker, 1);
+  w->ahead_limit = ahead_limit;
   pthread_mutex_init(&w->lock, NULL);
   pthread_cond_init(&w->worker_wakes, NULL);
   pthread_cond_init(&w->caller_wakes, NULL);
@@ -1673,7 +1716,7 @@ static reader_worker *worker_start(void *(*thread_main)(void *), bool queued) {
   return w;
 }
 
-reader_worker *reader_worker_new(void) { return worker_start(worker_main, false); }
+reader_worker *reader_worker_new(void) { return worker_start(worker_main, false, 0); }
 
 void reader_worker_free(reader_worker *w) {
   if (!w)
@@ -1681,7 +1724,7 @@ void reader_worker_free(reader_worker *w) {
   pthread_mutex_lock(&w->lock);
   w->job = JOB_STOP;
   w->stop = true;
-  pthread_cond_signal(&w->worker_wakes);
+  pthread_cond_broadcast(&w->worker_wakes);
   pthread_mutex_unlock(&w->lock);
   pthread_join(w->thread, NULL);
   pthread_mutex_destroy(&w->lock);
@@ -1810,6 +1853,7 @@ void reader_recording_close(reader_recording *rec) {
   if (rec->prepared) {
     replay_prepared_until(rec, MARK_CLOSED);
     wait_prepared_done(rec);
+    release_held(rec, SIZE_MAX);
     rec->detached = true;
     rec->worker = NULL; /* done with it: the worker may go first */
   } else {
@@ -1835,6 +1879,7 @@ void reader_recording_detach(reader_recording *rec) {
     /* The import stopped mid-file: what the worker did past the replay is
      * not the serial run's; its reader is closed there. */
     reader_recording_cancel(rec);
+    release_held(rec, SIZE_MAX);
     rec->detached = true;
     rec->worker = NULL;
     return;
@@ -1848,6 +1893,7 @@ void reader_recording_free(reader_recording *rec) {
     return;
   if (rec->prepared) {
     reader_recording_cancel(rec);
+    release_held(rec, SIZE_MAX);
     g_free(rec->proxy);
   }
   free_segments(rec);
@@ -1947,7 +1993,9 @@ static void *prefetch_main(void *arg) {
   return NULL;
 }
 
-reader_worker *reader_prefetch_new(void) { return worker_start(prefetch_main, true); }
+reader_worker *reader_prefetch_new(size_t ahead_limit) {
+  return worker_start(prefetch_main, true, ahead_limit ? ahead_limit : PREFETCH_AHEAD_BYTES);
+}
 
 reader_recording *reader_recording_prepare(reader_worker *prefetch, const tm_reader *reader,
                                            tm_machine_ref machine, const tm_budgets *budgets,
@@ -2062,8 +2110,8 @@ void reader_recording_cancel(reader_recording *rec) {
     if (w->rec == rec && w->question) {
       memset(&rec->reply, 0, sizeof rec->reply);
       w->question = false;
-      pthread_cond_signal(&w->worker_wakes);
     }
+    pthread_cond_broadcast(&w->worker_wakes); /* an answer, or room */
     while (rec->pstate == PREP_RUNNING)
       pthread_cond_wait(&w->caller_wakes, &w->lock);
   }

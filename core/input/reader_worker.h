@@ -131,8 +131,12 @@ typedef void (*reader_stream_fn)(void *source, reader_chunk_fn chunk,
 typedef bool (*reader_halt_fn)(void *ctx);
 
 /* A worker for prepared files; NULL if no thread could be made. Freed
- * with reader_worker_free() once every prepared recording is freed. */
-reader_worker *reader_prefetch_new(void);
+ * with reader_worker_free() once every prepared recording is freed. The
+ * logs it has written and the replay has not freed stay under
+ * `ahead_limit` bytes (0: 64 MiB) besides the segment it writes: when
+ * they reach it, the worker waits for the replay (whose turn comes
+ * first, as the files are run in their order). */
+reader_worker *reader_prefetch_new(size_t ahead_limit);
 /* Queues `reader` over the bytes of `stream(source, ...)` on `prefetch`;
  * `budgets` must outlive the recording. */
 reader_recording *reader_recording_prepare(reader_worker *prefetch, const tm_reader *reader,

@@ -175,6 +175,9 @@ typedef struct import_sink {
    * worker to start it rather than reading it here, so tests take the
    * prefetch path whatever the scheduler does. */
   bool prefetch_wait;
+  /* TRACEMERGE_TEST_PREFETCH_AHEAD: the prefetch worker's bound in bytes
+   * (0: its default), so tests make it wait for the replay. */
+  size_t prefetch_ahead;
 } import_sink;
 
 static const char *sink_detect(void *ctx, const uint8_t *head, size_t len,
@@ -462,7 +465,8 @@ static void sink_offer(void *ctx, uint32_t file_id, const char *trace_type,
     return;
   /* The worker starts with the first member it can take: an import with
    * none (one file, a merge config) never makes the thread. */
-  if (!session->prefetch_worker && !(session->prefetch_worker = reader_prefetch_new()))
+  if (!session->prefetch_worker &&
+      !(session->prefetch_worker = reader_prefetch_new(state->prefetch_ahead)))
     return;
   const GBytes *config = g_hash_table_lookup(session->reader_configs, reader->descriptor.name);
   gsize config_len = 0;
@@ -992,6 +996,10 @@ static bool session_import(tm_session *session, const char *const *paths,
       .session = session,
       .hosts_by_file = g_hash_table_new(g_direct_hash, g_direct_equal),
       .prefetch_wait = g_getenv("TRACEMERGE_TEST_PREFETCH_WAIT") != NULL,
+      .prefetch_ahead = g_getenv("TRACEMERGE_TEST_PREFETCH_AHEAD")
+                            ? (size_t)g_ascii_strtoull(g_getenv("TRACEMERGE_TEST_PREFETCH_AHEAD"),
+                                                       NULL, 10)
+                            : 0,
   };
   tm_container_sink sink = {
       .ctx = &state,
