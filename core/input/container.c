@@ -765,8 +765,70 @@ static bool stream_leaf(tm_walk *w, tm_input *in, uint32_t id,
   return stream_begun_leaf(w, in, id, error);
 }
 
+/* How a leaf's stream ended (stream_chunks). */
+typedef struct leaf_streamed {
+  uint64_t delivered;
+  input_state state;
+  bool too_big, unwanted, refused;
+} leaf_streamed;
+
+/* The one loop of stream_begun_leaf() and container_source_stream(): the
+ * leaf's bytes from `ahead` (NULL: from `in` here), at most
+ * TM_CONTAINER_CHUNK at a time and `max_bytes` in all, to `chunk` (false:
+ * refused, nothing more), and after each, unless it was the last,
+ * `wants_more` (false: nothing more). */
+static leaf_streamed stream_chunks(tm_walk *w, tm_input *in, read_ahead *ahead,
+                                   uint64_t max_bytes,
+                                   bool (*chunk)(void *ctx, const uint8_t *data, size_t len),
+                                   bool (*wants_more)(void *ctx), void *ctx) {
+  leaf_streamed out = {.state = INPUT_OPEN};
+  const uint8_t *data = NULL;
+  size_t len = 0;
+  while (!out.too_big && !out.unwanted && !out.refused &&
+         (out.state = leaf_next(w, in, ahead, &data, &len)) == INPUT_OPEN) {
+    while (len > 0) {
+      size_t n = MIN(len, (size_t)TM_CONTAINER_CHUNK);
+      if (n > max_bytes - out.delivered) {
+        n = (size_t)(max_bytes - out.delivered);
+        out.too_big = true;
+      }
+      if (n > 0 && !chunk(ctx, data, n)) {
+        out.refused = true;
+        break;
+      }
+      data += n;
+      len -= n;
+      out.delivered += n;
+      if (out.too_big)
+        break;
+      /* A reader that failed wants no more: do not inflate the rest. */
+      if (!wants_more(ctx)) {
+        out.unwanted = true;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/* stream_chunks() to the sink. */
+typedef struct sink_leaf {
+  const tm_container_sink *sink;
+  uint32_t id;
+  GError **error;
+} sink_leaf;
+
+static bool sink_leaf_chunk(void *ctx, const uint8_t *data, size_t len) {
+  sink_leaf *leaf = ctx;
+  return leaf->sink->chunk(leaf->sink->ctx, leaf->id, data, len, leaf->error);
+}
+
+static bool sink_leaf_wants_more(void *ctx) {
+  sink_leaf *leaf = ctx;
+  return leaf->sink->wants_more == NULL || leaf->sink->wants_more(leaf->sink->ctx, leaf->id);
+}
+
 static bool stream_begun_leaf(tm_walk *w, tm_input *in, uint32_t id, GError **error) {
-  const tm_container_sink *sink = w->sink;
   leaf_pull lp = {.w = w, .in = in, .root_cut_before = w->root_cut};
   read_ahead *ahead = NULL;
   /* Only a leaf that is decoded (an archive member, a compressed file) is
@@ -786,41 +848,14 @@ static bool stream_begun_leaf(tm_walk *w, tm_input *in, uint32_t id, GError **er
       g_array_free(lp.pulled, TRUE);
     }
   }
-  uint64_t delivered = 0;
-  uint64_t max_bytes = w->budgets.max_member_bytes;
-  const uint8_t *data = NULL;
-  size_t len = 0;
-  input_state state = INPUT_OPEN;
-  bool too_big = false, unwanted = false, refused = false;
-  while (!too_big && !unwanted && !refused &&
-         (state = leaf_next(w, in, ahead, &data, &len)) == INPUT_OPEN) {
-    while (len > 0) {
-      size_t n = MIN(len, (size_t)TM_CONTAINER_CHUNK);
-      if (n > max_bytes - delivered) {
-        n = (size_t)(max_bytes - delivered);
-        too_big = true;
-      }
-      if (n > 0 && !sink->chunk(sink->ctx, id, data, n, error)) {
-        refused = true;
-        break;
-      }
-      data += n;
-      len -= n;
-      delivered += n;
-      if (too_big)
-        break;
-      /* A reader that failed wants no more: do not inflate the rest. */
-      if (sink->wants_more != NULL && !sink->wants_more(sink->ctx, id)) {
-        unwanted = true;
-        break;
-      }
-    }
-  }
+  sink_leaf leaf = {w->sink, id, error};
+  leaf_streamed out = stream_chunks(w, in, ahead, w->budgets.max_member_bytes, sink_leaf_chunk,
+                                    sink_leaf_wants_more, &leaf);
   if (ahead != NULL)
     leaf_finish_ahead(w, ahead, &lp);
-  if (refused)
+  if (out.refused)
     return sink_refused(error, in->display);
-  return end_leaf(w, in, id, delivered, too_big, unwanted, state, error);
+  return end_leaf(w, in, id, out.delivered, out.too_big, out.unwanted, out.state, error);
 }
 
 /* The end of a leaf streamed up to `delivered` bytes: its size, and how
@@ -863,46 +898,37 @@ struct container_source {
   /* Written by container_source_stream(); read by the walk only after
    * take() said the sink read it (which orders the two threads). */
   bool streamed;
-  uint64_t delivered;
-  input_state state;
-  bool too_big, unwanted;
+  leaf_streamed out;
 };
+
+/* stream_chunks() to container_source_stream()'s callbacks. */
+typedef struct source_leaf {
+  void (*chunk)(void *ctx, const uint8_t *data, size_t len);
+  bool (*wants_more)(void *ctx);
+  void *ctx;
+} source_leaf;
+
+static bool source_leaf_chunk(void *ctx, const uint8_t *data, size_t len) {
+  source_leaf *leaf = ctx;
+  leaf->chunk(leaf->ctx, data, len);
+  return true;
+}
+
+static bool source_leaf_wants_more(void *ctx) {
+  source_leaf *leaf = ctx;
+  return leaf->wants_more(leaf->ctx);
+}
 
 void container_source_stream(container_source *src,
                              void (*chunk)(void *ctx, const uint8_t *data, size_t len),
                              bool (*wants_more)(void *ctx), void *ctx) {
-  /* stream_begun_leaf()'s loop, with the sink's answers from the callbacks. */
-  tm_input *in = &src->in;
-  input_read_head(in);
-  uint64_t delivered = 0;
-  const uint8_t *data = NULL;
-  size_t len = 0;
-  input_state state = INPUT_OPEN;
-  bool too_big = false, unwanted = false;
-  while (!too_big && !unwanted && (state = input_next(in, &data, &len)) == INPUT_OPEN) {
-    while (len > 0) {
-      size_t n = MIN(len, (size_t)TM_CONTAINER_CHUNK);
-      if (n > src->max_bytes - delivered) {
-        n = (size_t)(src->max_bytes - delivered);
-        too_big = true;
-      }
-      if (n > 0)
-        chunk(ctx, data, n);
-      data += n;
-      len -= n;
-      delivered += n;
-      if (too_big)
-        break;
-      if (!wants_more(ctx)) {
-        unwanted = true;
-        break;
-      }
-    }
-  }
-  src->delivered = delivered;
-  src->state = state;
-  src->too_big = too_big;
-  src->unwanted = unwanted;
+  /* stream_begun_leaf()'s loop, with the sink's answers from the
+   * callbacks, read here (no read-ahead: this runs on the sink's thread,
+   * and the walk is not touched). */
+  input_read_head(&src->in);
+  source_leaf leaf = {chunk, wants_more, ctx};
+  src->out = stream_chunks(NULL, &src->in, NULL, src->max_bytes, source_leaf_chunk,
+                           source_leaf_wants_more, &leaf);
   src->streamed = true;
 }
 
@@ -930,8 +956,8 @@ static bool deliver_offered(tm_walk *w, struct archive *a, tm_input *zip, const 
   if (taken > 0 && src->streamed) {
     /* What the serial stream charges, charged in its place in the walk. */
     w->root_inflated += src->in.pulled;
-    return end_leaf(w, &src->in, id, src->delivered, src->too_big, src->unwanted, src->state,
-                    error);
+    return end_leaf(w, &src->in, id, src->out.delivered, src->out.too_big, src->out.unwanted,
+                    src->out.state, error);
   }
   tm_input member = listed_member_input(a, zip, name, entry);
   input_read_head(&member);
