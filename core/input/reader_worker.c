@@ -59,6 +59,9 @@ struct reader_worker {
    * segment it writes): a file parsed ahead costs at most that much
    * memory, however far ahead its turn is. Under `lock`. */
   size_t ahead_bytes, ahead_limit;
+  /* How many files the worker takes (0: all) and has taken; the later
+   * ones wait for their turn, to be read serially. */
+  unsigned max_files, taken;
 };
 
 /* The default bound of a prefetch worker's log (ahead_limit). On the 1.2M
@@ -1969,7 +1972,7 @@ static void *prefetch_main(void *arg) {
   reader_worker *w = arg;
   pthread_mutex_lock(&w->lock);
   for (;;) {
-    while (!w->stop && w->next >= w->queue->len)
+    while (!w->stop && (w->next >= w->queue->len || (w->max_files && w->taken >= w->max_files)))
       pthread_cond_wait(&w->worker_wakes, &w->lock);
     if (w->stop)
       break;
@@ -1977,6 +1980,7 @@ static void *prefetch_main(void *arg) {
     w->next++;
     if (rec == NULL || rec->pstate != PREP_PENDING)
       continue;
+    w->taken++;
     rec->pstate = PREP_RUNNING;
     w->rec = rec;
     pthread_cond_broadcast(&w->caller_wakes);
@@ -1993,8 +1997,15 @@ static void *prefetch_main(void *arg) {
   return NULL;
 }
 
-reader_worker *reader_prefetch_new(size_t ahead_limit) {
-  return worker_start(prefetch_main, true, ahead_limit ? ahead_limit : PREFETCH_AHEAD_BYTES);
+reader_worker *reader_prefetch_new(size_t ahead_limit, unsigned max_files) {
+  reader_worker *w =
+      worker_start(prefetch_main, true, ahead_limit ? ahead_limit : PREFETCH_AHEAD_BYTES);
+  if (w) { /* before any file is queued, which the lock orders */
+    pthread_mutex_lock(&w->lock);
+    w->max_files = max_files;
+    pthread_mutex_unlock(&w->lock);
+  }
+  return w;
 }
 
 reader_recording *reader_recording_prepare(reader_worker *prefetch, const tm_reader *reader,

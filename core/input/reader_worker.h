@@ -135,8 +135,10 @@ typedef bool (*reader_halt_fn)(void *ctx);
  * logs it has written and the replay has not freed stay under
  * `ahead_limit` bytes (0: 64 MiB) besides the segment it writes: when
  * they reach it, the worker waits for the replay (whose turn comes
- * first, as the files are run in their order). */
-reader_worker *reader_prefetch_new(size_t ahead_limit);
+ * first, as the files are run in their order). With `max_files` (0:
+ * all), it takes only the first that many files prepared: the turn of
+ * each later one finds it not started (tests: the serial fallback). */
+reader_worker *reader_prefetch_new(size_t ahead_limit, unsigned max_files);
 /* Queues `reader` over the bytes of `stream(source, ...)` on `prefetch`;
  * `budgets` must outlive the recording. */
 reader_recording *reader_recording_prepare(reader_worker *prefetch, const tm_reader *reader,

@@ -178,6 +178,9 @@ typedef struct import_sink {
   /* TRACEMERGE_TEST_PREFETCH_AHEAD: the prefetch worker's bound in bytes
    * (0: its default), so tests make it wait for the replay. */
   size_t prefetch_ahead;
+  /* TRACEMERGE_TEST_PREFETCH_FILES: how many queued files the worker
+   * takes (0: all), so tests see the later ones read here. */
+  unsigned prefetch_files;
 } import_sink;
 
 static const char *sink_detect(void *ctx, const uint8_t *head, size_t len,
@@ -466,7 +469,8 @@ static void sink_offer(void *ctx, uint32_t file_id, const char *trace_type,
   /* The worker starts with the first member it can take: an import with
    * none (one file, a merge config) never makes the thread. */
   if (!session->prefetch_worker &&
-      !(session->prefetch_worker = reader_prefetch_new(state->prefetch_ahead)))
+      !(session->prefetch_worker =
+            reader_prefetch_new(state->prefetch_ahead, state->prefetch_files)))
     return;
   const GBytes *config = g_hash_table_lookup(session->reader_configs, reader->descriptor.name);
   gsize config_len = 0;
@@ -999,6 +1003,10 @@ static bool session_import(tm_session *session, const char *const *paths,
       .prefetch_ahead = g_getenv("TRACEMERGE_TEST_PREFETCH_AHEAD")
                             ? (size_t)g_ascii_strtoull(g_getenv("TRACEMERGE_TEST_PREFETCH_AHEAD"),
                                                        NULL, 10)
+                            : 0,
+      .prefetch_files = g_getenv("TRACEMERGE_TEST_PREFETCH_FILES")
+                            ? (unsigned)g_ascii_strtoull(g_getenv("TRACEMERGE_TEST_PREFETCH_FILES"),
+                                                         NULL, 10)
                             : 0,
   };
   tm_container_sink sink = {
