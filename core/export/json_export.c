@@ -70,10 +70,9 @@ typedef struct json_state {
   GHashTable *used_ids;    /* (machine, id) of ids in [0, S) */
   GHashTable *remapped;    /* (machine, id) -> id written, for ids outside */
   int64_t *next_free;      /* by machine: the next id to give out */
-  /* Arg sets as lists of arg rows (model_index_arg_set), owned. */
-  tm_model_index *arg_index;
-  /* Flow rows by slice. */
-  uint32_t *out_start, *out_flows, *in_start, *in_flows;
+  /* Arg sets as lists of arg rows (model_index_arg_set) and flow rows by
+   * slice (model_index_flows_out/in), owned. */
+  tm_model_index *index;
   /* Async slices: per track, the open ones, innermost last. */
   GArray **stacks;
   uint8_t *has_children;
@@ -465,7 +464,7 @@ static bool put_flat_args(json_state *js, const uint32_t *rows, size_t n_rows,
 static void put_args(json_state *js, uint32_t arg_set_id, const char *extra) {
   size_t n_rows = 0;
   const uint32_t *rows =
-      arg_set_id ? model_index_arg_set(js->arg_index, arg_set_id, &n_rows) : NULL;
+      arg_set_id ? model_index_arg_set(js->index, arg_set_id, &n_rows) : NULL;
   bool has_set = n_rows > 0;
   if (!has_set && !extra)
     return;
@@ -496,39 +495,6 @@ static void put_args(json_state *js, uint32_t arg_set_id, const char *extra) {
     }
     g_ptr_array_unref(root.children);
   }
-}
-
-static void index_flows(json_state *js) {
-  const tm_model *model = js->model;
-  size_t n = model->slices.len;
-  js->out_start = g_new0(uint32_t, n + 2);
-  js->in_start = g_new0(uint32_t, n + 2);
-  for (size_t f = 0; f < model->flows.len; f++) {
-    const tm_flow_row *row = &model->flows.data[f];
-    if (row->slice_out < n && row->slice_in < n && export_slice_on(js->sel, row->slice_out) &&
-        export_slice_on(js->sel, row->slice_in)) {
-      js->out_start[row->slice_out + 1]++;
-      js->in_start[row->slice_in + 1]++;
-    }
-  }
-  for (size_t s = 0; s < n; s++) {
-    js->out_start[s + 1] += js->out_start[s];
-    js->in_start[s + 1] += js->in_start[s];
-  }
-  js->out_flows = g_new(uint32_t, js->out_start[n] + 1);
-  js->in_flows = g_new(uint32_t, js->in_start[n] + 1);
-  uint32_t *out_fill = g_memdup2(js->out_start, (n + 1) * sizeof(uint32_t));
-  uint32_t *in_fill = g_memdup2(js->in_start, (n + 1) * sizeof(uint32_t));
-  for (size_t f = 0; f < model->flows.len; f++) {
-    const tm_flow_row *row = &model->flows.data[f];
-    if (row->slice_out < n && row->slice_in < n && export_slice_on(js->sel, row->slice_out) &&
-        export_slice_on(js->sel, row->slice_in)) {
-      js->out_flows[out_fill[row->slice_out]++] = (uint32_t)f;
-      js->in_flows[in_fill[row->slice_in]++] = (uint32_t)f;
-    }
-  }
-  g_free(out_fill);
-  g_free(in_fill);
 }
 
 /* --- metadata events ----------------------------------------------------------- */
@@ -658,12 +624,19 @@ static bool flow_is_v2(const json_state *js, uint32_t f) {
   return (js->flow_v2[f / 8] >> (f % 8)) & 1;
 }
 
+/* The v1 flows of exported slice `id`: its flows out ("s"), then in ("f"),
+ * each in flow row order, those whose other slice is exported too. */
 static void write_v1_flows(json_state *js, uint32_t id, int64_t pid, int64_t tid, int64_t ts) {
+  const tm_model *model = js->model;
   for (int pass = 0; pass < 2; pass++) {
-    const uint32_t *start = pass == 0 ? js->out_start : js->in_start;
-    const uint32_t *flows = pass == 0 ? js->out_flows : js->in_flows;
-    for (uint32_t i = start[id]; i < start[id + 1]; i++) {
-      if (flow_is_v2(js, flows[i]))
+    size_t n_flows;
+    const uint32_t *flows = pass == 0 ? model_index_flows_out(js->index, id, &n_flows)
+                                      : model_index_flows_in(js->index, id, &n_flows);
+    for (size_t i = 0; i < n_flows; i++) {
+      const tm_flow_row *row = &model->flows.data[flows[i]];
+      uint32_t other = pass == 0 ? row->slice_in : row->slice_out;
+      if (other >= model->slices.len || !export_slice_on(js->sel, other) ||
+          flow_is_v2(js, flows[i]))
         continue;
       begin_event(js);
       g_string_append_printf(js->buf, "\"ph\":\"%s\",", pass == 0 ? "s" : "f");
@@ -925,8 +898,7 @@ bool json_export(const tm_model *model, const export_selection *sel, tmr_out_fn 
   for (uint32_t m = 0; m < model->machines.len; m++)
     js.machine_index[m] = export_machine_on(sel, m) ? next++ : UINT32_MAX;
   choose_stride(&js);
-  js.arg_index = model_index_new(model);
-  index_flows(&js);
+  js.index = model_index_new(model);
   assign_flows(&js);
   size_t n = model->slices.len;
   js.has_children = g_new0(uint8_t, n / 8 + 1);
@@ -958,11 +930,7 @@ bool json_export(const tm_model *model, const export_selection *sel, tmr_out_fn 
   g_hash_table_unref(js.used_ids);
   g_hash_table_unref(js.remapped);
   g_free(js.next_free);
-  model_index_free(js.arg_index);
-  g_free(js.out_start);
-  g_free(js.out_flows);
-  g_free(js.in_start);
-  g_free(js.in_flows);
+  model_index_free(js.index);
   g_string_free(js.buf, TRUE);
   return ok;
 }
