@@ -489,6 +489,40 @@ static void test_refusals_are_the_same_on_the_reader_worker(fixture *f, gconstpo
   g_free(seen[1]);
 }
 
+/* A cpu above 4095 has one cause, the trace, and one count: each call on
+ * the track of such a cpu (a counter, a slice, two set_parents and a
+ * source arg: 5) is counted in sched_cpu_out_of_range, none in
+ * reader_call_refused as well, and track_intern itself counts nothing;
+ * the same cpu 7's counter and slice are kept. Alike on the reader worker
+ * (three threads, past the first chunk), which asks the host for a cpu
+ * track's answer. Expected from plugin.h (tm_track_desc.has_cpu). */
+static void test_a_cpu_above_4095_is_counted_once_per_call(fixture *f, gconstpointer data) {
+  (void)data;
+  GString *text = g_string_new("#tm-abi\n");
+  while (text->len < 600 * 1024) /* three chunks of 256 KiB */
+    g_string_append(text, "# padding the file past its first chunk\n");
+  g_string_append(text, "cpu counter 5000 20\ncpu slice 5000 30\ncpu parent 5000 35\n"
+                        "cpu counter 7 40\ncpu slice 7 50\n");
+  g_autofree char *path = write_input(f, "cpus.abi", text->str);
+  g_string_free(text, TRUE);
+  for (unsigned threads = 1; threads <= 3; threads += 2) {
+    const char *dirs[] = {g_getenv("TM_ABI_TEST_READERS")};
+    tm_session_options options = {.plugin_dirs = dirs, .n_plugin_dirs = 1, .threads = threads};
+    tm_session *session = tm_session_new(&options);
+    const char *paths[] = {path};
+    import_ok(session, paths, 1);
+    g_autofree char *rows = session_query_csv(
+        session,
+        "SELECT (SELECT sum(value) FROM stats WHERE name = 'sched_cpu_out_of_range') AS cpu, "
+        "(SELECT sum(value) FROM stats WHERE name = 'reader_call_refused') AS refused, "
+        "(SELECT group_concat(c.ts || '@' || t.cpu) FROM counter c "
+        "JOIN cpu_counter_track t ON t.id = c.track_id) AS counters, "
+        "(SELECT count(*) FROM slice WHERE name = 'on_cpu') AS slices");
+    g_assert_cmpstr(rows, ==, "\"cpu\",\"refused\",\"counters\",\"slices\"\n5,0,\"40@7\",1\n");
+    tm_session_free(session);
+  }
+}
+
 /* A version-1 reader's NULL slice fields and NULL cpu track description
  * reach version 2's services as NULL and are refused there, counted as a
  * version-2 reader's are. */
@@ -592,6 +626,8 @@ int main(int argc, char **argv) {
       test_every_refused_call_is_counted_and_named);
   ADD("/reader-abi/refusals/the-same-on-the-reader-worker",
       test_refusals_are_the_same_on_the_reader_worker);
+  ADD("/reader-abi/refusals/a-cpu-above-4095-is-counted-once-per-call",
+      test_a_cpu_above_4095_is_counted_once_per_call);
   ADD("/reader-abi/refusals/a-version-1-readers-refused-calls-are-counted",
       test_a_version_1_readers_refused_calls_are_counted);
   ADD("/reader-abi/declarations/samples-go-to-the-declared-table",

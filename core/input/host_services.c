@@ -84,6 +84,31 @@ void host_refuse_call(tm_host *host, const char *call, const char *reason) {
             TM_NULL_INT64, -1, args, G_N_ELEMENTS(args));
 }
 
+/* The ref track_intern answers for a track of a cpu above
+ * TM_SCHED_MAX_CPU. It names no row, and every call on it does nothing
+ * and is counted in sched_cpu_out_of_range alone: its one cause is the
+ * cpu the trace names, not a reader's mistake, so it is not refused too
+ * (reader_call_refused), and track_intern itself counts nothing. So an
+ * event on such a cpu counts once, whether a counter on its track or a
+ * switch on the cpu. Far from any track or slot ref (below 2^31). */
+#define CPU_OUT_OF_RANGE_TRACK ((tm_track_ref)0xfffffffeu)
+
+static const char NO_SUCH_TRACK[] = "no such track";
+static const char NO_SUCH_PARENT_TRACK[] = "no such parent track";
+
+/* Refuses `call` for `reason`, except when the reason is `track` (a
+ * track or parent track that names no row) and it is
+ * CPU_OUT_OF_RANGE_TRACK: then counted in sched_cpu_out_of_range. */
+static void refuse_track_call(tm_host *host, const char *call, const char *reason,
+                              tm_track_ref track) {
+  if ((reason == NO_SUCH_TRACK || reason == NO_SUCH_PARENT_TRACK) &&
+      track == CPU_OUT_OF_RANGE_TRACK)
+    stats_add(host->state->stats, "sched_cpu_out_of_range", TM_NULL_INT64, host->machine_id,
+              host->file_id, 1);
+  else
+    host_refuse_call(host, call, reason);
+}
+
 /* The row a ref names, or false (the refs a reader holds are row id + 1). */
 static bool thread_ref_valid(tm_host *host, tm_thread_ref thread) {
   return thread != 0 && UNREF(thread) < model_of(host)->threads.len;
@@ -633,10 +658,8 @@ static tm_track_ref svc_track_intern(tm_host *host, const tm_track_desc *desc) {
   if (!desc->has_cpu)
     return intern_described_track(host, machine_id, desc, 0);
   uint32_t ucpu = sched_cpu_intern(model_of(host), machine_id, desc->cpu);
-  if (ucpu == TM_NULL_ID) {
-    svc_stat_add(host, "sched_cpu_out_of_range", 1);
-    return 0;
-  }
+  if (ucpu == TM_NULL_ID)
+    return CPU_OUT_OF_RANGE_TRACK; /* counted where it is used */
   return intern_described_track(host, machine_id, desc, ucpu + 1);
 }
 
@@ -825,7 +848,7 @@ static const char *slice_fields_refusal(tm_host *host, const tm_slice_fields *f)
   if (f->struct_size < SLICE_FIELDS_V2_SIZE)
     return "tm_slice_fields shorter than version 2's";
   if (!track_valid(host, f->track))
-    return "no such track";
+    return NO_SUCH_TRACK;
   if (!args_ref_valid(host, f->args))
     return "no such arg set";
   return NULL;
@@ -855,7 +878,9 @@ static __attribute__((noinline)) void push_slice_full(tm_host *host, const tm_sl
   if (__builtin_expect(!f || f->struct_size < SLICE_FIELDS_V2_SIZE ||
                            !track_valid(host, f->track) || !args_ref_valid(host, f->args),
                        0)) {
-    host_refuse_call(host, SLICE_CALL_NAMES[kind], slice_fields_refusal(host, f));
+    const char *refusal = slice_fields_refusal(host, f);
+    refuse_track_call(host, SLICE_CALL_NAMES[kind], refusal,
+                      refusal == NO_SUCH_TRACK ? f->track : 0);
     return;
   }
   tm_event ev = {
@@ -929,11 +954,11 @@ static void svc_slice_complete(tm_host *host, const tm_slice_fields *f,
 
 static void svc_counter(tm_host *host, tm_track_ref track, tm_clock_ref clock,
                         int64_t ts, double value, tm_args_ref args) {
-  const char *refusal = !track_valid(host, track)      ? "no such track"
+  const char *refusal = !track_valid(host, track)      ? NO_SUCH_TRACK
                         : !args_ref_valid(host, args) ? "no such arg set"
                                                       : NULL;
   if (refusal) {
-    host_refuse_call(host, "counter", refusal);
+    refuse_track_call(host, "counter", refusal, track);
     return;
   }
   tm_event ev = {
@@ -951,13 +976,13 @@ static void svc_counter(tm_host *host, tm_track_ref track, tm_clock_ref clock,
 static void svc_flow(tm_host *host, tm_track_ref track, tm_clock_ref clock,
                      int64_t ts, uint64_t flow_id, tm_flow_direction direction,
                      tm_flow_binding binding, tm_args_ref args) {
-  const char *refusal = !track_valid(host, track) ? "no such track"
+  const char *refusal = !track_valid(host, track) ? NO_SUCH_TRACK
                         : (uint32_t)direction > TM_FLOW_IN_KEEP ? "no such flow direction"
                         : (uint32_t)binding > TM_FLOW_BIND_NEXT_BEGIN ? "no such flow binding"
                         : !args_ref_valid(host, args)                 ? "no such arg set"
                                                                       : NULL;
   if (refusal) {
-    host_refuse_call(host, "flow", refusal);
+    refuse_track_call(host, "flow", refusal, track);
     return;
   }
   tm_event ev = {
@@ -1082,14 +1107,15 @@ static void svc_track_set_parent(tm_host *host, tm_track_ref track,
                                  tm_track_ref parent) {
   tm_model *model = model_of(host);
   const char *refusal =
-      !track_valid(host, track)                ? "no such track"
-      : !track_valid(host, parent)             ? "no such parent track"
+      !track_valid(host, track)                ? NO_SUCH_TRACK
+      : !track_valid(host, parent)             ? NO_SUCH_PARENT_TRACK
       : track == parent                        ? "a track cannot be its own parent"
       : !track_of_file(host, UNREF(track))     ? "a track of another file"
       : !track_of_file(host, UNREF(parent))    ? "a parent track of another file"
                                                : NULL;
   if (refusal) {
-    host_refuse_call(host, "track_set_parent", refusal);
+    refuse_track_call(host, "track_set_parent", refusal,
+                      refusal == NO_SUCH_PARENT_TRACK ? parent : track);
     return;
   }
   if (async_tracks_is_slot(host->state->async_tracks, UNREF(track))) {
@@ -1102,9 +1128,9 @@ static void svc_track_set_parent(tm_host *host, tm_track_ref track,
 static void svc_track_add_source_arg(tm_host *host, tm_track_ref track,
                                      tm_str_id key, tm_arg_value value) {
   tm_model *model = model_of(host);
-  const char *refusal = !track_valid(host, track) ? "no such track" : !key ? "no key" : NULL;
+  const char *refusal = !track_valid(host, track) ? NO_SUCH_TRACK : !key ? "no key" : NULL;
   if (refusal) {
-    host_refuse_call(host, "track_add_source_arg", refusal);
+    refuse_track_call(host, "track_add_source_arg", refusal, track);
     return;
   }
   uint32_t *set = async_tracks_source_args(host->state->async_tracks, UNREF(track));
@@ -1378,7 +1404,8 @@ static void svc_frame_timeline_begin(tm_host *host, const tm_slice_fields *f,
                             ? "no tm_frame_timeline_fields, or a short one"
                             : slice_fields_refusal(host, f);
   if (refusal) {
-    host_refuse_call(host, "frame_timeline_begin", refusal);
+    refuse_track_call(host, "frame_timeline_begin", refusal,
+                      refusal == NO_SUCH_TRACK ? f->track : 0);
     return;
   }
   tm_frame_timeline_row row = {

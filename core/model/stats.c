@@ -93,7 +93,8 @@ static const tm_stat_info core_catalog[] = {
      "element, packet) than the record budget (--max-record-size); the "
      "file was cut there."},
     {"sched_cpu_out_of_range", "error", "trace", MT,
-     "A scheduling event named a cpu above 4095; it was dropped."},
+     "An event named a cpu above 4095 (a switch, wakeup or ftrace event on it, any call on "
+     "a track of it); it was dropped (a sample kept without its cpu)."},
     {"flow_duplicate_id", "error", "trace", MT,
      "A flow started with an id already in flight."},
     {"flow_no_enclosing_slice", "error", "trace", MT,

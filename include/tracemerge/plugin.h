@@ -227,7 +227,9 @@ typedef struct tm_track_desc {
   /* has_cpu != 0: a machine-wide track with a cpu dimension (e.g. {type
    * "cpu_frequency", is_counter 1, name "cpufreq"}), on `machine`; thread
    * and process are then ignored. Also creates the cpu row. A cpu above
-   * 4095 is refused (track 0) and counted in sched_cpu_out_of_range. */
+   * 4095 gets a ref that names no track: every call on it does nothing
+   * and is counted in sched_cpu_out_of_range (one per call, nothing for
+   * track_intern itself), not in reader_call_refused. */
   uint32_t has_cpu;
   uint32_t cpu;
   /* Read by track_async only (appended after version 2; 0: none). */

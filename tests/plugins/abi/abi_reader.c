@@ -22,6 +22,13 @@
  *                       struct_size is "full" (sizeof) or "v2" (version
  *                       2's first layout, up to cpu); the merge fields past
  *                       v2 always say "nameless, merged by key abi_key"
+ *   cpu <kind> <cpu> <ts>
+ *                       on the track of cpu <cpu> (track_intern with
+ *                       has_cpu), interned anew for each line: a counter
+ *                       (kind "counter", value 1) or an instant (kind
+ *                       "slice", named "on_cpu"), or (kind "parent") the
+ *                       track made a thread track's child, then its
+ *                       parent, then given a source arg
  *   tinyslice <ts> <name>
  *                       an instant whose tm_slice_fields is too short to
  *                       hold thread_dur (smaller than any version's)
@@ -259,6 +266,7 @@ static void abi_command(abi_reader *r) {
   char name[64];
   char size[8];
   long long ts;
+  unsigned cpu;
   if (sscanf(r->line, "slice %lld %63s", &ts, name) == 2) {
     tm_slice_fields f = {TM_SLICE_FIELDS_INIT, .ts = ts,
                          .clock = s->clock_private(h),
@@ -298,6 +306,21 @@ static void abi_command(abi_reader *r) {
                          .track = s->track_async(h, &set, 1, 0),
                          .name = set.name};
     s->slice_complete(h, &f, 0);
+  } else if (sscanf(r->line, "cpu %7s %u %lld", size, &cpu, &ts) == 3) {
+    tm_track_desc desc = {TM_TRACK_DESC_INIT, .type = "abi_test_cpu", .has_cpu = 1, .cpu = cpu,
+                          .is_counter = strcmp(size, "counter") == 0};
+    tm_track_ref track = s->track_intern(h, &desc);
+    tm_slice_fields f = {TM_SLICE_FIELDS_INIT, .ts = ts, .clock = s->clock_private(h),
+                         .track = track, .name = s->intern_string(h, "on_cpu", 6)};
+    if (strcmp(size, "counter") == 0) {
+      s->counter(h, track, f.clock, ts, 1.0, TM_NO_ARGS);
+    } else if (strcmp(size, "slice") == 0) {
+      s->slice_complete(h, &f, 0);
+    } else if (strcmp(size, "parent") == 0) {
+      s->track_set_parent(h, track, s->track_thread(h, thread));
+      s->track_set_parent(h, s->track_thread(h, thread), track);
+      s->track_add_source_arg(h, track, f.name, (tm_arg_value){.type = TM_ARG_INT});
+    }
   } else if (sscanf(r->line, "tinyslice %lld %63s", &ts, name) == 2) {
     tm_slice_fields f = {TM_SLICE_FIELDS_INIT, .ts = ts,
                          .clock = s->clock_private(h),
