@@ -400,7 +400,8 @@ static tm_thread_ref thread_for(systrace_emitter *em, int64_t pid, int64_t tid,
 }
 
 /* The main track of thread `tid` (as thread_for), asked of the host once. */
-static tm_track_ref thread_track_for(systrace_emitter *em, int64_t pid, int64_t tid,
+static inline __attribute__((always_inline)) tm_track_ref
+thread_track_for(systrace_emitter *em, int64_t pid, int64_t tid,
                                      systrace_text name) {
   thread_entry *e = entry_for(em, pid, tid, name);
   if (!e->track)
@@ -515,8 +516,10 @@ static __attribute__((noinline)) bool mark_other(systrace_emitter *em, int64_t t
                                                   int64_t tid, systrace_text task,
                                                   systrace_text payload);
 
-static bool mark_write(systrace_emitter *em, int64_t ts_ns, int64_t tid, systrace_text task,
-                       systrace_text payload) {
+static inline __attribute__((always_inline)) bool mark_write(systrace_emitter *em,
+                                                             int64_t ts_ns, int64_t tid,
+                                                             systrace_text task,
+                                                             systrace_text payload) {
   while (payload.len && (payload.p[payload.len - 1] == '\0' ||
                          payload.p[payload.len - 1] == '\n'))
     payload.len--;
@@ -1058,18 +1061,21 @@ systrace_line_result systrace_emitter_data_line(systrace_emitter *em,
   /* By the name's length first, then its bytes compared inline (memcmp
    * calls for the 18 bytes of tracing_mark_write were 1% of an import). */
 #define EVENT_IS(lit) short_bytes_equal(l.event.p, (lit), sizeof(lit) - 1)
+  /* The three kinds of marks share one (inline) mark_write below. */
+  bool is_mark = false;
+  systrace_text mark = l.payload;
   switch (l.event.len) {
   case 18:
-    if (EVENT_IS("tracing_mark_write"))
-      ok = mark_write(em, l.ts_ns, l.pid, l.task, l.payload);
+    is_mark = EVENT_IS("tracing_mark_write");
     break;
   case 1:
-    if (l.event.p[0] == '0')
-      ok = mark_write(em, l.ts_ns, l.pid, l.task, l.payload);
+    is_mark = l.event.p[0] == '0';
     break;
   case 5:
-    if (EVENT_IS("print"))
-      ok = mark_write(em, l.ts_ns, l.pid, l.task, strip_print_ip(l.payload));
+    if (EVENT_IS("print")) {
+      is_mark = true;
+      mark = strip_print_ip(l.payload);
+    }
     break;
   case 12:
     if (EVENT_IS("sched_switch"))
@@ -1096,6 +1102,8 @@ systrace_line_result systrace_emitter_data_line(systrace_emitter *em,
   default:
     break;
   }
+  if (is_mark)
+    ok = mark_write(em, l.ts_ns, l.pid, l.task, mark);
 #undef EVENT_IS
   if (ok)
     return SYSTRACE_LINE_READ;
