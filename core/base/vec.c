@@ -47,7 +47,6 @@ void tm_vec_reserve_(void **data, size_t *cap, size_t need, size_t elem_size) {
   }
   *data = g_realloc(*data, new_cap * elem_size);
   *cap = new_cap;
-  tm_memory_advise_huge(*data, new_cap * elem_size);
 }
 
 void tm_vec_reserve_exact_(void **data, size_t *cap, size_t need, size_t elem_size) {
@@ -58,7 +57,6 @@ void tm_vec_reserve_exact_(void **data, size_t *cap, size_t need, size_t elem_si
             elem_size);
   *data = g_realloc(*data, need * elem_size);
   *cap = need;
-  tm_memory_advise_huge(*data, need * elem_size);
 }
 
 void tm_vec_release_(void *data) { g_free(data); }

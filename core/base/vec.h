@@ -29,10 +29,16 @@
     size_t cap;                                                             \
   }
 
-/* Asks the kernel to back a large block with transparent huge pages. The
- * import's big tables are touched once, front to back: on 4 KiB pages the
- * page faults alone cost as much as parsing (measured by the benchmark).
- * A no-op for blocks under 4 MiB or where the kernel says no. */
+/* Asks the kernel to back a large block with transparent huge pages. For
+ * blocks written in scattered order (the sorter's side tables), where
+ * 4 KiB pages would cost a TLB miss at most writes. Not for tables
+ * appended front to back (vectors, event runs): a huge page is zeroed
+ * whole at its first touch, 2 MiB that leave the cache before the rows
+ * are written into them, so every line crosses the memory bus three
+ * times; on 4 KiB pages the zeroed lines are still cached when written
+ * (ftrace 5M events: 0.51 -> 0.32 s of system time, 95.5k faults for
+ * 13.9k; docs/performance.md). A no-op for blocks under 4 MiB or where
+ * the kernel says no. */
 void tm_memory_advise_huge(void *block, size_t bytes);
 
 /* Hands the whole pages of the bytes [from, to) of the g_malloc'd `block`

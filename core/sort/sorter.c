@@ -180,7 +180,6 @@ void event_run_grow_(tm_event_run *run) {
     g_error("tracemerge: event run of %zu events is too large", run->cap);
   run->events = g_renew(tm_event, run->events, cap);
   run->cap = cap;
-  tm_memory_advise_huge(run->events, cap * sizeof(tm_event));
 }
 
 size_t sorter_run_count(const tm_sorter *sorter) { return sorter->runs.len; }
