@@ -1,5 +1,6 @@
 #include "base/vec.h"
 
+#include <errno.h>
 #include <glib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -30,6 +31,24 @@ void tm_memory_release(const void *block, uintptr_t from, uintptr_t to) {
   to &= ~(page - 1);
   if (to > from)
     madvise((void *)from, to - from, MADV_DONTNEED);
+}
+
+void tm_memory_populate_(const void *block, size_t block_bytes, size_t from) {
+#ifdef MADV_POPULATE_WRITE
+  static int unsupported; /* read and set atomically: two threads import */
+  if (__atomic_load_n(&unsupported, __ATOMIC_RELAXED) || from >= block_bytes)
+    return;
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  uintptr_t start = ((uintptr_t)block + from + page - 1) & ~(page - 1);
+  uintptr_t end = ((uintptr_t)block + MIN(block_bytes, from + TM_POPULATE_STEP)) & ~(page - 1);
+  if (end > start && madvise((void *)start, end - start, MADV_POPULATE_WRITE) != 0 &&
+      errno == EINVAL)
+    __atomic_store_n(&unsupported, 1, __ATOMIC_RELAXED);
+#else
+  (void)block;
+  (void)block_bytes;
+  (void)from;
+#endif
 }
 
 void tm_vec_reserve_(void **data, size_t *cap, size_t need, size_t elem_size) {

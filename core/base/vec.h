@@ -49,6 +49,36 @@ void tm_memory_advise_huge(void *block, size_t bytes);
  * last time while the import's tables still grow. */
 void tm_memory_release(const void *block, uintptr_t from, uintptr_t to);
 
+/* Bytes a table appended front to back has populated ahead of its end. */
+#define TM_POPULATE_STEP ((size_t)64 << 10)
+
+/* Populates (MADV_POPULATE_WRITE: zeroed pages mapped in one call) the
+ * whole pages of the block's bytes [from, from + TM_POPULATE_STEP) that
+ * lie inside its first `block_bytes` bytes. A no-op where the kernel
+ * lacks it. */
+void tm_memory_populate_(const void *block, size_t block_bytes, size_t from);
+
+/* For a table appended front to back, after an append that ended at byte
+ * `end` of its block of `block_bytes`: once the end crosses into a new
+ * step of TM_POPULATE_STEP bytes, the step after it is populated, so that
+ * the table's pages come 16 to a call instead of a page fault each (on
+ * this VM, 1.3 us a fault; 64 KiB steps stay in L2 until they are
+ * written). `elem` is the size of one append. */
+static inline void tm_memory_populate_ahead(const void *block, size_t block_bytes,
+                                            size_t end, size_t elem) {
+  if (__builtin_expect(end % TM_POPULATE_STEP < elem, 0))
+    tm_memory_populate_(block, block_bytes, end - end % TM_POPULATE_STEP + TM_POPULATE_STEP);
+}
+
+/* tm_vec_push for a large table appended front to back, its pages
+ * populated ahead (tm_memory_populate_ahead). */
+#define tm_vec_push_populated(v, x)                                         \
+  do {                                                                      \
+    tm_vec_push((v), (x));                                                  \
+    tm_memory_populate_ahead((v)->data, (v)->cap * sizeof(*(v)->data),     \
+                             (v)->len * sizeof(*(v)->data), sizeof(*(v)->data)); \
+  } while (0)
+
 /* Grows *data so that it holds at least `need` elements of `elem_size`. */
 void tm_vec_reserve_(void **data, size_t *cap, size_t need, size_t elem_size);
 

@@ -220,7 +220,7 @@ static uint32_t open_slice_row(tm_model_builder *builder, track_state *state,
                        : TM_NULL_ID,
       .arg_set_id = ev->arg_set_id,
   };
-  tm_vec_push(&builder->model->slices, row);
+  tm_vec_push_populated(&builder->model->slices, row);
   uint32_t slice_id = (uint32_t)(builder->model->slices.len - 1);
   const tm_event_extra *extra = extra_of(builder, ev);
   if (extra) {

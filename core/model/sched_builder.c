@@ -132,7 +132,7 @@ static inline __attribute__((always_inline)) void change_state(tm_sched_builder 
       .waker_utid = waker_utid,
       .waker_id = waker_id,
   };
-  tm_vec_push(&model->thread_states, row);
+  tm_vec_push_populated(&model->thread_states, row);
   uint32_t id = (uint32_t)(model->thread_states.len - 1);
   t->open = id;
   t->open_ts = ts;
@@ -163,7 +163,7 @@ static void on_switch(tm_sched_builder *builder, const tm_event *ev) {
       .utid = next,
       .priority = (int32_t)(uint32_t)ev->u.dur_ns,
   };
-  tm_vec_push(&model->sched_slices, row);
+  tm_vec_push_populated(&model->sched_slices, row);
   cpu->open = (uint32_t)(model->sched_slices.len - 1);
   cpu->open_ts = ev->ts;
 

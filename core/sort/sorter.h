@@ -75,6 +75,8 @@ static inline void event_run_push(tm_event_run *run, const tm_event *ev) {
     run->last_ts = ev->ts;
   }
   run->events[run->len++] = *ev;
+  tm_memory_populate_ahead(run->events, run->cap * sizeof *ev, run->len * sizeof *ev,
+                           sizeof *ev);
 }
 
 /* The runs in creation order, before sorter_merge(): the session walks them
