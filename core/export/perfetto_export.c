@@ -152,7 +152,7 @@ static void put_annotations(pe_state *pe, tmr_sequence *seq, tmr_enc *e, tmr_enc
     return;
   const tm_model *model = pe->model;
   size_t n_rows;
-  const uint32_t *rows = model_index_arg_set(pe->arg_index, arg_set_id, &n_rows);
+  const uint32_t *rows = model_index_arg_set(pe->index, arg_set_id, &n_rows);
   for (size_t i = 0; i < n_rows; i++) {
     const tm_arg_row *a = &model->args.data[rows[i]];
     const tm_arg_key *ak = model_arg_key(model, a);
@@ -214,8 +214,6 @@ typedef struct slice_source {
   uint8_t *open;        /* begun and not ended */
   GArray **stacks;      /* by track id: open slice ids, innermost last */
   GArray *heap;         /* pending_end: min by (ts, deeper first) */
-  /* Flow rows by slice: out[out_start[s] .. out_start[s + 1]), in likewise. */
-  uint32_t *out_start, *out_flows, *in_start, *in_flows;
 } slice_source;
 
 static bool end_before(const pending_end *a, const pending_end *b) {
@@ -262,40 +260,6 @@ static void heap_pop(GArray *heap) {
   }
 }
 
-static void index_flows(pe_state *pe, slice_source *src) {
-  const tm_model *model = pe->model;
-  size_t n = model->slices.len;
-  src->out_start = g_new0(uint32_t, n + 2);
-  src->in_start = g_new0(uint32_t, n + 2);
-  /* A flow whose two slices are written (a filter may drop either). */
-  for (size_t f = 0; f < model->flows.len; f++) {
-    const tm_flow_row *row = &model->flows.data[f];
-    if (row->slice_out < n && row->slice_in < n && export_slice_on(pe->sel, row->slice_out) &&
-        export_slice_on(pe->sel, row->slice_in)) {
-      src->out_start[row->slice_out + 1]++;
-      src->in_start[row->slice_in + 1]++;
-    }
-  }
-  for (size_t s = 0; s < n; s++) {
-    src->out_start[s + 1] += src->out_start[s];
-    src->in_start[s + 1] += src->in_start[s];
-  }
-  src->out_flows = g_new(uint32_t, src->out_start[n] + 1);
-  src->in_flows = g_new(uint32_t, src->in_start[n] + 1);
-  uint32_t *out_fill = g_memdup2(src->out_start, (n + 1) * sizeof(uint32_t));
-  uint32_t *in_fill = g_memdup2(src->in_start, (n + 1) * sizeof(uint32_t));
-  for (size_t f = 0; f < model->flows.len; f++) {
-    const tm_flow_row *row = &model->flows.data[f];
-    if (row->slice_out < n && row->slice_in < n && export_slice_on(pe->sel, row->slice_out) &&
-        export_slice_on(pe->sel, row->slice_in)) {
-      src->out_flows[out_fill[row->slice_out]++] = (uint32_t)f;
-      src->in_flows[in_fill[row->slice_in]++] = (uint32_t)f;
-    }
-  }
-  g_free(out_fill);
-  g_free(in_fill);
-}
-
 static slice_source *slice_source_new(pe_state *pe) {
   const tm_model *model = pe->model;
   slice_source *src = g_new0(slice_source, 1);
@@ -309,7 +273,6 @@ static slice_source *slice_source_new(pe_state *pe) {
   }
   src->stacks = g_new0(GArray *, model->tracks.len + 1);
   src->heap = g_array_new(FALSE, FALSE, sizeof(pending_end));
-  index_flows(pe, src);
   return src;
 }
 
@@ -321,16 +284,11 @@ static void slice_source_free(slice_source *src, size_t n_tracks) {
   g_array_unref(src->heap);
   g_free(src->has_children);
   g_free(src->open);
-  g_free(src->out_start);
-  g_free(src->out_flows);
-  g_free(src->in_start);
-  g_free(src->in_flows);
   g_free(src);
 }
 
 typedef struct event_ctx {
   pe_state *pe;
-  slice_source *src;
   uint32_t slice_id;
   uint64_t uuid;
   int type;
@@ -361,7 +319,24 @@ static int legacy_instant_scope(const pe_state *pe, uint32_t track_id, int64_t *
 }
 
 /* Flow ids are the flow rows' ids + 1: each row is its own flow, from
- * its source slice (flow_ids) to its destination (terminating_flow_ids). */
+ * its source slice (flow_ids) to its destination (terminating_flow_ids).
+ * Written: the flows whose other slice is written too (a filter may drop
+ * either), each list in flow row order. */
+static void put_flow_ids(pe_state *pe, tmr_enc *e, uint32_t slice_id) {
+  const tm_model *model = pe->model;
+  for (int pass = 0; pass < 2; pass++) {
+    size_t n_flows;
+    const uint32_t *flows = pass == 0 ? model_index_flows_out(pe->index, slice_id, &n_flows)
+                                      : model_index_flows_in(pe->index, slice_id, &n_flows);
+    for (size_t i = 0; i < n_flows; i++) {
+      const tm_flow_row *row = &model->flows.data[flows[i]];
+      uint32_t other = pass == 0 ? row->slice_in : row->slice_out;
+      if (other < model->slices.len && export_slice_on(pe->sel, other))
+        tmr_enc_fixed64(e, pass == 0 ? 47 : 48, (uint64_t)flows[i] + 1);
+    }
+  }
+}
+
 static void build_slice_event(tmr_sequence *seq, tmr_enc *e, tmr_enc *in, void *p) {
   const event_ctx *c = p;
   pe_state *pe = c->pe;
@@ -392,11 +367,7 @@ static void build_slice_event(tmr_sequence *seq, tmr_enc *e, tmr_enc *in, void *
       tmr_enc_uint(e, 10, s->name);
     }
     put_annotations(pe, seq, e, in, s->arg_set_id);
-    const slice_source *src = c->src;
-    for (uint32_t i = src->out_start[c->slice_id]; i < src->out_start[c->slice_id + 1]; i++)
-      tmr_enc_fixed64(e, 47, (uint64_t)src->out_flows[i] + 1);
-    for (uint32_t i = src->in_start[c->slice_id]; i < src->in_start[c->slice_id + 1]; i++)
-      tmr_enc_fixed64(e, 48, (uint64_t)src->in_flows[i] + 1);
+    put_flow_ids(pe, e, c->slice_id);
   }
   tmr_enc_nest_end(e, te);
 }
@@ -410,7 +381,7 @@ static void write_end(pe_state *pe, slice_source *src, uint32_t slice_id) {
   const tm_slice_row *s = &pe->model->slices.data[slice_id];
   src->open[slice_id / 8] &= (uint8_t)~(1u << (slice_id % 8));
   tmr_sequence *seq = track_sequence(pe, s->track_id);
-  event_ctx c = {pe, src, slice_id, track_uuid(pe, s->track_id), TE_TYPE_SLICE_END, 0, 0, 0};
+  event_ctx c = {pe, slice_id, track_uuid(pe, s->track_id), TE_TYPE_SLICE_END, 0, 0, 0};
   pe_emit(pe, seq, s->ts + s->dur, TMR_SEQ_NEEDS_INCREMENTAL_STATE, build_slice_event, &c);
 }
 
@@ -452,12 +423,12 @@ static void begins_emit(pe_state *pe, void *self) {
   int64_t pid = 0;
   int scope = instant ? legacy_instant_scope(pe, track, &pid) : 0;
   if (scope) {
-    event_ctx c = {pe, src, id, 0, TE_TYPE_INSTANT, 0, scope, pid};
+    event_ctx c = {pe, id, 0, TE_TYPE_INSTANT, 0, scope, pid};
     pe_emit(pe, seq, s->ts, TMR_SEQ_NEEDS_INCREMENTAL_STATE, build_slice_event, &c);
     return;
   }
   uint64_t uuid = ensure_track(pe, seq, track, 0);
-  event_ctx c = {pe, src, id, uuid, instant ? TE_TYPE_INSTANT : TE_TYPE_SLICE_BEGIN, 0, 0, 0};
+  event_ctx c = {pe, id, uuid, instant ? TE_TYPE_INSTANT : TE_TYPE_SLICE_BEGIN, 0, 0, 0};
   pe_emit(pe, seq, s->ts, TMR_SEQ_NEEDS_INCREMENTAL_STATE, build_slice_event, &c);
   if (instant)
     return;
@@ -534,7 +505,7 @@ static void counters_emit(pe_state *pe, void *self) {
     return;
   tmr_sequence *seq = track_sequence(pe, row->track_id);
   uint64_t uuid = ensure_track(pe, seq, row->track_id, 0);
-  event_ctx c = {pe, NULL, 0, uuid, TE_TYPE_COUNTER, row->value, 0, 0};
+  event_ctx c = {pe, 0, uuid, TE_TYPE_COUNTER, row->value, 0, 0};
   pe_emit(pe, seq, row->ts, TMR_SEQ_NEEDS_INCREMENTAL_STATE, build_counter, &c);
 }
 
@@ -588,7 +559,7 @@ bool perfetto_export(const tm_model *model, const export_selection *sel, tmr_out
   };
   assign_machines(&pe);
   find_thread_tracks(&pe);
-  pe.arg_index = model_index_new(pe.model);
+  pe.index = model_index_new(pe.model);
   pe.system = pe_system_new(&pe);
 
   /* The host first: its packets make it the file's own machine. */
@@ -642,6 +613,6 @@ bool perfetto_export(const tm_model *model, const export_selection *sel, tmr_out
   g_free(pe.track_written);
   g_free(pe.thread_track);
   g_free(pe.machine_export_id);
-  model_index_free(pe.arg_index);
+  model_index_free(pe.index);
   return ok;
 }

@@ -82,8 +82,9 @@ typedef struct pe_state {
    * or TM_NULL_ID. */
   uint32_t *thread_track;
   tm_str_id thread_execution; /* "thread_execution" */
-  /* Arg sets as lists of arg rows (model_index_arg_set), owned. */
-  tm_model_index *arg_index;
+  /* Arg sets as lists of arg rows (model_index_arg_set) and flow rows by
+   * slice (model_index_flows_out/in), owned. */
+  tm_model_index *index;
   /* Debug annotation name of an arg key (string id -> name offset into
    * the key: 0, or past "args." / "debug."), cached. */
   GHashTable *annotation_skip;
