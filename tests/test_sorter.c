@@ -1,8 +1,9 @@
 /* Unit tests of the sorter: run bookkeeping, stable order at equal
  * timestamps (within a run and across runs), stable sorting of unsorted
  * runs, conversion to trace time (constant offsets, multi-snapshot edges,
- * failures and negative results dropped and counted), the empty sorter, and
- * large random inputs checked against a reference ordering. */
+ * failures and negative results dropped and counted), the empty sorter,
+ * large random inputs checked against a reference ordering, and runs
+ * packed while pushed giving back every byte of their events. */
 #include <glib.h>
 #include <string.h>
 
@@ -913,6 +914,151 @@ static void test_long_runs_release_memory_while_merging(void) {
   check_against_reference(5, 2, 600000, 1000000, false);
 }
 
+/* --- packed runs --------------------------------------------------------------- */
+
+static void collect_whole(void *ctx, const tm_event *ev, uint32_t machine_id,
+                          uint32_t trace_id) {
+  (void)machine_id;
+  (void)trace_id;
+  g_array_append_vals(ctx, ev, 1);
+}
+
+static gint by_ts_then_position(gconstpointer pa, gconstpointer pb) {
+  const tm_event *a = pa, *b = pb;
+  if (a->ts != b->ts)
+    return a->ts < b->ts ? -1 : 1;
+  /* name_id holds the position */
+  return a->name_id < b->name_id ? -1 : a->name_id > b->name_id;
+}
+
+enum { PACKED_MERGE, PACKED_CONVERT, PACKED_SORT_EXTRAS, PACKED_UNPACK };
+#define PACKED_EXTRAS 1000u
+
+/* A run of 64 sequences taking turns in blocks of 16 events, all
+ * advancing together (a TrackEvent trace's shape): it packs every 2^16
+ * events while pushed (sorter.c, "Packed blocks"). Every other field takes
+ * values of every size and shape: kinds beyond the header's (200), flags
+ * and the reserved field, the arg set zero, one above the last or
+ * anything, u from zero to all 64 bits, a counter's double. Whatever
+ * happens to the run (merged in windows as it is, converted with events
+ * dropped, its extras renumbered, or unpacked for a caller), every byte of
+ * every event must come out as the same run of plain events gives it. */
+static void check_packed_run(guint32 seed, int mode) {
+  GRand *rand = g_rand_new_with_seed(seed);
+  tm_clock_graph *g = clock_graph_new();
+  tm_clock_node phone = clock_node(g, BOOTTIME, 1);
+  tm_clock_node server = clock_node(g, BOOTTIME, 2);
+  relate(g, server, 1000, phone, 0); /* server T = phone T - 1000 */
+  clock_graph_set_trace_time(g, phone);
+  tm_sorter *sorter = sorter_new();
+  tm_event_run *run = sorter_run(sorter, mode == PACKED_CONVERT ? server : phone, 1, 0);
+  GArray *expected = g_array_new(FALSE, FALSE, sizeof(tm_event));
+  const uint32_t total = 230000, tracks = 64;
+  int64_t track_ts[64] = {0};
+  uint32_t args = 0;
+  for (uint32_t pos = 0; pos < total;) {
+    for (uint32_t t = 0; t < tracks && pos < total; t++) {
+      for (uint32_t k = 0; k < 16 && pos < total; k++, pos++) {
+        track_ts[t] += g_rand_int_range(rand, 0, 40);
+        tm_event ev = {.ts = track_ts[t], .track_id = t, .name_id = pos};
+        uint32_t shape = (uint32_t)g_rand_int_range(rand, 0, 8);
+        ev.kind = shape == 7 ? 200 : (uint8_t)g_rand_int_range(rand, 0, 12);
+        ev.category_id = shape < 2 ? 0 : g_rand_int(rand) >> (shape * 4);
+        if (shape == 3)
+          ev.flags = (uint8_t)g_rand_int(rand);
+        if (shape == 4)
+          ev.reserved = (uint16_t)g_rand_int(rand);
+        ev.arg_set_id = shape < 3 ? 0 : shape < 6 ? ++args : g_rand_int(rand);
+        if (ev.arg_set_id)
+          args = ev.arg_set_id;
+        if (ev.kind == TM_EVENT_COUNTER)
+          ev.u.value = g_rand_double_range(rand, -1e9, 1e9);
+        else if (shape > 1)
+          ev.u.flow_id = ((uint64_t)g_rand_int(rand) << 32 | g_rand_int(rand)) >> (shape * 8);
+        if (mode == PACKED_SORT_EXTRAS) {
+          ev.flags &= (uint8_t)~(TM_EVENT_HAS_EXTRA | TM_EVENT_DUR_IN_EXTRA);
+          if (shape == 5) {
+            ev.flags |= TM_EVENT_HAS_EXTRA;
+            ev.u.x.extra = (uint32_t)g_rand_int_range(rand, 0, PACKED_EXTRAS - 1);
+          }
+        }
+        event_run_push(run, &ev);
+        g_array_append_val(expected, ev);
+      }
+    }
+  }
+  /* Three blocks packed, the rest not yet. */
+  g_assert_cmpuint(run->n_blocks, ==, 3);
+  g_assert_cmpuint(run->packed, ==, 3 * 65536);
+  g_assert_cmpuint(run->len, ==, total);
+
+  tm_event_extra extras[PACKED_EXTRAS];
+  for (uint32_t i = 0; i < PACKED_EXTRAS; i++)
+    extras[i] = (tm_event_extra){.thread_ts = i, .thread_dur = 0};
+  if (mode == PACKED_CONVERT) {
+    /* ts - 1000, those below 1000 dropped and counted. */
+    tm_model *model = model_new();
+    tm_stats *stats = stats_new(model);
+    sorter_convert(sorter, g, stats);
+    guint kept = 0;
+    for (guint i = 0; i < expected->len; i++) {
+      tm_event ev = g_array_index(expected, tm_event, i);
+      if (ev.ts < 1000)
+        continue;
+      ev.ts -= 1000;
+      g_array_index(expected, tm_event, kept++) = ev;
+    }
+    g_assert_cmpint(stats_get(stats, "trace_sorter_negative_timestamp_dropped", TM_NULL_INT64,
+                              TM_NULL_ID, TM_NULL_ID), ==, (int64_t)(expected->len - kept));
+    g_assert_cmpuint(expected->len - kept, >, 1000);
+    g_array_set_size(expected, kept);
+    g_assert_cmpuint(run->len, ==, kept);
+    stats_free(stats);
+    model_free(model);
+  } else if (mode == PACKED_SORT_EXTRAS) {
+    sorter_sort(sorter, extras, PACKED_EXTRAS, NULL, NULL);
+    /* Renumbered in position order (the run's read order), each event's
+     * extra then holding its old number. */
+    uint32_t new_of_old[PACKED_EXTRAS];
+    memset(new_of_old, 0xff, sizeof new_of_old);
+    uint32_t next = 0;
+    for (guint i = 0; i < expected->len; i++) {
+      tm_event *ev = &g_array_index(expected, tm_event, i);
+      if (!(ev->flags & TM_EVENT_HAS_EXTRA))
+        continue;
+      if (new_of_old[ev->u.x.extra] == UINT32_MAX)
+        new_of_old[ev->u.x.extra] = next++;
+      ev->u.x.extra = new_of_old[ev->u.x.extra];
+    }
+    g_assert_cmpuint(next, >, PACKED_EXTRAS / 2);
+    for (uint32_t old = 0; old < PACKED_EXTRAS; old++)
+      if (new_of_old[old] != UINT32_MAX)
+        g_assert_cmpint(extras[new_of_old[old]].thread_ts, ==, old);
+  } else if (mode == PACKED_UNPACK) {
+    sorter_unpack(sorter);
+    g_assert_cmpuint(run->packed, ==, 0);
+    g_assert_cmpmem(run->events, run->len * sizeof(tm_event), expected->data,
+                    expected->len * sizeof(tm_event));
+  }
+  g_array_sort(expected, by_ts_then_position);
+  GArray *out = g_array_new(FALSE, FALSE, sizeof(tm_event));
+  sorter_merge(sorter, collect_whole, out);
+  g_assert_cmpmem(out->data, out->len * sizeof(tm_event), expected->data,
+                  expected->len * sizeof(tm_event));
+  /* A window per block (a run unpacked: per 2^16 events, as many). */
+  g_assert_cmpuint(sorter_merged_windows(sorter), ==, 4);
+  g_array_free(out, TRUE);
+  g_array_free(expected, TRUE);
+  sorter_free(sorter);
+  clock_graph_free(g);
+  g_rand_free(rand);
+}
+
+static void test_packed_runs_merge_every_byte(void) { check_packed_run(41, PACKED_MERGE); }
+static void test_packed_runs_convert_every_byte(void) { check_packed_run(42, PACKED_CONVERT); }
+static void test_packed_runs_renumber_extras(void) { check_packed_run(43, PACKED_SORT_EXTRAS); }
+static void test_packed_runs_unpack_every_byte(void) { check_packed_run(44, PACKED_UNPACK); }
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/sorter/runs/found-again-by-their-key", test_runs_are_found_again_by_their_key);
@@ -954,5 +1100,11 @@ int main(int argc, char **argv) {
                   test_runs_of_every_kind_merge_like_the_reference);
   g_test_add_func("/sorter/merge/long-runs-release-memory-while-merging",
                   test_long_runs_release_memory_while_merging);
+  g_test_add_func("/sorter/pack/packed-runs-merge-every-byte", test_packed_runs_merge_every_byte);
+  g_test_add_func("/sorter/pack/packed-runs-convert-every-byte",
+                  test_packed_runs_convert_every_byte);
+  g_test_add_func("/sorter/pack/packed-runs-renumber-extras", test_packed_runs_renumber_extras);
+  g_test_add_func("/sorter/pack/packed-runs-unpack-every-byte",
+                  test_packed_runs_unpack_every_byte);
   return g_test_run();
 }

@@ -404,6 +404,7 @@ static void find_trigger(tm_session *session, tm_session_config *config, int64_t
         TM_CLOCK_OK)
       consider_trigger(config, ts, seen->trigger, seen->run->trace_id, from, until);
   }
+  sorter_unpack(session->import.sorter);
   for (size_t r = 0; r < sorter_run_count(session->import.sorter); r++) {
     const tm_event_run *run = sorter_borrow_run(session->import.sorter, r);
     for (size_t k = 0; k < run->len; k++) {
@@ -448,6 +449,7 @@ static bool first_event_ts(tm_session *session, int64_t *first) {
     event_buffers_foreach_run(config->buffers, buffered_run_first, &ctx);
   bool any = ctx.any;
   *first = ctx.first;
+  sorter_unpack(session->import.sorter);
   for (size_t r = 0; r < sorter_run_count(session->import.sorter); r++) {
     const tm_event_run *run = sorter_borrow_run(session->import.sorter, r);
     for (size_t k = 0; k < run->len; k++)

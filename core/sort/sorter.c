@@ -91,8 +91,11 @@ tm_sorter *sorter_new(void) {
   return g_new0(tm_sorter, 1);
 }
 
+static void run_free_blocks(tm_event_run *run);
+
 static void run_free(tm_event_run *run) {
   g_free(run->events);
+  run_free_blocks(run);
   g_free(run);
 }
 
@@ -168,6 +171,261 @@ tm_event_run *sorter_run(tm_sorter *sorter, tm_clock_node clock,
   return sorter->last = run;
 }
 
+/* --- packed blocks ------------------------------------------------------------
+ *
+ * A realistic TrackEvent trace is one run of a million events or more,
+ * every one resident from the end of reading to the merge's start: 36
+ * bytes each, the import's memory peak. A run that looks like one (its
+ * tracks interleaved in blocks, few track ids: what the merge takes by
+ * track in windows) packs each PACK_EVENTS events it is given into a
+ * block of bytes, ~12 bytes an event: per event a header byte (kind; flags
+ * follow; same track as the event before; u follows; arg set one above
+ * the last non-zero one), the ts as a zigzag varint of its difference to
+ * the event before, then the varints of the track (unless the same),
+ * name, category, arg set (unless the next) and u (a counter's value as
+ * its 8 bytes). Unpacking gives back every byte of every event.
+ *
+ * Invariants: blocks hold a run's first `packed` events in order, each
+ * block's min_ts/max_ts are its events' smallest and largest ts; a packed
+ * run is sealed (its last events packed too, `events` freed) at the
+ * conversion, the sort or the merge, whichever comes first. The
+ * conversion and the extras' renumbering rewrite a block through a
+ * scratch of one block; the merge unpacks one block per window as the
+ * window opens (sorter_merge) and frees its bytes. A packed run the merge
+ * would not take in windows is unpacked whole first (as much memory as
+ * before, never more: each block is freed as it is unpacked). */
+#define PACK_EVENTS ((size_t)1 << 16)
+/* Bytes one event may take at most: header, kind, flags, reserved (3),
+ * ts (10), track, name, category, arg set (5 each), u (10). */
+#define PACK_EVENT_MAX 45
+/* Track ids below this many (WINDOW_TRACKS_MAX, which it must equal). */
+#define PACK_TRACKS_MAX (PACK_EVENTS / 16)
+
+struct tm_run_block {
+  uint8_t *bytes;
+  size_t size;
+  size_t n;
+  int64_t min_ts, max_ts;
+};
+
+#define PK_KIND_ESCAPE 0x0fu
+#define PK_FLAGS 0x10u
+#define PK_SAME_TRACK 0x20u
+#define PK_U 0x40u
+#define PK_NEXT_ARGS 0x80u
+
+static inline uint8_t *put_varint(uint8_t *p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = (uint8_t)v;
+  return p;
+}
+
+static inline const uint8_t *get_varint(const uint8_t *p, uint64_t *v) {
+  uint64_t r = *p & 0x7f;
+  unsigned shift = 7;
+  while (*p++ & 0x80) {
+    r |= (uint64_t)(*p & 0x7f) << shift;
+    shift += 7;
+  }
+  *v = r;
+  return p;
+}
+
+static inline uint64_t zigzag(uint64_t v) { return (v << 1) ^ (uint64_t)((int64_t)v >> 63); }
+static inline uint64_t unzigzag(uint64_t v) { return (v >> 1) ^ (uint64_t)-(int64_t)(v & 1); }
+
+/* Packs ev[0, n) into out (room for n * PACK_EVENT_MAX bytes); returns the
+ * bytes written and the events' smallest and largest ts. */
+static size_t pack_events(const tm_event *ev, size_t n, uint8_t *out, int64_t *min_ts,
+                          int64_t *max_ts) {
+  uint8_t *p = out;
+  uint64_t prev_ts = 0;
+  uint32_t prev_track = 0, last_args = 0;
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (size_t i = 0; i < n; i++) {
+    const tm_event *e = &ev[i];
+    uint64_t u;
+    memcpy(&u, &e->u, sizeof u);
+    uint8_t *head = p++;
+    unsigned h = e->kind < PK_KIND_ESCAPE ? e->kind : PK_KIND_ESCAPE;
+    if (h == PK_KIND_ESCAPE)
+      *p++ = e->kind;
+    if (e->flags | e->reserved) {
+      h |= PK_FLAGS;
+      *p++ = e->flags;
+      p = put_varint(p, e->reserved);
+    }
+    p = put_varint(p, zigzag((uint64_t)e->ts - prev_ts));
+    prev_ts = (uint64_t)e->ts;
+    lo = MIN(lo, e->ts);
+    hi = MAX(hi, e->ts);
+    if (e->track_id == prev_track)
+      h |= PK_SAME_TRACK;
+    else
+      p = put_varint(p, e->track_id);
+    prev_track = e->track_id;
+    p = put_varint(p, e->name_id);
+    p = put_varint(p, e->category_id);
+    if (e->arg_set_id != 0 && e->arg_set_id == last_args + 1)
+      h |= PK_NEXT_ARGS;
+    else
+      p = put_varint(p, e->arg_set_id);
+    if (e->arg_set_id)
+      last_args = e->arg_set_id;
+    if (u) {
+      h |= PK_U;
+      if (e->kind == TM_EVENT_COUNTER) {
+        memcpy(p, &u, sizeof u);
+        p += sizeof u;
+      } else {
+        p = put_varint(p, zigzag(u));
+      }
+    }
+    *head = (uint8_t)h;
+  }
+  *min_ts = lo;
+  *max_ts = hi;
+  return (size_t)(p - out);
+}
+
+/* Unpacks the n events of `in` (pack_events) into out[0, n). */
+static void unpack_events(const uint8_t *in, size_t n, tm_event *out) {
+  const uint8_t *p = in;
+  uint64_t ts = 0, v;
+  uint32_t track = 0, last_args = 0;
+  for (size_t i = 0; i < n; i++) {
+    tm_event *e = &out[i];
+    unsigned h = *p++;
+    uint8_t kind = (uint8_t)(h & PK_KIND_ESCAPE);
+    if (kind == PK_KIND_ESCAPE)
+      kind = *p++;
+    e->kind = kind;
+    e->flags = 0;
+    e->reserved = 0;
+    if (h & PK_FLAGS) {
+      e->flags = *p++;
+      p = get_varint(p, &v);
+      e->reserved = (uint16_t)v;
+    }
+    p = get_varint(p, &v);
+    ts += unzigzag(v);
+    e->ts = (int64_t)ts;
+    if (!(h & PK_SAME_TRACK)) {
+      p = get_varint(p, &v);
+      track = (uint32_t)v;
+    }
+    e->track_id = track;
+    p = get_varint(p, &v);
+    e->name_id = (uint32_t)v;
+    p = get_varint(p, &v);
+    e->category_id = (uint32_t)v;
+    uint32_t args = last_args + 1;
+    if (!(h & PK_NEXT_ARGS)) {
+      p = get_varint(p, &v);
+      args = (uint32_t)v;
+    }
+    e->arg_set_id = args;
+    if (args)
+      last_args = args;
+    uint64_t u = 0;
+    if (h & PK_U) {
+      if (kind == TM_EVENT_COUNTER) {
+        memcpy(&u, p, sizeof u);
+        p += sizeof u;
+      } else {
+        p = get_varint(p, &v);
+        u = unzigzag(v);
+      }
+    }
+    memcpy(&e->u, &u, sizeof u);
+  }
+}
+
+/* (Re)packs ev[0, n) into `block`, whose old bytes are freed. */
+static void block_pack(tm_run_block *block, const tm_event *ev, size_t n) {
+  uint8_t *bytes = g_malloc(MAX(n, (size_t)1) * PACK_EVENT_MAX);
+  size_t size = pack_events(ev, n, bytes, &block->min_ts, &block->max_ts);
+  g_free(block->bytes);
+  block->bytes = g_realloc(bytes, MAX(size, (size_t)1));
+  block->size = size;
+  block->n = n;
+}
+
+/* Appends ev[0, n) to the run's blocks as a new block. */
+static void run_pack(tm_event_run *run, const tm_event *ev, size_t n) {
+  run->blocks = g_renew(tm_run_block, run->blocks, run->n_blocks + 1);
+  tm_run_block *block = &run->blocks[run->n_blocks++];
+  *block = (tm_run_block){0};
+  block_pack(block, ev, n);
+  run->packed += n;
+}
+
+/* Whether the run packs what it is given: once it has, always; before,
+ * while it looks like a run the merge takes by track in windows
+ * (run_is_interleaved, few track ids). */
+static bool run_packs(const tm_event_run *run) {
+  return run->packed || (!run->sorted && run->aside > run->len / 4 &&
+                         run->track_changes <= run->len / TRACK_BLOCK_MIN &&
+                         (size_t)run->max_track < PACK_TRACKS_MAX);
+}
+
+/* Packs the rest of a packed run and frees its `events`: nothing is
+ * pushed any more. */
+static void run_seal(tm_event_run *run) {
+  if (!run->packed)
+    return;
+  /* Blocks of at most PACK_EVENTS: the tail may be longer when the run
+   * grew before it began to pack. */
+  const tm_event *ev = run->events;
+  while (run->len > run->packed) {
+    size_t n = MIN(run->len - run->packed, PACK_EVENTS);
+    run_pack(run, ev, n);
+    ev += n;
+  }
+  g_free(run->events);
+  run->events = NULL;
+  run->cap = 0;
+}
+
+static void run_free_blocks(tm_event_run *run) {
+  for (size_t b = 0; b < run->n_blocks; b++)
+    g_free(run->blocks[b].bytes);
+  g_free(run->blocks);
+  run->blocks = NULL;
+  run->n_blocks = 0;
+  run->packed = 0;
+}
+
+/* A packed run's events back in `events[0, len)`, each block freed as soon
+ * as it is unpacked. */
+static void run_unpack(tm_event_run *run) {
+  if (!run->packed)
+    return;
+  size_t tail = run->len - run->packed;
+  tm_event *ev = g_new(tm_event, MAX(run->len, (size_t)1));
+  tm_memory_advise_huge(ev, run->len * sizeof *ev);
+  size_t at = 0;
+  for (size_t b = 0; b < run->n_blocks; b++) {
+    unpack_events(run->blocks[b].bytes, run->blocks[b].n, ev + at);
+    at += run->blocks[b].n;
+    g_free(run->blocks[b].bytes);
+    run->blocks[b].bytes = NULL;
+  }
+  memcpy(ev + at, run->events, tail * sizeof *ev);
+  g_free(run->events);
+  run_free_blocks(run);
+  run->events = ev;
+  run->cap = MAX(run->len, (size_t)1);
+}
+
+void sorter_unpack(tm_sorter *sorter) {
+  for (size_t i = 0; i < sorter->runs.len; i++)
+    run_unpack(sorter->runs.data[i]);
+}
+
 /* Grows by half (doubling while small): the slack of a run's last growth is
  * at most a third of its block, and large blocks are moved by mremap, not
  * copied. The first block holds 4 events, not more: an archive of many
@@ -175,6 +433,15 @@ tm_event_run *sorter_run(tm_sorter *sorter, tm_clock_node clock,
  * there cost 2.5 KB per member), and the few extra doublings of a big run
  * are nothing beside its events. */
 void event_run_grow_(tm_event_run *run) {
+  size_t tail = run->len - run->packed;
+  if (tail >= PACK_EVENTS && run_packs(run)) {
+    size_t done = 0;
+    for (; tail - done >= PACK_EVENTS; done += PACK_EVENTS)
+      run_pack(run, run->events + done, PACK_EVENTS);
+    memmove(run->events, run->events + done, (tail - done) * sizeof *run->events);
+    if (tail - done < run->cap)
+      return;
+  }
   size_t cap = run->cap < 4096 ? MAX(run->cap * 2, 4) : run->cap + run->cap / 2;
   if (cap > SIZE_MAX / sizeof(tm_event))
     g_error("tracemerge: event run of %zu events is too large", run->cap);
@@ -221,13 +488,14 @@ static void count(tm_stats *stats, const char *name, const tm_event_run *run, si
     stats_add(stats, name, TM_NULL_INT64, run->machine_id, run->trace_id, (int64_t)n);
 }
 
-/* Events [first, first + n) of `run`, which `failure` keeps from trace
- * time: each is counted in the failure's stat, the first ones of each
- * (stat, file, machine) with their clocks and raw time in the import log
- * (docs/clock-model.md §11, core/model/stats.h). */
+/* Events ev[0, n) of `run` (ev[0, MIN(n, TM_IMPORT_LOG_ROWS_PER_STAT))
+ * readable), which `failure` keeps from trace time: each is counted in the
+ * failure's stat, the first ones of each (stat, file, machine) with their
+ * clocks and raw time in the import log (docs/clock-model.md §11,
+ * core/model/stats.h). */
 static void count_clock_failures(tm_stats *stats, const tm_clock_graph *graph,
                                  tm_clock_failure failure, const tm_event_run *run,
-                                 size_t first, size_t n, tm_clock_node trace_time) {
+                                 const tm_event *ev, size_t n, tm_clock_node trace_time) {
   if (!stats || !n)
     return;
   const char *name = clock_failure_stat_name(failure);
@@ -251,7 +519,7 @@ static void count_clock_failures(tm_stats *stats, const tm_clock_graph *graph,
   /* stats_log stops writing rows at its bound; beyond it, count at once. */
   size_t detailed = MIN(n, (size_t)TM_IMPORT_LOG_ROWS_PER_STAT);
   for (size_t i = 0; i < detailed; i++) {
-    args[1].int_value = run->events[first + i].ts;
+    args[1].int_value = ev[i].ts;
     stats_log(stats, name, run->machine_id, run->trace_id, TM_NULL_INT64, -1, args,
               n_args);
   }
@@ -260,6 +528,8 @@ static void count_clock_failures(tm_stats *stats, const tm_clock_graph *graph,
 
 /* Gives back the slack of a run that will not grow any more. */
 static void run_shrink(tm_event_run *run) {
+  if (run->packed)
+    return; /* sealed: `events` is freed */
   if (run->len == 0) {
     g_free(run->events);
     run->events = NULL;
@@ -270,56 +540,42 @@ static void run_shrink(tm_event_run *run) {
   }
 }
 
-/* Converts one run with the spans of the graph: one lookup per range of
- * values sharing an offset (for a constant-offset path, one for the run),
- * and drops events that land before trace time 0. */
-static void convert_run(tm_event_run *run, tm_clock_graph *graph,
-                        tm_clock_node trace_time, tm_stats *stats) {
-  if ((run->clock == trace_time || run->clock == TM_NO_CLOCK_NODE) &&
-      (run->len == 0 || run->min_ts >= 0)) {
-    /* Identity, dropping nothing: the loop below would leave the run (and
-     * the sorted/last_ts that event_run_push kept) as it is, after reading
-     * every event back from memory. */
-    run_shrink(run);
-    return;
-  }
-  tm_clock_span span = {0, INT64_MIN, INT64_MAX};
-  if (run->clock != trace_time && run->clock != TM_NO_CLOCK_NODE && run->len) {
-    tm_clock_failure failure =
-        clock_graph_span(graph, run->clock, run->events[0].ts, trace_time, &span);
-    if (failure == TM_CLOCK_OVERFLOW) {
-      /* A path exists; only that value fails: every event looks again. */
-      span = (tm_clock_span){0, 1, 0};
-    } else if (failure != TM_CLOCK_OK) {
-      /* Path failures do not depend on the value: the whole run goes. */
-      count_clock_failures(stats, graph, failure, run, 0, run->len, trace_time);
-      run->len = 0;
-      run->last_ts = INT64_MIN;
-      run->aside = 0;
-      run->sorted = true;
-      run_shrink(run);
-      return;
-    }
-  }
-  tm_event *ev = run->events;
-  size_t n = run->len, kept = 0, negative = 0;
-  int64_t offset = span.offset_ns, first = span.first, last = span.last;
-  int64_t max_ts = INT64_MIN;
-  bool sorted = true;
-  size_t aside = 0;
+/* The conversion of one run, carried from one stretch of its events to
+ * the next (the whole run, or block by block). */
+typedef struct convert_state {
+  tm_clock_graph *graph;
+  tm_clock_node trace_time;
+  tm_stats *stats;
+  const tm_event_run *run;
+  tm_clock_span span;
+  int64_t max_ts;
+  bool sorted;
+  size_t aside, negative;
+} convert_state;
+
+/* Converts ev[0, n) in place, moving the events kept to the front; returns
+ * how many were kept, and sets *wrote if any event changed place or ts. */
+static size_t convert_events(convert_state *st, tm_event *ev, size_t n, bool *wrote) {
+  size_t kept = 0;
+  int64_t offset = st->span.offset_ns, first = st->span.first, last = st->span.last;
+  int64_t max_ts = st->max_ts;
+  bool sorted = st->sorted;
+  size_t aside = st->aside, negative = st->negative;
   for (size_t i = 0; i < n; i++) {
     int64_t ts = ev[i].ts;
     if (G_UNLIKELY(ts < first || ts > last)) {
-      tm_clock_failure failure = clock_graph_span(graph, run->clock, ts, trace_time, &span);
+      tm_clock_failure failure =
+          clock_graph_span(st->graph, st->run->clock, ts, st->trace_time, &st->span);
       if (failure != TM_CLOCK_OK) { /* once a path exists: an overflow */
-        count_clock_failures(stats, graph, failure, run, i, 1, trace_time);
+        count_clock_failures(st->stats, st->graph, failure, st->run, &ev[i], 1,
+                             st->trace_time);
         first = 1;
         last = 0;
         continue;
       }
-      offset = span.offset_ns;
-      first = span.first;
-      last = span.last;
+      offset = st->span.offset_ns;
+      first = st->span.first;
+      last = st->span.last;
     }
     ts = (int64_t)((uint64_t)ts + (uint64_t)offset);
     if (G_UNLIKELY(ts < 0)) {
@@ -336,18 +592,103 @@ static void convert_run(tm_event_run *run, tm_clock_graph *graph,
     if (kept != i) {
       ev[kept] = ev[i];
       ev[kept].ts = ts;
+      *wrote = true;
     } else if (offset != 0) {
       ev[kept].ts = ts;
+      *wrote = true;
     }
     kept++;
   }
+  st->span = (tm_clock_span){offset, first, last};
+  st->max_ts = max_ts;
+  st->sorted = sorted;
+  st->aside = aside;
+  st->negative = negative;
+  return kept;
+}
+
+/* Converts a sealed packed run block by block through one block of
+ * scratch; a block whose events all go is dropped. */
+static size_t convert_blocks(convert_state *st, tm_event_run *run) {
+  size_t scratch_n = 0;
+  for (size_t b = 0; b < run->n_blocks; b++)
+    scratch_n = MAX(scratch_n, run->blocks[b].n);
+  tm_event *scratch = g_new(tm_event, MAX(scratch_n, (size_t)1));
+  size_t out = 0, total = 0;
+  for (size_t b = 0; b < run->n_blocks; b++) {
+    tm_run_block block = run->blocks[b];
+    unpack_events(block.bytes, block.n, scratch);
+    bool wrote = false;
+    size_t kept = convert_events(st, scratch, block.n, &wrote);
+    if (kept == 0) {
+      g_free(block.bytes);
+      continue;
+    }
+    if (wrote)
+      block_pack(&block, scratch, kept);
+    run->blocks[out++] = block;
+    total += kept;
+  }
+  g_free(scratch);
+  run->n_blocks = out;
+  run->packed = total;
+  return total;
+}
+
+/* Converts one run with the spans of the graph: one lookup per range of
+ * values sharing an offset (for a constant-offset path, one for the run),
+ * and drops events that land before trace time 0. */
+static void convert_run(tm_event_run *run, tm_clock_graph *graph,
+                        tm_clock_node trace_time, tm_stats *stats) {
+  run_seal(run);
+  if ((run->clock == trace_time || run->clock == TM_NO_CLOCK_NODE) &&
+      (run->len == 0 || run->min_ts >= 0)) {
+    /* Identity, dropping nothing: the loop below would leave the run (and
+     * the sorted/last_ts that event_run_push kept) as it is, after reading
+     * every event back from memory. */
+    run_shrink(run);
+    return;
+  }
+  tm_clock_span span = {0, INT64_MIN, INT64_MAX};
+  if (run->clock != trace_time && run->clock != TM_NO_CLOCK_NODE && run->len) {
+    /* A packed run's first events: its first block (whole unless it is
+     * the only one, so at least the events the log shows). */
+    tm_event *head = run->events;
+    if (run->packed) {
+      head = g_new(tm_event, run->blocks[0].n);
+      unpack_events(run->blocks[0].bytes, run->blocks[0].n, head);
+    }
+    tm_clock_failure failure = clock_graph_span(graph, run->clock, head[0].ts, trace_time, &span);
+    if (failure == TM_CLOCK_OVERFLOW) {
+      /* A path exists; only that value fails: every event looks again. */
+      span = (tm_clock_span){0, 1, 0};
+    } else if (failure != TM_CLOCK_OK) {
+      /* Path failures do not depend on the value: the whole run goes. */
+      count_clock_failures(stats, graph, failure, run, head, run->len, trace_time);
+      if (head != run->events)
+        g_free(head);
+      run_free_blocks(run);
+      run->len = 0;
+      run->last_ts = INT64_MIN;
+      run->aside = 0;
+      run->sorted = true;
+      run_shrink(run);
+      return;
+    }
+    if (head != run->events)
+      g_free(head);
+  }
+  convert_state st = {graph, trace_time, stats, run, span, INT64_MIN, true, 0, 0};
+  bool wrote = false;
+  size_t kept = run->packed ? convert_blocks(&st, run)
+                            : convert_events(&st, run->events, run->len, &wrote);
   run->len = kept;
-  run->sorted = sorted;
-  run->aside = aside;
-  run->last_ts = max_ts;
-  if (stats && negative)
+  run->sorted = st.sorted;
+  run->aside = st.aside;
+  run->last_ts = st.max_ts;
+  if (stats && st.negative)
     stats_add(stats, "trace_sorter_negative_timestamp_dropped", TM_NULL_INT64, 0, 0,
-              (int64_t)negative);
+              (int64_t)st.negative);
   run_shrink(run);
 }
 
@@ -902,34 +1243,62 @@ static void permute_extras(tm_event_extra *extras, uint32_t *new_of_old, size_t 
   }
 }
 
+/* Renumbers the extras that ev[0, n) name (sorter_sort); returns whether
+ * any event names one. */
+static bool renumber_extras(tm_event *ev, size_t n, uint32_t *new_of_old, size_t n_extras,
+                            uint32_t *next, tm_sorter_named_fn named, void *ctx) {
+  bool any = false;
+  for (size_t i = 0; i < n; i++) {
+    tm_event *e = &ev[i];
+    if (!(e->flags & TM_EVENT_HAS_EXTRA))
+      continue;
+    uint32_t old = e->u.x.extra, count = tm_event_extra_count(e);
+    if (old >= n_extras || count > n_extras - old)
+      continue;
+    /* An event's extras stay together; an extra named twice keeps one
+     * place. */
+    if (new_of_old[old] == UINT32_MAX)
+      for (uint32_t k = 0; k < count; k++)
+        if (new_of_old[old + k] == UINT32_MAX)
+          new_of_old[old + k] = (*next)++;
+    e->u.x.extra = new_of_old[old];
+    any = true;
+    if (named)
+      named(ctx, e);
+  }
+  return any;
+}
+
+static void settle_packed(tm_sorter *sorter);
+
 void sorter_sort(tm_sorter *sorter, tm_event_extra *extras, size_t n_extras,
                  tm_sorter_named_fn named, void *ctx) {
+  settle_packed(sorter);
   sort_runs(sorter);
   if (n_extras == 0 || n_extras > UINT32_MAX)
     return;
   uint32_t *new_of_old = g_new(uint32_t, n_extras);
   memset(new_of_old, 0xff, n_extras * sizeof *new_of_old);
   uint32_t next = 0;
+  tm_event *scratch = NULL;
   for (size_t r = 0; r < sorter->runs.len; r++) {
     tm_event_run *run = sorter->runs.data[r];
-    for (size_t i = 0; i < run->len; i++) {
-      tm_event *ev = &run->events[i];
-      if (!(ev->flags & TM_EVENT_HAS_EXTRA))
-        continue;
-      uint32_t old = ev->u.x.extra, count = tm_event_extra_count(ev);
-      if (old >= n_extras || count > n_extras - old)
-        continue;
-      /* An event's extras stay together; an extra named twice keeps one
-       * place. */
-      if (new_of_old[old] == UINT32_MAX)
-        for (uint32_t k = 0; k < count; k++)
-          if (new_of_old[old + k] == UINT32_MAX)
-            new_of_old[old + k] = next++;
-      ev->u.x.extra = new_of_old[old];
-      if (named)
-        named(ctx, ev);
+    if (!run->packed) {
+      renumber_extras(run->events, run->len, new_of_old, n_extras, &next, named, ctx);
+      continue;
+    }
+    /* A packed run (sealed), block by block: a block naming extras is
+     * packed again. */
+    if (!scratch)
+      scratch = g_new(tm_event, PACK_EVENTS);
+    for (size_t b = 0; b < run->n_blocks; b++) {
+      tm_run_block *block = &run->blocks[b];
+      unpack_events(block->bytes, block->n, scratch);
+      if (renumber_extras(scratch, block->n, new_of_old, n_extras, &next, named, ctx))
+        block_pack(block, scratch, block->n);
     }
   }
+  g_free(scratch);
   /* Extras no event names (dropped by the conversion) go last. */
   for (size_t old = 0; old < n_extras; old++)
     if (new_of_old[old] == UINT32_MAX)
@@ -1066,11 +1435,19 @@ static const merge_head UNBOUNDED = {INT64_MAX, UINT32_MAX, UINT32_MAX};
  * merged. Nothing of the run is copied: 4 bytes per event beside it (the
  * sort by track this replaces took a 40-byte spare and a 4-byte position),
  * both for a lone run and for each such run of a k-way merge. */
+/* What a track stream's events are, and what closing it frees. */
+typedef enum track_mode {
+  TRACK_WHOLE,  /* the run's events: closing frees them */
+  TRACK_WINDOW, /* a window of the run's events: closing hands its pages back */
+  TRACK_OWNED,  /* a packed block unpacked for the stream: closing frees it */
+} track_mode;
+
 typedef struct track_stream {
   tm_event_run *run;
   const tm_event *ev; /* the run's events, or one window of them */
   size_t n;
-  bool window; /* ev is a window: closing leaves the run's block alone */
+  track_mode mode;
+  const tm_event *base; /* the g_malloc'd block that ev lies in */
   uint32_t *head;     /* per track: the index in side[] of its next event */
   uint32_t *side_end; /* per track: the end of its positions in side[] */
   uint32_t *side;     /* positions, grouped by track, each in (ts, position) order */
@@ -1114,10 +1491,9 @@ static int64_t count_tracks(const tm_event *ev, size_t n, size_t k, uint32_t *co
  * (ts, position); `window` unless that is the whole run. `counted` and
  * `counted_unsorted` are count_tracks()'s tables of these events when the
  * caller has them (borrowed), else NULL. */
-static void track_stream_open(track_stream *s, tm_event_run *run, size_t first, size_t n,
-                              bool window, const uint32_t *counted,
+static void track_stream_open(track_stream *s, tm_event_run *run, const tm_event *ev,
+                              size_t n, track_mode mode, const uint32_t *counted,
                               const bool *counted_unsorted) {
-  const tm_event *ev = run->events + first;
   size_t k = (size_t)run->max_track + 1;
   uint32_t *own_count = NULL;
   bool *own_unsorted = NULL;
@@ -1179,8 +1555,8 @@ static void track_stream_open(track_stream *s, tm_event_run *run, size_t first, 
   }
   for (size_t i = heap_len / 2; i-- > 0;)
     head_sift_down(heap, heap_len, i);
-  *s = (track_stream){run, ev, n, window, head, side_end, side, chunks_left_new(n),
-                      heap, heap_len, 0};
+  *s = (track_stream){run, ev, n, mode, mode == TRACK_OWNED ? ev : run->events, head,
+                      side_end, side, chunks_left_new(n), heap, heap_len, 0};
 }
 
 /* Emits the run's events in (ts, position) order while they come before
@@ -1208,7 +1584,7 @@ static void track_stream_until(track_stream *s, uint32_t self, merge_head bound,
        * them, and every line of events would be a miss to memory. */
       __builtin_prefetch(&ev[side[MIN(j + PREFETCH_EVENTS, end - 1)]]);
       emit(ctx, &ev[pos], machine_id, trace_id);
-      chunk_merged(s->run->events, ev, n, s->left, pos);
+      chunk_merged(s->base, ev, n, s->left, pos);
       if (++j == end)
         break;
       pos = side[j];
@@ -1235,7 +1611,11 @@ static void track_stream_close(track_stream *s) {
   g_free(s->side_end);
   g_free(s->side);
   g_free(s->head);
-  if (s->window) {
+  if (s->mode == TRACK_OWNED) {
+    g_free((tm_event *)s->ev);
+    return;
+  }
+  if (s->mode == TRACK_WINDOW) {
     tm_memory_release(s->run->events, (uintptr_t)s->ev, (uintptr_t)(s->ev + s->n));
     return;
   }
@@ -1522,6 +1902,7 @@ typedef struct run_stream {
   const uint32_t *window_count;
   const bool *window_unsorted;
   size_t *windows_left;
+  tm_run_block *block; /* a packed run's window: its block, else NULL */
 } run_stream;
 
 /* --- a long run merged by track, window by window ----------------------------
@@ -1550,6 +1931,8 @@ typedef struct run_stream {
 /* Each open window has tables of ~24 bytes a track (heads, ends, heap):
  * beyond this many tracks they would outweigh the side table saved. */
 #define WINDOW_TRACKS_MAX (WINDOW_EVENTS / 16)
+_Static_assert(WINDOW_EVENTS == PACK_EVENTS && WINDOW_TRACKS_MAX == PACK_TRACKS_MAX,
+               "a packed run's blocks are its windows");
 
 /* How a run merged by track is cut in windows (run_windows): per window
  * w, its smallest ts min[w] and count_tracks()'s tables of its events at
@@ -1674,8 +2057,9 @@ static void window_close(run_stream *s) {
 static void run_stream_open(run_stream *s, tm_event_run *run) {
   s->kind = stream_kind_of(run);
   s->windows_left = NULL;
+  s->block = NULL;
   if (s->kind == STREAM_TRACKS)
-    track_stream_open(&s->u.tracks, run, 0, run->len, false, NULL, NULL);
+    track_stream_open(&s->u.tracks, run, run->events, run->len, TRACK_WHOLE, NULL, NULL);
   else if (s->kind == STREAM_STRETCHES)
     stretch_stream_open(&s->u.stretches, run);
   else
@@ -1712,8 +2096,17 @@ static bool run_stream_head(const run_stream *s, int64_t *ts) {
 static void run_stream_until(run_stream *s, uint32_t self, merge_head bound,
                              tm_sorter_emit emit, void *ctx) {
   if (s->kind == STREAM_WINDOW) {
-    track_stream_open(&s->u.tracks, s->run, s->first, s->n, true, s->window_count,
-                      s->window_unsorted);
+    if (s->block) {
+      /* A packed run's window: its block unpacked, its bytes freed. */
+      tm_event *ev = g_new(tm_event, MAX(s->n, (size_t)1));
+      unpack_events(s->block->bytes, s->n, ev);
+      g_free(s->block->bytes);
+      s->block->bytes = NULL;
+      track_stream_open(&s->u.tracks, s->run, ev, s->n, TRACK_OWNED, NULL, NULL);
+    } else {
+      track_stream_open(&s->u.tracks, s->run, s->run->events + s->first, s->n, TRACK_WINDOW,
+                        s->window_count, s->window_unsorted);
+    }
     s->kind = STREAM_TRACKS;
   }
   if (s->kind == STREAM_TRACKS) {
@@ -1756,8 +2149,39 @@ static void run_stream_close(run_stream *s) {
  * ascending stretches, neither sorted nor copied. The streams are merged by
  * a heap of their heads, ties to the smaller run number; a stream whose
  * head is on top emits until it reaches the next best head. */
+/* Whether the merge takes a sealed packed run in windows, one per block
+ * (as run_windows decides for a run of events). */
+static bool packed_windows_fit(const tm_event_run *run) {
+  if (run->n_blocks < 2 || stream_kind_of(run) != STREAM_TRACKS ||
+      (size_t)run->max_track + 1 > WINDOW_TRACKS_MAX)
+    return false;
+  int64_t *min = g_new(int64_t, run->n_blocks), *max = g_new(int64_t, run->n_blocks);
+  for (size_t b = 0; b < run->n_blocks; b++) {
+    min[b] = run->blocks[b].min_ts;
+    max[b] = run->blocks[b].max_ts;
+  }
+  bool fits = windows_fit(min, max, run->n_blocks);
+  g_free(min);
+  g_free(max);
+  return fits;
+}
+
+/* Seals every packed run, and unpacks those the merge would not take in
+ * windows: they are sorted or merged whole, as runs of events. */
+static void settle_packed(tm_sorter *sorter) {
+  for (size_t i = 0; i < sorter->runs.len; i++) {
+    tm_event_run *run = sorter->runs.data[i];
+    if (!run->packed)
+      continue;
+    run_seal(run);
+    if (!packed_windows_fit(run))
+      run_unpack(run);
+  }
+}
+
 void sorter_merge(tm_sorter *sorter, tm_sorter_emit emit, void *ctx) {
   size_t k = sorter->runs.len;
+  settle_packed(sorter);
   sort_runs(sorter);
   /* A stream per run, or per window of a run cut in windows: stream
    * indexes follow (run, window), and break the merge's ties. */
@@ -1767,7 +2191,9 @@ void sorter_merge(tm_sorter *sorter, tm_sorter_emit emit, void *ctx) {
   sorter->windows = 0;
   for (size_t i = 0; i < k; i++) {
     tm_event_run *run = sorter->runs.data[i];
-    if (stream_kind_of(run) == STREAM_TRACKS && run_windows(run, &plans[i]))
+    if (run->packed)
+      windows_left[i] = run->n_blocks; /* settle_packed: it fits */
+    else if (stream_kind_of(run) == STREAM_TRACKS && run_windows(run, &plans[i]))
       windows_left[i] = plans[i].windows;
     n_streams += MAX(windows_left[i], (size_t)1);
     sorter->windows += windows_left[i];
@@ -1780,15 +2206,23 @@ void sorter_merge(tm_sorter *sorter, tm_sorter_emit emit, void *ctx) {
   for (size_t i = 0, at = 0; i < k; i++) {
     tm_event_run *run = sorter->runs.data[i];
     const window_plan *plan = &plans[i];
-    for (size_t w = 0; w < windows_left[i]; w++, at++) {
-      size_t first = w << WINDOW_SHIFT;
-      streams[at] = (run_stream){.kind = STREAM_WINDOW, .run = run, .first = first,
-                                 .n = MIN(run->len - first, WINDOW_EVENTS),
-                                 .window_min = plan->min[w],
-                                 .window_count = plan->count + w * plan->tracks,
-                                 .window_unsorted = plan->unsorted + w * plan->tracks,
-                                 .windows_left = &windows_left[i]};
-      heap[heap_len++] = (merge_head){plan->min[w], (uint32_t)at, (uint32_t)at};
+    for (size_t w = 0, first = 0; w < windows_left[i]; w++, at++) {
+      if (run->packed) {
+        tm_run_block *block = &run->blocks[w];
+        streams[at] = (run_stream){.kind = STREAM_WINDOW, .run = run, .first = first,
+                                   .n = block->n, .window_min = block->min_ts,
+                                   .windows_left = &windows_left[i], .block = block};
+        first += block->n;
+      } else {
+        first = w << WINDOW_SHIFT;
+        streams[at] = (run_stream){.kind = STREAM_WINDOW, .run = run, .first = first,
+                                   .n = MIN(run->len - first, WINDOW_EVENTS),
+                                   .window_min = plan->min[w],
+                                   .window_count = plan->count + w * plan->tracks,
+                                   .window_unsorted = plan->unsorted + w * plan->tracks,
+                                   .windows_left = &windows_left[i]};
+      }
+      heap[heap_len++] = (merge_head){streams[at].window_min, (uint32_t)at, (uint32_t)at};
     }
     if (windows_left[i])
       continue;
