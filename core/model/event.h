@@ -6,9 +6,8 @@
  * clock; afterwards it is trace time. Durations never change: conversions
  * are offsets, so a duration measured on one clock is the same on trace
  * time. The record is 36 bytes, packed to 4-byte alignment (every pending
- * event of an import is resident at the end of reading, the realistic
- * TrackEvent import's memory peak): keep it that way (docs/architecture.md,
- * Storage). Rare fields live in the session's extras array: a slice with
+ * event of a run the sorter does not pack is resident at the end of
+ * reading): keep it that way (docs/architecture.md, Storage). Rare fields live in the session's extras array: a slice with
  * TM_EVENT_HAS_EXTRA names its extra in `u.x.extra` (a complete slice's
  * duration then beside it in `u.x.dur_ns`, or, if it does not fit in 32
  * bits, in the next extra: TM_EVENT_DUR_IN_EXTRA), a begin with

@@ -29,13 +29,11 @@
  *   while the rest of it is still being merged (a run merged by track:
  *   each 2^15-event (1.1 MiB) chunk once all its events are merged; a long one whose
  *   windows overlap little, window by window), so the event store shrinks
- *   while the model grows. Not done: every event of every run is still
- *   resident, 36 bytes each, from the end of reading to the merge's start,
- *   beside the args, strings and identity tables the readers built; that
- *   is now the realistic TrackEvent import's peak (~64 B/event, against a
- *   target of 35, docs/performance.md "Where the memory goes"). Lowering
- *   it needs a still smaller pending event (model/event.h) or runs merged
- *   into the model while later files are still read.
+ *   while the model grows. A run that interleaves few tracks (a TrackEvent
+ *   trace's sequences) is packed while it is read, 2^16 events a block at
+ *   ~8 bytes an event ("Packed blocks" below), and unpacked a window at
+ *   a time by the merge; the other runs keep every event resident, 36
+ *   bytes each, from the end of reading to the merge's start.
  */
 #include "sort/sorter.h"
 
@@ -178,7 +176,8 @@ tm_event_run *sorter_run(tm_sorter *sorter, tm_clock_node clock,
  * bytes each, the import's memory peak. A run that looks like one (its
  * tracks interleaved in blocks, few track ids: what the merge takes by
  * track in windows) packs each PACK_EVENTS events it is given into a
- * block of bytes, ~12 bytes an event: per event a header byte (kind; flags
+ * block of bytes (8.4 bytes an event on the 1M-event realistic TrackEvent
+ * trace): per event a header byte (kind; flags
  * follow; same track as the event before; u follows; arg set one above
  * the last non-zero one), the ts as a zigzag varint of its difference to
  * the event before, then the varints of the track (unless the same),
@@ -237,58 +236,77 @@ static inline const uint8_t *get_varint(const uint8_t *p, uint64_t *v) {
 static inline uint64_t zigzag(uint64_t v) { return (v << 1) ^ (uint64_t)((int64_t)v >> 63); }
 static inline uint64_t unzigzag(uint64_t v) { return (v >> 1) ^ (uint64_t)-(int64_t)(v & 1); }
 
-/* Packs ev[0, n) into out (room for n * PACK_EVENT_MAX bytes); returns the
- * bytes written and the events' smallest and largest ts. */
-static size_t pack_events(const tm_event *ev, size_t n, uint8_t *out, int64_t *min_ts,
-                          int64_t *max_ts) {
-  uint8_t *p = out;
-  uint64_t prev_ts = 0;
-  uint32_t prev_track = 0, last_args = 0;
+/* What the packing of one event depends on from the events before it. */
+typedef struct pack_state {
+  uint64_t prev_ts;
+  uint32_t prev_track, last_args;
+} pack_state;
+
+/* Packs one event at p (room for PACK_EVENT_MAX bytes); returns the end. */
+static inline uint8_t *pack_event(const tm_event *e, pack_state *st, uint8_t *p) {
+  uint64_t u;
+  memcpy(&u, &e->u, sizeof u);
+  uint8_t *head = p++;
+  unsigned h = e->kind < PK_KIND_ESCAPE ? e->kind : PK_KIND_ESCAPE;
+  if (h == PK_KIND_ESCAPE)
+    *p++ = e->kind;
+  if (e->flags | e->reserved) {
+    h |= PK_FLAGS;
+    *p++ = e->flags;
+    p = put_varint(p, e->reserved);
+  }
+  p = put_varint(p, zigzag((uint64_t)e->ts - st->prev_ts));
+  st->prev_ts = (uint64_t)e->ts;
+  if (e->track_id == st->prev_track)
+    h |= PK_SAME_TRACK;
+  else
+    p = put_varint(p, e->track_id);
+  st->prev_track = e->track_id;
+  p = put_varint(p, e->name_id);
+  p = put_varint(p, e->category_id);
+  if (e->arg_set_id != 0 && e->arg_set_id == st->last_args + 1)
+    h |= PK_NEXT_ARGS;
+  else
+    p = put_varint(p, e->arg_set_id);
+  if (e->arg_set_id)
+    st->last_args = e->arg_set_id;
+  if (u) {
+    h |= PK_U;
+    if (e->kind == TM_EVENT_COUNTER) {
+      memcpy(p, &u, sizeof u);
+      p += sizeof u;
+    } else {
+      p = put_varint(p, zigzag(u));
+    }
+  }
+  *head = (uint8_t)h;
+  return p;
+}
+
+/* Packs ev[0, n) into bytes of their exact size (a first pass measures
+ * them: a block allocated for the worst case and shrunk would count
+ * several times its bytes in heap profiles); returns them, their size
+ * in *size and the events' smallest and largest ts. */
+static uint8_t *pack_events(const tm_event *ev, size_t n, size_t *size, int64_t *min_ts,
+                            int64_t *max_ts) {
+  uint8_t one[PACK_EVENT_MAX];
+  pack_state st = {0};
+  size_t total = 0;
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   for (size_t i = 0; i < n; i++) {
-    const tm_event *e = &ev[i];
-    uint64_t u;
-    memcpy(&u, &e->u, sizeof u);
-    uint8_t *head = p++;
-    unsigned h = e->kind < PK_KIND_ESCAPE ? e->kind : PK_KIND_ESCAPE;
-    if (h == PK_KIND_ESCAPE)
-      *p++ = e->kind;
-    if (e->flags | e->reserved) {
-      h |= PK_FLAGS;
-      *p++ = e->flags;
-      p = put_varint(p, e->reserved);
-    }
-    p = put_varint(p, zigzag((uint64_t)e->ts - prev_ts));
-    prev_ts = (uint64_t)e->ts;
-    lo = MIN(lo, e->ts);
-    hi = MAX(hi, e->ts);
-    if (e->track_id == prev_track)
-      h |= PK_SAME_TRACK;
-    else
-      p = put_varint(p, e->track_id);
-    prev_track = e->track_id;
-    p = put_varint(p, e->name_id);
-    p = put_varint(p, e->category_id);
-    if (e->arg_set_id != 0 && e->arg_set_id == last_args + 1)
-      h |= PK_NEXT_ARGS;
-    else
-      p = put_varint(p, e->arg_set_id);
-    if (e->arg_set_id)
-      last_args = e->arg_set_id;
-    if (u) {
-      h |= PK_U;
-      if (e->kind == TM_EVENT_COUNTER) {
-        memcpy(p, &u, sizeof u);
-        p += sizeof u;
-      } else {
-        p = put_varint(p, zigzag(u));
-      }
-    }
-    *head = (uint8_t)h;
+    total += (size_t)(pack_event(&ev[i], &st, one) - one);
+    lo = MIN(lo, ev[i].ts);
+    hi = MAX(hi, ev[i].ts);
   }
+  uint8_t *bytes = g_malloc(MAX(total, (size_t)1)), *p = bytes;
+  st = (pack_state){0};
+  for (size_t i = 0; i < n; i++)
+    p = pack_event(&ev[i], &st, p);
+  g_assert((size_t)(p - bytes) == total);
+  *size = total;
   *min_ts = lo;
   *max_ts = hi;
-  return (size_t)(p - out);
+  return bytes;
 }
 
 /* Unpacks the n events of `in` (pack_events) into out[0, n). */
@@ -346,11 +364,8 @@ static void unpack_events(const uint8_t *in, size_t n, tm_event *out) {
 
 /* (Re)packs ev[0, n) into `block`, whose old bytes are freed. */
 static void block_pack(tm_run_block *block, const tm_event *ev, size_t n) {
-  uint8_t *bytes = g_malloc(MAX(n, (size_t)1) * PACK_EVENT_MAX);
-  size_t size = pack_events(ev, n, bytes, &block->min_ts, &block->max_ts);
   g_free(block->bytes);
-  block->bytes = g_realloc(bytes, MAX(size, (size_t)1));
-  block->size = size;
+  block->bytes = pack_events(ev, n, &block->size, &block->min_ts, &block->max_ts);
   block->n = n;
 }
 

@@ -28,7 +28,7 @@ typedef struct tm_event_run {
   uint32_t machine_id;
   uint32_t trace_id;
   /* Events [0, packed) are in `blocks` (a run that interleaves few tracks
-   * packs each 2^16 events it is given, about 12 bytes an event instead of
+   * packs each 2^16 events it is given, about 8 bytes an event instead of
    * 36, sorter.c "Packed blocks"); `events` holds [packed, len), room for
    * `cap`. Only the sorter reads a run's events (sorter_unpack first). */
   tm_event *events;
