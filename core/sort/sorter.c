@@ -176,27 +176,33 @@ tm_event_run *sorter_run(tm_sorter *sorter, tm_clock_node clock,
  * bytes each, the import's memory peak. A run that looks like one (its
  * tracks interleaved in blocks, few track ids: what the merge takes by
  * track in windows) packs each PACK_EVENTS events it is given into a
- * block of bytes (8.4 bytes an event on the 1M-event realistic TrackEvent
- * trace): per event a header byte (kind; flags
- * follow; same track as the event before; u follows; arg set one above
- * the last non-zero one), the ts as a zigzag varint of its difference to
- * the event before, then the varints of the track (unless the same),
- * name, category, arg set (unless the next) and u (a counter's value as
- * its 8 bytes). Unpacking gives back every byte of every event.
+ * block of bytes (~9 bytes an event on the realistic TrackEvent trace).
+ * An event is a 16-bit header and its fields, each 0, 1, 2, 4 or 8 bytes
+ * long as a 2-bit code of the header says (read with one unaligned load
+ * and a mask, no loop per byte): the kind (4 bits; 15: a byte of kind
+ * follows), the ts as the zigzag of its difference to the event before,
+ * the track (code 0: the one before), name, category (0: none), the arg
+ * set (0: none; 1: one above the last non-zero one; 3: flags, reserved
+ * and the arg set follow) and u (0: zero; a counter's value in 8 bytes,
+ * anything else as a zigzag). Unpacking gives back every byte of every
+ * event.
  *
  * Invariants: blocks hold a run's first `packed` events in order, each
- * block's min_ts/max_ts are its events' smallest and largest ts; a packed
- * run is sealed (its last events packed too, `events` freed) at the
- * conversion, the sort or the merge, whichever comes first. The
- * conversion and the extras' renumbering rewrite a block through a
+ * block's min_ts/max_ts are its events' smallest and largest ts, and its
+ * bytes are followed by PACK_SLACK bytes (loads of 8 bytes never read past
+ * them); a packed run is sealed (its last events packed too, `events`
+ * freed) at the conversion, the sort or the merge, whichever comes first.
+ * The conversion and the extras' renumbering rewrite a block through a
  * scratch of one block; the merge unpacks one block per window as the
  * window opens (sorter_merge) and frees its bytes. A packed run the merge
  * would not take in windows is unpacked whole first (as much memory as
  * before, never more: each block is freed as it is unpacked). */
 #define PACK_EVENTS ((size_t)1 << 16)
-/* Bytes one event may take at most: header, kind, flags, reserved (3),
- * ts (10), track, name, category, arg set (5 each), u (10). */
-#define PACK_EVENT_MAX 45
+/* Bytes one event may take at most: header (2), kind (1), ts (8), track,
+ * name, category (4 each), flags, reserved and arg set (7), u (8). */
+#define PACK_EVENT_MAX 38
+/* Bytes after the last field: a field is written and read as 8 bytes. */
+#define PACK_SLACK 8
 /* Track ids below this many (WINDOW_TRACKS_MAX, which it must equal). */
 #define PACK_TRACKS_MAX (PACK_EVENTS / 16)
 
@@ -207,34 +213,47 @@ struct tm_run_block {
   int64_t min_ts, max_ts;
 };
 
+/* Header fields: kind in bits 0-3, then a 2-bit code per field. */
 #define PK_KIND_ESCAPE 0x0fu
-#define PK_FLAGS 0x10u
-#define PK_SAME_TRACK 0x20u
-#define PK_U 0x40u
-#define PK_NEXT_ARGS 0x80u
+#define PK_TS 4
+#define PK_TRACK 6
+#define PK_NAME 8
+#define PK_CATEGORY 10
+#define PK_ARGS 12
+#define PK_U 14
+/* Arg set codes. */
+#define PK_ARGS_NONE 0u
+#define PK_ARGS_NEXT 1u
+#define PK_ARGS_4 2u
+#define PK_ARGS_ESCAPE 3u /* flags (1), reserved (2), arg set (4) */
 
-static inline uint8_t *put_varint(uint8_t *p, uint64_t v) {
-  while (v >= 0x80) {
-    *p++ = (uint8_t)(v | 0x80);
-    v >>= 7;
-  }
-  *p++ = (uint8_t)v;
-  return p;
+/* Value codes 0-3 -> bytes: ts (1, 2, 4, 8); track, name, category
+ * (0, 1, 2, 4; the track's 0: the one before); u (0, 2, 4, 8). */
+static const uint8_t ts_bytes[4] = {1, 2, 4, 8};
+static const uint8_t id_bytes[4] = {0, 1, 2, 4};
+static const uint8_t u_bytes[4] = {0, 2, 4, 8};
+
+static inline uint64_t load_le64(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, sizeof v);
+  return GUINT64_FROM_LE(v);
 }
 
-static inline const uint8_t *get_varint(const uint8_t *p, uint64_t *v) {
-  uint64_t r = *p & 0x7f;
-  unsigned shift = 7;
-  while (*p++ & 0x80) {
-    r |= (uint64_t)(*p & 0x7f) << shift;
-    shift += 7;
-  }
-  *v = r;
-  return p;
+static inline void store_le64(uint8_t *p, uint64_t v) {
+  v = GUINT64_TO_LE(v);
+  memcpy(p, &v, sizeof v);
 }
+
+/* The masks of the codes' bytes, for the value of an 8-byte load. */
+static const uint64_t ts_mask[4] = {0xff, 0xffff, 0xffffffffu, UINT64_MAX};
+static const uint64_t id_mask[4] = {0, 0xff, 0xffff, 0xffffffffu};
+static const uint64_t u_mask[4] = {0, 0xffff, 0xffffffffu, UINT64_MAX};
 
 static inline uint64_t zigzag(uint64_t v) { return (v << 1) ^ (uint64_t)((int64_t)v >> 63); }
 static inline uint64_t unzigzag(uint64_t v) { return (v >> 1) ^ (uint64_t)-(int64_t)(v & 1); }
+
+/* Codes of an id (0 excluded by the caller): 1, 2 or 4 bytes. */
+static inline unsigned id_code(uint32_t v) { return v < 0x100 ? 1 : v < 0x10000 ? 2 : 3; }
 
 /* What the packing of one event depends on from the events before it. */
 typedef struct pack_state {
@@ -242,68 +261,86 @@ typedef struct pack_state {
   uint32_t prev_track, last_args;
 } pack_state;
 
-/* Packs one event at p (room for PACK_EVENT_MAX bytes); returns the end. */
+/* Packs one event at p (room for PACK_EVENT_MAX + PACK_SLACK bytes);
+ * returns the end of what it wrote. */
 static inline uint8_t *pack_event(const tm_event *e, pack_state *st, uint8_t *p) {
-  uint64_t u;
-  memcpy(&u, &e->u, sizeof u);
-  uint8_t *head = p++;
+  uint8_t *head = p;
+  p += 2;
   unsigned h = e->kind < PK_KIND_ESCAPE ? e->kind : PK_KIND_ESCAPE;
   if (h == PK_KIND_ESCAPE)
     *p++ = e->kind;
-  if (e->flags | e->reserved) {
-    h |= PK_FLAGS;
-    *p++ = e->flags;
-    p = put_varint(p, e->reserved);
-  }
-  p = put_varint(p, zigzag((uint64_t)e->ts - st->prev_ts));
+  uint64_t d = zigzag((uint64_t)e->ts - st->prev_ts);
   st->prev_ts = (uint64_t)e->ts;
-  if (e->track_id == st->prev_track)
-    h |= PK_SAME_TRACK;
-  else
-    p = put_varint(p, e->track_id);
+  unsigned c = d < 0x100 ? 0 : d < 0x10000 ? 1 : d < 0x100000000u ? 2 : 3;
+  store_le64(p, d);
+  p += ts_bytes[c];
+  h |= c << PK_TS;
+  c = e->track_id == st->prev_track ? 0 : id_code(e->track_id);
+  store_le64(p, e->track_id);
+  p += id_bytes[c];
+  h |= c << PK_TRACK;
   st->prev_track = e->track_id;
-  p = put_varint(p, e->name_id);
-  p = put_varint(p, e->category_id);
-  if (e->arg_set_id != 0 && e->arg_set_id == st->last_args + 1)
-    h |= PK_NEXT_ARGS;
-  else
-    p = put_varint(p, e->arg_set_id);
+  c = e->name_id ? id_code(e->name_id) : 0;
+  store_le64(p, e->name_id);
+  p += id_bytes[c];
+  h |= c << PK_NAME;
+  c = e->category_id ? id_code(e->category_id) : 0;
+  store_le64(p, e->category_id);
+  p += id_bytes[c];
+  h |= c << PK_CATEGORY;
+  if (e->flags | e->reserved) {
+    h |= PK_ARGS_ESCAPE << PK_ARGS;
+    *p++ = e->flags;
+    store_le64(p, e->reserved);
+    p += 2;
+    store_le64(p, e->arg_set_id);
+    p += 4;
+  } else if (e->arg_set_id == 0) {
+    h |= PK_ARGS_NONE << PK_ARGS;
+  } else if (e->arg_set_id == st->last_args + 1) {
+    h |= PK_ARGS_NEXT << PK_ARGS;
+  } else {
+    h |= PK_ARGS_4 << PK_ARGS;
+    store_le64(p, e->arg_set_id);
+    p += 4;
+  }
   if (e->arg_set_id)
     st->last_args = e->arg_set_id;
+  uint64_t u;
+  memcpy(&u, &e->u, sizeof u);
   if (u) {
-    h |= PK_U;
-    if (e->kind == TM_EVENT_COUNTER) {
-      memcpy(p, &u, sizeof u);
-      p += sizeof u;
-    } else {
-      p = put_varint(p, zigzag(u));
-    }
+    if (e->kind != TM_EVENT_COUNTER)
+      u = zigzag(u);
+    c = e->kind == TM_EVENT_COUNTER ? 3 : u < 0x10000 ? 1 : u < 0x100000000u ? 2 : 3;
+    store_le64(p, u);
+    p += u_bytes[c];
+    h |= c << PK_U;
   }
-  *head = (uint8_t)h;
+  head[0] = (uint8_t)h;
+  head[1] = (uint8_t)(h >> 8);
   return p;
 }
 
-/* Packs ev[0, n) into bytes of their exact size (a first pass measures
- * them: a block allocated for the worst case and shrunk would count
- * several times its bytes in heap profiles); returns them, their size
- * in *size and the events' smallest and largest ts. */
+/* Packs ev[0, n) into bytes of their exact size and PACK_SLACK after
+ * (packed into a scratch for the worst case, whose untouched pages cost
+ * nothing, then copied: a block allocated for the worst case and shrunk
+ * would count several times its bytes in heap profiles); returns them,
+ * their size in *size and the events' smallest and largest ts. */
 static uint8_t *pack_events(const tm_event *ev, size_t n, size_t *size, int64_t *min_ts,
                             int64_t *max_ts) {
-  uint8_t one[PACK_EVENT_MAX];
+  uint8_t *scratch = g_malloc(n * PACK_EVENT_MAX + PACK_SLACK), *p = scratch;
   pack_state st = {0};
-  size_t total = 0;
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   for (size_t i = 0; i < n; i++) {
-    total += (size_t)(pack_event(&ev[i], &st, one) - one);
+    p = pack_event(&ev[i], &st, p);
     lo = MIN(lo, ev[i].ts);
     hi = MAX(hi, ev[i].ts);
   }
-  uint8_t *bytes = g_malloc(MAX(total, (size_t)1)), *p = bytes;
-  st = (pack_state){0};
-  for (size_t i = 0; i < n; i++)
-    p = pack_event(&ev[i], &st, p);
-  g_assert((size_t)(p - bytes) == total);
-  *size = total;
+  *size = (size_t)(p - scratch);
+  uint8_t *bytes = g_malloc(*size + PACK_SLACK);
+  memcpy(bytes, scratch, *size);
+  memset(bytes + *size, 0, PACK_SLACK);
+  g_free(scratch);
   *min_ts = lo;
   *max_ts = hi;
   return bytes;
@@ -312,52 +349,55 @@ static uint8_t *pack_events(const tm_event *ev, size_t n, size_t *size, int64_t 
 /* Unpacks the n events of `in` (pack_events) into out[0, n). */
 static void unpack_events(const uint8_t *in, size_t n, tm_event *out) {
   const uint8_t *p = in;
-  uint64_t ts = 0, v;
+  uint64_t ts = 0;
   uint32_t track = 0, last_args = 0;
   for (size_t i = 0; i < n; i++) {
     tm_event *e = &out[i];
-    unsigned h = *p++;
+    unsigned h = (unsigned)p[0] | (unsigned)p[1] << 8;
+    p += 2;
     uint8_t kind = (uint8_t)(h & PK_KIND_ESCAPE);
     if (kind == PK_KIND_ESCAPE)
       kind = *p++;
     e->kind = kind;
-    e->flags = 0;
-    e->reserved = 0;
-    if (h & PK_FLAGS) {
-      e->flags = *p++;
-      p = get_varint(p, &v);
-      e->reserved = (uint16_t)v;
-    }
-    p = get_varint(p, &v);
-    ts += unzigzag(v);
+    unsigned c = (h >> PK_TS) & 3;
+    ts += unzigzag(load_le64(p) & ts_mask[c]);
+    p += ts_bytes[c];
     e->ts = (int64_t)ts;
-    if (!(h & PK_SAME_TRACK)) {
-      p = get_varint(p, &v);
-      track = (uint32_t)v;
+    c = (h >> PK_TRACK) & 3;
+    if (c) {
+      track = (uint32_t)(load_le64(p) & id_mask[c]);
+      p += id_bytes[c];
     }
     e->track_id = track;
-    p = get_varint(p, &v);
-    e->name_id = (uint32_t)v;
-    p = get_varint(p, &v);
-    e->category_id = (uint32_t)v;
-    uint32_t args = last_args + 1;
-    if (!(h & PK_NEXT_ARGS)) {
-      p = get_varint(p, &v);
-      args = (uint32_t)v;
+    c = (h >> PK_NAME) & 3;
+    e->name_id = (uint32_t)(load_le64(p) & id_mask[c]);
+    p += id_bytes[c];
+    c = (h >> PK_CATEGORY) & 3;
+    e->category_id = (uint32_t)(load_le64(p) & id_mask[c]);
+    p += id_bytes[c];
+    c = (h >> PK_ARGS) & 3;
+    uint32_t args = 0;
+    e->flags = 0;
+    e->reserved = 0;
+    if (c == PK_ARGS_NEXT) {
+      args = last_args + 1;
+    } else if (c == PK_ARGS_4) {
+      args = (uint32_t)load_le64(p);
+      p += 4;
+    } else if (c == PK_ARGS_ESCAPE) {
+      e->flags = p[0];
+      e->reserved = (uint16_t)(p[1] | p[2] << 8);
+      args = (uint32_t)load_le64(p + 3);
+      p += 7;
     }
     e->arg_set_id = args;
     if (args)
       last_args = args;
-    uint64_t u = 0;
-    if (h & PK_U) {
-      if (kind == TM_EVENT_COUNTER) {
-        memcpy(&u, p, sizeof u);
-        p += sizeof u;
-      } else {
-        p = get_varint(p, &v);
-        u = unzigzag(v);
-      }
-    }
+    c = (h >> PK_U) & 3;
+    uint64_t u = load_le64(p) & u_mask[c];
+    p += u_bytes[c];
+    if (kind != TM_EVENT_COUNTER)
+      u = unzigzag(u);
     memcpy(&e->u, &u, sizeof u);
   }
 }
