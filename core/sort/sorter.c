@@ -507,7 +507,8 @@ static void run_unpack(tm_event_run *run) {
     free_released(run->blocks[b].bytes, run->blocks[b].size);
     run->blocks[b].bytes = NULL;
   }
-  memcpy(ev + at, run->events, tail * sizeof *ev);
+  if (tail) /* a sealed run has none, and no `events` */
+    memcpy(ev + at, run->events, tail * sizeof *ev);
   g_free(run->events);
   run_free_blocks(run);
   run->events = ev;
