@@ -177,7 +177,8 @@ tm_event_run *sorter_run(tm_sorter *sorter, tm_clock_node clock,
  * bytes each, the import's memory peak. A run that looks like one (its
  * tracks interleaved in blocks, few track ids: what the merge takes by
  * track in windows) packs each PACK_EVENTS events it is given into a
- * block of bytes (~9 bytes an event on the realistic TrackEvent trace).
+ * block of bytes (7.7 bytes an event on the 1M-event realistic TrackEvent
+ * trace).
  * An event is a 16-bit header and its fields, each 0, 1, 2, 4 or 8 bytes
  * long as a 2-bit code of the header says (read with one unaligned load
  * and a mask, no loop per byte): the kind (4 bits; 15: a byte of kind
