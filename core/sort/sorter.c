@@ -500,7 +500,6 @@ static void run_unpack(tm_event_run *run) {
     return;
   size_t tail = run->len - run->packed;
   tm_event *ev = g_new(tm_event, MAX(run->len, (size_t)1));
-  tm_memory_advise_huge(ev, run->len * sizeof *ev);
   size_t at = 0;
   for (size_t b = 0; b < run->n_blocks; b++) {
     unpack_events(run->blocks[b].bytes, run->blocks[b].n, ev + at);
