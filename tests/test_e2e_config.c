@@ -332,6 +332,31 @@ static void test_a_discard_buffer_keeps_the_oldest_events(void) {
 
 /* Two files, each into its own buffer: a small one drops, a large one
  * keeps all; `info` shows both. */
+/* A buffered proto file's ftrace events (and logs) go through the buffer
+ * as its other events do, their staged args with them: the ftrace events
+ * and their args equal the unbuffered import's. Before, they bypassed the
+ * buffer and kept the buffer's staged refs as arg_set_id, their args lost. */
+static void test_a_buffered_files_ftrace_events_keep_their_args(void) {
+  g_autofree char *dir = e2e_tmpdir();
+  g_autofree char *pb = e2e_proto_fixture_path("ftrace_kinds");
+  const char *inputs[] = {pb, NULL};
+  const char *sql = "SELECT e.ts, e.name, a.key, a.display_value FROM ftrace_event e "
+                    "LEFT JOIN args a USING (arg_set_id) ORDER BY e.ts, e.name, a.key";
+  const char *extra[] = {"--sql", sql, NULL};
+  e2e_result plain = run_with_config(dir, "query", inputs, NULL, extra);
+  g_assert_cmpint(plain.exit_code, ==, 0);
+  const char *config = "buffers { size_kb: 1024 }\n"
+                       "data_sources { config { name: \"proto\" target_buffer: 0 } }\n";
+  g_autofree char *buffered = query_with(dir, inputs, config, sql);
+  g_assert_cmpstr(buffered, ==, plain.out);
+  g_autofree char *has_args = query_with(
+      dir, inputs, config,
+      "SELECT count(*) > 0 AS has_args FROM ftrace_event e JOIN args a USING (arg_set_id)");
+  e2e_assert_text(has_args, "\"has_args\"\n1\n");
+  e2e_result_clear(&plain);
+  e2e_cleanup(dir);
+}
+
 static void test_target_buffer_maps_files_to_buffers(void) {
   g_autofree char *dir = e2e_tmpdir();
   g_autofree char *a_text = json_instants("a", 200);
@@ -758,6 +783,8 @@ int main(int argc, char **argv) {
                   test_a_discard_buffer_keeps_the_oldest_events);
   g_test_add_func("/e2e-config/buffers/target-buffer-maps-files-to-buffers",
                   test_target_buffer_maps_files_to_buffers);
+  g_test_add_func("/e2e-config/buffers/a-buffered-files-ftrace-events-keep-their-args",
+                  test_a_buffered_files_ftrace_events_keep_their_args);
   g_test_add_func("/e2e-config/window/start-offset-and-duration-keep-a-window",
                   test_start_offset_and_duration_keep_a_window);
   g_test_add_func("/e2e-config/window/an-end-whose-begin-was-cut-goes-with-it",

@@ -389,7 +389,8 @@ static held_payload *make_payload(tm_event_buffers *b, tm_event *ev, int64_t thr
   const staged *args = NULL;
   bool carries_args = ev->kind == TM_EVENT_SLICE_BEGIN || ev->kind == TM_EVENT_SLICE_END ||
                       ev->kind == TM_EVENT_SLICE_COMPLETE || ev->kind == TM_EVENT_COUNTER ||
-                      ev->kind == TM_EVENT_FLOW;
+                      ev->kind == TM_EVENT_FLOW || ev->kind == TM_EVENT_FTRACE_RAW ||
+                      ev->kind == TM_EVENT_ANDROID_LOG;
   if (carries_args && (ev->arg_set_id & EVENT_BUFFER_STAGED_ARGS)) {
     uint32_t id = ev->arg_set_id & ~EVENT_BUFFER_STAGED_ARGS;
     staged *s = g_hash_table_lookup(b->staged, GUINT_TO_POINTER(id));

@@ -82,7 +82,7 @@ void event_buffers_release_staged(tm_event_buffers *buffers, uint32_t owner, boo
 
 /* Offers `ev` to buffer `buffer` as an event of run `run` (an opaque key:
  * the sorter run it will join). Its arg_set_id, for the kinds that carry
- * args (slices, counters, flows), is 0 or a staged ref; the thread times
+ * args (slices, counters, flows, ftrace events, logs), is 0 or a staged ref; the thread times
  * are TM_UNKNOWN_TIME when unknown. Returns true if it is held. */
 bool event_buffers_push(tm_event_buffers *buffers, uint32_t buffer, void *run,
                         const tm_event *ev, int64_t thread_ts, int64_t thread_dur);

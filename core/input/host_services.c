@@ -1461,7 +1461,8 @@ static void svc_ftrace_event(tm_host *host, tm_clock_ref clock, int64_t ts,
       .arg_set_id = args,
       .kind = TM_EVENT_FTRACE_RAW,
   };
-  event_run_push(run_for(host, clock), &ev);
+  /* To a buffered file's buffer too, which resolves its staged args. */
+  push_event(host, clock, &ev);
 }
 
 static void svc_android_log(tm_host *host, tm_clock_ref clock, int64_t ts,
@@ -1480,7 +1481,7 @@ static void svc_android_log(tm_host *host, tm_clock_ref clock, int64_t ts,
       .arg_set_id = args,
       .kind = TM_EVENT_ANDROID_LOG,
   };
-  event_run_push(run_for(host, clock), &ev);
+  push_event(host, clock, &ev); /* as svc_ftrace_event */
 }
 
 static void svc_package(tm_host *host, tm_machine_ref machine, tm_str_id name,
