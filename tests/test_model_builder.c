@@ -103,6 +103,10 @@ static const tm_slice_row *slice(fixture *f, size_t id) {
   return &f->state.model->slices.data[id];
 }
 
+static int64_t slice_dur(fixture *f, size_t id) {
+  return model_slice_dur(f->state.model, slice(f, id));
+}
+
 static int64_t stat(fixture *f, const char *name) {
   return stats_get(f->state.stats, name, TM_NULL_INT64, 0, 0);
 }
@@ -115,12 +119,12 @@ static void test_begin_end_nest_and_unended_slices_keep_minus_one(fixture *f,
   push(f, TM_EVENT_SLICE_END, 30, 0, NULL);
   push(f, TM_EVENT_SLICE_BEGIN, 40, 0, "never ended");
   g_assert_cmpuint(f->state.model->slices.len, ==, 3);
-  g_assert_cmpint(slice(f, 0)->dur, ==, -1);
-  g_assert_cmpint(slice(f, 1)->dur, ==, 10);
+  g_assert_cmpint(slice_dur(f, 0), ==, -1);
+  g_assert_cmpint(slice_dur(f, 1), ==, 10);
   g_assert_cmpuint(slice(f, 1)->depth, ==, 1);
   g_assert_cmpuint(slice(f, 1)->parent_id, ==, 0);
   g_assert_cmpuint(slice(f, 2)->depth, ==, 1);
-  g_assert_cmpint(slice(f, 2)->dur, ==, -1);
+  g_assert_cmpint(slice_dur(f, 2), ==, -1);
   g_assert_cmpuint(slice(f, 0)->parent_id, ==, TM_NULL_ID);
 }
 
@@ -130,8 +134,8 @@ static void test_named_end_closes_the_matching_slice(fixture *f, gconstpointer d
   push(f, TM_EVENT_SLICE_BEGIN, 20, 0, "b");
   /* Ends "a": "b", opened inside it and still open, is never ended. */
   push(f, TM_EVENT_SLICE_END, 30, 0, "a");
-  g_assert_cmpint(slice(f, 0)->dur, ==, 20);
-  g_assert_cmpint(slice(f, 1)->dur, ==, -1);
+  g_assert_cmpint(slice_dur(f, 0), ==, 20);
+  g_assert_cmpint(slice_dur(f, 1), ==, -1);
   /* Nothing open named "zzz": counted, nothing changes. */
   push(f, TM_EVENT_SLICE_END, 40, 0, "zzz");
   g_assert_cmpint(stat(f, "misplaced_end_event"), ==, 1);
@@ -186,7 +190,7 @@ static void test_slice_whose_end_overflows_is_dropped_and_counted(fixture *f,
   push(f, TM_EVENT_SLICE_COMPLETE, INT64_MAX - 10, 10, "ends-at-max");
   tm_model *m = f->state.model;
   g_assert_cmpuint(m->slices.len, ==, 2);
-  g_assert_cmpint(slice(f, 1)->dur, ==, 10);
+  g_assert_cmpint(slice_dur(f, 1), ==, 10);
   g_assert_cmpint(stat(f, "slice_timestamp_overflow"), ==, 1);
   /* The bounds saturate at INT64_MAX instead of wrapping negative. */
   model_finalize(m);
@@ -296,8 +300,8 @@ static void test_thread_time_beside_the_rows(fixture *f, gconstpointer d) {
   model_builder_push(f->builder, &complete, 0, 0);
   model_builder_push(f->builder, &end, 0, 0);
   g_assert_cmpuint(m->slices.len, ==, 3);
-  g_assert_cmpint(m->slices.data[1].dur, ==, 1);
-  g_assert_cmpint(m->slices.data[2].dur, ==, 2); /* from u.x.dur_ns */
+  g_assert_cmpint(model_slice_dur(m, &m->slices.data[1]), ==, 1);
+  g_assert_cmpint(model_slice_dur(m, &m->slices.data[2]), ==, 2); /* from u.x.dur_ns */
   int64_t thread_ts, thread_dur;
   g_assert_true(model_slice_thread_time(m, 0, &thread_ts, &thread_dur));
   g_assert_cmpint(thread_ts, ==, 100);
@@ -359,7 +363,7 @@ static void test_extras_released_once_every_announced_event_is_pushed(fixture *f
     g_assert_true(model_slice_thread_time(m, id, &thread_ts, &thread_dur));
     g_assert_cmpint(thread_ts, ==, 1000 + (int64_t)perm[i]);
     g_assert_cmpint(thread_dur, ==, (int64_t)perm[i] + 1);
-    g_assert_cmpint(m->slices.data[id].dur, ==, 1);
+    g_assert_cmpint(model_slice_dur(m, &m->slices.data[id]), ==, 1);
   }
   g_assert_cmpint(f->state.extras.data[dropped_extra].thread_ts, ==, 1000 + (int64_t)dropped_extra);
   /* A page-aligned extra of the third region (counted from the page of
@@ -410,8 +414,8 @@ static void test_long_duration_kept_in_a_second_extra(fixture *f, gconstpointer 
   tm_model *m = f->state.model;
   /* The negative duration is refused as before (slice_negative_duration). */
   g_assert_cmpuint(m->slices.len, ==, 2);
-  g_assert_cmpint(m->slices.data[0].dur, ==, long_dur);
-  g_assert_cmpint(m->slices.data[1].dur, ==, INT32_MAX);
+  g_assert_cmpint(model_slice_dur(m, &m->slices.data[0]), ==, long_dur);
+  g_assert_cmpint(model_slice_dur(m, &m->slices.data[1]), ==, INT32_MAX);
   int64_t thread_ts, thread_dur;
   g_assert_true(model_slice_thread_time(m, 0, &thread_ts, &thread_dur));
   g_assert_cmpint(thread_ts, ==, 100);
@@ -470,7 +474,7 @@ static void test_extras_straddling_two_regions_kept_until_pushed(fixture *f, gco
   g_assert_true(model_slice_thread_time(m, N - 1, &thread_ts, &thread_dur));
   g_assert_cmpint(thread_ts, ==, base + j);
   g_assert_cmpint(thread_dur, ==, (int64_t)j + 1);
-  g_assert_cmpint(m->slices.data[N - 1].dur, ==, base + j + 1);
+  g_assert_cmpint(model_slice_dur(m, &m->slices.data[N - 1]), ==, base + j + 1);
   g_free(events);
 }
 
@@ -582,17 +586,97 @@ static void test_slice_table_reserved_exactly_grows_past_its_size(void) {
   tm_vec_reserve_exact(&slices, 1000);
   g_assert_cmpuint(slices.cap, ==, 1000);
   for (uint32_t i = 0; i < 1000; i++)
-    tm_vec_push(&slices, ((tm_slice_row){.ts = i, .name = i}));
+    tm_vec_push(&slices, ((tm_slice_row){.ts_code = i, .name = i}));
   tm_vec_reserve_exact(&slices, 10);
   g_assert_cmpuint(slices.cap, ==, 1000);
-  tm_vec_push(&slices, ((tm_slice_row){.ts = 1000, .name = 1000}));
+  tm_vec_push(&slices, ((tm_slice_row){.ts_code = 1000, .name = 1000}));
   g_assert_cmpuint(slices.cap, >, 1000);
   g_assert_cmpuint(slices.len, ==, 1001);
   for (uint32_t i = 0; i <= 1000; i++) {
-    g_assert_cmpint(slices.data[i].ts, ==, i);
+    g_assert_cmpint(slices.data[i].ts_code, ==, i);
     g_assert_cmpuint(slices.data[i].name, ==, i);
   }
   tm_vec_free(&slices);
+}
+
+/* A slice row keeps ts as a 31-bit distance from its block's first row
+ * and dur in 31 bits; the rest goes to model->slice_wide. Rows out of ts
+ * order, a block spanning more than 2^31 ns, negative and long durations,
+ * the extremes of int64, and durations set later all read back. */
+static void test_slice_row_wide_ts_and_dur_read_back(void) {
+  tm_model *m = model_new();
+  const int64_t ts[] = {1000, 999, 1000 + (int64_t)INT32_MAX, 1000 + (int64_t)INT32_MAX + 1,
+                        INT64_MIN, INT64_MAX, -5, 1001};
+  const int64_t dur[] = {-1, 0, INT32_MAX, (int64_t)INT32_MAX + 1, -5, INT64_MAX,
+                         INT64_MIN, 7};
+  for (uint32_t block = 0; block < 3; block++)
+    for (size_t i = 0; i < G_N_ELEMENTS(ts); i++) {
+      /* The third block's first row is far from the second's. */
+      int64_t shift = block == 2 ? (int64_t)1 << 40 : 0;
+      int64_t t = ts[i] == INT64_MIN || ts[i] == INT64_MAX ? ts[i] : ts[i] + shift;
+      uint32_t id = model_add_slice(m, t, dur[i], 0, 0, 0, 0, TM_NULL_ID, 0);
+      g_assert_cmpint(model_slice_ts(m, id), ==, t);
+      g_assert_cmpint(model_slice_dur(m, &m->slices.data[id]), ==, dur[i]);
+      /* Fill the block, so that the next one begins with ts[0]. */
+      if (i + 1 == G_N_ELEMENTS(ts))
+        while (m->slices.len % TM_SLICE_TS_BLOCK)
+          model_add_slice(m, t, 1, 0, 0, 0, 0, TM_NULL_ID, 0);
+    }
+  g_assert_cmpuint(m->slice_ts_base.len, ==, 3);
+  g_assert_cmpint(m->slice_ts_base.data[2], ==, 1000 + ((int64_t)1 << 40));
+  /* Rows within 2^31 of their block's first row keep ts in the row. */
+  g_assert_cmpuint(m->slices.data[2].ts_code, ==, INT32_MAX);
+  g_assert_true(m->slices.data[1].ts_code & TM_SLICE_WIDE);
+  g_assert_true(m->slices.data[3].ts_code & TM_SLICE_WIDE);
+
+  /* A duration set later: direct, wide, another wide value (the same
+   * side entry), back to open, direct again. */
+  size_t wide = m->slice_wide.len;
+  model_slice_set_dur(m, 0, 5);
+  g_assert_cmpint(model_slice_dur(m, &m->slices.data[0]), ==, 5);
+  model_slice_set_dur(m, 0, (int64_t)1 << 35);
+  g_assert_cmpint(model_slice_dur(m, &m->slices.data[0]), ==, (int64_t)1 << 35);
+  g_assert_cmpuint(m->slice_wide.len, ==, wide + 1);
+  model_slice_set_dur(m, 0, -3);
+  g_assert_cmpint(model_slice_dur(m, &m->slices.data[0]), ==, -3);
+  g_assert_cmpuint(m->slice_wide.len, ==, wide + 1);
+  model_slice_set_dur(m, 0, -1);
+  g_assert_cmpint(model_slice_dur(m, &m->slices.data[0]), ==, -1);
+  model_slice_set_dur(m, 0, 0);
+  g_assert_cmpint(model_slice_dur(m, &m->slices.data[0]), ==, 0);
+  /* Every other row still reads back. */
+  g_assert_cmpint(model_slice_ts(m, 3), ==, 1000 + (int64_t)INT32_MAX + 1);
+  g_assert_cmpint(model_slice_dur(m, &m->slices.data[3]), ==, (int64_t)INT32_MAX + 1);
+  g_assert_cmpint(model_slice_ts(m, 4), ==, INT64_MIN);
+  g_assert_cmpint(model_slice_dur(m, &m->slices.data[6]), ==, INT64_MIN);
+  model_free(m);
+}
+
+/* A slice row holds a 16-bit category code: the first 65534 distinct
+ * categories get one, the rest are found by slice id beside the table. */
+static void test_slice_categories_beyond_16_bits_read_back(void) {
+  tm_model *m = model_new();
+  const uint32_t n = TM_SLICE_CATEGORY_ESCAPE + 100;
+  tm_str_id *cats = g_new(tm_str_id, n);
+  for (uint32_t i = 0; i < n; i++) {
+    char name[16];
+    g_snprintf(name, sizeof name, "c%u", i);
+    cats[i] = string_pool_intern_cstr(m->strings, name);
+    model_add_slice(m, i, 1, 0, cats[i], 0, 0, TM_NULL_ID, 0);
+    /* A category seen before keeps its code; none is NULL. */
+    model_add_slice(m, i, 1, 0, cats[i / 2], 0, 0, TM_NULL_ID, 0);
+    model_add_slice(m, i, 1, 0, 0, 0, 0, TM_NULL_ID, 0);
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    g_assert_cmpuint(model_slice_category(m, 3 * i), ==, cats[i]);
+    g_assert_cmpuint(model_slice_category(m, 3 * i + 1), ==, cats[i / 2]);
+    g_assert_cmpuint(model_slice_category(m, 3 * i + 2), ==, 0);
+  }
+  g_assert_cmpuint(m->slice_categories.len, ==, TM_SLICE_CATEGORY_ESCAPE);
+  g_assert_cmpuint(m->slices.data[3 * (n - 1)].category_code, ==, TM_SLICE_CATEGORY_ESCAPE);
+  g_assert_cmpuint(m->slice_category_escapes.len, >, 0);
+  g_free(cats);
+  model_free(m);
 }
 
 int main(int argc, char **argv) {
@@ -628,6 +712,10 @@ int main(int argc, char **argv) {
   ADD("/model-builder/async/set-parents-resolve-to-first-tracks-and-loops-end",
       test_set_parents_resolve_to_first_tracks_and_loops_end);
 #undef ADD
+  g_test_add_func("/model/slice-row/wide-ts-and-dur-read-back",
+                  test_slice_row_wide_ts_and_dur_read_back);
+  g_test_add_func("/model/slice-row/categories-beyond-16-bits-read-back",
+                  test_slice_categories_beyond_16_bits_read_back);
   g_test_add_func("/model-builder/slice-table-reserved-exactly-grows-past-its-size",
                   test_slice_table_reserved_exactly_grows_past_its_size);
   return g_test_run();

@@ -25,11 +25,8 @@ static tm_str_id S(tm_model *m, const char *s) {
 static void add_slice(tm_model *m, int64_t ts, int64_t dur, uint32_t track,
                       const char *name, uint32_t depth, uint32_t parent,
                       uint32_t arg_set) {
-  tm_slice_row s = {.ts = ts, .dur = dur, .track_id = track,
-                    .category = S(m, "cat"), .name = S(m, name),
-                    .depth = depth, .parent_id = parent,
-                    .arg_set_id = arg_set};
-  tm_vec_push(&m->slices, s);
+  model_add_slice(m, ts, dur, track, S(m, "cat"), S(m, name), depth, parent,
+                  arg_set);
 }
 
 static void add_arg_value(tm_model *m, uint32_t set, const char *key,

@@ -32,12 +32,8 @@ static tm_model *build_model(void) {
                     .trace_id = TM_NULL_ID};
   tm_vec_push(&m->tracks, t);
   for (int i = 0; i < 2; i++) {
-    tm_slice_row s = {.ts = 100 * (i + 1),
-                      .dur = 10,
-                      .track_id = 0,
-                      .name = string_pool_intern_cstr(m->strings, "s"),
-                      .parent_id = TM_NULL_ID};
-    tm_vec_push(&m->slices, s);
+    model_add_slice(m, 100 * (i + 1), 10, 0, 0,
+                    string_pool_intern_cstr(m->strings, "s"), 0, TM_NULL_ID, 0);
   }
   model_finalize(m);
   return m;

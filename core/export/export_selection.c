@@ -188,5 +188,5 @@ bool export_slice_on(const export_selection *sel, uint32_t slice_id) {
   if (sel->machine_on && s->track_id < model->tracks.len &&
       !export_machine_on(sel, model->tracks.data[s->track_id].machine_id))
     return false;
-  return export_interval_on(sel, s->ts, s->dur);
+  return export_interval_on(sel, model_slice_ts(model, slice_id), model_slice_dur(model, s));
 }

@@ -587,10 +587,11 @@ static void track_pid_tid(const json_state *js, const tm_track_row *t, int64_t *
     *pid = map_id(js, t->machine_id, 0);
 }
 
-static void put_name_cat(json_state *js, const tm_slice_row *s) {
-  if (s->category) {
+static void put_name_cat(json_state *js, uint32_t id, const tm_slice_row *s) {
+  tm_str_id category = model_slice_category(js->model, id);
+  if (category) {
     g_string_append(js->buf, ",\"cat\":");
-    put_str_id(js, s->category);
+    put_str_id(js, category);
   }
   if (s->name) {
     g_string_append(js->buf, ",\"name\":");
@@ -665,23 +666,24 @@ static void write_thread_slice(json_state *js, uint32_t id, const tm_slice_row *
                                const tm_track_row *t) {
   int64_t pid, tid;
   track_pid_tid(js, t, &pid, &tid);
-  bool instant = s->dur == 0 && !(js->has_children[id / 8] & (1u << (id % 8)));
+  int64_t ts = model_slice_ts(js->model, id), dur = model_slice_dur(js->model, s);
+  bool instant = dur == 0 && !(js->has_children[id / 8] & (1u << (id % 8)));
   begin_event(js);
-  g_string_append(js->buf, instant ? "\"ph\":\"i\"," : s->dur < 0 ? "\"ph\":\"B\"," : "\"ph\":\"X\",");
+  g_string_append(js->buf, instant ? "\"ph\":\"i\"," : dur < 0 ? "\"ph\":\"B\"," : "\"ph\":\"X\",");
   put_ids(js, pid, tid, true);
   g_string_append(js->buf, ",\"ts\":");
-  put_us(js->buf, s->ts);
-  if (!instant && s->dur >= 0) {
+  put_us(js->buf, ts);
+  if (!instant && dur >= 0) {
     g_string_append(js->buf, ",\"dur\":");
-    put_us(js->buf, s->dur);
+    put_us(js->buf, dur);
   }
   if (instant)
     g_string_append(js->buf, ",\"s\":\"t\"");
-  put_name_cat(js, s);
+  put_name_cat(js, id, s);
   put_flow_fields(js, id);
   put_args(js, s->arg_set_id, NULL);
   end_event(js);
-  write_v1_flows(js, id, pid, tid, s->ts);
+  write_v1_flows(js, id, pid, tid, ts);
 }
 
 static void write_async_end(json_state *js, uint32_t id) {
@@ -693,8 +695,8 @@ static void write_async_end(json_state *js, uint32_t id) {
   g_string_append(js->buf, "\"ph\":\"e\",");
   put_ids(js, pid, tid, false);
   g_string_append(js->buf, ",\"ts\":");
-  put_us(js->buf, s->ts + s->dur);
-  put_name_cat(js, s);
+  put_us(js->buf, model_slice_ts(js->model, id) + model_slice_dur(js->model, s));
+  put_name_cat(js, id, s);
   g_string_append_printf(js->buf, ",\"id2\":{\"local\":\"0x%x\"}", s->track_id);
   end_event(js);
 }
@@ -714,7 +716,7 @@ static void close_async_above(json_state *js, uint32_t track, uint32_t keep) {
     if (keep_on && top == keep)
       break;
     g_array_set_size(stack, stack->len - 1);
-    if (js->model->slices.data[top].dur >= 0)
+    if (model_slice_dur(js->model, &js->model->slices.data[top]) >= 0)
       write_async_end(js, top);
   }
 }
@@ -723,7 +725,9 @@ static void write_track_slice(json_state *js, uint32_t id, const tm_slice_row *s
                               const tm_track_row *t) {
   int64_t pid, tid;
   track_pid_tid(js, t, &pid, &tid);
-  bool instant = s->dur == 0 && !(js->has_children[id / 8] & (1u << (id % 8)));
+  int64_t ts = model_slice_ts(js->model, id);
+  bool instant = model_slice_dur(js->model, s) == 0 &&
+                 !(js->has_children[id / 8] & (1u << (id % 8)));
   const char *type = t->type ? string_pool_borrow(js->model->strings, t->type) : NULL;
   /* Instant tracks of processes and of the trace read back as such. */
   bool instant_track = type && (strcmp(type, "chrome_process_instant") == 0 ||
@@ -733,9 +737,9 @@ static void write_track_slice(json_state *js, uint32_t id, const tm_slice_row *s
     g_string_append(js->buf, "\"ph\":\"i\",");
     put_ids(js, pid, tid, false);
     g_string_append(js->buf, ",\"ts\":");
-    put_us(js->buf, s->ts);
+    put_us(js->buf, ts);
     g_string_append(js->buf, ",\"s\":\"p\"");
-    put_name_cat(js, s);
+    put_name_cat(js, id, s);
     put_args(js, s->arg_set_id, NULL);
     end_event(js);
     return;
@@ -745,8 +749,8 @@ static void write_track_slice(json_state *js, uint32_t id, const tm_slice_row *s
   g_string_append_printf(js->buf, "\"ph\":\"%s\",", instant ? "n" : "b");
   put_ids(js, pid, tid, false);
   g_string_append(js->buf, ",\"ts\":");
-  put_us(js->buf, s->ts);
-  put_name_cat(js, s);
+  put_us(js->buf, ts);
+  put_name_cat(js, id, s);
   g_string_append_printf(js->buf, ",\"id2\":{\"local\":\"0x%x\"}", s->track_id);
   put_flow_fields(js, id);
   put_args(js, s->arg_set_id, NULL);

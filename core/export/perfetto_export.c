@@ -355,11 +355,12 @@ static void build_slice_event(tmr_sequence *seq, tmr_enc *e, tmr_enc *in, void *
     tmr_enc_uint(e, 11, c->uuid);
   }
   if (c->type != TE_TYPE_SLICE_END) {
-    if (s->category) {
-      put_interned_name(seq, in, PE_MARK_CATEGORY, INTERNED_EVENT_CATEGORIES, s->category,
-                        pe_str(pe, s->category),
-                        string_pool_length(pe->model->strings, s->category));
-      tmr_enc_uint(e, 3, s->category);
+    tm_str_id category = model_slice_category(pe->model, c->slice_id);
+    if (category) {
+      put_interned_name(seq, in, PE_MARK_CATEGORY, INTERNED_EVENT_CATEGORIES, category,
+                        pe_str(pe, category),
+                        string_pool_length(pe->model->strings, category));
+      tmr_enc_uint(e, 3, category);
     }
     if (s->name) {
       put_interned_name(seq, in, PE_MARK_EVENT_NAME, INTERNED_EVENT_NAMES, s->name,
@@ -382,7 +383,8 @@ static void write_end(pe_state *pe, slice_source *src, uint32_t slice_id) {
   src->open[slice_id / 8] &= (uint8_t)~(1u << (slice_id % 8));
   tmr_sequence *seq = track_sequence(pe, s->track_id);
   event_ctx c = {pe, slice_id, track_uuid(pe, s->track_id), TE_TYPE_SLICE_END, 0, 0, 0};
-  pe_emit(pe, seq, s->ts + s->dur, TMR_SEQ_NEEDS_INCREMENTAL_STATE, build_slice_event, &c);
+  pe_emit(pe, seq, model_slice_ts(pe->model, slice_id) + model_slice_dur(pe->model, s),
+          TMR_SEQ_NEEDS_INCREMENTAL_STATE, build_slice_event, &c);
 }
 
 /* Ends every slice open on `track_id` above `keep` (TM_NULL_ID: all). */
@@ -397,7 +399,8 @@ static void close_above(pe_state *pe, slice_source *src, uint32_t track_id, uint
       break;
     g_array_set_size(stack, stack->len - 1);
     /* Unfinished slices (dur -1) stay open in the trace too. */
-    if (pe_bit_get(src->open, top) && pe->model->slices.data[top].dur >= 0)
+    if (pe_bit_get(src->open, top) &&
+        model_slice_dur(pe->model, &pe->model->slices.data[top]) >= 0)
       write_end(pe, src, top);
   }
 }
@@ -407,7 +410,7 @@ static int64_t begins_next_ts(pe_state *pe, void *self) {
   const tm_model *model = pe->model;
   while (src->next < model->slices.len && !export_slice_on(pe->sel, src->next))
     src->next++;
-  return src->next < model->slices.len ? model->slices.data[src->next].ts : INT64_MAX;
+  return src->next < model->slices.len ? model_slice_ts(model, src->next) : INT64_MAX;
 }
 
 static void begins_emit(pe_state *pe, void *self) {
@@ -419,25 +422,26 @@ static void begins_emit(pe_state *pe, void *self) {
     return;
   close_above(pe, src, track, s->parent_id);
   tmr_sequence *seq = track_sequence(pe, track);
-  bool instant = s->dur == 0 && !pe_bit_get(src->has_children, id);
+  int64_t ts = model_slice_ts(pe->model, id), dur = model_slice_dur(pe->model, s);
+  bool instant = dur == 0 && !pe_bit_get(src->has_children, id);
   int64_t pid = 0;
   int scope = instant ? legacy_instant_scope(pe, track, &pid) : 0;
   if (scope) {
     event_ctx c = {pe, id, 0, TE_TYPE_INSTANT, 0, scope, pid};
-    pe_emit(pe, seq, s->ts, TMR_SEQ_NEEDS_INCREMENTAL_STATE, build_slice_event, &c);
+    pe_emit(pe, seq, ts, TMR_SEQ_NEEDS_INCREMENTAL_STATE, build_slice_event, &c);
     return;
   }
   uint64_t uuid = ensure_track(pe, seq, track, 0);
   event_ctx c = {pe, id, uuid, instant ? TE_TYPE_INSTANT : TE_TYPE_SLICE_BEGIN, 0, 0, 0};
-  pe_emit(pe, seq, s->ts, TMR_SEQ_NEEDS_INCREMENTAL_STATE, build_slice_event, &c);
+  pe_emit(pe, seq, ts, TMR_SEQ_NEEDS_INCREMENTAL_STATE, build_slice_event, &c);
   if (instant)
     return;
   if (!src->stacks[track])
     src->stacks[track] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   g_array_append_val(src->stacks[track], id);
   pe_bit_set(src->open, id);
-  if (s->dur >= 0)
-    heap_push(src->heap, (pending_end){s->ts + s->dur, s->depth, id});
+  if (dur >= 0)
+    heap_push(src->heap, (pending_end){ts + dur, s->depth, id});
 }
 
 static int64_t ends_next_ts(pe_state *pe, void *self) {

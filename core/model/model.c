@@ -14,6 +14,7 @@ tm_model *model_new(void) {
   tm_model *model = g_new0(tm_model, 1);
   model->strings = string_pool_new();
   model->next_arg_set_id = 1;
+  tm_vec_push(&model->slice_categories, 0); /* code 0: NULL */
   return model;
 }
 
@@ -32,6 +33,12 @@ void model_free(tm_model *model) {
   tm_vec_free(&model->threads);
   tm_vec_free(&model->tracks);
   tm_vec_free(&model->slices);
+  tm_vec_free(&model->slice_ts_base);
+  tm_vec_free(&model->slice_wide);
+  tm_vec_free(&model->slice_categories);
+  if (model->slice_category_index)
+    g_hash_table_destroy(model->slice_category_index);
+  tm_vec_free(&model->slice_category_escapes);
   thread_times_free(&model->slice_thread_times);
   tm_vec_free(&model->counters);
   tm_vec_free(&model->flows);
@@ -396,6 +403,102 @@ bool model_arg_set_first_rows(const tm_model *model, uint32_t arg_set_id,
   return true;
 }
 
+/* The row code of a value `v` that may go in the row as `direct` when it
+ * fits 31 bits, else in model->slice_wide (reusing entry `code` when it
+ * already names one). */
+static uint32_t slice_wide_code(tm_model *model, int64_t direct, int64_t v,
+                                uint32_t code) {
+  if (direct >= 0 && direct < (int64_t)TM_SLICE_WIDE)
+    return (uint32_t)direct;
+  if ((code & TM_SLICE_WIDE) && code != TM_SLICE_DUR_OPEN) {
+    model->slice_wide.data[code & ~TM_SLICE_WIDE] = v;
+    return code;
+  }
+  g_assert(model->slice_wide.len < TM_SLICE_WIDE - 1);
+  tm_vec_push(&model->slice_wide, v);
+  return TM_SLICE_WIDE | (uint32_t)(model->slice_wide.len - 1);
+}
+
+static uint32_t slice_dur_code(tm_model *model, int64_t dur, uint32_t code) {
+  if (dur == -1)
+    return TM_SLICE_DUR_OPEN;
+  return slice_wide_code(model, dur, dur, code);
+}
+
+static uint16_t slice_category_code(tm_model *model, uint32_t slice_id,
+                                    tm_str_id category) {
+  if (!category)
+    return 0;
+  uint32_t *memo = &model->slice_category_memo[(category * 0x9E3779B1u) >> 24];
+  if (*memo && model->slice_categories.data[*memo - 1] == category)
+    return (uint16_t)(*memo - 1);
+  if (!model->slice_category_index)
+    model->slice_category_index = g_hash_table_new(NULL, NULL);
+  uint32_t code = GPOINTER_TO_UINT(
+      g_hash_table_lookup(model->slice_category_index, GUINT_TO_POINTER(category)));
+  if (code) {
+    code--;
+  } else if (model->slice_categories.len < TM_SLICE_CATEGORY_ESCAPE) {
+    code = (uint32_t)model->slice_categories.len;
+    tm_vec_push(&model->slice_categories, category);
+    g_hash_table_insert(model->slice_category_index, GUINT_TO_POINTER(category),
+                        GUINT_TO_POINTER(code + 1));
+  } else {
+    tm_slice_category_escape escape = {slice_id, category};
+    tm_vec_push(&model->slice_category_escapes, escape);
+    return TM_SLICE_CATEGORY_ESCAPE;
+  }
+  *memo = code + 1;
+  return (uint16_t)code;
+}
+
+uint32_t model_add_slice(tm_model *model, int64_t ts, int64_t dur,
+                         uint32_t track_id, tm_str_id category, tm_str_id name,
+                         uint32_t depth, uint32_t parent_id,
+                         uint32_t arg_set_id) {
+  g_assert(depth <= UINT16_MAX);
+  g_assert(model->slices.len < UINT32_MAX);
+  uint32_t id = (uint32_t)model->slices.len;
+  if (id % TM_SLICE_TS_BLOCK == 0)
+    tm_vec_push(&model->slice_ts_base, ts);
+  int64_t base = model->slice_ts_base.data[id >> TM_SLICE_TS_BLOCK_SHIFT];
+  int64_t delta;
+  if (!tm_checked_sub(ts, base, &delta))
+    delta = -1;
+  tm_slice_row row = {
+      .ts_code = slice_wide_code(model, delta, ts, 0),
+      .dur_code = slice_dur_code(model, dur, 0),
+      .track_id = track_id,
+      .name = name,
+      .parent_id = parent_id,
+      .arg_set_id = arg_set_id,
+      .category_code = slice_category_code(model, id, category),
+      .depth = (uint16_t)depth,
+  };
+  tm_vec_push(&model->slices, row);
+  return id;
+}
+
+void model_slice_set_dur(tm_model *model, uint32_t slice_id, int64_t dur) {
+  tm_slice_row *row = &model->slices.data[slice_id];
+  row->dur_code = slice_dur_code(model, dur, row->dur_code);
+}
+
+tm_str_id model_slice_category_escaped(const tm_model *model, uint32_t slice_id) {
+  size_t lo = 0, hi = model->slice_category_escapes.len;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (model->slice_category_escapes.data[mid].slice_id < slice_id)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo < model->slice_category_escapes.len &&
+      model->slice_category_escapes.data[lo].slice_id == slice_id)
+    return model->slice_category_escapes.data[lo].category;
+  return 0;
+}
+
 bool model_slice_thread_time(const tm_model *model, uint32_t slice_id,
                              int64_t *thread_ts, int64_t *thread_dur) {
   return thread_times_get(&model->slice_thread_times, slice_id, thread_ts,
@@ -410,10 +513,11 @@ void model_slice_set_thread_time(tm_model *model, uint32_t slice_id,
 void model_finalize(tm_model *model) {
   bool any = false;
   int64_t start = INT64_MAX, end = INT64_MIN;
-  for (size_t i = 0; i < model->slices.len; i++) {
-    const tm_slice_row *s = &model->slices.data[i];
-    int64_t slice_end = tm_saturating_add(s->ts, s->dur > 0 ? s->dur : 0);
-    start = MIN(start, s->ts);
+  for (uint32_t i = 0; i < model->slices.len; i++) {
+    int64_t ts = model_slice_ts(model, i);
+    int64_t dur = model_slice_dur(model, &model->slices.data[i]);
+    int64_t slice_end = tm_saturating_add(ts, dur > 0 ? dur : 0);
+    start = MIN(start, ts);
     end = MAX(end, slice_end);
     any = true;
   }

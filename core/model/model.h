@@ -144,20 +144,48 @@ typedef struct tm_track_row {
   uint32_t cpu_dimension;     /* ucpu + 1 of a cpu track, 0 if none */
 } tm_track_row;
 
-/* 40 bytes: the slice table is the largest the model builds. Thread time
- * (not every slice has it) lives in tm_model.slice_thread_times. */
+/* 28 bytes, no 64-bit field: the slice table is the largest the model
+ * builds. What every slice has a full word for is stored; the rest is
+ * narrower or derived, read through the model_slice_*() accessors:
+ * - ts: rows come in trace-time order (the model builder's), so a row
+ *   keeps its distance from the first row of its block of
+ *   TM_SLICE_TS_BLOCK rows (model->slice_ts_base); a distance that is
+ *   negative or 2^31 or more (rows added out of order, a block spanning
+ *   seconds) is a TM_SLICE_WIDE index into model->slice_wide.
+ * - dur: below 2^31 in the row, -1 as TM_SLICE_DUR_OPEN, any other value
+ *   a TM_SLICE_WIDE index into model->slice_wide.
+ * - category: an index into model->slice_categories (a trace has few
+ *   distinct categories); TM_SLICE_CATEGORY_ESCAPE beyond 65534 of them,
+ *   the category then in model->slice_category_escapes by slice id.
+ * - depth: the builder nests at most 512 deep (model_builder.c).
+ * Thread time (not every slice has it) lives in
+ * tm_model.slice_thread_times. Add rows with model_add_slice(). */
 typedef struct tm_slice_row {
-  int64_t ts;
-  int64_t dur;        /* -1 while (or if never) ended */
+  uint32_t ts_code;
+  uint32_t dur_code;
   uint32_t track_id;
-  tm_str_id category;
   tm_str_id name;
-  uint32_t depth;
   uint32_t parent_id; /* TM_NULL_ID */
   uint32_t arg_set_id;
+  uint16_t category_code;
+  uint16_t depth;
 } tm_slice_row;
 
-_Static_assert(sizeof(tm_slice_row) == 40, "tm_slice_row must stay 40 bytes");
+_Static_assert(sizeof(tm_slice_row) == 28, "tm_slice_row must stay 28 bytes");
+
+#define TM_SLICE_TS_BLOCK_SHIFT 6
+#define TM_SLICE_TS_BLOCK (1u << TM_SLICE_TS_BLOCK_SHIFT)
+/* A ts_code or dur_code with this bit set (and not all ones) is an index
+ * into model->slice_wide. */
+#define TM_SLICE_WIDE 0x80000000u
+#define TM_SLICE_DUR_OPEN UINT32_MAX
+#define TM_SLICE_CATEGORY_ESCAPE UINT16_MAX
+
+/* A slice's category beyond the first 65534 distinct ones. */
+typedef struct tm_slice_category_escape {
+  uint32_t slice_id;
+  tm_str_id category;
+} tm_slice_category_escape;
 
 typedef struct tm_counter_row {
   int64_t ts;
@@ -373,6 +401,18 @@ typedef struct tm_model {
   TM_VEC(tm_thread_row) threads;
   TM_VEC(tm_track_row) tracks;
   TM_VEC(tm_slice_row) slices;
+  /* The ts of the first row of every block of TM_SLICE_TS_BLOCK slices. */
+  TM_VEC(int64_t) slice_ts_base;
+  /* ts and dur values that do not fit their row's 32 bits. */
+  TM_VEC(int64_t) slice_wide;
+  /* Distinct slice categories by tm_slice_row.category_code ([0] is 0,
+   * NULL); slice_category_index maps a category to its code + 1 (owned,
+   * NULL until the first category), slice_category_memo caches it. */
+  TM_VEC(tm_str_id) slice_categories;
+  GHashTable *slice_category_index;
+  uint32_t slice_category_memo[256];
+  /* By slice id (increasing): categories of TM_SLICE_CATEGORY_ESCAPE rows. */
+  TM_VEC(tm_slice_category_escape) slice_category_escapes;
   /* Thread time by slice id (model/thread_times.h): slice.thread_ts and
    * thread_dur are NULL for every slice without an entry. */
   tm_thread_times slice_thread_times;
@@ -540,6 +580,49 @@ static inline const char *model_arg_string(const tm_model *model,
 /* Appends a copy of arg row `row` (of any set) to set `arg_set_id`, which
  * exists. */
 void model_copy_arg(tm_model *model, uint32_t arg_set_id, size_t row);
+
+/* Appends a slice row; returns its id. depth <= UINT16_MAX. */
+uint32_t model_add_slice(tm_model *model, int64_t ts, int64_t dur,
+                         uint32_t track_id, tm_str_id category, tm_str_id name,
+                         uint32_t depth, uint32_t parent_id,
+                         uint32_t arg_set_id);
+
+/* Sets the duration of slice `slice_id`. */
+void model_slice_set_dur(tm_model *model, uint32_t slice_id, int64_t dur);
+
+/* The id of slice row `row`, a pointer into model->slices. */
+static inline uint32_t model_slice_id(const tm_model *model,
+                                      const tm_slice_row *row) {
+  return (uint32_t)(row - model->slices.data);
+}
+
+static inline int64_t model_slice_ts(const tm_model *model, uint32_t slice_id) {
+  uint32_t code = model->slices.data[slice_id].ts_code;
+  if (code & TM_SLICE_WIDE)
+    return model->slice_wide.data[code & ~TM_SLICE_WIDE];
+  return model->slice_ts_base.data[slice_id >> TM_SLICE_TS_BLOCK_SHIFT] + code;
+}
+
+/* -1 while (or if never) ended. */
+static inline int64_t model_slice_dur(const tm_model *model,
+                                      const tm_slice_row *row) {
+  uint32_t code = row->dur_code;
+  if (!(code & TM_SLICE_WIDE))
+    return code;
+  if (code == TM_SLICE_DUR_OPEN)
+    return -1;
+  return model->slice_wide.data[code & ~TM_SLICE_WIDE];
+}
+
+tm_str_id model_slice_category_escaped(const tm_model *model, uint32_t slice_id);
+
+static inline tm_str_id model_slice_category(const tm_model *model,
+                                             uint32_t slice_id) {
+  uint16_t code = model->slices.data[slice_id].category_code;
+  if (code == TM_SLICE_CATEGORY_ESCAPE)
+    return model_slice_category_escaped(model, slice_id);
+  return model->slice_categories.data[code];
+}
 
 /* Whether slice `slice_id` has thread time; if so its thread_ts and
  * thread_dur (each TM_NULL_INT64 if unknown) are stored through the

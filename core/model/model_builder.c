@@ -23,6 +23,7 @@
 
 #define OPEN INT64_MAX
 #define MAX_DEPTH 512
+_Static_assert(MAX_DEPTH <= UINT16_MAX, "tm_slice_row.depth is 16 bits");
 
 typedef struct open_slice {
   uint32_t slice_id;
@@ -208,20 +209,11 @@ static uint32_t open_slice_row(tm_model_builder *builder, track_state *state,
     count(builder, "slice_max_depth_exceeded", machine_id, trace_id);
     return TM_NULL_ID;
   }
-  tm_slice_row row = {
-      .ts = ev->ts,
-      .dur = dur,
-      .track_id = track_id,
-      .category = ev->category_id,
-      .name = ev->name_id,
-      .depth = (uint32_t)state->stack.len,
-      .parent_id = state->stack.len
-                       ? state->stack.data[state->stack.len - 1].slice_id
-                       : TM_NULL_ID,
-      .arg_set_id = ev->arg_set_id,
-  };
-  tm_vec_push_populated(&builder->model->slices, row);
-  uint32_t slice_id = (uint32_t)(builder->model->slices.len - 1);
+  uint32_t slice_id = model_add_slice(
+      builder->model, ev->ts, dur, track_id, ev->category_id, ev->name_id,
+      (uint32_t)state->stack.len,
+      state->stack.len ? state->stack.data[state->stack.len - 1].slice_id : TM_NULL_ID,
+      ev->arg_set_id);
   const tm_event_extra *extra = extra_of(builder, ev);
   if (extra) {
     int64_t thread_dur =
@@ -273,8 +265,10 @@ static void on_complete(tm_model_builder *builder, const tm_event *ev,
   count(builder, "slice_drop_overlapping_complete_event", machine_id, trace_id);
 }
 
-static bool end_matches(const tm_slice_row *slice, const tm_event *ev) {
-  if (ev->category_id && slice->category != ev->category_id)
+static bool end_matches(const tm_model *model, uint32_t slice_id,
+                        const tm_event *ev) {
+  const tm_slice_row *slice = &model->slices.data[slice_id];
+  if (ev->category_id && model_slice_category(model, slice_id) != ev->category_id)
     return false;
   if (ev->name_id && slice->name && slice->name != ev->name_id)
     return false;
@@ -306,10 +300,11 @@ static void on_end(tm_model_builder *builder, const tm_event *ev,
     open_slice *entry = &state->stack.data[i];
     if (entry->end_ts != OPEN)
       continue;
-    tm_slice_row *slice = &model->slices.data[entry->slice_id];
-    if (!end_matches(slice, ev))
+    if (!end_matches(model, entry->slice_id, ev))
       continue;
-    slice->dur = ev->ts - slice->ts;
+    model_slice_set_dur(model, entry->slice_id,
+                        ev->ts - model_slice_ts(model, entry->slice_id));
+    tm_slice_row *slice = &model->slices.data[entry->slice_id];
     const tm_event_extra *extra = extra_of(builder, ev);
     int64_t begin_ts, begin_dur, thread_dur;
     /* Thread times are the reader's raw values: a difference that does
@@ -341,7 +336,7 @@ static void on_flow(tm_model_builder *builder, const tm_event *ev,
   /* The slice that began at this very instant is the innermost one here,
    * even when it has no length and so is not on the stack. */
   if (state->last_slice != TM_NULL_ID &&
-      builder->model->slices.data[state->last_slice].ts == ev->ts)
+      model_slice_ts(builder->model, state->last_slice) == ev->ts)
     slice_id = state->last_slice;
   else if (state->stack.len)
     slice_id = state->stack.data[state->stack.len - 1].slice_id;

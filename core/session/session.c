@@ -1092,8 +1092,10 @@ static bool session_import(tm_session *session, const char *const *paths,
   /* Size the event tables once, exactly: doubling growth would leave up to
    * half of the largest tables unused at the memory peak, and a power of
    * two maps up to twice the rows (21 MB for 17.9 MB of slices of the
-   * 1M-event TrackEvent file). */
+   * 1M-event TrackEvent file when they were 40 bytes). */
   tm_vec_reserve_exact(&session->import.model->slices, session->import.slice_events);
+  tm_vec_reserve_exact(&session->import.model->slice_ts_base,
+                       session->import.slice_events / TM_SLICE_TS_BLOCK + 1);
   tm_vec_reserve_exact(&session->import.model->counters, session->import.counter_events);
   tm_model_builder_inputs inputs = {
       .model = session->import.model,

@@ -398,6 +398,35 @@ static void track_ucpu(ch_encoder *e, const void *row, uint32_t id,
     set_int(v, cpu - 1);
 }
 
+/* A slice's ts, dur and category are coded in its row (model.h). */
+static void slice_ts(ch_encoder *e, const void *row, uint32_t id, ch_value *v) {
+  (void)row;
+  set_int(v, model_slice_ts(e->model, id));
+}
+
+static void slice_dur(ch_encoder *e, const void *row, uint32_t id, ch_value *v) {
+  (void)id;
+  set_int(v, model_slice_dur(e->model, row));
+}
+
+static void slice_depth(ch_encoder *e, const void *row, uint32_t id, ch_value *v) {
+  (void)e;
+  (void)id;
+  set_int(v, ((const tm_slice_row *)row)->depth);
+}
+
+static void slice_category(ch_encoder *e, const void *row, uint32_t id, ch_value *v) {
+  (void)row;
+  tm_str_id sid = model_slice_category(e->model, id);
+  if (sid == 0) {
+    set_null(v);
+    return;
+  }
+  v->null = false;
+  v->s = string_pool_borrow(e->model->strings, sid);
+  v->len = string_pool_length(e->model->strings, sid);
+}
+
 /* Thread time is found by slice id in O(1) (model/thread_times.h). */
 static void slice_thread_ts(ch_encoder *e, const void *row, uint32_t id,
                             ch_value *v) {
@@ -608,13 +637,13 @@ static const ch_column cpu_columns[] = {
 static const ch_column slice_columns[] = {
     ID_COL("id"),
     ALIAS("slice_id", "UInt32", "id"),
-    INT64(tm_slice_row, ts),
-    INT64(tm_slice_row, dur),
+    COMPUTED("ts", "Int64", slice_ts),
+    COMPUTED("dur", "Int64", slice_dur),
     UINT32(tm_slice_row, track_id),
-    LC_STRING(tm_slice_row, category),
+    COMPUTED("category", LC_STRING_TYPE, slice_category),
     ALIAS("cat", LC_STRING_TYPE, "category"),
     LC_STRING(tm_slice_row, name),
-    UINT32(tm_slice_row, depth),
+    COMPUTED("depth", "UInt32", slice_depth),
     REF(tm_slice_row, parent_id),
     ARG_SET(tm_slice_row, arg_set_id),
     COMPUTED("thread_ts", "Nullable(Int64)", slice_thread_ts),

@@ -154,12 +154,11 @@ const uint32_t *model_index_arg_set(tm_model_index *index, uint32_t arg_set_id,
 
 /* HASH(coalesce(category, '') || '|' || name) of one slice. A NULL name
  * makes the concatenation NULL, which the module's group_concat skips. */
-static bool frame_hash(const tm_model *model, const tm_slice_row *s,
-                       char out[24]) {
-  const char *name = string_pool_borrow(model->strings, s->name);
+static bool frame_hash(const tm_model *model, uint32_t slice_id, char out[24]) {
+  const char *name = string_pool_borrow(model->strings, model->slices.data[slice_id].name);
   if (!name)
     return false;
-  const char *cat = string_pool_borrow(model->strings, s->category);
+  const char *cat = string_pool_borrow(model->strings, model_slice_category(model, slice_id));
   uint64_t h = TM_FNV_OFFSET;
   if (cat)
     h = tm_fnv_update(h, cat, strlen(cat));
@@ -202,7 +201,7 @@ static void build_stack_ids(tm_model_index *index) {
       g_array_set_size(stack, stack->len - 1);
       g_string_truncate(joined, cur.prefix_len);
       char part[24];
-      if (frame_hash(model, &model->slices.data[cur.id], part)) {
+      if (frame_hash(model, cur.id, part)) {
         if (joined->len)
           g_string_append_c(joined, '|');
         g_string_append(joined, part);

@@ -343,17 +343,17 @@ static int walk_column(sqlite3_vtab_cursor *base, sqlite3_context *ctx,
     sqlite3_result_int64(ctx, id);
     break;
   case S_TS:
-    sqlite3_result_int64(ctx, s->ts);
+    sqlite3_result_int64(ctx, model_slice_ts(model, id));
     break;
   case S_DUR:
-    sqlite3_result_int64(ctx, s->dur);
+    sqlite3_result_int64(ctx, model_slice_dur(model, s));
     break;
   case S_TRACK_ID:
     result_id(ctx, s->track_id);
     break;
   case S_CATEGORY:
   case S_CAT:
-    result_str(ctx, model, s->category);
+    result_str(ctx, model, model_slice_category(model, id));
     break;
   case S_NAME:
     result_str(ctx, model, s->name);

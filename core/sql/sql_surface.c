@@ -368,7 +368,7 @@ static const column_def track_columns[] = {
 /* Thread time lives beside the slice rows (model.h): found by slice id.
  * `which` 0: thread_ts, 1: thread_dur; TM_NULL_INT64 if the slice has none. */
 static int64_t slice_thread_time(const tm_model *model, const void *row, int which) {
-  uint32_t id = (uint32_t)((const tm_slice_row *)row - model->slices.data);
+  uint32_t id = model_slice_id(model, row);
   int64_t thread_ts, thread_dur;
   if (!model_slice_thread_time(model, id, &thread_ts, &thread_dur))
     return TM_NULL_INT64;
@@ -392,14 +392,36 @@ static void slice_thread_dur(const tm_model *model, const void *row,
   result_int64_or_null(slice_thread_time(model, row, 1), ctx);
 }
 
+/* ts, dur and category are coded in the row (model.h). */
+static void slice_ts(const tm_model *model, const void *row,
+                     sqlite3_context *ctx) {
+  result_int64_or_null(model_slice_ts(model, model_slice_id(model, row)), ctx);
+}
+
+static void slice_dur(const tm_model *model, const void *row,
+                      sqlite3_context *ctx) {
+  result_int64_or_null(model_slice_dur(model, row), ctx);
+}
+
+static void slice_category(const tm_model *model, const void *row,
+                           sqlite3_context *ctx) {
+  result_string(model, model_slice_category(model, model_slice_id(model, row)), ctx);
+}
+
+static void slice_depth(const tm_model *model, const void *row,
+                        sqlite3_context *ctx) {
+  (void)model;
+  sqlite3_result_int64(ctx, ((const tm_slice_row *)row)->depth);
+}
+
 static const column_def slice_columns[] = {
     COL_ID_DEF,
-    INT64(tm_slice_row, ts),
-    INT64(tm_slice_row, dur),
+    COMPUTED("ts", "INTEGER", slice_ts),
+    COMPUTED("dur", "INTEGER", slice_dur),
     REF_INDEXED(tm_slice_row, track_id),
-    STRING(tm_slice_row, category),
+    COMPUTED("category", "TEXT", slice_category),
     STRING(tm_slice_row, name),
-    UINT32(tm_slice_row, depth),
+    COMPUTED("depth", "INTEGER", slice_depth),
     REF_INDEXED(tm_slice_row, parent_id),
     ARG_SET_INDEXED(tm_slice_row, arg_set_id),
     COMPUTED("thread_ts", "INTEGER", slice_thread_ts),

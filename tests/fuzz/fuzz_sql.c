@@ -28,9 +28,7 @@ static tm_model *small_model(void) {
   (void)model_add_thread(m, machine, 8, upid);
   tm_arg_value v = {.type = TM_ARG_INT, .u.int_value = 42};
   uint32_t set = model_add_arg(m, 0, string_pool_intern_cstr(m->strings, "args.x"), v);
-  tm_slice_row slice = {.ts = 1000, .dur = 10, .track_id = TM_NULL_ID,
-                        .parent_id = TM_NULL_ID, .arg_set_id = set};
-  tm_vec_push(&m->slices, slice);
+  model_add_slice(m, 1000, 10, TM_NULL_ID, 0, 0, 0, TM_NULL_ID, set);
   model_finalize(m);
   return m;
 }

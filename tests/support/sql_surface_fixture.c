@@ -34,17 +34,8 @@ static uint32_t add_track(tm_model *m, const char *name, const char *type,
 static void add_slice(tm_model *m, int64_t ts, int64_t dur, uint32_t track,
                       const char *category, const char *name, uint32_t depth,
                       uint32_t parent, uint32_t arg_set) {
-  tm_slice_row s = {
-      .ts = ts,
-      .dur = dur,
-      .track_id = track,
-      .category = category ? S(m, category) : 0,
-      .name = S(m, name),
-      .depth = depth,
-      .parent_id = parent,
-      .arg_set_id = arg_set,
-  };
-  tm_vec_push(&m->slices, s);
+  model_add_slice(m, ts, dur, track, category ? S(m, category) : 0, S(m, name),
+                  depth, parent, arg_set);
 }
 
 static void add_counter(tm_model *m, int64_t ts, uint32_t track,
