@@ -403,13 +403,7 @@ bool model_arg_set_first_rows(const tm_model *model, uint32_t arg_set_id,
   return true;
 }
 
-/* The row code of a value `v` that may go in the row as `direct` when it
- * fits 31 bits, else in model->slice_wide (reusing entry `code` when it
- * already names one). */
-static uint32_t slice_wide_code(tm_model *model, int64_t direct, int64_t v,
-                                uint32_t code) {
-  if (direct >= 0 && direct < (int64_t)TM_SLICE_WIDE)
-    return (uint32_t)direct;
+uint32_t model_slice_wide_code(tm_model *model, int64_t v, uint32_t code) {
   if ((code & TM_SLICE_WIDE) && code != TM_SLICE_DUR_OPEN) {
     model->slice_wide.data[code & ~TM_SLICE_WIDE] = v;
     return code;
@@ -419,19 +413,8 @@ static uint32_t slice_wide_code(tm_model *model, int64_t direct, int64_t v,
   return TM_SLICE_WIDE | (uint32_t)(model->slice_wide.len - 1);
 }
 
-static uint32_t slice_dur_code(tm_model *model, int64_t dur, uint32_t code) {
-  if (dur == -1)
-    return TM_SLICE_DUR_OPEN;
-  return slice_wide_code(model, dur, dur, code);
-}
-
-static uint16_t slice_category_code(tm_model *model, uint32_t slice_id,
-                                    tm_str_id category) {
-  if (!category)
-    return 0;
-  uint32_t *memo = &model->slice_category_memo[(category * 0x9E3779B1u) >> 24];
-  if (*memo && model->slice_categories.data[*memo - 1] == category)
-    return (uint16_t)(*memo - 1);
+uint16_t model_slice_category_lookup(tm_model *model, uint32_t slice_id,
+                                     tm_str_id category) {
   if (!model->slice_category_index)
     model->slice_category_index = g_hash_table_new(NULL, NULL);
   uint32_t code = GPOINTER_TO_UINT(
@@ -448,40 +431,8 @@ static uint16_t slice_category_code(tm_model *model, uint32_t slice_id,
     tm_vec_push(&model->slice_category_escapes, escape);
     return TM_SLICE_CATEGORY_ESCAPE;
   }
-  *memo = code + 1;
+  *model_slice_category_memo(model, category) = code + 1;
   return (uint16_t)code;
-}
-
-uint32_t model_add_slice(tm_model *model, int64_t ts, int64_t dur,
-                         uint32_t track_id, tm_str_id category, tm_str_id name,
-                         uint32_t depth, uint32_t parent_id,
-                         uint32_t arg_set_id) {
-  g_assert(depth <= UINT16_MAX);
-  g_assert(model->slices.len < UINT32_MAX);
-  uint32_t id = (uint32_t)model->slices.len;
-  if (id % TM_SLICE_TS_BLOCK == 0)
-    tm_vec_push(&model->slice_ts_base, ts);
-  int64_t base = model->slice_ts_base.data[id >> TM_SLICE_TS_BLOCK_SHIFT];
-  int64_t delta;
-  if (!tm_checked_sub(ts, base, &delta))
-    delta = -1;
-  tm_slice_row row = {
-      .ts_code = slice_wide_code(model, delta, ts, 0),
-      .dur_code = slice_dur_code(model, dur, 0),
-      .track_id = track_id,
-      .name = name,
-      .parent_id = parent_id,
-      .arg_set_id = arg_set_id,
-      .category_code = slice_category_code(model, id, category),
-      .depth = (uint16_t)depth,
-  };
-  tm_vec_push(&model->slices, row);
-  return id;
-}
-
-void model_slice_set_dur(tm_model *model, uint32_t slice_id, int64_t dur) {
-  tm_slice_row *row = &model->slices.data[slice_id];
-  row->dur_code = slice_dur_code(model, dur, row->dur_code);
 }
 
 tm_str_id model_slice_category_escaped(const tm_model *model, uint32_t slice_id) {
@@ -513,12 +464,19 @@ void model_slice_set_thread_time(tm_model *model, uint32_t slice_id,
 void model_finalize(tm_model *model) {
   bool any = false;
   int64_t start = INT64_MAX, end = INT64_MIN;
-  for (uint32_t i = 0; i < model->slices.len; i++) {
-    int64_t ts = model_slice_ts(model, i);
-    int64_t dur = model_slice_dur(model, &model->slices.data[i]);
-    int64_t slice_end = tm_saturating_add(ts, dur > 0 ? dur : 0);
-    start = MIN(start, ts);
-    end = MAX(end, slice_end);
+  /* Block by block: a row's ts is its block's first plus its code. */
+  for (size_t first = 0; first < model->slices.len; first += TM_SLICE_TS_BLOCK) {
+    uint64_t base = (uint64_t)model->slice_ts_base.data[first >> TM_SLICE_TS_BLOCK_SHIFT];
+    size_t block_end = MIN(model->slices.len, first + TM_SLICE_TS_BLOCK);
+    for (size_t i = first; i < block_end; i++) {
+      const tm_slice_row *s = &model->slices.data[i];
+      int64_t ts = s->ts_code & TM_SLICE_WIDE ? model_slice_ts(model, (uint32_t)i)
+                                              : (int64_t)(base + s->ts_code);
+      int64_t dur = s->dur_code < TM_SLICE_WIDE ? s->dur_code : model_slice_dur(model, s);
+      int64_t slice_end = tm_saturating_add(ts, dur > 0 ? dur : 0);
+      start = MIN(start, ts);
+      end = MAX(end, slice_end);
+    }
     any = true;
   }
   for (size_t i = 0; i < model->counters.len; i++) {

@@ -581,14 +581,70 @@ static inline const char *model_arg_string(const tm_model *model,
  * exists. */
 void model_copy_arg(tm_model *model, uint32_t arg_set_id, size_t row);
 
-/* Appends a slice row; returns its id. depth <= UINT16_MAX. */
-uint32_t model_add_slice(tm_model *model, int64_t ts, int64_t dur,
-                         uint32_t track_id, tm_str_id category, tm_str_id name,
-                         uint32_t depth, uint32_t parent_id,
-                         uint32_t arg_set_id);
+/* The slow paths of model_add_slice() and model_slice_set_dur(): the
+ * code of a value kept in model->slice_wide (entry `code` of the row
+ * reused when it names one), and the category code of a category the
+ * memo does not know. */
+uint32_t model_slice_wide_code(tm_model *model, int64_t v, uint32_t code);
+uint16_t model_slice_category_lookup(tm_model *model, uint32_t slice_id,
+                                     tm_str_id category);
+
+static inline uint32_t *model_slice_category_memo(tm_model *model,
+                                                  tm_str_id category) {
+  return &model->slice_category_memo[(category * 0x9E3779B1u) >> 24];
+}
+
+/* dur's code; `code` is the row's current one (0 for a new row). */
+static inline uint32_t model_slice_dur_code(tm_model *model, int64_t dur,
+                                            uint32_t code) {
+  if ((uint64_t)dur < TM_SLICE_WIDE)
+    return (uint32_t)dur;
+  if (dur == -1)
+    return TM_SLICE_DUR_OPEN;
+  return model_slice_wide_code(model, dur, code);
+}
+
+/* Appends a slice row; returns its id. depth <= UINT16_MAX. Inline: the
+ * model builder adds one per slice event. */
+static inline uint32_t model_add_slice(tm_model *model, int64_t ts, int64_t dur,
+                                       uint32_t track_id, tm_str_id category,
+                                       tm_str_id name, uint32_t depth,
+                                       uint32_t parent_id, uint32_t arg_set_id) {
+  g_assert(depth <= UINT16_MAX && model->slices.len < UINT32_MAX);
+  uint32_t id = (uint32_t)model->slices.len;
+  if (id % TM_SLICE_TS_BLOCK == 0)
+    tm_vec_push(&model->slice_ts_base, ts);
+  /* In unsigned arithmetic, as model_slice_ts() adds it back. */
+  uint64_t delta =
+      (uint64_t)ts - (uint64_t)model->slice_ts_base.data[id >> TM_SLICE_TS_BLOCK_SHIFT];
+  uint16_t category_code = 0;
+  if (category) {
+    uint32_t memo = *model_slice_category_memo(model, category);
+    category_code = memo && model->slice_categories.data[memo - 1] == category
+                        ? (uint16_t)(memo - 1)
+                        : model_slice_category_lookup(model, id, category);
+  }
+  tm_slice_row row = {
+      .ts_code = delta < TM_SLICE_WIDE ? (uint32_t)delta
+                                       : model_slice_wide_code(model, ts, 0),
+      .dur_code = model_slice_dur_code(model, dur, 0),
+      .track_id = track_id,
+      .name = name,
+      .parent_id = parent_id,
+      .arg_set_id = arg_set_id,
+      .category_code = category_code,
+      .depth = (uint16_t)depth,
+  };
+  tm_vec_push(&model->slices, row);
+  return id;
+}
 
 /* Sets the duration of slice `slice_id`. */
-void model_slice_set_dur(tm_model *model, uint32_t slice_id, int64_t dur);
+static inline void model_slice_set_dur(tm_model *model, uint32_t slice_id,
+                                       int64_t dur) {
+  tm_slice_row *row = &model->slices.data[slice_id];
+  row->dur_code = model_slice_dur_code(model, dur, row->dur_code);
+}
 
 /* The id of slice row `row`, a pointer into model->slices. */
 static inline uint32_t model_slice_id(const tm_model *model,
@@ -600,7 +656,9 @@ static inline int64_t model_slice_ts(const tm_model *model, uint32_t slice_id) {
   uint32_t code = model->slices.data[slice_id].ts_code;
   if (code & TM_SLICE_WIDE)
     return model->slice_wide.data[code & ~TM_SLICE_WIDE];
-  return model->slice_ts_base.data[slice_id >> TM_SLICE_TS_BLOCK_SHIFT] + code;
+  /* Unsigned: the distance was taken so (model_add_slice()). */
+  return (int64_t)((uint64_t)model->slice_ts_base.data[slice_id >> TM_SLICE_TS_BLOCK_SHIFT] +
+                   code);
 }
 
 /* -1 while (or if never) ended. */
