@@ -14,7 +14,6 @@ tm_model *model_new(void) {
   tm_model *model = g_new0(tm_model, 1);
   model->strings = string_pool_new();
   model->next_arg_set_id = 1;
-  tm_vec_push(&model->slice_categories, 0); /* code 0: NULL */
   return model;
 }
 
@@ -415,8 +414,10 @@ uint32_t model_slice_wide_code(tm_model *model, int64_t v, uint32_t code) {
 
 uint16_t model_slice_category_lookup(tm_model *model, uint32_t slice_id,
                                      tm_str_id category) {
-  if (!model->slice_category_index)
+  if (!model->slice_category_index) {
     model->slice_category_index = g_hash_table_new(NULL, NULL);
+    tm_vec_push(&model->slice_categories, 0); /* code 0: NULL */
+  }
   uint32_t code = GPOINTER_TO_UINT(
       g_hash_table_lookup(model->slice_category_index, GUINT_TO_POINTER(category)));
   if (code) {

@@ -405,8 +405,8 @@ typedef struct tm_model {
   TM_VEC(int64_t) slice_ts_base;
   /* ts and dur values that do not fit their row's 32 bits. */
   TM_VEC(int64_t) slice_wide;
-  /* Distinct slice categories by tm_slice_row.category_code ([0] is 0,
-   * NULL); slice_category_index maps a category to its code + 1 (owned,
+  /* Distinct slice categories by tm_slice_row.category_code (code 0 is
+   * NULL; empty until the first category); slice_category_index maps a category to its code + 1 (owned,
    * NULL until the first category), slice_category_memo caches it. */
   TM_VEC(tm_str_id) slice_categories;
   GHashTable *slice_category_index;
@@ -677,6 +677,8 @@ tm_str_id model_slice_category_escaped(const tm_model *model, uint32_t slice_id)
 static inline tm_str_id model_slice_category(const tm_model *model,
                                              uint32_t slice_id) {
   uint16_t code = model->slices.data[slice_id].category_code;
+  if (code == 0)
+    return 0;
   if (code == TM_SLICE_CATEGORY_ESCAPE)
     return model_slice_category_escaped(model, slice_id);
   return model->slice_categories.data[code];
