@@ -635,7 +635,7 @@ static inline uint32_t model_add_slice(tm_model *model, int64_t ts, int64_t dur,
       .category_code = category_code,
       .depth = (uint16_t)depth,
   };
-  tm_vec_push(&model->slices, row);
+  tm_vec_push_populated(&model->slices, row);
   return id;
 }
 
