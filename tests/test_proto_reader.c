@@ -793,10 +793,11 @@ static void test_real_traces_import_without_errors(void) {
   }
 }
 
-/* pw_read_varint gives pw_read_varint_bounded's length and value for every
- * varint length 1..10, an 11-byte run of continuation bytes (malformed),
- * and each of them cut at every length (truncated): the bytes are placed
- * at the end of a buffer so that a cut leaves nothing after `end`. */
+/* pw_read_varint and pw_read_varint_word give pw_read_varint_bounded's
+ * length and value for every varint length 1..10, an 11-byte run of
+ * continuation bytes (malformed), and each of them cut at every length
+ * (truncated): the bytes are placed at the end of a buffer so that a cut
+ * leaves nothing after `end`. */
 static void test_fast_varint_reads_as_the_general_one(void) {
   uint8_t buf[16];
   for (size_t len = 1; len <= 11; len++) {
@@ -815,15 +816,29 @@ static void test_fast_varint_reads_as_the_general_one(void) {
         g_assert_cmpuint(n_fast, ==, n_slow);
         if (n_slow)
           g_assert_cmpuint(fast, ==, slow);
-        /* Room after it: the unrolled path. */
-        uint8_t room[24] = {0};
-        memcpy(room, bytes, len);
-        n_slow = pw_read_varint_bounded(room, room + sizeof room, &slow);
-        n_fast = pw_read_varint(room, room + sizeof room, &fast);
-        g_assert_cmpuint(n_fast, ==, n_slow);
-        g_assert_cmpuint(n_fast, ==, len == 11 ? 0 : len);
+        uint64_t word = 3;
+        size_t n_word = pw_read_varint_word(p, p + cut, &word);
+        g_assert_cmpuint(n_word, ==, n_slow);
         if (n_slow)
-          g_assert_cmpuint(fast, ==, slow);
+          g_assert_cmpuint(word, ==, slow);
+        /* Room after it: the unrolled path, and the word's for up to
+         * eight bytes (the bytes after the varint are set, which it
+         * must not read into the value). */
+        for (int fill = 0; fill < 2; fill++) {
+          uint8_t room[24];
+          memset(room, fill ? 0xff : 0, sizeof room);
+          memcpy(room, bytes, len);
+          n_slow = pw_read_varint_bounded(room, room + sizeof room, &slow);
+          n_fast = pw_read_varint(room, room + sizeof room, &fast);
+          g_assert_cmpuint(n_fast, ==, n_slow);
+          g_assert_cmpuint(n_fast, ==, len == 11 ? 0 : len);
+          if (n_slow)
+            g_assert_cmpuint(fast, ==, slow);
+          n_word = pw_read_varint_word(room, room + sizeof room, &word);
+          g_assert_cmpuint(n_word, ==, n_slow);
+          if (n_slow)
+            g_assert_cmpuint(word, ==, slow);
+        }
       }
     }
   }

@@ -433,10 +433,10 @@ static bool read_bundle_header(proto_ftrace *ft, const uint8_t *data, size_t len
 static bool read_event_canonical(ftrace_event *ev, const uint8_t *p, const uint8_t *end) {
   uint64_t ts, pid, flags, tag, payload_len;
   size_t n;
-  if (end - p < 2 || p[0] != (1 << 3) || !(n = pw_read_varint(p + 1, end, &ts)))
+  if (end - p < 2 || p[0] != (1 << 3) || !(n = pw_read_varint_word(p + 1, end, &ts)))
     return false;
   p += 1 + n;
-  if (p >= end || p[0] != (2 << 3) || !(n = pw_read_varint(p + 1, end, &pid)))
+  if (p >= end || p[0] != (2 << 3) || !(n = pw_read_varint_word(p + 1, end, &pid)))
     return false;
   p += 1 + n;
   if (p < end && p[0] == (5 << 3)) {
